@@ -1,0 +1,3 @@
+from heartcompass.cli.app import main
+
+main()

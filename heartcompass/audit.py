@@ -1,0 +1,190 @@
+"""The audit trail: every change to the workspace is its own git commit.
+
+Before HeartCompass writes a person's files, the user's uncommitted hand
+edits to them are validated and committed on their own (`edit(<slug>): by
+hand`), so the tool's change is always a separate commit that `undo` can
+take back exactly. Commit subjects are `<verb>(<slug>): <what>`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from heartcompass import formats
+from heartcompass.atomic import write_atomic
+from heartcompass.errors import FormatError, HeartCompassError, PersonError
+from heartcompass.formats import profile as profile_fmt
+from heartcompass.gitrepo import Commit
+from heartcompass.people import Person, check_new_name, create, linking_profiles, resolve
+from heartcompass.slugs import clean_name, slugify
+from heartcompass.workspace import Workspace
+
+SUBJECT = re.compile(r"^(?P<verb>[a-z-]+)\((?P<scope>[^)]+)\): ")
+
+
+@dataclass
+class Pending:
+    slug: str
+    path: str      # relative to the workspace
+    code: str      # git status code: M, A, D, ??
+    kind: str      # "hand edit" or "chat log"
+
+
+def pending(ws: Workspace, people: list[Person] | None = None) -> list[Pending]:
+    """Uncommitted changes under people/, by person."""
+    paths = [p.dir for p in people] if people is not None else [ws.people_dir]
+    out = []
+    for code, rel in ws.git.status(paths):
+        parts = Path(rel).parts
+        if len(parts) < 3 or parts[0] != "people" or parts[1].startswith("."):
+            continue
+        if "/.new-" in rel or Path(rel).name.startswith("."):
+            continue  # our own staging and temp files
+        kind = "chat log" if parts[2] == "logs" else "hand edit"
+        out.append(Pending(parts[1], rel, code, kind))
+    return out
+
+
+def commit_pending(ws: Workspace, people: list[Person] | None = None) -> list[str]:
+    """Validate and commit pending hand edits (and uncommitted chat logs) of
+    these people, each person's edits as one commit. An invalid hand edit
+    stops the command: it is never overwritten or mixed into another commit."""
+    items = pending(ws, people)
+    for item in items:
+        path = ws.root / item.path
+        if item.code == "D":
+            if path.name == profile_fmt.FILENAME:
+                raise FormatError(path, "was deleted by hand; a person needs a PROFILE.md",
+                                  hint=f"Bring it back with 'git checkout -- {item.path}', or archive the person.")
+            continue
+        if path.is_file():
+            formats.validate(path)
+    shas = []
+    for slug in sorted({i.slug for i in items}):
+        for kind, verb in (("hand edit", "edit"), ("chat log", "log")):
+            mine = [i for i in items if i.slug == slug and i.kind == kind]
+            if not mine:
+                continue
+            names = sorted({Path(i.path).name for i in mine})
+            what = "by hand" if verb == "edit" else "chat log " + ", ".join(n.removesuffix(".md") for n in names)
+            body = "\n".join(f"- {i.path} ({_CODES.get(i.code, i.code)})" for i in mine)
+            sha = ws.git.commit([ws.root / i.path for i in mine], f"{verb}({slug}): {what}", body)
+            if sha:
+                shas.append(sha)
+    return shas
+
+
+_CODES = {"M": "changed", "A": "added", "D": "deleted", "??": "new", "R": "renamed"}
+
+
+def set_config(ws: Workspace, key: str, raw: str):
+    """`config set`: a hand edit of heartcompass.toml is committed first."""
+    from heartcompass.config import load, parse_value, set_value
+
+    parse_value(key, raw)  # refuse before touching anything
+    if ws.git.status([ws.config_path]):
+        load(ws.config_path)
+        ws.git.commit([ws.config_path], "edit(config): by hand")
+    value = set_value(ws.config_path, key, raw)
+    return value, ws.git.commit([ws.config_path], f"config: {key} = {value!r}")
+
+
+def add_person(ws: Workspace, name: str, relation: str, **fields) -> Person:
+    person = create(ws, name, relation, **fields)
+    ws.git.commit([person.dir], f"add({person.slug}): new person")
+    return person
+
+
+def rename_person(ws: Workspace, old: str, new_name: str) -> tuple[Person, list[str]]:
+    """Rename a person: the folder moves (git mv), the old name becomes an
+    alias, and `related` links in other profiles follow."""
+    person = resolve(ws, old)
+    new_name = clean_name(new_name)
+    new_slug = slugify(new_name)
+    if new_slug != person.slug:
+        check_new_name(ws, new_name)
+    linkers = linking_profiles(ws, person.slug)
+    commit_pending(ws, [person, *linkers])
+    prof = person.load_profile()  # validated before anything moves
+    linker_profiles = [(p, p.load_profile()) for p in linkers]
+    old_name = prof.name
+    target = Person(new_slug, ws.people_dir / new_slug)
+    if new_slug != person.slug:
+        ws.git.move(person.dir, target.dir)
+    prof.path = target.profile_path
+    prof.set("name", new_name)
+    if old_name != new_name and old_name.casefold() not in (a.casefold() for a in prof.aliases):
+        prof.set("aliases", [*prof.aliases, old_name])
+    write_atomic(target.profile_path, profile_fmt.render(prof))
+    for other, other_prof in linker_profiles:
+        other_prof.set("related", [
+            {**link, "person": new_slug} if link.get("person") == person.slug else link
+            for link in other_prof.doc.meta.get("related") or []
+        ])
+        write_atomic(other.profile_path, profile_fmt.render(other_prof))
+    touched = [person.dir, target.dir, *[p.profile_path for p in linkers]]
+    body = f"{old_name} is now {new_name}."
+    if linkers:
+        body += "\nLinks updated in: " + ", ".join(p.slug for p in linkers)
+    ws.git.commit(touched, f"rename({new_slug}): from {person.slug}", body)
+    return target, [p.slug for p in linkers]
+
+
+def archive_person(ws: Workspace, name: str) -> Path:
+    person = resolve(ws, name)
+    commit_pending(ws, [person])
+    dest = ws.archive_dir / person.slug
+    if dest.exists():
+        raise PersonError(f"people/.archive/{person.slug} already exists.",
+                          "Rename the archived folder first, or this person.")
+    ws.archive_dir.mkdir(parents=True, exist_ok=True)
+    ws.git.move(person.dir, dest)
+    ws.git.commit([person.dir, dest], f"archive({person.slug}): moved to people/.archive")
+    return dest
+
+
+def history(ws: Workspace, person: Person | None = None, limit: int = 50) -> list[Commit]:
+    return ws.git.log([person.dir] if person else None, limit)
+
+
+def scope_of(subject: str) -> str:
+    m = SUBJECT.match(subject)
+    return m["scope"] if m else "workspace"
+
+
+def undo(ws: Workspace, rev: str | None = None) -> tuple[Commit, str]:
+    """Revert one commit with a new commit (never a reset)."""
+    sha = ws.git.resolve(rev or "HEAD")
+    target = ws.git.get(sha)
+    if ws.git.parents(sha) == 0:
+        raise HeartCompassError("That is the workspace's first commit; there is nothing before it to go back to.")
+    if ws.git.parents(sha) > 1:
+        raise HeartCompassError(f"{target.short} is a merge (from sync); undo cannot take it back safely.",
+                                "Undo the single changes inside it instead (see 'heartcompass log').")
+    dirty = {p for _, p in ws.git.status()}
+    clash = sorted(dirty & set(target.files))
+    if clash:
+        raise HeartCompassError(
+            "These files have uncommitted changes that the undo would mix with: " + ", ".join(clash) + ".",
+            "Let HeartCompass commit them first (any command that writes does), or revert them yourself.")
+    new_sha = ws.git.revert(sha, f"undo({scope_of(target.subject)}): {target.subject}",
+                            f"This reverts commit {sha}.")
+    return target, new_sha
+
+
+def restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | None:
+    """Bring one file back as it was at rev, as a new commit."""
+    filename = formats.file_for(file_kind)
+    sha = ws.git.resolve(rev)
+    path = person.dir / filename
+    text = ws.git.file_at(sha, path)
+    if text is None:
+        raise HeartCompassError(f"people/{person.slug}/{filename} did not exist at {rev}.",
+                                f"See 'heartcompass log {person.slug}' for the commits that touched it.")
+    formats.validate(path, text)
+    commit_pending(ws, [person])
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return None
+    write_atomic(path, text)
+    return ws.git.commit([path], f"restore({person.slug}): {filename} as of {sha[:8]}")

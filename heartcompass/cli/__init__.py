@@ -1,0 +1,1 @@
+"""The terminal layer: parses arguments, calls the core, renders with rich."""

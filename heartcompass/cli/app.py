@@ -1,0 +1,44 @@
+"""The `heartcompass` command. Each group lives in its own module; heavy
+libraries (git, langchain, questionary) are imported inside the commands
+that need them, so --help and `person list` start fast."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from heartcompass import __version__
+from heartcompass.cli import config_cmd, history_cmd, init_cmd, person_cmd
+from heartcompass.cli.common import new_app
+
+app = new_app("HeartCompass: a second brain about the people in your life, kept as Markdown in git.")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"heartcompass {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    workspace: Annotated[Optional[Path], typer.Option(
+        "--workspace", "-w", help="Workspace folder (default: $HEARTCOMPASS_HOME, else the nearest parent "
+        "folder with heartcompass.toml).", show_default=False)] = None,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Show the version and exit.")] = False,
+) -> None:
+    ctx.obj = {"workspace_option": workspace}
+
+
+init_cmd.register(app)
+app.add_typer(config_cmd.app, name="config")
+app.add_typer(person_cmd.app, name="person")
+history_cmd.register(app)
+
+
+def main() -> None:
+    app(prog_name="heartcompass")

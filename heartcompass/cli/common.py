@@ -1,0 +1,66 @@
+"""Shared pieces of the CLI: consoles, the workspace of this invocation,
+and turning domain errors into one red line and an exit code."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import typer
+from rich.console import Console
+from typer.core import TyperGroup
+
+from heartcompass.errors import HeartCompassError
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+DEBUG_ENV = "HEARTCOMPASS_DEBUG"
+
+
+def fail(exc: HeartCompassError) -> typer.Exit:
+    err.print(f"[bold red]Error:[/] {exc.message}", markup=True, highlight=False)
+    if exc.hint:
+        err.print(f"[dim]{exc.hint}[/]")
+    return typer.Exit(exc.exit_code)
+
+
+class HeartCompassGroup(TyperGroup):
+    """Catches domain errors from any command below it: one clear message,
+    a non-zero exit code, no traceback (HEARTCOMPASS_DEBUG=1 shows it)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except HeartCompassError as exc:
+            if os.environ.get(DEBUG_ENV):
+                raise
+            raise fail(exc) from None
+
+
+def new_app(help_text: str) -> typer.Typer:
+    return typer.Typer(cls=HeartCompassGroup, help=help_text, no_args_is_help=True,
+                       rich_markup_mode=None, pretty_exceptions_enable=False,
+                       context_settings={"help_option_names": ["-h", "--help"]})
+
+
+def workspace(ctx: typer.Context):
+    """The workspace for this command (--workspace, $HEARTCOMPASS_HOME, cwd)."""
+    from heartcompass.workspace import discover
+
+    root = ctx.find_root()
+    obj = root.obj if isinstance(root.obj, dict) else {}
+    if "ws" not in obj:
+        obj["ws"] = discover(obj.get("workspace_option"))
+        root.obj = obj
+    return obj["ws"]
+
+
+def interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def escape(text: str) -> str:
+    from rich.markup import escape as _escape
+
+    return _escape(text)

@@ -1,0 +1,97 @@
+"""heartcompass log | diff | undo | restore — the audit trail."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from heartcompass.cli.common import escape, out, workspace
+
+
+def register(app: typer.Typer) -> None:
+    app.command("log")(log)
+    app.command("diff")(diff)
+    app.command("undo")(undo)
+    app.command("restore")(restore)
+
+
+def log(ctx: typer.Context,
+        name: Annotated[Optional[str], typer.Argument(help="Only this person (slug, name or alias).",
+                                                      show_default=False)] = None,
+        limit: Annotated[int, typer.Option("--limit", "-n", help="How many commits.")] = 30) -> None:
+    """Every change as a commit, newest first, with pending hand edits on top."""
+    from rich.table import Table
+
+    from heartcompass import audit
+    from heartcompass.people import resolve
+
+    ws = workspace(ctx)
+    person = resolve(ws, name) if name else None
+    table = Table(box=None, header_style="bold")
+    for col in ("when", "commit", "change", "files"):
+        table.add_column(col)
+    for item in audit.pending(ws, [person] if person else None):
+        table.add_row("[yellow]pending[/]", "", f"[yellow]{item.kind}[/] {escape(item.path)}", "")
+    for c in audit.history(ws, person, limit):
+        table.add_row(c.date[:16].replace("T", " "), f"[dim]{c.short}[/]", escape(c.subject), str(len(c.files)))
+    out.print(table)
+
+
+def _print_diff(text: str) -> None:
+    if not text.strip():
+        out.print("[dim]No differences.[/]")
+        return
+    for line in text.splitlines():
+        style = ("green" if line.startswith("+") and not line.startswith("+++") else
+                 "red" if line.startswith("-") and not line.startswith("---") else
+                 "cyan" if line.startswith("@@") else "bold" if line.startswith(("diff ", "+++", "---")) else "")
+        out.print(f"[{style}]{escape(line)}[/]" if style else escape(line))
+
+
+def diff(ctx: typer.Context,
+         name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+         rev: Annotated[Optional[str], typer.Argument(help="Compare with this commit (default: show pending "
+                                                      "hand edits, else the last change).", show_default=False)] = None
+         ) -> None:
+    """What changed in someone's files."""
+    from heartcompass.people import resolve
+
+    ws = workspace(ctx)
+    person = resolve(ws, name)
+    if rev:
+        _print_diff(ws.git.diff(ws.git.resolve(rev), [person.dir]))
+        return
+    pending = ws.git.diff(None, [person.dir])
+    if pending.strip():
+        out.print("[yellow]Uncommitted changes:[/]")
+        _print_diff(pending)
+        return
+    commits = ws.git.log([person.dir], 1)
+    if commits:
+        _print_diff(ws.git.show(commits[0].sha, [person.dir]))
+    else:
+        out.print("[dim]No history for this person yet.[/]")
+
+
+def undo(ctx: typer.Context,
+         rev: Annotated[Optional[str], typer.Argument(help="The commit to undo (default: the last one).",
+                                                      show_default=False)] = None) -> None:
+    """Take back one change with a new commit (history is never rewritten)."""
+    from heartcompass import audit
+
+    target, new_sha = audit.undo(workspace(ctx), rev)
+    out.print(f"Undid {target.short} [bold]{escape(target.subject)}[/] with commit {new_sha[:8]}.")
+
+
+def restore(ctx: typer.Context,
+            name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+            file: Annotated[str, typer.Argument(help="profile, events or memory.")],
+            at: Annotated[str, typer.Option("--at", help="The commit to bring the file back from.")]) -> None:
+    """Bring one file back as it was at a commit, as a new commit."""
+    from heartcompass import audit
+    from heartcompass.people import resolve
+
+    ws = workspace(ctx)
+    sha = audit.restore(ws, resolve(ws, name), file, at)
+    out.print(f"Restored {file} as of {at}." + (f" Commit {sha[:8]}." if sha else " (It was already like that.)"))

@@ -1,0 +1,171 @@
+"""heartcompass person add | list | show | rename | archive"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Optional
+
+import typer
+
+from heartcompass.cli.common import escape, interactive, new_app, out, workspace
+from heartcompass.errors import PersonError
+
+app = new_app("Add, list, show, rename and archive people.")
+
+
+def _parse_related(values: list[str]) -> list[dict[str, str]]:
+    links = []
+    for value in values:
+        slug, _, words = value.partition(":")
+        if not slug.strip():
+            raise PersonError(f"--related {value!r}: expected SLUG:WORDS, e.g. bob:her brother.")
+        links.append({"person": slug.strip(), "as": words.strip()})
+    return links
+
+
+@app.command("add")
+def add(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Their name, e.g. 'Alice Chen' or '小明'.")],
+    relation: Annotated[Optional[str], typer.Option("--relation", "-r", help="self, family, friend, dating, "
+                        "ambiguous, tension, broken_up, failed or stranger.", show_default=False)] = None,
+    mbti: Annotated[Optional[str], typer.Option("--mbti", help="e.g. ENFP.", show_default=False)] = None,
+    alias: Annotated[Optional[list[str]], typer.Option("--alias", "-a", help="Another name (repeatable).",
+                                                       show_default=False)] = None,
+    gender: Annotated[Optional[str], typer.Option("--gender", show_default=False)] = None,
+    about: Annotated[Optional[str], typer.Option("--about", help="A few lines about them (Background).",
+                                                 show_default=False)] = None,
+    related: Annotated[Optional[list[str]], typer.Option("--related", help="SLUG:WORDS, e.g. 'bob:her brother' "
+                       "(repeatable).", show_default=False)] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Never ask; use defaults for what is missing.")] = False,
+) -> None:
+    """Add a person: PROFILE.md, EVENTS.md and MEMORY.md, one commit."""
+    from heartcompass import audit
+    from heartcompass.formats.profile import check_relation, normalize_mbti
+    from heartcompass.people import check_new_name
+    from heartcompass.slugs import clean_name
+
+    ws = workspace(ctx)
+    name = clean_name(name)
+    check_new_name(ws, name)  # fail before asking anything
+    if relation:
+        check_relation(relation)
+    normalize_mbti(mbti)
+    if interactive() and not yes and (relation is None or mbti is None or alias is None or about is None):
+        relation, mbti, alias, about = _ask(name, relation, mbti, alias, about)
+    person = audit.add_person(ws, name, relation or "friend", mbti=mbti, aliases=list(alias or []),
+                              gender=gender, about=about, related=_parse_related(related or []))
+    out.print(f"Added [bold]{escape(name)}[/] in people/{escape(person.slug)}/.")
+
+
+def _ask(name, relation, mbti, aliases, about):
+    import questionary
+
+    from heartcompass.errors import FormatError
+    from heartcompass.formats.profile import RELATIONS, normalize_mbti
+
+    def mbti_ok(text: str):
+        try:
+            normalize_mbti(text)
+            return True
+        except FormatError:
+            return "Four letters such as ENFP, or leave empty"
+
+    if relation is None:
+        relation = questionary.select(f"Who is {name} to you?", choices=list(RELATIONS), default="friend").ask()
+        if relation is None:
+            raise typer.Exit(130)
+    if mbti is None:
+        mbti = (questionary.text("MBTI (optional, e.g. ENFP):", validate=mbti_ok).ask() or "").strip() or None
+    if aliases is None:
+        text = questionary.text("Other names or nicknames (comma separated, optional):").ask() or ""
+        aliases = [a.strip() for a in text.replace("，", ",").split(",") if a.strip()]
+    if about is None:
+        about = (questionary.text("A few words about them (optional):").ask() or "").strip() or None
+    return relation, mbti, aliases, about
+
+
+@app.command("list")
+def list_(ctx: typer.Context,
+          as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False) -> None:
+    """Everyone in the workspace (archived people are hidden)."""
+    from heartcompass.people import list_people, summarize
+
+    rows = [summarize(p) for p in list_people(workspace(ctx))]
+    if as_json:
+        typer.echo(json.dumps([r.__dict__ for r in rows], ensure_ascii=False, indent=2))
+        return
+    if not rows:
+        out.print("No people yet. Add one with 'heartcompass person add NAME'.")
+        return
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    for col in ("name", "slug", "relation", "MBTI", "last chat", "events", "memory"):
+        table.add_column(col, justify="right" if col in ("events", "memory") else "left")
+    for r in rows:
+        name = escape(r.name) if not r.error else f"[red]{escape(r.slug)} (PROFILE.md invalid)[/]"
+        table.add_row(name, escape(r.slug), r.relation, r.mbti or "", r.last_chat or "",
+                      str(r.events), f"{r.memory_tokens} tok")
+    out.print(table)
+
+
+@app.command("show")
+def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, name or alias.")]) -> None:
+    """A readable rendering of someone's profile, events and memory."""
+    from rich.markdown import Markdown
+    from rich.panel import Panel
+    from rich.table import Table
+
+    from heartcompass.people import resolve
+
+    person = resolve(workspace(ctx), name)
+    prof, evs, mem = person.load_profile(), person.load_events(), person.load_memory()
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="bold")
+    facts.add_column()
+    for label, value in (("relation", prof.relation), ("MBTI", prof.mbti), ("aliases", ", ".join(prof.aliases)),
+                         ("gender", prof.gender), ("birthday", prof.birthday), ("tags", ", ".join(prof.tags)),
+                         ("related", ", ".join(f"{r['person']} ({r['as']})" if r["as"] else r["person"]
+                                               for r in prof.related))):
+        if value:
+            facts.add_row(label, escape(str(value)))
+    out.print(Panel(facts, title=f"[bold]{escape(prof.name)}[/]  [dim]people/{escape(person.slug)}[/]",
+                    title_align="left"))
+    body = prof.body.strip()
+    if body:
+        out.print(Markdown(body))
+    out.rule("Events")
+    if not evs.events:
+        out.print("[dim]none yet[/]")
+    for e in evs.sorted_events():
+        weight = f"w{e.effective_weight:.1f}"
+        src = f" [dim]({escape(e.source)})[/]" if e.source else ""
+        out.print(f"[cyan]{e.date}[/] [dim]{weight}[/] {escape(e.text)}{src}")
+    out.rule(f"Memory [dim]({mem.body_tokens()} of {mem.budget_tokens} tokens)[/]")
+    for title, lines in mem.sections.items():
+        out.print(f"[bold]{escape(title)}[/]")
+        for line in lines or ["[dim]—[/]"]:
+            out.print("  " + (escape(line) if not line.startswith("[dim]") else line))
+
+
+@app.command("rename")
+def rename(ctx: typer.Context,
+           old: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+           new: Annotated[str, typer.Argument(help="The new name.")]) -> None:
+    """Rename someone; their folder moves and links in other profiles follow."""
+    from heartcompass import audit
+
+    person, linkers = audit.rename_person(workspace(ctx), old, new)
+    out.print(f"Renamed to [bold]{escape(new)}[/] (people/{escape(person.slug)}/)."
+              + (f" Links updated in: {', '.join(linkers)}." if linkers else ""))
+
+
+@app.command("archive")
+def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, name or alias.")]) -> None:
+    """Move someone to people/.archive/ (kept in git, hidden from list)."""
+    from heartcompass import audit
+
+    ws = workspace(ctx)
+    dest = audit.archive_person(ws, name)
+    out.print(f"Archived to {ws.rel(dest)}/. Bring them back with 'heartcompass undo'.")

@@ -1,0 +1,55 @@
+"""Domain errors. The core raises these; the CLI turns each into one clear
+message and an exit code, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class HeartCompassError(Exception):
+    exit_code = 1
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message if not self.hint else f"{self.message}\n{self.hint}"
+
+
+class WorkspaceNotFound(HeartCompassError):
+    pass
+
+
+class ConfigError(HeartCompassError):
+    pass
+
+
+class PersonError(HeartCompassError):
+    pass
+
+
+class GitError(HeartCompassError):
+    pass
+
+
+class MissingKeyError(HeartCompassError):
+    exit_code = 2
+
+
+class LLMError(HeartCompassError):
+    pass
+
+
+class FormatError(HeartCompassError):
+    """A file that cannot be parsed: names the file, the line when known,
+    and what to do. Such a file is never rewritten."""
+
+    def __init__(self, path: Path | str, problem: str, line: int | None = None,
+                 hint: str | None = None):
+        where = f"{path}:{line}" if line else f"{path}"
+        super().__init__(f"{where}: {problem}", hint)
+        self.path = Path(path)
+        self.line = line
+        self.problem = problem

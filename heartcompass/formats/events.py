@@ -1,0 +1,130 @@
+"""EVENTS.md: one dated, weighted event per line, newest first.
+
+    - 2026-11-28 · w0.8 · Hiked Mount Takao; she was nervous (log 2026-11-28)
+
+Weight and source are optional for hand-added lines, '|' is accepted for '·'
+(it is easier to type), and lines may come in any order: the renderer sorts.
+Text before the first event (a title, a note to self) is kept as written."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from heartcompass.errors import FormatError
+from heartcompass.formats import frontmatter_doc as fm
+
+FILENAME = "EVENTS.md"
+DEFAULT_WEIGHT = 0.5
+_SEP = r"\s*[·|]\s*"
+_LINE = re.compile(
+    rf"^- (?P<date>\d{{4}}-\d{{2}}-\d{{2}})(?:{_SEP}|\s+)"
+    rf"(?:w(?P<weight>\d+(?:\.\d+)?){_SEP})?(?P<text>.*?)\s*$"
+)
+_SOURCE = re.compile(r"\s*\((?P<source>log \d{4}-\d{2}-\d{2}|told|import|hand)\)$")
+FORMAT_HINT = "Write events as '- YYYY-MM-DD · w0.8 · what happened (source)'; weight and source are optional."
+
+
+@dataclass
+class Event:
+    date: dt.date
+    text: str
+    weight: float | None = None
+    source: str | None = None
+
+    @property
+    def effective_weight(self) -> float:
+        return DEFAULT_WEIGHT if self.weight is None else self.weight
+
+    def render(self) -> str:
+        parts = [self.date.isoformat()]
+        if self.weight is not None:
+            parts.append(f"w{_fmt_weight(self.weight)}")
+        text = self.text + (f" ({self.source})" if self.source else "")
+        parts.append(text)
+        return "- " + " · ".join(parts)
+
+
+@dataclass
+class EventsFile:
+    doc: fm.Document
+    path: Path
+    preamble: str
+    events: list[Event] = field(default_factory=list)
+    _orig_events: list[Event] = field(default_factory=list, repr=False)
+
+    def sorted_events(self) -> list[Event]:
+        return sorted(self.events, key=lambda e: e.date, reverse=True)
+
+
+def _fmt_weight(w: float) -> str:
+    text = f"{w:.2f}".rstrip("0")
+    return text + "0" if text.endswith(".") else text
+
+
+def parse_line(line: str, path: Path | str, lineno: int) -> Event:
+    m = _LINE.match(line.rstrip())
+    if not m:
+        raise FormatError(path, f"not an event line: {line.strip()[:60]!r}", lineno, FORMAT_HINT)
+    try:
+        date = dt.date.fromisoformat(m["date"])
+    except ValueError:
+        raise FormatError(path, f"{m['date']} is not a real date", lineno, FORMAT_HINT) from None
+    weight = None
+    if m["weight"] is not None:
+        weight = float(m["weight"])
+        if not 0.0 <= weight <= 1.0:
+            raise FormatError(path, f"weight w{m['weight']} is outside 0..1", lineno,
+                              "Weights go from w0 (trivial) to w1 (life-changing).")
+    text = m["text"]
+    source = None
+    s = _SOURCE.search(text)
+    if s:
+        source, text = s["source"], text[: s.start()].rstrip()
+    if not text:
+        raise FormatError(path, "the event has a date but no text", lineno, FORMAT_HINT)
+    return Event(date, text, weight, source)
+
+
+def parse(text: str, path: Path) -> EventsFile:
+    doc = fm.parse(text, path)
+    body_start = text.count("\n", 0, len(text) - len(doc.body))  # lines before the body
+    preamble: list[str] = []
+    events: list[Event] = []
+    for i, line in enumerate(doc.body.splitlines()):
+        lineno = body_start + i + 1
+        if line.startswith("- "):
+            events.append(parse_line(line, path, lineno))
+        elif not events:
+            preamble.append(line)
+        elif line.strip() and not line.lstrip().startswith("<!--"):
+            raise FormatError(path, f"unexpected text after the events: {line.strip()[:60]!r}",
+                              lineno, FORMAT_HINT)
+    pre = "\n".join(preamble).rstrip("\n")
+    return EventsFile(doc, path, pre + "\n\n" if pre else "", events, list(events))
+
+
+def load(path: Path) -> EventsFile:
+    return parse(path.read_text(encoding="utf-8"), path)
+
+
+def render(ef: EventsFile) -> str:
+    if ef.events == ef._orig_events and ef.doc._orig_text is not None:
+        return fm.render(ef.doc)  # unchanged: the original bytes
+    lines = "".join(e.render() + "\n" for e in ef.sorted_events())
+    ef.doc.body = ef.preamble + lines
+    return fm.render(ef.doc)
+
+
+def new(path: Path, name: str) -> EventsFile:
+    preamble = f"\n# Events — {name}\n\n"
+    doc = fm.new({}, preamble)
+    doc.has_frontmatter = False
+    return EventsFile(doc, path, preamble, [], [])
+
+
+def count_events(text: str) -> int:
+    """Fast count for listings, without full parsing."""
+    return sum(1 for line in text.splitlines() if _LINE.match(line))

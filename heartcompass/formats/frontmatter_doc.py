@@ -1,0 +1,107 @@
+"""The shared layer under every format: YAML frontmatter plus a Markdown body.
+
+python-frontmatter finds and loads the frontmatter; this module owns the exact
+bytes. Its `dumps` alone is not a stable renderer (it sorts keys, strips the
+body's trailing newline and reflows lists), so we keep the original text of
+each part and reuse it when that part did not change: load + save of an
+unchanged file is a byte-for-byte no-op."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+
+from heartcompass.errors import FormatError
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
+_CLOSE = re.compile(r"^---[ \t]*\r?$\n?", re.MULTILINE)
+
+
+class _FastYAML(YAMLHandler):
+    def load(self, fm: str, **kwargs: Any) -> Any:
+        kwargs.setdefault("Loader", _Loader)
+        return super().load(fm, **kwargs)
+
+
+_HANDLER = _FastYAML()
+
+
+@dataclass
+class Document:
+    meta: dict[str, Any]
+    body: str
+    raw_meta: str = ""          # frontmatter text between the fences, as read
+    has_frontmatter: bool = True
+    _orig_meta: dict[str, Any] = field(default_factory=dict, repr=False)
+    _orig_text: str | None = field(default=None, repr=False)
+    _orig_body: str | None = field(default=None, repr=False)
+
+
+def parse(text: str, path: Path | str) -> Document:
+    """Split and load; a YAML error names the file and the line."""
+    m = _OPEN.match(text)
+    if not m:
+        return Document({}, text, "", False, {}, text, text)
+    close = _CLOSE.search(text, m.end())
+    if not close:
+        raise FormatError(path, "the frontmatter opened with '---' on line 1 is never closed",
+                          1, "Add a line with just '---' after the frontmatter fields.")
+    raw_meta = text[m.end():close.start()]
+    body = text[close.end():]
+    try:
+        meta = _HANDLER.load(raw_meta) if raw_meta.strip() else {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else None  # +1 fence, +1 one-based
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise FormatError(path, f"the frontmatter is not valid YAML ({problem})", line,
+                          "Fix the frontmatter between the '---' lines, e.g. 'name: Alice'.") from None
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise FormatError(path, "the frontmatter must be 'key: value' lines", 2)
+    return Document(meta, body, raw_meta, True, _deep_copy(meta), text, body)
+
+
+def dump_meta(meta: dict[str, Any]) -> str:
+    if not meta:
+        return ""
+    return yaml.dump(meta, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                     default_flow_style=False, width=10_000)
+
+
+def render(doc: Document) -> str:
+    """Exact text for doc; unchanged parts keep their original bytes."""
+    if doc._orig_text is not None and doc.meta == doc._orig_meta and doc.body == doc._orig_body:
+        return doc._orig_text
+    if not doc.meta and not doc.has_frontmatter:
+        return doc.body
+    raw = doc.raw_meta if (doc.has_frontmatter and doc.meta == doc._orig_meta) else dump_meta(doc.meta)
+    return f"---\n{raw}---\n{doc.body}"
+
+
+def new(meta: dict[str, Any], body: str) -> Document:
+    return Document(meta, body, dump_meta(meta), True, {}, None, None)
+
+
+def _deep_copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _deep_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_deep_copy(v) for v in value]
+    return value
+
+
+def line_of_key(raw_meta: str, key: str) -> int | None:
+    """One-based file line of a top-level key, for error messages."""
+    for i, line in enumerate(raw_meta.splitlines()):
+        if re.match(rf"^{re.escape(key)}\s*:", line):
+            return i + 2
+    return None

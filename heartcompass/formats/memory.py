@@ -1,0 +1,118 @@
+"""MEMORY.md: consolidated knowledge, bounded in tokens.
+
+Frontmatter: `consolidated` maps each daily log (by date) to how many of its
+entries are already in memory, so an import with old dates is still picked
+up; `budget_tokens` bounds the body. Body sections:
+  ## Facts            trusted: what the user stated or imported
+  ## From our chats   untrusted: what the persona said in simulated chats
+  ## Open threads     things to follow up on
+Each line cites its source. Other sections a user adds are kept."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from heartcompass.errors import FormatError
+from heartcompass.formats import frontmatter_doc as fm
+from heartcompass.tokens import estimate_tokens
+
+FILENAME = "MEMORY.md"
+FACTS, CHATS, THREADS = "Facts", "From our chats", "Open threads"
+SECTIONS = (FACTS, CHATS, THREADS)
+DEFAULT_BUDGET = 1200
+
+
+@dataclass
+class Memory:
+    doc: fm.Document
+    path: Path
+    preamble: str
+    sections: dict[str, list[str]] = field(default_factory=dict)
+    _orig_sections: dict[str, list[str]] = field(default_factory=dict, repr=False)
+
+    @property
+    def consolidated(self) -> dict[str, int]:
+        raw = self.doc.meta.get("consolidated") or {}
+        return {str(k): int(v) for k, v in raw.items()}
+
+    def set_consolidated(self, log_date: str, entries: int) -> None:
+        data = dict(self.doc.meta.get("consolidated") or {})
+        data[log_date] = entries
+        self.doc.meta["consolidated"] = dict(sorted(data.items(), key=lambda kv: str(kv[0])))
+
+    @property
+    def budget_tokens(self) -> int:
+        return int(self.doc.meta.get("budget_tokens") or DEFAULT_BUDGET)
+
+    def items(self, section: str) -> list[str]:
+        return list(self.sections.get(section, []))
+
+    def body_tokens(self) -> int:
+        return estimate_tokens(render_body(self))
+
+
+def parse(text: str, path: Path) -> Memory:
+    doc = fm.parse(text, path)
+    meta = doc.meta
+    cons = meta.get("consolidated")
+    if cons is not None:
+        if not isinstance(cons, dict):
+            raise FormatError(path, "'consolidated' must map log dates to entry counts",
+                              fm.line_of_key(doc.raw_meta, "consolidated"),
+                              "Leave it as HeartCompass wrote it, e.g. '2026-12-02: 14'.")
+        for key, value in cons.items():
+            try:
+                dt.date.fromisoformat(str(key))
+                if int(value) < 0:
+                    raise ValueError
+            except (ValueError, TypeError):
+                raise FormatError(path, f"'consolidated' entry {key}: {value} is not 'date: count'",
+                                  fm.line_of_key(doc.raw_meta, "consolidated"),
+                                  "Each line is a log date and how many of its entries are consolidated.") from None
+    budget = meta.get("budget_tokens")
+    if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0):
+        raise FormatError(path, f"'budget_tokens' must be a positive whole number, not {budget!r}",
+                          fm.line_of_key(doc.raw_meta, "budget_tokens"))
+    preamble: list[str] = []
+    sections: dict[str, list[str]] = {}
+    current: str | None = None
+    for line in doc.body.splitlines():
+        if line.startswith("## "):
+            current = line[3:].strip()
+            sections.setdefault(current, [])
+        elif current is None:
+            preamble.append(line)
+        elif line.strip():
+            sections[current].append(line.rstrip())
+    pre = "\n".join(preamble).rstrip("\n")
+    return Memory(doc, path, pre + "\n\n" if pre else "", sections,
+                  {k: list(v) for k, v in sections.items()})
+
+
+def load(path: Path) -> Memory:
+    return parse(path.read_text(encoding="utf-8"), path)
+
+
+def render_body(mem: Memory) -> str:
+    out = [mem.preamble]
+    for title, lines in mem.sections.items():
+        out.append(f"## {title}\n\n")
+        if lines:
+            out.append("".join(line + "\n" for line in lines) + "\n")
+    return "".join(out)
+
+
+def render(mem: Memory) -> str:
+    if mem.sections != mem._orig_sections:
+        mem.doc.body = render_body(mem)
+    return fm.render(mem.doc)
+
+
+def new(path: Path, name: str, budget_tokens: int = DEFAULT_BUDGET) -> Memory:
+    meta: dict[str, Any] = {"consolidated": {}, "budget_tokens": budget_tokens}
+    mem = Memory(fm.new(meta, ""), path, f"\n# Memory — {name}\n\n", {s: [] for s in SECTIONS}, {})
+    mem.doc.body = render_body(mem)
+    return mem

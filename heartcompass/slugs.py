@@ -1,0 +1,60 @@
+"""Person names to folder names (slugs) that can never escape the workspace.
+
+Unicode stays readable (小明 -> 小明, José -> josé); anything that could act
+as a path (.., /, \\, a drive, control characters) is refused outright rather
+than cleaned, so a typo never silently lands somewhere unexpected."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from heartcompass.errors import PersonError
+
+# Characters that are unsafe in file names on some system we may sync to.
+_UNSAFE = set('<>:"|?*')
+_SPACES = re.compile(r"[\s_]+")
+
+
+def clean_name(name: str) -> str:
+    """The display name as given, validated. Raises PersonError."""
+    if name is None:
+        raise PersonError("A person needs a name.")
+    name = unicodedata.normalize("NFC", name).strip()
+    if not name:
+        raise PersonError("A person's name cannot be empty.")
+    if ".." in name or "/" in name or "\\" in name:
+        raise PersonError(
+            f"The name {name!r} contains '..', '/' or '\\', which could point outside the workspace.",
+            "Use a plain name such as 'Alice' or '小明'.",
+        )
+    for ch in name:
+        if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp"):
+            raise PersonError(
+                f"The name {name!r} contains a control or invisible character (U+{ord(ch):04X}).",
+                "Type the name again without it.",
+            )
+    return name
+
+
+def slugify(name: str) -> str:
+    """A folder name for a person. Raises PersonError for unsafe names."""
+    name = clean_name(name)
+    slug = "".join(ch for ch in name if ch not in _UNSAFE)
+    slug = _SPACES.sub("-", slug.casefold()).strip("-.")
+    slug = re.sub(r"-{2,}", "-", slug)
+    if not slug or not any(ch.isalnum() for ch in slug):
+        raise PersonError(
+            f"The name {name!r} has no letters or digits left to name a folder with.",
+            "Use a name with at least one letter or digit.",
+        )
+    if len(slug.encode("utf-8")) > 120:
+        raise PersonError(f"The name {name!r} is too long for a folder name (120 bytes at most).")
+    return slug
+
+
+def is_safe_slug(slug: str) -> bool:
+    try:
+        return slugify(slug) == slug
+    except PersonError:
+        return False

@@ -1,0 +1,144 @@
+"""The workspace: finding it, creating it, and the paths inside it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from heartcompass import config as config_mod
+from heartcompass.errors import WorkspaceNotFound
+from heartcompass.resources import shipped_dir
+
+if TYPE_CHECKING:
+    from heartcompass.gitrepo import WorkspaceGit
+
+ENV_HOME = "HEARTCOMPASS_HOME"
+DEFAULT_PATH = Path("~/HeartCompass")
+NOT_FOUND_HINT = "Create one with 'heartcompass init [PATH]', or point to it with --workspace PATH or $HEARTCOMPASS_HOME."
+
+
+class Workspace:
+    def __init__(self, root: Path):
+        self.root = Path(root).resolve()
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / config_mod.FILENAME
+
+    @property
+    def people_dir(self) -> Path:
+        return self.root / "people"
+
+    @property
+    def archive_dir(self) -> Path:
+        return self.people_dir / ".archive"
+
+    @property
+    def state_dir(self) -> Path:
+        path = self.root / ".heartcompass"
+        path.mkdir(exist_ok=True)
+        return path
+
+    @property
+    def prompts_dir(self) -> Path:
+        return self.root / "prompts"
+
+    @cached_property
+    def config(self) -> config_mod.Config:
+        return config_mod.load(self.config_path)
+
+    def reload_config(self) -> None:
+        self.__dict__.pop("config", None)
+
+    @cached_property
+    def git(self) -> WorkspaceGit:
+        # Imported here: gitpython costs startup time that --help and
+        # `person list` must not pay.
+        from heartcompass.gitrepo import WorkspaceGit
+
+        return WorkspaceGit(self.root)
+
+    def rel(self, path: Path) -> str:
+        return Path(path).resolve().relative_to(self.root).as_posix()
+
+
+def is_workspace(path: Path) -> bool:
+    return (path / config_mod.FILENAME).is_file()
+
+
+def discover(explicit: str | Path | None = None, cwd: Path | None = None) -> Workspace:
+    """--workspace, else $HEARTCOMPASS_HOME, else walk up from cwd, else ~/HeartCompass."""
+    for label, given in (("--workspace", explicit), (f"${ENV_HOME}", os.environ.get(ENV_HOME))):
+        if given:
+            path = Path(given).expanduser()
+            if not is_workspace(path):
+                raise WorkspaceNotFound(f"{label} {path} is not a HeartCompass workspace (no {config_mod.FILENAME}).",
+                                        NOT_FOUND_HINT)
+            return Workspace(path)
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if is_workspace(folder):
+            return Workspace(folder)
+    default = DEFAULT_PATH.expanduser()
+    if is_workspace(default):  # where a plain `heartcompass init` puts it
+        return Workspace(default)
+    raise WorkspaceNotFound("No HeartCompass workspace here or in any parent folder.", NOT_FOUND_HINT)
+
+
+def copy_template(dest: Path) -> list[Path]:
+    """Copy the shipped template into dest, never overwriting a file."""
+    src = shipped_dir("workspace_template")
+    created: list[Path] = []
+    for item in sorted(src.rglob("*")):
+        if item.name == "__pycache__" or "__pycache__" in item.parts:
+            continue
+        target = dest / item.relative_to(src)
+        if item.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(item, target)
+            created.append(target)
+    return created
+
+
+def create_workspace(path: Path, force: bool = False, example: bool = False) -> tuple[Workspace, bool]:
+    """Build a workspace from the template, git init, first commit.
+    Returns (workspace, created); an existing workspace is left as it is."""
+    path = Path(path).expanduser()
+    if is_workspace(path):
+        ws = Workspace(path)
+        if example:
+            add_example(ws)
+        return ws, False
+    if path.exists() and not path.is_dir():
+        raise WorkspaceNotFound(f"{path} is a file, not a folder.")
+    if path.is_dir() and any(path.iterdir()) and not force:
+        raise WorkspaceNotFound(
+            f"{path} is not empty and is not a HeartCompass workspace.",
+            "Choose an empty or new folder, or add --force to set up a workspace here (no file is overwritten).")
+    path.mkdir(parents=True, exist_ok=True)
+    ws = Workspace(path)
+    created = copy_template(ws.root)
+    ws.git.init()
+    ws.git.commit(created, "init: new HeartCompass workspace")
+    if example:
+        add_example(ws)
+    return ws, True
+
+
+EXAMPLE_SLUG = "alice"
+
+
+def add_example(ws: Workspace) -> bool:
+    """Add the shipped example person (Alice), once."""
+    dest = ws.people_dir / EXAMPLE_SLUG
+    if dest.exists():
+        return False
+    src = shipped_dir("examples") / EXAMPLE_SLUG
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))
+    ws.git.commit([dest], f"add({EXAMPLE_SLUG}): example person")
+    return True
