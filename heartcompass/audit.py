@@ -116,7 +116,15 @@ def rename_person(ws: Workspace, old: str, new_name: str) -> tuple[Person, list[
     prof.set("name", new_name)
     if old_name != new_name and old_name.casefold() not in (a.casefold() for a in prof.aliases):
         prof.set("aliases", [*prof.aliases, old_name])
+    _retitle(prof.doc, f"# {old_name}", f"# {new_name}")
     write_atomic(target.profile_path, profile_fmt.render(prof))
+    for path, prefix in ((target.events_path, "# Events — "), (target.memory_path, "# Memory — ")):
+        if path.exists():
+            text = path.read_text(encoding="utf-8")
+            new_text = _retitle_text(text, prefix + old_name, prefix + new_name)
+            if new_text != text:
+                formats.validate(path, new_text)
+                write_atomic(path, new_text)
     for other, other_prof in linker_profiles:
         other_prof.set("related", [
             {**link, "person": new_slug} if link.get("person") == person.slug else link
@@ -129,6 +137,15 @@ def rename_person(ws: Workspace, old: str, new_name: str) -> tuple[Person, list[
         body += "\nLinks updated in: " + ", ".join(p.slug for p in linkers)
     ws.git.commit(touched, f"rename({new_slug}): from {person.slug}", body)
     return target, [p.slug for p in linkers]
+
+
+def _retitle_text(text: str, old: str, new: str) -> str:
+    """Replace a title line that is exactly `old` (the first such line)."""
+    return re.sub(rf"(?m)^{re.escape(old)}[ \t]*$", new.replace("\\", r"\\"), text, count=1)
+
+
+def _retitle(doc, old: str, new: str) -> None:
+    doc.body = _retitle_text(doc.body, old, new)
 
 
 def archive_person(ws: Workspace, name: str) -> Path:

@@ -86,7 +86,12 @@ class WorkspaceGit:
         rels = sorted({self._rel(p) for p in paths})
         if not rels:
             return None
-        self._git("add", "-A", "--", *rels)
+        present = [r for r in rels if (self.root / r).exists()]
+        gone = [r for r in rels if r not in present]
+        if present:
+            self._git("add", "-A", "--", *present)
+        if gone:  # deleted or moved away: stage the removal
+            self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *gone)
         staged = self._git("diff", "--cached", "--name-only", "--", *rels)
         if not staged.strip():
             return None

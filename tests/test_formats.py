@@ -1,0 +1,215 @@
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from pathlib import Path
+
+import pytest
+
+from heartcompass.errors import FormatError
+from heartcompass.formats import dailylog, events, memory, profile
+from heartcompass.tokens import estimate_tokens
+
+HAND_PROFILE = """---
+# my own comment, keep it
+name:   Alice
+relation: friend
+aliases: [Ali, 小爱]
+favourite_color: teal
+mbti: enfp
+---
+# Alice
+
+Some notes with trailing spaces   
+## Likes
+tea
+
+"""
+
+
+def test_profile_round_trip_is_byte_identical(tmp_path):
+    path = tmp_path / "PROFILE.md"
+    prof = profile.parse(HAND_PROFILE, path)
+    assert profile.render(prof) == HAND_PROFILE
+    assert prof.mbti == "ENFP"
+    assert prof.aliases == ["Ali", "小爱"]
+    assert prof.doc.meta["favourite_color"] == "teal"
+
+
+def test_profile_change_keeps_unknown_fields_and_body(tmp_path):
+    prof = profile.parse(HAND_PROFILE, tmp_path / "PROFILE.md")
+    prof.set("relation", "dating")
+    text = profile.render(prof)
+    assert "favourite_color: teal" in text
+    assert text.endswith("## Likes\ntea\n\n")
+    again = profile.parse(text, tmp_path / "PROFILE.md")
+    assert again.relation == "dating" and profile.render(again) == text
+
+
+def test_new_profile_renders_stably(tmp_path):
+    prof = profile.new(tmp_path / "PROFILE.md", "小明", "friend", mbti="intj", aliases=["Ming"], about="Met at work")
+    text = profile.render(prof)
+    assert profile.render(profile.parse(text, prof.path)) == text
+    assert "mbti: INTJ" in text and "小明" in text and "Met at work" in text
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ("---\nname: A\nrelation: bestie\n---\n", 3, "unknown relation 'bestie'"),
+    ("---\nname: A\nmbti: XYZW\n---\n", 3, "not an MBTI type"),
+    ("---\nname: A\nrelation: [friend\n---\n", None, "not valid YAML"),
+    ("---\nname: A\n", 1, "never closed"),
+    ("---\nname: A\nrelated: [bob]\n---\n", 3, "'related' entry"),
+])
+def test_profile_errors_name_file_line_and_fix(tmp_path, text, line, words):
+    path = tmp_path / "PROFILE.md"
+    with pytest.raises(FormatError) as info:
+        profile.parse(text, path)
+    assert words in info.value.message
+    assert str(path) in info.value.message
+    if line:
+        assert info.value.line == line
+    if "relation" in words:
+        assert "friend" in info.value.hint and "broken_up" in info.value.hint
+
+
+def test_yaml_error_reports_the_file_line(tmp_path):
+    text = "---\nname: A\naliases: [a, b\nrelation: friend\n---\n"
+    with pytest.raises(FormatError) as info:
+        profile.parse(text, tmp_path / "PROFILE.md")
+    assert info.value.line in (3, 4, 5)
+
+
+EVENTS_HAND = """
+# Events — Alice
+
+- 2026-10-03 · dinner at her place
+- 2026-11-28 · w0.8 · Hiked Mount Takao; she was nervous (log 2026-11-28)
+- 2025-01-01 | w1 | New year (told)
+"""
+
+
+def test_events_hand_lines_parse_and_round_trip(tmp_path):
+    ef = events.parse(EVENTS_HAND, tmp_path / "EVENTS.md")
+    assert events.render(ef) == EVENTS_HAND  # unchanged: untouched bytes
+    first = ef.events[0]
+    assert (first.date, first.weight, first.source, first.text) == (dt.date(2026, 10, 3), None, None,
+                                                                    "dinner at her place")
+    hike = ef.events[1]
+    assert (hike.weight, hike.source) == (0.8, "log 2026-11-28")
+    assert ef.events[2].weight == 1.0 and ef.events[2].source == "told"
+
+
+def test_events_render_sorts_newest_first_and_is_stable(tmp_path):
+    ef = events.parse(EVENTS_HAND, tmp_path / "EVENTS.md")
+    ef.events.append(events.Event(dt.date(2026, 12, 1), "Called about Kyoto", 0.5, "told"))
+    text = events.render(ef)
+    lines = [line for line in text.splitlines() if line.startswith("- ")]
+    assert lines == [
+        "- 2026-12-01 · w0.5 · Called about Kyoto (told)",
+        "- 2026-11-28 · w0.8 · Hiked Mount Takao; she was nervous (log 2026-11-28)",
+        "- 2026-10-03 · dinner at her place",
+        "- 2025-01-01 · w1.0 · New year (told)",
+    ]
+    assert text.startswith("\n# Events — Alice\n\n")
+    assert events.render(events.parse(text, ef.path)) == text
+
+
+@pytest.mark.parametrize("line, words", [
+    ("- 2026-02-30 · w0.5 · no such day", "not a real date"),
+    ("- 2026-01-01 · w1.5 · too heavy", "outside 0..1"),
+    ("- yesterday · lunch", "not an event line"),
+    ("- 2026-01-01 · ", "no text"),
+])
+def test_bad_event_lines_give_the_line_number(tmp_path, line, words):
+    text = f"# Events\n\n- 2026-01-02 · fine\n{line}\n"
+    with pytest.raises(FormatError) as info:
+        events.parse(text, tmp_path / "EVENTS.md")
+    assert words in info.value.message and info.value.line == 4
+
+
+MEMORY_TEXT = """---
+consolidated:
+  '2026-11-28': 12
+budget_tokens: 800
+---
+
+# Memory — Alice
+
+## Facts
+
+- Moves to Kyoto in January (told)
+- Hates cilantro (hand)
+
+## From our chats
+
+- Wants to learn pour-over coffee (log 2026-11-28)
+
+## Open threads
+
+## My own section
+
+free text the user wrote
+"""
+
+
+def test_memory_parses_sections_and_round_trips(tmp_path):
+    mem = memory.parse(MEMORY_TEXT, tmp_path / "MEMORY.md")
+    assert memory.render(mem) == MEMORY_TEXT
+    assert mem.consolidated == {"2026-11-28": 12}
+    assert mem.budget_tokens == 800
+    assert mem.items(memory.FACTS) == ["- Moves to Kyoto in January (told)", "- Hates cilantro (hand)"]
+    assert "My own section" in mem.sections
+
+
+def test_memory_change_is_stable(tmp_path):
+    mem = memory.parse(MEMORY_TEXT, tmp_path / "MEMORY.md")
+    mem.sections[memory.THREADS].append("- Ask about the farewell party (log 2026-11-28)")
+    mem.set_consolidated("2026-11-29", 3)
+    text = memory.render(mem)
+    again = memory.parse(text, mem.path)
+    assert memory.render(again) == text
+    assert again.consolidated == {"2026-11-28": 12, "2026-11-29": 3}
+    assert "free text the user wrote" in text
+
+
+def test_memory_bad_frontmatter_is_an_error(tmp_path):
+    with pytest.raises(FormatError) as info:
+        memory.parse("---\nbudget_tokens: lots\n---\n", tmp_path / "MEMORY.md")
+    assert info.value.line == 2
+
+
+def test_daily_log_append_and_parse(tmp_path):
+    path = tmp_path / "logs" / "2026-12-02.md"
+    day = dt.date(2026, 12, 2)
+    dailylog.append(path, dailylog.Entry("14:03:12", "me", "你好 Alice\n- 12:00:00 · me · not an entry"), day)
+    dailylog.append(path, dailylog.Entry("14:03:15", "persona", "hi!", ["cut off"]), day)
+    entries = dailylog.load(path)
+    assert [e.speaker for e in entries] == ["me", "persona"]
+    assert entries[0].text == "你好 Alice\n- 12:00:00 · me · not an entry"
+    assert entries[1].tags == ["cut off"] and not entries[1].trusted and entries[0].trusted
+    assert path.read_text(encoding="utf-8").startswith("---\ndate: 2026-12-02\n---\n")
+
+
+def test_daily_log_concurrent_appends_never_interleave(tmp_path):
+    path = tmp_path / "logs" / "2026-12-02.md"
+    day = dt.date(2026, 12, 2)
+
+    def writer(who):
+        for i in range(50):
+            dailylog.append(path, dailylog.Entry("10:00:00", who, f"{who} line {i}\n" + "x" * 500), day)
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in ("me", "persona", "note")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    entries = dailylog.load(path)
+    assert len(entries) == 150
+    assert all(e.text.startswith(f"{e.speaker} line ") and e.text.endswith("x" * 500) for e in entries)
+
+
+def test_token_estimates_count_chinese_as_more_tokens():
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("hello world") == 3
+    assert estimate_tokens("你好世界") == 4
+    assert estimate_tokens("她下个月搬到柏林") > estimate_tokens("moves to Berlin")

@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import Runner, git, subjects, tree_snapshot
+
+
+def test_add_creates_three_files_and_one_commit(cli: Runner):
+    cli("person", "add", "Alice Chen", "--relation", "friend", "--mbti", "enfp", "--alias", "Ali",
+        "--alias", "小爱", "--gender", "female", "--about", "Met at university.")
+    folder = cli.ws.people_dir / "alice-chen"
+    prof = (folder / "PROFILE.md").read_text()
+    assert "name: Alice Chen" in prof and "mbti: ENFP" in prof and "- 小爱" in prof
+    assert "Met at university." in prof and "## How they talk" in prof
+    assert (folder / "EVENTS.md").is_file() and (folder / "MEMORY.md").is_file()
+    assert "## From our chats" in (folder / "MEMORY.md").read_text()
+    assert subjects(cli.ws)[0] == "add(alice-chen): new person"
+    assert git(cli.ws, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("name, slug", [("小明", "小明"), ("José", "josé"), ("Mary Jane", "mary-jane")])
+def test_unicode_names_make_readable_slugs(cli: Runner, name, slug):
+    cli("person", "add", name, "--yes")
+    assert (cli.ws.people_dir / slug / "PROFILE.md").is_file()
+    listed = json.loads(cli("person", "list", "--json").output)
+    assert name in [p["name"] for p in listed]
+
+
+@pytest.mark.parametrize("name", ["../evil", "a/b", "a\\b", "..", "bell\x07", "   ", "___", "!!!", "/etc/passwd"])
+def test_unsafe_names_are_refused_and_nothing_is_created(cli: Runner, name):
+    before = tree_snapshot(cli.ws.root.parent)
+    result = cli("person", "add", name, "--yes", ok=False)
+    assert result.exit_code == 1 and "Error:" in result.output and "Traceback" not in result.output
+    assert tree_snapshot(cli.ws.root.parent) == before
+
+
+def test_collision_is_a_clear_error(cli: Runner):
+    cli("person", "add", "Alice", "--yes")
+    result = cli("person", "add", "alice", "--yes", ok=False)
+    assert result.exit_code == 1 and "people/alice" in result.output
+
+
+def test_invalid_relation_and_mbti_are_refused(cli: Runner):
+    result = cli("person", "add", "Bob", "--relation", "bff", "--yes", ok=False)
+    assert result.exit_code == 1 and "broken_up" in result.output
+    assert cli("person", "add", "Bob", "--mbti", "ABCD", "--yes", ok=False).exit_code == 1
+    assert not (cli.ws.people_dir / "bob").exists()
+
+
+def test_list_shows_counts(example_cli: Runner):
+    rows = {p["slug"]: p for p in json.loads(example_cli("person", "list", "--json").output)}
+    assert rows["alice"]["events"] == 5 and rows["alice"]["mbti"] == "ENFP"
+    assert rows["alice"]["memory_tokens"] > 0 and rows["me"]["relation"] == "self"
+    table = example_cli("person", "list").output
+    assert "Alice Chen" in table and "ENFP" in table
+
+
+def test_show_renders_all_three_files(example_cli: Runner):
+    out = example_cli("person", "show", "小爱").output
+    assert "Alice Chen" in out and "Hiked Mount Takao" in out and "Moves to Kyoto" in out
+    assert "Facts" in out and "From our chats" in out
+
+
+def test_resolve_by_alias_case_insensitive_and_ambiguous(cli: Runner):
+    cli("person", "add", "Alice Chen", "--alias", "Ali", "--yes")
+    cli("person", "add", "Alison", "--alias", "ali", "--yes")
+    result = cli("person", "show", "ALI", ok=False)
+    assert result.exit_code == 1 and "alice-chen" in result.output and "alison" in result.output
+    assert "Alice Chen" in cli("person", "show", "alice chen").output
+    missing = cli("person", "show", "Zed", ok=False)
+    assert missing.exit_code == 1 and "person list" in missing.output
+
+
+def test_rename_moves_folder_and_links_follow(cli: Runner):
+    cli("person", "add", "Alice", "--yes")
+    cli("person", "add", "Bob", "--related", "alice:her brother", "--yes")
+    cli("person", "rename", "alice", "Alicia")
+    assert not (cli.ws.people_dir / "alice").exists()
+    prof = (cli.ws.people_dir / "alicia" / "PROFILE.md").read_text()
+    assert "name: Alicia" in prof and "- Alice" in prof and "# Alicia" in prof
+    assert "person: alicia" in (cli.ws.people_dir / "bob" / "PROFILE.md").read_text()
+    assert "# Events — Alicia" in (cli.ws.people_dir / "alicia" / "EVENTS.md").read_text()
+    assert subjects(cli.ws)[0] == "rename(alicia): from alice"
+    stat = git(cli.ws, "show", "--stat", "--format=", "HEAD")
+    assert "people/bob/PROFILE.md" in stat and "alicia" in stat
+    assert git(cli.ws, "status", "--porcelain") == ""
+    cli("undo")
+    assert (cli.ws.people_dir / "alice" / "PROFILE.md").is_file()
+    assert "person: alice\n" in (cli.ws.people_dir / "bob" / "PROFILE.md").read_text()
+
+
+def test_rename_to_an_existing_name_is_refused(cli: Runner):
+    cli("person", "add", "Alice", "--yes")
+    cli("person", "add", "Bob", "--yes")
+    result = cli("person", "rename", "bob", "alice", ok=False)
+    assert result.exit_code == 1 and (cli.ws.people_dir / "bob").exists()
+
+
+def test_archive_hides_but_keeps_in_git(cli: Runner):
+    cli("person", "add", "Alice", "--yes")
+    cli("person", "archive", "alice")
+    assert (cli.ws.archive_dir / "alice" / "PROFILE.md").is_file()
+    assert "alice" not in [p["slug"] for p in json.loads(cli("person", "list", "--json").output)]
+    assert subjects(cli.ws)[0].startswith("archive(alice)")
+    assert "people/.archive/alice/PROFILE.md" in git(cli.ws, "ls-files")
+    # the name stays taken while archived
+    assert cli("person", "add", "Alice", "--yes", ok=False).exit_code == 1
+
+
+def test_malformed_profile_is_reported_and_never_rewritten(cli: Runner):
+    cli("person", "add", "Alice", "--yes")
+    path = cli.ws.people_dir / "alice" / "PROFILE.md"
+    bad = path.read_text().replace("relation: friend", "relation: bestie")
+    path.write_text(bad)
+    result = cli("person", "show", "alice", ok=False)
+    assert result.exit_code == 1
+    assert "PROFILE.md:4" in result.output and "unknown relation" in result.output and "dating" in result.output
+    assert "Traceback" not in result.output
+    assert cli("person", "rename", "alice", "Alicia", ok=False).exit_code == 1
+    assert path.read_text() == bad and (cli.ws.people_dir / "alice").exists()
+    listed = cli("person", "list").output
+    assert "invalid" in listed
+
+
+def test_add_never_prompts_without_a_tty(cli: Runner):
+    # CliRunner has no TTY: missing options take defaults instead of asking.
+    cli("person", "add", "Quiet")
+    assert "relation: friend" in (cli.ws.people_dir / "quiet" / "PROFILE.md").read_text()
