@@ -102,6 +102,8 @@ def rename_person(ws: Workspace, old: str, new_name: str) -> tuple[Person, list[
     person = resolve(ws, old)
     new_name = clean_name(new_name)
     new_slug = slugify(new_name)
+    if new_name == person.load_profile().name and new_slug == person.slug:
+        raise PersonError(f"{person.slug} is already called {new_name!r}; nothing to rename.")
     if new_slug != person.slug:
         check_new_name(ws, new_name)
     linkers = linking_profiles(ws, person.slug)
@@ -205,3 +207,15 @@ def restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | No
         return None
     write_atomic(path, text)
     return ws.git.commit([path], f"restore({person.slug}): {filename} as of {sha[:8]}")
+
+
+def commit_chat(ws: Workspace, person: Person, paths: set[Path] | list[Path], messages: int,
+                time_travel: str | None = None) -> str | None:
+    """The day's log after a chat: one commit, apart from any hand edit."""
+    if not paths:
+        return None
+    days = ", ".join(sorted(Path(p).stem for p in paths))
+    what = f"{messages} message{'s' if messages != 1 else ''} on {days}"
+    if time_travel:
+        what += f" (time travel, {time_travel})"
+    return ws.git.commit(list(paths), f"chat({person.slug}): {what}")

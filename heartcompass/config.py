@@ -20,7 +20,7 @@ else:  # pragma: no cover
 from heartcompass.errors import ConfigError, FormatError
 
 FILENAME = "heartcompass.toml"
-PROVIDERS = ("openai", "ark", "openai-compatible")
+PROVIDERS = ("auto", "openai", "ark", "openai-compatible")
 
 
 def _str(v: str) -> str:
@@ -87,9 +87,10 @@ class Key:
 
 
 KEYS: dict[str, Key] = {
-    "user.name": Key("me", _str, "text", "how personas address you"),
+    "user.name": Key("", _str, "text", "your name, as personas call you (empty: 'the user')"),
     "user.timezone": Key("", _timezone, "time zone", "IANA zone; empty means this machine's"),
-    "llm.provider": Key("openai-compatible", _provider, "|".join(PROVIDERS), "which API to call"),
+    "llm.provider": Key("auto", _provider, "|".join(PROVIDERS),
+                        "auto: base_url set -> openai-compatible, else ARK_API_KEY -> ark, else openai"),
     "llm.model": Key("gpt-4o-mini", _str, "text", "model name"),
     "llm.base_url": Key("", _str, "URL", "endpoint for openai-compatible (e.g. http://localhost:11434/v1)"),
     "llm.temperature": Key(0.8, _float, "number", "sampling temperature"),

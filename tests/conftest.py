@@ -74,3 +74,25 @@ def subjects(ws: Workspace) -> list[str]:
 def tree_snapshot(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file() and ".git" not in p.relative_to(root).parts}
+
+
+@pytest.fixture
+def fake_llm(monkeypatch):
+    """Every model HeartCompass makes is this fake; no test touches the network."""
+    from fakes import FakeChat
+
+    from heartcompass import llm
+
+    fake = FakeChat()
+    monkeypatch.setattr(llm, "make_chat_model", lambda ws, settings: fake)
+    monkeypatch.setattr("heartcompass.chat.time.sleep", lambda s: None)
+    return fake
+
+
+def log_entries(ws: Workspace, slug: str):
+    from heartcompass.formats import dailylog
+
+    out = []
+    for day in dailylog.log_dates(ws.people_dir / slug):
+        out += dailylog.load(ws.people_dir / slug / "logs" / f"{day}.md")
+    return out

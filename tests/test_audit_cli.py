@@ -80,7 +80,7 @@ def test_restore_brings_a_file_back_as_a_new_commit(cli: Runner):
     original = git(cli.ws, "rev-parse", "--short", "HEAD").strip()
     path = _profile(cli)
     path.write_text(path.read_text().replace("relation: friend", "relation: dating"))
-    cli("person", "rename", "alice", "Alice")  # any write: commits the hand edit first
+    git(cli.ws, "commit", "-qam", "my own edit")
     assert "relation: dating" in path.read_text()
     cli("restore", "alice", "profile", "--at", original)
     assert "relation: friend" in path.read_text()

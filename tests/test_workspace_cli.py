@@ -95,7 +95,7 @@ def test_config_show_and_set_keep_comments(cli: Runner):
     assert "llm.base_url" in result.output
     text = path.read_text()
     assert 'base_url = "http://127.0.0.1:8080/v1"' in text
-    assert "# HeartCompass workspace settings." in text and "# openai | ark | openai-compatible" in text
+    assert "# HeartCompass workspace settings." in text and "# auto | openai | ark | openai-compatible" in text
     cli("config", "set", "chat.reply_delay", "0.5,1.5")
     cli("config", "set", "llm.reasoning", "true")
     shown = json.loads(cli("config", "show", "--json").output)
@@ -120,7 +120,7 @@ def test_config_set_refuses_unknown_keys_wrong_types_and_secrets(cli: Runner):
 
 def test_config_hand_edit_is_committed_first(cli: Runner):
     path = cli.ws.config_path
-    path.write_text(path.read_text().replace('name = "me"', 'name = "Lei"'))
+    path.write_text(path.read_text().replace('name = ""', 'name = "Lei"'))
     cli("config", "set", "llm.model", "qwen2.5")
     assert subjects(cli.ws)[:2] == ["config: llm.model = 'qwen2.5'", "edit(config): by hand"]
 

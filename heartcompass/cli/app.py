@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from heartcompass import __version__
-from heartcompass.cli import config_cmd, history_cmd, init_cmd, person_cmd
+from heartcompass.cli import chat_cmd, config_cmd, context_cmd, doctor_cmd, history_cmd, init_cmd, person_cmd
 from heartcompass.cli.common import new_app
 
 app = new_app("HeartCompass: a second brain about the people in your life, kept as Markdown in git.")
@@ -35,9 +35,12 @@ def root(
 
 
 init_cmd.register(app)
-app.add_typer(config_cmd.app, name="config")
+chat_cmd.register(app)
+context_cmd.register(app)
 app.add_typer(person_cmd.app, name="person")
 history_cmd.register(app)
+app.add_typer(config_cmd.app, name="config")
+doctor_cmd.register(app)
 
 
 def main() -> None:

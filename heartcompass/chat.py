@@ -1,0 +1,169 @@
+"""A chat session with one persona: the core, with no terminal code.
+
+The day's log is the source of truth: each message is appended as it
+happens (the user's before the model is called, each persona message as it
+completes, a reply cut off by an error marked as such), and the short-term
+history sent to the model is read back from the log. So a crash loses
+nothing and /retry simply asks again."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from heartcompass import context as context_mod
+from heartcompass.errors import HeartCompassError, LLMError
+from heartcompass.formats import dailylog
+from heartcompass.llm import LLMSettings, retrying
+from heartcompass.people import Person
+from heartcompass.workspace import Workspace
+
+SEPARATOR = context_mod.SEPARATOR
+
+
+def now_in_zone(ws: Workspace) -> dt.datetime:
+    zone = str(ws.config.get("user.timezone") or "")
+    if zone:
+        from zoneinfo import ZoneInfo
+
+        return dt.datetime.now(ZoneInfo(zone))
+    return dt.datetime.now().astimezone()
+
+
+@dataclass
+class Event:
+    kind: str   # "delta" (streamed text), "message" (one finished message), "reasoning"
+    text: str
+
+
+class Splitter:
+    """Cuts a streamed reply into messages at SEPARATOR, holding back only
+    the few characters that might be the start of a separator."""
+
+    def __init__(self, sep: str = SEPARATOR):
+        self.sep = sep
+        self.pending = ""
+        self.current = ""
+
+    def feed(self, text: str) -> Iterator[Event]:
+        self.pending += text
+        while self.sep in self.pending:
+            before, self.pending = self.pending.split(self.sep, 1)
+            yield from self._emit(before)
+            yield from self._finish()
+        hold = next((n for n in range(len(self.sep) - 1, 0, -1) if self.pending.endswith(self.sep[:n])), 0)
+        ready, self.pending = self.pending[: len(self.pending) - hold], self.pending[len(self.pending) - hold:]
+        yield from self._emit(ready)
+
+    def close(self) -> Iterator[Event]:
+        yield from self._emit(self.pending)
+        self.pending = ""
+        yield from self._finish()
+
+    def partial(self) -> str:
+        return (self.current + self.pending).strip()
+
+    def _emit(self, text: str) -> Iterator[Event]:
+        if not self.current.strip():
+            text = text.lstrip()
+        if text:
+            self.current += text
+            yield Event("delta", text)
+
+    def _finish(self) -> Iterator[Event]:
+        message = self.current.strip()
+        self.current = ""
+        if message:
+            yield Event("message", message)
+
+
+def _text_of(chunk: Any) -> str:
+    content = getattr(chunk, "content", chunk)
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content blocks
+        return "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
+    return str(content or "")
+
+
+@dataclass
+class ChatSession:
+    ws: Workspace
+    person: Person
+    model: Any                                   # a LangChain chat model
+    settings: LLMSettings | None = None
+    clock: Callable[[], dt.datetime] | None = None
+    rev: str | None = None                       # time travel: files as of this commit
+    tag: str | None = None                       # "as-of ..." on every log entry
+    sleep: Callable[[float], None] | None = None  # backoff between retries
+    fresh_since: str | None = None
+    logged: set = field(default_factory=set)
+    count: int = 0
+
+    def now(self) -> dt.datetime:
+        return self.clock() if self.clock else now_in_zone(self.ws)
+
+    def context(self) -> context_mod.Context:
+        return context_mod.build(self.ws, self.person, self.now(), rev=self.rev, history_tag=self.tag,
+                                 fresh_since=self.fresh_since)
+
+    def log(self, speaker: str, text: str, tags: list[str] | None = None) -> None:
+        now = self.now()
+        day = now.date()
+        all_tags = [*(tags or []), *([self.tag] if self.tag else [])]
+        path = dailylog.log_path(self.person.dir, day)
+        dailylog.append(path, dailylog.Entry(now.strftime("%H:%M:%S"), speaker, text, all_tags), day)
+        self.logged.add(path)
+        self.count += 1
+
+    def send(self, text: str) -> Iterator[Event]:
+        text = text.strip()
+        if not text:
+            return
+        self.log("me", text)
+        yield from self.reply()
+
+    def note(self, text: str) -> None:
+        if not text.strip():
+            raise HeartCompassError("/note needs the fact to remember, e.g. /note She moved to Berlin.")
+        self.log("note", text.strip())
+
+    def new_topic(self) -> None:
+        """/new: the persona starts with a fresh short-term history."""
+        self.fresh_since = self.now().strftime("%H:%M:%S")
+
+    def has_pending_message(self) -> bool:
+        hist = self.context().history
+        return bool(hist) and hist[-1][0] == "user"
+
+    def reply(self) -> Iterator[Event]:
+        """Ask the model for a reply to the history as logged."""
+        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+        ctx = self.context()
+        if not ctx.history or ctx.history[-1][0] != "user":
+            raise HeartCompassError("There is no message of yours waiting for a reply.", "Type a message first.")
+        kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+        messages = [kinds[role](content=text) for role, text in ctx.messages()]
+        splitter = Splitter()
+        retries = self.settings.max_retries if self.settings else 2
+        try:
+            for chunk in retrying(lambda: self.model.stream(messages), retries, sleep=self.sleep or time.sleep,
+                                  settings=self.settings):
+                reasoning = (getattr(chunk, "additional_kwargs", None) or {}).get("reasoning_content")
+                if reasoning:
+                    yield Event("reasoning", reasoning)
+                for event in splitter.feed(_text_of(chunk)):
+                    if event.kind == "message":
+                        self.log("persona", event.text)
+                    yield event
+            for event in splitter.close():
+                self.log("persona", event.text)
+                yield event
+        except (LLMError, KeyboardInterrupt, GeneratorExit):
+            partial = splitter.partial()
+            if partial:
+                self.log("persona", partial, ["cut off"])
+            raise

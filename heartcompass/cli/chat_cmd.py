@@ -1,0 +1,210 @@
+"""heartcompass chat — the terminal conversation with a persona."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from typing import Annotated, Optional
+
+import typer
+
+from heartcompass.cli.common import err, escape, out, workspace
+from heartcompass.errors import HeartCompassError
+
+HELP = """Commands:
+  /note TEXT     remember a fact about them (trusted, for the gardener)
+  /context       what the persona knows right now (tokens per section)
+  /switch NAME   chat with someone else
+  /retry         ask again for a reply to your last message
+  /new           start a fresh short-term history (memory stays)
+  /help          this help
+  /exit          leave (Ctrl-D or Ctrl-C work too)"""
+
+
+def register(app: typer.Typer) -> None:
+    app.command("chat")(chat)
+
+
+def chat(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+    message: Annotated[Optional[str], typer.Option("--message", "-m", help="Send one message, print the reply, "
+                       "exit.", show_default=False)] = None,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Time travel: the persona as its files were at a "
+                     "date (YYYY-MM-DD) or commit. Logged, and left out of memory.", show_default=False)] = None,
+    model: Annotated[Optional[str], typer.Option("--model", help="Use this model instead of llm.model.",
+                                                 show_default=False)] = None,
+    no_delay: Annotated[bool, typer.Option("--no-delay", help="No typing delay between messages.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print replies as JSON (one object per message sent).")
+                       ] = False,
+) -> None:
+    """Chat with a persona grounded in their files. Lines piped on stdin are sent one by one."""
+    from heartcompass import llm
+    from heartcompass.people import resolve
+
+    ws = workspace(ctx)
+    person = resolve(ws, name)
+    settings = llm.settings(ws, model)
+    chat_model = llm.make_chat_model(ws, settings)  # a missing key stops here, before anything is sent
+    view = ChatView(ws, settings, chat_model, as_of,
+                    delays=not no_delay and out.is_terminal and not as_json, as_json=as_json)
+    view.open(person)
+    try:
+        if message is not None:
+            ok = view.send(message)
+        elif not sys.stdin.isatty():
+            ok = all([view.send(line) for line in sys.stdin.read().splitlines() if line.strip()])
+        else:
+            ok = view.interactive()
+    finally:
+        view.close()
+    if not ok:
+        raise typer.Exit(1)
+
+
+class ChatView:
+    """Drives a ChatSession and renders it: streamed text, several messages
+    with a typing delay, reasoning dimmed, errors as one line."""
+
+    def __init__(self, ws, settings, chat_model, as_of, *, delays: bool, as_json: bool):
+        self.ws, self.settings, self.chat_model, self.as_of = ws, settings, chat_model, as_of
+        self.delays, self.as_json = delays, as_json
+        self.session = None
+        low, high = ws.config.get("chat.reply_delay")
+        self.delay_range = (float(low), float(high))
+
+    # -- session lifecycle --------------------------------------------------
+    def open(self, person) -> None:
+        from heartcompass.chat import ChatSession
+        from heartcompass.context import parse_time_travel
+
+        rev, tag = parse_time_travel(self.ws, self.as_of) if self.as_of else (None, None)
+        self.session = ChatSession(self.ws, person, self.chat_model, settings=self.settings, rev=rev, tag=tag)
+        c = self.session.context()
+        self.name = c.name
+        for warning in c.warnings:  # said once, at the start
+            err.print(f"[yellow]Warning:[/] {escape(warning)}")
+        if not self.as_json and sys.stdin.isatty():
+            travel = f"  [yellow]time travel: {escape(tag)}[/]" if tag else ""
+            out.print(f"[dim]Chatting with[/] [bold magenta]{escape(self.name)}[/] [dim]"
+                      f"({escape(self.settings.describe())}). /help for commands.[/]{travel}")
+
+    def close(self) -> None:
+        from heartcompass import audit
+
+        s = self.session
+        if s and s.logged:
+            audit.commit_chat(self.ws, s.person, s.logged, s.count, s.tag)
+            if not self.as_json and sys.stdin.isatty():
+                out.print(f"[dim]Saved {s.count} entries to people/{escape(s.person.slug)}/logs/.[/]")
+
+    # -- sending --------------------------------------------------------------
+    def send(self, text: str) -> bool:
+        return self._run(self.session.send(text), text)
+
+    def _run(self, events, sent: str) -> bool:
+        replies: list[str] = []
+        first_message = True
+        streaming = False
+        in_reasoning = False
+        try:
+            for event in events:
+                if event.kind == "reasoning" and not self.as_json:
+                    out.print(escape(event.text), style="dim italic", end="")
+                    in_reasoning = True
+                elif event.kind == "delta" and not self.as_json:
+                    if in_reasoning:
+                        out.print()
+                        in_reasoning = False
+                    if not streaming:
+                        if not first_message and self.delays:
+                            with out.status(f"[dim]{escape(self.name)} is typing…[/]", spinner="point"):
+                                time.sleep(random.uniform(*self.delay_range))
+                        out.print(f"[bold magenta]{escape(self.name)}[/]: ", end="")
+                        streaming = True
+                    out.print(escape(event.text), end="")
+                elif event.kind == "message":
+                    replies.append(event.text)
+                    if not self.as_json:
+                        out.print()
+                    streaming, first_message = False, False
+        except KeyboardInterrupt:
+            events.close()  # the partial reply is logged as cut off
+            if streaming:
+                out.print()
+            err.print("[dim](reply interrupted; /retry asks again)[/]")
+            return True
+        except HeartCompassError as exc:
+            if streaming:
+                out.print()
+            err.print(f"[bold red]Error:[/] {escape(exc.message)}")
+            if exc.hint:
+                err.print(f"[dim]{escape(exc.hint)}[/]")
+            if self.as_json:
+                typer.echo(json.dumps({"message": sent, "replies": replies, "error": exc.message},
+                                      ensure_ascii=False))
+            return False
+        if self.as_json:
+            typer.echo(json.dumps({"person": self.session.person.slug, "message": sent, "replies": replies},
+                                  ensure_ascii=False))
+        elif not replies:
+            err.print("[dim](no reply)[/]")
+        return True
+
+    # -- the interactive loop ---------------------------------------------------
+    def interactive(self) -> bool:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory
+
+        prompt = PromptSession(history=FileHistory(str(self.ws.state_dir / "chat_history")))
+        while True:
+            try:
+                line = prompt.prompt("you › ")
+            except (EOFError, KeyboardInterrupt):
+                out.print()
+                return True
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith("/"):
+                if self.command(line) == "exit":
+                    return True
+                continue
+            self.send(line)
+
+    def command(self, line: str) -> str | None:
+        cmd, _, arg = line.partition(" ")
+        cmd = cmd.lower()
+        try:
+            if cmd in ("/exit", "/quit", "/q"):
+                return "exit"
+            if cmd == "/note":
+                self.session.note(arg)
+                out.print("[dim]Noted: it goes into memory at the next garden.[/]")
+            elif cmd == "/retry":
+                if not self.session.has_pending_message():
+                    out.print("[dim]Nothing to retry: your last message has a reply.[/]")
+                else:
+                    self._run(self.session.reply(), "")
+            elif cmd == "/new":
+                self.session.new_topic()
+                out.print("[dim]Fresh start: recent turns are forgotten; memory stays.[/]")
+            elif cmd == "/context":
+                from heartcompass.cli.context_cmd import print_summary
+
+                print_summary(self.session.context())
+            elif cmd == "/switch":
+                from heartcompass.people import resolve
+
+                person = resolve(self.ws, arg.strip()) if arg.strip() else None
+                if person is None:
+                    raise HeartCompassError("/switch needs a name, e.g. /switch bob.")
+                self.close()
+                self.open(person)
+            else:
+                out.print(HELP)
+        except HeartCompassError as exc:
+            err.print(f"[bold red]Error:[/] {escape(exc.message)}")
+        return None

@@ -1,0 +1,72 @@
+"""heartcompass context — exactly what chat would send."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Optional
+
+import typer
+
+from heartcompass.cli.common import err, escape, out, workspace
+
+
+def register(app: typer.Typer) -> None:
+    app.command("context")(context)
+
+
+def build_for(ws, name: str, as_of: str | None):
+    from heartcompass import context as context_mod
+    from heartcompass.chat import now_in_zone
+    from heartcompass.people import resolve
+
+    person = resolve(ws, name)
+    rev, tag = context_mod.parse_time_travel(ws, as_of) if as_of else (None, None)
+    return person, context_mod.build(ws, person, now_in_zone(ws), rev=rev, history_tag=tag), tag
+
+
+def context(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Build it from the files as they were at a "
+                     "date (YYYY-MM-DD) or commit.", show_default=False)] = None,
+) -> None:
+    """Print the exact prompt chat would send, with tokens per section and what was left out."""
+    ws = workspace(ctx)
+    person, c, _ = build_for(ws, name, as_of)
+    if as_json:
+        typer.echo(json.dumps({
+            "person": person.slug, "as_of": c.rev, "now": c.now, "budget": c.budget, "tokens": c.tokens,
+            "history_tokens": c.history_tokens, "history_budget": c.history_budget,
+            "messages": [{"role": r, "content": t} for r, t in c.messages()],
+            "sections": [s.__dict__ for s in c.sections],
+            "left_out": c.left_out, "warnings": c.warnings,
+        }, ensure_ascii=False, indent=2))
+        return
+    for role, text in c.messages():
+        out.rule(f"[bold]{role}[/]", align="left", style="dim")
+        out.print(text, markup=False, highlight=False)
+    out.rule(style="dim")
+    print_summary(c)
+    for warning in c.warnings:
+        err.print(f"[yellow]Warning:[/] {escape(warning)}")
+
+
+def print_summary(c) -> None:
+    """Tokens per section and what was left out."""
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold", title="Tokens (estimated)", title_justify="left")
+    for col in ("section", "tokens", "entries", "left out"):
+        table.add_column(col, justify="left" if col == "section" else "right")
+    for s in c.sections:
+        if s.included or s.left_out:
+            table.add_row(escape(s.heading), str(s.tokens), str(s.included),
+                          f"[yellow]{s.left_out}[/]" if s.left_out else "0")
+    table.add_row("[bold]system prompt[/]", f"[bold]{c.tokens}[/] / {c.budget}", "", "")
+    table.add_row("recent turns", f"{c.history_tokens} / {c.history_budget}", str(len(c.history)), "")
+    out.print(table)
+    for key, items in c.left_out.items():
+        shown = "; ".join(escape(i.splitlines()[0][:70]) for i in items[:5])
+        more = f" … and {len(items) - 5} more" if len(items) > 5 else ""
+        out.print(f"[yellow]Left out of {key}:[/] {shown}{more}")

@@ -1,0 +1,103 @@
+"""heartcompass doctor — is everything set up? Each check says its fix."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+import typer
+
+from heartcompass.cli.common import escape, out, workspace
+from heartcompass.errors import HeartCompassError
+
+
+def register(app: typer.Typer) -> None:
+    app.command("doctor")(doctor)
+
+
+def doctor(ctx: typer.Context,
+           ping: Annotated[bool, typer.Option("--ping", help="Also send one tiny request to the model.")] = False
+           ) -> None:
+    """Check the workspace, git, settings, people files, the model provider and its key."""
+    results: list[bool] = []
+
+    def line(ok: bool, what: str, detail: str, fix: str | None = None) -> None:
+        results.append(ok)
+        mark = "[green]✓[/]" if ok else "[red]✗[/]"
+        out.print(f"{mark} [bold]{what}[/]: {escape(detail)}")
+        if fix and not ok:
+            out.print(f"    [dim]{escape(fix)}[/]")
+
+    try:
+        ws = workspace(ctx)
+    except HeartCompassError as exc:
+        line(False, "workspace", exc.message, exc.hint)
+        raise typer.Exit(1)
+    line(True, "workspace", str(ws.root))
+    try:
+        head = ws.git.head()
+        line(head is not None, "git", f"repository with {len(ws.git.log(None, 10_000))} commits" if head
+             else "no commits yet", "Run 'heartcompass init' in the workspace.")
+    except HeartCompassError as exc:
+        line(False, "git", exc.message, exc.hint)
+    try:
+        ws.config.as_dict()
+        line(True, "config", str(ws.config_path))
+    except HeartCompassError as exc:
+        line(False, "config", exc.message, exc.hint)
+        raise typer.Exit(1)
+    _check_people(ws, line)
+    from heartcompass import llm
+
+    try:
+        settings = llm.settings(ws)
+        line(True, "provider", settings.describe())
+        key = llm.check_ready(ws, settings)
+        needed = settings.provider != "openai-compatible"
+        line(True, "key", f"{settings.key_var} is set" if key else
+             f"none needed ({settings.key_var} is used when set)" if not needed else "none")
+    except HeartCompassError as exc:
+        line(False, "model", exc.message, exc.hint)
+        raise typer.Exit(1)
+    if ping:
+        _ping(ws, settings, line)
+    if not all(results):
+        raise typer.Exit(1)
+
+
+def _check_people(ws, line) -> None:
+    from heartcompass import formats
+    from heartcompass.people import list_people
+
+    people = list_people(ws)
+    problems = []
+    for person in people:
+        for path in person.files():
+            if path.exists():
+                try:
+                    formats.validate(path)
+                except HeartCompassError as exc:
+                    problems.append(exc)
+    if problems:
+        for exc in problems:
+            line(False, "files", exc.message, exc.hint)
+    else:
+        line(True, "files", f"{len(people)} people, every file parses")
+
+
+def _ping(ws, settings, line) -> None:
+    from langchain_core.messages import HumanMessage
+
+    from heartcompass import llm
+
+    started = time.monotonic()
+    try:
+        model = llm.make_chat_model(ws, settings)
+        reply = model.invoke([HumanMessage(content="Reply with the single word: pong")])
+        text = str(reply.content).strip().splitlines()[0][:40] if str(reply.content).strip() else "(empty)"
+        line(True, "ping", f"{time.monotonic() - started:.1f}s, replied {text!r}")
+    except HeartCompassError as exc:
+        line(False, "ping", exc.message, exc.hint)
+    except Exception as exc:  # any provider error is the finding here
+        line(False, "ping", llm.describe_error(exc, settings),
+             "Check llm.base_url / llm.model with 'heartcompass config show', and that the endpoint is running.")

@@ -1,0 +1,271 @@
+"""Prompt assembly: what a persona knows, within a token budget.
+
+The system prompt is built from one person's folder only (plus one line per
+related person): rules, the current time, PROFILE.md, MEMORY.md (facts and
+chat impressions labelled apart), the highest-scoring EVENTS and relation /
+MBTI guidance. Every piece is a whole entry; entries are taken by priority
+and score until the budget is spent, and what does not fit is reported,
+never cut mid-entry. No terminal code here: `context` and `chat` render it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from dataclasses import dataclass, field
+
+from heartcompass import prompts
+from heartcompass.errors import PersonError
+from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
+from heartcompass.people import Person
+from heartcompass.tokens import estimate_tokens
+from heartcompass.workspace import Workspace
+
+SEPARATOR = "|||"
+TIME_TRAVEL_TAG = "as-of"
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+# (key, heading) in the order they appear in the prompt.
+SECTIONS = (
+    ("rules", None),
+    ("relation", "How you relate to {user}"),
+    ("profile", "Who you are (from PROFILE.md)"),
+    ("facts", "Known facts (true)"),
+    ("threads", "Open threads (things to follow up on)"),
+    ("chats", "Said in earlier simulated chats (stay consistent; not facts)"),
+    ("events", "Things that happened (newest first)"),
+    ("related", "People in your life"),
+    ("mbti", "Personality type hint"),
+)
+PRIORITY = {"rules": 0, "relation": 1, "profile": 2, "facts": 3, "threads": 4, "related": 5,
+            "events": 6, "chats": 7, "mbti": 8}
+
+
+@dataclass
+class Snapshot:
+    """One person's files, from disk or from a git revision."""
+    person: Person
+    profile: profile_fmt.Profile
+    events: events_fmt.EventsFile
+    memory: memory_fmt.Memory
+    profile_tokens: int
+    memory_tokens: int
+    neighbours: list[tuple[str, str, profile_fmt.Profile | None]]
+    rev: str | None = None
+
+
+def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
+    def read(path):
+        if rev is None:
+            return path.read_text(encoding="utf-8") if path.exists() else None
+        return ws.git.file_at(rev, path)
+
+    prof_text = read(person.profile_path)
+    if prof_text is None:
+        raise PersonError(f"people/{person.slug}/PROFILE.md did not exist at {rev}.",
+                          "Pick a later date or commit (see 'heartcompass log').")
+    prof = profile_fmt.parse(prof_text, person.profile_path)
+    ev_text = read(person.events_path)
+    evs = events_fmt.parse(ev_text, person.events_path) if ev_text is not None else events_fmt.new(
+        person.events_path, prof.name)
+    mem_text = read(person.memory_path)
+    mem = memory_fmt.parse(mem_text, person.memory_path) if mem_text is not None else memory_fmt.new(
+        person.memory_path, prof.name)
+    neighbours = []
+    for link in prof.related:
+        # Only the neighbour's PROFILE frontmatter is read: their memory stays private.
+        other = ws.people_dir / link["person"] / profile_fmt.FILENAME
+        text = read(other)
+        try:
+            neighbours.append((link["person"], link["as"], profile_fmt.parse(text, other) if text else None))
+        except Exception:  # a broken neighbour never breaks this chat
+            neighbours.append((link["person"], link["as"], None))
+    return Snapshot(person, prof, evs, mem, estimate_tokens(prof_text), estimate_tokens(mem_text or ""),
+                    neighbours, rev)
+
+
+@dataclass
+class Unit:
+    section: str
+    text: str
+    priority: float
+    tokens: int = 0
+
+    def __post_init__(self):
+        self.tokens = estimate_tokens(self.text) + 1  # +1 for the newline that joins it
+
+
+@dataclass
+class SectionReport:
+    key: str
+    heading: str
+    tokens: int = 0
+    included: int = 0
+    left_out: int = 0
+
+
+@dataclass
+class Context:
+    system: str
+    history: list[tuple[str, str]]
+    sections: list[SectionReport]
+    left_out: dict[str, list[str]]
+    warnings: list[str]
+    budget: int
+    tokens: int
+    history_tokens: int
+    history_budget: int
+    rev: str | None = None
+    now: str = ""
+    name: str = ""
+
+    def messages(self) -> list[tuple[str, str]]:
+        return [("system", self.system), *self.history]
+
+
+def score(event: events_fmt.Event, today: dt.date, half_life_days: float) -> float:
+    age = max((today - event.date).days, 0)
+    return event.effective_weight * math.exp(-math.log(2) * age / half_life_days)
+
+
+def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str) -> list[Unit]:
+    prof, name = snap.profile, snap.profile.name
+    values = dict(name=name, user_name=user, separator=SEPARATOR, mbti=prof.mbti or "",
+                  now=now.strftime("%Y-%m-%d %H:%M"), weekday=WEEKDAYS[now.weekday()])
+    units = [Unit("rules", prompts.render(ws, "persona.md", **values), 0)]
+    units.append(Unit("relation", prompts.render(ws, f"relation/{prof.relation}.md", **values), 1))
+    facts = [f"Name: {name}"]
+    for label, value in (("Also called", ", ".join(prof.aliases)), ("Gender", prof.gender),
+                         ("Birthday", prof.birthday), ("MBTI", prof.mbti), ("Tags", ", ".join(prof.tags))):
+        if value:
+            facts.append(f"{label}: {value}")
+    units.append(Unit("profile", "\n".join(facts), 2))
+    for i, (heading, text) in enumerate(prof.sections().items()):
+        if text:
+            units.append(Unit("profile", f"### {heading}\n{text}", 2 + (i + 1) / 100))
+    for key, title in (("facts", memory_fmt.FACTS), ("threads", memory_fmt.THREADS), ("chats", memory_fmt.CHATS)):
+        for i, line in enumerate(snap.memory.items(title)):
+            units.append(Unit(key, line, PRIORITY[key] + i / 1e6))
+    for title, lines in snap.memory.sections.items():
+        if title not in memory_fmt.SECTIONS:  # the user's own sections count as facts
+            for line in lines:
+                units.append(Unit("facts", line, PRIORITY["facts"] + 0.5))
+    half_life = float(ws.config.get("memory.half_life_days"))
+    ranked = sorted(snap.events.events, key=lambda e: score(e, now.date(), half_life), reverse=True)
+    for rank, event in enumerate(ranked):
+        units.append(Unit("events", event.render(), PRIORITY["events"] + rank / (len(ranked) + 1)))
+    for slug, as_words, other in snap.neighbours:
+        who = other.name if other else slug
+        if other and other.relation == "self":
+            who = f"{user} (the person you are chatting with)"
+        units.append(Unit("related", f"- {who}: {as_words or 'related'}", PRIORITY["related"]))
+    if prof.mbti:
+        units.append(Unit("mbti", prompts.render(ws, "mbti.md", **values), PRIORITY["mbti"]))
+    return units
+
+
+def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = None,
+          history_tag: str | None = None, fresh_since: str | None = None) -> Context:
+    snap = snapshot(ws, person, rev)
+    user = str(ws.config.get("user.name") or "the user")
+    budget = int(ws.config.get("memory.context_budget_tokens"))
+    units = _units(ws, snap, now, user)
+    headings = {k: (h.format(user=user) if h else None) for k, h in SECTIONS}
+    header_tokens = {k: estimate_tokens(f"## {h}\n") + 1 if h else 0 for k, h in headings.items()}
+    chosen: list[Unit] = []
+    left: dict[str, list[str]] = {}
+    used, opened = 0, set()
+    for unit in sorted(units, key=lambda u: u.priority):
+        cost = unit.tokens + (0 if unit.section in opened else header_tokens[unit.section])
+        if used + cost <= budget:
+            chosen.append(unit)
+            used += cost
+            opened.add(unit.section)
+        else:
+            left.setdefault(unit.section, []).append(unit.text)
+    parts, reports = [], []
+    for key, _ in SECTIONS:
+        mine = [u for u in chosen if u.section == key]
+        if key == "events":  # picked by score, shown newest first
+            mine.sort(key=lambda u: u.text, reverse=True)
+        report = SectionReport(key, headings[key] or "Rules and now", sum(u.tokens for u in mine),
+                               len(mine), len(left.get(key, [])))
+        if mine:
+            report.tokens += header_tokens[key]
+            body = "\n".join(u.text for u in mine)
+            parts.append(f"## {headings[key]}\n{body}" if headings[key] else body)
+        reports.append(report)
+    system = "\n\n".join(parts)
+    warnings = []
+    for label, tokens in (("PROFILE.md", snap.profile_tokens), ("MEMORY.md", snap.memory_tokens)):
+        if tokens > budget:
+            warnings.append(f"people/{person.slug}/{label} is about {tokens} tokens, more than the whole context "
+                            f"budget ({budget}), so parts of it are left out. Trim the file or raise "
+                            f"memory.context_budget_tokens.")
+    history_budget = int(ws.config.get("chat.history_budget_tokens"))
+    hist = recent_history(person, now.date(), history_budget, history_tag, fresh_since)
+    hist_tokens = sum(estimate_tokens(text) for _, text in hist)
+    return Context(system, hist, reports, left, warnings, budget, estimate_tokens(system), hist_tokens,
+                   history_budget, rev, now.strftime("%Y-%m-%d %H:%M"), snap.profile.name)
+
+
+FEW_TURNS = 6
+
+
+def recent_history(person: Person, today: dt.date, budget: int, tag: str | None = None,
+                   fresh_since: str | None = None) -> list[tuple[str, str]]:
+    """Recent turns of today's log (and the previous chat day when today has
+    few), newest kept first, within budget. Only turns of the same kind of
+    chat count: a time-travel chat never leaks into a normal one. After
+    /new (fresh_since), only today's turns since then."""
+    today_s = today.isoformat()
+    dates = [d for d in dailylog.log_dates(person.dir) if d <= today_s]
+
+    def turns_of(day: str) -> list[dailylog.Entry]:
+        return [e for e in dailylog.load(person.logs_dir / f"{day}.md")
+                if e.speaker in ("me", "persona") and "cut off" not in e.tags and _tag_of(e) == tag]
+
+    picked: list[dailylog.Entry] = []
+    earlier = dates
+    if dates and dates[-1] == today_s:
+        picked, earlier = turns_of(today_s), dates[:-1]
+        if fresh_since is not None:
+            picked = [e for e in picked if e.time >= fresh_since]
+    if fresh_since is None and len(picked) < FEW_TURNS and earlier:
+        picked = turns_of(earlier[-1]) + picked
+    turns: list[tuple[str, str]] = []
+    for e in picked:
+        role = "user" if e.speaker == "me" else "assistant"
+        if turns and turns[-1][0] == role:  # one chat turn may be several messages
+            joiner = f"\n{SEPARATOR}\n" if role == "assistant" else "\n"
+            turns[-1] = (role, turns[-1][1] + joiner + e.text)
+        else:
+            turns.append((role, e.text))
+    kept: list[tuple[str, str]] = []
+    used = 0
+    for role, text in reversed(turns):
+        cost = estimate_tokens(text) + 4
+        if used + cost > budget and kept:  # the newest turn always goes
+            break
+        kept.insert(0, (role, text))
+        used += cost
+    return kept
+
+
+def _tag_of(entry: dailylog.Entry) -> str | None:
+    for tag in entry.tags:
+        if tag.startswith(TIME_TRAVEL_TAG):
+            return tag
+    return None
+
+
+def parse_time_travel(ws: Workspace, value: str) -> tuple[str, str]:
+    """--as-of DATE|REV -> (commit sha, label for the log tag)."""
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        try:
+            dt.date.fromisoformat(value)
+        except ValueError:
+            raise PersonError(f"--as-of {value}: not a real date.") from None
+        return ws.git.commit_before(f"{value} 23:59:59"), f"{TIME_TRAVEL_TAG} {value}"
+    sha = ws.git.resolve(value)
+    return sha, f"{TIME_TRAVEL_TAG} {sha[:8]}"

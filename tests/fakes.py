@@ -1,0 +1,74 @@
+"""A scripted, recording fake chat model built on langchain_core's fakes."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import Field
+
+
+class Partial:
+    """Stream `text`, then fail with `error` (a reply cut off mid-way)."""
+
+    def __init__(self, text: str, error: BaseException):
+        self.text, self.error = text, error
+
+
+class FakeChat(GenericFakeChatModel):
+    """Each call takes the next item of `script`: a reply string (streamed
+    word by word, like GenericFakeChatModel), an AIMessage, an exception to
+    raise, or a Partial. `calls` records the messages of every call."""
+
+    messages: Iterator[Any] = Field(default_factory=lambda: iter(()))
+    script: list[Any] = Field(default_factory=list)
+    calls: list[list[BaseMessage]] = Field(default_factory=list)
+
+    def enqueue(self, *items: Any) -> "FakeChat":
+        self.script.extend(items)
+        return self
+
+    def _next(self, messages: list[BaseMessage]) -> Any:
+        self.calls.append(list(messages))
+        if not self.script:
+            raise AssertionError("FakeChat was called more often than scripted")
+        item = self.script.pop(0)
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
+        item = self._next(messages)
+        text = item.text if isinstance(item, Partial) else item
+        message = text if isinstance(text, AIMessage) else AIMessage(content=text)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _stream(self, messages, stop=None, run_manager=None, **kwargs) -> Iterator[ChatGenerationChunk]:
+        item = self._next(messages)
+        if isinstance(item, AIMessage):
+            reasoning = item.additional_kwargs.get("reasoning_content")
+            if reasoning:
+                yield ChatGenerationChunk(message=AIMessageChunk(
+                    content="", additional_kwargs={"reasoning_content": reasoning}))
+            item = str(item.content)
+        text = item.text if isinstance(item, Partial) else item
+        for token in re.split(r"(\s)", text):
+            if token:
+                yield ChatGenerationChunk(message=AIMessageChunk(content=token))
+        if isinstance(item, Partial):
+            raise item.error
+
+    @property
+    def system_prompts(self) -> list[str]:
+        return [str(call[0].content) for call in self.calls]
+
+
+class FakeStatusError(Exception):
+    """Looks like an HTTP error from a provider SDK."""
+
+    def __init__(self, status_code: int):
+        super().__init__(f"HTTP {status_code}")
+        self.status_code = status_code
