@@ -64,7 +64,9 @@ def example_cli(example_ws) -> Runner:
 
 
 def git(ws: Workspace, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=ws.root, capture_output=True, text=True, check=True).stdout
+    """git as the user runs it by hand (with an identity of their own)."""
+    who = ["-c", "user.name=The User", "-c", "user.email=user@example.com"]
+    return subprocess.run(["git", *who, *args], cwd=ws.root, capture_output=True, text=True, check=True).stdout
 
 
 def subjects(ws: Workspace) -> list[str]:
