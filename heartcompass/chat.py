@@ -98,7 +98,7 @@ class ChatSession:
     rev: str | None = None                       # time travel: files as of this commit
     tag: str | None = None                       # "as-of ..." on every log entry
     sleep: Callable[[float], None] | None = None  # backoff between retries
-    fresh_since: str | None = None
+    fresh_after: int | None = None               # /new: today's log entries before this are forgotten
     logged: set = field(default_factory=set)
     count: int = 0
 
@@ -107,7 +107,7 @@ class ChatSession:
 
     def context(self) -> context_mod.Context:
         return context_mod.build(self.ws, self.person, self.now(), rev=self.rev, history_tag=self.tag,
-                                 fresh_since=self.fresh_since)
+                                 fresh_after=self.fresh_after)
 
     def log(self, speaker: str, text: str, tags: list[str] | None = None) -> None:
         now = self.now()
@@ -132,7 +132,8 @@ class ChatSession:
 
     def new_topic(self) -> None:
         """/new: the persona starts with a fresh short-term history."""
-        self.fresh_since = self.now().strftime("%H:%M:%S")
+        path = dailylog.log_path(self.person.dir, self.now().date())
+        self.fresh_after = len(dailylog.load(path)) if path.exists() else 0
 
     def has_pending_message(self) -> bool:
         hist = self.context().history

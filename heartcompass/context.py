@@ -165,7 +165,7 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str) -> list[U
 
 
 def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = None,
-          history_tag: str | None = None, fresh_since: str | None = None) -> Context:
+          history_tag: str | None = None, fresh_after: int | None = None) -> Context:
     snap = snapshot(ws, person, rev)
     user = str(ws.config.get("user.name") or "the user")
     budget = int(ws.config.get("memory.context_budget_tokens"))
@@ -203,7 +203,7 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
                             f"budget ({budget}), so parts of it are left out. Trim the file or raise "
                             f"memory.context_budget_tokens.")
     history_budget = int(ws.config.get("chat.history_budget_tokens"))
-    hist = recent_history(person, now.date(), history_budget, history_tag, fresh_since)
+    hist = recent_history(person, now.date(), history_budget, history_tag, fresh_after)
     hist_tokens = sum(estimate_tokens(text) for _, text in hist)
     return Context(system, hist, reports, left, warnings, budget, estimate_tokens(system), hist_tokens,
                    history_budget, rev, now.strftime("%Y-%m-%d %H:%M"), snap.profile.name)
@@ -213,25 +213,23 @@ FEW_TURNS = 6
 
 
 def recent_history(person: Person, today: dt.date, budget: int, tag: str | None = None,
-                   fresh_since: str | None = None) -> list[tuple[str, str]]:
+                   fresh_after: int | None = None) -> list[tuple[str, str]]:
     """Recent turns of today's log (and the previous chat day when today has
     few), newest kept first, within budget. Only turns of the same kind of
     chat count: a time-travel chat never leaks into a normal one. After
-    /new (fresh_since), only today's turns since then."""
+    /new, only the entries of today's log past index fresh_after."""
     today_s = today.isoformat()
     dates = [d for d in dailylog.log_dates(person.dir) if d <= today_s]
 
-    def turns_of(day: str) -> list[dailylog.Entry]:
-        return [e for e in dailylog.load(person.logs_dir / f"{day}.md")
+    def turns_of(day: str, skip: int = 0) -> list[dailylog.Entry]:
+        return [e for e in dailylog.load(person.logs_dir / f"{day}.md")[skip:]
                 if e.speaker in ("me", "persona") and "cut off" not in e.tags and _tag_of(e) == tag]
 
     picked: list[dailylog.Entry] = []
     earlier = dates
     if dates and dates[-1] == today_s:
-        picked, earlier = turns_of(today_s), dates[:-1]
-        if fresh_since is not None:
-            picked = [e for e in picked if e.time >= fresh_since]
-    if fresh_since is None and len(picked) < FEW_TURNS and earlier:
+        picked, earlier = turns_of(today_s, fresh_after or 0), dates[:-1]
+    if fresh_after is None and len(picked) < FEW_TURNS and earlier:
         picked = turns_of(earlier[-1]) + picked
     turns: list[tuple[str, str]] = []
     for e in picked:

@@ -1,0 +1,161 @@
+"""Slash commands, reasoning display and the provider factory."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from conftest import Runner, log_entries, subjects
+from heartcompass import llm
+from heartcompass.cli.chat_cmd import ChatView
+from heartcompass.errors import ConfigError, MissingKeyError
+from heartcompass.people import resolve
+
+
+@pytest.fixture
+def view(example_ws, fake_llm):
+    v = ChatView(example_ws, llm.settings(example_ws), fake_llm, None, delays=False, as_json=False)
+    v.open(resolve(example_ws, "alice"))
+    return v
+
+
+def test_note_is_logged_as_a_trusted_entry(view, example_ws, capsys):
+    view.command("/note She starts in Kyoto on January 6")
+    entry = log_entries(example_ws, "alice")[-1]
+    assert (entry.speaker, entry.text, entry.trusted) == ("note", "She starts in Kyoto on January 6", True)
+    view.command("/note")
+    assert "needs the fact" in capsys.readouterr().err
+
+
+def test_retry_resends_the_last_message(view, fake_llm, example_ws):
+    fake_llm.enqueue(TimeoutError(), TimeoutError(), TimeoutError(), TimeoutError(), "here now")
+    view.send("hello?")
+    assert [e.speaker for e in log_entries(example_ws, "alice")] == ["me"]
+    view.command("/retry")
+    assert [(e.speaker, e.text) for e in log_entries(example_ws, "alice")] == [("me", "hello?"),
+                                                                               ("persona", "here now")]
+    assert [m.content for m in fake_llm.calls[-1][1:]] == ["hello?"]
+
+
+def test_retry_with_nothing_pending_says_so(view, capsys):
+    view.command("/retry")
+    assert "Nothing to retry" in capsys.readouterr().out
+
+
+def test_new_starts_fresh_short_term_history(view, fake_llm):
+    fake_llm.enqueue("one", "two")
+    view.send("first")
+    view.command("/new")
+    view.send("second")
+    assert [m.content for m in fake_llm.calls[-1][1:]] == ["second"]
+
+
+def test_switch_commits_and_changes_person(view, example_ws, fake_llm):
+    fake_llm.enqueue("hi from alice", "hi from me")
+    view.send("hey")
+    view.command("/switch me")
+    assert subjects(example_ws)[0].startswith("chat(alice)")
+    view.send("hello me")
+    assert "reflection partner" in fake_llm.system_prompts[-1]
+    view.close()
+    assert subjects(example_ws)[0].startswith("chat(me)")
+
+
+def test_context_help_exit_and_unknown(view, capsys):
+    view.command("/context")
+    assert "system prompt" in capsys.readouterr().out
+    view.command("/bogus")
+    assert "/note TEXT" in capsys.readouterr().out
+    assert view.command("/exit") == "exit"
+
+
+def test_reasoning_is_shown_dimmed_before_the_reply(view, fake_llm, capsys):
+    fake_llm.enqueue(AIMessage(content="Kyoto!", additional_kwargs={"reasoning_content": "She asked where."}))
+    view.send("where are you moving?")
+    out = capsys.readouterr().out
+    assert out.index("She asked where.") < out.index("Kyoto!")
+    assert [e.text for e in log_entries(view.ws, "alice") if e.speaker == "persona"] == ["Kyoto!"]
+
+
+def test_settings_env_overrides_and_model_option(example_ws, monkeypatch):
+    monkeypatch.setenv("HEARTCOMPASS_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("HEARTCOMPASS_LLM_MODEL", "qwen2.5")
+    s = llm.settings(example_ws)
+    assert (s.provider, s.model, s.base_url) == ("openai-compatible", "qwen2.5", "http://127.0.0.1:9/v1")
+    assert llm.settings(example_ws, model="llama3").model == "llama3"
+    monkeypatch.setenv("HEARTCOMPASS_LLM_PROVIDER", "nope")
+    with pytest.raises(ConfigError):
+        llm.settings(example_ws)
+
+
+def test_factory_builds_each_provider_without_network(example_ws, monkeypatch):
+    from langchain_openai import ChatOpenAI
+
+    from heartcompass.ark_reasoning import ArkReasoningChat
+
+    (example_ws.root / ".env").write_text("# keys\nOPENAI_API_KEY='sk-from-dotenv'\nexport ARK_API_KEY=ark-key\n")
+    example_ws.config_path.write_text(example_ws.config_path.read_text().replace('provider = "auto"',
+                                                                                  'provider = "openai"'))
+    example_ws.reload_config()
+    model = llm.make_chat_model(example_ws, llm.settings(example_ws))
+    assert isinstance(model, ChatOpenAI) and model.openai_api_key.get_secret_value() == "sk-from-dotenv"
+    monkeypatch.setenv("HEARTCOMPASS_LLM_PROVIDER", "ark")
+    ark = llm.make_chat_model(example_ws, llm.settings(example_ws))
+    assert isinstance(ark, ChatOpenAI) and ark.openai_api_base == llm.ARK_BASE_URL
+    reasoning = llm.make_chat_model(example_ws, llm.LLMSettings("ark", "doubao-seed", "", 0.7, 30, 1, True))
+    assert isinstance(reasoning, ArkReasoningChat) and reasoning.api_key == "ark-key"
+    monkeypatch.setenv("HEARTCOMPASS_LLM_PROVIDER", "openai-compatible")
+    monkeypatch.setenv("HEARTCOMPASS_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    local = llm.make_chat_model(example_ws, llm.settings(example_ws))
+    assert isinstance(local, ChatOpenAI) and local.openai_api_base == "http://127.0.0.1:9/v1"
+
+
+def test_auto_picks_ark_when_only_its_key_is_there(example_ws, monkeypatch):
+    monkeypatch.setenv("ARK_API_KEY", "k")
+    assert llm.settings(example_ws).provider == "ark"
+
+
+def test_missing_key_is_raised_before_any_request(example_ws):
+    with pytest.raises(MissingKeyError) as info:
+        llm.check_ready(example_ws, llm.LLMSettings("openai", "gpt", "", 0.7, 30, 1, False))
+    assert info.value.exit_code == 2 and "OPENAI_API_KEY" in info.value.message
+
+
+def test_ark_reasoning_model_streams_reasoning_from_the_sdk(monkeypatch):
+    from types import SimpleNamespace as NS
+
+    from heartcompass.ark_reasoning import ArkReasoningChat
+
+    chunks = [NS(choices=[NS(delta=NS(content="", reasoning_content="thinking..."))]),
+              NS(choices=[NS(delta=NS(content="hi", reasoning_content=None))]), NS(choices=[])]
+    sent = {}
+
+    class FakeArk:
+        def __init__(self, **kw):
+            sent["client"] = kw
+            self.chat = NS(completions=NS(create=lambda **kw: sent.setdefault("request", kw) and iter(chunks)))
+
+    monkeypatch.setattr("volcenginesdkarkruntime.Ark", FakeArk)
+    model = ArkReasoningChat(model="doubao", api_key="k", base_url=llm.ARK_BASE_URL)
+    pieces = list(model.stream("hello"))
+    assert pieces[0].additional_kwargs == {"reasoning_content": "thinking..."}
+    assert "".join(str(p.content) for p in pieces) == "hi"
+    assert sent["request"]["stream"] is True and sent["request"]["messages"][-1]["content"] == "hello"
+    assert model.invoke("hello").content == "hi"
+
+
+def test_doctor_reports_each_check(example_cli: Runner, fake_llm):
+    result = example_cli("doctor", ok=False)
+    assert result.exit_code == 1
+    assert "✓ workspace" in result.output and "✓ files" in result.output and "✗ model" in result.output
+    example_cli("config", "set", "llm.base_url", "http://127.0.0.1:9/v1")
+    fake_llm.enqueue("pong")
+    ok = example_cli("doctor", "--ping")
+    assert "✓ ping" in ok.output and "pong" in ok.output
+
+
+def test_doctor_names_a_broken_file(example_cli: Runner):
+    path = example_cli.ws.people_dir / "alice" / "EVENTS.md"
+    path.write_text(path.read_text() + "- 2026-02-31 · nope\n")
+    result = example_cli("doctor", ok=False)
+    assert "✗ files" in result.output and "EVENTS.md:" in result.output
