@@ -51,14 +51,16 @@ class Splitter:
         self.pending += text
         while self.sep in self.pending:
             before, self.pending = self.pending.split(self.sep, 1)
-            yield from self._emit(before)
+            yield from self._emit(before.rstrip())
             yield from self._finish()
         hold = next((n for n in range(len(self.sep) - 1, 0, -1) if self.pending.endswith(self.sep[:n])), 0)
-        ready, self.pending = self.pending[: len(self.pending) - hold], self.pending[len(self.pending) - hold:]
+        ready = self.pending[: len(self.pending) - hold]
+        ready = ready.rstrip()  # trailing whitespace waits: it may end the message
+        self.pending = self.pending[len(ready):]
         yield from self._emit(ready)
 
     def close(self) -> Iterator[Event]:
-        yield from self._emit(self.pending)
+        yield from self._emit(self.pending.rstrip())
         self.pending = ""
         yield from self._finish()
 
@@ -135,19 +137,20 @@ class ChatSession:
         path = dailylog.log_path(self.person.dir, self.now().date())
         self.fresh_after = len(dailylog.load(path)) if path.exists() else 0
 
-    def has_pending_message(self) -> bool:
-        hist = self.context().history
-        return bool(hist) and hist[-1][0] == "user"
-
     def reply(self) -> Iterator[Event]:
-        """Ask the model for a reply to the history as logged."""
+        """Ask the model for a reply to the user's last message, as logged.
+        For /retry the replies it already got are left out of the request
+        (they stay in the log, which is append-only)."""
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
         ctx = self.context()
-        if not ctx.history or ctx.history[-1][0] != "user":
-            raise HeartCompassError("There is no message of yours waiting for a reply.", "Type a message first.")
+        turns = list(ctx.history)
+        while turns and turns[-1][0] != "user":
+            turns.pop()
+        if not turns:
+            raise HeartCompassError("There is no message of yours to reply to yet.", "Type a message first.")
         kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
-        messages = [kinds[role](content=text) for role, text in ctx.messages()]
+        messages = [kinds[role](content=text) for role, text in [("system", ctx.system), *turns]]
         splitter = Splitter()
         retries = self.settings.max_retries if self.settings else 2
         try:

@@ -81,7 +81,6 @@ def test_a_reply_cut_off_by_an_error_is_logged_as_such(example_cli: Runner, fake
     from heartcompass.people import resolve
 
     session = ChatSession(example_cli.ws, resolve(example_cli.ws, "alice"), fake_llm)
-    assert session.has_pending_message()
     assert [e.text for e in session.reply() if e.kind == "message"] == ["sorry, where was I"]
     assert [m.content for m in fake_llm.calls[-1][1:]] == ["tell me"]
 
@@ -124,3 +123,15 @@ def test_time_travel_uses_old_files_and_is_marked(example_cli: Runner, fake_llm)
 def test_time_travel_by_date_before_the_workspace_existed(example_cli: Runner, fake_llm):
     result = example_cli("context", "alice", "--as-of", "2001-01-01", ok=False)
     assert result.exit_code == 1 and "no commit from 2001-01-01" in result.output
+
+
+def test_splitter_streams_messages_without_trailing_whitespace():
+    from heartcompass.chat import Splitter
+
+    sp = Splitter()
+    events = []
+    for piece in ["hel", "lo\n", "|", "|", "|\n", "sec", "ond |", "|| third", "\n"]:
+        events += list(sp.feed(piece))
+    events += list(sp.close())
+    assert [e.text for e in events if e.kind == "message"] == ["hello", "second", "third"]
+    assert "".join(e.text for e in events if e.kind == "delta") == "hellosecondthird"

@@ -37,9 +37,16 @@ def test_retry_resends_the_last_message(view, fake_llm, example_ws):
     assert [m.content for m in fake_llm.calls[-1][1:]] == ["hello?"]
 
 
-def test_retry_with_nothing_pending_says_so(view, capsys):
+def test_retry_with_nothing_sent_says_so(view, capsys):
     view.command("/retry")
-    assert "Nothing to retry" in capsys.readouterr().out
+    assert "no message of yours" in capsys.readouterr().err
+
+
+def test_retry_after_a_reply_asks_for_another_answer(view, fake_llm):
+    fake_llm.enqueue("first answer", "second answer")
+    view.send("what should I cook?")
+    view.command("/retry")
+    assert [m.content for m in fake_llm.calls[-1][1:]] == ["what should I cook?"]
 
 
 def test_new_starts_fresh_short_term_history(view, fake_llm):

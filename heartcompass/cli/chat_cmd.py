@@ -17,7 +17,7 @@ HELP = """Commands:
   /note TEXT     remember a fact about them (trusted, for the gardener)
   /context       what the persona knows right now (tokens per section)
   /switch NAME   chat with someone else
-  /retry         ask again for a reply to your last message
+  /retry         ask again for a reply to your last message (after an error, or for another answer)
   /new           start a fresh short-term history (memory stays)
   /help          this help
   /exit          leave (Ctrl-D or Ctrl-C work too)"""
@@ -77,9 +77,11 @@ class ChatView:
 
     # -- session lifecycle --------------------------------------------------
     def open(self, person) -> None:
+        from heartcompass import audit
         from heartcompass.chat import ChatSession
         from heartcompass.context import parse_time_travel
 
+        audit.commit_pending(self.ws, [person])  # a crashed chat's log, hand edits: their own commits
         rev, tag = parse_time_travel(self.ws, self.as_of) if self.as_of else (None, None)
         self.session = ChatSession(self.ws, person, self.chat_model, settings=self.settings, rev=rev, tag=tag)
         c = self.session.context()
@@ -184,10 +186,7 @@ class ChatView:
                 self.session.note(arg)
                 out.print("[dim]Noted: it goes into memory at the next garden.[/]")
             elif cmd == "/retry":
-                if not self.session.has_pending_message():
-                    out.print("[dim]Nothing to retry: your last message has a reply.[/]")
-                else:
-                    self._run(self.session.reply(), "")
+                self._run(self.session.reply(), "")
             elif cmd == "/new":
                 self.session.new_topic()
                 out.print("[dim]Fresh start: recent turns are forgotten; memory stays.[/]")

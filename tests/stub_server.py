@@ -1,0 +1,95 @@
+"""A small scripted OpenAI-compatible server on 127.0.0.1, for end-to-end
+checks of the real langchain-openai client (tests) and for trying the
+terminal chat by hand:  python tests/stub_server.py 8765
+
+Replies are built from the request, so they show what the persona was
+given: the persona's name and the newest fact from its system prompt."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class StubState:
+    def __init__(self):
+        self.requests: list[dict] = []
+        self.fail_next: list[int] = []     # status codes to answer with before replying
+        self.replies: list[str] = []       # scripted replies; else one built from the prompt
+
+
+def default_reply(body: dict) -> str:
+    system = next((m["content"] for m in body.get("messages", []) if m["role"] == "system"), "")
+    last = body["messages"][-1]["content"] if body.get("messages") else ""
+    name = re.search(r"You are (.+?),", system)
+    fact = re.search(r"## Known facts \(true\)\n- (.+)", system)
+    who = name.group(1) if name else "someone"
+    known = fact.group(1) if fact else "nothing yet"
+    return f"hey, it's {who}!\n|||\nyou said: {last[:60]}\n|||\nI know: {known}"
+
+
+def make_handler(state: StubState):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):  # quiet
+            pass
+
+        def do_GET(self):
+            self._json(200, {"object": "list", "data": [{"id": "stub", "object": "model"}]})
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length", 0))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            state.requests.append(body)
+            if state.fail_next:
+                code = state.fail_next.pop(0)
+                return self._json(code, {"error": {"message": f"stub error {code}", "type": "server_error"}})
+            text = state.replies.pop(0) if state.replies else default_reply(body)
+            if not body.get("stream"):
+                return self._json(200, {"id": "x", "object": "chat.completion", "created": int(time.time()),
+                                        "model": body.get("model", "stub"),
+                                        "choices": [{"index": 0, "finish_reason": "stop",
+                                                     "message": {"role": "assistant", "content": text}}]})
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            for piece in re.split(r"(\s)", text):
+                self._event({"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
+                time.sleep(0.01)
+            self._event({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            self.wfile.write(b"data: [DONE]\n\n")
+
+        def _event(self, payload: dict):
+            payload = {"id": "x", "object": "chat.completion.chunk", "created": int(time.time()),
+                       "model": "stub", **payload}
+            self.wfile.write(f"data: {json.dumps(payload)}\n\n".encode())
+            self.wfile.flush()
+
+        def _json(self, code: int, payload: dict):
+            data = json.dumps(payload).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+def start(port: int = 0) -> tuple[ThreadingHTTPServer, StubState]:
+    state = StubState()
+    server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(state))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, state
+
+
+if __name__ == "__main__":
+    srv, _ = start(int(sys.argv[1]) if len(sys.argv) > 1 else 8765)
+    print(f"stub OpenAI-compatible server on http://127.0.0.1:{srv.server_port}/v1", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
