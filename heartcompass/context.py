@@ -37,8 +37,10 @@ SECTIONS = (
     ("related", "People in your life"),
     ("mbti", "Personality type hint"),
 )
-PRIORITY = {"rules": 0, "relation": 1, "profile": 2, "facts": 3, "threads": 4, "related": 5,
-            "events": 6, "chats": 7, "mbti": 8}
+# Events come last: they are the one unbounded list, and fill what is left.
+PRIORITY = {"rules": 0, "relation": 1, "profile": 2, "facts": 3, "threads": 4, "chats": 5, "related": 6,
+            "mbti": 7, "events": 8}
+LEFT_OUT_SHOWN = 50  # per section; the counts are always complete
 
 
 @dataclass
@@ -150,10 +152,6 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str) -> list[U
         if title not in memory_fmt.SECTIONS:  # the user's own sections count as facts
             for line in lines:
                 units.append(Unit("facts", line, PRIORITY["facts"] + 0.5))
-    half_life = float(ws.config.get("memory.half_life_days"))
-    ranked = sorted(snap.events.events, key=lambda e: score(e, now.date(), half_life), reverse=True)
-    for rank, event in enumerate(ranked):
-        units.append(Unit("events", event.render(), PRIORITY["events"] + rank / (len(ranked) + 1)))
     for slug, as_words, other in snap.neighbours:
         who = other.name if other else slug
         if other and other.relation == "self":
@@ -174,22 +172,45 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
     header_tokens = {k: estimate_tokens(f"## {h}\n") + 1 if h else 0 for k, h in headings.items()}
     chosen: list[Unit] = []
     left: dict[str, list[str]] = {}
+    left_count: dict[str, int] = {}
     used, opened = 0, set()
-    for unit in sorted(units, key=lambda u: u.priority):
+
+    def offer(unit: Unit) -> None:
+        nonlocal used
         cost = unit.tokens + (0 if unit.section in opened else header_tokens[unit.section])
         if used + cost <= budget:
             chosen.append(unit)
             used += cost
             opened.add(unit.section)
         else:
-            left.setdefault(unit.section, []).append(unit.text)
+            leave(unit.section, unit.text)
+
+    def leave(section: str, text: str) -> None:
+        left_count[section] = left_count.get(section, 0) + 1
+        if len(left.setdefault(section, [])) < LEFT_OUT_SHOWN:
+            left[section].append(text)
+
+    for unit in sorted(units, key=lambda u: u.priority):
+        offer(unit)
+    # Events by score, rendered only while they can still fit.
+    half_life = float(ws.config.get("memory.half_life_days"))
+    today = now.date()
+    ranked = sorted(snap.events.events, key=lambda e: score(e, today, half_life), reverse=True)
+    smallest = 4 + (0 if "events" in opened else header_tokens["events"])
+    for i, event in enumerate(ranked):
+        if budget - used < smallest:
+            for rest in ranked[i:i + max(0, LEFT_OUT_SHOWN - len(left.get("events", [])))]:
+                left.setdefault("events", []).append(rest.render())
+            left_count["events"] = left_count.get("events", 0) + len(ranked) - i
+            break
+        offer(Unit("events", event.render(), PRIORITY["events"]))
     parts, reports = [], []
     for key, _ in SECTIONS:
         mine = [u for u in chosen if u.section == key]
         if key == "events":  # picked by score, shown newest first
             mine.sort(key=lambda u: u.text, reverse=True)
         report = SectionReport(key, headings[key] or "Rules and now", sum(u.tokens for u in mine),
-                               len(mine), len(left.get(key, [])))
+                               len(mine), left_count.get(key, 0))
         if mine:
             report.tokens += header_tokens[key]
             body = "\n".join(u.text for u in mine)

@@ -64,3 +64,21 @@ def escape(text: str) -> str:
     from rich.markup import escape as _escape
 
     return _escape(text)
+
+
+def print_columns(headers: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> None:
+    """A plain aligned table. rich's Table costs ~0.5 ms a row to lay out,
+    too slow for `person list` of hundreds of people; this stays CJK-aware."""
+    from rich.cells import cell_len
+
+    widths = [max([cell_len(h), *(cell_len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+
+    def fmt(cells: list[str]) -> str:
+        parts = []
+        for i, cell in enumerate(cells):
+            pad = " " * (widths[i] - cell_len(cell))
+            parts.append(pad + cell if i in right else cell + pad)
+        return "  ".join(parts).rstrip()
+
+    out.print(fmt(headers), style="bold", markup=False, highlight=False)
+    out.print("\n".join(fmt(r) for r in rows), markup=False, highlight=False)

@@ -66,7 +66,8 @@ def print_summary(c) -> None:
     table.add_row("[bold]system prompt[/]", f"[bold]{c.tokens}[/] / {c.budget}", "", "")
     table.add_row("recent turns", f"{c.history_tokens} / {c.history_budget}", str(len(c.history)), "")
     out.print(table)
+    counts = {s.key: s.left_out for s in c.sections}
     for key, items in c.left_out.items():
         shown = "; ".join(escape(i.splitlines()[0][:70]) for i in items[:5])
-        more = f" … and {len(items) - 5} more" if len(items) > 5 else ""
+        more = f" … and {counts[key] - 5} more" if counts[key] > 5 else ""
         out.print(f"[yellow]Left out of {key}:[/] {shown}{more}")

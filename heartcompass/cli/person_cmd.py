@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import escape, interactive, new_app, out, workspace
+from heartcompass.cli.common import escape, interactive, new_app, out, print_columns, workspace
 from heartcompass.errors import PersonError
 
 app = new_app("Add, list, show, rename and archive people.")
@@ -98,16 +98,10 @@ def list_(ctx: typer.Context,
     if not rows:
         out.print("No people yet. Add one with 'heartcompass person add NAME'.")
         return
-    from rich.table import Table
-
-    table = Table(box=None, header_style="bold")
-    for col in ("name", "slug", "relation", "MBTI", "last chat", "events", "memory"):
-        table.add_column(col, justify="right" if col in ("events", "memory") else "left")
-    for r in rows:
-        name = escape(r.name) if not r.error else f"[red]{escape(r.slug)} (PROFILE.md invalid)[/]"
-        table.add_row(name, escape(r.slug), r.relation, r.mbti or "", r.last_chat or "",
-                      str(r.events), f"{r.memory_tokens} tok")
-    out.print(table)
+    print_columns(["name", "slug", "relation", "MBTI", "last chat", "events", "memory"],
+                  [[r.name if not r.error else f"{r.slug} (PROFILE.md invalid: see 'heartcompass doctor')",
+                    r.slug, r.relation, r.mbti or "", r.last_chat or "", str(r.events), f"{r.memory_tokens} tok"]
+                   for r in rows], right={5, 6})
 
 
 @app.command("show")

@@ -19,11 +19,12 @@ from heartcompass.formats import frontmatter_doc as fm
 FILENAME = "EVENTS.md"
 DEFAULT_WEIGHT = 0.5
 _SEP = r"\s*[·|]\s*"
+# No lazy quantifier and no trailing \s*$: this runs 20,000 times per prompt.
 _LINE = re.compile(
-    rf"^- (?P<date>\d{{4}}-\d{{2}}-\d{{2}})(?:{_SEP}|\s+)"
-    rf"(?:w(?P<weight>\d+(?:\.\d+)?){_SEP})?(?P<text>.*?)\s*$"
+    rf"- (?P<date>\d{{4}}-\d{{2}}-\d{{2}})(?:{_SEP}|\s+)"
+    rf"(?:w(?P<weight>\d+(?:\.\d+)?){_SEP})?(?P<text>.*)"
 )
-_SOURCE = re.compile(r"\s*\((?P<source>log \d{4}-\d{2}-\d{2}|told|import|hand)\)$")
+_SOURCE = re.compile(r"log \d{4}-\d{2}-\d{2}|told|import|hand")
 FORMAT_HINT = "Write events as '- YYYY-MM-DD · w0.8 · what happened (source)'; weight and source are optional."
 
 
@@ -65,7 +66,7 @@ def _fmt_weight(w: float) -> str:
 
 
 def parse_line(line: str, path: Path | str, lineno: int) -> Event:
-    m = _LINE.match(line.rstrip())
+    m = _LINE.match(line)
     if not m:
         raise FormatError(path, f"not an event line: {line.strip()[:60]!r}", lineno, FORMAT_HINT)
     try:
@@ -78,11 +79,12 @@ def parse_line(line: str, path: Path | str, lineno: int) -> Event:
         if not 0.0 <= weight <= 1.0:
             raise FormatError(path, f"weight w{m['weight']} is outside 0..1", lineno,
                               "Weights go from w0 (trivial) to w1 (life-changing).")
-    text = m["text"]
+    text = m["text"].rstrip()
     source = None
-    s = _SOURCE.search(text)
-    if s:
-        source, text = s["source"], text[: s.start()].rstrip()
+    if text.endswith(")"):
+        start = text.rfind("(")
+        if start >= 0 and _SOURCE.fullmatch(text, start + 1, len(text) - 1):
+            source, text = text[start + 1:-1], text[:start].rstrip()
     if not text:
         raise FormatError(path, "the event has a date but no text", lineno, FORMAT_HINT)
     return Event(date, text, weight, source)

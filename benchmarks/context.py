@@ -1,0 +1,62 @@
+"""Prompt assembly time and size for a person with 10, 1,000 and 20,000
+events (a 20,000-event EVENTS.md is a few MB).
+
+    python benchmarks/context.py
+
+Targets: prompt tokens within memory.context_budget_tokens, and assembly
+under 200 ms at 20,000 events."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from heartcompass import context  # noqa: E402
+from heartcompass.formats import events as events_fmt  # noqa: E402
+from heartcompass.people import create  # noqa: E402
+from heartcompass.workspace import Workspace, copy_template  # noqa: E402
+
+NOW = dt.datetime(2026, 12, 2, 20, 0, tzinfo=dt.timezone.utc)
+WORDS = ("hiked", "dinner", "called", "moved", "夜市", "聊天", "birthday", "Kyoto", "her cat", "a long talk about work")
+
+
+def person_with_events(root: Path, n: int):
+    root.mkdir()
+    copy_template(root)
+    ws = Workspace(root)
+    person = create(ws, "Alice", "friend", mbti="ENFP", about="Grew up in Taipei.")
+    rnd = random.Random(n)
+    ef = events_fmt.load(person.events_path)
+    ef.events = [events_fmt.Event(NOW.date() - dt.timedelta(days=rnd.randint(0, 3650)),
+                                  " ".join(rnd.choices(WORDS, k=8)), round(rnd.random(), 2), "told")
+                 for _ in range(n)]
+    person.events_path.write_text(events_fmt.render(ef), encoding="utf-8")
+    return ws, person
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"{'events':>7} {'EVENTS.md':>10} {'median':>9} {'tokens':>7} {'budget':>7}  verdict")
+        for n in (10, 1_000, 20_000):
+            ws, person = person_with_events(Path(tmp) / f"ws{n}", n)
+            times, c = [], None
+            for _ in range(7):
+                start = time.perf_counter()
+                c = context.build(ws, person, NOW)
+                times.append(time.perf_counter() - start)
+            median = statistics.median(times)
+            size = person.events_path.stat().st_size
+            ok = c.tokens <= c.budget and (n < 20_000 or median < 0.2)
+            print(f"{n:>7} {size / 1e6:>8.2f}MB {median * 1000:>7.1f}ms {c.tokens:>7} {c.budget:>7}  "
+                  f"{'ok' if ok else 'OVER'} ({median / 0.2:.2f}x of the 200 ms target)")
+
+
+if __name__ == "__main__":
+    main()
