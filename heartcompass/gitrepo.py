@@ -7,6 +7,7 @@ HeartCompass identity, so they work on fresh machines and in CI."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,6 +194,27 @@ class WorkspaceGit:
     def files_at(self, rev: str, folder: Path | str) -> list[str]:
         out = self._git("ls-tree", "-r", "--name-only", rev, "--", self._rel(folder))
         return [line for line in out.splitlines() if line]
+
+    def blame(self, path: Path | str) -> list[tuple[str, str]]:
+        """(subject of the commit that last changed it, text) for each line
+        of the committed file; [] when it is not committed."""
+        if self.head() is None:
+            return []
+        try:
+            out = self._git("blame", "--porcelain", "HEAD", "--", self._rel(path), strip_newline_in_stdout=False)
+        except GitError:
+            return []
+        subjects: dict[str, str] = {}
+        lines: list[tuple[str, str]] = []
+        sha = ""
+        for line in out.splitlines():
+            if line.startswith("\t"):
+                lines.append((subjects.get(sha, ""), line[1:]))
+            elif re.match(r"^[0-9a-f]{40} \d+ \d+", line):
+                sha = line[:40]
+            elif line.startswith("summary "):
+                subjects[sha] = line[len("summary "):]
+        return lines
 
     def parents(self, sha: str) -> int:
         return len(self.repo.commit(sha).parents)

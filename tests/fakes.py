@@ -61,6 +61,21 @@ class FakeChat(GenericFakeChatModel):
         if isinstance(item, Partial):
             raise item.error
 
+    def with_structured_output(self, schema, **kwargs):
+        """Scripted structured output: a dict (validated into schema), a JSON
+        string, an exception to raise."""
+        from langchain_core.runnables import RunnableLambda
+
+        def run(messages):
+            item = self._next(list(messages))
+            if isinstance(item, dict):
+                return schema.model_validate(item)
+            if isinstance(item, str):
+                return schema.model_validate_json(item)
+            return item
+
+        return RunnableLambda(run)
+
     @property
     def system_prompts(self) -> list[str]:
         return [str(call[0].content) for call in self.calls]

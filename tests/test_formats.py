@@ -213,3 +213,15 @@ def test_token_estimates_count_chinese_as_more_tokens():
     assert estimate_tokens("hello world") == 3
     assert estimate_tokens("你好世界") == 4
     assert estimate_tokens("她下个月搬到柏林") > estimate_tokens("moves to Berlin")
+
+
+def test_changed_frontmatter_is_patched_key_by_key(tmp_path):
+    prof = profile.parse(HAND_PROFILE, tmp_path / "PROFILE.md")
+    prof.set("mbti", "INFP")
+    prof.set("tags", ["hiking"])
+    text = profile.render(prof)
+    assert "# my own comment, keep it\nname:   Alice\nrelation: friend\naliases: [Ali, 小爱]\n" in text
+    assert "mbti: INFP\n" in text and "tags:\n- hiking\n" in text
+    assert profile.parse(text, prof.path).tags == ["hiking"]
+    del prof.doc.meta["favourite_color"]
+    assert "favourite_color" not in profile.render(prof)

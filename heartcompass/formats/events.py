@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from heartcompass.errors import FormatError
@@ -105,7 +105,8 @@ def parse(text: str, path: Path) -> EventsFile:
             raise FormatError(path, f"unexpected text after the events: {line.strip()[:60]!r}",
                               lineno, FORMAT_HINT)
     pre = "\n".join(preamble).rstrip("\n")
-    return EventsFile(doc, path, pre + "\n\n" if pre else "", events, list(events))
+    # a copy of each event: a changed weight must count as a change
+    return EventsFile(doc, path, pre + "\n\n" if pre else "", events, [replace(e) for e in events])
 
 
 def load(path: Path) -> EventsFile:

@@ -78,13 +78,62 @@ def dump_meta(meta: dict[str, Any]) -> str:
 
 
 def render(doc: Document) -> str:
-    """Exact text for doc; unchanged parts keep their original bytes."""
+    """Exact text for doc; unchanged parts keep their original bytes, and a
+    changed frontmatter is patched key by key (comments and the layout of
+    untouched keys survive)."""
     if doc._orig_text is not None and doc.meta == doc._orig_meta and doc.body == doc._orig_body:
         return doc._orig_text
     if not doc.meta and not doc.has_frontmatter:
         return doc.body
-    raw = doc.raw_meta if (doc.has_frontmatter and doc.meta == doc._orig_meta) else dump_meta(doc.meta)
+    if doc.has_frontmatter and doc.meta == doc._orig_meta:
+        raw = doc.raw_meta
+    else:
+        raw = _patch_meta(doc) if doc.has_frontmatter and doc.raw_meta else dump_meta(doc.meta)
     return f"---\n{raw}---\n{doc.body}"
+
+
+def _key_spans(raw: str) -> dict[str, tuple[int, int]]:
+    """Line ranges [start, end) of each top-level key in raw YAML."""
+    lines = raw.splitlines(keepends=True)
+    spans: dict[str, tuple[int, int]] = {}
+    current, start = None, 0
+    for i, line in enumerate(lines):
+        m = re.match(r"^([^\s#:'\"-][^:]*?)\s*:(\s|$)", line)
+        if m:
+            if current is not None:
+                spans[current] = (start, i)
+            current, start = m.group(1), i
+        elif current is not None and line.strip() and not line[:1].isspace() and not line.startswith("-"):
+            spans[current] = (start, i)  # a top-level comment ends the key
+            current = None
+    if current is not None:
+        end = len(lines)
+        while end > start + 1 and not lines[end - 1].strip():
+            end -= 1
+        spans[current] = (start, end)
+    return spans
+
+
+def _patch_meta(doc: Document) -> str:
+    lines = doc.raw_meta.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    spans = _key_spans(doc.raw_meta)
+    changed = [k for k in doc.meta if k not in doc._orig_meta or doc.meta[k] != doc._orig_meta[k]]
+    removed = [k for k in doc._orig_meta if k not in doc.meta]
+    if any(str(k) not in spans for k in [*removed, *(k for k in changed if k in doc._orig_meta)]):
+        return dump_meta(doc.meta)  # a layout we cannot patch safely
+    edits = {str(k): dump_meta({k: doc.meta[k]}) for k in changed if k in doc._orig_meta}
+    edits.update({str(k): "" for k in removed})
+    for key, (start, end) in sorted(((k, spans[k]) for k in edits), key=lambda kv: -kv[1][0]):
+        lines[start:end] = [edits[key]]
+    raw = "".join(lines) + "".join(dump_meta({k: doc.meta[k]}) for k in changed if k not in doc._orig_meta)
+    try:
+        if _HANDLER.load(raw) == doc.meta:
+            return raw
+    except yaml.YAMLError:
+        pass
+    return dump_meta(doc.meta)
 
 
 def new(meta: dict[str, Any], body: str) -> Document:

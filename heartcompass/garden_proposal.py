@@ -1,0 +1,480 @@
+"""The gardener's structured proposal: its schema, how the current files and
+the new log entries are shown to the model (every line with an id), and how
+a proposal is validated and applied. Nothing here writes files.
+
+The model never writes file text directly: it names lines by id and gives
+short statements with the ids of the log entries they rest on. Sources are
+derived from that evidence, trust is checked against it (facts and events
+only from the user's own words, /note and imported real messages), and
+lines the user wrote by hand are never touched: a proposal to change one
+becomes an open thread that quotes both."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Literal, Optional
+
+from pydantic import BaseModel, Field
+
+from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
+from heartcompass.tokens import estimate_tokens
+
+MAX_TEXT = 200
+
+
+# -- the schema the model fills ---------------------------------------------
+class NewEvent(BaseModel):
+    date: str = Field(description="YYYY-MM-DD: when it happened (or is planned)")
+    text: str = Field(description="one short statement, at most 25 words, no quotes of the chat")
+    weight: float = Field(description="how much it matters: 0 trivial .. 1 life-changing")
+    evidence: list[str] = Field(description="ids of the log entries it comes from, e.g. ['L3']")
+
+
+class EventChange(BaseModel):
+    id: str = Field(description="id of an existing event, e.g. 'E2'")
+    weight: Optional[float] = Field(None, description="new weight; raise it when the event is mentioned again")
+    text: Optional[str] = Field(None, description="corrected text, only when the new entries correct it")
+    evidence: list[str] = Field(default_factory=list)
+
+
+class Line(BaseModel):
+    text: str = Field(description="one short statement, at most 25 words")
+    evidence: list[str] = Field(description="ids of the log entries it comes from")
+
+
+class Rewrite(BaseModel):
+    id: str = Field(description="id of the existing line, e.g. 'F2'")
+    text: str = Field(description="the corrected statement (newer information wins)")
+    evidence: list[str]
+
+
+class FieldChange(BaseModel):
+    field: Literal["relation", "mbti", "gender", "birthday", "alias", "tag"]
+    value: str = Field(description="new value; for alias and tag, one item to add")
+    evidence: list[str]
+
+
+class SectionNote(BaseModel):
+    section: str = Field(description="PROFILE.md section: Personality, How they talk, Likes, Dislikes, "
+                                     "Boundaries or Background")
+    text: str = Field(description="one short statement to add to that section")
+    evidence: list[str]
+
+
+class Link(BaseModel):
+    person: str = Field(description="slug of a known person")
+    relation_words: str = Field(description="who they are to this person, e.g. 'her brother'")
+    evidence: list[str]
+
+
+class Proposal(BaseModel):
+    """Changes to one person's PROFILE.md, EVENTS.md and MEMORY.md."""
+    summary: str = Field(description="one line: what changed and why")
+    new_events: list[NewEvent] = Field(default_factory=list)
+    changed_events: list[EventChange] = Field(default_factory=list)
+    removed_events: list[str] = Field(default_factory=list, description="ids of stale, minor events to drop")
+    new_facts: list[Line] = Field(default_factory=list, description="trusted facts: only from entries marked trusted")
+    rewritten_facts: list[Rewrite] = Field(default_factory=list)
+    removed_facts: list[str] = Field(default_factory=list)
+    new_chat_notes: list[Line] = Field(default_factory=list,
+                                       description="what the persona said in simulated chats (untrusted)")
+    rewritten_chat_notes: list[Rewrite] = Field(default_factory=list)
+    removed_chat_notes: list[str] = Field(default_factory=list)
+    new_threads: list[Line] = Field(default_factory=list, description="things to follow up on")
+    closed_threads: list[str] = Field(default_factory=list, description="ids of threads now resolved")
+    profile_fields: list[FieldChange] = Field(default_factory=list)
+    profile_notes: list[SectionNote] = Field(default_factory=list)
+    new_links: list[Link] = Field(default_factory=list)
+
+
+class Compressed(BaseModel):
+    """MEMORY.md rewritten shorter: fewer, merged lines, sources kept."""
+    facts: list[str]
+    chat_notes: list[str]
+    threads: list[str]
+
+
+class ProposalError(Exception):
+    def __init__(self, problems: list[str]):
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+# -- what the model is shown ---------------------------------------------------
+@dataclass
+class LogItem:
+    id: str                 # L1, L2... as the model sees it
+    day: str                # the log's date
+    entry: dailylog.Entry
+    index: int = 0          # position in that day's log
+
+
+@dataclass
+class Workbench:
+    """One person's files in memory while a proposal is applied."""
+    slug: str
+    profile: profile_fmt.Profile
+    events: events_fmt.EventsFile
+    memory: memory_fmt.Memory
+    protected: set[str]                       # line texts the user wrote by hand
+    known_slugs: set[str]
+    today: dt.date
+    changes: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: {"events_added": 0, "events_changed": 0})
+    touched: set[str] = field(default_factory=set)   # which files' content changed
+
+    def is_protected(self, line: str) -> bool:
+        return line in self.protected or line.rstrip().endswith("(hand)")
+
+
+SECTION_IDS = (("F", memory_fmt.FACTS), ("C", memory_fmt.CHATS), ("T", memory_fmt.THREADS))
+
+
+def shown_events(wb: Workbench, items: list[LogItem], budget_tokens: int, half_life: float
+                 ) -> list[events_fmt.Event]:
+    """The events the model sees: the highest-scoring ones within a budget,
+    plus any on the dates the new entries talk about. Bounded, so the
+    prompt does not grow with a person's history."""
+    from heartcompass.context import score
+
+    days = {i.day for i in items}
+    ranked = sorted(wb.events.events, key=lambda e: score(e, wb.today, half_life), reverse=True)
+    picked, used = [], 0
+    for event in ranked:
+        cost = estimate_tokens(event.render()) + 2
+        if event.date.isoformat() in days or used + cost <= budget_tokens:
+            picked.append(event)
+            used += cost
+    return picked
+
+
+def present(wb: Workbench, items: list[LogItem], events_shown: list[events_fmt.Event]) -> str:
+    prof = wb.profile
+    out = [f"Today: {wb.today.isoformat()}", "", f"## PROFILE.md of {prof.name} (slug {wb.slug})"]
+    for key in ("relation", "mbti", "gender", "birthday", "aliases", "tags", "related"):
+        value = prof.doc.meta.get(key)
+        if value not in (None, "", []):
+            out.append(f"{key}: {value}")
+    for heading, text in prof.sections().items():
+        out.append(f"### {heading}\n{text or '(empty)'}")
+    out += ["", "## EVENTS.md (most relevant; id, then the line)"]
+    out += [f"E{i + 1} {e.render()}{'   [hand-written]' if wb.is_protected(e.render()) else ''}"
+            for i, e in enumerate(events_shown)] or ["(none)"]
+    out += ["", f"## MEMORY.md (budget {wb.memory.budget_tokens} tokens, now {wb.memory.body_tokens()})"]
+    for prefix, title in SECTION_IDS:
+        out.append(f"### {title}")
+        lines = wb.memory.items(title)
+        out += [f"{prefix}{i + 1} {line}{'   [hand-written]' if wb.is_protected(line) else ''}"
+                for i, line in enumerate(lines)] or ["(none)"]
+    out += ["", "## Known people (slugs): " + (", ".join(sorted(wb.known_slugs - {wb.slug})) or "(none)")]
+    out += ["", "## New log entries to consolidate"]
+    for item in items:
+        e = item.entry
+        trust = "trusted" if e.trusted else "UNTRUSTED: said by the simulated persona"
+        if e.speaker == "me":
+            trust = "trusted: the user"
+        body = e.text.replace("\n", " / ")
+        out.append(f"{item.id} [{item.day} {e.time[:5]} · {e.speaker} · {trust}] {body}")
+    return "\n".join(out)
+
+
+# -- validation and application --------------------------------------------------
+_CODEISH = re.compile(r"```|`|<\s*/?\s*(script|html|div)|^\s*(import|def|class|SELECT|rm)\s|"
+                      r"ignore (all |the )?(previous|above) instructions|you are now|system prompt", re.I)
+_LOG_LINE = re.compile(r"^- ?\d{2}:\d{2}(:\d{2})? ·")
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+class _Checker:
+    def __init__(self, wb: Workbench, items: list[LogItem]):
+        self.wb = wb
+        self.items = {i.id: i for i in items}
+        self.problems: list[str] = []
+        # Chat messages must not be pasted in; a /note is already a statement and may be kept as written.
+        self.raw = [_norm(i.entry.text) for i in items
+                    if len(_norm(i.entry.text)) >= 30 and i.entry.speaker != "note"]
+
+    def text(self, what: str, text: str | None) -> str:
+        text = (text or "").strip()
+        if text.startswith("- "):
+            text = text[2:].strip()
+        if not text:
+            self.problems.append(f"{what}: empty text")
+        elif "\n" in text:
+            self.problems.append(f"{what}: more than one line")
+        elif len(text) > MAX_TEXT:
+            self.problems.append(f"{what}: {len(text)} characters; entries are short statements ({MAX_TEXT} at most)")
+        elif _CODEISH.search(text) or _LOG_LINE.match(text):
+            self.problems.append(f"{what}: looks like code, instructions or a raw log line: {text[:60]!r}")
+        elif any(raw in _norm(text) for raw in self.raw):
+            self.problems.append(f"{what}: copies a log message word for word; write a short statement instead")
+        return text
+
+    def evidence(self, what: str, ids: list[str], need: str) -> str | None:
+        """Checks the cited entries; returns the source to cite ('log DATE')."""
+        found = [self.items[i.strip()] for i in ids if i.strip() in self.items]
+        if not ids or len(found) != len(ids):
+            bad = [i for i in ids if i.strip() not in self.items]
+            self.problems.append(f"{what}: needs evidence from the new entries (unknown ids: {bad or 'none given'})")
+            return None
+        if need == "trusted" and not all(i.entry.trusted for i in found):
+            self.problems.append(f"{what}: rests on what the simulated persona said; facts and events come only "
+                                 "from entries marked trusted (put it in new_chat_notes instead)")
+        if need == "persona" and not any(i.entry.speaker == "persona" for i in found):
+            self.problems.append(f"{what}: chat notes record what the persona said; cite a persona entry")
+        return f"log {min(i.day for i in found)}"
+
+    def date(self, what: str, value: str) -> dt.date | None:
+        try:
+            return dt.date.fromisoformat(value.strip())
+        except ValueError:
+            self.problems.append(f"{what}: {value!r} is not a real date (YYYY-MM-DD)")
+            return None
+
+    def weight(self, what: str, value: float | None) -> float | None:
+        if value is not None and not 0.0 <= value <= 1.0:
+            self.problems.append(f"{what}: weight {value} is outside 0..1")
+            return None
+        return None if value is None else round(float(value), 2)
+
+
+def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown: list[events_fmt.Event]) -> None:
+    """Validate the whole proposal, then apply it to the workbench. Raises
+    ProposalError (and changes nothing) when any part is invalid."""
+    ck = _Checker(wb, items)
+    ops: list = []  # closures applied only once everything is valid
+    event_ids = {f"E{i + 1}": e for i, e in enumerate(events_shown)}
+    mem_ids = {f"{p}{i + 1}": (title, line) for p, title in SECTION_IDS
+               for i, line in enumerate(wb.memory.items(title))}
+
+    def known(kind: str, ident: str, table: dict):
+        if ident.strip() not in table:
+            ck.problems.append(f"{kind} {ident!r}: no such id")
+            return None
+        return table[ident.strip()]
+
+    for n, ev in enumerate(proposal.new_events, 1):
+        what = f"new event {n}"
+        date, text = ck.date(what, ev.date), ck.text(what, ev.text)
+        weight, source = ck.weight(what, ev.weight), ck.evidence(what, ev.evidence, "trusted")
+        if date and weight is not None and source:
+            ops.append(lambda d=date, t=text, w=weight, s=source: _add_event(wb, d, t, w, s))
+    for ch in proposal.changed_events:
+        event = known("event", ch.id, event_ids)
+        weight = ck.weight(f"event {ch.id}", ch.weight)
+        text = ck.text(f"event {ch.id}", ch.text) if ch.text else None
+        source = ck.evidence(f"event {ch.id}", ch.evidence, "trusted") if (text or ch.evidence) else None
+        if event is not None and (weight is not None or text):
+            ops.append(lambda e=event, w=weight, t=text, s=source: _change_event(wb, e, w, t, s))
+    for ident in proposal.removed_events:
+        event = known("event", ident, event_ids)
+        if event is not None:
+            ops.append(lambda e=event: _remove_event(wb, e))
+    for key, title, need in (("facts", memory_fmt.FACTS, "trusted"), ("chat_notes", memory_fmt.CHATS, "persona"),
+                             ("threads", memory_fmt.THREADS, "any")):
+        for n, line in enumerate(getattr(proposal, f"new_{key}"), 1):
+            what = f"new {key[:-1].replace('_', ' ')} {n}"
+            text, source = ck.text(what, line.text), ck.evidence(what, line.evidence, need)
+            if source:
+                ops.append(lambda t=title, x=text, s=source: _add_line(wb, t, f"- {x} ({s})"))
+        for rw in getattr(proposal, f"rewritten_{key}", []):
+            target = known(key, rw.id, mem_ids)
+            text, source = ck.text(f"{key} {rw.id}", rw.text), ck.evidence(f"{key} {rw.id}", rw.evidence, need)
+            if target and target[0] == title and source:
+                ops.append(lambda tg=target, x=text, s=source: _rewrite_line(wb, tg[0], tg[1], f"- {x} ({s})", s))
+            elif target:
+                ck.problems.append(f"{rw.id} is not in {title}")
+        removed = proposal.closed_threads if key == "threads" else getattr(proposal, f"removed_{key}")
+        for ident in removed:
+            target = known(key, ident, mem_ids)
+            if target and target[0] == title:
+                ops.append(lambda tg=target: _remove_line(wb, tg[0], tg[1]))
+            elif target:
+                ck.problems.append(f"{ident} is not in {title}")
+    for n, fc in enumerate(proposal.profile_fields, 1):
+        what = f"profile field {fc.field}"
+        value = _check_field(ck, fc.field, fc.value)
+        if ck.evidence(what, fc.evidence, "trusted") and value is not None:
+            ops.append(lambda f=fc.field, v=value: _set_field(wb, f, v))
+    for note in proposal.profile_notes:
+        what = f"profile note for {note.section}"
+        text, source = ck.text(what, note.text), ck.evidence(what, note.evidence, "trusted")
+        if note.section not in (*profile_fmt.BODY_SECTIONS, *wb.profile.sections()):
+            ck.problems.append(f"{what}: unknown section (use {', '.join(profile_fmt.BODY_SECTIONS)})")
+        elif source:
+            ops.append(lambda sec=note.section, x=text, s=source: _add_profile_note(wb, sec, f"- {x} ({s})"))
+    for link in proposal.new_links:
+        what = f"link to {link.person}"
+        if link.person not in wb.known_slugs or link.person == wb.slug:
+            ck.problems.append(f"{what}: not a known person's slug")
+        words = ck.text(what, link.relation_words)
+        if ck.evidence(what, link.evidence, "trusted"):
+            ops.append(lambda p=link.person, w=words: _add_link(wb, p, w))
+    ck.text("summary", proposal.summary)
+    if ck.problems:
+        raise ProposalError(ck.problems)
+    for op in ops:
+        op()
+
+
+def _check_field(ck: _Checker, name: str, value: str):
+    from heartcompass.errors import FormatError, PersonError
+    from heartcompass.slugs import clean_name
+
+    value = value.strip()
+    try:
+        if name == "relation":
+            return profile_fmt.check_relation(value, "relation")
+        if name == "mbti":
+            return profile_fmt.normalize_mbti(value, "mbti")
+        if name == "birthday":
+            if not re.fullmatch(r"(\d{4}-)?\d{2}-\d{2}", value):
+                raise FormatError("birthday", f"{value!r} is not YYYY-MM-DD or MM-DD")
+            return value
+        if name == "alias":
+            return clean_name(value)
+        return ck.text(f"profile {name}", value)
+    except (FormatError, PersonError) as exc:
+        ck.problems.append(f"profile field {name}: {exc.message}")
+        return None
+
+
+# -- the operations ------------------------------------------------------------------
+def _add_event(wb: Workbench, date: dt.date, text: str, weight: float, source: str) -> None:
+    for existing in wb.events.events:  # the same event twice is one event, weighted up
+        if existing.date == date and _norm(existing.text) == _norm(text):
+            if weight > existing.effective_weight and not wb.is_protected(existing.render()):
+                _change_event(wb, existing, weight, None, None)
+            return
+    wb.events.events.append(events_fmt.Event(date, text, weight, source))
+    wb.counts["events_added"] += 1
+    wb.changes.append(f"+ event {date} · w{weight} · {text} ({source})")
+
+
+def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source) -> None:
+    line = event.render()
+    if wb.is_protected(line):
+        if text:
+            _thread_for_hand_line(wb, line, text, source or "log")
+        return
+    if weight is not None:
+        event.weight = weight
+    if text:
+        event.text, event.source = text, source or event.source
+    if event.render() != line:
+        wb.counts["events_changed"] += 1
+        wb.changes.append(f"~ event {line[2:]} -> {event.render()[2:]}")
+
+
+def _remove_event(wb: Workbench, event: events_fmt.Event) -> None:
+    if wb.is_protected(event.render()):
+        return  # the user's own line stays
+    wb.events.events = [e for e in wb.events.events if e is not event]
+    wb.counts["events_changed"] += 1
+    wb.changes.append(f"- event {event.render()[2:]}")
+
+
+def _add_line(wb: Workbench, title: str, line: str) -> None:
+    lines = wb.memory.sections.setdefault(title, [])
+    if _norm(line) not in (_norm(x) for x in lines):
+        lines.append(line)
+        wb.changes.append(f"+ {title}: {line[2:]}")
+
+
+def _rewrite_line(wb: Workbench, title: str, old: str, new: str, source: str) -> None:
+    if wb.is_protected(old):
+        _thread_for_hand_line(wb, old, new[2:], source)
+        return
+    lines = wb.memory.sections[title]
+    if old in lines:
+        lines[lines.index(old)] = new
+        wb.changes.append(f"~ {title}: {old[2:]} -> {new[2:]}")
+
+
+def _remove_line(wb: Workbench, title: str, old: str) -> None:
+    if wb.is_protected(old):
+        return
+    lines = wb.memory.sections[title]
+    if old in lines:
+        lines.remove(old)
+        wb.changes.append(f"{'✓ closed' if title == memory_fmt.THREADS else '-'} {title}: {old[2:]}")
+
+
+def _thread_for_hand_line(wb: Workbench, hand_line: str, suggestion: str, source: str) -> None:
+    """The user's line wins; the disagreement becomes an open thread."""
+    wrote = re.sub(r"\s*\((hand|told|import|log \d{4}-\d{2}-\d{2})\)$", "", hand_line[2:].strip())
+    suggestion = re.sub(r"\s*\((log \d{4}-\d{2}-\d{2})\)$", "", suggestion.strip())
+    src = source if source.startswith("log ") else "log"
+    _add_line(wb, memory_fmt.THREADS, f'- You wrote "{wrote}", but the chats suggest "{suggestion}" ({src})')
+
+
+def _set_field(wb: Workbench, name: str, value: str) -> None:
+    meta = wb.profile.doc.meta
+    if name in ("alias", "tag"):
+        key = "aliases" if name == "alias" else "tags"
+        current = list(meta.get(key) or [])
+        if _norm(value) not in (_norm(str(x)) for x in current):
+            meta[key] = [*current, value]
+            wb.changes.append(f"+ profile {key}: {value}")
+        return
+    if meta.get(name) != value:
+        old = meta.get(name)
+        meta[name] = value
+        wb.changes.append(f"~ profile {name}: {old} -> {value}")
+
+
+def _add_profile_note(wb: Workbench, section: str, line: str) -> None:
+    """Append a line to one body section; every other byte stays put."""
+    body = wb.profile.doc.body
+    if _norm(line) in _norm(body):
+        return
+    m = re.search(rf"(?m)^## {re.escape(section)}[ \t]*$", body)
+    if not m:
+        body = body.rstrip("\n") + f"\n\n## {section}\n\n{line}\n"
+    else:
+        nxt = re.search(r"(?m)^## ", body[m.end():])
+        end = m.end() + nxt.start() if nxt else len(body)
+        content = body[m.end():end]
+        kept = content.rstrip("\n")
+        trailing = content[len(kept):] or "\n"
+        sep = "\n" if kept.strip() else "\n\n"
+        body = body[:m.end()] + kept + sep + line + trailing + body[end:]
+    wb.profile.doc.body = body
+    wb.changes.append(f"+ profile {section}: {line[2:]}")
+
+
+def _add_link(wb: Workbench, person: str, words: str) -> None:
+    related = list(wb.profile.doc.meta.get("related") or [])
+    if any(isinstance(r, dict) and r.get("person") == person for r in related):
+        return
+    wb.profile.doc.meta["related"] = [*related, {"person": person, "as": words}]
+    wb.changes.append(f"+ profile related: {person} ({words})")
+
+
+def apply_compression(wb: Workbench, result: Compressed) -> list[str]:
+    """Replace MEMORY's three sections with the compressed ones, after checks:
+    every hand-written line kept verbatim, every line citing a source."""
+    problems = []
+    new = {memory_fmt.FACTS: result.facts, memory_fmt.CHATS: result.chat_notes, memory_fmt.THREADS: result.threads}
+    cleaned: dict[str, list[str]] = {}
+    for title, lines in new.items():
+        cleaned[title] = []
+        for line in lines:
+            line = line.strip()
+            line = line if line.startswith("- ") else f"- {line}"
+            if not re.search(r"\((hand|told|import|log \d{4}-\d{2}-\d{2})\)$", line):
+                problems.append(f"compressed line without a source: {line[:60]!r}")
+            cleaned[title].append(line)
+        for old in wb.memory.items(title):
+            if wb.is_protected(old) and old not in cleaned[title]:
+                problems.append(f"compression dropped a hand-written line: {old[:60]!r}")
+    if not problems:
+        for title, lines in cleaned.items():
+            wb.memory.sections[title] = lines
+        wb.changes.append("~ memory compressed to fit its budget")
+    return problems
