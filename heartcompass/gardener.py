@@ -232,13 +232,15 @@ class Gardener:
         wb = Workbench(person.slug, prof, evs, mem, protected, {p.slug for p in list_people(self.ws)}, self.today)
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
         summaries = []
-        for chunk in chunks(items, budget):
+        batches = chunks(items, budget)
+        for n, chunk in enumerate(batches, 1):
             proposal = self._propose(wb, chunk)
             summaries.append(proposal.summary.strip())
             self._fit_budget(wb)
             for day in {i.day for i in chunk}:  # this chunk's entries are now in memory
                 wb.memory.set_consolidated(day, max(i.index for i in chunk if i.day == day) + 1)
-            self._write(person, wb, originals, result, summaries, final=False)
+            if n < len(batches):
+                self._write(person, wb, originals, result, summaries, final=False)
         for day, total in totals.items():
             wb.memory.set_consolidated(day, total)  # skipped (time-travel) entries count as read
         return self._write(person, wb, originals, result, summaries, final=True)
@@ -335,7 +337,9 @@ class Gardener:
         if memory_fmt.render_body(wb.memory) != _body_of(originals[person.memory_path]):
             wb.touched.add("memory")
         if not final:
-            if not self.dry_run:
+            # Each chunk is written once done (so a long backlog makes progress), unless
+            # the user is to see everything first.
+            if not self.dry_run and self.review is None:
                 self._commit_files(person, changed, originals, wb, summaries, commit=False)
             return result
         result.diffs = {self.ws.rel(p): _diff(originals[p] or "", t, self.ws.rel(p)) for p, t in changed.items()}

@@ -126,7 +126,7 @@ def make_chat_model(ws: Workspace, s: LLMSettings):
     base_url = s.base_url or (ARK_BASE_URL if s.provider == "ark" else None)
     # Retries are ours (retrying() below), so the client must not retry too.
     return ChatOpenAI(model=s.model, api_key=key or "not-needed", base_url=base_url,
-                      temperature=s.temperature, timeout=s.timeout, max_retries=0, streaming=True)
+                      temperature=s.temperature, timeout=s.timeout, max_retries=0)
 
 
 # -- errors and retries --------------------------------------------------

@@ -41,7 +41,7 @@ def holder(path: Path) -> dict | None:
 
 
 class WorkspaceLock:
-    def __init__(self, path: Path, purpose: str = "garden"):
+    def __init__(self, path: Path, purpose: str = "gardener"):
         self.path = Path(path)
         self.purpose = purpose
         self.held = False

@@ -20,6 +20,7 @@ class StubState:
         self.requests: list[dict] = []
         self.fail_next: list[int] = []     # status codes to answer with before replying
         self.replies: list[str] = []       # scripted replies; else one built from the prompt
+        self.delay = 0.0                   # seconds to think before answering
 
 
 def default_reply(body: dict) -> str:
@@ -41,9 +42,16 @@ def make_handler(state: StubState):
             self._json(200, {"object": "list", "data": [{"id": "stub", "object": "model"}]})
 
         def do_POST(self):
+            try:
+                self._post()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client went away (a test killed it)
+
+        def _post(self):
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
             state.requests.append(body)
+            time.sleep(state.delay)
             if state.fail_next:
                 code = state.fail_next.pop(0)
                 return self._json(code, {"error": {"message": f"stub error {code}", "type": "server_error"}})
