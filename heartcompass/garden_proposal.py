@@ -124,6 +124,7 @@ class Workbench:
     changes: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: {"events_added": 0, "events_changed": 0})
     touched: set[str] = field(default_factory=set)   # which files' content changed
+    days_read: set[str] = field(default_factory=set)  # logs whose new entries this run read
 
     def is_protected(self, line: str) -> bool:
         return line in self.protected or line.rstrip().endswith("(hand)")

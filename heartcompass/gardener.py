@@ -230,6 +230,7 @@ class Gardener:
         result.entries = len(items)
         protected = self._protected(person)
         wb = Workbench(person.slug, prof, evs, mem, protected, {p.slug for p in list_people(self.ws)}, self.today)
+        wb.days_read = set(totals)
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
         summaries = []
         batches = chunks(items, budget)
@@ -294,7 +295,9 @@ class Gardener:
                 last_error = exc
                 messages = [*messages, HumanMessage(content=f"That output could not be read ({type(exc).__name__}). "
                                                             "Answer with the JSON proposal only.")]
-        raise ProposalError([f"the model's proposal was invalid twice: {last_error}"])
+        detail = str(last_error).strip().splitlines()
+        raise ProposalError([f"the model's proposal was invalid twice ({type(last_error).__name__}: "
+                             f"{' '.join(detail[:2])[:300]})"])
 
     def _fit_budget(self, wb: Workbench) -> None:
         from langchain_core.messages import HumanMessage, SystemMessage
@@ -395,8 +398,10 @@ def _message(slug: str, wb: Workbench, summaries: list[str]) -> tuple[str, str]:
         parts.append("memory updated")
     if "profile" in wb.touched:
         parts.append("profile updated")
-    days = sorted(wb.memory.consolidated)
-    source = f"from {days[-1]} log" if days else ""
+    days = sorted(wb.days_read)
+    source = (f"from {days[0]} log" if len(days) == 1 else
+              f"from {days[0]} and {days[1]} logs" if len(days) == 2 else
+              f"from {len(days)} logs, {days[0]} to {days[-1]}" if days else "")
     subject = f"garden({slug}): {', '.join(parts) or 'nothing new'} {source}".strip()
     body = "\n".join(s for s in summaries if s) + "\n\n" + "\n".join(wb.changes)
     return subject, body.strip()
@@ -429,7 +434,7 @@ def append_run_log(ws: Workspace, results: list[PersonResult], started: dt.datet
     """One line per person per run in .heartcompass/garden.log (kept locally)."""
     lines = [f"{started.isoformat(timespec='seconds')} {r.slug} {r.status} entries={r.entries} "
              f"+events={r.events_added} ~events={r.events_changed} memory={r.memory_before}->{r.memory_after} "
-             f"commit={r.commit[:8] if r.commit else '-'}" + (f" {r.message}" if r.message else "")
+             f"commit={r.commit[:8] if r.commit else '-'}" + (f" {' '.join(r.message.split())}" if r.message else "")
              for r in results]
     with open(ws.state_dir / "garden.log", "a", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")

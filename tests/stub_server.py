@@ -33,6 +33,18 @@ def default_reply(body: dict) -> str:
     return f"hey, it's {who}!\n|||\nyou said: {last[:60]}\n|||\nI know: {known}"
 
 
+def structured_reply(body: dict) -> dict:
+    """For the gardener: each /note entry becomes a fact, nothing else."""
+    name = body["response_format"]["json_schema"].get("name", "")
+    text = body["messages"][-1]["content"]
+    if name != "Proposal":  # compression: keep the lines as they are
+        lines = re.findall(r"(?m)^- .+$", text)
+        return {"facts": lines, "chat_notes": [], "threads": []}
+    notes = re.findall(r"(?m)^(L\d+) \[[^\]]* · note · [^\]]*\] (.+)$", text)
+    return {"summary": f"stub gardener: {len(notes)} noted facts",
+            "new_facts": [{"text": note[:150], "evidence": [ident]} for ident, note in notes]}
+
+
 def make_handler(state: StubState):
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):  # quiet
@@ -55,7 +67,12 @@ def make_handler(state: StubState):
             if state.fail_next:
                 code = state.fail_next.pop(0)
                 return self._json(code, {"error": {"message": f"stub error {code}", "type": "server_error"}})
-            text = state.replies.pop(0) if state.replies else default_reply(body)
+            if state.replies:
+                text = state.replies.pop(0)
+            elif (body.get("response_format") or {}).get("type") == "json_schema":
+                text = json.dumps(structured_reply(body))
+            else:
+                text = default_reply(body)
             if not body.get("stream"):
                 return self._json(200, {"id": "x", "object": "chat.completion", "created": int(time.time()),
                                         "model": body.get("model", "stub"),
