@@ -225,3 +225,19 @@ def test_changed_frontmatter_is_patched_key_by_key(tmp_path):
     assert profile.parse(text, prof.path).tags == ["hiking"]
     del prof.doc.meta["favourite_color"]
     assert "favourite_color" not in profile.render(prof)
+
+
+def test_new_files_are_exactly_the_shipped_template(tmp_path):
+    from heartcompass.resources import shipped_dir
+
+    me = shipped_dir("workspace_template") / "people" / "me"
+    assert profile.render(profile.new(tmp_path / "PROFILE.md", "Me", "self")) == (me / "PROFILE.md").read_text()
+    assert events.render(events.new(tmp_path / "EVENTS.md", "Me")) == (me / "EVENTS.md").read_text()
+    assert memory.render(memory.new(tmp_path / "MEMORY.md", "Me")) == (me / "MEMORY.md").read_text()
+
+
+def test_a_new_profile_has_each_key_once(tmp_path):
+    text = profile.render(profile.new(tmp_path / "PROFILE.md", "小明", "friend", mbti="INTJ", aliases=["Ming"]))
+    head = text.split("---\n")[1]
+    keys = [line.split(":")[0] for line in head.splitlines() if line and not line.startswith(("-", " "))]
+    assert keys == ["name", "aliases", "relation", "mbti", "tags", "related"]

@@ -137,7 +137,8 @@ def _patch_meta(doc: Document) -> str:
 
 
 def new(meta: dict[str, Any], body: str) -> Document:
-    return Document(meta, body, dump_meta(meta), True, {}, None, None)
+    # No raw text yet: the first render dumps the whole frontmatter.
+    return Document(meta, body, "", True, {}, None, None)
 
 
 def _deep_copy(value: Any) -> Any:
