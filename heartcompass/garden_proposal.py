@@ -425,6 +425,11 @@ def _set_field(wb: Workbench, name: str, value: str) -> None:
         return
     if meta.get(name) != value:
         old = meta.get(name)
+        raw_line = next((line for line in wb.profile.doc.raw_meta.splitlines()
+                         if re.match(rf"{name}\s*:", line)), None)
+        if raw_line is not None and wb.is_protected(raw_line):
+            _thread_for_hand_line(wb, f"- {raw_line.strip()}", f"{name}: {value}", "log")
+            return
         meta[name] = value
         wb.changes.append(f"~ profile {name}: {old} -> {value}")
 

@@ -247,12 +247,9 @@ class Gardener:
         return self._write(person, wb, originals, result, summaries, final=True)
 
     def _protected(self, person: Person) -> set[str]:
-        lines = set()
-        for path in (person.events_path, person.memory_path):
-            for subject, text in self.ws.git.blame(path):
-                if is_hand_subject(subject) and text.startswith("- "):
-                    lines.add(text)
-        return lines
+        """Lines whose last change was the user's (git blame)."""
+        return {text for path in person.files() for subject, text in self.ws.git.blame(path)
+                if is_hand_subject(subject) and text.strip() not in ("", "---")}
 
     def _propose(self, wb: Workbench, chunk: list[LogItem]) -> Proposal:
         from langchain_core.messages import HumanMessage, SystemMessage

@@ -326,3 +326,18 @@ def test_no_model_configured_is_exit_2_only_when_there_is_work(alice: Runner):
     say(alice.ws, "alice", "me", "hi")
     result = alice("garden", ok=False)
     assert result.exit_code == 2 and "OPENAI_API_KEY" in result.output
+
+
+def test_a_profile_field_set_by_hand_is_not_overwritten(alice: Runner, fake_llm):
+    ws = alice.ws
+    path = ws.people_dir / "alice" / "PROFILE.md"
+    path.write_text(path.read_text().replace("mbti: ENFP", "mbti: INFP"))
+    git(ws, "commit", "-qam", "she is more of an INFP")
+    say(ws, "alice", "me", "you are such an extravert, ENFP for sure")
+    fake_llm.enqueue(proposal(profile_fields=[{"field": "mbti", "value": "ENFP", "evidence": ["L1"]},
+                                              {"field": "relation", "value": "dating", "evidence": ["L1"]}]))
+    alice("garden")
+    text = path.read_text()
+    assert "mbti: INFP" in text and "relation: dating" in text  # relation came from a tool commit
+    assert any('You wrote "mbti: INFP", but the chats suggest "mbti: ENFP"' in t
+               for t in memory(ws).items(memory_fmt.THREADS))
