@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass, field
 
 from heartcompass import prompts
-from heartcompass.errors import PersonError
+from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
-from heartcompass.people import Person
+from heartcompass.people import Person, list_people
 from heartcompass.tokens import estimate_tokens
 from heartcompass.workspace import Workspace
 
@@ -25,18 +25,21 @@ SEPARATOR = "|||"
 TIME_TRAVEL_TAG = "as-of"
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
-# (key, heading) in the order they appear in the prompt.
-SECTIONS = (
-    ("rules", None),
-    ("relation", "How you relate to {user}"),
-    ("profile", "Who you are (from PROFILE.md)"),
-    ("facts", "Known facts (true)"),
-    ("threads", "Open threads (things to follow up on)"),
-    ("chats", "Said in earlier simulated chats (stay consistent; not facts)"),
-    ("events", "Things that happened (newest first)"),
-    ("related", "People in your life"),
-    ("mbti", "Personality type hint"),
-)
+# (key, heading) in the order they appear in the prompt; "persona" speaks to
+# the persona (chat), "about" describes the person to an adviser (coach).
+SECTIONS = ("rules", "relation", "profile", "facts", "threads", "chats", "events", "related", "mbti")
+HEADINGS = {
+    "persona": {"relation": "How you relate to {user}", "profile": "Who you are (from PROFILE.md)",
+                "facts": "Known facts (true)", "threads": "Open threads (things to follow up on)",
+                "chats": "Said in earlier simulated chats (stay consistent; not facts)",
+                "events": "Things that happened (newest first)", "related": "People in your life",
+                "mbti": "Personality type hint"},
+    "about": {"relation": "How {name} relates to {user}", "profile": "Who {name} is (from PROFILE.md)",
+              "facts": "Known facts about {name} (true)", "threads": "Open threads with {name}",
+              "chats": "What a simulated {name} said in practice chats (not facts)",
+              "events": "What happened (newest first)", "related": "People in {name}'s life",
+              "mbti": "Personality type hint"},
+}
 # Events come last: they are the one unbounded list, and fill what is left.
 PRIORITY = {"rules": 0, "relation": 1, "profile": 2, "facts": 3, "threads": 4, "chats": 5, "related": 6,
             "mbti": 7, "events": 8}
@@ -54,6 +57,7 @@ class Snapshot:
     memory_tokens: int
     neighbours: list[tuple[str, str, profile_fmt.Profile | None]]
     rev: str | None = None
+    incoming: list[tuple[str, str, profile_fmt.Profile]] = field(default_factory=list)
 
 
 def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
@@ -80,10 +84,23 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
         text = read(other)
         try:
             neighbours.append((link["person"], link["as"], profile_fmt.parse(text, other) if text else None))
-        except Exception:  # a broken neighbour never breaks this chat
+        except FormatError:  # a broken neighbour never breaks this chat
             neighbours.append((link["person"], link["as"], None))
+    incoming = []
+    if rev is None:  # who links to this person (from their PROFILE frontmatter only)
+        linked = {slug for slug, _, _ in neighbours}
+        for other in list_people(ws):
+            if other.slug == person.slug or other.slug in linked:
+                continue
+            try:
+                other_prof = other.load_profile()
+            except FormatError:
+                continue
+            for link in other_prof.related:
+                if link["person"] == person.slug:
+                    incoming.append((other.slug, link["as"], other_prof))
     return Snapshot(person, prof, evs, mem, estimate_tokens(prof_text), estimate_tokens(mem_text or ""),
-                    neighbours, rev)
+                    neighbours, rev, incoming)
 
 
 @dataclass
@@ -130,11 +147,11 @@ def score(event: events_fmt.Event, today: dt.date, half_life_days: float) -> flo
     return event.effective_weight * math.exp(-math.log(2) * age / half_life_days)
 
 
-def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str) -> list[Unit]:
+def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: str, voice: str) -> list[Unit]:
     prof, name = snap.profile, snap.profile.name
     values = dict(name=name, user_name=user, separator=SEPARATOR, mbti=prof.mbti or "",
                   now=now.strftime("%Y-%m-%d %H:%M"), weekday=WEEKDAYS[now.weekday()])
-    units = [Unit("rules", prompts.render(ws, "persona.md", **values), 0)]
+    units = [Unit("rules", prompts.render(ws, rules, **values), 0)]
     units.append(Unit("relation", prompts.render(ws, f"relation/{prof.relation}.md", **values), 1))
     facts = [f"Name: {name}"]
     for label, value in (("Also called", ", ".join(prof.aliases)), ("Gender", prof.gender),
@@ -152,23 +169,30 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str) -> list[U
         if title not in memory_fmt.SECTIONS:  # the user's own sections count as facts
             for line in lines:
                 units.append(Unit("facts", line, PRIORITY["facts"] + 0.5))
+    you = "the person you are chatting with" if voice == "persona" else "the user"
     for slug, as_words, other in snap.neighbours:
         who = other.name if other else slug
         if other and other.relation == "self":
-            who = f"{user} (the person you are chatting with)"
+            who = f"{user} ({you})"
         units.append(Unit("related", f"- {who}: {as_words or 'related'}", PRIORITY["related"]))
+    for slug, as_words, other in snap.incoming:  # links only the other profile has
+        who = f"{user} ({you})" if other.relation == "self" else other.name
+        whom = "you are" if voice == "persona" else f"{name} is"
+        units.append(Unit("related", f"- {who} (to them, {whom}: {as_words or 'related'})", PRIORITY["related"]))
     if prof.mbti:
         units.append(Unit("mbti", prompts.render(ws, "mbti.md", **values), PRIORITY["mbti"]))
     return units
 
 
 def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = None,
-          history_tag: str | None = None, fresh_after: int | None = None) -> Context:
+          history_tag: str | None = None, fresh_after: int | None = None,
+          rules: str = "persona.md", voice: str = "persona") -> Context:
     snap = snapshot(ws, person, rev)
     user = str(ws.config.get("user.name") or "the user")
     budget = int(ws.config.get("memory.context_budget_tokens"))
-    units = _units(ws, snap, now, user)
-    headings = {k: (h.format(user=user) if h else None) for k, h in SECTIONS}
+    units = _units(ws, snap, now, user, rules, voice)
+    headings = {k: (HEADINGS[voice][k].format(user=user, name=snap.profile.name) if k in HEADINGS[voice] else None)
+                for k in SECTIONS}
     header_tokens = {k: estimate_tokens(f"## {h}\n") + 1 if h else 0 for k, h in headings.items()}
     chosen: list[Unit] = []
     left: dict[str, list[str]] = {}
@@ -205,7 +229,7 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
             break
         offer(Unit("events", event.render(), PRIORITY["events"]))
     parts, reports = [], []
-    for key, _ in SECTIONS:
+    for key in SECTIONS:
         mine = [u for u in chosen if u.section == key]
         if key == "events":  # picked by score, shown newest first
             mine.sort(key=lambda u: u.text, reverse=True)

@@ -36,7 +36,7 @@ from heartcompass.tokens import estimate_tokens
 from heartcompass.workspace import Workspace
 
 TOOL_VERBS = {"init", "add", "rename", "archive", "restore", "undo", "config", "chat", "log", "garden",
-              "tell", "import", "sync"}
+              "tell", "import", "sync", "coach"}
 SKIPPED_TAGS = ("as-of", "cut off")
 EVENTS_SHOWN_TOKENS = 800
 

@@ -21,11 +21,11 @@ def doctor(ctx: typer.Context,
     """Check the workspace, git, settings, people files, the model provider and its key."""
     results: list[bool] = []
 
-    def line(ok: bool, what: str, detail: str, fix: str | None = None) -> None:
-        results.append(ok)
-        mark = "[green]✓[/]" if ok else "[red]✗[/]"
+    def line(ok: bool, what: str, detail: str, fix: str | None = None, warn: bool = False) -> None:
+        results.append(ok or warn)
+        mark = "[yellow]![/]" if warn else "[green]✓[/]" if ok else "[red]✗[/]"
         out.print(f"{mark} [bold]{what}[/]: {escape(detail)}")
-        if fix and not ok:
+        if fix and (warn or not ok):
             out.print(f"    [dim]{escape(fix)}[/]")
 
     try:
@@ -47,6 +47,7 @@ def doctor(ctx: typer.Context,
         line(False, "config", exc.message, exc.hint)
         raise typer.Exit(1)
     _check_people(ws, line)
+    _check_links(ws, line)
     from heartcompass import llm
 
     try:
@@ -83,6 +84,20 @@ def _check_people(ws, line) -> None:
             line(False, "files", exc.message, exc.hint)
     else:
         line(True, "files", f"{len(people)} people, every file parses")
+
+
+def _check_links(ws, line) -> None:
+    from heartcompass.graph import build
+
+    g = build(ws)
+    for a, b in g.missing():
+        line(False, "links", f"people/{a}/PROFILE.md links to {b!r}, who is not in the workspace",
+             "Fix the 'related' entry, or add them with 'heartcompass person add'.")
+    for a, b in g.one_sided():
+        line(False, "links", f"{a} names {b} in 'related', but {b} does not name {a}",
+             f"Add '- {{person: {a}, as: ...}}' to people/{b}/PROFILE.md if the link goes both ways.", warn=True)
+    if not g.missing() and not g.one_sided():
+        line(True, "links", f"{len(g.edges)} links between people, all mutual")
 
 
 def _ping(ws, settings, line) -> None:

@@ -1,0 +1,93 @@
+"""heartcompass coach — what to reply to the real person."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from heartcompass.cli.common import escape, interactive, out, workspace
+from heartcompass.errors import HeartCompassError
+
+
+def register(app: typer.Typer) -> None:
+    app.command("coach")(coach)
+
+
+def coach(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+    message: Annotated[Optional[str], typer.Argument(help="The message they sent (default: read a pasted "
+                       "thread from stdin).", show_default=False)] = None,
+    follow: Annotated[bool, typer.Option("--follow", "-f", help="Keep coaching as the conversation goes on.")
+                      ] = False,
+    save: Annotated[bool, typer.Option("--save", help="Save the exchange to their log (as notes).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the advice as JSON.")] = False,
+    model: Annotated[Optional[str], typer.Option("--model", help="Use this model instead of llm.model.",
+                                                 show_default=False)] = None,
+) -> None:
+    """2 to 4 reply candidates with tone and why, the risks, and a suggestion or two."""
+    from heartcompass import audit, llm
+    from heartcompass.chat import now_in_zone
+    from heartcompass.coach import CoachSession, as_json as advice_json
+    from heartcompass.people import resolve
+
+    ws = workspace(ctx)
+    person = resolve(ws, name)
+    if message is None:
+        message = _read("Their message: ") if interactive() else sys.stdin.read().strip()
+    if not message.strip():
+        raise HeartCompassError("No message to coach on.", f"heartcompass coach {name} \"the message they sent\"")
+    settings = llm.settings(ws, model)
+    session = CoachSession(ws, person, llm.make_chat_model(ws, settings), now_in_zone(ws))
+    show = (lambda a: typer.echo(advice_json(a))) if as_json else lambda a: render(a, session.context().name)
+    show(session.advise(message.strip()))
+    while follow:
+        mine = _read("What did you reply? (Enter to skip) ")
+        theirs = _read("Their next message (Enter to finish): ")
+        if theirs is None or not theirs.strip():
+            break
+        show(session.advise(theirs.strip(), (mine or "").strip() or None))
+    if save or (interactive() and not as_json and _confirm("Save this exchange to their log for the gardener?")):
+        count = session.save()
+        paths = list(person.logs_dir.glob(f"{session.now.date().isoformat()}.md"))
+        ws.git.commit(paths, f"coach({person.slug}): {count} messages of a real conversation")
+        if not as_json:
+            out.print(f"[dim]Saved {count} messages to people/{escape(person.slug)}/logs/ as notes.[/]")
+
+
+def _read(prompt: str) -> str | None:
+    if interactive():
+        from prompt_toolkit import prompt as pt_prompt
+
+        try:
+            return pt_prompt(prompt)
+        except (EOFError, KeyboardInterrupt):
+            return None
+    line = sys.stdin.readline()
+    return line.rstrip("\n") if line else None
+
+
+def _confirm(question: str) -> bool:
+    import questionary
+
+    return bool(questionary.confirm(question, default=False).ask())
+
+
+def render(advice, name: str) -> None:
+    from rich.panel import Panel
+
+    out.print(Panel(escape(advice.reading), title=f"[bold]What {escape(name)} probably means[/]",
+                    title_align="left", border_style="cyan"))
+    for n, c in enumerate(advice.candidates, 1):
+        out.print(f"[bold]{n}.[/] [green]{escape(c.reply)}[/]")
+        out.print(f"   [dim]{escape(c.tone)} — {escape(c.why)}[/]")
+    if advice.risks:
+        out.print("[bold yellow]Risks[/]")
+        for r in advice.risks:
+            out.print(f"  • {escape(r)}")
+    if advice.suggestions:
+        out.print("[bold]Suggestions[/]")
+        for s in advice.suggestions:
+            out.print(f"  → {escape(s)}")

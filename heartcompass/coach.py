@@ -1,0 +1,118 @@
+"""The reply coach: advice for answering the real person, grounded in their
+files. Core only: the CLI renders it. Advice is structured output, validated;
+a bad answer gets one corrected try, then a clear error."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from heartcompass import context as context_mod
+from heartcompass.errors import LLMError
+from heartcompass.formats import dailylog
+from heartcompass.people import Person
+from heartcompass.workspace import Workspace
+
+
+class Candidate(BaseModel):
+    reply: str = Field(description="the message the user could send")
+    tone: str = Field(description="e.g. warm, playful, direct, reassuring")
+    why: str = Field(description="why it fits this person now")
+
+
+class Advice(BaseModel):
+    reading: str = Field(description="what they most likely mean or feel")
+    candidates: list[Candidate] = Field(description="2 to 4 reply candidates")
+    risks: list[str] = Field(description="boundaries touched, misreadings, what could go wrong")
+    suggestions: list[str] = Field(description="one or two pieces of advice")
+
+
+def problems(advice: Advice) -> list[str]:
+    out = []
+    if not 2 <= len(advice.candidates) <= 4:
+        out.append(f"give 2 to 4 candidates, not {len(advice.candidates)}")
+    if not advice.reading.strip():
+        out.append("the reading is empty")
+    for n, c in enumerate(advice.candidates, 1):
+        if not (c.reply.strip() and c.tone.strip() and c.why.strip()):
+            out.append(f"candidate {n} needs a reply, a tone and a why")
+    if not 1 <= len([s for s in advice.suggestions if s.strip()]) <= 2:
+        out.append("give one or two suggestions")
+    return out
+
+
+@dataclass
+class CoachSession:
+    """One coaching conversation; --follow keeps adding to it."""
+    ws: Workspace
+    person: Person
+    model: Any
+    now: dt.datetime
+    turns: list[tuple[str, str]] = field(default_factory=list)   # (role, text) after the system prompt
+    exchange: list[tuple[str, str]] = field(default_factory=list)  # (who, text) for saving to the log
+
+    def context(self) -> context_mod.Context:
+        return context_mod.build(self.ws, self.person, self.now, rules="coach.md", voice="about")
+
+    def advise(self, their_message: str, my_reply: str | None = None) -> Advice:
+        """Advice on their (new) message; my_reply is what the user actually
+        sent after the previous advice, so the advice follows the conversation."""
+        name = self.context().name
+        if my_reply:
+            self.exchange.append(("me", my_reply))
+        self.exchange.append(("them", their_message))
+        text = (f"I replied: {my_reply}\n\n" if my_reply else "") + f"{name} wrote:\n{their_message}"
+        self.turns.append(("user", text))
+        advice = self._ask()
+        self.turns.append(("assistant", advice.model_dump_json()))
+        return advice
+
+    def _ask(self) -> Advice:
+        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+        from heartcompass.llm import retrying
+
+        kinds = {"user": HumanMessage, "assistant": AIMessage}
+        messages = [SystemMessage(content=self.context().system),
+                    *[kinds[r](content=t) for r, t in self.turns]]
+        structured = self.model.with_structured_output(Advice, method="json_schema")
+
+        def ask():
+            try:
+                yield structured.invoke(messages)
+            except ValueError as exc:  # output that does not fit the schema
+                yield exc
+
+        last = ""
+        for _ in range(2):
+            raw = next(retrying(ask, 2))
+            if isinstance(raw, Exception):
+                last = f"the answer did not fit the schema ({type(raw).__name__})"
+            else:
+                advice = raw if isinstance(raw, Advice) else Advice.model_validate(raw)
+                issues = problems(advice)
+                if not issues:
+                    return advice
+                last = "; ".join(issues)
+            messages = [*messages, HumanMessage(content=f"That answer was not usable: {last}. Answer again.")]
+        raise LLMError(f"The model's coaching advice was unusable twice ({last}).",
+                       "Try again, or a more capable model with --model.")
+
+    def save(self) -> int:
+        """Append the exchange to today's log as trusted notes, for the gardener."""
+        name = self.context().name
+        day = self.now.date()
+        path = dailylog.log_path(self.person.dir, day)
+        for who, text in self.exchange:
+            line = f"{name} wrote to me: {text}" if who == "them" else f"I replied to {name}: {text}"
+            dailylog.append(path, dailylog.Entry(dt.datetime.now(self.now.tzinfo).strftime("%H:%M:%S"), "note",
+                                                 line, ["coach"]), day)
+        return len(self.exchange)
+
+
+def as_json(advice: Advice) -> str:
+    return json.dumps(advice.model_dump(), ensure_ascii=False, indent=2)

@@ -1,0 +1,126 @@
+"""The relationship map: `related` links in PROFILE.md frontmatter form a
+graph of the people in the workspace. Core only: building, walking, export
+to Mermaid and DOT, and the link problems `doctor` reports."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from heartcompass.errors import FormatError
+from heartcompass.people import list_people
+from heartcompass.workspace import Workspace
+
+
+@dataclass
+class Graph:
+    names: dict[str, str] = field(default_factory=dict)        # slug -> display name
+    relations: dict[str, str] = field(default_factory=dict)    # slug -> relation to the user
+    edges: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, as-words)
+
+    def out_of(self, slug: str) -> list[tuple[str, str]]:
+        return [(b, words) for a, b, words in self.edges if a == slug]
+
+    def into(self, slug: str) -> list[tuple[str, str]]:
+        return [(a, words) for a, b, words in self.edges if b == slug]
+
+    def missing(self) -> list[tuple[str, str]]:
+        """Links to people who are not in the workspace: (from, to)."""
+        return [(a, b) for a, b, _ in self.edges if b not in self.names]
+
+    def one_sided(self) -> list[tuple[str, str]]:
+        pairs = {(a, b) for a, b, _ in self.edges}
+        return sorted((a, b) for a, b in pairs if b in self.names and (b, a) not in pairs)
+
+    def walk(self, root: str, depth: int) -> "Node":
+        """A tree from root, both directions, each person once."""
+        seen = {root}
+
+        def grow(slug: str, level: int) -> Node:
+            node = Node(slug, self.names.get(slug, slug))
+            if level >= depth:
+                return node
+            near: dict[str, tuple[str, str]] = {}
+            for other, words, direction in ([(b, w, "out") for b, w in self.out_of(slug)] +
+                                            [(a, w, "in") for a, w in self.into(slug)]):
+                if other in seen:
+                    continue
+                if other in near:  # linked both ways: one branch with both descriptions
+                    words = " / ".join(w for w in (near[other][0], words) if w)
+                    direction = "both"
+                near[other] = (words, direction)
+            seen.update(near)  # nearest first: a person is shown where they are closest
+            for other, (words, direction) in near.items():
+                child = grow(other, level + 1)
+                child.words, child.direction = words, direction
+                node.children.append(child)
+            return node
+
+        return grow(root, 0)
+
+
+@dataclass
+class Node:
+    slug: str
+    name: str
+    words: str = ""
+    direction: str = ""     # "out": the parent's profile names them; "in": theirs names the parent; "both"
+    children: list["Node"] = field(default_factory=list)
+
+
+def build(ws: Workspace) -> Graph:
+    graph = Graph()
+    for person in list_people(ws):
+        try:
+            prof = person.load_profile()
+        except FormatError:
+            graph.names[person.slug] = person.slug
+            continue
+        graph.names[person.slug] = prof.name
+        graph.relations[person.slug] = prof.relation
+        for link in prof.related:
+            graph.edges.append((person.slug, link["person"], link["as"]))
+    return graph
+
+
+def _quote(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def to_dot(graph: Graph, slugs: set[str] | None = None) -> str:
+    keep = slugs if slugs is not None else set(graph.names) | {b for _, b, _ in graph.edges}
+    lines = ["digraph heartcompass {", "  rankdir=LR;", "  node [shape=box, style=rounded];"]
+    for slug in sorted(keep):
+        label = graph.names.get(slug, f"{slug} (missing)")
+        lines.append(f'  "{_quote(slug)}" [label="{_quote(label)}"];')
+    for a, b, words in graph.edges:
+        if a in keep and b in keep:
+            lines.append(f'  "{_quote(a)}" -> "{_quote(b)}"' + (f' [label="{_quote(words)}"]' if words else "") + ";")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _mermaid_text(text: str) -> str:
+    # Mermaid labels in quotes cannot hold a double quote; #quot; is its escape.
+    return re.sub(r'["\n]', lambda m: "#quot;" if m.group() == '"' else " ", text)
+
+
+def to_mermaid(graph: Graph, slugs: set[str] | None = None) -> str:
+    keep = slugs if slugs is not None else set(graph.names) | {b for _, b, _ in graph.edges}
+    ids = {slug: f"p{i}" for i, slug in enumerate(sorted(keep))}  # slugs may be Unicode: ids stay ASCII
+    lines = ["graph LR"]
+    for slug in sorted(keep):
+        label = graph.names.get(slug, f"{slug} (missing)")
+        lines.append(f'  {ids[slug]}["{_mermaid_text(label)}"]')
+    for a, b, words in graph.edges:
+        if a in keep and b in keep:
+            arrow = f'-->|"{_mermaid_text(words)}"|' if words else "-->"
+            lines.append(f"  {ids[a]} {arrow} {ids[b]}")
+    return "\n".join(lines) + "\n"
+
+
+def reachable(node: Node) -> set[str]:
+    out = {node.slug}
+    for child in node.children:
+        out |= reachable(child)
+    return out
