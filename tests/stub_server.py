@@ -37,6 +37,17 @@ def structured_reply(body: dict) -> dict:
     """For the gardener: each /note entry becomes a fact, nothing else."""
     name = body["response_format"]["json_schema"].get("name", "")
     text = body["messages"][-1]["content"]
+    if name == "Advice":
+        system = body["messages"][0]["content"]
+        who = re.search(r"reply to (.+?)\. You know", system)
+        who = who.group(1) if who else "them"
+        return {"reading": f"{who} wants to feel heard about: {text.splitlines()[-1][:60]}",
+                "candidates": [{"reply": "That sounds like a lot. Want to talk tonight?", "tone": "warm",
+                                "why": f"{who} opens up when given time"},
+                               {"reply": "I'm here. Coffee on Saturday?", "tone": "practical",
+                                "why": "a concrete plan without pressure"}],
+                "risks": ["Jumping to solutions may feel dismissive"],
+                "suggestions": ["Ask one open question before giving advice"]}
     if name != "Proposal":  # compression: keep the lines as they are
         lines = re.findall(r"(?m)^- .+$", text)
         return {"facts": lines, "chat_notes": [], "threads": []}
