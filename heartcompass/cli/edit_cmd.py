@@ -1,0 +1,83 @@
+"""heartcompass edit — open a person's file in your editor; validated, committed."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from heartcompass.cli.common import err, escape, interactive, out, workspace
+from heartcompass.errors import HeartCompassError
+
+
+def register(app: typer.Typer) -> None:
+    app.command("edit")(edit)
+
+
+def editor_command() -> list[str]:
+    for var in ("VISUAL", "EDITOR"):
+        if os.environ.get(var, "").strip():
+            return shlex.split(os.environ[var])
+    for fallback in ("nano", "vi"):
+        if shutil.which(fallback):
+            return [fallback]
+    raise HeartCompassError("No editor found.", "Set $EDITOR (e.g. export EDITOR=nano) and try again.")
+
+
+def edit(ctx: typer.Context,
+         name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+         file: Annotated[str, typer.Argument(help="profile, events or memory.")] = "profile") -> None:
+    """Edit PROFILE.md, EVENTS.md or MEMORY.md; an invalid result never reaches the file."""
+    from heartcompass import audit, formats
+    from heartcompass.atomic import file_checksum, write_atomic
+    from heartcompass.errors import FormatError
+    from heartcompass.people import resolve
+
+    ws = workspace(ctx)
+    person = resolve(ws, name)
+    filename = formats.file_for(file)
+    path = person.dir / filename
+    audit.commit_pending(ws, [person])
+    original = path.read_text(encoding="utf-8") if path.exists() else ""
+    before = file_checksum(path)
+    # The editor works on a copy: the real file keeps its last valid content.
+    scratch = ws.state_dir / "edit" / person.slug / filename
+    scratch.parent.mkdir(parents=True, exist_ok=True)
+    scratch.write_text(original, encoding="utf-8")
+    try:
+        while True:
+            subprocess.run([*editor_command(), str(scratch)], check=False)
+            text = scratch.read_text(encoding="utf-8")
+            try:
+                formats.validate(path, text)
+                break
+            except FormatError as exc:
+                err.print(f"[bold red]Not saved:[/] {escape(exc.message)}")
+                if exc.hint:
+                    err.print(f"[dim]{escape(exc.hint)}[/]")
+                if not ask_reopen():
+                    err.print(f"[dim]Discarded; {escape(ws.rel(path))} is unchanged.[/]")
+                    raise typer.Exit(1)
+        if text == original:
+            out.print("[dim]No changes.[/]")
+            return
+        write_atomic(path, text, expected_checksum=before)
+        sha = ws.git.commit([path], f"edit({person.slug}): {filename} by hand")
+        out.print(f"Saved {escape(ws.rel(path))}" + (f" [dim]({sha[:8]})[/]" if sha else "") + ".")
+    finally:
+        scratch.unlink(missing_ok=True)
+
+
+def ask_reopen() -> bool:
+    if not interactive():
+        return False
+    import questionary
+
+    return questionary.select("The file is not valid. What now?",
+                              choices=["Reopen it in the editor", "Discard my changes"]).ask() == \
+        "Reopen it in the editor"

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from conftest import Runner, git, subjects
+
+
+def scripted_editor(tmp_path, *replacements):
+    """An $EDITOR that applies one (old, new) replacement per run."""
+    script = tmp_path / "editor.py"
+    state = tmp_path / "editor.state"
+    script.write_text(textwrap.dedent(f"""
+        import sys, pathlib
+        state = pathlib.Path({str(state)!r})
+        run = int(state.read_text()) if state.exists() else 0
+        state.write_text(str(run + 1))
+        steps = {list(replacements)!r}
+        path = pathlib.Path(sys.argv[-1])
+        old, new = steps[min(run, len(steps) - 1)]
+        path.write_text(path.read_text().replace(old, new))
+    """))
+    return f"{sys.executable} {script}"
+
+
+def test_edit_commits_a_valid_change(example_cli: Runner, tmp_path):
+    editor = scripted_editor(tmp_path, ("oolong tea", "jasmine tea"))
+    result = example_cli("edit", "alice", env={"EDITOR": editor})
+    assert "Saved people/alice/PROFILE.md" in result.output
+    assert "jasmine tea" in (example_cli.ws.people_dir / "alice" / "PROFILE.md").read_text()
+    assert subjects(example_cli.ws)[0] == "edit(alice): PROFILE.md by hand"
+
+
+def test_edit_events_and_visual_wins(example_cli: Runner, tmp_path):
+    editor = scripted_editor(tmp_path, ("\n- 2026-11-28", "\n- 2026-12-01 · dinner at her place\n- 2026-11-28"))
+    example_cli("edit", "alice", "events", env={"VISUAL": editor, "EDITOR": "false"})
+    assert "dinner at her place" in (example_cli.ws.people_dir / "alice" / "EVENTS.md").read_text()
+
+
+def test_invalid_edit_never_reaches_the_file(example_cli: Runner, tmp_path):
+    path = example_cli.ws.people_dir / "alice" / "PROFILE.md"
+    before = path.read_bytes()
+    editor = scripted_editor(tmp_path, ("relation: friend", "relation: bestie"))
+    result = example_cli("edit", "alice", env={"EDITOR": editor}, ok=False)
+    assert result.exit_code == 1 and "unknown relation" in result.output and "Discarded" in result.output
+    assert path.read_bytes() == before
+    assert git(example_cli.ws, "status", "--porcelain") == ""
+
+
+def test_invalid_edit_can_be_reopened_and_fixed(example_cli: Runner, tmp_path, monkeypatch):
+    import heartcompass.cli.edit_cmd as edit_cmd
+
+    monkeypatch.setattr(edit_cmd, "ask_reopen", lambda: True)
+    editor = scripted_editor(tmp_path, ("relation: friend", "relation: bestie"), ("relation: bestie", "relation: dating"))
+    result = example_cli("edit", "alice", env={"EDITOR": editor})
+    assert "Not saved" in result.output and "Saved people/alice/PROFILE.md" in result.output
+    assert "relation: dating" in (example_cli.ws.people_dir / "alice" / "PROFILE.md").read_text()
+
+
+def test_unchanged_edit_makes_no_commit(example_cli: Runner, tmp_path):
+    before = subjects(example_cli.ws)
+    result = example_cli("edit", "alice", "memory", env={"EDITOR": "true"})
+    assert "No changes" in result.output and subjects(example_cli.ws) == before
