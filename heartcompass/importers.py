@@ -1,0 +1,207 @@
+"""Real chat exports to log entries: WhatsApp .txt (12- and 24-hour styles,
+Android and iOS), Telegram Desktop's result.json, and plain transcripts.
+
+Parsing is complete before anything is written: malformed input is an error
+with its line number. Each message becomes an `import:<speaker>` entry on its
+original date (the user's own messages are `import:me`); a re-import skips
+what is already in the logs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from heartcompass.errors import FormatError, HeartCompassError
+from heartcompass.formats import dailylog
+
+FORMATS = ("whatsapp", "telegram", "plain")
+
+
+@dataclass
+class Message:
+    when: dt.datetime
+    speaker: str
+    text: str
+    line: int
+
+
+# -- WhatsApp -------------------------------------------------------------------
+_WA = re.compile(
+    r"^\u200e?\[?(?P<d>\d{1,4})[./-](?P<m>\d{1,2})[./-](?P<y>\d{1,4}),?\s+"
+    r"(?P<t>\d{1,2}[:.]\d{2}(?:[:.]\d{2})?)(?:[\s\u202f\u00a0]*(?P<ampm>[AaPp]\.?\s?[Mm]\.?))?\]?"
+    r"(?:\s+-\s+|\s+)(?P<rest>.*)$"
+)
+
+
+def _wa_date(parts: list[tuple[int, int, int]], day_first: bool | None) -> bool:
+    """Decide D/M or M/D order from the whole file."""
+    if day_first is not None:
+        return day_first
+    if any(a > 12 for a, _, _ in parts):
+        return True
+    if any(b > 12 for _, b, _ in parts):
+        return False
+    return True  # ambiguous everywhere: most of the world writes day first
+
+
+def parse_whatsapp(text: str, path: Path | str) -> list[Message]:
+    rows: list[tuple[int, re.Match]] = []
+    continuation: dict[int, list[str]] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        m = _WA.match(line)
+        if m:
+            rows.append((n, m))
+            continuation[n] = []
+        elif rows:
+            continuation[rows[-1][0]].append(line)
+        elif line.strip():
+            raise FormatError(path, f"not a WhatsApp export line: {line.strip()[:60]!r}", n,
+                              "Export the chat from WhatsApp (Chat > More > Export chat > Without media).")
+    if not rows:
+        raise FormatError(path, "no WhatsApp messages found", 1,
+                          "Is this a WhatsApp .txt export? Try --format plain or --format telegram.")
+    nums = [(int(m["d"]), int(m["m"]), int(m["y"])) for _, m in rows if len(m["d"]) <= 2]
+    day_first = _wa_date(nums, None)
+    out = []
+    for n, m in rows:
+        a, b, y = int(m["d"]), int(m["m"]), int(m["y"])
+        if len(m["d"]) == 4:  # YYYY-MM-DD style
+            y, a, b = a, int(m["m"]), int(m["y"])
+            day, month = b, a
+        else:
+            day, month = (a, b) if day_first else (b, a)
+        year = y + 2000 if y < 100 else y
+        hms = [int(x) for x in re.split(r"[:.]", m["t"])] + [0]
+        hour, minute, second = hms[0], hms[1], hms[2] if len(hms) > 3 else 0
+        if m["ampm"]:
+            pm = m["ampm"].lower().startswith("p")
+            if not 1 <= hour <= 12:
+                raise FormatError(path, f"{m['t']} {m['ampm']} is not a 12-hour time", n)
+            hour = hour % 12 + (12 if pm else 0)
+        try:
+            when = dt.datetime(year, month, day, hour, minute, second)
+        except ValueError:
+            raise FormatError(path, f"{m.group(0)[:30]!r} has no real date or time", n) from None
+        rest = m["rest"]
+        speaker, sep, body = rest.partition(": ")
+        if not sep:  # "Messages are end-to-end encrypted", "X changed the subject"...
+            continue
+        body = "\n".join([body, *continuation[n]]).strip().replace("\u200e", "")
+        out.append(Message(when, speaker.strip().replace("\u200e", ""), body, n))
+    return out
+
+
+# -- Telegram -----------------------------------------------------------------------
+def _tg_text(value) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(part if isinstance(part, str) else str(part.get("text", "")) for part in value)
+    return ""
+
+
+def parse_telegram(text: str, path: Path | str) -> list[Message]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, f"not valid JSON ({exc.msg})", exc.lineno,
+                          "Export from Telegram Desktop as 'Machine-readable JSON' and pass result.json.") from None
+    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+        raise FormatError(path, "no 'messages' list: not a Telegram chat export", 1,
+                          "Export one chat (not the whole account) from Telegram Desktop as JSON.")
+    out = []
+    for n, msg in enumerate(data["messages"], 1):
+        if not isinstance(msg, dict) or msg.get("type") != "message":
+            continue
+        try:
+            when = dt.datetime.fromisoformat(str(msg["date"]))
+        except (KeyError, ValueError):
+            raise FormatError(path, f"message {n} has no valid 'date'", None) from None
+        body = _tg_text(msg.get("text")).strip()
+        if not body and msg.get("media_type"):
+            body = f"[{msg['media_type']}]"
+        if not body and msg.get("photo"):
+            body = "[photo]"
+        if body:
+            out.append(Message(when.replace(tzinfo=None), str(msg.get("from") or "unknown"), body, n))
+    return out
+
+
+# -- plain transcript --------------------------------------------------------------------
+_PLAIN = re.compile(r"^(?:\[(?P<stamp>\d{4}-\d{2}-\d{2}(?: \d{1,2}:\d{2}(?::\d{2})?)?)\]\s*)?"
+                    r"(?P<speaker>[^:\[\]]{1,40}?)\s*[:：]\s*(?P<text>.*)$")
+
+
+def parse_plain(text: str, path: Path | str, default_day: dt.date) -> list[Message]:
+    out: list[Message] = []
+    current = dt.datetime.combine(default_day, dt.time(0, 0))
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        m = _PLAIN.match(line)
+        if m and m["stamp"]:
+            try:
+                stamp = m["stamp"]
+                current = (dt.datetime.fromisoformat(stamp) if " " in stamp
+                           else dt.datetime.combine(dt.date.fromisoformat(stamp), dt.time(0, 0)))
+            except ValueError:
+                raise FormatError(path, f"[{m['stamp']}] is not a real date and time", n,
+                                  "Stamps look like [2026-11-28 21:04].") from None
+        if m:
+            out.append(Message(current, m["speaker"].strip(), m["text"].strip(), n))
+        elif out and line.startswith((" ", "\t")):
+            out[-1].text += "\n" + line.strip()
+        else:
+            raise FormatError(path, f"expected 'Name: message', got {line.strip()[:60]!r}", n,
+                              "Each line is 'Name: message', optionally after a [YYYY-MM-DD HH:MM] stamp; "
+                              "indent a line to continue the message above.")
+    if not out:
+        raise FormatError(path, "no messages found", 1, "Each line is 'Name: message'.")
+    return out
+
+
+def parse(fmt: str, text: str, path: Path | str, today: dt.date) -> list[Message]:
+    if fmt == "whatsapp":
+        return parse_whatsapp(text, path)
+    if fmt == "telegram":
+        return parse_telegram(text, path)
+    if fmt == "plain":
+        return parse_plain(text, path, today)
+    raise HeartCompassError(f"Unknown format {fmt!r}.", "Use --format whatsapp, telegram or plain.")
+
+
+def speakers(messages: list[Message]) -> list[str]:
+    seen: dict[str, int] = {}
+    for msg in messages:
+        seen[msg.speaker] = seen.get(msg.speaker, 0) + 1
+    return sorted(seen, key=lambda s: -seen[s])
+
+
+def to_logs(person_dir: Path, messages: list[Message], me: str) -> dict[str, int]:
+    """Append messages to the daily logs, skipping any already there.
+    Returns how many were added per day."""
+    by_day: dict[dt.date, list[Message]] = {}
+    for msg in sorted(messages, key=lambda m: m.when):
+        by_day.setdefault(msg.when.date(), []).append(msg)
+    added: dict[str, int] = {}
+    for day, msgs in sorted(by_day.items()):
+        path = dailylog.log_path(person_dir, day)
+        existing = {(e.time, e.speaker, e.text) for e in (dailylog.load(path) if path.exists() else [])}
+        for msg in msgs:
+            speaker = "import:me" if msg.speaker == me else f"import:{_safe_speaker(msg.speaker)}"
+            entry = dailylog.Entry(msg.when.strftime("%H:%M:%S"), speaker, msg.text)
+            key = (entry.time, entry.speaker, entry.text)
+            if key in existing:
+                continue
+            dailylog.append(path, entry, day)
+            existing.add(key)
+            added[day.isoformat()] = added.get(day.isoformat(), 0) + 1
+    return added
+
+
+def _safe_speaker(name: str) -> str:
+    """Speakers are one token in the log format: no spaces, dots or brackets."""
+    return re.sub(r"[\s·\[\]]+", "_", name.strip()) or "unknown"
