@@ -219,3 +219,38 @@ def commit_chat(ws: Workspace, person: Person, paths: set[Path] | list[Path], me
     if time_travel:
         what += f" (time travel, {time_travel})"
     return ws.git.commit(list(paths), f"chat({person.slug}): {what}")
+
+
+@dataclass
+class SyncResult:
+    remote: str
+    branch: str
+    committed: int
+    conflicts: list[str]
+    pushed: bool
+
+
+def sync(ws: Workspace) -> SyncResult:
+    """Commit pending valid hand edits, pull with rebase, push. A conflict is
+    left in place for the user: nothing is discarded."""
+    remote = str(ws.config.get("sync.remote"))
+    if remote not in ws.git.remotes():
+        raise HeartCompassError(f"This workspace has no git remote {remote!r}.",
+                                f"Add one: git -C {ws.root} remote add {remote} <url>  (or set sync.remote).")
+    if (ws.root / ".git" / "rebase-merge").exists() or (ws.root / ".git" / "rebase-apply").exists():
+        raise HeartCompassError("A sync conflict is still being resolved.",
+                                "Fix the files git marks, then 'git add' them and 'git rebase --continue' "
+                                "(or 'git rebase --abort' to go back).")
+    committed = len(commit_pending(ws))
+    if ws.git.status([ws.config_path]):
+        from heartcompass.config import load
+
+        load(ws.config_path)
+        ws.git.commit([ws.config_path], "edit(config): by hand")
+        committed += 1
+    branch = ws.git.branch()
+    conflicts = ws.git.pull_rebase(remote, branch)
+    if conflicts:
+        return SyncResult(remote, branch, committed, conflicts, False)
+    ws.git.push(remote, branch)
+    return SyncResult(remote, branch, committed, [], True)

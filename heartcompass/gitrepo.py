@@ -216,6 +216,30 @@ class WorkspaceGit:
                 subjects[sha] = line[len("summary "):]
         return lines
 
+    # -- remotes ------------------------------------------------------------
+    def branch(self) -> str:
+        return self._git("rev-parse", "--abbrev-ref", "HEAD").strip()
+
+    def remotes(self) -> list[str]:
+        return self._git("remote").split()
+
+    def pull_rebase(self, remote: str, branch: str) -> list[str]:
+        """Pull with rebase. Returns the conflicted files ([] when clean); on a
+        conflict the rebase is left in progress for the user to resolve."""
+        if not self._git("ls-remote", "--heads", remote, branch).strip():
+            return []  # the remote has no such branch yet: nothing to pull
+        try:
+            self._git("pull", "--rebase", "--no-edit", remote, branch)
+        except GitError:
+            conflicted = self._git("diff", "--name-only", "--diff-filter=U").split()
+            if conflicted:
+                return conflicted
+            raise
+        return []
+
+    def push(self, remote: str, branch: str) -> None:
+        self._git("push", "-u", remote, f"HEAD:{branch}")
+
     def parents(self, sha: str) -> int:
         return len(self.repo.commit(sha).parents)
 
