@@ -75,6 +75,30 @@ def commit_pending(ws: Workspace, people: list[Person] | None = None) -> list[st
     return shas
 
 
+def commit_valid_edits(ws: Workspace, person: Person) -> tuple[str | None, list[FormatError]]:
+    """For `watch`: commit the person's valid hand edits; report the invalid
+    ones and leave them uncommitted (never overwritten)."""
+    valid, invalid = [], []
+    for item in pending(ws, [person]):
+        path = ws.root / item.path
+        if item.kind != "hand edit":
+            continue
+        try:
+            if item.code == "D" and path.name == profile_fmt.FILENAME:
+                raise FormatError(path, "was deleted; a person needs a PROFILE.md",
+                                  hint=f"Bring it back with 'git checkout -- {item.path}'.")
+            if path.is_file():
+                formats.validate(path)
+            valid.append(item)
+        except FormatError as exc:
+            invalid.append(exc)
+    sha = None
+    if valid:
+        body = "\n".join(f"- {i.path} ({_CODES.get(i.code, i.code)})" for i in valid)
+        sha = ws.git.commit([ws.root / i.path for i in valid], f"edit({person.slug}): by hand", body)
+    return sha, invalid
+
+
 _CODES = {"M": "changed", "A": "added", "D": "deleted", "??": "new", "R": "renamed"}
 
 

@@ -11,7 +11,7 @@ import typer
 
 from heartcompass import __version__
 from heartcompass.cli import (chat_cmd, coach_cmd, config_cmd, context_cmd, doctor_cmd, edit_cmd, garden_cmd,
-                              graph_cmd, history_cmd, import_cmd, init_cmd, person_cmd, sync_cmd)
+                              graph_cmd, history_cmd, import_cmd, init_cmd, person_cmd, sync_cmd, watch_cmd)
 from heartcompass.cli.common import new_app
 
 app = new_app("HeartCompass: a second brain about the people in your life, kept as Markdown in git.")
@@ -47,6 +47,7 @@ import_cmd.register(app)
 history_cmd.register(app)
 app.add_typer(config_cmd.app, name="config")
 sync_cmd.register(app)
+watch_cmd.register(app)
 doctor_cmd.register(app)
 
 

@@ -1,0 +1,47 @@
+"""heartcompass watch — commit hand edits from any editor as they happen."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from heartcompass.cli.common import err, escape, out, workspace
+
+
+def register(app: typer.Typer) -> None:
+    app.command("watch")(watch)
+
+
+def watch(ctx: typer.Context,
+          debounce: Annotated[float, typer.Option("--debounce", help="Seconds of quiet before a burst of saves "
+                                                  "is committed.", min=0.1)] = 1.0) -> None:
+    """Validate and commit every hand edit under people/ (until Ctrl-C)."""
+    from heartcompass import audit
+    from heartcompass.watcher import EditWatcher
+
+    ws = workspace(ctx)
+    for sha in audit.commit_pending(ws):  # what was edited before we started
+        out.print(f"[dim]committed earlier edits ({sha[:8]})[/]")
+    waiting = {"shown": False}
+
+    def on_wait(owner):
+        if not waiting["shown"]:
+            out.print(f"[dim]The gardener is running (pid {owner.get('pid')}); waiting…[/]")
+            waiting["shown"] = True
+
+    def on_commit(slug, sha):
+        waiting["shown"] = False
+        out.print(f"[green]✓[/] edit({escape(slug)}) committed [dim]{sha[:8]}[/]")
+
+    def on_invalid(exc):
+        err.print(f"[bold red]✗ not committed:[/] {escape(exc.message)}")
+        if exc.hint:
+            err.print(f"  [dim]{escape(exc.hint)}[/]")
+
+    out.print(f"Watching {escape(str(ws.people_dir))} for hand edits. Ctrl-C to stop.")
+    watcher = EditWatcher(ws, debounce=debounce, on_commit=on_commit, on_invalid=on_invalid, on_wait=on_wait)
+    try:
+        watcher.run()
+    except KeyboardInterrupt:
+        out.print("Stopped.")

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from conftest import git, subjects
+from heartcompass.lock import WorkspaceLock
+from heartcompass.watcher import EditWatcher, relevant
+
+
+def wait_for(cond, timeout=8.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def watching(example_ws):
+    commits, invalid = [], []
+    watcher = EditWatcher(example_ws, debounce=0.4, on_commit=lambda s, sha: commits.append(s),
+                          on_invalid=invalid.append)
+    thread = threading.Thread(target=watcher.run, daemon=True)
+    thread.start()
+    time.sleep(0.5)  # the observer is up
+    yield example_ws, commits, invalid, watcher
+    watcher.stop.set()
+    thread.join(timeout=5)
+
+
+def test_a_burst_of_saves_is_one_commit(watching):
+    ws, commits, invalid, _ = watching
+    path = ws.people_dir / "alice" / "PROFILE.md"
+    for drink in ("matcha", "hojicha", "jasmine tea"):
+        path.write_text(path.read_text().replace("oolong tea", drink).replace("matcha", drink)
+                        .replace("hojicha", drink))
+        time.sleep(0.05)
+    assert wait_for(lambda: commits == ["alice"])
+    time.sleep(0.8)
+    assert commits == ["alice"]
+    assert subjects(ws)[0] == "edit(alice): by hand"
+    assert "jasmine tea" in git(ws, "show", "HEAD:people/alice/PROFILE.md")
+
+
+def test_editor_swap_and_temp_files_are_ignored(example_ws):
+    for name in ("alice/.PROFILE.md.swp", "alice/PROFILE.md~", "alice/#PROFILE.md#", "alice/4913",
+                 "alice/.PROFILE.md.abc.tmp", "alice/logs/2026-12-02.md", ".archive/bob/PROFILE.md"):
+        assert relevant(example_ws, str(example_ws.people_dir / name)) is None, name
+    assert relevant(example_ws, str(example_ws.people_dir / "alice" / "MEMORY.md")) == "alice"
+
+
+def test_an_invalid_file_is_reported_not_committed(watching):
+    ws, commits, invalid, _ = watching
+    path = ws.people_dir / "alice" / "EVENTS.md"
+    before = subjects(ws)
+    path.write_text(path.read_text() + "- 2026-02-30 · impossible\n")
+    assert wait_for(lambda: len(invalid) == 1)
+    assert "not a real date" in invalid[0].message and subjects(ws) == before
+    path.write_text(path.read_text().replace("2026-02-30", "2026-02-28"))
+    assert wait_for(lambda: commits == ["alice"])
+
+
+def test_it_waits_while_the_gardener_holds_the_lock(watching):
+    ws, commits, invalid, watcher = watching
+    lock = WorkspaceLock(ws.state_dir / "lock")
+    lock.acquire()
+    path = ws.people_dir / "alice" / "MEMORY.md"
+    path.write_text(path.read_text().replace("## Facts\n\n", "## Facts\n\n- typed during the garden\n"))
+    time.sleep(1.5)
+    assert commits == []
+    lock.release()
+    assert wait_for(lambda: commits == ["alice"])
