@@ -18,6 +18,7 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, Field
 
+from heartcompass.errors import HeartCompassError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
 from heartcompass.tokens import estimate_tokens
 
@@ -96,10 +97,15 @@ class Compressed(BaseModel):
     threads: list[str]
 
 
-class ProposalError(Exception):
+class ProposalError(HeartCompassError):
+    """The model's output was rejected; nothing was written."""
+
     def __init__(self, problems: list[str]):
-        super().__init__("; ".join(problems))
+        super().__init__("; ".join(problems), "Nothing was written. Run it again, or try a more capable model.")
         self.problems = problems
+
+    def __str__(self) -> str:
+        return self.message
 
 
 # -- what the model is shown ---------------------------------------------------

@@ -37,7 +37,7 @@ from heartcompass.workspace import Workspace
 
 TOOL_VERBS = {"init", "add", "rename", "archive", "restore", "undo", "config", "chat", "log", "garden",
               "tell", "import", "sync", "coach"}
-SKIPPED_TAGS = ("as-of", "cut off")
+SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 EVENTS_SHOWN_TOKENS = 800
 
 
@@ -217,19 +217,13 @@ class Gardener:
         return result
 
     def _garden(self, person: Person, result: PersonResult) -> PersonResult:
-        originals = {p: (p.read_text(encoding="utf-8") if p.exists() else None) for p in person.files()}
-        prof = profile_fmt.parse(originals[person.profile_path], person.profile_path)
-        evs = (events_fmt.parse(originals[person.events_path], person.events_path)
-               if originals[person.events_path] is not None else events_fmt.new(person.events_path, prof.name))
-        mem = (memory_fmt.parse(originals[person.memory_path], person.memory_path)
-               if originals[person.memory_path] is not None else memory_fmt.new(person.memory_path, prof.name))
+        originals, prof, evs, mem = read_person(person)
         items, totals = new_entries(person, mem, self.counts)
         result.memory_before = result.memory_after = mem.body_tokens()
         if not items:
             return result  # nothing new: no model call, no commit
         result.entries = len(items)
-        protected = self._protected(person)
-        wb = Workbench(person.slug, prof, evs, mem, protected, {p.slug for p in list_people(self.ws)}, self.today)
+        wb = workbench(self.ws, person, prof, evs, mem, self.today)
         wb.days_read = set(totals)
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
         summaries = []
@@ -246,88 +240,15 @@ class Gardener:
             wb.memory.set_consolidated(day, total)  # skipped (time-travel) entries count as read
         return self._write(person, wb, originals, result, summaries, final=True)
 
-    def _protected(self, person: Person) -> set[str]:
-        """Lines whose last change was the user's (git blame)."""
-        return {text for path in person.files() for subject, text in self.ws.git.blame(path)
-                if is_hand_subject(subject) and text.strip() not in ("", "---")}
-
     def _propose(self, wb: Workbench, chunk: list[LogItem]) -> Proposal:
-        from langchain_core.messages import HumanMessage, SystemMessage
-
-        from heartcompass.llm import retrying
-
-        half_life = float(self.ws.config.get("memory.half_life_days"))
-        shown = shown_events(wb, chunk, EVENTS_SHOWN_TOKENS, half_life)
-        messages = [SystemMessage(content=prompts.render(self.ws, "garden.md", name=wb.profile.name)),
-                    HumanMessage(content=present(wb, chunk, shown))]
-        structured = self.model.with_structured_output(Proposal, method="json_schema")
-
-        def ask():
-            try:
-                yield structured.invoke(messages)
-            except ValueError as exc:  # unparsable output (pydantic, JSON, output parser): not a provider failure
-                yield exc
-
-        last_error: Exception | None = None
-        for attempt in range(2):  # one corrected try after an invalid proposal
-            try:
-                raw = next(retrying(ask, 2))
-                if isinstance(raw, Exception):
-                    raise raw
-                proposal = raw if isinstance(raw, Proposal) else Proposal.model_validate(raw)
-                snapshot = _snapshot(wb)
-                try:
-                    apply(wb, proposal, chunk, shown)
-                except ProposalError:
-                    _restore(wb, snapshot)
-                    raise
-                return proposal
-            except ProposalError as exc:
-                last_error = exc
-                messages = [*messages, HumanMessage(content="That proposal was rejected: " + "; ".join(
-                    exc.problems) + ". Send a corrected proposal.")]
-            except LLMError:
-                raise
-            except Exception as exc:  # unparsable or schema-violating output
-                last_error = exc
-                messages = [*messages, HumanMessage(content=f"That output could not be read ({type(exc).__name__}). "
-                                                            "Answer with the JSON proposal only.")]
-        detail = str(last_error).strip().splitlines()
-        raise ProposalError([f"the model's proposal was invalid twice ({type(last_error).__name__}: "
-                             f"{' '.join(detail[:2])[:300]})"])
+        return propose(self.ws, self.model, wb, chunk)
 
     def _fit_budget(self, wb: Workbench) -> None:
-        from langchain_core.messages import HumanMessage, SystemMessage
-
-        budget = wb.memory.budget_tokens
-        if wb.memory.body_tokens() <= budget:
-            return
-        text = memory_fmt.render_body(wb.memory)
-        keep = [line for title in memory_fmt.SECTIONS for line in wb.memory.items(title) if wb.is_protected(line)]
-        if keep:
-            text += "\n\nThe user wrote these lines by hand; keep them exactly:\n" + "\n".join(keep)
-        messages = [SystemMessage(content=prompts.render(self.ws, "garden_compress.md", budget=budget)),
-                    HumanMessage(content=text)]
-        try:
-            result = self.model.with_structured_output(Compressed, method="json_schema").invoke(messages)
-            result = result if isinstance(result, Compressed) else Compressed.model_validate(result)
-        except Exception as exc:
-            raise ProposalError([f"MEMORY.md is over its budget ({wb.memory.body_tokens()} > {budget} tokens) "
-                                 f"and compressing it failed: {exc}"]) from None
-        snapshot = _snapshot(wb)
-        problems = apply_compression(wb, result)
-        if problems or wb.memory.body_tokens() > budget:
-            _restore(wb, snapshot)
-            raise ProposalError(problems or [f"compressed MEMORY.md is still over budget "
-                                             f"({wb.memory.body_tokens()} > {budget} tokens)"])
+        fit_budget(self.ws, self.model, wb)
 
     def _write(self, person: Person, wb: Workbench, originals: dict, result: PersonResult,
                summaries: list[str], final: bool) -> PersonResult:
-        texts = {person.profile_path: profile_fmt.render(wb.profile),
-                 person.events_path: events_fmt.render(wb.events),
-                 person.memory_path: memory_fmt.render(wb.memory)}
-        for path, text in texts.items():
-            formats_check(path, text)
+        texts = render_texts(person, wb)
         result.events_added, result.events_changed = wb.counts["events_added"], wb.counts["events_changed"]
         result.memory_after = wb.memory.body_tokens()
         result.changes = list(wb.changes)
@@ -342,7 +263,7 @@ class Gardener:
             if not self.dry_run and self.review is None:
                 self._commit_files(person, changed, originals, wb, summaries, commit=False)
             return result
-        result.diffs = {self.ws.rel(p): _diff(originals[p] or "", t, self.ws.rel(p)) for p, t in changed.items()}
+        result.diffs = {self.ws.rel(p): diff_text(originals[p] or "", t, self.ws.rel(p)) for p, t in changed.items()}
         if self.dry_run:
             result.status = "dry run"
             return result
@@ -371,6 +292,112 @@ class Gardener:
         sha = self.ws.git.commit(list(person.files()), subject, body)
         journal.clear()
         return sha
+
+
+def read_person(person: Person):
+    """(original texts by path, profile, events, memory) as on disk now."""
+    originals = {p: (p.read_text(encoding="utf-8") if p.exists() else None) for p in person.files()}
+    prof = profile_fmt.parse(originals[person.profile_path], person.profile_path)
+    evs = (events_fmt.parse(originals[person.events_path], person.events_path)
+           if originals[person.events_path] is not None else events_fmt.new(person.events_path, prof.name))
+    mem = (memory_fmt.parse(originals[person.memory_path], person.memory_path)
+           if originals[person.memory_path] is not None else memory_fmt.new(person.memory_path, prof.name))
+    return originals, prof, evs, mem
+
+
+def workbench(ws: Workspace, person: Person, prof, evs, mem, today: dt.date) -> Workbench:
+    """The files in memory, with the lines whose last change was the user's
+    (git blame) marked as theirs."""
+    protected = {text for path in person.files() for subject, text in ws.git.blame(path)
+                 if is_hand_subject(subject) and text.strip() not in ("", "---")}
+    return Workbench(person.slug, prof, evs, mem, protected, {p.slug for p in list_people(ws)}, today)
+
+
+def render_texts(person: Person, wb: Workbench) -> dict[Path, str]:
+    """The new file texts; each must parse, or nothing is written."""
+    texts = {person.profile_path: profile_fmt.render(wb.profile),
+             person.events_path: events_fmt.render(wb.events),
+             person.memory_path: memory_fmt.render(wb.memory)}
+    for path, text in texts.items():
+        formats_check(path, text)
+    return texts
+
+
+def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], images: list[str] = ()) -> Proposal:
+    """Ask for a proposal on these entries and apply it to wb; one corrected
+    try after invalid output. images: data URLs shown with the entries."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from heartcompass.llm import retrying
+
+    half_life = float(ws.config.get("memory.half_life_days"))
+    shown = shown_events(wb, chunk, EVENTS_SHOWN_TOKENS, half_life)
+    text = present(wb, chunk, shown)
+    content: Any = text if not images else [{"type": "text", "text": text},
+                                            *({"type": "image_url", "image_url": {"url": url}} for url in images)]
+    messages = [SystemMessage(content=prompts.render(ws, "garden.md", name=wb.profile.name)),
+                HumanMessage(content=content)]
+    structured = model.with_structured_output(Proposal, method="json_schema")
+
+    def ask():
+        try:
+            yield structured.invoke(messages)
+        except ValueError as exc:  # unparsable output (pydantic, JSON, output parser): not a provider failure
+            yield exc
+
+    last_error: Exception | None = None
+    for attempt in range(2):  # one corrected try after an invalid proposal
+        try:
+            raw = next(retrying(ask, 2))
+            if isinstance(raw, Exception):
+                raise raw
+            proposal = raw if isinstance(raw, Proposal) else Proposal.model_validate(raw)
+            snapshot = _snapshot(wb)
+            try:
+                apply(wb, proposal, chunk, shown)
+            except ProposalError:
+                _restore(wb, snapshot)
+                raise
+            return proposal
+        except ProposalError as exc:
+            last_error = exc
+            messages = [*messages, HumanMessage(content="That proposal was rejected: " + "; ".join(
+                exc.problems) + ". Send a corrected proposal.")]
+        except LLMError:
+            raise
+        except Exception as exc:  # unparsable or schema-violating output
+            last_error = exc
+            messages = [*messages, HumanMessage(content=f"That output could not be read ({type(exc).__name__}). "
+                                                        "Answer with the JSON proposal only.")]
+    detail = str(last_error).strip().splitlines()
+    raise ProposalError([f"the model's proposal was invalid twice ({type(last_error).__name__}: "
+                         f"{' '.join(detail[:2])[:300]})"])
+
+def fit_budget(ws: Workspace, model: Any, wb: Workbench) -> None:
+    """Compress MEMORY.md with the model when it is over its budget."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    budget = wb.memory.budget_tokens
+    if wb.memory.body_tokens() <= budget:
+        return
+    text = memory_fmt.render_body(wb.memory)
+    keep = [line for title in memory_fmt.SECTIONS for line in wb.memory.items(title) if wb.is_protected(line)]
+    if keep:
+        text += "\n\nThe user wrote these lines by hand; keep them exactly:\n" + "\n".join(keep)
+    messages = [SystemMessage(content=prompts.render(ws, "garden_compress.md", budget=budget)),
+                HumanMessage(content=text)]
+    try:
+        result = model.with_structured_output(Compressed, method="json_schema").invoke(messages)
+        result = result if isinstance(result, Compressed) else Compressed.model_validate(result)
+    except Exception as exc:
+        raise ProposalError([f"MEMORY.md is over its budget ({wb.memory.body_tokens()} > {budget} tokens) "
+                             f"and compressing it failed: {exc}"]) from None
+    snapshot = _snapshot(wb)
+    problems = apply_compression(wb, result)
+    if problems or wb.memory.body_tokens() > budget:
+        _restore(wb, snapshot)
+        raise ProposalError(problems or [f"compressed MEMORY.md is still over budget "
+                                         f"({wb.memory.body_tokens()} > {budget} tokens)"])
 
 
 def formats_check(path: Path, text: str) -> None:
@@ -422,7 +449,7 @@ def _restore(wb: Workbench, snap) -> None:
      wb.changes, wb.counts) = snap
 
 
-def _diff(old: str, new: str, name: str) -> str:
+def diff_text(old: str, new: str, name: str) -> str:
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         f"a/{name}", f"b/{name}"))
 

@@ -148,6 +148,10 @@ def describe_error(exc: BaseException, s: LLMSettings | None = None) -> str:
     target = f" ({s.describe()})" if s else ""
     if status in (401, 403):
         return f"The model endpoint refused the API key{target}: check {s.key_var if s else 'the key'}."
+    if status == 400 and "image" in str(exc).lower():
+        model = s.model if s else "this model"
+        return (f"{model} does not accept images{target}: use a vision-capable model for --image "
+                "(set llm.model, or pass --model).")
     if status == 404:
         return f"The endpoint does not know model {s.model if s else ''!r}{target}: check llm.model."
     if status == 429:

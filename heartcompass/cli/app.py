@@ -11,7 +11,8 @@ import typer
 
 from heartcompass import __version__
 from heartcompass.cli import (chat_cmd, coach_cmd, config_cmd, context_cmd, doctor_cmd, edit_cmd, garden_cmd,
-                              graph_cmd, history_cmd, import_cmd, init_cmd, person_cmd, sync_cmd, watch_cmd)
+                              graph_cmd, history_cmd, import_cmd, init_cmd, person_cmd, sync_cmd, tell_cmd,
+                              watch_cmd)
 from heartcompass.cli.common import new_app
 
 app = new_app("HeartCompass: a second brain about the people in your life, kept as Markdown in git.")
@@ -42,6 +43,7 @@ garden_cmd.register(app)
 coach_cmd.register(app)
 graph_cmd.register(app)
 app.add_typer(person_cmd.app, name="person")
+tell_cmd.register(app)
 edit_cmd.register(app)
 import_cmd.register(app)
 history_cmd.register(app)

@@ -1,0 +1,188 @@
+"""tell: the user adds knowledge by narrative ("she moved to Berlin") or by
+chat screenshots. The gardener's proposal machinery reads it as one trusted
+note entry; the result is shown as a diff and written only when confirmed.
+
+The narrative always lands in the person's log as a `note`: tagged `told`
+when its proposal was applied (so the gardener does not apply it twice),
+untagged when the user declined (so the gardener can still learn from it)."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from heartcompass.atomic import checksum, write_atomic
+from heartcompass.errors import HeartCompassError
+from heartcompass.formats import dailylog
+from heartcompass.garden_proposal import LogItem
+from heartcompass.gardener import diff_text, fit_budget, propose, read_person, render_texts, workbench
+from heartcompass.people import Person, list_people
+from heartcompass.workspace import Workspace
+
+IMAGE_TYPES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF87a": "image/gif",
+               b"GIF89a": "image/gif"}
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+
+
+class NewPerson(BaseModel):
+    name: str = Field(description="the name as written")
+    relation: str = Field(description="self, family, friend, dating, ambiguous, tension, broken_up, failed or stranger")
+    about: str = Field(description="one line about them, from the narrative")
+
+
+class Mentions(BaseModel):
+    """People the narrative mentions who are not in the known list."""
+    people: list[NewPerson] = Field(default_factory=list)
+
+
+@dataclass
+class PersonPlan:
+    person: Person
+    name: str
+    originals: dict[Path, str | None]
+    texts: dict[Path, str]
+    diffs: dict[str, str]
+    changes: list[str]
+    summary: str
+
+
+@dataclass
+class TellPlan:
+    person: Person
+    narrative: str
+    now: dt.datetime
+    plans: list[PersonPlan] = field(default_factory=list)
+    unknown: list[NewPerson] = field(default_factory=list)
+
+    @property
+    def has_changes(self) -> bool:
+        return any(p.diffs for p in self.plans)
+
+
+def image_url(path: Path) -> str:
+    """A data URL for a screenshot, or a clear error."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise HeartCompassError(f"Cannot read the image {path}: {exc.strerror or exc}.") from None
+    if len(data) > MAX_IMAGE_BYTES:
+        raise HeartCompassError(f"{path} is {len(data) // (1024 * 1024)} MB; images go up to 20 MB.")
+    kind = next((t for magic, t in IMAGE_TYPES.items() if data.startswith(magic)), None)
+    if kind is None and data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        kind = "image/webp"
+    if kind is None:
+        raise HeartCompassError(f"{path} is not a PNG, JPEG, GIF or WebP image.",
+                                "Take the screenshot as PNG or JPEG.")
+    return f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def mentioned(ws: Workspace, person: Person, narrative: str) -> list[Person]:
+    """The person, then any other known person named in the narrative."""
+    out = [person]
+    text = narrative.casefold()
+    for other in list_people(ws):
+        if other.slug == person.slug:
+            continue
+        try:
+            prof = other.load_profile()
+        except HeartCompassError:
+            continue
+        if prof.relation == "self":
+            continue  # the narrator: "me" in a narrative is not a mention
+        names = prof.names()
+        for n in names:
+            n = n.casefold().strip()
+            if len(n) < 2:
+                continue
+            ascii_word = n.isascii()
+            if (re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text) if ascii_word else n in text):
+                out.append(other)
+                break
+    return out
+
+
+def plan(ws: Workspace, model: Any, person: Person, narrative: str, now: dt.datetime,
+         images: list[str] = ()) -> TellPlan:
+    entry = dailylog.Entry(now.strftime("%H:%M:%S"), "note", narrative or "(screenshots)")
+    items = [LogItem("L1", now.date().isoformat(), entry, 0)]
+    result = TellPlan(person, narrative, now)
+    for who in mentioned(ws, person, narrative):
+        originals, prof, evs, mem = read_person(who)
+        wb = workbench(ws, who, prof, evs, mem, now.date())
+        proposal = propose(ws, model, wb, items, list(images))
+        fit_budget(ws, model, wb)
+        texts = render_texts(who, wb)
+        changed = {p: t for p, t in texts.items() if t != originals[p]}
+        result.plans.append(PersonPlan(who, prof.name, originals, changed,
+                                       {ws.rel(p): diff_text(originals[p] or "", t, ws.rel(p)) for p, t in changed.items()},
+                                       list(wb.changes), proposal.summary.strip()))
+    result.unknown = _unknown_people(ws, model, narrative)
+    return result
+
+
+def _unknown_people(ws: Workspace, model: Any, narrative: str) -> list[NewPerson]:
+    if not narrative.strip():
+        return []
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    known = []
+    for p in list_people(ws):
+        try:
+            known += p.load_profile().names()
+        except HeartCompassError:
+            known.append(p.slug)
+    try:
+        raw = model.with_structured_output(Mentions, method="json_schema").invoke([
+            SystemMessage(content="List the people this narrative mentions by name who are not in the known list "
+                                  "(and are not the narrator). Known: " + ", ".join(known)),
+            HumanMessage(content=narrative)])
+        found = raw if isinstance(raw, Mentions) else Mentions.model_validate(raw)
+    except Exception:  # a nicety: never a reason to fail the tell
+        return []
+    names = {n.casefold() for n in known}
+    return [p for p in found.people if p.name.strip() and p.name.casefold() not in names]
+
+
+def _log_note(plan: TellPlan, tags: list[str]) -> Path:
+    day = plan.now.date()
+    path = dailylog.log_path(plan.person.dir, day)
+    dailylog.append(path, dailylog.Entry(plan.now.strftime("%H:%M:%S"), "note",
+                                         plan.narrative or "(screenshots)", tags), day)
+    return path
+
+
+def apply_plan(ws: Workspace, plan: TellPlan) -> str | None:
+    """Write every file of the plan (refusing any edited meanwhile), log the
+    narrative as applied, and make one commit."""
+    from heartcompass import audit
+    from heartcompass.atomic import ConcurrentEditError, file_checksum
+
+    audit.commit_pending(ws, [p.person for p in plan.plans])
+    for p in plan.plans:
+        for path, old in p.originals.items():
+            if path in p.texts and file_checksum(path) != (checksum(old) if old is not None else None):
+                raise ConcurrentEditError(f"{ws.rel(path)} changed since the proposal was made; nothing written.",
+                                          "Run the tell again.")
+    for p in plan.plans:
+        for path, text in p.texts.items():
+            old = p.originals[path]
+            write_atomic(path, text, expected_checksum=checksum(old) if old is not None else None)
+    log = _log_note(plan, ["told"])
+    touched = [log, *(path for p in plan.plans for path in p.texts)]
+    others = [p.person.slug for p in plan.plans[1:] if p.texts]
+    summary = plan.plans[0].summary if plan.plans else "noted"
+    subject = f"tell({plan.person.slug}): {summary[:60]}" + (f" (also {', '.join(others)})" if others else "")
+    body = "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
+    return ws.git.commit(touched, subject, f"Told: {plan.narrative}\n\n{body}")
+
+
+def keep_note_only(ws: Workspace, plan: TellPlan) -> str | None:
+    """Declined: the narrative is still kept, for the gardener."""
+    log = _log_note(plan, [])
+    return ws.git.commit([log], f"tell({plan.person.slug}): noted, proposal declined")

@@ -1,0 +1,147 @@
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from conftest import Runner, git, log_entries, subjects
+from fakes import FakeStatusError
+from heartcompass.formats import memory as memory_fmt
+
+NO_ONE_NEW = {"people": []}
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+
+
+def berlin(who="L1"):
+    return {"summary": "moving to Berlin", "rewritten_facts": [
+        {"id": "F1", "text": "Moves to Berlin in March after a promotion", "evidence": [who]}],
+        "new_events": [{"date": "2026-12-02", "text": "Got promoted; moving to Berlin in March", "weight": 0.8,
+                        "evidence": [who]}]}
+
+
+def facts(ws, slug="alice"):
+    return memory_fmt.load(ws.people_dir / slug / "MEMORY.md").items(memory_fmt.FACTS)
+
+
+def test_tell_with_yes_writes_commits_and_logs_the_note(example_cli: Runner, fake_llm):
+    fake_llm.enqueue(berlin(), NO_ONE_NEW)
+    result = example_cli("tell", "alice", "She got promoted and is moving to Berlin in March", "--yes")
+    assert "+- Moves to Berlin in March after a promotion" in result.output
+    assert "-- Moves to Kyoto in January" in result.output
+    assert facts(example_cli.ws)[0].startswith("- Moves to Berlin in March after a promotion (log ")
+    assert subjects(example_cli.ws)[0] == "tell(alice): moving to Berlin"
+    note = log_entries(example_cli.ws, "alice")[-1]
+    assert (note.speaker, note.tags) == ("note", ["told"])
+    assert "L1 [" in str(fake_llm.calls[0][-1].content) and "note · trusted" in str(fake_llm.calls[0][-1].content)
+    assert git(example_cli.ws, "status", "--porcelain") == ""
+
+
+def test_the_gardener_does_not_apply_a_told_note_twice(example_cli: Runner, fake_llm):
+    fake_llm.enqueue(berlin(), NO_ONE_NEW)
+    example_cli("tell", "alice", "She is moving to Berlin", "--yes")
+    calls = len(fake_llm.calls)
+    example_cli("garden")
+    assert len(fake_llm.calls) == calls
+
+
+def test_declined_without_a_tty_keeps_only_the_note(example_cli: Runner, fake_llm):
+    before = facts(example_cli.ws)
+    fake_llm.enqueue(berlin(), NO_ONE_NEW)
+    result = example_cli("tell", "alice", "She is moving to Berlin", ok=False)
+    assert result.exit_code == 1 and "Not applied" in result.output and "--yes" in result.output
+    assert facts(example_cli.ws) == before
+    note = log_entries(example_cli.ws, "alice")[-1]
+    assert (note.text, note.tags) == ("She is moving to Berlin", [])
+    assert subjects(example_cli.ws)[0] == "tell(alice): noted, proposal declined"
+    # the gardener can still learn from it later
+    fake_llm.enqueue(berlin())
+    example_cli("garden")
+    assert any("Berlin" in f for f in facts(example_cli.ws))
+
+
+def test_dry_run_shows_and_writes_nothing(example_cli: Runner, fake_llm):
+    head = git(example_cli.ws, "rev-parse", "HEAD")
+    fake_llm.enqueue(berlin(), NO_ONE_NEW)
+    result = example_cli("tell", "alice", "She is moving to Berlin", "--dry-run")
+    assert "+- Moves to Berlin" in result.output and "Dry run" in result.output
+    assert git(example_cli.ws, "rev-parse", "HEAD") == head and log_entries(example_cli.ws, "alice") == []
+
+
+def test_other_known_people_in_the_narrative_are_touched_too(example_cli: Runner, fake_llm):
+    example_cli("person", "add", "Bob Li", "--alias", "Bobby", "--yes")
+    fake_llm.enqueue(berlin(), {"summary": "Bob helps", "new_facts": [
+        {"text": "Is helping Alice move to Berlin", "evidence": ["L1"]}]}, NO_ONE_NEW)
+    result = example_cli("tell", "alice", "She moves to Berlin; bobby is driving the van", "--yes")
+    assert "people/bob-li/MEMORY.md" in result.output
+    assert facts(example_cli.ws, "bob-li")[0].startswith("- Is helping Alice move to Berlin")
+    assert subjects(example_cli.ws)[0] == "tell(alice): moving to Berlin (also bob-li)"
+    files = git(example_cli.ws, "show", "--name-only", "--format=", "HEAD").split()
+    assert "people/bob-li/MEMORY.md" in files and "people/alice/MEMORY.md" in files
+
+
+def test_unknown_people_are_offered(example_cli: Runner, fake_llm):
+    fake_llm.enqueue(berlin(), {"people": [{"name": "Mei", "relation": "family", "about": "Alice's sister"}]})
+    result = example_cli("tell", "alice", "Her sister Mei is visiting", "--yes")
+    assert "Not in your workspace: Mei" in result.output and 'person add "Mei"' in result.output
+
+
+def test_a_bad_proposal_writes_nothing(example_cli: Runner, fake_llm):
+    bad = {"summary": "x", "new_facts": [{"text": "no evidence", "evidence": []}]}
+    fake_llm.enqueue(bad, bad)
+    head = git(example_cli.ws, "rev-parse", "HEAD")
+    result = example_cli("tell", "alice", "She is moving", "--yes", ok=False)
+    assert result.exit_code == 1 and "evidence" in result.output
+    assert git(example_cli.ws, "rev-parse", "HEAD") == head
+
+
+def test_narrative_from_stdin(example_cli: Runner, fake_llm):
+    fake_llm.enqueue(berlin(), NO_ONE_NEW)
+    example_cli("tell", "alice", "--yes", input="She is moving to Berlin\n")
+    assert log_entries(example_cli.ws, "alice")[-1].text == "She is moving to Berlin"
+
+
+def test_screenshots_go_to_the_model_as_images(example_cli: Runner, fake_llm, tmp_path):
+    shot = tmp_path / "chat.png"
+    shot.write_bytes(PNG)
+    fake_llm.enqueue(berlin(), NO_ONE_NEW)
+    example_cli("tell", "alice", "what she sent me", "--image", str(shot), "--yes")
+    content = fake_llm.calls[0][-1].content
+    assert isinstance(content, list) and content[0]["type"] == "text"
+    assert content[1]["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
+
+
+def test_bad_images_are_refused_before_any_call(example_cli: Runner, fake_llm, tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("not an image")
+    result = example_cli("tell", "alice", "x", "--image", str(text), ok=False)
+    assert result.exit_code == 1 and "not a PNG, JPEG, GIF or WebP" in result.output
+    result = example_cli("tell", "alice", "x", "--image", str(tmp_path / "missing.png"), ok=False)
+    assert result.exit_code == 1 and "Cannot read the image" in result.output
+    assert fake_llm.calls == []
+
+
+def test_a_model_without_vision_gets_a_clear_error(example_cli: Runner, fake_llm, tmp_path):
+    shot = tmp_path / "chat.png"
+    shot.write_bytes(PNG)
+
+    class NoVision(FakeStatusError):
+        def __init__(self):
+            super().__init__(400)
+            self.args = ("Error code: 400 - image input is not supported by this model",)
+
+    fake_llm.enqueue(NoVision())
+    result = example_cli("tell", "alice", "x", "--image", str(shot), "--yes", ok=False)
+    assert result.exit_code == 1 and "does not accept images" in result.output
+
+
+def test_narrative_from_the_editor_drops_comment_lines(example_ws, monkeypatch, tmp_path):
+    import sys
+
+    from heartcompass.cli.tell_cmd import _from_editor
+    from heartcompass.people import resolve
+
+    script = tmp_path / "ed.py"
+    script.write_text("import sys, pathlib\np = pathlib.Path(sys.argv[-1])\n"
+                      "p.write_text(p.read_text() + 'She adopted a dog\\n')\n")
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    assert _from_editor(example_ws, resolve(example_ws, "alice")) == "She adopted a dog"
