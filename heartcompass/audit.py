@@ -278,3 +278,32 @@ def sync(ws: Workspace) -> SyncResult:
         return SyncResult(remote, branch, committed, conflicts, False)
     ws.git.push(remote, branch)
     return SyncResult(remote, branch, committed, [], True)
+
+
+def import_card(ws: Workspace, path: Path) -> Person:
+    """A new person from a character card (V1 or V2), one commit."""
+    from heartcompass import cards
+    from heartcompass.errors import FormatError as _FormatError
+    from heartcompass.formats.profile import normalize_mbti
+
+    fields = cards.person_fields(cards.read_card(path), str(ws.config.get("user.name") or "me"))
+    try:
+        mbti = normalize_mbti(fields["mbti"])
+    except _FormatError:
+        mbti = None  # a card's odd type is not worth refusing the card for
+    extra = {"card_extensions": fields["extensions"]} if fields["extensions"] else None
+    import datetime as dt
+
+    from heartcompass.formats.events import Event
+
+    past = []
+    for day, text, weight in fields["events"]:
+        try:
+            past.append(Event(dt.date.fromisoformat(day), text, weight, "import"))
+        except ValueError:
+            fields["facts"].append(f"{day}: {text}")  # not a real date: kept as a fact
+    person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
+                    gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
+                    facts=fields["facts"], extra=extra, past_events=past)
+    ws.git.commit([person.dir], f"add({person.slug}): from character card {Path(path).name}")
+    return person

@@ -7,6 +7,7 @@ start fast. Changes go through the audit trail (audit.py)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -18,6 +19,9 @@ from heartcompass.formats import dailylog, events, memory, profile
 from heartcompass.slugs import clean_name, slugify
 from heartcompass.tokens import estimate_tokens
 from heartcompass.workspace import Workspace
+
+
+_SOURCED = re.compile(r"\((told|hand|import|log \d{4}-\d{2}-\d{2})\)$")
 
 
 @dataclass(frozen=True)
@@ -137,7 +141,10 @@ def check_new_name(ws: Workspace, name: str) -> str:
 
 def create(ws: Workspace, name: str, relation: str, *, mbti: str | None = None,
            aliases: list[str] | None = None, gender: str | None = None,
-           about: str | None = None, related: list[dict[str, str]] | None = None) -> Person:
+           about: str | None = None, related: list[dict[str, str]] | None = None,
+           tags: list[str] | None = None, sections: dict[str, str] | None = None,
+           facts: list[str] | None = None, extra: dict | None = None,
+           past_events: list[events.Event] | None = None) -> Person:
     """Write a new person's three files. The folder appears whole or not at
     all: files are written in a temp folder that is then renamed."""
     name = clean_name(name)
@@ -153,11 +160,16 @@ def create(ws: Workspace, name: str, relation: str, *, mbti: str | None = None,
     staging = Path(tempfile.mkdtemp(prefix=f".new-{slug}.", dir=ws.people_dir))
     try:
         prof = profile.new(staging / profile.FILENAME, name, relation, mbti=mbti, aliases=aliases,
-                           gender=gender, about=about, related=related)
+                           gender=gender, about=about, related=related, tags=tags, sections=sections, extra=extra)
         budget = int(ws.config.get("memory.memory_budget_tokens"))
+        mem = memory.new(staging / memory.FILENAME, name, budget)
+        mem.sections[memory.FACTS] = [f"- {fact}" if _SOURCED.search(fact) else f"- {fact} (import)"
+                                      for fact in facts or []]
+        evs = events.new(staging / events.FILENAME, name)
+        evs.events = list(past_events or [])
         write_atomic(staging / profile.FILENAME, profile.render(prof))
-        write_atomic(staging / events.FILENAME, events.render(events.new(staging / events.FILENAME, name)))
-        write_atomic(staging / memory.FILENAME, memory.render(memory.new(staging / memory.FILENAME, name, budget)))
+        write_atomic(staging / events.FILENAME, events.render(evs))
+        write_atomic(staging / memory.FILENAME, memory.render(mem))
         os.rename(staging, final)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -163,3 +164,38 @@ def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, 
     ws = workspace(ctx)
     dest = audit.archive_person(ws, name)
     out.print(f"Archived to {ws.rel(dest)}/. Bring them back with 'heartcompass undo'.")
+
+
+@app.command("export")
+def export(ctx: typer.Context,
+           name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+           fmt: Annotated[str, typer.Option("--format", help="card: a V2 character card (JSON).")] = "card",
+           output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: "
+                             "stdout).", show_default=False)] = None) -> None:
+    """Export someone as a character card for persona-chat apps (SillyTavern and others)."""
+    from heartcompass.cards import export_card
+    from heartcompass.people import resolve
+
+    if fmt != "card":
+        raise PersonError(f"Unknown export format {fmt!r}.", "Use --format card.")
+    ws = workspace(ctx)
+    card = export_card(resolve(ws, name))
+    text = json.dumps(card, ensure_ascii=False, indent=2) + "\n"
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        from heartcompass.atomic import write_atomic
+
+        write_atomic(output, text)
+        out.print(f"Wrote {escape(str(output))}.")
+
+
+@app.command("import-card")
+def import_card(ctx: typer.Context,
+                file: Annotated[Path, typer.Argument(help="A V1 or V2 character card: JSON, or PNG with the card "
+                                                   "inside.")]) -> None:
+    """Create a person from a character card; unknown extension fields are kept in the profile."""
+    from heartcompass import audit
+
+    person = audit.import_card(workspace(ctx), file)
+    out.print(f"Added [bold]{escape(person.load_profile().name)}[/] in people/{escape(person.slug)}/ from the card.")

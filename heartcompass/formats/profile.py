@@ -143,17 +143,23 @@ def render(profile: Profile) -> str:
 
 def new(path: Path, name: str, relation: str, *, mbti: str | None = None,
         aliases: list[str] | None = None, gender: str | None = None,
-        about: str | None = None, related: list[dict[str, str]] | None = None) -> Profile:
+        about: str | None = None, related: list[dict[str, str]] | None = None,
+        tags: list[str] | None = None, sections: dict[str, str] | None = None,
+        extra: dict[str, Any] | None = None) -> Profile:
     meta: dict[str, Any] = {"name": name, "aliases": list(aliases or []),
                             "relation": check_relation(relation)}
     if mbti:
         meta["mbti"] = normalize_mbti(mbti)
     if gender:
         meta["gender"] = gender
-    meta["tags"] = []
+    meta["tags"] = list(tags or [])
     meta["related"] = list(related or [])
+    meta.update(extra or {})
+    texts = dict(sections or {})
+    if about:
+        texts["Background"] = "\n\n".join(t for t in (about.strip(), texts.get("Background", "")) if t)
     parts = [f"\n# {name}\n"]
     for section in BODY_SECTIONS:
-        text = (about or "").strip() if section == "Background" else ""
+        text = (texts.get(section) or "").strip()
         parts.append(f"\n## {section}\n" + (f"\n{text}\n" if text else ""))
     return Profile(fm.new(meta, "".join(parts)), path)

@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+import base64
+import json
+import struct
+import zlib
+
+import pytest
+
+from conftest import Runner, subjects, tree_snapshot
+
+
+def png_with_text(key: bytes, value: bytes) -> bytes:
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    idat = zlib.compress(b"\x00\x00\x00\x00")
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"tEXt", key + b"\0" + value) + \
+        chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+def test_export_is_a_v2_card_with_a_character_book(example_cli: Runner):
+    card = json.loads(example_cli("person", "export", "alice", "--format", "card").output)
+    assert card["spec"] == "chara_card_v2" and card["spec_version"] == "2.0"
+    data = card["data"]
+    for key in ("name", "description", "personality", "scenario", "first_mes", "mes_example", "creator_notes",
+                "system_prompt", "post_history_instructions", "alternate_greetings", "character_book", "tags",
+                "creator", "character_version", "extensions"):
+        assert key in data, key
+    assert data["name"] == "Alice Chen" and "Warm, restless" in data["personality"]
+    assert data["mes_example"].startswith("<START>\n{{char}}: ") and "你又熬夜了吧?" in data["mes_example"]
+    contents = [e["content"] for e in data["character_book"]["entries"]]
+    assert any("Kyoto in January" in c for c in contents) and any(c.startswith("2026-11-28: Hiked") for c in contents)
+    assert data["extensions"]["heartcompass"]["relation"] == "friend"
+
+
+def test_export_then_import_round_trips(example_cli: Runner, tmp_path):
+    out = tmp_path / "alice.json"
+    example_cli("person", "export", "alice", "-o", str(out))
+    data = json.loads(out.read_text())
+    data["data"]["name"] = "Alice Copy"
+    out.write_text(json.dumps(data, ensure_ascii=False))
+    example_cli("person", "import-card", str(out))
+    folder = example_cli.ws.people_dir / "alice-copy"
+    prof = (folder / "PROFILE.md").read_text()
+    assert "mbti: ENFP" in prof and "relation: friend" in prof and "- 小爱" in prof
+    assert "## Likes\n\nMountains, bad puns" in prof and '"ok but hear me out"' in prof
+    assert "Hiked Mount Takao" in (folder / "EVENTS.md").read_text()
+    assert "- Moves to Kyoto in January for the design studio job (told)" in (folder / "MEMORY.md").read_text()
+    assert subjects(example_cli.ws)[0] == "add(alice-copy): from character card alice.json"
+
+
+def test_import_a_v1_card_and_keep_unknown_extensions(cli: Runner, tmp_path):
+    v1 = {"name": "Kaito", "description": "A barista in Osaka.", "personality": "Dry humour.",
+          "scenario": "{{char}} works the morning shift.", "first_mes": "Usual, {{user}}?",
+          "mes_example": "<START>\n{{user}}: hi\n{{char}}: You're late."}
+    path = tmp_path / "kaito.json"
+    path.write_text(json.dumps(v1))
+    cli("person", "import-card", str(path))
+    prof = (cli.ws.people_dir / "kaito" / "PROFILE.md").read_text()
+    assert "relation: stranger" in prof and "Dry humour." in prof and '"You\'re late."' in prof
+    assert "A barista in Osaka." in prof and "Kaito works the morning shift." in prof
+    v2 = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "Rin", "description": "", "personality": "", "scenario": "", "first_mes": "", "mes_example": "",
+        "extensions": {"depth_prompt": {"depth": 4, "prompt": "stay calm"}, "fav": 1}}}
+    path.write_text(json.dumps(v2))
+    cli("person", "import-card", str(path))
+    assert "card_extensions:\n  depth_prompt:" in (cli.ws.people_dir / "rin" / "PROFILE.md").read_text()
+
+
+def test_import_a_png_card(cli: Runner, tmp_path):
+    card = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {"name": "小雪", "personality": "温柔",
+                                                                     "description": "", "scenario": "",
+                                                                     "first_mes": "你好", "mes_example": ""}}
+    path = tmp_path / "card.png"
+    path.write_bytes(png_with_text(b"chara", base64.b64encode(json.dumps(card).encode())))
+    cli("person", "import-card", str(path))
+    assert "温柔" in (cli.ws.people_dir / "小雪" / "PROFILE.md").read_text()
+
+
+@pytest.mark.parametrize("content, words", [
+    (b"{nope", "not valid JSON"),
+    (b'{"description": "no name"}', "no 'name'"),
+    (b'{"spec": "chara_card_v9", "data": {}}', "unknown card spec"),
+    (b'{"spec": "chara_card_v2"}', "needs a 'data' object"),
+    (b'{"name": "X", "personality": ["a"]}', "must be text"),
+    (b'{"name": "../evil"}', "outside the workspace"),
+    (png_with_text(b"other", b"x"), "no character card inside"),
+])
+def test_invalid_cards_create_nothing(cli: Runner, tmp_path, content, words):
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    before = tree_snapshot(cli.ws.root)
+    result = cli("person", "import-card", str(path), ok=False)
+    assert result.exit_code == 1 and words in result.output and "Traceback" not in result.output
+    assert tree_snapshot(cli.ws.root) == before
