@@ -82,7 +82,7 @@ def _png_text(data: bytes, path: Path) -> str:
             if kind == b"zTXt":
                 value = zlib.decompress(value[1:])
             elif kind == b"iTXt":
-                flag, _method, rest = value[0], value[1], value[2:]
+                flag, rest = value[0], value[2:]  # value[1] is the compression method
                 _lang, _, rest = rest.partition(b"\0")
                 _tkey, _, value = rest.partition(b"\0")
                 if flag:

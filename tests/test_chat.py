@@ -2,8 +2,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from conftest import Runner, log_entries, subjects
 from fakes import FakeStatusError, Partial
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import Runner, git, log_entries, subjects
+from conftest import Runner, log_entries, subjects
 
 ADVICE = {
     "reading": "She is nervous about the move and wants reassurance, not solutions.",

@@ -3,8 +3,6 @@ from __future__ import annotations
 import sys
 import textwrap
 
-import pytest
-
 from conftest import Runner, git, subjects
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import subprocess
@@ -14,7 +13,7 @@ from conftest import Runner, git, subjects
 from heartcompass import atomic, formats
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.lock import LockBusy, WorkspaceLock
-from test_garden import DAY, events, memory, proposal, say
+from test_garden import events, memory, proposal, say
 
 
 @pytest.fixture

@@ -2,8 +2,6 @@ from __future__ import annotations
 
 import base64
 
-import pytest
-
 from conftest import Runner, git, log_entries, subjects
 from fakes import FakeStatusError
 from heartcompass.formats import memory as memory_fmt

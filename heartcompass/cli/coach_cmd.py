@@ -28,7 +28,7 @@ def coach(
                                                  show_default=False)] = None,
 ) -> None:
     """2 to 4 reply candidates with tone and why, the risks, and a suggestion or two."""
-    from heartcompass import audit, llm
+    from heartcompass import llm
     from heartcompass.chat import now_in_zone
     from heartcompass.coach import CoachSession, as_json as advice_json
     from heartcompass.people import resolve

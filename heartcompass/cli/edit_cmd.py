@@ -6,7 +6,6 @@ import os
 import shlex
 import shutil
 import subprocess
-from pathlib import Path
 from typing import Annotated
 
 import typer

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import err, escape, interactive, out, workspace
+from heartcompass.cli.common import escape, interactive, out, workspace
 from heartcompass.errors import HeartCompassError
 
 TEMPLATE = "\n# Tell HeartCompass about {name}: what happened, what changed. Lines starting with # are ignored.\n"
