@@ -190,15 +190,17 @@ def to_logs(person_dir: Path, messages: list[Message], me: str) -> dict[str, int
     for day, msgs in sorted(by_day.items()):
         path = dailylog.log_path(person_dir, day)
         existing = {(e.time, e.speaker, e.text) for e in (dailylog.load(path) if path.exists() else [])}
+        new = []
         for msg in msgs:
             speaker = "import:me" if msg.speaker == me else f"import:{_safe_speaker(msg.speaker)}"
             entry = dailylog.Entry(msg.when.strftime("%H:%M:%S"), speaker, msg.text)
             key = (entry.time, entry.speaker, entry.text)
-            if key in existing:
-                continue
-            dailylog.append(path, entry, day)
-            existing.add(key)
-            added[day.isoformat()] = added.get(day.isoformat(), 0) + 1
+            if key not in existing:
+                new.append(entry)
+                existing.add(key)
+        dailylog.append_many(path, new, day)
+        if new:
+            added[day.isoformat()] = len(new)
     return added
 
 

@@ -84,11 +84,19 @@ def load(path: Path) -> list[Entry]:
 def append(path: Path, entry: Entry, day: dt.date) -> None:
     """Append one entry as a single write, under an exclusive lock, flushed to
     disk: two chats at once never interleave, and a crash loses nothing."""
+    append_many(path, [entry], day)
+
+
+def append_many(path: Path, entries: list[Entry], day: dt.date) -> None:
+    """Append entries in one write (an import of a year of chats must not
+    pay one fsync per message)."""
+    if not entries:
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        data = entry.render()
+        data = "".join(e.render() for e in entries)
         if os.fstat(fd).st_size == 0:
             data = header(day) + data
         os.write(fd, data.encode("utf-8"))

@@ -42,6 +42,7 @@ class Document:
     _orig_meta: dict[str, Any] = field(default_factory=dict, repr=False)
     _orig_text: str | None = field(default=None, repr=False)
     _orig_body: str | None = field(default=None, repr=False)
+    flow_keys: tuple[str, ...] = ()
 
 
 def parse(text: str, path: Path | str) -> Document:
@@ -70,11 +71,18 @@ def parse(text: str, path: Path | str) -> Document:
     return Document(meta, body, raw_meta, True, _deep_copy(meta), text, body)
 
 
-def dump_meta(meta: dict[str, Any]) -> str:
-    if not meta:
-        return ""
-    return yaml.dump(meta, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
-                     default_flow_style=False, width=10_000)
+def dump_meta(meta: dict[str, Any], flow_keys: tuple[str, ...] = ()) -> str:
+    """Block style, except keys in flow_keys, which stay on one line (for
+    bookkeeping maps that would otherwise fill the top of a file)."""
+    out = []
+    for key, value in meta.items():
+        if key in flow_keys and isinstance(value, dict):
+            flow = yaml.dump(value, Dumper=_Dumper, allow_unicode=True, default_flow_style=True, width=1_000_000)
+            out.append(f"{key}: {flow.strip()}\n")
+        else:
+            out.append(yaml.dump({key: value}, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                                 default_flow_style=False, width=10_000))
+    return "".join(out)
 
 
 def render(doc: Document) -> str:
@@ -88,7 +96,7 @@ def render(doc: Document) -> str:
     if doc.has_frontmatter and doc.meta == doc._orig_meta:
         raw = doc.raw_meta
     else:
-        raw = _patch_meta(doc) if doc.has_frontmatter and doc.raw_meta else dump_meta(doc.meta)
+        raw = _patch_meta(doc) if doc.has_frontmatter and doc.raw_meta else dump_meta(doc.meta, doc.flow_keys)
     return f"---\n{raw}---\n{doc.body}"
 
 
@@ -122,18 +130,18 @@ def _patch_meta(doc: Document) -> str:
     changed = [k for k in doc.meta if k not in doc._orig_meta or doc.meta[k] != doc._orig_meta[k]]
     removed = [k for k in doc._orig_meta if k not in doc.meta]
     if any(str(k) not in spans for k in [*removed, *(k for k in changed if k in doc._orig_meta)]):
-        return dump_meta(doc.meta)  # a layout we cannot patch safely
-    edits = {str(k): dump_meta({k: doc.meta[k]}) for k in changed if k in doc._orig_meta}
+        return dump_meta(doc.meta, doc.flow_keys)  # a layout we cannot patch safely
+    edits = {str(k): dump_meta({k: doc.meta[k]}, doc.flow_keys) for k in changed if k in doc._orig_meta}
     edits.update({str(k): "" for k in removed})
     for key, (start, end) in sorted(((k, spans[k]) for k in edits), key=lambda kv: -kv[1][0]):
         lines[start:end] = [edits[key]]
-    raw = "".join(lines) + "".join(dump_meta({k: doc.meta[k]}) for k in changed if k not in doc._orig_meta)
+    raw = "".join(lines) + "".join(dump_meta({k: doc.meta[k]}, doc.flow_keys) for k in changed if k not in doc._orig_meta)
     try:
         if _HANDLER.load(raw) == doc.meta:
             return raw
     except yaml.YAMLError:
         pass
-    return dump_meta(doc.meta)
+    return dump_meta(doc.meta, doc.flow_keys)
 
 
 def new(meta: dict[str, Any], body: str) -> Document:

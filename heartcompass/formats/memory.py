@@ -23,6 +23,7 @@ FILENAME = "MEMORY.md"
 FACTS, CHATS, THREADS = "Facts", "From our chats", "Open threads"
 SECTIONS = (FACTS, CHATS, THREADS)
 DEFAULT_BUDGET = 1200
+FLOW_KEYS = ("consolidated",)  # one line, however many logs it counts
 
 
 @dataclass
@@ -88,6 +89,7 @@ def parse(text: str, path: Path) -> Memory:
         elif line.strip():
             sections[current].append(line.rstrip())
     pre = "\n".join(preamble).rstrip("\n")
+    doc.flow_keys = FLOW_KEYS
     return Memory(doc, path, pre + "\n\n" if pre else "", sections,
                   {k: list(v) for k, v in sections.items()})
 
@@ -113,6 +115,8 @@ def render(mem: Memory) -> str:
 
 def new(path: Path, name: str, budget_tokens: int = DEFAULT_BUDGET) -> Memory:
     meta: dict[str, Any] = {"consolidated": {}, "budget_tokens": budget_tokens}
-    mem = Memory(fm.new(meta, ""), path, f"\n# Memory — {name}\n\n", {s: [] for s in SECTIONS}, {})
+    doc = fm.new(meta, "")
+    doc.flow_keys = FLOW_KEYS
+    mem = Memory(doc, path, f"\n# Memory — {name}\n\n", {s: [] for s in SECTIONS}, {})
     mem.doc.body = render_body(mem)
     return mem
