@@ -82,3 +82,15 @@ def print_columns(headers: list[str], rows: list[list[str]], right: set[int] = f
 
     out.print(fmt(headers), style="bold", markup=False, highlight=False)
     out.print("\n".join(fmt(r) for r in rows), markup=False, highlight=False)
+
+
+def print_diff(text: str) -> None:
+    """A unified diff, coloured."""
+    if not text.strip():
+        out.print("[dim]No differences.[/]")
+        return
+    for line in text.splitlines():
+        style = ("green" if line.startswith("+") and not line.startswith("+++") else
+                 "red" if line.startswith("-") and not line.startswith("---") else
+                 "cyan" if line.startswith("@@") else "bold" if line.startswith(("diff ", "+++", "---")) else "")
+        out.print(f"[{style}]{escape(line)}[/]" if style else escape(line))

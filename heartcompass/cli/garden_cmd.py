@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import err, escape, out, print_columns, workspace
+from heartcompass.cli.common import err, escape, out, print_columns, print_diff, workspace
 
 
 def register(app: typer.Typer) -> None:
@@ -54,11 +54,9 @@ def garden(
                                for r in results], ensure_ascii=False, indent=2))
     elif not (quiet and not failed):
         if dry_run:
-            from heartcompass.cli.history_cmd import _print_diff
-
             for r in results:
                 for diff in r.diffs.values():
-                    _print_diff(diff)
+                    print_diff(diff)
         _summary(results)
     for r in failed:
         err.print(f"[bold red]{escape(r.slug)}:[/] {escape(r.message)}")
@@ -73,11 +71,9 @@ def _summary(results) -> None:
 
 
 def _ask(result) -> bool:
-    from heartcompass.cli.history_cmd import _print_diff
-
     out.rule(f"[bold]{escape(result.slug)}[/]: {result.entries} new entries")
     for diff in result.diffs.values():
-        _print_diff(diff)
+        print_diff(diff)
     if not result.diffs:
         return True  # only the consolidation pointers move
     if not sys.stdin.isatty():

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import escape, out, workspace
+from heartcompass.cli.common import escape, out, print_diff, workspace
 
 
 def register(app: typer.Typer) -> None:
@@ -38,17 +38,6 @@ def log(ctx: typer.Context,
     out.print(table)
 
 
-def _print_diff(text: str) -> None:
-    if not text.strip():
-        out.print("[dim]No differences.[/]")
-        return
-    for line in text.splitlines():
-        style = ("green" if line.startswith("+") and not line.startswith("+++") else
-                 "red" if line.startswith("-") and not line.startswith("---") else
-                 "cyan" if line.startswith("@@") else "bold" if line.startswith(("diff ", "+++", "---")) else "")
-        out.print(f"[{style}]{escape(line)}[/]" if style else escape(line))
-
-
 def diff(ctx: typer.Context,
          name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
          rev: Annotated[Optional[str], typer.Argument(help="Compare with this commit (default: show pending "
@@ -60,16 +49,16 @@ def diff(ctx: typer.Context,
     ws = workspace(ctx)
     person = resolve(ws, name)
     if rev:
-        _print_diff(ws.git.diff(ws.git.resolve(rev), [person.dir]))
+        print_diff(ws.git.diff(ws.git.resolve(rev), [person.dir]))
         return
     pending = ws.git.diff(None, [person.dir])
     if pending.strip():
         out.print("[yellow]Uncommitted changes:[/]")
-        _print_diff(pending)
+        print_diff(pending)
         return
     commits = ws.git.log([person.dir], 1)
     if commits:
-        _print_diff(ws.git.show(commits[0].sha, [person.dir]))
+        print_diff(ws.git.show(commits[0].sha, [person.dir]))
     else:
         out.print("[dim]No history for this person yet.[/]")
 

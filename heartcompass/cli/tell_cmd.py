@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import escape, interactive, out, workspace
+from heartcompass.cli.common import escape, interactive, out, print_diff, workspace
 from heartcompass.errors import HeartCompassError
 
 TEMPLATE = "\n# Tell HeartCompass about {name}: what happened, what changed. Lines starting with # are ignored.\n"
@@ -34,7 +34,6 @@ def tell(
     """The model proposes changes to PROFILE.md, EVENTS.md and MEMORY.md; you confirm the diff."""
     from heartcompass import audit, llm, tell as tell_mod
     from heartcompass.chat import now_in_zone
-    from heartcompass.cli.history_cmd import _print_diff
     from heartcompass.people import resolve
 
     ws = workspace(ctx)
@@ -48,7 +47,7 @@ def tell(
     plan = tell_mod.plan(ws, llm.make_chat_model(ws, settings), person, narrative, now_in_zone(ws), images)
     for p in plan.plans:
         for diff in p.diffs.values():
-            _print_diff(diff)
+            print_diff(diff)
     if not plan.has_changes:
         out.print("[dim]The proposal changes nothing.[/]")
     for new in plan.unknown:
