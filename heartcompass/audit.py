@@ -265,6 +265,13 @@ def sync(ws: Workspace) -> SyncResult:
         raise HeartCompassError("A sync conflict is still being resolved.",
                                 "Fix the files git marks, then 'git add' them and 'git rebase --continue' "
                                 "(or 'git rebase --abort' to go back).")
+    from heartcompass.lock import WorkspaceLock
+
+    with WorkspaceLock(ws.state_dir / "lock", "sync"):  # never mid-garden: its writes are not hand edits
+        return _sync(ws, remote)
+
+
+def _sync(ws: Workspace, remote: str) -> SyncResult:
     committed = len(commit_pending(ws))
     if ws.git.status([ws.config_path]):
         from heartcompass.config import load

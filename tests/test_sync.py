@@ -51,3 +51,12 @@ def test_a_conflict_is_reported_and_nothing_is_lost(two_devices):
 def test_sync_without_a_remote_says_how_to_add_one(example_cli: Runner):
     result = example_cli("sync", ok=False)
     assert result.exit_code == 1 and "remote add origin" in result.output
+
+
+def test_sync_does_not_run_while_the_gardener_does(two_devices):
+    from heartcompass.lock import WorkspaceLock
+
+    desktop, _ = two_devices
+    with WorkspaceLock(desktop.ws.state_dir / "lock"):
+        result = desktop("sync", ok=False)
+    assert result.exit_code == 1 and "gardener is running" in result.output
