@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from heartcompass import context as context_mod
 from heartcompass.errors import LLMError
 from heartcompass.formats import dailylog
+from heartcompass.llm import structured_invoke
 from heartcompass.people import Person
 from heartcompass.workspace import Workspace
 
@@ -79,11 +80,9 @@ class CoachSession:
         kinds = {"user": HumanMessage, "assistant": AIMessage}
         messages = [SystemMessage(content=self.context().system),
                     *[kinds[r](content=t) for r, t in self.turns]]
-        structured = self.model.with_structured_output(Advice, method="json_schema")
-
         def ask():
             try:
-                yield structured.invoke(messages)
+                yield structured_invoke(self.model, Advice, messages)
             except ValueError as exc:  # output that does not fit the schema
                 yield exc
 

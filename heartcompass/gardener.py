@@ -30,6 +30,7 @@ from heartcompass.errors import FormatError, HeartCompassError, LLMError, Missin
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
 from heartcompass.garden_proposal import (Compressed, LogItem, Proposal, ProposalError, Workbench,
                                           apply, apply_compression, present, shown_events)
+from heartcompass.llm import structured_invoke
 from heartcompass.lock import WorkspaceLock
 from heartcompass.people import Person, list_people
 from heartcompass.tokens import estimate_tokens
@@ -337,11 +338,9 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
                                             *({"type": "image_url", "image_url": {"url": url}} for url in images)]
     messages = [SystemMessage(content=prompts.render(ws, "garden.md", name=wb.profile.name)),
                 HumanMessage(content=content)]
-    structured = model.with_structured_output(Proposal, method="json_schema")
-
     def ask():
         try:
-            yield structured.invoke(messages)
+            yield structured_invoke(model, Proposal, messages)
         except ValueError as exc:  # unparsable output (pydantic, JSON, output parser): not a provider failure
             yield exc
 
@@ -387,7 +386,7 @@ def fit_budget(ws: Workspace, model: Any, wb: Workbench) -> None:
     messages = [SystemMessage(content=prompts.render(ws, "garden_compress.md", budget=budget)),
                 HumanMessage(content=text)]
     try:
-        result = model.with_structured_output(Compressed, method="json_schema").invoke(messages)
+        result = structured_invoke(model, Compressed, messages)
         result = result if isinstance(result, Compressed) else Compressed.model_validate(result)
     except Exception as exc:
         raise ProposalError([f"MEMORY.md is over its budget ({wb.memory.body_tokens()} > {budget} tokens) "

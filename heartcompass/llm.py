@@ -185,3 +185,33 @@ def retrying(attempt: Callable[[], Iterator[Any]], max_retries: int, *,
                 raise LLMError(describe_error(exc, settings)) from exc
             sleep(base_delay * (2 ** tries))
             tries += 1
+
+
+# -- structured output ------------------------------------------------------
+_NO_JSON_SCHEMA: set[int] = set()  # models (by id) that refused response_format json_schema
+
+
+def _refuses_json_schema(exc: BaseException) -> bool:
+    text = str(exc)
+    return ("json_schema" in text or "response_format" in text) and not isinstance(exc, ValueError)
+
+
+def structured_invoke(model: Any, schema: Any, messages: list) -> Any:
+    """A schema-shaped answer. JSON schema mode first; endpoints that refuse it
+    (llama-cpp-python's server accepts only json_object, for one) get JSON
+    mode with the schema spelled out in the prompt, for the rest of the run."""
+    if id(model) not in _NO_JSON_SCHEMA:
+        try:
+            return model.with_structured_output(schema, method="json_schema").invoke(messages)
+        except Exception as exc:
+            if not _refuses_json_schema(exc):
+                raise
+            _NO_JSON_SCHEMA.add(id(model))
+    import json
+
+    from langchain_core.messages import SystemMessage
+
+    spec = json.dumps(schema.model_json_schema(), ensure_ascii=False)
+    hint = SystemMessage(content="Answer with one JSON object, and nothing else, that follows this JSON schema:\n"
+                                 + spec)
+    return model.with_structured_output(schema, method="json_mode").invoke([*messages, hint])

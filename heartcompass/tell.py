@@ -22,6 +22,7 @@ from heartcompass.errors import HeartCompassError
 from heartcompass.formats import dailylog
 from heartcompass.garden_proposal import LogItem
 from heartcompass.gardener import diff_text, fit_budget, propose, read_person, render_texts, workbench
+from heartcompass.llm import structured_invoke
 from heartcompass.people import Person, list_people
 from heartcompass.workspace import Workspace
 
@@ -138,7 +139,7 @@ def _unknown_people(ws: Workspace, model: Any, narrative: str) -> list[NewPerson
         except HeartCompassError:
             known.append(p.slug)
     try:
-        raw = model.with_structured_output(Mentions, method="json_schema").invoke([
+        raw = structured_invoke(model, Mentions, [
             SystemMessage(content="List the people this narrative mentions by name who are not in the known list "
                                   "(and are not the narrator). Known: " + ", ".join(known)),
             HumanMessage(content=narrative)])

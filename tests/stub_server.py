@@ -21,6 +21,7 @@ class StubState:
         self.fail_next: list[int] = []     # status codes to answer with before replying
         self.replies: list[str] = []       # scripted replies; else one built from the prompt
         self.delay = 0.0                   # seconds to think before answering
+        self.json_object_only = False      # refuse json_schema, like llama-cpp-python's server
 
 
 def default_reply(body: dict) -> str:
@@ -78,9 +79,19 @@ def make_handler(state: StubState):
             if state.fail_next:
                 code = state.fail_next.pop(0)
                 return self._json(code, {"error": {"message": f"stub error {code}", "type": "server_error"}})
+            fmt = (body.get("response_format") or {}).get("type")
+            if fmt == "json_schema" and state.json_object_only:
+                return self._json(500, {"error": {"message": "Input should be 'text' or 'json_object' "
+                                                             "(body.response_format.type: 'json_schema')"}})
             if state.replies:
                 text = state.replies.pop(0)
-            elif (body.get("response_format") or {}).get("type") == "json_schema":
+            elif fmt == "json_object":
+                schema = re.search(r"follows this JSON schema:\n(\{.*\})", body["messages"][-1]["content"], re.S)
+                title = json.loads(schema.group(1)).get("title", "") if schema else ""
+                fake = {"messages": body["messages"][:-1],
+                        "response_format": {"json_schema": {"name": title}}}
+                text = json.dumps(structured_reply(fake))
+            elif fmt == "json_schema":
                 text = json.dumps(structured_reply(body))
             else:
                 text = default_reply(body)

@@ -49,3 +49,20 @@ def test_unreachable_endpoint_is_a_clear_error(example_cli: Runner, monkeypatch)
     result = example_cli("chat", "alice", "-m", "hello", ok=False)
     assert result.exit_code == 1 and "Could not reach the model endpoint" in result.output
     assert "Traceback" not in result.output
+
+
+def test_gardener_falls_back_to_json_mode_where_json_schema_is_refused(example_cli: Runner, stub):
+    """llama-cpp-python's server accepts only response_format json_object."""
+    from heartcompass.formats import dailylog, memory as memory_fmt
+    import datetime as dt
+
+    stub.json_object_only = True
+    day = dt.date(2026, 12, 1)
+    path = dailylog.log_path(example_cli.ws.people_dir / "alice", day)
+    dailylog.append(path, dailylog.Entry("20:00:00", "note", "She starts in Kyoto on January 6"), day)
+    example_cli("garden")
+    formats = [(r.get("response_format") or {}).get("type") for r in stub.requests]
+    assert formats == ["json_schema", "json_object"]
+    assert "follows this JSON schema" in stub.requests[1]["messages"][-1]["content"]
+    facts = memory_fmt.load(example_cli.ws.people_dir / "alice" / "MEMORY.md").items(memory_fmt.FACTS)
+    assert "- She starts in Kyoto on January 6 (log 2026-12-01)" in facts
