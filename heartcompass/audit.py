@@ -52,14 +52,7 @@ def commit_pending(ws: Workspace, people: list[Person] | None = None) -> list[st
     stops the command: it is never overwritten or mixed into another commit."""
     items = pending(ws, people)
     for item in items:
-        path = ws.root / item.path
-        if item.code == "D":
-            if path.name == profile_fmt.FILENAME:
-                raise FormatError(path, "was deleted by hand; a person needs a PROFILE.md",
-                                  hint=f"Bring it back with 'git checkout -- {item.path}', or archive the person.")
-            continue
-        if path.is_file():
-            formats.validate(path)
+        _check(ws, item)
     shas = []
     for slug in sorted({i.slug for i in items}):
         for kind, verb in (("hand edit", "edit"), ("chat log", "log")):
@@ -68,7 +61,7 @@ def commit_pending(ws: Workspace, people: list[Person] | None = None) -> list[st
                 continue
             names = sorted({Path(i.path).name for i in mine})
             what = "by hand" if verb == "edit" else "chat log " + ", ".join(n.removesuffix(".md") for n in names)
-            body = "\n".join(f"- {i.path} ({_CODES.get(i.code, i.code)})" for i in mine)
+            body = _file_list(mine)
             sha = ws.git.commit([ws.root / i.path for i in mine], f"{verb}({slug}): {what}", body)
             if sha:
                 shas.append(sha)
@@ -80,23 +73,32 @@ def commit_valid_edits(ws: Workspace, person: Person) -> tuple[str | None, list[
     ones and leave them uncommitted (never overwritten)."""
     valid, invalid = [], []
     for item in pending(ws, [person]):
-        path = ws.root / item.path
         if item.kind != "hand edit":
             continue
         try:
-            if item.code == "D" and path.name == profile_fmt.FILENAME:
-                raise FormatError(path, "was deleted; a person needs a PROFILE.md",
-                                  hint=f"Bring it back with 'git checkout -- {item.path}'.")
-            if path.is_file():
-                formats.validate(path)
+            _check(ws, item)
             valid.append(item)
         except FormatError as exc:
             invalid.append(exc)
     sha = None
     if valid:
-        body = "\n".join(f"- {i.path} ({_CODES.get(i.code, i.code)})" for i in valid)
-        sha = ws.git.commit([ws.root / i.path for i in valid], f"edit({person.slug}): by hand", body)
+        sha = ws.git.commit([ws.root / i.path for i in valid], f"edit({person.slug}): by hand", _file_list(valid))
     return sha, invalid
+
+
+def _check(ws: Workspace, item: Pending) -> None:
+    """A pending change that may be committed, or a FormatError."""
+    path = ws.root / item.path
+    if item.code == "D":
+        if path.name == profile_fmt.FILENAME:
+            raise FormatError(path, "was deleted by hand; a person needs a PROFILE.md",
+                              hint=f"Bring it back with 'git checkout -- {item.path}', or archive the person.")
+    elif path.is_file():
+        formats.validate(path)
+
+
+def _file_list(items: list[Pending]) -> str:
+    return "\n".join(f"- {i.path} ({_CODES.get(i.code, i.code)})" for i in items)
 
 
 _CODES = {"M": "changed", "A": "added", "D": "deleted", "??": "new", "R": "renamed"}

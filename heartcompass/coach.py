@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from heartcompass import context as context_mod
 from heartcompass.errors import LLMError
 from heartcompass.formats import dailylog
-from heartcompass.llm import structured_invoke
+from heartcompass.llm import ask_structured
 from heartcompass.people import Person
 from heartcompass.workspace import Workspace
 
@@ -75,20 +75,12 @@ class CoachSession:
     def _ask(self) -> Advice:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-        from heartcompass.llm import retrying
-
         kinds = {"user": HumanMessage, "assistant": AIMessage}
         messages = [SystemMessage(content=self.context().system),
                     *[kinds[r](content=t) for r, t in self.turns]]
-        def ask():
-            try:
-                yield structured_invoke(self.model, Advice, messages)
-            except ValueError as exc:  # output that does not fit the schema
-                yield exc
-
         last = ""
         for _ in range(2):
-            raw = next(retrying(ask, 2))
+            raw = ask_structured(self.model, Advice, messages)
             if isinstance(raw, Exception):
                 last = f"the answer did not fit the schema ({type(raw).__name__})"
             else:

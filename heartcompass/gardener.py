@@ -30,7 +30,7 @@ from heartcompass.errors import FormatError, HeartCompassError, LLMError, Missin
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
 from heartcompass.garden_proposal import (Compressed, LogItem, Proposal, ProposalError, Workbench,
                                           apply, apply_compression, present, shown_events)
-from heartcompass.llm import structured_invoke
+from heartcompass.llm import ask_structured, structured_invoke
 from heartcompass.lock import WorkspaceLock
 from heartcompass.people import Person, list_people
 from heartcompass.tokens import estimate_tokens
@@ -329,8 +329,6 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
     try after invalid output. images: data URLs shown with the entries."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    from heartcompass.llm import retrying
-
     half_life = float(ws.config.get("memory.half_life_days"))
     shown = shown_events(wb, chunk, EVENTS_SHOWN_TOKENS, half_life)
     text = present(wb, chunk, shown)
@@ -338,16 +336,10 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
                                             *({"type": "image_url", "image_url": {"url": url}} for url in images)]
     messages = [SystemMessage(content=prompts.render(ws, "garden.md", name=wb.profile.name)),
                 HumanMessage(content=content)]
-    def ask():
-        try:
-            yield structured_invoke(model, Proposal, messages)
-        except ValueError as exc:  # unparsable output (pydantic, JSON, output parser): not a provider failure
-            yield exc
-
     last_error: Exception | None = None
     for attempt in range(2):  # one corrected try after an invalid proposal
         try:
-            raw = next(retrying(ask, 2))
+            raw = ask_structured(model, Proposal, messages)
             if isinstance(raw, Exception):
                 raise raw
             proposal = raw if isinstance(raw, Proposal) else Proposal.model_validate(raw)

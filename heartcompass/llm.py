@@ -215,3 +215,16 @@ def structured_invoke(model: Any, schema: Any, messages: list) -> Any:
     hint = SystemMessage(content="Answer with one JSON object, and nothing else, that follows this JSON schema:\n"
                                  + spec)
     return model.with_structured_output(schema, method="json_mode").invoke([*messages, hint])
+
+
+def ask_structured(model: Any, schema: Any, messages: list, retries: int = 2) -> Any:
+    """structured_invoke with provider retries. Output that does not fit the
+    schema is returned as its ValueError, for the caller's corrected try:
+    bad output is not a provider failure."""
+    def attempt():
+        try:
+            yield structured_invoke(model, schema, messages)
+        except ValueError as exc:  # pydantic, JSON or output-parser errors
+            yield exc
+
+    return next(retrying(attempt, retries))

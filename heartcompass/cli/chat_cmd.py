@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import err, escape, out, workspace
+from heartcompass.cli.common import ModelOption, err, escape, out, workspace
 from heartcompass.errors import HeartCompassError
 
 HELP = """Commands:
@@ -34,8 +34,7 @@ def chat(
                        "exit.", show_default=False)] = None,
     as_of: Annotated[Optional[str], typer.Option("--as-of", help="Time travel: the persona as its files were at a "
                      "date (YYYY-MM-DD) or commit. Logged, and left out of memory.", show_default=False)] = None,
-    model: Annotated[Optional[str], typer.Option("--model", help="Use this model instead of llm.model.",
-                                                 show_default=False)] = None,
+    model: ModelOption = None,
     no_delay: Annotated[bool, typer.Option("--no-delay", help="No typing delay between messages.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print replies as JSON (one object per message sent).")
                        ] = False,

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import escape, interactive, out, workspace
+from heartcompass.cli.common import ModelOption, escape, interactive, out, workspace
 from heartcompass.errors import HeartCompassError
 
 
@@ -24,8 +24,7 @@ def coach(
                       ] = False,
     save: Annotated[bool, typer.Option("--save", help="Save the exchange to their log (as notes).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the advice as JSON.")] = False,
-    model: Annotated[Optional[str], typer.Option("--model", help="Use this model instead of llm.model.",
-                                                 show_default=False)] = None,
+    model: ModelOption = None,
 ) -> None:
     """2 to 4 reply candidates with tone and why, the risks, and a suggestion or two."""
     from heartcompass import llm

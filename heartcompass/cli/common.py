@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
@@ -16,6 +16,9 @@ from heartcompass.errors import HeartCompassError
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 DEBUG_ENV = "HEARTCOMPASS_DEBUG"
+# Every command that calls a model takes the same override.
+ModelOption = Annotated[Optional[str], typer.Option("--model", help="Use this model instead of llm.model.",
+                                                    show_default=False)]
 
 
 def fail(exc: HeartCompassError) -> typer.Exit:

@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import err, escape, out, print_columns, print_diff, workspace
+from heartcompass.cli.common import ModelOption, err, escape, out, print_columns, print_diff, workspace
 
 
 def register(app: typer.Typer) -> None:
@@ -28,8 +28,7 @@ def garden(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing when all went well.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
     cron_line: Annotated[bool, typer.Option("--cron-line", help="Print a crontab line for 02:00 nightly.")] = False,
-    model: Annotated[Optional[str], typer.Option("--model", help="Use this model instead of llm.model.",
-                                                 show_default=False)] = None,
+    model: ModelOption = None,
 ) -> None:
     """Consolidate new chat-log entries into PROFILE.md, EVENTS.md and MEMORY.md: one commit per person."""
     ws = workspace(ctx)

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import escape, interactive, out, print_diff, workspace
+from heartcompass.cli.common import ModelOption, escape, interactive, out, print_diff, workspace
 from heartcompass.errors import HeartCompassError
 
 TEMPLATE = "\n# Tell HeartCompass about {name}: what happened, what changed. Lines starting with # are ignored.\n"
@@ -28,8 +28,7 @@ def tell(
                                                         show_default=False)] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only show the proposal; write nothing.")] = False,
-    model: Annotated[Optional[str], typer.Option("--model", help="Use this model instead of llm.model.",
-                                                 show_default=False)] = None,
+    model: ModelOption = None,
 ) -> None:
     """The model proposes changes to PROFILE.md, EVENTS.md and MEMORY.md; you confirm the diff."""
     from heartcompass import audit, llm, tell as tell_mod
