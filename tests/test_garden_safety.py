@@ -13,7 +13,7 @@ from conftest import Runner, git, subjects
 from heartcompass import atomic, formats
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.lock import LockBusy, WorkspaceLock
-from test_garden import events, memory, proposal, say
+from test_garden import consolidated, events, memory, proposal, say
 
 
 @pytest.fixture
@@ -123,7 +123,7 @@ def test_killed_at_any_write_the_next_run_finishes_without_duplicates(alice: Run
     booked = [e for e in events(ws) if e.text.startswith("Booked movers")]
     assert len(booked) == 1
     assert sum("Booked movers" in f for f in memory(ws).items(memory_fmt.FACTS)) == 1
-    assert memory(ws).consolidated == {"2026-12-01": 1}
+    assert consolidated(ws) == {"2026-12-01": 1}
     assert git(ws, "status", "--porcelain") == ""
     # and a third run has nothing to do
     calls_before = len(fake_llm.calls)
@@ -154,11 +154,11 @@ def test_killed_by_a_real_signal_mid_run_then_finished_over_http(alice: Runner):
         assert state.requests, "the gardener never called the model"
         for path in (ws.people_dir / "alice").glob("*.md"):
             formats.validate(path)
-        assert memory(ws).consolidated == {}
+        assert consolidated(ws) == {}
         state.delay = 0
         state.replies = [json.dumps(_good())]
         alice("garden")  # the dead process's lock is stale and taken over
-        assert memory(ws).consolidated == {"2026-12-01": 1}
+        assert consolidated(ws) == {"2026-12-01": 1}
         request = state.requests[-1]
         assert request["response_format"]["type"] == "json_schema"
         assert len([e for e in events(ws) if e.text.startswith("Booked movers")]) == 1
@@ -174,7 +174,7 @@ def test_review_asks_before_writing(alice: Runner, fake_llm, monkeypatch):
     # no TTY: review declines rather than writing unasked
     result = alice("garden", "--review")
     assert "declined" in result.output and "+- Booked movers" in result.output
-    assert memory(ws).consolidated == {}
+    assert consolidated(ws) == {}
     import heartcompass.cli.garden_cmd as garden_cmd
 
     monkeypatch.setattr(garden_cmd, "_ask", lambda r: True)
