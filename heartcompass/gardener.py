@@ -149,6 +149,19 @@ class Journal:
                 "files": {self.ws.rel(p): {"old": old, "new": new} for p, (old, new) in files.items()}}
         write_atomic(self.path, json.dumps(data, ensure_ascii=False))
 
+    def raw(self) -> str | None:
+        try:
+            return self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+
+    def put_back(self, raw: str | None) -> None:
+        """The journal as it was before a chunk that was put back."""
+        if raw is None:
+            self.clear()
+        else:
+            write_atomic(self.path, raw)
+
     def recover(self, written: dict[Path, str] | None = None) -> str | None:
         """Finish an interrupted gardening: write what is missing, move the
         consolidation state, commit exactly the journal's texts. `written`:
@@ -197,6 +210,7 @@ class Gardener:
         self.review = review
         self.counts = EntryCounts(ws)
         self._written: dict[Path, str] = {}  # checksums of what this run wrote
+        self._texts: dict[Path, str] = {}    # and the texts
         self._people: list[Person] = []
         self._names: dict[str, tuple[list[str], list[str]]] | None = None  # slug -> (names, links)
 
@@ -273,6 +287,17 @@ class Gardener:
             self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
         return self._write(person, wb, originals, result, summaries, final=True)
 
+    @staticmethod
+    def _put_back(path: Path, written: str, previous: str | None) -> None:
+        try:
+            if previous is None:
+                if file_checksum(path) == checksum(written):
+                    path.unlink()
+            else:
+                write_atomic(path, previous, expected_checksum=checksum(written))
+        except ConcurrentEditError:
+            pass  # edited by hand since: it is the user's now
+
     def _check_committed(self, person: Person) -> None:
         """The files read must be what HEAD holds, so the gardener's commit
         holds only its own change: a hand edit saved since the start of the
@@ -346,10 +371,23 @@ class Gardener:
             if current[path] != expected and not (self._written.get(path) == current[path]):
                 raise ConcurrentEditError(f"{self.ws.rel(path)} was edited while the gardener ran; "
                                           "nothing more of this person was written.")
+        before = journal.raw()
         journal.save({p: (current[p], t) for p, t in changed.items()}, self._days, subject, body)
-        for path, text in changed.items():
-            write_atomic(path, text, expected_checksum=current[path])
+        done: dict[Path, str] = {}
+        try:
+            for path, text in changed.items():
+                write_atomic(path, text, expected_checksum=current[path])
+                done[path] = text
+        except ConcurrentEditError:
+            # A hand save in the instant before a write: put back this chunk's other
+            # writes, so what is on disk is the last whole chunk (its journal again).
+            for path, text in done.items():
+                self._put_back(path, text, self._texts.get(path, originals[path]))
+            journal.put_back(before)
+            raise
+        for path, text in done.items():
             self._written[path] = checksum(text)
+            self._texts[path] = text
         self._state.days.update(self._days)  # the state moves with the files, after them
         self._state.dirty = True
         self._state.save()
