@@ -15,6 +15,7 @@ from heartcompass.errors import HeartCompassError
 
 HELP = """Commands:
   /note TEXT     remember a fact about them (trusted, for the gardener)
+  /quote TEXT    keep words they really wrote, as an example of how they write (VOICE.md)
   /context       what the persona knows right now (tokens per section)
   /switch NAME   chat with someone else
   /retry         ask again for a reply to your last message (after an error, or for another answer)
@@ -184,6 +185,11 @@ class ChatView:
             if cmd == "/note":
                 self.session.note(arg)
                 out.print("[dim]Noted: it goes into memory at the next garden.[/]")
+            elif cmd == "/quote":
+                from heartcompass.voice import quote_and_commit
+
+                sha = quote_and_commit(self.ws, self.session.person, arg)
+                out.print("[dim]Kept in VOICE.md: an example of how they write.[/]" if sha else "[dim]Already kept.[/]")
             elif cmd == "/retry":
                 self._run(self.session.reply(), "")
             elif cmd == "/new":
