@@ -208,3 +208,39 @@ def test_line_formats_round_trip(tmp_path, line):
     v = voice_fmt.parse(text, tmp_path / "VOICE.md")
     assert v.lines(voice_fmt.THEIRS)[0].text == "fine"
     assert voice_fmt.render(v) == text
+
+
+# -- burst mode -------------------------------------------------------------------------
+def test_burst_waits_for_quiet_and_each_message_restarts_the_wait():
+    from heartcompass.burst import Burst
+
+    now = [100.0]
+    burst = Burst(8.0, clock=lambda: now[0])
+    assert burst.remaining() is None and not burst.due()
+    burst.add("hey")
+    now[0] += 5
+    assert not burst.due() and burst.remaining() == 3.0
+    burst.add("you there?")          # restarts the wait
+    now[0] += 5
+    assert not burst.due() and burst.remaining() == 3.0
+    now[0] += 3
+    assert burst.due() and burst.take() == ["hey", "you there?"]
+    assert burst.remaining() is None and not burst.due()
+
+
+def test_a_burst_is_logged_as_typed_and_answered_once(example_ws, fake_llm):
+    from heartcompass.chat import ChatSession
+    from heartcompass.people import resolve
+    from conftest import log_entries
+
+    session = ChatSession(example_ws, resolve(example_ws, "alice"), fake_llm)
+    session.hold("hey")
+    session.hold("guess what")
+    session.hold("I got the job!!")
+    assert [e.text for e in log_entries(example_ws, "alice")][-3:] == ["hey", "guess what", "I got the job!!"]
+    fake_llm.enqueue("no way!!|||tell me everything")
+    replies = [e.text for e in session.reply() if e.kind == "message"]
+    assert replies == ["no way!!", "tell me everything"]
+    assert len(fake_llm.calls) == 1
+    last_user = fake_llm.calls[0][-1].content
+    assert last_user == "hey\nguess what\nI got the job!!"

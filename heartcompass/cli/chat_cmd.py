@@ -37,6 +37,9 @@ def chat(
                      "date (YYYY-MM-DD) or commit. Logged, and left out of memory.", show_default=False)] = None,
     model: ModelOption = None,
     no_delay: Annotated[bool, typer.Option("--no-delay", help="No typing delay between messages.")] = False,
+    burst: Annotated[Optional[bool], typer.Option("--burst/--no-burst", help="IM-like: send several messages; the "
+                     "persona replies once you have been quiet for chat.burst_quiet_seconds (default: chat.burst).",
+                     show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print replies as JSON (one object per message sent).")
                        ] = False,
 ) -> None:
@@ -57,7 +60,7 @@ def chat(
         elif not sys.stdin.isatty():
             ok = all([view.send(line) for line in sys.stdin.read().splitlines() if line.strip()])
         else:
-            ok = view.interactive()
+            ok = view.interactive(ws.config.get("chat.burst") if burst is None else burst)
     finally:
         view.close()
     if not ok:
@@ -156,11 +159,13 @@ class ChatView:
         return True
 
     # -- the interactive loop ---------------------------------------------------
-    def interactive(self) -> bool:
+    def interactive(self, burst: bool = False) -> bool:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
 
         prompt = PromptSession(history=FileHistory(str(self.ws.state_dir / "chat_history")))
+        if burst:
+            return self._burst_loop(prompt)
         while True:
             try:
                 line = prompt.prompt("you › ")
@@ -175,6 +180,51 @@ class ChatView:
                     return True
                 continue
             self.send(line)
+
+    def _burst_loop(self, prompt) -> bool:
+        """Messages are logged as they are typed; the persona answers the
+        whole burst once the user has been quiet (each message restarts the
+        wait). The first line of a burst uses the line editor; the lines
+        that follow are read as typed, so the wait can run meanwhile."""
+        import select
+
+        from heartcompass.burst import Burst
+
+        quiet = float(self.ws.config.get("chat.burst_quiet_seconds"))
+        burst = Burst(quiet)
+        out.print(f"[dim]Burst mode: send several messages; {escape(self.name)} replies after {quiet:g} s of "
+                  "quiet.[/]")
+        while True:
+            try:
+                line = prompt.prompt("you › ") if not burst.pending else None
+                while line is None:
+                    remaining = burst.remaining()
+                    if out.is_terminal:
+                        out.file.write("you › ")  # more may follow; the line is read as typed
+                        out.file.flush()
+                    if not select.select([sys.stdin], [], [], remaining)[0]:
+                        if out.is_terminal:
+                            out.file.write("\r\x1b[2K")  # the empty prompt gives way to the reply
+                        self._run(self.session.reply(), "\n".join(burst.take()))
+                        break
+                    line = sys.stdin.readline()
+                    if line == "":  # Ctrl-D: answer what was sent, then leave
+                        self._run(self.session.reply(), "\n".join(burst.take()))
+                        return True
+            except (EOFError, KeyboardInterrupt):
+                out.print()
+                if burst.pending:
+                    err.print("[dim](left before the reply; your messages are in the log)[/]")
+                return True
+            line = (line or "").strip()
+            if not line:
+                continue
+            if line.startswith("/"):
+                if self.command(line) == "exit":
+                    return True
+                continue
+            self.session.hold(line)
+            burst.add(line)
 
     def command(self, line: str) -> str | None:
         cmd, _, arg = line.partition(" ")
