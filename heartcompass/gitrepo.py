@@ -433,8 +433,12 @@ def git_processes(root: Path) -> list[int]:
                 if (entry / "comm").read_text().strip() != "git":
                     continue
                 cwd = Path(os.readlink(entry / "cwd"))
-            except OSError:
+                args = (entry / "cmdline").read_bytes().split(b"\0")
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
                 continue
+            if ppid == os.getpid() or b"cat-file" in args:
+                continue  # GitPython's own long-lived readers never hold index.lock
             if cwd == root or root in cwd.parents:
                 found.append(int(entry.name))
         return found
