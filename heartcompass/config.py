@@ -106,6 +106,7 @@ KEYS: dict[str, Key] = {
     "memory.memory_budget_tokens": Key(1200, _positive(_int), "whole number", "size bound of MEMORY.md"),
     "memory.half_life_days": Key(90.0, _positive(_float), "days", "how fast old events fade in the prompt"),
     "sync.remote": Key("origin", _str, "text", "git remote for heartcompass sync"),
+    "git.hooks": Key(True, _bool, "true|false", "run the repository's git hooks (e.g. a secret scanner) on our commits"),
 }
 _SECRET_NAME = re.compile(r"(api_?key|secret|token(?!s)|password|passwd)", re.I)
 _SECRET_VALUE = re.compile(r"^(sk-|ark-|Bearer\s)|^[A-Za-z0-9_\-]{32,}$")
