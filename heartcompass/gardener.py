@@ -41,7 +41,7 @@ from heartcompass.tokens import estimate_tokens
 from heartcompass.workspace import Workspace
 
 TOOL_VERBS = {"init", "add", "rename", "archive", "restore", "undo", "config", "chat", "log", "garden",
-              "tell", "import", "sync", "coach"}
+              "tell", "import", "sync", "coach", "voice"}
 SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 EVENTS_SHOWN_TOKENS = 800
 
@@ -225,6 +225,8 @@ class Gardener:
         people = people if people is not None else self._people
         lock = WorkspaceLock(self.ws.state_dir / "lock", "gardener")
         with lock:
+            if not self.dry_run:
+                self.ws.git.check_writable()  # no commit onto a rebase, a merge, a detached HEAD
             results = []
             pending = {p.slug for p in audit.pending(self.ws, people)} if not self.dry_run else set()
             for person in people:
@@ -248,7 +250,10 @@ class Gardener:
             result.status, result.message = "failed", str(exc)
         if not self.dry_run and result.status in ("failed", "skipped"):
             # chunks already written stay, committed as exactly what was written
-            result.commit = Journal(self.ws, person).recover(self._written)
+            try:
+                result.commit = Journal(self.ws, person).recover(self._written)
+            except HeartCompassError as exc:  # e.g. a hook refused: the journal stays, for the next run
+                result.message += f" ({exc.message})"
             if result.commit:
                 result.message += " The entries gardened before that are committed."
         return result
