@@ -95,7 +95,7 @@ def seed_history(person) -> None:
 
 def year_of_logs(days: int) -> tuple[int, int]:
     random.seed(7)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         ws, _ = create_workspace(Path(tmp) / "ws")
         person = create(ws, "Alice", "friend")
         seed_history(person)  # someone known for years: full memory, many events
@@ -114,7 +114,7 @@ def year_of_logs(days: int) -> tuple[int, int]:
 
 
 def quiet_night(people: int) -> tuple[float, float, int]:
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         ws, _ = create_workspace(Path(tmp) / "ws")
         for n in range(people):
             person = create(ws, f"Person {n:03d}", "friend")
@@ -174,7 +174,7 @@ def big_import(messages: int) -> tuple[float, float, float, int]:
     """One person, `messages` imported messages (30 a day), gardened at once.
     Returns (our overhead per chunk: first 10%, last 10%, our total s, chunks)."""
     random.seed(11)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         ws, _ = create_workspace(Path(tmp) / "ws")
         quick_people(ws, ["Alice"])
         person = list_people(ws)[0]
@@ -200,7 +200,7 @@ def fleet(people: int, active: int, sleep: float) -> tuple[float, float, int]:
     """`people` people, `active` of them with new entries; a model that takes
     `sleep` s per call. Returns (model time, whole run, calls)."""
     random.seed(5)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         ws, _ = create_workspace(Path(tmp) / "ws")
         quick_people(ws, [f"Person {n:04d}" for n in range(people)])
         everyone = list_people(ws)
@@ -230,7 +230,7 @@ def fleet(people: int, active: int, sleep: float) -> tuple[float, float, int]:
 def prompt_with_people(people: int) -> int:
     """Chars of the gardener's prompt for one person whose entries mention two others."""
     random.seed(3)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         ws, _ = create_workspace(Path(tmp) / "ws")
         names = ["Alice", "Bob Lee", "小明"] + [f"Person {n:04d}" for n in range(people - 3)]
         quick_people(ws, names, related={"alice": ["bob-lee"]})
@@ -245,7 +245,7 @@ def prompt_with_people(people: int) -> int:
 
 def quiet_big_events(people: int, events: int) -> float:
     """A quiet night over people with big EVENTS.md: seconds (nothing must be parsed)."""
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         ws, _ = create_workspace(Path(tmp) / "ws")
         quick_people(ws, [f"Person {n}" for n in range(people)])
         for person in list_people(ws):

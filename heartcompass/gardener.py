@@ -23,6 +23,7 @@ import difflib
 import json
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -44,6 +45,7 @@ TOOL_VERBS = {"init", "add", "rename", "archive", "restore", "undo", "config", "
               "tell", "import", "sync", "coach", "voice"}
 SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 EVENTS_SHOWN_TOKENS = 800
+CHECKPOINT_SECONDS = 5.0  # a long backlog is written (journal, files, state) at most this often, and at the end
 
 
 @dataclass
@@ -282,6 +284,7 @@ class Gardener:
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
         summaries = []
         batches = chunks(items, budget)
+        checkpoint = time.monotonic()
         for n, chunk in enumerate(batches, 1):
             proposal = self._propose(wb, chunk)
             summaries.append(proposal.summary.strip())
@@ -289,8 +292,9 @@ class Gardener:
             for day in {i.day for i in chunk}:  # this chunk's entries are now in memory
                 count = max(i.index for i in chunk if i.day == day) + 1
                 self._days[day] = [count, prefix_sum(logs[day], count)]
-            if n < len(batches):
-                self._write(person, wb, originals, result, summaries, final=False)
+            if n < len(batches) and time.monotonic() - checkpoint >= CHECKPOINT_SECONDS:
+                self._write(person, wb, originals, result, summaries, final=False)  # progress kept
+                checkpoint = time.monotonic()
         for day, entries in logs.items():  # skipped (time-travel) entries count as read
             self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
         return self._write(person, wb, originals, result, summaries, final=True)

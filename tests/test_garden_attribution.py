@@ -86,6 +86,7 @@ def test_a_hand_edit_between_two_chunks_is_not_committed_as_the_gardeners(bob: R
     """The gardener wrote chunk 1; the user edits while the model works on chunk 2:
     chunk 1 is committed as exactly what the gardener wrote, the edit stays the user's."""
     ws = bob.ws
+    monkeypatch.setattr("heartcompass.gardener.CHECKPOINT_SECONDS", 0)  # each chunk written when done
     path = ws.people_dir / "bob" / "MEMORY.md"
     bob("config", "set", "memory.context_budget_tokens", "400")
     for i in range(12):
