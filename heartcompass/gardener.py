@@ -676,10 +676,13 @@ def _body_of(text: str | None) -> str:
 
 
 def _snapshot(wb: Workbench):
+    """What applying a proposal may change, to put back if it is rejected. Copies
+    one level deep where that is all a proposal touches (an event's fields, a
+    section's lines): a deep copy of a long history per chunk made a backlog quadratic."""
     import copy
 
-    return copy.deepcopy((wb.profile.doc.meta, wb.profile.doc.body, wb.events.events, wb.memory.sections,
-                          wb.changes, wb.counts))
+    return (copy.deepcopy(wb.profile.doc.meta), wb.profile.doc.body, [copy.copy(e) for e in wb.events.events],
+            {title: list(lines) for title, lines in wb.memory.sections.items()}, list(wb.changes), dict(wb.counts))
 
 
 def _restore(wb: Workbench, snap) -> None:

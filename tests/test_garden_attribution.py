@@ -296,3 +296,16 @@ def test_a_chinese_named_person_is_gardened_and_the_repository_stays_sound(cli: 
     assert "下个月搬去上海" in git(ws, "show", "HEAD:people/小明/MEMORY.md")
     assert git(ws, "status", "--porcelain") == ""
     git(ws, "fsck", "--strict")
+
+
+def test_state_lost_after_a_rename_is_rebuilt_across_it(example_cli: Runner, fake_llm):
+    alice, ws = example_cli, example_cli.ws
+    say(ws, "alice", "me", "She moved to Kyoto")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Moved to Kyoto", "evidence": ["L1"]}]))
+    alice("garden")
+    alice("person", "rename", "alice", "Alicia")
+    shutil.rmtree(ws.state_dir)
+    calls = len(fake_llm.calls)
+    alice("garden")
+    assert len(fake_llm.calls) == calls  # nothing consumed twice
+    assert consolidated(ws, "alicia") == {"2026-12-01": 1}
