@@ -195,8 +195,14 @@ class WorkspaceGit:
                    if f and not Path(f).name.startswith(".")]  # an editor's swap file is not ours
         for rel in created:
             (self.root / rel).unlink(missing_ok=True)
-        if tracked:
-            self._git("checkout", "HEAD", "--", *tracked)
+        from heartcompass.atomic import write_atomic
+
+        for rel in tracked:  # from the commit itself, not through the index (it may be locked)
+            text = self.file_at("HEAD", rel)
+            path = self.root / rel
+            if text is not None and (not path.is_file() or path.read_text(encoding="utf-8") != text):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, text)
         for rel in sorted(rels, key=len, reverse=True):  # folders we created and emptied
             path = self.root / rel
             for folder in sorted((p for p in path.rglob("*") if p.is_dir()), key=lambda p: len(p.parts),
