@@ -84,7 +84,9 @@ class WorkspaceGit:
         return env
 
     def _git(self, *args: str, options: tuple[str, ...] = (), **kwargs) -> str:
-        env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+        env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0"}
+        if not os.isatty(0):
+            env["GIT_TERMINAL_PROMPT"] = "0"  # from cron, a password prompt would wait for nobody
         try:
             return self.repo.git.execute(["git", *BASE_OPTIONS, *options, *args], env=env, **kwargs)
         except GitCommandError as exc:
@@ -102,6 +104,8 @@ class WorkspaceGit:
         """A rebase, merge, cherry-pick or revert in progress, or a detached
         HEAD: one line naming it and the fix; None when commits may be made."""
         gd = self.git_dir
+        if not self.rebase_in_progress():
+            self.clear_sync_mark()  # the user finished or dropped that sync's rebase with git itself
         if (gd / "rebase-merge").is_dir() or (gd / "rebase-apply").is_dir():
             if (gd / SYNC_MARK).exists():
                 return ("A 'heartcompass sync' conflict is still being resolved: fix the marked files, then run "
