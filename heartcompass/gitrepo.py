@@ -453,8 +453,14 @@ def git_processes(root: Path) -> list[int]:
                 found.append(int(entry.name))
         return found
     try:
-        out = subprocess.run(["ps", "-A", "-o", "pid=,comm="], capture_output=True, text=True, timeout=5).stdout
+        out = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,comm="], capture_output=True, text=True,
+                             timeout=5).stdout
     except (OSError, subprocess.SubprocessError):
         return []
-    return [int(pid) for pid, _, comm in (line.strip().partition(" ") for line in out.splitlines())
-            if Path(comm.strip()).name == "git" and pid.isdigit()]
+    found = []
+    for line in out.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[0].isdigit() and Path(parts[2].strip()).name == "git" \
+                and parts[1] != str(os.getpid()):
+            found.append(int(parts[0]))
+    return found

@@ -273,3 +273,17 @@ def test_a_failed_rename_is_rolled_back_whole(example_cli: Runner):
     output = _fails(example_cli, "person", "rename", "alice", "Alicia")
     assert "the rename (people/alice is as it was) was rolled back" in output
     assert tree_snapshot(ws.root) == before and git(ws, "status", "--porcelain") == ""
+
+
+def test_tell_refuses_before_asking_the_model(mid_rebase: Runner, fake_llm):
+    output = _fails(mid_rebase, "tell", "alice", "She moved to Berlin", "--yes")
+    assert "middle of a rebase" in output and fake_llm.calls == []
+
+
+def test_coach_save_mid_rebase_keeps_the_exchange_in_the_log(mid_rebase: Runner, fake_llm):
+    from test_coach_graph import ADVICE
+
+    fake_llm.enqueue(ADVICE)
+    output = _fails(mid_rebase, "coach", "alice", "so tired today", "--save")
+    assert "middle of a rebase" in output and "saved in people/alice/logs/" in output
+    assert "Alice Chen wrote to me: so tired today" in [e.text for e in log_entries(mid_rebase.ws, "alice")]
