@@ -74,7 +74,13 @@ class WorkspaceLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644))
+        except OSError as exc:
+            raise HeartCompassError(f"{self.path}: cannot be written ({exc.strerror}).",
+                                    "HeartCompass needs to write in the workspace: check its permissions "
+                                    "(and that the disk is not full or read-only).") from None
         # Even a fail-fast caller retries for a moment: holder() peeks take the lock for an instant.
         started = time.monotonic()
         deadline = started + max(self.wait, 0.3)

@@ -204,3 +204,11 @@ def test_a_fail_fast_gardener_still_waits_out_a_short_commit(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_lock_that_cannot_be_created_is_one_clear_error(tmp_path):
+    from heartcompass.errors import HeartCompassError
+
+    (tmp_path / "state").write_text("a file where the state folder should be")
+    with pytest.raises(HeartCompassError, match="cannot be written"):
+        WorkspaceLock(tmp_path / "state" / "lock", "chat").acquire()
