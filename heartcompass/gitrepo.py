@@ -84,7 +84,9 @@ class WorkspaceGit:
         return env
 
     def _git(self, *args: str, options: tuple[str, ...] = (), **kwargs) -> str:
-        env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+        env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0"}
+        if not os.isatty(0):
+            env["GIT_TERMINAL_PROMPT"] = "0"  # from cron, a password prompt would wait for nobody
         try:
             return self.repo.git.execute(["git", *BASE_OPTIONS, *options, *args], env=env, **kwargs)
         except GitCommandError as exc:
@@ -102,6 +104,8 @@ class WorkspaceGit:
         """A rebase, merge, cherry-pick or revert in progress, or a detached
         HEAD: one line naming it and the fix; None when commits may be made."""
         gd = self.git_dir
+        if not self.rebase_in_progress():
+            self.clear_sync_mark()  # the user finished or dropped that sync's rebase with git itself
         if (gd / "rebase-merge").is_dir() or (gd / "rebase-apply").is_dir():
             if (gd / SYNC_MARK).exists():
                 return ("A 'heartcompass sync' conflict is still being resolved: fix the marked files, then run "
@@ -195,8 +199,14 @@ class WorkspaceGit:
                    if f and not Path(f).name.startswith(".")]  # an editor's swap file is not ours
         for rel in created:
             (self.root / rel).unlink(missing_ok=True)
-        if tracked:
-            self._git("checkout", "HEAD", "--", *tracked)
+        from heartcompass.atomic import write_atomic
+
+        for rel in tracked:  # from the commit itself, not through the index (it may be locked)
+            text = self.file_at("HEAD", rel)
+            path = self.root / rel
+            if text is not None and (not path.is_file() or path.read_text(encoding="utf-8") != text):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, text)
         for rel in sorted(rels, key=len, reverse=True):  # folders we created and emptied
             path = self.root / rel
             for folder in sorted((p for p in path.rglob("*") if p.is_dir()), key=lambda p: len(p.parts),
@@ -443,8 +453,14 @@ def git_processes(root: Path) -> list[int]:
                 found.append(int(entry.name))
         return found
     try:
-        out = subprocess.run(["ps", "-A", "-o", "pid=,comm="], capture_output=True, text=True, timeout=5).stdout
+        out = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,comm="], capture_output=True, text=True,
+                             timeout=5).stdout
     except (OSError, subprocess.SubprocessError):
         return []
-    return [int(pid) for pid, _, comm in (line.strip().partition(" ") for line in out.splitlines())
-            if Path(comm.strip()).name == "git" and pid.isdigit()]
+    found = []
+    for line in out.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[0].isdigit() and Path(parts[2].strip()).name == "git" \
+                and parts[1] != str(os.getpid()):
+            found.append(int(parts[0]))
+    return found

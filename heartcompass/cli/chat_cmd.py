@@ -88,7 +88,8 @@ class ChatView:
         from heartcompass.lock import LockBusy
 
         try:
-            with audit.writing(self.ws, "chat"):
+            # Only a short wait: this commit is a courtesy, the chat's own commit at the end waits longer.
+            with audit.writing(self.ws, "chat", wait=5):
                 audit.commit_pending(self.ws, [person])  # a crashed chat's log, hand edits: their own commits
         except (GitError, LockBusy) as exc:  # the chat goes on: the log never depends on git
             if not self.as_json and sys.stdin.isatty():
