@@ -32,7 +32,7 @@ def _workspace_link(path: Path) -> tuple[Path, Path] | None:
     for part in (path, *path.parents):
         if link is None and os.path.islink(part):
             link = part
-        if part != path and os.path.isfile(part / MARKER) and not os.path.islink(part / MARKER):
+        if part != path and os.path.lexists(part / MARKER):  # heartcompass.toml itself may be the link
             return (link, part) if link is not None else None
     return None
 

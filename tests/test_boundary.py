@@ -440,3 +440,23 @@ def test_no_terminal_library_outside_the_cli():
                 if name.split(".")[0] in ("typer", "rich", "questionary", "prompt_toolkit", "click"):
                     offenders.append(f"{path.relative_to(root)}: {name}")
     assert offenders == []
+
+
+def test_coach_tell_and_reasoning_output_is_stripped(example_cli: Runner, fake_llm):
+    from langchain_core.messages import AIMessage
+
+    advice = {"reading": f"She is nervous {ESCAPES}", "candidates": [
+        {"reply": f"You'll do great{ESCAPES}", "tone": "warm", "why": f"reassures{ESCAPES}"},
+        {"reply": "Want help packing?", "tone": "practical", "why": "offers help"}],
+        "risks": [f"risk{ESCAPES}"], "suggestions": [f"ask{ESCAPES}"]}
+    fake_llm.enqueue(advice)
+    result = example_cli("coach", "alice", "so stressed")
+    assert "You'll do great" in result.output and "\x1b" not in result.output and "\x07" not in result.output
+    told = {"summary": "news", "new_events": [{"date": "2026-12-02", "text": f"Got a cat{ESCAPES}",
+                                               "weight": 0.5, "evidence": ["L1"]}]}
+    fake_llm.enqueue(told, {"people": [{"name": f"Mei{ESCAPES}", "relation": "family", "about": f"sister{ESCAPES}"}]})
+    result = example_cli("tell", "alice", "She got a cat", "--dry-run")
+    assert "Got a cat" in result.output and "Mei" in result.output and "\x1b" not in result.output
+    fake_llm.enqueue(AIMessage(content="Kyoto!", additional_kwargs={"reasoning_content": f"think{ESCAPES}ing"}))
+    result = example_cli("chat", "alice", "-m", "where?")
+    assert "thinking" in result.output and "\x1b" not in result.output and "\x07" not in result.output
