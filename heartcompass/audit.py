@@ -315,5 +315,9 @@ def import_card(ws: Workspace, path: Path) -> Person:
     person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
                     gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
                     facts=fields["facts"], extra=extra, past_events=past)
+    from heartcompass.voice import add_line
+
+    for line in fields.get("voice") or []:  # the card's example dialogue: how they write
+        add_line(person.dir, fields["name"], line, "card")
     ws.git.commit([person.dir], f"add({person.slug}): from character card {Path(path).name}")
     return person

@@ -37,7 +37,7 @@ from heartcompass.tokens import estimate_tokens
 from heartcompass.workspace import Workspace
 
 TOOL_VERBS = {"init", "add", "rename", "archive", "restore", "undo", "config", "chat", "log", "garden",
-              "tell", "import", "sync", "coach"}
+              "tell", "import", "sync", "coach", "voice"}
 SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 EVENTS_SHOWN_TOKENS = 800
 

@@ -44,6 +44,10 @@ def import_(
         return
     total = sum(added.values())
     paths = [person.logs_dir / f"{day}.md" for day in added]
+    from heartcompass import voice
+
+    if voice.refresh(person.dir, person.load_profile().names()):  # their lines and rhythm, in the same commit
+        paths.append(voice.path_of(person.dir))
     ws.git.commit(paths, f"import({person.slug}): {total} messages from a {fmt} export",
                   "\n".join(f"- {day}: {n}" for day, n in sorted(added.items())))
     print_columns(["day", "messages added"], [[d, str(n)] for d, n in sorted(added.items())], right={1})

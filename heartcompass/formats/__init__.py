@@ -10,12 +10,12 @@ from pathlib import Path
 from heartcompass.errors import FormatError, UnsafePathError
 
 PERSON_FILES = ("PROFILE.md", "EVENTS.md", "MEMORY.md")
-FILE_KINDS = {"profile": "PROFILE.md", "events": "EVENTS.md", "memory": "MEMORY.md"}
+FILE_KINDS = {"profile": "PROFILE.md", "events": "EVENTS.md", "memory": "MEMORY.md", "voice": "VOICE.md"}
 
 
 def validate(path: Path, text: str | None = None) -> None:
     """Parse a person's file by its name; raises FormatError when invalid."""
-    from heartcompass.formats import dailylog, events, memory, profile
+    from heartcompass.formats import dailylog, events, memory, profile, voice
 
     path = Path(path)
     if text is None:
@@ -26,6 +26,8 @@ def validate(path: Path, text: str | None = None) -> None:
         events.parse(text, path)
     elif path.name == memory.FILENAME:
         memory.parse(text, path)
+    elif path.name == voice.FILENAME:
+        voice.parse(text, path)
     elif path.parent.name == "logs" and path.suffix == ".md":
         dailylog.parse(text, path)
 
@@ -37,7 +39,7 @@ def file_for(kind: str) -> str:
         return FILE_KINDS[key]
     from heartcompass.errors import HeartCompassError
 
-    raise HeartCompassError(f"Unknown file {kind!r}.", "Use profile, events or memory.")
+    raise HeartCompassError(f"Unknown file {kind!r}.", "Use profile, events, memory or voice.")
 
 
 REPAIR_HINT = ("Save it again as UTF-8 text (e.g. 'iconv -f latin1 -t utf-8'), or bring back the last good "
