@@ -272,7 +272,7 @@ def test_non_utf8_settings_and_env(two: Runner, fake_llm):
     (ws.root / ".env").unlink()
     config = ws.config_path.read_bytes()
     ws.config_path.write_bytes(config + "\n# caf\xe9\n".encode("latin-1"))
-    for args in (["doctor"], ["chat", "alice", "-m", "hi"], ["config", "show"]):
+    for args in (["doctor"], ["chat", "alice", "-m", "hi"], ["config", "show"], ["person", "list"]):
         result = two(*args, ok=False)
         no_traceback(result)
         assert result.exit_code == 1 and "heartcompass.toml" in result.output and "UTF-8" in result.output, args

@@ -74,7 +74,9 @@ def workspace(ctx: typer.Context):
     root = ctx.find_root()
     obj = root.obj if isinstance(root.obj, dict) else {}
     if "ws" not in obj:
-        obj["ws"] = discover(obj.get("workspace_option"))
+        ws = discover(obj.get("workspace_option"))
+        ws.config  # noqa: B018 - a broken heartcompass.toml is named by every command, first
+        obj["ws"] = ws
         root.obj = obj
     return obj["ws"]
 
