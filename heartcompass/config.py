@@ -127,8 +127,10 @@ class Config:
 
 
 def load(path: Path) -> Config:
+    from heartcompass.formats import read_text
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)  # not UTF-8, a folder, a link: named, never a traceback
     except FileNotFoundError:
         return Config({}, path)
     try:
@@ -196,8 +198,8 @@ def set_value(path: Path, key: str, raw: str) -> Any:
     value = parse_value(key, raw)
     import tomlkit  # only this command needs the style-preserving parser
 
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
     load(path)  # refuse to edit a file that does not parse
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
     doc = tomlkit.parse(text)
     section, name = key.split(".", 1)
     if section not in doc:

@@ -27,7 +27,7 @@ from typing import Any, Callable
 from heartcompass import audit, prompts
 from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic
 from heartcompass.errors import FormatError, HeartCompassError, LLMError, MissingKeyError
-from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
+from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
 from heartcompass.garden_proposal import (Compressed, LogItem, Proposal, ProposalError, Workbench,
                                           apply, apply_compression, present, shown_events)
 from heartcompass.llm import ask_structured, structured_invoke
@@ -216,7 +216,10 @@ class Gardener:
         except (HeartCompassError, ProposalError) as exc:
             result.status, result.message = "failed", str(exc)
         if not self.dry_run and result.status in ("failed", "skipped"):
-            result.commit = Journal(self.ws, person.slug).recover()  # chunks already written stay, committed
+            try:
+                result.commit = Journal(self.ws, person.slug).recover()  # chunks already written stay, committed
+            except HeartCompassError as exc:  # e.g. still unwritable: the journal finishes it next run
+                result.message += f" ({exc.message})"
         return result
 
     def _garden(self, person: Person, result: PersonResult) -> PersonResult:
@@ -299,7 +302,7 @@ class Gardener:
 
 def read_person(person: Person):
     """(original texts by path, profile, events, memory) as on disk now."""
-    originals = {p: (p.read_text(encoding="utf-8") if p.exists() else None) for p in person.files()}
+    originals = {p: (read_text(p) if p.exists() else None) for p in person.files()}
     prof = profile_fmt.parse(originals[person.profile_path], person.profile_path)
     evs = (events_fmt.parse(originals[person.events_path], person.events_path)
            if originals[person.events_path] is not None else events_fmt.new(person.events_path, prof.name))

@@ -172,6 +172,7 @@ class WorkspaceGit:
             self._git("add", "-A", "--", *present)
         if gone:  # deleted or moved away: stage the removal
             self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *gone)
+        self._refuse_links(rels)
         staged = self._git("diff", "--cached", "--name-only", "--", *rels)
         if not staged.strip():
             return None
@@ -227,6 +228,25 @@ class WorkspaceGit:
                 self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *rels)
         except GitError:
             pass
+
+    def _refuse_links(self, rels: list[str]) -> None:
+        """A symbolic link is never committed (see paths.py): sync would
+        spread a link to outside the workspace. Unstage it and say why."""
+        raw = self._git("diff", "--cached", "--raw", "-z", "--no-renames", "--", *rels,
+                        strip_newline_in_stdout=False)
+        parts = raw.split("\0")
+        links = [parts[i + 1] for i in range(0, len(parts) - 1, 2)
+                 if parts[i].startswith(":") and parts[i].split()[1] == "120000"]
+        if links:
+            from heartcompass import paths
+            from heartcompass.errors import UnsafePathError
+
+            self._git("reset", "-q", "--", *links)
+            target, outside = paths.describe_link(self.root / links[0], self.root)
+            where = "outside the workspace" if outside else "inside the workspace"
+            raise UnsafePathError(self.root / links[0], f"is a symbolic link to {target} ({where}); HeartCompass "
+                                  "commits no link (sync would spread it), so nothing was committed",
+                                  hint=paths.FIX)
 
     def move(self, src: Path, dst: Path) -> None:
         self._git("mv", self._rel(src), self._rel(dst))

@@ -74,8 +74,10 @@ def _auto_provider(ws: Workspace, base_url: str) -> str:
 def read_dotenv(path: Path) -> dict[str, str]:
     """KEY=VALUE lines; comments, blank lines and `export ` are allowed."""
     out: dict[str, str] = {}
+    from heartcompass.formats import read_text
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)  # not UTF-8, a folder, a link: named, never a traceback
     except FileNotFoundError:
         return out
     for line in text.splitlines():

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from heartcompass.atomic import file_checksum, write_atomic
 from heartcompass.errors import HeartCompassError
-from heartcompass.formats import dailylog, voice as voice_fmt
+from heartcompass.formats import dailylog, read_text, voice as voice_fmt
 from heartcompass.tokens import estimate_tokens
 
 MAX_THEIRS, MAX_MINE = 12, 6
@@ -215,7 +215,7 @@ def refresh(person_dir: Path, names: list[str]) -> bool:
         voice.doc.meta["rhythm"] = rhythm
     text = voice_fmt.render(voice)
     voice_fmt.parse(text, path)  # never write what we could not read back
-    if before is not None and path.read_text(encoding="utf-8") == text:
+    if before is not None and read_text(path) == text:
         return False
     write_atomic(path, text, before)
     return True
