@@ -69,6 +69,42 @@ def export_card(person: Person) -> dict[str, Any]:
     }}
 
 
+# A card with a large lorebook is a few MiB; a PNG with art maybe 20.
+MAX_CARD_FILE = 32 << 20
+MAX_CARD_TEXT = 8 << 20  # decompressed: a zTXt "bomb" of 1 GiB must not be inflated
+_FIX = "Export the card again from the app it came from, or use its JSON version."
+
+
+def _inflate(data: bytes, path: Path) -> bytes:
+    """zlib data, refusing to expand past MAX_CARD_TEXT."""
+    inflater = zlib.decompressobj()
+    try:
+        out = inflater.decompress(data, MAX_CARD_TEXT + 1)
+    except zlib.error as exc:
+        raise CardError(f"{path}: the PNG's card chunk is damaged ({exc}); nothing was imported.", _FIX) from None
+    if len(out) > MAX_CARD_TEXT or inflater.unconsumed_tail:
+        raise CardError(f"{path}: the card inside this PNG expands past {MAX_CARD_TEXT >> 20} MiB; "
+                        "refusing it (a real card is far smaller).", _FIX)
+    return out
+
+
+def _chunk_text(kind: bytes, value: bytes, path: Path) -> bytes:
+    """The text of a tEXt/zTXt/iTXt chunk's value (after its keyword)."""
+    if kind == b"tEXt":
+        return value
+    if kind == b"zTXt":  # compression method, then zlib data
+        return _inflate(value[1:], path)
+    # iTXt: compression flag, compression method, language\0, translated keyword\0, text
+    if len(value) < 2:
+        raise CardError(f"{path}: the PNG's iTXt card chunk is truncated; nothing was imported.", _FIX)
+    flag, rest = value[0], value[2:]
+    _lang, sep1, rest = rest.partition(b"\0")
+    _tkey, sep2, text = rest.partition(b"\0")
+    if not (sep1 and sep2):
+        raise CardError(f"{path}: the PNG's iTXt card chunk is malformed; nothing was imported.", _FIX)
+    return _inflate(text, path) if flag else text
+
+
 def _png_text(data: bytes, path: Path) -> str:
     pos = 8
     while pos + 8 <= len(data):
@@ -79,33 +115,36 @@ def _png_text(data: bytes, path: Path) -> str:
             key, _, value = body.partition(b"\0")
             if key.lower() not in (b"chara", b"ccv3"):
                 continue
-            if kind == b"zTXt":
-                value = zlib.decompress(value[1:])
-            elif kind == b"iTXt":
-                flag, rest = value[0], value[2:]  # value[1] is the compression method
-                _lang, _, rest = rest.partition(b"\0")
-                _tkey, _, value = rest.partition(b"\0")
-                if flag:
-                    value = zlib.decompress(value)
+            value = _chunk_text(kind, value, path).strip()
+            if value.startswith(b"{"):  # some tools store the JSON itself
+                text = value
+            else:
+                try:
+                    text = base64.b64decode(value, validate=False)
+                except ValueError:
+                    raise CardError(f"{path}: the PNG's 'chara' chunk is not base64 JSON.", _FIX) from None
             try:
-                return base64.b64decode(value).decode("utf-8")
-            except (ValueError, UnicodeDecodeError):
-                raise CardError(f"{path}: the PNG's 'chara' chunk is not base64 JSON.") from None
+                return text.decode("utf-8")
+            except UnicodeDecodeError:
+                raise CardError(f"{path}: the PNG's 'chara' chunk is not base64 JSON.", _FIX) from None
+        if kind == b"IEND":
+            break
     raise CardError(f"{path}: this PNG has no character card inside (no 'chara' text chunk).")
 
 
 def read_card(path: Path) -> dict[str, Any]:
     """The card's fields as V2 `data`, from a V1 or V2 card (JSON or PNG)."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise CardError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+    from heartcompass.limits import read_limited
+
+    raw = read_limited(path, MAX_CARD_FILE, "character card")
     text = _png_text(raw, path) if raw.startswith(b"\x89PNG\r\n\x1a\n") else raw.decode("utf-8-sig", "replace")
     try:
         card = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CardError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}).",
                         "A character card is a JSON file (or a PNG with one inside).") from None
+    except RecursionError:
+        raise CardError(f"{path}: the card's JSON is nested too deeply.", _FIX) from None
     if not isinstance(card, dict):
         raise CardError(f"{path}: a character card is a JSON object.")
     if card.get("spec") in (V2, "chara_card_v3"):
@@ -122,7 +161,40 @@ def read_card(path: Path) -> dict[str, Any]:
     for key in V1_FIELDS[1:]:
         if data.get(key) is not None and not isinstance(data.get(key), str):
             raise CardError(f"{path}: '{key}' must be text.")
+    _check_shapes(data, path)
     return data
+
+
+def _check_shapes(data: dict[str, Any], path: Path) -> None:
+    """The nested parts person_fields walks: the wrong shape is a clear error, not a crash."""
+    book = data.get("character_book")
+    if book is not None:
+        if not isinstance(book, dict):
+            raise CardError(f"{path}: 'character_book' must be an object with an 'entries' list, "
+                            f"not {'a list' if isinstance(book, list) else type(book).__name__}.", _FIX)
+        if book.get("entries") is not None and not isinstance(book.get("entries"), list):
+            raise CardError(f"{path}: 'character_book.entries' must be a list.", _FIX)
+    if data.get("extensions") is not None and not isinstance(data.get("extensions"), dict):
+        raise CardError(f"{path}: 'extensions' must be an object.", _FIX)
+    ours = (data.get("extensions") or {}).get("heartcompass")
+    if ours is not None and not isinstance(ours, dict):
+        raise CardError(f"{path}: 'extensions.heartcompass' must be an object.", _FIX)
+    for key in ("tags", "alternate_greetings"):
+        if data.get(key) is not None and not isinstance(data.get(key), (list, str)):
+            raise CardError(f"{path}: '{key}' must be a list of text.", _FIX)
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _names(value: Any) -> list[str]:
+    """Aliases or tags: a list of text, or one text with commas (never split into letters)."""
+    if isinstance(value, str):
+        value = re.split(r"[,，、;；]", value)
+    if not isinstance(value, list):
+        return []
+    return [v.strip() for v in value if isinstance(v, str) and v.strip()]
 
 
 def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
@@ -137,7 +209,8 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
         text = re.sub(r"(?m)^\{\{char\}\}:\s*(.+)$", r'"\1"', text)  # example lines become quoted lines
         return text.replace("{{user}}", user).replace("{{char}}", data["name"]).strip()
 
-    relation = ours.get("relation") if ours.get("relation") in RELATIONS else "stranger"
+    relation = ours.get("relation") if isinstance(ours.get("relation"), str) and ours["relation"] in RELATIONS \
+        else "stranger"
     facts, events = [], []
     book = data.get("character_book") or {}
     for entry in book.get("entries", []) if isinstance(book, dict) else []:
@@ -164,12 +237,12 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
     first, example = clean(data.get("first_mes")), clean(data.get("mes_example"))
     sections["How they talk"] = "\n".join(t for t in (first if f'"{first}"' not in example else "", example) if t)
     return {
-        "name": data["name"].strip(), "relation": relation, "mbti": ours.get("mbti"),
-        "aliases": [a for a in ours.get("aliases") or [] if isinstance(a, str)],
-        "gender": ours.get("gender"),
+        "name": data["name"].strip(), "relation": relation, "mbti": _text_or_none(ours.get("mbti")),
+        "aliases": _names(ours.get("aliases")),
+        "gender": _text_or_none(ours.get("gender")),
         "sections": sections,
         "facts": facts,
         "events": events,
         "extensions": ext,
-        "tags": [t for t in data.get("tags") or [] if isinstance(t, str)],
+        "tags": _names(data.get("tags")),
     }

@@ -18,6 +18,21 @@ from heartcompass.errors import FormatError, HeartCompassError
 from heartcompass.formats import dailylog
 
 FORMATS = ("whatsapp", "telegram", "plain")
+# Years of daily chat are tens of MiB; more is the wrong file, and parsing it would hold GiBs.
+MAX_EXPORT_BYTES = 100 << 20
+
+
+def read_export(path: Path) -> str:
+    """The export's text: a regular file, bounded in size, UTF-8."""
+    from heartcompass.limits import read_limited
+
+    raw = read_limited(path, MAX_EXPORT_BYTES, "chat export")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FormatError(path, f"not UTF-8 text (byte {exc.start})", raw[:exc.start].count(b"\n") + 1,
+                          "Export the chat again (WhatsApp and Telegram write UTF-8), "
+                          "or convert it with 'iconv -t UTF-8'.") from None
 
 
 @dataclass
@@ -96,10 +111,15 @@ def parse_whatsapp(text: str, path: Path | str) -> list[Message]:
 
 # -- Telegram -----------------------------------------------------------------------
 def _tg_text(value) -> str:
+    """Telegram's `text`: a string, or a list of strings and entity objects
+    ({"type": "link", "text": ...}); anything else (null parts) carries no text."""
     if isinstance(value, str):
         return value
+    if isinstance(value, dict):
+        return _tg_text(value.get("text"))
     if isinstance(value, list):
-        return "".join(part if isinstance(part, str) else str(part.get("text", "")) for part in value)
+        return "".join(part if isinstance(part, str) else _tg_text(part) if isinstance(part, dict) else ""
+                       for part in value)
     return ""
 
 
@@ -108,6 +128,9 @@ def parse_telegram(text: str, path: Path | str) -> list[Message]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise FormatError(path, f"not valid JSON ({exc.msg})", exc.lineno,
+                          "Export from Telegram Desktop as 'Machine-readable JSON' and pass result.json.") from None
+    except RecursionError:
+        raise FormatError(path, "JSON nested too deeply to be a Telegram export", 1,
                           "Export from Telegram Desktop as 'Machine-readable JSON' and pass result.json.") from None
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise FormatError(path, "no 'messages' list: not a Telegram chat export", 1,
@@ -126,7 +149,7 @@ def parse_telegram(text: str, path: Path | str) -> list[Message]:
         if not body and msg.get("photo"):
             body = "[photo]"
         if body:
-            out.append(Message(when.replace(tzinfo=None), str(msg.get("from") or "unknown"), body, n))
+            out.append(Message(when.replace(tzinfo=None), _tg_text(msg.get("from")) or "unknown", body, n))
     return out
 
 

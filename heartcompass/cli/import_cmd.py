@@ -30,10 +30,7 @@ def import_(
 
     ws = workspace(ctx)
     person = resolve(ws, name)
-    try:
-        text = file.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HeartCompassError(f"Cannot read {file}: {exc}.") from None
+    text = importers.read_export(file)
     messages = importers.parse(fmt, text, file, dt.date.today())
     found = importers.speakers(messages)
     me = _who_is_me(me, found, person)
