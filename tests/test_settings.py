@@ -169,3 +169,11 @@ def test_a_section_that_is_not_a_table_is_a_format_error(cli: Runner):
     path.write_text("llm = 3\n")
     result = cli("config", "show", ok=False)
     assert result.exit_code == 1 and "heartcompass.toml:1" in result.output and "Traceback" not in result.output
+
+
+def test_chat_never_prints_the_credential_of_a_hand_edited_url(example_cli: Runner):
+    secret = "hunter2hunter2"
+    path = example_cli.ws.config_path
+    path.write_text(path.read_text().replace('base_url = ""', f'base_url = "http://lei:{secret}@127.0.0.1:9/v1"'))
+    result = example_cli("chat", "alice", "-m", "hi", ok=False)
+    assert secret not in result.output and "127.0.0.1:9" in result.output and "Traceback" not in result.output
