@@ -44,7 +44,8 @@ def _quotes(text: str) -> list[str]:
 _STOPWORDS = set("""about after again also been before being could does doing down from have having here
 into just more most much only other over really said same says should since some such than that their them then
 there these they this those through under until very want wants went were what when where which while will with
-would your yours together""".split())
+would your yours together the and was she her hers his him for are but not you all any can had has its our out
+who how why got get one too now yes did""".split())
 # Chinese function characters split a run of Han characters into keyword-sized pieces.
 _CJK_BREAK = re.compile(r"[的了是在和与跟我你他她它们也就不要会很把被给对从到说着过个这那有又还而及或吗呢吧啊去]+")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
