@@ -153,6 +153,10 @@ KEYS: dict[str, Key] = {
     "llm.reasoning": Key(False, _bool, "true|false", "ark: stream reasoning content via the Ark SDK"),
     "chat.reply_delay": Key([0.8, 2.2], _delay, f"MIN,MAX seconds (0 to {_MAX_DELAY:g}), e.g. 0.8,2.2",
                             "typing delay between persona messages"),
+    "chat.burst": Key(False, _bool, "true|false", "IM-like chat: reply after you have been quiet (see below)"),
+    "chat.burst_quiet_seconds": Key(8.0, _number(0, 3600, above=True), "seconds, above 0 and at most 3600",
+                                    "quiet time before the persona replies in burst mode; each new message "
+                                    "restarts it"),
     "chat.history_budget_tokens": Key(1500, _number(1, 1_000_000, whole=True), _TOKENS,
                                       "recent turns kept in a chat"),
     "memory.context_budget_tokens": Key(3000, _number(1, 1_000_000, whole=True), _TOKENS,
@@ -162,6 +166,7 @@ KEYS: dict[str, Key] = {
     "memory.half_life_days": Key(90.0, _number(0, 36500, above=True), "days, above 0 and at most 36500",
                                  "how fast old events fade in the prompt"),
     "sync.remote": Key("origin", _text(100), "text", "git remote for heartcompass sync"),
+    "git.hooks": Key(True, _bool, "true|false", "run the repository's git hooks (e.g. a secret scanner) on our commits"),
 }
 _SECRET_NAME = re.compile(r"(api_?key|secret|token(?!s)|password|passwd)", re.I)
 

@@ -36,12 +36,7 @@ def doctor(ctx: typer.Context,
         line(False, "workspace", exc.message, exc.hint)
         raise typer.Exit(1)
     line(True, "workspace", str(ws.root))
-    try:
-        head = ws.git.head()
-        line(head is not None, "git", f"repository with {len(ws.git.log(None, 10_000))} commits" if head
-             else "no commits yet", "Run 'heartcompass init' in the workspace.")
-    except HeartCompassError as exc:
-        line(False, "git", exc.message, exc.hint)
+    _check_git(ws, line)
     try:
         ws.config.as_dict()
         line(True, "config", str(ws.config_path))
@@ -81,6 +76,25 @@ def _check_config_secrets(ws, line) -> None:
             line(False, "secrets", f"{key} in {ws.config_path.name}: {problem} (the file is committed)",
                  "Move the key to .env (git-ignored), e.g. HEARTCOMPASS_LLM_API_KEY=..., and remove it from "
                  f"the value with 'heartcompass config set {key} ...'.")
+
+
+def _check_git(ws, line) -> None:
+    from heartcompass.lock import holder
+
+    try:
+        head = ws.git.head()
+        problem = ws.git.state_problem() or ws.git.index_lock_problem(settle=0.5)
+        if problem:
+            line(False, "git", problem)
+        else:
+            line(head is not None, "git", f"repository with {len(ws.git.log(None, 10_000))} commits" if head
+                 else "no commits yet", "Run 'heartcompass init' in the workspace.")
+    except HeartCompassError as exc:
+        line(False, "git", exc.message, exc.hint)
+    owner = holder(ws.state_dir / "lock")
+    if owner:
+        line(True, "lock", f"a HeartCompass {owner.get('purpose', 'command')} is running now "
+             f"(pid {owner.get('pid', '?')}, since {owner.get('since', '?')})", warn=True)
 
 
 def _check_people(ws, line) -> None:
