@@ -405,7 +405,9 @@ def import_card(ws: Workspace, path: Path) -> Person:
         mbti = normalize_mbti(fields["mbti"])
     except _FormatError:
         mbti = None  # a card's odd type is not worth refusing the card for
-    extra = {"card_extensions": fields["extensions"]} if fields["extensions"] else None
+    extra = {"card_extensions": fields["extensions"]} if fields["extensions"] else {}
+    if fields.get("birthday"):
+        extra = {"birthday": fields["birthday"], **extra}
     import datetime as dt
 
     from heartcompass.formats.events import Event

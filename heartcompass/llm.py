@@ -39,8 +39,10 @@ class LLMSettings:
         return KEY_VARS[self.provider]
 
     def describe(self) -> str:
+        from heartcompass.credentials import redact  # a hand-edited URL may carry a key: never print it
+
         where = self.base_url or (ARK_BASE_URL if self.provider == "ark" else "api.openai.com")
-        return f"{self.provider} · {self.model} · {where}"
+        return redact(f"{self.provider} · {self.model} · {where}")
 
 
 def settings(ws: Workspace, model: str | None = None) -> LLMSettings:
