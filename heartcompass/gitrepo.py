@@ -185,6 +185,51 @@ class WorkspaceGit:
             raise
         return self.head()
 
+    def commit_contents(self, contents: dict[Path | str, str], subject: str, body: str = "") -> str | None:
+        """Commit exactly these texts for these paths, whatever the working
+        files hold now (a hand edit saved meanwhile stays pending, for its own
+        commit). Built in a temporary index, so nothing else staged goes in."""
+        import tempfile
+
+        rels = {self._rel(p): text for p, text in contents.items()}
+        if not rels:
+            return None
+        fd, tmp_index = tempfile.mkstemp(prefix="heartcompass-index.", dir=self.repo.git_dir)
+        os.close(fd)
+        os.unlink(tmp_index)  # git wants to create it
+        env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0", "GIT_INDEX_FILE": tmp_index}
+        try:
+            git_ = lambda *args, **kw: self.repo.git.execute(["git", *BASE_OPTIONS, *args], env=env, **kw)  # noqa: E731
+            has_head = self.head() is not None
+            if has_head:
+                git_("read-tree", "HEAD")
+            for rel, text in sorted(rels.items()):
+                sha = subprocess.run(["git", "hash-object", "-w", "--no-filters", "--stdin"], cwd=self.root,
+                                     env=env, input=text.encode("utf-8"), capture_output=True,
+                                     check=True).stdout.decode().strip()
+                mode = (git_("ls-files", "-s", "--", rel).split(" ", 1)[0] or "100644") if has_head else "100644"
+                git_("update-index", "--add", "--cacheinfo", f"{mode},{sha},{rel}")
+            if has_head and not git_("diff", "--cached", "--name-only", "HEAD", "--", *rels).strip():
+                return None
+            message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
+            msg_fd, msg_path = tempfile.mkstemp(prefix="heartcompass-msg.", dir=self.repo.git_dir)
+            with os.fdopen(msg_fd, "w", encoding="utf-8") as fh:
+                fh.write(message)  # a file, not -m: a long trailer must not hit the argument limit
+            try:
+                git_("commit", *self._verify(), "-q", "-F", msg_path)
+            finally:
+                os.unlink(msg_path)
+            for rel in rels:  # the real index follows HEAD for these paths, not the working file
+                entry = git_("ls-files", "-s", "--", rel).split()
+                self._git("update-index", "--add", "--cacheinfo", f"{entry[0]},{entry[1]},{rel}")
+        except (GitCommandError, subprocess.CalledProcessError) as exc:
+            detail = str(exc.stderr or "").strip().replace("stderr: ", "").strip("'\n ")
+            raise GitError(f"git commit failed: {detail or exc}") from None
+        finally:
+            if os.path.exists(tmp_index):
+                os.unlink(tmp_index)
+        return self.head()
+
     def roll_back(self, paths: list[Path | str]) -> None:
         """Put paths back as they are at HEAD, after a commit of ours failed:
         tracked files are checked out, files we created are removed."""
@@ -348,6 +393,24 @@ class WorkspaceGit:
     def files_at(self, rev: str, folder: Path | str) -> list[str]:
         out = self._git("ls-tree", "-r", "--name-only", rev, "--", self._rel(folder))
         return [line for line in out.splitlines() if line]
+
+    def blob_ids(self, paths: list[Path | str]) -> dict[str, str]:
+        """{path: blob id} of these files at HEAD (absent ones left out)."""
+        if self.head() is None:
+            return {}
+        out = self._git("ls-tree", "-z", "HEAD", "--", *[self._rel(p) for p in paths], strip_newline_in_stdout=False)
+        ids = {}
+        for item in out.split("\0"):
+            if "\t" in item:
+                info, rel = item.split("\t", 1)
+                ids[rel] = info.split()[2]
+        return ids
+
+    def last_commit(self, paths: list[Path | str]) -> str | None:
+        """The newest commit that touched any of these paths."""
+        if self.head() is None:
+            return None
+        return self._git("log", "-1", "--format=%H", "--", *[self._rel(p) for p in paths]).strip() or None
 
     def blame(self, path: Path | str) -> list[tuple[str, str]]:
         """(subject of the commit that last changed it, text) for each line
