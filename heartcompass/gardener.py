@@ -28,8 +28,9 @@ from heartcompass import audit, prompts
 from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic
 from heartcompass.errors import FormatError, HeartCompassError, LLMError, MissingKeyError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
-from heartcompass.garden_proposal import (Compressed, LogItem, Proposal, ProposalError, Workbench,
-                                          apply, apply_compression, present, shown_events)
+from heartcompass.garden_proposal import (Compressed, LogItem, Proposal, ProposalError, Workbench, apply,
+                                          apply_compression, compressed_schema, present, proposal_schema,
+                                          shown_events)
 from heartcompass.llm import ask_structured, structured_invoke
 from heartcompass.lock import WorkspaceLock
 from heartcompass.people import Person, list_people
@@ -40,6 +41,7 @@ TOOL_VERBS = {"init", "add", "rename", "archive", "restore", "undo", "config", "
               "tell", "import", "sync", "coach"}
 SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 EVENTS_SHOWN_TOKENS = 800
+PROPOSAL_MAX_TOKENS = 2048  # a proposal is a handful of short lines; more is a runaway
 
 
 @dataclass
@@ -339,7 +341,8 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
     last_error: Exception | None = None
     for attempt in range(2):  # one corrected try after an invalid proposal
         try:
-            raw = ask_structured(model, Proposal, messages)
+            raw = ask_structured(model, Proposal, messages, ws=ws, spec=proposal_schema(wb, chunk, shown),
+                                 max_tokens=PROPOSAL_MAX_TOKENS)
             if isinstance(raw, Exception):
                 raise raw
             proposal = raw if isinstance(raw, Proposal) else Proposal.model_validate(raw)
@@ -378,7 +381,8 @@ def fit_budget(ws: Workspace, model: Any, wb: Workbench) -> None:
     messages = [SystemMessage(content=prompts.render(ws, "garden_compress.md", budget=budget)),
                 HumanMessage(content=text)]
     try:
-        result = structured_invoke(model, Compressed, messages)
+        result = structured_invoke(model, Compressed, messages, ws=ws, spec=compressed_schema(budget),
+                                   max_tokens=2 * budget + 512)
         result = result if isinstance(result, Compressed) else Compressed.model_validate(result)
     except Exception as exc:
         raise ProposalError([f"MEMORY.md is over its budget ({wb.memory.body_tokens()} > {budget} tokens) "
