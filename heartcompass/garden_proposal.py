@@ -92,6 +92,18 @@ class Proposal(BaseModel):
                                                            "keeping; then every list stays empty")
 
 
+_NOTHING_SAID = re.compile(r"nothing (new |else |here )?(worth|to) (keep|record|add|note|remember)|nothing new|"
+                           r"no new (information|facts|details)|没有(什么)?(值得|新)|无新", re.I)
+
+
+def consumes(proposal: Proposal) -> bool:
+    """Whether the entries shown may be marked consolidated: the proposal
+    changes something, or the model said outright there is nothing worth
+    keeping (the flag, or its summary). An empty answer alone is not that."""
+    changes = any(value for name, value in proposal if isinstance(value, list))
+    return changes or proposal.nothing_worth_keeping or bool(_NOTHING_SAID.search(proposal.summary))
+
+
 class Compressed(BaseModel):
     """MEMORY.md rewritten shorter: fewer, merged lines, sources kept."""
     facts: list[str]

@@ -29,8 +29,8 @@ from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, wr
 from heartcompass.errors import FormatError, HeartCompassError, LLMError, MissingKeyError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
 from heartcompass.garden_proposal import (Compressed, LogItem, Proposal, ProposalError, Workbench, apply,
-                                          apply_compression, compressed_schema, present, proposal_schema,
-                                          shown_events)
+                                          apply_compression, compressed_schema, consumes, present,
+                                          proposal_schema, shown_events)
 from heartcompass.llm import ask_structured, structured_invoke
 from heartcompass.lock import WorkspaceLock
 from heartcompass.people import Person, list_people
@@ -231,17 +231,28 @@ class Gardener:
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
         summaries = []
         batches = chunks(items, budget)
+        kept_back = 0
         for n, chunk in enumerate(batches, 1):
             proposal = self._propose(wb, chunk)
+            if not consumes(proposal):  # silence is not "nothing worth keeping": they wait for the next run
+                kept_back = sum(len(c) for c in batches[n - 1:])
+                break
             summaries.append(proposal.summary.strip())
             self._fit_budget(wb)
             for day in {i.day for i in chunk}:  # this chunk's entries are now in memory
                 wb.memory.set_consolidated(day, max(i.index for i in chunk if i.day == day) + 1)
             if n < len(batches):
                 self._write(person, wb, originals, result, summaries, final=False)
-        for day, total in totals.items():
-            wb.memory.set_consolidated(day, total)  # skipped (time-travel) entries count as read
-        return self._write(person, wb, originals, result, summaries, final=True)
+        if not kept_back:
+            for day, total in totals.items():
+                wb.memory.set_consolidated(day, total)  # skipped (time-travel) entries count as read
+        self._write(person, wb, originals, result, summaries, final=True)
+        if kept_back:
+            if result.status == "gardened" and not result.commit:
+                result.status = "skipped"
+            result.message = (f"the model proposed nothing for {kept_back} entries without saying they hold "
+                              "nothing worth keeping; they stay for the next run")
+        return result
 
     def _propose(self, wb: Workbench, chunk: list[LogItem]) -> Proposal:
         return propose(self.ws, self.model, wb, chunk)
