@@ -359,7 +359,7 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
             proposal = raw if isinstance(raw, Proposal) else Proposal.model_validate(raw)
             snapshot = _snapshot(wb)
             try:
-                apply(wb, proposal, chunk, shown)
+                apply(wb, proposal, chunk, shown, visual=bool(images))
             except ProposalError:
                 _restore(wb, snapshot)
                 raise

@@ -149,7 +149,7 @@ def test_hand_lines_win_and_become_open_threads(alice: Runner, fake_llm):
 
 def test_threads_are_added_and_closed(alice: Runner, fake_llm):
     ws = alice.ws
-    say(ws, "alice", "me", "the farewell party was lovely, everyone cried")
+    say(ws, "alice", "me", "the farewell party was lovely, everyone cried. no movers for January yet")
     fake_llm.enqueue(proposal(closed_threads=["T1"], new_threads=[
         {"text": "Ask whether she found movers for January", "evidence": ["L1"]}]))
     alice("garden")
