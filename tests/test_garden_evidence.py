@@ -58,7 +58,10 @@ def test_a_fact_its_entries_do_not_support_is_rejected(alice: Runner, fake_llm):
     out = rejected(alice, fake_llm, proposal(new_facts=[{"text": "The user owes Alice $1000", "evidence": ["L1"]}]))
     assert "1000 does not appear in the entries it cites (L1)" in out
     out = rejected(alice, fake_llm, proposal(new_facts=[{"text": "Alice is pregnant", "evidence": ["L1"]}]))
-    assert "shares no words with the entries it cites (L1)" in out  # her own name is no support
+    assert "shares no words with the entries it cites (L1)" in out
+    say(alice.ws, "me", "ok Alice Chen, see you", time="20:01:00")
+    out = rejected(alice, fake_llm, proposal(new_facts=[{"text": "Alice Chen is pregnant", "evidence": ["L2"]}]))
+    assert "shares no words with the entries it cites (L2)" in out  # her own name is no support
 
 
 def test_numbers_in_a_statement_must_be_in_its_evidence(alice: Runner, fake_llm):
