@@ -32,8 +32,9 @@ from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, wr
 from heartcompass.consolidation import State as ConsolidationState, prefix_sum, trailer
 from heartcompass.errors import FormatError, HeartCompassError, LLMError, MissingKeyError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
-from heartcompass.garden_proposal import (Compressed, LogItem, Proposal, ProposalError, Workbench,
-                                          apply, apply_compression, present, shown_events)
+from heartcompass.garden_proposal import (Compressed, LogItem, Proposal, ProposalError, Workbench, apply,
+                                          apply_compression, compressed_schema, consumes, present,
+                                          proposal_schema, shown_events)
 from heartcompass.llm import ask_structured, structured_invoke
 from heartcompass.lock import WorkspaceLock
 from heartcompass.people import Person, list_people
@@ -44,6 +45,7 @@ TOOL_VERBS = {"init", "add", "rename", "archive", "restore", "undo", "config", "
               "tell", "import", "sync", "coach", "voice"}
 SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 EVENTS_SHOWN_TOKENS = 800
+PROPOSAL_MAX_TOKENS = 2048  # a proposal is a handful of short lines; more is a runaway
 
 
 @dataclass
@@ -279,8 +281,12 @@ class Gardener:
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
         summaries = []
         batches = chunks(items, budget)
+        kept_back = 0
         for n, chunk in enumerate(batches, 1):
             proposal = self._propose(wb, chunk)
+            if not consumes(proposal):  # silence is not "nothing worth keeping": they wait for the next run
+                kept_back = sum(len(c) for c in batches[n - 1:])
+                break
             summaries.append(proposal.summary.strip())
             self._fit_budget(wb)
             for day in {i.day for i in chunk}:  # this chunk's entries are now in memory
@@ -288,9 +294,16 @@ class Gardener:
                 self._days[day] = [count, prefix_sum(logs[day], count)]
             if n < len(batches):
                 self._write(person, wb, originals, result, summaries, final=False)
-        for day, entries in logs.items():  # skipped (time-travel) entries count as read
-            self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
-        return self._write(person, wb, originals, result, summaries, final=True)
+        if not kept_back:
+            for day, entries in logs.items():  # skipped (time-travel) entries count as read
+                self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
+        self._write(person, wb, originals, result, summaries, final=True)
+        if kept_back:
+            if result.status == "gardened" and not result.commit:
+                result.status = "skipped"
+            result.message = (f"the model proposed nothing for {kept_back} entries without saying they hold "
+                              "nothing worth keeping; they stay for the next run")
+        return result
 
     @staticmethod
     def _put_back(path: Path, written: str, previous: str | None) -> None:
@@ -511,13 +524,14 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
     last_error: Exception | None = None
     for attempt in range(2):  # one corrected try after an invalid proposal
         try:
-            raw = ask_structured(model, Proposal, messages)
+            raw = ask_structured(model, Proposal, messages, ws=ws, spec=proposal_schema(wb, chunk, shown),
+                                 max_tokens=PROPOSAL_MAX_TOKENS)
             if isinstance(raw, Exception):
                 raise raw
             proposal = raw if isinstance(raw, Proposal) else Proposal.model_validate(raw)
             snapshot = _snapshot(wb)
             try:
-                apply(wb, proposal, chunk, shown)
+                apply(wb, proposal, chunk, shown, visual=bool(images))
             except ProposalError:
                 _restore(wb, snapshot)
                 raise
@@ -550,7 +564,8 @@ def fit_budget(ws: Workspace, model: Any, wb: Workbench) -> None:
     messages = [SystemMessage(content=prompts.render(ws, "garden_compress.md", budget=budget)),
                 HumanMessage(content=text)]
     try:
-        result = structured_invoke(model, Compressed, messages)
+        result = structured_invoke(model, Compressed, messages, ws=ws, spec=compressed_schema(budget),
+                                   max_tokens=2 * budget + 512)
         result = result if isinstance(result, Compressed) else Compressed.model_validate(result)
     except Exception as exc:
         raise ProposalError([f"MEMORY.md is over its budget ({wb.memory.body_tokens()} > {budget} tokens) "
