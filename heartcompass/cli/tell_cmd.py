@@ -55,11 +55,13 @@ def tell(
         out.print("[dim]Dry run: nothing written.[/]")
         return
     if plan.has_changes and not (yes or (interactive() and _confirm("Write these changes?"))):
-        tell_mod.keep_note_only(ws, plan)
+        with audit.writing(ws, "tell"):
+            tell_mod.keep_note_only(ws, plan)
         out.print("Not applied. What you told is kept in the log as a note for the gardener"
                   + ("" if interactive() else " (use --yes to apply without asking)") + ".")
         raise typer.Exit(0 if interactive() else 1)
-    sha = tell_mod.apply_plan(ws, plan)
+    with audit.writing(ws, "tell"):
+        sha = tell_mod.apply_plan(ws, plan)
     out.print(f"Written and committed [dim]({sha[:8] if sha else '-'})[/]." if plan.has_changes
               else "Kept in the log as a note.")
     for new in plan.unknown:
