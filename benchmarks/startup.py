@@ -37,18 +37,25 @@ app()
 '''
 
 
-def timed(cmd: list[str], runs: int, env=None) -> tuple[float, float]:
-    """(median CPU seconds, minimum wall seconds) over runs."""
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)  # warm-up
-    cpu, wall = [], []
+def cpu_and_wall(cmd: list[str], env: dict) -> tuple[float, float]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, wall
+
+
+def timed(cmds: dict[str, tuple[list[str], dict]], runs: int) -> dict[str, tuple[float, float]]:
+    """(median CPU seconds, minimum wall seconds) of each command. The
+    commands take turns, so a change in the machine's load hits all alike."""
+    for cmd, env in cmds.values():
+        cpu_and_wall(cmd, env)  # warm-up: bytecode and file caches
+    samples: dict[str, list[tuple[float, float]]] = {label: [] for label in cmds}
     for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
-        wall.append(time.perf_counter() - start)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return statistics.median(cpu), min(wall)
+        for label, (cmd, env) in cmds.items():
+            samples[label].append(cpu_and_wall(cmd, env))
+    return {label: (statistics.median(c for c, _ in s), min(w for _, w in s)) for label, s in samples.items()}
 
 
 def make_workspace(root: Path, people: int) -> Path:
@@ -72,13 +79,15 @@ def main() -> None:
         env0 = {k: v for k, v in os.environ.items() if k not in ("HEARTCOMPASS_HOME", "PYTHONDONTWRITEBYTECODE")}
         env0["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
         (tmp / "bare.py").write_text(BARE_APP)
-        bare = timed([sys.executable, str(tmp / "bare.py"), "--help"], runs, env0)
-        rows = [("heartcompass --help", timed([*hc, "--help"], runs, env0), 1.3)]
+        cmds = {"bare": ([sys.executable, str(tmp / "bare.py"), "--help"], env0),
+                "heartcompass --help": ([*hc, "--help"], env0)}
         for n in (1, 200):
-            ws = make_workspace(tmp / f"ws{n}", n)
-            env = {**env0, "HEARTCOMPASS_HOME": str(ws)}
-            rows.append((f"person list ({n} people)", timed([*hc, "person", "list"], runs, env),
-                         1.5 if n == 200 else None))
+            env = {**env0, "HEARTCOMPASS_HOME": str(make_workspace(tmp / f"ws{n}", n))}
+            cmds[f"person list ({n} people)"] = ([*hc, "person", "list"], env)
+        times = timed(cmds, runs)
+    bare = times.pop("bare")
+    targets = {"heartcompass --help": 1.3, "person list (200 people)": 1.5}
+    rows = [(label, t, targets.get(label)) for label, t in times.items()]
     print(f"bare typer app --help (same settings as ours): {bare[0] * 1000:.0f} ms CPU (median of {runs}), "
           f"{bare[1] * 1000:.0f} ms wall (min)")
     for label, (cpu, wall), target in rows:
