@@ -32,9 +32,10 @@ from heartcompass import audit, prompts
 from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic
 from heartcompass.consolidation import State as ConsolidationState, prefix_sum, trailer
 from heartcompass.errors import FormatError, HeartCompassError, LLMError, MissingKeyError
-from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
-from heartcompass.garden_proposal import (Compressed, LogItem, Proposal, ProposalError, Workbench,
-                                          apply, apply_compression, present, shown_events)
+from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
+from heartcompass.garden_proposal import (Compressed, LogItem, Proposal, ProposalError, Workbench, apply,
+                                          apply_compression, compressed_schema, consumes, present,
+                                          proposal_schema, shown_events)
 from heartcompass.llm import ask_structured, structured_invoke
 from heartcompass.lock import WorkspaceLock
 from heartcompass.people import Person, list_people
@@ -46,6 +47,7 @@ TOOL_VERBS = {"init", "add", "rename", "archive", "restore", "undo", "config", "
 SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 EVENTS_SHOWN_TOKENS = 800
 CHECKPOINT_SECONDS = 5.0  # a long backlog is written (journal, files, state) at most this often, and at the end
+PROPOSAL_MAX_TOKENS = 2048  # a proposal is a handful of short lines; more is a runaway
 
 
 @dataclass
@@ -285,8 +287,12 @@ class Gardener:
         summaries = []
         batches = chunks(items, budget)
         checkpoint = time.monotonic()
+        kept_back = 0
         for n, chunk in enumerate(batches, 1):
             proposal = self._propose(wb, chunk)
+            if not consumes(proposal):  # silence is not "nothing worth keeping": they wait for the next run
+                kept_back = sum(len(c) for c in batches[n - 1:])
+                break
             summaries.append(proposal.summary.strip())
             self._fit_budget(wb)
             for day in {i.day for i in chunk}:  # this chunk's entries are now in memory
@@ -295,9 +301,16 @@ class Gardener:
             if n < len(batches) and time.monotonic() - checkpoint >= CHECKPOINT_SECONDS:
                 self._write(person, wb, originals, result, summaries, final=False)  # progress kept
                 checkpoint = time.monotonic()
-        for day, entries in logs.items():  # skipped (time-travel) entries count as read
-            self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
-        return self._write(person, wb, originals, result, summaries, final=True)
+        if not kept_back:
+            for day, entries in logs.items():  # skipped (time-travel) entries count as read
+                self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
+        self._write(person, wb, originals, result, summaries, final=True)
+        if kept_back:
+            if result.status == "gardened" and not result.commit and not self._days:
+                result.status = "skipped"  # nothing at all was consumed
+            result.message = (f"the model proposed nothing for {kept_back} entries without saying they hold "
+                              "nothing worth keeping; they stay for the next run")
+        return result
 
     @staticmethod
     def _put_back(path: Path, written: str, previous: str | None) -> None:
@@ -441,7 +454,7 @@ class Gardener:
 
 def read_person(person: Person):
     """(original texts by path, profile, events, memory) as on disk now."""
-    originals = {p: (p.read_text(encoding="utf-8") if p.exists() else None) for p in person.files()}
+    originals = {p: (read_text(p) if p.exists() else None) for p in person.files()}
     prof = profile_fmt.parse(originals[person.profile_path], person.profile_path)
     evs = (events_fmt.parse(originals[person.events_path], person.events_path)
            if originals[person.events_path] is not None else events_fmt.new(person.events_path, prof.name))
@@ -582,13 +595,14 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
     last_error: Exception | None = None
     for attempt in range(2):  # one corrected try after an invalid proposal
         try:
-            raw = ask_structured(model, Proposal, messages)
+            raw = ask_structured(model, Proposal, messages, ws=ws, spec=proposal_schema(wb, chunk, shown),
+                                 max_tokens=PROPOSAL_MAX_TOKENS)
             if isinstance(raw, Exception):
                 raise raw
             proposal = raw if isinstance(raw, Proposal) else Proposal.model_validate(raw)
             snapshot = _snapshot(wb)
             try:
-                apply(wb, proposal, chunk, shown)
+                apply(wb, proposal, chunk, shown, visual=bool(images))
             except ProposalError:
                 _restore(wb, snapshot)
                 raise
@@ -621,7 +635,8 @@ def fit_budget(ws: Workspace, model: Any, wb: Workbench) -> None:
     messages = [SystemMessage(content=prompts.render(ws, "garden_compress.md", budget=budget)),
                 HumanMessage(content=text)]
     try:
-        result = structured_invoke(model, Compressed, messages)
+        result = structured_invoke(model, Compressed, messages, ws=ws, spec=compressed_schema(budget),
+                                   max_tokens=2 * budget + 512)
         result = result if isinstance(result, Compressed) else Compressed.model_validate(result)
     except Exception as exc:
         raise ProposalError([f"MEMORY.md is over its budget ({wb.memory.body_tokens()} > {budget} tokens) "

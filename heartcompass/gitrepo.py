@@ -86,7 +86,9 @@ class WorkspaceGit:
         return env
 
     def _git(self, *args: str, options: tuple[str, ...] = (), **kwargs) -> str:
-        env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+        env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0"}
+        if not os.isatty(0):
+            env["GIT_TERMINAL_PROMPT"] = "0"  # from cron, a password prompt would wait for nobody
         try:
             return self.repo.git.execute(["git", *BASE_OPTIONS, *options, *args], env=env, **kwargs)
         except GitCommandError as exc:
@@ -104,6 +106,8 @@ class WorkspaceGit:
         """A rebase, merge, cherry-pick or revert in progress, or a detached
         HEAD: one line naming it and the fix; None when commits may be made."""
         gd = self.git_dir
+        if not self.rebase_in_progress():
+            self.clear_sync_mark()  # the user finished or dropped that sync's rebase with git itself
         if (gd / "rebase-merge").is_dir() or (gd / "rebase-apply").is_dir():
             if (gd / SYNC_MARK).exists():
                 return ("A 'heartcompass sync' conflict is still being resolved: fix the marked files, then run "
@@ -170,6 +174,7 @@ class WorkspaceGit:
             self._git("add", "-A", "--", *present)
         if gone:  # deleted or moved away: stage the removal
             self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *gone)
+        self._refuse_links(rels)
         staged = self._git("diff", "--cached", "--name-only", "--", *rels)
         if not staged.strip():
             return None
@@ -337,8 +342,14 @@ class WorkspaceGit:
                    if f and not Path(f).name.startswith(".")]  # an editor's swap file is not ours
         for rel in created:
             (self.root / rel).unlink(missing_ok=True)
-        if tracked:
-            self._git("checkout", "HEAD", "--", *tracked)
+        from heartcompass.atomic import write_atomic
+
+        for rel in tracked:  # from the commit itself, not through the index (it may be locked)
+            text = self.file_at("HEAD", rel)
+            path = self.root / rel
+            if text is not None and (not path.is_file() or path.read_text(encoding="utf-8") != text):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, text)
         for rel in sorted(rels, key=len, reverse=True):  # folders we created and emptied
             path = self.root / rel
             for folder in sorted((p for p in path.rglob("*") if p.is_dir()), key=lambda p: len(p.parts),
@@ -359,6 +370,25 @@ class WorkspaceGit:
                 self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *rels)
         except GitError:
             pass
+
+    def _refuse_links(self, rels: list[str]) -> None:
+        """A symbolic link is never committed (see paths.py): sync would
+        spread a link to outside the workspace. Unstage it and say why."""
+        raw = self._git("diff", "--cached", "--raw", "-z", "--no-renames", "--", *rels,
+                        strip_newline_in_stdout=False)
+        parts = raw.split("\0")
+        links = [parts[i + 1] for i in range(0, len(parts) - 1, 2)
+                 if parts[i].startswith(":") and parts[i].split()[1] == "120000"]
+        if links:
+            from heartcompass import paths
+            from heartcompass.errors import UnsafePathError
+
+            self._git("reset", "-q", "--", *links)
+            target, outside = paths.describe_link(self.root / links[0], self.root)
+            where = "outside the workspace" if outside else "inside the workspace"
+            raise UnsafePathError(self.root / links[0], f"is a symbolic link to {target} ({where}); HeartCompass "
+                                  "commits no link (sync would spread it), so nothing was committed",
+                                  hint=paths.FIX)
 
     def move(self, src: Path, dst: Path) -> None:
         self._git("mv", self._rel(src), self._rel(dst))
@@ -610,8 +640,14 @@ def git_processes(root: Path) -> list[int]:
                 found.append(int(entry.name))
         return found
     try:
-        out = subprocess.run(["ps", "-A", "-o", "pid=,comm="], capture_output=True, text=True, timeout=5).stdout
+        out = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,comm="], capture_output=True, text=True,
+                             timeout=5).stdout
     except (OSError, subprocess.SubprocessError):
         return []
-    return [int(pid) for pid, _, comm in (line.strip().partition(" ") for line in out.splitlines())
-            if Path(comm.strip()).name == "git" and pid.isdigit()]
+    found = []
+    for line in out.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[0].isdigit() and Path(parts[2].strip()).name == "git" \
+                and parts[1] != str(os.getpid()):
+            found.append(int(parts[0]))
+    return found

@@ -155,7 +155,7 @@ def test_hand_lines_win_and_become_open_threads(alice: Runner, fake_llm):
 
 def test_threads_are_added_and_closed(alice: Runner, fake_llm):
     ws = alice.ws
-    say(ws, "alice", "me", "the farewell party was lovely, everyone cried")
+    say(ws, "alice", "me", "the farewell party was lovely, everyone cried. no movers for January yet")
     fake_llm.enqueue(proposal(closed_threads=["T1"], new_threads=[
         {"text": "Ask whether she found movers for January", "evidence": ["L1"]}]))
     alice("garden")
@@ -265,7 +265,7 @@ def test_time_travel_chats_are_left_out(alice: Runner, fake_llm):
     alice("garden")
     assert fake_llm.calls == []
     say(ws, "alice", "me", "ok, back to now", time="21:00:00")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
     prompt = user_prompt(fake_llm)
     assert "loved Tokyo" not in prompt and "back to now" in prompt
@@ -275,7 +275,7 @@ def test_time_travel_chats_are_left_out(alice: Runner, fake_llm):
 def test_imported_entries_with_old_dates_are_picked_up(alice: Runner, fake_llm):
     ws = alice.ws
     say(ws, "alice", "me", "recent message", day=dt.date(2026, 12, 1))
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
     say(ws, "alice", "import:Alice", "remember our trip to Osaka?", day=dt.date(2025, 5, 3))
     fake_llm.enqueue(proposal(new_events=[{"date": "2025-05-03", "text": "Talked about the Osaka trip",
@@ -292,7 +292,7 @@ def test_big_backlogs_are_consolidated_in_chunks_oldest_first(alice: Runner, fak
         for i in range(6):
             say(ws, "alice", "me", f"day {d} message {i} " + "words " * 12, day=dt.date(2026, 11, d),
                 time=f"10:0{i}:00")
-    fake_llm.enqueue(*[proposal() for _ in range(20)])
+    fake_llm.enqueue(*[proposal(nothing_worth_keeping=True) for _ in range(20)])
     alice("garden")
     n = len(fake_llm.calls)
     assert n > 1
@@ -316,7 +316,7 @@ def test_dry_run_prints_diffs_and_writes_nothing(alice: Runner, fake_llm):
 
 def test_quiet_prints_nothing_on_success(alice: Runner, fake_llm):
     say(alice.ws, "alice", "me", "hi")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     assert alice("garden", "--quiet").output == ""
 
 
@@ -348,3 +348,38 @@ def test_a_profile_field_set_by_hand_is_not_overwritten(alice: Runner, fake_llm)
     assert "mbti: INFP" in text and "relation: dating" in text  # relation came from a tool commit
     assert any('You wrote "mbti: INFP", but the chats suggest "mbti: ENFP"' in t
                for t in memory(ws).items(memory_fmt.THREADS))
+
+
+def test_an_unexplained_empty_proposal_leaves_the_entries_for_the_next_run(alice: Runner, fake_llm):
+    ws = alice.ws
+    say(ws, "alice", "me", "we should talk about the move soon")
+    say(ws, "alice", "note", "She has two weeks of holiday in March", time="20:01:00")
+    fake_llm.enqueue(proposal(summary="done"))  # empty, and the model did not say why
+    result = alice("garden", ok=False)
+    assert result.exit_code == 1 and "they stay for the next run" in result.output
+    assert consolidated(ws) == {}
+    # shown again next run; now the model says so outright (the flag, or its summary)
+    fake_llm.enqueue(proposal(summary="Nothing worth keeping in these entries"))
+    alice("garden")
+    assert "She has two weeks of holiday" in user_prompt(fake_llm)
+    assert consolidated(ws) == {"2026-12-01": 2}
+    say(ws, "alice", "me", "ok", time="21:00:00")
+    fake_llm.enqueue(proposal(summary="-", nothing_worth_keeping=True))
+    alice("garden")
+    assert consolidated(ws) == {"2026-12-01": 3}
+
+
+def test_an_unexplained_empty_chunk_stops_the_backlog_where_it_is(alice: Runner, fake_llm):
+    ws = alice.ws
+    alice("config", "set", "memory.context_budget_tokens", "400")
+    for d in range(1, 4):
+        for i in range(6):
+            say(ws, "alice", "note", f"day {d} fact {i} " + "words " * 12, day=dt.date(2026, 11, d),
+                time=f"10:0{i}:00")
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True), proposal(summary="ok"))
+    result = alice("garden", "--json")
+    row = next(r for r in json.loads(result.output) if r["slug"] == "alice")
+    done = consolidated(ws)
+    assert done and sum(done.values()) < 18  # the first chunk only
+    assert row["status"] == "gardened" and f"nothing for {18 - sum(done.values())} entries" in row["message"]
+    assert len(fake_llm.calls) == 2

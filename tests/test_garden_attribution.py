@@ -98,7 +98,7 @@ def test_a_hand_edit_between_two_chunks_is_not_committed_as_the_gardeners(bob: R
         if len(calls) == 1:
             return proposal(new_facts=[{"text": "Talks a lot about the bakery", "evidence": ["L1"]}])
         _add_hand_line(path)  # saved while the model thinks about chunk 2
-        return proposal()
+        return proposal(nothing_worth_keeping=True)
 
     with monkeypatch.context() as m:
         _structured(m, fake_llm, answer)
@@ -109,7 +109,7 @@ def test_a_hand_edit_between_two_chunks_is_not_committed_as_the_gardeners(bob: R
     assert "Talks a lot about the bakery" in committed and HAND_LINE not in committed
     first_chunk = consolidated(ws, "bob")["2026-12-01"]
     assert 0 < first_chunk < 12  # chunk 1 consumed, the rest left for the next run
-    fake_llm.enqueue(*[proposal() for _ in range(5)])
+    fake_llm.enqueue(*[proposal(nothing_worth_keeping=True) for _ in range(5)])
     bob("garden")
     assert "edit(bob): by hand" in subjects(ws)
     assert _blame_subject(ws, "people/bob/MEMORY.md", HAND_LINE) == "edit(bob): by hand"
@@ -161,7 +161,7 @@ def test_lost_state_is_rebuilt_from_git_and_nothing_is_consolidated_twice(exampl
     assert consolidated(ws) == before
     # a new entry after the loss is picked up alone
     say(ws, "alice", "me", "She got a bike", time="21:00:00")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     shutil.rmtree(ws.state_dir)
     alice("garden")
     prompt = user_prompt(fake_llm)
@@ -218,19 +218,19 @@ def test_hand_lines_are_found_after_the_cache_was_made(example_cli: Runner, fake
     """The hand-line index is cached between runs; a hand commit since must still count."""
     alice, ws = example_cli, example_cli.ws
     say(ws, "alice", "me", "first chat")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
     assert (ws.state_dir / "hand-lines" / "alice.json").exists()
     path = ws.people_dir / "alice" / "MEMORY.md"
     path.write_text(path.read_text().replace("## Facts\n\n", "## Facts\n\n- Works as a UX designer at Mercari\n"))
     git(ws, "commit", "-qam", "my note about work")  # the user's own commit, after the cache
     say(ws, "alice", "me", "so you quit Mercari?", time="21:00:00")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
     assert "F1 - Works as a UX designer at Mercari   [hand-written]" in user_prompt(fake_llm)
     # and a gardener commit keeps them known without asking git again
     say(ws, "alice", "me", "and now?", time="22:00:00")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
     assert "F1 - Works as a UX designer at Mercari   [hand-written]" in user_prompt(fake_llm)
 
@@ -238,7 +238,7 @@ def test_hand_lines_are_found_after_the_cache_was_made(example_cli: Runner, fake
 def test_a_quiet_night_does_not_parse_events_or_profiles(example_cli: Runner, fake_llm, monkeypatch):
     alice, ws = example_cli, example_cli.ws
     say(ws, "alice", "me", "hello")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
 
     def no(*args, **kw):
@@ -256,7 +256,7 @@ def test_the_prompt_names_only_the_people_mentioned_and_linked(example_cli: Runn
     for name in ["Bob Lee", "小明", "Carol", "Dave", "Alberto"]:
         alice("person", "add", name, "--relation", "friend")
     say(ws, "alice", "me", "Bob Lee and 小明 came to dinner; Al was late")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
     known = user_prompt(fake_llm).split("## Known people (slugs): ")[1].splitlines()[0]
     assert set(known.split(", ")) == {"bob-lee", "小明", "me"}  # "me": Alice's link; no "alberto" for "Al"

@@ -22,7 +22,7 @@ def alice(example_cli: Runner):
 
 
 def _good(n=1):
-    return proposal(new_events=[{"date": "2026-12-01", "text": f"Booked movers for Kyoto ({n})", "weight": 0.6,
+    return proposal(new_events=[{"date": "2026-12-01", "text": f"Booked movers for Kyoto ({'first' if n == 1 else 'second'} try)", "weight": 0.6,
                                  "evidence": ["L1"]}],
                     new_facts=[{"text": "Booked movers for the Kyoto move", "evidence": ["L1"]}])
 

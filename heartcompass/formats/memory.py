@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from heartcompass.errors import FormatError
-from heartcompass.formats import frontmatter_doc as fm
+from heartcompass.formats import frontmatter_doc as fm, read_text
 from heartcompass.tokens import estimate_tokens
 
 FILENAME = "MEMORY.md"
@@ -95,7 +95,7 @@ def parse(text: str, path: Path) -> Memory:
 
 
 def load(path: Path) -> Memory:
-    return parse(path.read_text(encoding="utf-8"), path)
+    return parse(read_text(path), path)
 
 
 def render_body(mem: Memory) -> str:
