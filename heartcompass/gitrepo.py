@@ -190,9 +190,9 @@ class WorkspaceGit:
     def commit_contents(self, contents: dict[Path | str, str], subject: str, body: str = "") -> str | None:
         """Commit exactly these texts for these paths, whatever the working
         files hold now (a hand edit saved meanwhile stays pending, for its own
-        commit). Built in a temporary index, so nothing else staged goes in.
-        Returns the new sha, or None when HEAD already holds these texts."""
-        import io
+        commit). Built from objects (or, when a commit hook of the user's must
+        run, in a temporary index), so nothing else staged goes in. Returns
+        the new sha, or None when HEAD already holds these texts."""
         import tempfile
 
         from gitdb.base import IStream
@@ -266,8 +266,6 @@ class WorkspaceGit:
         """commit_contents without an index (no hook to run): HEAD's tree with
         these blobs replaced, written as objects; cost independent of the
         workspace's size. The branch moves only if it is still at `head`."""
-        import io
-
         from gitdb.base import IStream
 
         from gitdb import LooseObjectDB

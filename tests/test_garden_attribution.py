@@ -12,7 +12,7 @@ import pytest
 from conftest import Runner, git, log_entries, subjects
 from heartcompass import atomic
 from heartcompass.formats import memory as memory_fmt
-from test_garden import consolidated, events, memory, proposal, say, user_prompt
+from test_garden import consolidated, memory, proposal, say, user_prompt
 
 HAND_LINE = "- Bob told me himself: he is allergic to peanuts (hand)"
 
