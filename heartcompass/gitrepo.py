@@ -247,11 +247,25 @@ class WorkspaceGit:
             # stdin, not -m: a long trailer must not hit the argument limit
             git_("commit", *self._verify(), "-q", "-F", "-", stdin=message)
             # the real index follows HEAD for these paths, not the working file
-            git_("update-index", "--add", "--index-info", stdin=info, index=False)
+            self._index_follows(git_, info)
         finally:
             if os.path.exists(tmp_index):
                 os.unlink(tmp_index)
         return self.head()
+
+    @staticmethod
+    def _index_follows(git_, info: str) -> None:
+        """The real index takes the committed blobs of these paths (else it would
+        hold the old ones, and a plain `git commit` would take the change back).
+        A git command of the user's may hold index.lock for a moment: wait a little."""
+        for attempt in range(20):
+            try:
+                git_("update-index", "--add", "--index-info", stdin=info, index=False)
+                return
+            except GitError:
+                if attempt == 19:
+                    raise
+                time.sleep(0.1)
 
     def _commit_hooks(self) -> bool:
         """Would `git commit` run a hook of the user's here?"""
@@ -284,7 +298,7 @@ class WorkspaceGit:
         new = git_("commit-tree", new_root.hex(), "-p", head, "-F", "-", stdin=message, index=False).strip()
         git_("update-ref", "-m", f"commit: {subject}", "HEAD", new, head, index=False)
         info = "".join(f"{mode:o} {sha.hex()}\t{rel}\n" for rel, (mode, sha) in blobs.items())
-        git_("update-index", "--add", "--index-info", stdin=info, index=False)  # the index follows HEAD
+        self._index_follows(git_, info)
         return new
 
     def _read_tree(self, tree: bytes) -> dict[str, tuple[int, bytes]]:
