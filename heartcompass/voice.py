@@ -265,8 +265,7 @@ def refresh_and_commit(ws, person, names: list[str]) -> str | None:
         if not refresh(person.dir, names):
             return None
         return audit.commit_or_roll_back(ws, [path_of(person.dir)],
-                                         f"voice({person.slug}): their lines and rhythm from the logs",
-                                         what="the voice file")
+                                         f"voice({person.slug}): their lines and rhythm from the logs", what="VOICE.md")
 
 
 def quote_and_commit(ws, person, text: str, *, mine: bool = False) -> str | None:
@@ -283,4 +282,4 @@ def quote_and_commit(ws, person, text: str, *, mine: bool = False) -> str | None
             return None
         short = " ".join(text.split())[:40]
         return audit.commit_or_roll_back(ws, [path_of(person.dir)], f"quote({person.slug}): “{short}”",
-                                         what="the quote")
+                                         what="VOICE.md")

@@ -47,12 +47,11 @@ def import_(
         paths = [person.logs_dir / f"{day}.md" for day in added]
         from heartcompass import voice
 
-        derived = []
-        if voice.refresh(person.dir, person.load_profile().names()):  # their lines and rhythm, in the same commit
-            derived.append(voice.path_of(person.dir))
-        audit.commit_or_roll_back(ws, derived, f"import({person.slug}): {total} messages from a {fmt} export",
+        # Their lines and rhythm, in the same commit (rolled back if it fails; the logs stay).
+        refreshed = [voice.path_of(person.dir)] if voice.refresh(person.dir, person.load_profile().names()) else []
+        audit.commit_or_roll_back(ws, refreshed, f"import({person.slug}): {total} messages from a {fmt} export",
                                   "\n".join(f"- {day}: {n}" for day, n in sorted(added.items())), keep=paths,
-                                  what="the voice file")
+                                  what="VOICE.md")
     print_columns(["day", "messages added"], [[d, str(n)] for d, n in sorted(added.items())], right={1})
     out.print(f"Imported {total} messages ({len(messages) - total} already there). "
               "The next 'heartcompass garden' consolidates them.")
