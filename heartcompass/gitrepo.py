@@ -25,7 +25,7 @@ GIT_ERRORS = (GitCommandError, BadName, InvalidGitRepositoryError, NoSuchPathErr
 # Paths printed as they are (小明, not "\345\260\217"); no optional index refresh
 # by read-only commands, so they never hold index.lock while a commit needs it.
 BASE_OPTIONS = ("-c", "core.quotepath=false")
-NETWORK_TIMEOUT = 120.0  # seconds a fetch or push may take before it is killed
+NETWORK_TIMEOUT = 120.0  # seconds a fetch or push may take before it is killed ($HEARTCOMPASS_GIT_TIMEOUT)
 NETWORK_OPTIONS = ("-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=30")
 SYNC_MARK = "heartcompass-sync"  # in .git/: the rebase in progress is an unfinished `heartcompass sync`
 
@@ -360,11 +360,12 @@ class WorkspaceGit:
     def _network(self, *args: str) -> str:
         """A fetch or push: bounded in time, so a remote that never answers
         cannot hang the command (and the workspace lock with it)."""
+        timeout = network_timeout()
         try:
-            return self._git(*args, options=NETWORK_OPTIONS, kill_after_timeout=NETWORK_TIMEOUT)
+            return self._git(*args, options=NETWORK_OPTIONS, kill_after_timeout=timeout)
         except GitError as exc:
             if "did not complete in" in exc.message or "Timeout" in exc.message:
-                raise GitError(f"git {args[0]} gave up: the remote did not answer within {NETWORK_TIMEOUT:g} s.",
+                raise GitError(f"git {args[0]} gave up: the remote did not answer within {timeout:g} s.",
                                "Check the remote's address and your connection (git remote -v), then sync again. "
                                "Nothing was lost: your commits are all here.") from None
             raise
@@ -427,6 +428,14 @@ class WorkspaceGit:
     def _rel(self, path: Path | str) -> str:
         p = Path(path)
         return Path(os.path.relpath(p, self.root)).as_posix() if p.is_absolute() else p.as_posix()
+
+
+def network_timeout() -> float:
+    try:
+        value = float(os.environ.get("HEARTCOMPASS_GIT_TIMEOUT") or NETWORK_TIMEOUT)
+    except ValueError:
+        value = NETWORK_TIMEOUT
+    return value if 0 < value < 86400 else NETWORK_TIMEOUT
 
 
 def git_processes(root: Path) -> list[int]:
