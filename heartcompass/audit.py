@@ -147,8 +147,12 @@ def set_config(ws: Workspace, key: str, raw: str):
             load(ws.config_path)
             ws.git.commit([ws.config_path], "edit(config): by hand")
         value = set_value(ws.config_path, key, raw)
-        return value, commit_or_roll_back(ws, [ws.config_path], f"config: {key} = {value!r}",
-                                          what=f"{ws.config_path.name}")
+        ws.reload_config()  # the commit already follows the new setting (git.hooks false: no hooks)
+        try:
+            return value, commit_or_roll_back(ws, [ws.config_path], f"config: {key} = {value!r}",
+                                              what=f"{ws.config_path.name}")
+        finally:
+            ws.reload_config()
 
 
 def add_person(ws: Workspace, name: str, relation: str, **fields) -> Person:

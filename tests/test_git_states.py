@@ -287,3 +287,14 @@ def test_coach_save_mid_rebase_keeps_the_exchange_in_the_log(mid_rebase: Runner,
     output = _fails(mid_rebase, "coach", "alice", "so tired today", "--save")
     assert "middle of a rebase" in output and "saved in people/alice/logs/" in output
     assert "Alice Chen wrote to me: so tired today" in [e.text for e in log_entries(mid_rebase.ws, "alice")]
+
+
+def test_config_set_git_hooks_false_is_itself_committed_without_them(example_cli: Runner):
+    ws = example_cli.ws
+    _hook(ws, "exit 1")
+    example_cli("config", "set", "git.hooks", "false")
+    assert subjects(ws)[0] == "config: git.hooks = False"
+    example_cli("person", "add", "Bob", "-r", "friend", "-y")
+    # turning them back on is committed with them on: this hook refuses, so it is rolled back
+    assert "rolled back" in _fails(example_cli, "config", "set", "git.hooks", "true")
+    assert "hooks = false" in ws.config_path.read_text() and git(ws, "status", "--porcelain") == ""
