@@ -27,14 +27,14 @@ WAIT = 30.0  # seconds a short command waits for another writer (a commit, a gar
 
 
 @contextmanager
-def writing(ws: Workspace, purpose: str, wait: float = WAIT) -> Iterator[None]:
+def writing(ws: Workspace, purpose: str, wait: float | None = None) -> Iterator[None]:
     """Every command that commits runs inside this: one writer at a time (the
     workspace lock, waited for up to `wait` seconds), and a repository where a
     commit is right now (no rebase, merge, cherry-pick or revert in progress,
     no detached HEAD, no stale index.lock), else one clear error line."""
     from heartcompass.lock import WorkspaceLock
 
-    with WorkspaceLock(ws.state_dir / "lock", purpose, wait=wait):
+    with WorkspaceLock(ws.state_dir / "lock", purpose, wait=WAIT if wait is None else wait):
         ws.git.check_writable()
         yield
 
