@@ -266,12 +266,17 @@ def test_an_index_lock_appearing_mid_command_still_rolls_back_and_says_so(exampl
     assert not (ws.people_dir / "bob").exists()
 
 
-def test_a_failed_rename_is_rolled_back_whole(example_cli: Runner):
+@pytest.mark.parametrize("args, said", [(("person", "rename", "alice", "Alicia"), "the rename (people/alice is"),
+                                        (("person", "archive", "alice"), "the move (people/alice is")])
+def test_a_failed_move_is_rolled_back_whole_logs_and_all(example_cli: Runner, fake_llm, args, said):
     ws = example_cli.ws
+    fake_llm.enqueue("hi")
+    example_cli("chat", "alice", "-m", "a message in her log")
     before = tree_snapshot(ws.root)
+    assert any("/logs/" in path for path in before)
     _hook(ws, "exit 1")
-    output = _fails(example_cli, "person", "rename", "alice", "Alicia")
-    assert "the rename (people/alice is as it was) was rolled back" in output
+    output = _fails(example_cli, *args)
+    assert said in output and "was rolled back" in output
     assert tree_snapshot(ws.root) == before and git(ws, "status", "--porcelain") == ""
 
 
