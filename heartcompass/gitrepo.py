@@ -172,6 +172,7 @@ class WorkspaceGit:
             self._git("add", "-A", "--", *present)
         if gone:  # deleted or moved away: stage the removal
             self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *gone)
+        self._refuse_links(rels)
         staged = self._git("diff", "--cached", "--name-only", "--", *rels)
         if not staged.strip():
             return None
@@ -182,6 +183,51 @@ class WorkspaceGit:
         except GitError:
             self.unstage(rels)  # the files stay as they are, the index as it was
             raise
+        return self.head()
+
+    def commit_contents(self, contents: dict[Path | str, str], subject: str, body: str = "") -> str | None:
+        """Commit exactly these texts for these paths, whatever the working
+        files hold now (a hand edit saved meanwhile stays pending, for its own
+        commit). Built in a temporary index, so nothing else staged goes in."""
+        import tempfile
+
+        rels = {self._rel(p): text for p, text in contents.items()}
+        if not rels:
+            return None
+        fd, tmp_index = tempfile.mkstemp(prefix="heartcompass-index.", dir=self.repo.git_dir)
+        os.close(fd)
+        os.unlink(tmp_index)  # git wants to create it
+        env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0", "GIT_INDEX_FILE": tmp_index}
+        try:
+            git_ = lambda *args, **kw: self.repo.git.execute(["git", *BASE_OPTIONS, *args], env=env, **kw)  # noqa: E731
+            has_head = self.head() is not None
+            if has_head:
+                git_("read-tree", "HEAD")
+            for rel, text in sorted(rels.items()):
+                sha = subprocess.run(["git", "hash-object", "-w", "--no-filters", "--stdin"], cwd=self.root,
+                                     env=env, input=text.encode("utf-8"), capture_output=True,
+                                     check=True).stdout.decode().strip()
+                mode = (git_("ls-files", "-s", "--", rel).split(" ", 1)[0] or "100644") if has_head else "100644"
+                git_("update-index", "--add", "--cacheinfo", f"{mode},{sha},{rel}")
+            if has_head and not git_("diff", "--cached", "--name-only", "HEAD", "--", *rels).strip():
+                return None
+            message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
+            msg_fd, msg_path = tempfile.mkstemp(prefix="heartcompass-msg.", dir=self.repo.git_dir)
+            with os.fdopen(msg_fd, "w", encoding="utf-8") as fh:
+                fh.write(message)  # a file, not -m: a long trailer must not hit the argument limit
+            try:
+                git_("commit", *self._verify(), "-q", "-F", msg_path)
+            finally:
+                os.unlink(msg_path)
+            for rel in rels:  # the real index follows HEAD for these paths, not the working file
+                entry = git_("ls-files", "-s", "--", rel).split()
+                self._git("update-index", "--add", "--cacheinfo", f"{entry[0]},{entry[1]},{rel}")
+        except (GitCommandError, subprocess.CalledProcessError) as exc:
+            detail = str(exc.stderr or "").strip().replace("stderr: ", "").strip("'\n ")
+            raise GitError(f"git commit failed: {detail or exc}") from None
+        finally:
+            if os.path.exists(tmp_index):
+                os.unlink(tmp_index)
         return self.head()
 
     def roll_back(self, paths: list[Path | str]) -> None:
@@ -237,6 +283,25 @@ class WorkspaceGit:
                 self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *rels)
         except GitError:
             pass
+
+    def _refuse_links(self, rels: list[str]) -> None:
+        """A symbolic link is never committed (see paths.py): sync would
+        spread a link to outside the workspace. Unstage it and say why."""
+        raw = self._git("diff", "--cached", "--raw", "-z", "--no-renames", "--", *rels,
+                        strip_newline_in_stdout=False)
+        parts = raw.split("\0")
+        links = [parts[i + 1] for i in range(0, len(parts) - 1, 2)
+                 if parts[i].startswith(":") and parts[i].split()[1] == "120000"]
+        if links:
+            from heartcompass import paths
+            from heartcompass.errors import UnsafePathError
+
+            self._git("reset", "-q", "--", *links)
+            target, outside = paths.describe_link(self.root / links[0], self.root)
+            where = "outside the workspace" if outside else "inside the workspace"
+            raise UnsafePathError(self.root / links[0], f"is a symbolic link to {target} ({where}); HeartCompass "
+                                  "commits no link (sync would spread it), so nothing was committed",
+                                  hint=paths.FIX)
 
     def move(self, src: Path, dst: Path) -> None:
         self._git("mv", self._rel(src), self._rel(dst))
@@ -338,6 +403,24 @@ class WorkspaceGit:
     def files_at(self, rev: str, folder: Path | str) -> list[str]:
         out = self._git("ls-tree", "-r", "--name-only", rev, "--", self._rel(folder))
         return [line for line in out.splitlines() if line]
+
+    def blob_ids(self, paths: list[Path | str]) -> dict[str, str]:
+        """{path: blob id} of these files at HEAD (absent ones left out)."""
+        if self.head() is None:
+            return {}
+        out = self._git("ls-tree", "-z", "HEAD", "--", *[self._rel(p) for p in paths], strip_newline_in_stdout=False)
+        ids = {}
+        for item in out.split("\0"):
+            if "\t" in item:
+                info, rel = item.split("\t", 1)
+                ids[rel] = info.split()[2]
+        return ids
+
+    def last_commit(self, paths: list[Path | str]) -> str | None:
+        """The newest commit that touched any of these paths."""
+        if self.head() is None:
+            return None
+        return self._git("log", "-1", "--format=%H", "--", *[self._rel(p) for p in paths]).strip() or None
 
     def blame(self, path: Path | str) -> list[tuple[str, str]]:
         """(subject of the commit that last changed it, text) for each line

@@ -128,6 +128,10 @@ class ChatView:
         return self._run(self.session.send(text), text)
 
     def _run(self, events, sent: str) -> bool:
+        from heartcompass.sanitize import StreamStripper
+
+        # Model text reaches the screen without control sequences (the log keeps it verbatim).
+        screen, reasoning_screen = StreamStripper(), StreamStripper()
         replies: list[str] = []
         first_message = True
         streaming = False
@@ -135,7 +139,7 @@ class ChatView:
         try:
             for event in events:
                 if event.kind == "reasoning" and not self.as_json:
-                    out.print(escape(event.text), style="dim italic", end="")
+                    out.print(escape(reasoning_screen.feed(event.text)), style="dim italic", end="")
                     in_reasoning = True
                 elif event.kind == "delta" and not self.as_json:
                     if in_reasoning:
@@ -147,8 +151,9 @@ class ChatView:
                                 time.sleep(random.uniform(*self.delay_range))
                         out.print(f"[bold magenta]{escape(self.name)}[/]: ", end="")
                         streaming = True
-                    out.print(escape(event.text), end="")
+                    out.print(escape(screen.feed(event.text)), end="")
                 elif event.kind == "message":
+                    screen.flush()
                     replies.append(event.text)
                     if not self.as_json:
                         out.print()
