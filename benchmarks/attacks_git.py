@@ -13,6 +13,7 @@ lock, `sync` to a remote that never answers."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from stub_server import start  # noqa: E402
 
 WHO = ["-c", "user.name=Attacker", "-c", "user.email=a@example.com"]
 RESULTS: list[tuple[bool, str, str]] = []
+MADE: list[Path] = []
 SERVER, STATE = start()
 ENV = {**os.environ, "HEARTCOMPASS_LLM_API_KEY": "none", "HEARTCOMPASS_LLM_BASE_URL": "",
        "GIT_CONFIG_NOSYSTEM": "1"}
@@ -49,7 +51,8 @@ def git(ws: Path, *args: str, check: bool = True) -> str:
 
 
 def fresh() -> Path:
-    ws, _ = create_workspace(Path(tempfile.mkdtemp(prefix="attack-")) / "brain", example=True)
+    MADE.append(Path(tempfile.mkdtemp(prefix="attack-")))
+    ws, _ = create_workspace(MADE[-1] / "brain", example=True)
     hc(ws.root, "config", "set", "llm.base_url", f"http://127.0.0.1:{SERVER.server_port}/v1")
     return ws.root
 
@@ -245,6 +248,8 @@ def _silent_remote():
 
 if __name__ == "__main__":
     SERVER.shutdown()
+    for folder in MADE:
+        shutil.rmtree(folder, ignore_errors=True)
     bad = [r for r in RESULTS if not r[0]]
     print(f"\n{len(RESULTS) - len(bad)} of {len(RESULTS)} attacks handled.")
     sys.exit(1 if bad else 0)
