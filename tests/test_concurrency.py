@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Runner, git, log_entries, subjects
+from conftest import Runner, git, log_entries
 from heartcompass.lock import LockBusy, WorkspaceLock, holder
 
 ROOT = Path(__file__).resolve().parent.parent
