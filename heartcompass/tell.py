@@ -186,5 +186,7 @@ def apply_plan(ws: Workspace, plan: TellPlan) -> str | None:
 
 def keep_note_only(ws: Workspace, plan: TellPlan) -> str | None:
     """Declined: the narrative is still kept, for the gardener."""
+    from heartcompass import audit
+
     log = _log_note(plan, [])
-    return ws.git.commit([log], f"tell({plan.person.slug}): noted, proposal declined")
+    return audit.commit_or_roll_back(ws, [], f"tell({plan.person.slug}): noted, proposal declined", keep=[log])
