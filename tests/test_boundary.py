@@ -99,6 +99,34 @@ def test_chat_never_appends_through_a_link(two: Runner, fake_llm, outside, what)
     assert tree_snapshot(outside) == before  # nothing appended or written outside
 
 
+@pytest.mark.parametrize("linked", ["folder", "file"])
+def test_core_readers_and_writers_refuse_links(ws, outside, linked):
+    """Each layer on its own: the log append, the atomic write and the reader."""
+    from heartcompass.atomic import write_atomic
+    from heartcompass.errors import UnsafePathError
+    from heartcompass.formats import read_text
+
+    person = ws.people_dir / "bob"
+    person.mkdir(parents=True)
+    if linked == "folder":
+        link(person / "logs", outside)
+        log, memory = person / "logs" / "2026-12-01.md", person / "logs" / "secret.md"
+    else:
+        (person / "logs").mkdir()
+        log, memory = person / "logs" / "2026-12-01.md", person / "MEMORY.md"
+        link(log, outside / "secret.md")
+        link(memory, outside / "secret.md")
+    before = tree_snapshot(outside)
+    with pytest.raises(UnsafePathError, match="symbolic link"):
+        dailylog.append(log, dailylog.Entry("20:00:00", "me", "hi", []), DAY)
+    with pytest.raises(UnsafePathError, match="symbolic link"):
+        write_atomic(memory, "overwritten\n")
+    with pytest.raises(UnsafePathError, match="symbolic link"):
+        read_text(memory)
+    assert tree_snapshot(outside) == before
+    assert os.path.islink(memory if linked == "file" else person / "logs")  # the link itself is left alone
+
+
 def test_garden_skips_a_linked_person_and_gardens_the_others(two: Runner, fake_llm, outside):
     ws = two.ws
     say(ws, "alice", "note", "Alice adopted a cat")
@@ -460,3 +488,21 @@ def test_coach_tell_and_reasoning_output_is_stripped(example_cli: Runner, fake_l
     fake_llm.enqueue(AIMessage(content="Kyoto!", additional_kwargs={"reasoning_content": f"think{ESCAPES}ing"}))
     result = example_cli("chat", "alice", "-m", "where?")
     assert "thinking" in result.output and "\x1b" not in result.output and "\x07" not in result.output
+
+
+def test_a_link_swapped_in_after_the_check_is_still_refused(ws, outside, monkeypatch):
+    """O_NOFOLLOW: the race between the check and the open is closed too."""
+    from heartcompass import paths
+    from heartcompass.errors import UnsafePathError
+    from heartcompass.formats import read_text
+
+    monkeypatch.setattr(paths, "check", lambda path: path)  # as if the link appeared just after it
+    (ws.people_dir / "bob" / "logs").mkdir(parents=True)
+    log = ws.people_dir / "bob" / "logs" / "2026-12-01.md"
+    log.symlink_to(outside / "secret.md")
+    with pytest.raises(UnsafePathError):
+        read_text(log)
+    before = tree_snapshot(outside)
+    with pytest.raises(UnsafePathError):
+        dailylog.append(log, dailylog.Entry("20:00:00", "me", "hi", []), DAY)
+    assert tree_snapshot(outside) == before
