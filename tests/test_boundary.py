@@ -506,3 +506,27 @@ def test_a_link_swapped_in_after_the_check_is_still_refused(ws, outside, monkeyp
     with pytest.raises(UnsafePathError):
         dailylog.append(log, dailylog.Entry("20:00:00", "me", "hi", []), DAY)
     assert tree_snapshot(outside) == before
+
+
+def test_doctor_names_a_bad_log(two: Runner):
+    ws = two.ws
+    log = dailylog.log_path(ws.people_dir / "bob", DAY)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_bytes(b"---\ndate: 2026-12-01\n---\n\n- 20:00:00 \xb7 me \xb7 hi\n")
+    result = two("doctor", ok=False)
+    no_traceback(result)
+    assert "people/bob/logs/2026-12-01.md:5" in result.output and "UTF-8" in result.output
+
+
+def test_a_file_in_place_of_the_logs_folder(two: Runner, fake_llm):
+    ws = two.ws
+    (ws.people_dir / "bob" / "logs").write_text("not a folder\n", encoding="utf-8")
+    say(ws, "alice", "note", "Alice adopted a cat")
+    result = two("person", "list", ok=False)
+    no_traceback(result)
+    assert result.exit_code == 1 and "Alice Chen" in result.output and "people/bob/logs" in result.output
+    fake_llm.enqueue({"summary": "cat", "new_facts": [{"text": "Adopted a cat", "evidence": ["L1"]}]})
+    result = two("garden", "--json", ok=False)
+    no_traceback(result)
+    rows = {r["slug"]: r for r in json.loads(result.output[:result.output.rindex("]") + 1])}
+    assert rows["alice"]["status"] == "gardened" and rows["bob"]["status"] == "failed"
