@@ -127,13 +127,20 @@ def test_core_readers_and_writers_refuse_links(ws, outside, linked):
     assert os.path.islink(memory if linked == "file" else person / "logs")  # the link itself is left alone
 
 
-def test_garden_skips_a_linked_person_and_gardens_the_others(two: Runner, fake_llm, outside):
+@pytest.mark.parametrize("what", ["memory", "person folder"])
+def test_garden_skips_a_linked_person_and_gardens_the_others(two: Runner, fake_llm, outside, what):
     ws = two.ws
     say(ws, "alice", "note", "Alice adopted a cat")
     say(ws, "bob", "note", "Bob runs marathons")
     git(ws, "add", "-A")
     git(ws, "commit", "-qm", "logs")
-    link(ws.people_dir / "bob" / "MEMORY.md", outside / "secret.md")
+    if what == "memory":
+        link(ws.people_dir / "bob" / "MEMORY.md", outside / "secret.md")
+    else:
+        shutil.copytree(ws.people_dir / "bob", outside / "bob")
+        (outside / "bob" / "MEMORY.md").write_text(f"{SECRET}\n", encoding="utf-8")
+        link(ws.people_dir / "bob", outside / "bob")
+    before = tree_snapshot(outside)
     fake_llm.enqueue({"summary": "cat", "new_facts": [{"text": "Adopted a cat", "evidence": ["L1"]}]})
     result = two("garden", "--json", ok=False)
     no_traceback(result)
@@ -142,7 +149,7 @@ def test_garden_skips_a_linked_person_and_gardens_the_others(two: Runner, fake_l
     assert rows["alice"]["status"] == "gardened"
     assert rows["bob"]["status"] == "failed" and "symbolic link" in rows["bob"]["message"]
     assert all(SECRET not in str(m.content) for call in fake_llm.calls for m in call)
-    assert (outside / "secret.md").read_text(encoding="utf-8") == f"{SECRET}\n"
+    assert tree_snapshot(outside) == before
 
 
 def test_a_linked_prompt_file_is_refused(two: Runner, fake_llm, outside):
@@ -530,3 +537,15 @@ def test_a_file_in_place_of_the_logs_folder(two: Runner, fake_llm):
     no_traceback(result)
     rows = {r["slug"]: r for r in json.loads(result.output[:result.output.rindex("]") + 1])}
     assert rows["alice"]["status"] == "gardened" and rows["bob"]["status"] == "failed"
+
+
+def test_a_linked_state_folder_is_refused(two: Runner, fake_llm, outside):
+    ws = two.ws
+    shutil.rmtree(ws.root / ".heartcompass", ignore_errors=True)
+    (ws.root / ".heartcompass").symlink_to(outside)
+    before = tree_snapshot(outside)
+    say(ws, "alice", "note", "Alice adopted a cat")
+    result = two("garden", ok=False)
+    no_traceback(result)
+    assert result.exit_code == 1 and ".heartcompass" in result.output and "symbolic link" in result.output
+    assert tree_snapshot(outside) == before
