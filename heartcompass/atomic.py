@@ -31,7 +31,7 @@ def file_checksum(path: Path) -> str | None:
         return None
 
 
-def write_atomic(path: Path, text: str, expected_checksum: str | None = "any") -> None:
+def write_atomic(path: Path, text: str | bytes, expected_checksum: str | None = "any") -> None:
     """Write text to path atomically. When expected_checksum is given (None
     meaning "the file must not exist"), refuse if the file on disk changed."""
     from heartcompass import paths
@@ -47,7 +47,8 @@ def write_atomic(path: Path, text: str, expected_checksum: str | None = "any") -
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with writing(path):
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            with (os.fdopen(fd, "wb") if isinstance(text, bytes)
+                  else os.fdopen(fd, "w", encoding="utf-8", newline="")) as fh:
                 fh.write(text)
                 fh.flush()
                 os.fsync(fh.fileno())

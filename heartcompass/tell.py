@@ -142,7 +142,7 @@ def _unknown_people(ws: Workspace, model: Any, narrative: str) -> list[NewPerson
         raw = structured_invoke(model, Mentions, [
             SystemMessage(content="List the people this narrative mentions by name who are not in the known list "
                                   "(and are not the narrator). Known: " + ", ".join(known)),
-            HumanMessage(content=narrative)])
+            HumanMessage(content=narrative)], ws=ws, max_tokens=512)
         found = raw if isinstance(raw, Mentions) else Mentions.model_validate(raw)
     except Exception:  # a nicety: never a reason to fail the tell
         return []
@@ -180,7 +180,8 @@ def apply_plan(ws: Workspace, plan: TellPlan) -> str | None:
     summary = plan.plans[0].summary if plan.plans else "noted"
     subject = f"tell({plan.person.slug}): {summary[:60]}" + (f" (also {', '.join(others)})" if others else "")
     body = "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
-    return ws.git.commit(touched, subject, f"Told: {plan.narrative}\n\n{body}")
+    return audit.commit_or_roll_back(ws, touched[1:], subject, f"Told: {plan.narrative}\n\n{body}", keep=[log],
+                                     what="the proposed changes")
 
 
 def keep_note_only(ws: Workspace, plan: TellPlan) -> str | None:

@@ -260,10 +260,13 @@ def refresh_and_commit(ws, person, names: list[str]) -> str | None:
     """`voice --refresh`: pending hand edits first, then one commit."""
     from heartcompass import audit
 
-    audit.commit_pending(ws, [person])
-    if not refresh(person.dir, names):
-        return None
-    return ws.git.commit([path_of(person.dir)], f"voice({person.slug}): their lines and rhythm from the logs")
+    with audit.writing(ws, "voice"):
+        audit.commit_pending(ws, [person])
+        if not refresh(person.dir, names):
+            return None
+        return audit.commit_or_roll_back(ws, [path_of(person.dir)],
+                                         f"voice({person.slug}): their lines and rhythm from the logs",
+                                         what="the voice file")
 
 
 def quote_and_commit(ws, person, text: str, *, mine: bool = False) -> str | None:
@@ -272,9 +275,12 @@ def quote_and_commit(ws, person, text: str, *, mine: bool = False) -> str | None
 
     from heartcompass import audit
 
-    audit.commit_pending(ws, [person])
-    section = voice_fmt.MINE if mine else voice_fmt.THEIRS
-    if not add_line(person.dir, person.load_profile().name, text, f"quote {_dt.date.today().isoformat()}", section):
-        return None
-    short = " ".join(text.split())[:40]
-    return ws.git.commit([path_of(person.dir)], f"quote({person.slug}): “{short}”")
+    with audit.writing(ws, "quote"):
+        audit.commit_pending(ws, [person])
+        section = voice_fmt.MINE if mine else voice_fmt.THEIRS
+        if not add_line(person.dir, person.load_profile().name, text, f"quote {_dt.date.today().isoformat()}",
+                        section):
+            return None
+        short = " ".join(text.split())[:40]
+        return audit.commit_or_roll_back(ws, [path_of(person.dir)], f"quote({person.slug}): “{short}”",
+                                         what="the quote")

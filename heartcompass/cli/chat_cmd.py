@@ -84,7 +84,16 @@ class ChatView:
         from heartcompass.chat import ChatSession
         from heartcompass.context import parse_time_travel
 
-        audit.commit_pending(self.ws, [person])  # a crashed chat's log, hand edits: their own commits
+        from heartcompass.errors import GitError
+        from heartcompass.lock import LockBusy
+
+        try:
+            # Only a short wait: this commit is a courtesy, the chat's own commit at the end waits longer.
+            with audit.writing(self.ws, "chat", wait=5):
+                audit.commit_pending(self.ws, [person])  # a crashed chat's log, hand edits: their own commits
+        except (GitError, LockBusy) as exc:  # the chat goes on: the log never depends on git
+            if not self.as_json and sys.stdin.isatty():
+                err.print(f"[yellow]Warning:[/] {escape(exc.message)} [dim](Your messages are still logged.)[/]")
         rev, tag = parse_time_travel(self.ws, self.as_of) if self.as_of else (None, None)
         self.session = ChatSession(self.ws, person, self.chat_model, settings=self.settings, rev=rev, tag=tag)
         c = self.session.context()
@@ -99,9 +108,18 @@ class ChatView:
     def close(self) -> None:
         from heartcompass import audit
 
+        from heartcompass.errors import GitError
+        from heartcompass.lock import LockBusy
+
         s = self.session
         if s and s.logged:
-            audit.commit_chat(self.ws, s.person, s.logged, s.count, s.tag)
+            try:
+                with audit.writing(self.ws, "chat"):
+                    audit.commit_chat(self.ws, s.person, s.logged, s.count, s.tag)
+            except (GitError, LockBusy) as exc:
+                logs = ", ".join(sorted(self.ws.rel(p) for p in s.logged))
+                raise type(exc)(exc.message, f"Your messages are saved in {logs}; the next HeartCompass command "
+                                             "that can commit will commit them.") from None
             if not self.as_json and sys.stdin.isatty():
                 out.print(f"[dim]Saved {s.count} entries to people/{escape(s.person.slug)}/logs/.[/]")
 

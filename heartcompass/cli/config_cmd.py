@@ -17,8 +17,11 @@ def show(ctx: typer.Context,
     """Every setting with its value (defaults included)."""
     from heartcompass.config import KEYS
 
+    from heartcompass.credentials import redact
+
     ws = workspace(ctx)
-    values = ws.config.as_dict()
+    # A credential put in the file by hand is never echoed (terminals get shared).
+    values = {k: redact(v) if isinstance(v, str) else v for k, v in ws.config.as_dict().items()}
     if as_json:
         import json
 

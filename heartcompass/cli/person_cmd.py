@@ -183,7 +183,7 @@ def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, 
 @app.command("export")
 def export(ctx: typer.Context,
            name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
-           fmt: Annotated[str, typer.Option("--format", help="card: a V2 character card (JSON).")] = "card",
+           fmt: Annotated[str, typer.Option("--format", help="card: a V2 character card (JSON; a PNG card with -o NAME.png).")] = "card",
            output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: "
                              "stdout).", show_default=False)] = None) -> None:
     """Export someone as a character card for persona-chat apps (SillyTavern and others)."""
@@ -192,6 +192,10 @@ def export(ctx: typer.Context,
 
     if fmt != "card":
         raise PersonError(f"Unknown export format {fmt!r}.", "Use --format card.")
+    suffix = output.suffix.lower() if output else ""
+    if suffix in (".jpg", ".jpeg", ".webp", ".gif", ".avif", ".bmp"):
+        raise PersonError(f"Cannot write a character card as {suffix}: cards are PNG or JSON.",
+                          f"Use -o {output.with_suffix('.png').name} or -o {output.with_suffix('.json').name}.")
     ws = workspace(ctx)
     card = export_card(resolve(ws, name))
     text = json.dumps(card, ensure_ascii=False, indent=2) + "\n"
@@ -199,9 +203,11 @@ def export(ctx: typer.Context,
         typer.echo(text, nl=False)
     else:
         from heartcompass.atomic import write_atomic
+        from heartcompass.cards import card_png
 
-        write_atomic(output, text)
-        out.print(f"Wrote {escape(str(output))}.")
+        write_atomic(output, card_png(card) if suffix == ".png" else text)
+        out.print(f"Wrote {escape(str(output))}" + (" (a PNG card: the card is inside the image)." if suffix ==
+                                                       ".png" else "."))
 
 
 @app.command("import-card")

@@ -88,9 +88,10 @@ def append(path: Path, entry: Entry, day: dt.date) -> None:
     append_many(path, [entry], day)
 
 
-def append_many(path: Path, entries: list[Entry], day: dt.date) -> None:
+def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = True) -> None:
     """Append entries in one write (an import of a year of chats must not
-    pay one fsync per message)."""
+    pay one fsync per message). durable=False leaves the flush to the caller
+    (an import writes every day file, then syncs once)."""
     if not entries:
         return
     from heartcompass import paths
@@ -106,7 +107,8 @@ def append_many(path: Path, entries: list[Entry], day: dt.date) -> None:
         if os.fstat(fd).st_size == 0:
             data = header(day) + data
         os.write(fd, data.encode("utf-8"))
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
 
