@@ -373,8 +373,8 @@ def test_garden_with_one_read_only_person_gardens_the_others(two: Runner, fake_l
     say(ws, "bob", "note", "Bob runs marathons")
     git(ws, "add", "-A")
     git(ws, "commit", "-qm", "logs")
-    fake_llm.enqueue({"summary": "marathons", "new_facts": [{"text": "Runs marathons", "evidence": ["L1"]}]},
-                     {"summary": "cat", "new_facts": [{"text": "Adopted a cat", "evidence": ["L1"]}]})
+    fake_llm.enqueue({"summary": "cat", "new_facts": [{"text": "Adopted a cat", "evidence": ["L1"]}]},
+                     {"summary": "marathons", "new_facts": [{"text": "Runs marathons", "evidence": ["L1"]}]})
     with read_only(ws.people_dir / "alice"):
         result = two("garden", "--json", ok=False)
     no_traceback(result)
@@ -487,7 +487,8 @@ def test_coach_tell_and_reasoning_output_is_stripped(example_cli: Runner, fake_l
     fake_llm.enqueue(advice)
     result = example_cli("coach", "alice", "so stressed")
     assert "You'll do great" in result.output and "\x1b" not in result.output and "\x07" not in result.output
-    told = {"summary": "news", "new_events": [{"date": "2026-12-02", "text": f"Got a cat{ESCAPES}",
+    plain = "\x1b]pwned\x07\x1b[J\x1bc"  # no digits: the evidence check refuses numbers not in the entries
+    told = {"summary": "She got a cat", "new_events": [{"date": "2026-12-02", "text": f"Got a cat{plain}",
                                                "weight": 0.5, "evidence": ["L1"]}]}
     fake_llm.enqueue(told, {"people": [{"name": f"Mei{ESCAPES}", "relation": "family", "about": f"sister{ESCAPES}"}]})
     result = example_cli("tell", "alice", "She got a cat", "--dry-run")
