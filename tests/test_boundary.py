@@ -550,3 +550,20 @@ def test_a_linked_state_folder_is_refused(two: Runner, fake_llm, outside):
     no_traceback(result)
     assert result.exit_code == 1 and ".heartcompass" in result.output and "symbolic link" in result.output
     assert tree_snapshot(outside) == before
+
+
+def test_a_full_disk_is_named(two: Runner, fake_llm, monkeypatch):
+    import errno
+
+    real_write = os.write
+
+    def full(fd, data):
+        if b"disk-full-probe" in data:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", full)
+    fake_llm.enqueue("hi")
+    result = two("chat", "bob", "-m", "disk-full-probe", ok=False)
+    no_traceback(result)
+    assert result.exit_code == 1 and "disk is full" in result.output and "logs" in result.output

@@ -106,9 +106,10 @@ def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = 
         data = "".join(e.render() for e in entries)
         if os.fstat(fd).st_size == 0:
             data = header(day) + data
-        os.write(fd, data.encode("utf-8"))
-        if durable:
-            os.fsync(fd)
+        with writing(path):  # a full disk is named, not a traceback
+            os.write(fd, data.encode("utf-8"))
+            if durable:
+                os.fsync(fd)
     finally:
         os.close(fd)
 
