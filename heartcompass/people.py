@@ -109,8 +109,12 @@ class Summary:
 
 def summarize(person: Person) -> Summary:
     """What `person list` shows, read cheaply (no full event parsing)."""
-    last = (dailylog.log_dates(person.dir) or [None])[-1]
     errors: list[str] = []  # each bad file is listed with its problem; the others still are
+    try:
+        last = (dailylog.log_dates(person.dir) or [None])[-1]
+    except FormatError as exc:
+        last = None
+        errors.append(str(exc))
     try:
         prof = person.load_profile()
         name, relation, mbti = prof.name, prof.relation, prof.mbti

@@ -104,8 +104,11 @@ def _check_people(ws, line) -> None:
 
     people = list_people(ws)
     problems = []
+    from heartcompass.formats import dailylog
+
     for person in people:
-        for path in person.files():
+        logs = [person.logs_dir / f"{day}.md" for day in dailylog.log_dates(person.dir)]
+        for path in [*person.files(), person.dir / "VOICE.md", *logs]:  # bad bytes anywhere are named here
             if path.exists():
                 try:
                     formats.validate(path)
