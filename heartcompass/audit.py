@@ -151,6 +151,23 @@ def set_config(ws: Workspace, key: str, raw: str):
                                           what=f"{ws.config_path.name}")
 
 
+def unset_config(ws: Workspace, key: str):
+    """`config unset`: like set_config, the key's line leaves the file."""
+    from heartcompass.config import KEYS, load, unset_value, valid_keys_text
+    from heartcompass.errors import ConfigError
+
+    if key not in KEYS:
+        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
+    with writing(ws, "config unset"):
+        if ws.git.status([ws.config_path]):
+            load(ws.config_path)
+            ws.git.commit([ws.config_path], "edit(config): by hand")
+        if not unset_value(ws.config_path, key):
+            return False, None
+        return True, commit_or_roll_back(ws, [ws.config_path], f"config: unset {key}",
+                                         what=f"{ws.config_path.name}")
+
+
 def add_person(ws: Workspace, name: str, relation: str, **fields) -> Person:
     with writing(ws, "person add"):
         person = create(ws, name, relation, **fields)

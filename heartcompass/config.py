@@ -182,6 +182,10 @@ class Config:
         value = self._values.get(key, KEYS[key].default)
         return list(value) if isinstance(value, list) else value
 
+    def is_set(self, key: str) -> bool:
+        """Whether the file sets this key (otherwise the default applies)."""
+        return key in self._values
+
     def as_dict(self) -> dict[str, Any]:
         return {key: self.get(key) for key in KEYS}
 
@@ -274,6 +278,26 @@ def parse_value(key: str, raw: str) -> Any:
     except (ValueError, TypeError) as exc:
         raise ConfigError(f"{key} expects {spec.kind}; {raw!r} is not valid ({exc}).",
                           valid_keys_text()) from None
+
+
+def unset_value(path: Path, key: str) -> bool:
+    """Remove one key from the file, keeping comments and layout. Whether it was there."""
+    if key not in KEYS:
+        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
+    load(path)  # refuse to edit a file that does not parse
+    if not path.exists():
+        return False
+    import tomlkit
+
+    doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+    section, name = key.split(".", 1)
+    if section not in doc or name not in doc[section]:
+        return False
+    del doc[section][name]
+    from heartcompass.atomic import write_atomic
+
+    write_atomic(path, tomlkit.dumps(doc))
+    return True
 
 
 def set_value(path: Path, key: str, raw: str) -> Any:
