@@ -240,3 +240,16 @@ def test_a_crash_mid_import_is_finished_by_a_rerun(example_cli: Runner, tmp_path
     texts = [e.text for e in log_entries(example_cli.ws, "alice")]
     assert len(texts) == 60 == len(set(texts))
     assert "Nothing new" in example_cli("import", "alice", path, "--me", "Lei").output
+
+
+def test_import_json_summary(example_cli: Runner, tmp_path):
+    result = example_cli("import", "alice", _write(tmp_path, "android.txt", ANDROID), "--me", "Lei", "--json")
+    summary = json.loads(result.stdout)
+    assert summary["person"] == "alice" and summary["added"] == 4 and summary["already_there"] == 0
+    assert summary["days"] == {"2024-03-12": 4} and summary["skipped"] == {"media": 2, "deleted": 3}
+    assert summary["speaker_is_person"] is True and summary["commit"] and "Alice Chen" in summary["speakers"]
+    again = json.loads(example_cli("import", "alice", _write(tmp_path, "ios.txt", IOS), "--me", "Lei",
+                                   "--json").stdout)
+    assert again["added"] == 1 and again["already_there"] == 4
+    assert json.loads(example_cli("import", "alice", _write(tmp_path, "ios.txt", IOS), "--me", "Lei",
+                                  "--json").stdout)["commit"] is None
