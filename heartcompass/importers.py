@@ -269,8 +269,8 @@ def to_logs(person_dir: Path, messages: list[Message], me: str) -> dict[str, int
     by_day: dict[dt.date, list[Message]] = {}
     for msg in sorted((m for m in messages if not m.placeholder), key=lambda m: m.when):
         by_day.setdefault(msg.when.date(), []).append(msg)
-    added: dict[str, int] = {}
-    for day, msgs in sorted(by_day.items()):
+    plan: list[tuple[dt.date, Path, list[dailylog.Entry]]] = []
+    for day, msgs in sorted(by_day.items()):  # read every day file first: a bad one stops us before any write
         path = dailylog.log_path(person_dir, day)
         have = Counter(_key(e.time, e.speaker, e.text) for e in (dailylog.load(path) if path.exists() else []))
         new = []
@@ -282,9 +282,12 @@ def to_logs(person_dir: Path, messages: list[Message], me: str) -> dict[str, int
                 have[key] -= 1  # this occurrence is already in the log
             else:
                 new.append(entry)
-        dailylog.append_many(path, new, day, durable=False)
         if new:
-            added[day.isoformat()] = len(new)
+            plan.append((day, path, new))
+    added: dict[str, int] = {}
+    for day, path, new in plan:
+        dailylog.append_many(path, new, day, durable=False)
+        added[day.isoformat()] = len(new)
     if added:
         os.sync()  # one flush for every day file, before the commit
     return added

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import Runner, log_entries, subjects, tree_snapshot
+from conftest import Runner, git, log_entries, subjects, tree_snapshot
 
 WHATSAPP_24H = """31/12/2023, 23:57 - Messages and calls are end-to-end encrypted. No one outside of this chat can read them.
 31/12/2023, 23:58 - Alice Chen: 新年快乐!! 🎉
@@ -253,3 +253,15 @@ def test_import_json_summary(example_cli: Runner, tmp_path):
     assert again["added"] == 1 and again["already_there"] == 4
     assert json.loads(example_cli("import", "alice", _write(tmp_path, "ios.txt", IOS), "--me", "Lei",
                                   "--json").stdout)["commit"] is None
+
+
+def test_a_damaged_day_log_stops_the_import_before_any_write(example_cli: Runner, tmp_path):
+    logs = example_cli.ws.people_dir / "alice" / "logs"
+    logs.mkdir(exist_ok=True)
+    (logs / "2024-01-20.md").write_text("---\ndate: 2024-01-20\n---\n\nnot a log line\n")
+    git(example_cli.ws, "add", "-A")
+    git(example_cli.ws, "commit", "-q", "-m", "a damaged log, committed")
+    before = tree_snapshot(example_cli.ws.root)
+    result = example_cli("import", "alice", _write(tmp_path, "m.txt", _month()), "--me", "Lei", ok=False)
+    assert result.exit_code == 1 and "2024-01-20.md:5" in result.output and "Traceback" not in result.output
+    assert tree_snapshot(example_cli.ws.root) == before
