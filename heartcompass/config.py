@@ -217,9 +217,17 @@ def _validate(data: dict[str, Any], path: Path | None, text: str | None) -> dict
 
 def load(path: Path) -> Config:
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         return Config({}, path)
+    except OSError as exc:  # a folder, unreadable...
+        raise FormatError(path, f"cannot be read ({exc.strerror or exc})", None,
+                          f"Make {FILENAME} a readable file (see 'git status' if it was replaced).") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FormatError(path, f"not UTF-8 text (byte {exc.start})", raw[:exc.start].count(b"\n") + 1,
+                          "Save the file as UTF-8; 'git diff' shows what changed.") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -214,3 +214,15 @@ def test_config_set_and_show_print_markup_as_text(cli: Runner):
     result = cli("config", "set", "user.name", "[/]")
     assert "user.name = '[/]'" in result.output
     assert "'[/]'" in cli("config", "show").output
+
+
+def test_a_non_utf8_or_unreadable_settings_file_is_one_clear_line(cli: Runner):
+    path = cli.ws.config_path
+    path.write_bytes(path.read_bytes().replace(b'name = ""', b'name = "Ren\xe9"'))
+    result = cli("config", "show", ok=False)
+    assert result.exit_code == 1 and "heartcompass.toml:7: not UTF-8" in result.output
+    assert "Traceback" not in result.output
+    path.unlink()
+    path.mkdir()
+    result = cli("doctor", ok=False)
+    assert result.exit_code == 1 and "Traceback" not in result.output
