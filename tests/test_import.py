@@ -265,3 +265,17 @@ def test_a_damaged_day_log_stops_the_import_before_any_write(example_cli: Runner
     result = example_cli("import", "alice", _write(tmp_path, "m.txt", _month()), "--me", "Lei", ok=False)
     assert result.exit_code == 1 and "2024-01-20.md:5" in result.output and "Traceback" not in result.output
     assert tree_snapshot(example_cli.ws.root) == before
+
+
+def test_chinese_whatsapp_export_with_am_pm_words_and_placeholders(example_cli: Runner, tmp_path):
+    chat = ("2023/4/6 上午12:05 - 小爱: 还没睡？\n"
+            "2023/4/6 下午1:54 - 小爱: <省略影音内容>\n"
+            "2023/4/6 下午1:55 - 王磊: 这条消息已删除\n"
+            "2023/4/6 下午1:56 - 小爱: 圖片已略去\n"
+            "2023/4/6 晚上9:30 - 王磊: IMG-20230406-WA0014.jpg (file attached)\n"
+            "2023/4/6 晚上9:31 - 王磊: 晚安\n")
+    result = example_cli("import", "alice", _write(tmp_path, "与小爱的 WhatsApp 聊天.txt", chat), "--me", "王磊")
+    entries = log_entries(example_cli.ws, "alice")
+    assert [(e.time, e.speaker, e.text) for e in entries] == [("00:05:00", "import:小爱", "还没睡？"),
+                                                              ("21:31:00", "import:me", "晚安")]
+    assert "skipped 3 media placeholders, 1 deleted message" in result.output
