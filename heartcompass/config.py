@@ -238,6 +238,32 @@ def load(path: Path) -> Config:
     return Config(data, path, text)  # with the text, so errors name the line
 
 
+def secrets_in(cfg: Config) -> list[tuple[str, str]]:
+    """(key, what) for each value that carries a credential (put there by hand)."""
+    from heartcompass.credentials import secret_problem
+
+    found = []
+    for key in KEYS:
+        value = cfg.get(key)
+        problem = secret_problem(value) if isinstance(value, str) and value else None
+        if problem:
+            found.append((key, problem))
+    return found
+
+
+def load_for_commit(path: Path) -> Config:
+    """load(), and refuse to commit (or push) a file that carries a credential."""
+    cfg = load(path)
+    found = secrets_in(cfg)
+    if found:
+        key, problem = found[0]
+        raise ConfigError(
+            f"{path}: {key}: {problem}; not committing it (the file is committed and pushed by sync).",
+            f"Move the key to .env (git-ignored), e.g. HEARTCOMPASS_LLM_API_KEY=..., and remove it from the "
+            f"file (by hand, or with 'heartcompass config set {key} ...').")
+    return cfg
+
+
 def _line_of(text: str | None, section: str, name: str | None) -> int | None:
     if text is None:
         return None

@@ -226,3 +226,18 @@ def test_a_non_utf8_or_unreadable_settings_file_is_one_clear_line(cli: Runner):
     path.mkdir()
     result = cli("doctor", ok=False)
     assert result.exit_code == 1 and "Traceback" not in result.output
+
+
+def test_a_credential_put_in_by_hand_is_never_committed(cli: Runner):
+    path = cli.ws.config_path
+    secret = "sk-handputsecret1234567890abcd"
+    _hand_edit(path, f'base_url = "https://api.example.com/v1?api_key={secret}"')
+    n = len(subjects(cli.ws))
+    for args in (("config", "set", "llm.model", "qwen2.5"), ("config", "unset", "llm.model"), ("sync",)):
+        result = cli(*args, ok=False)
+        assert result.exit_code != 0 and secret not in result.output and "Traceback" not in result.output, args
+        assert ".env" in result.output or args == ("sync",)
+    assert len(subjects(cli.ws)) == n
+    from conftest import git
+
+    assert secret not in git(cli.ws, "log", "-p")
