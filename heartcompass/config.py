@@ -216,18 +216,12 @@ def _validate(data: dict[str, Any], path: Path | None, text: str | None) -> dict
 
 
 def load(path: Path) -> Config:
+    from heartcompass.formats import read_text
+
     try:
-        raw = path.read_bytes()
+        text = read_text(path)  # not UTF-8, a folder, a link: named, never a traceback
     except FileNotFoundError:
         return Config({}, path)
-    except OSError as exc:  # a folder, unreadable...
-        raise FormatError(path, f"cannot be read ({exc.strerror or exc})", None,
-                          f"Make {FILENAME} a readable file (see 'git status' if it was replaced).") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise FormatError(path, f"not UTF-8 text (byte {exc.start})", raw[:exc.start].count(b"\n") + 1,
-                          "Save the file as UTF-8; 'git diff' shows what changed.") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -339,8 +333,8 @@ def set_value(path: Path, key: str, raw: str) -> Any:
     value = parse_value(key, raw)
     import tomlkit  # only this command needs the style-preserving parser
 
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
     load(path)  # refuse to edit a file that does not parse
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
     doc = tomlkit.parse(text)
     section, name = key.split(".", 1)
     if section not in doc:

@@ -43,6 +43,7 @@ def doctor(ctx: typer.Context,
     except HeartCompassError as exc:
         line(False, "config", exc.message, exc.hint)
         raise typer.Exit(1)
+    _check_symlinks(ws, line)
     _check_config_secrets(ws, line)
     _check_people(ws, line)
     _check_links(ws, line)
@@ -106,11 +107,31 @@ def _check_people(ws, line) -> None:
                     formats.validate(path)
                 except HeartCompassError as exc:
                     problems.append(exc)
+    from heartcompass.slugs import windows_reserved
+
+    for person in people:
+        if windows_reserved(person.slug):
+            line(False, "files", f"people/{person.slug}: Windows reserves this name for a device, so the "
+                 "workspace cannot sync to a Windows machine",
+                 f"Rename the person: heartcompass person rename {person.slug} 'A LONGER NAME'")
     if problems:
         for exc in problems:
             line(False, "files", exc.message, exc.hint)
     else:
         line(True, "files", f"{len(people)} people, every file parses")
+
+
+def _check_symlinks(ws, line) -> None:
+    """Symbolic links anywhere in the workspace: never followed or committed (paths.py)."""
+    from heartcompass.paths import FIX, find_links
+
+    links = find_links(ws.root)
+    for rel, target, outside in links:
+        where = "outside the workspace" if outside else "inside the workspace"
+        line(False, "symlink", f"{rel} is a symbolic link to {target} ({where}); HeartCompass neither "
+             "reads, writes nor commits through it", FIX)
+    if not links:
+        line(True, "symlinks", "none: every file is inside the workspace")
 
 
 def _check_links(ws, line) -> None:

@@ -59,11 +59,12 @@ def import_(
         paths = [person.logs_dir / f"{day}.md" for day in added]
         from heartcompass import voice
 
-        # Their lines and rhythm, in the same commit (rolled back if it fails; the logs stay).
-        refreshed = [voice.path_of(person.dir)] if voice.refresh(person.dir, person.load_profile().names()) else []
-        summary["commit"] = audit.commit_or_roll_back(ws, refreshed, f"import({person.slug}): {total} messages from a {fmt} export",
-                                  "\n".join(f"- {day}: {n}" for day, n in sorted(added.items())), keep=paths,
-                                  what="VOICE.md")
+        derived = []
+        if voice.refresh(person.dir, person.load_profile().names()):  # their lines and rhythm, in the same commit
+            derived.append(voice.path_of(person.dir))
+        summary["commit"] = audit.commit_or_roll_back(
+            ws, derived, f"import({person.slug}): {total} messages from a {fmt} export",
+            "\n".join(f"- {day}: {n}" for day, n in sorted(added.items())), keep=paths, what="the voice file")
     if as_json:
         _print_json(summary)
         return
