@@ -241,3 +241,13 @@ def test_a_credential_put_in_by_hand_is_never_committed(cli: Runner):
     from conftest import git
 
     assert secret not in git(cli.ws, "log", "-p")
+
+
+def test_setting_names_complete_in_the_shell(cli: Runner):
+    from typer.testing import CliRunner
+
+    from heartcompass.cli.app import app
+
+    result = CliRunner().invoke(app, [], prog_name="heartcompass", env={
+        "_HEARTCOMPASS_COMPLETE": "complete_bash", "COMP_WORDS": "heartcompass config set llm.t", "COMP_CWORD": "3"})
+    assert result.output.split() == ["llm.temperature", "llm.timeout"]

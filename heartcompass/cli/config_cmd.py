@@ -12,6 +12,16 @@ from heartcompass.errors import ConfigError
 app = new_app("Show or change the workspace settings (heartcompass.toml).")
 
 
+def complete_key(incomplete: str) -> list[str]:
+    """Shell completion of setting names (config get/set/unset)."""
+    from heartcompass.config import KEYS
+
+    return [key for key in KEYS if key.startswith(incomplete)]
+
+
+KeyArg = Annotated[str, typer.Argument(help="Dotted key, e.g. llm.base_url.", autocompletion=complete_key)]
+
+
 def _effective(ws) -> dict[str, dict]:
     """Each setting: its value, where it comes from (file, default or an
     environment variable) and the file's value when the environment overrides it.
@@ -65,7 +75,7 @@ def show(ctx: typer.Context,
 
 @app.command("get")
 def get(ctx: typer.Context,
-        key: Annotated[str, typer.Argument(help="Dotted key, e.g. llm.model.")],
+        key: KeyArg,
         as_json: Annotated[bool, typer.Option("--json", help="Print as JSON (value and source).")] = False) -> None:
     """One setting's value as used (an environment override wins over the file)."""
     from heartcompass.config import KEYS, valid_keys_text
@@ -85,7 +95,7 @@ def get(ctx: typer.Context,
 
 @app.command("set")
 def set_(ctx: typer.Context,
-         key: Annotated[str, typer.Argument(help="Dotted key, e.g. llm.base_url.")],
+         key: KeyArg,
          value: Annotated[str, typer.Argument(help="New value.")]) -> None:
     """Change one setting, keeping the file's comments. Secrets are refused."""
     from heartcompass.audit import set_config
@@ -96,7 +106,7 @@ def set_(ctx: typer.Context,
 
 @app.command("unset")
 def unset(ctx: typer.Context,
-          key: Annotated[str, typer.Argument(help="Dotted key, e.g. llm.base_url.")]) -> None:
+          key: KeyArg) -> None:
     """Remove one setting from the file, so its default applies again."""
     from heartcompass.audit import unset_config
     from heartcompass.config import KEYS
