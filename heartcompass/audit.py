@@ -144,12 +144,12 @@ _CODES = {"M": "changed", "A": "added", "D": "deleted", "??": "new", "R": "renam
 
 def set_config(ws: Workspace, key: str, raw: str):
     """`config set`: a hand edit of heartcompass.toml is committed first."""
-    from heartcompass.config import load, parse_value, set_value
+    from heartcompass.config import load_for_commit, parse_value, set_value
 
     parse_value(key, raw)  # refuse before touching anything
     with writing(ws, "config set"):
         if ws.git.status([ws.config_path]):
-            load(ws.config_path)
+            load_for_commit(ws.config_path)
             ws.git.commit([ws.config_path], "edit(config): by hand")
         value = set_value(ws.config_path, key, raw)
         ws.reload_config()  # the commit already follows the new setting (git.hooks false: no hooks)
@@ -158,6 +158,23 @@ def set_config(ws: Workspace, key: str, raw: str):
                                               what=f"{ws.config_path.name}")
         finally:
             ws.reload_config()
+
+
+def unset_config(ws: Workspace, key: str):
+    """`config unset`: like set_config, the key's line leaves the file."""
+    from heartcompass.config import KEYS, load_for_commit, unset_value, valid_keys_text
+    from heartcompass.errors import ConfigError
+
+    if key not in KEYS:
+        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
+    with writing(ws, "config unset"):
+        if ws.git.status([ws.config_path]):
+            load_for_commit(ws.config_path)
+            ws.git.commit([ws.config_path], "edit(config): by hand")
+        if not unset_value(ws.config_path, key):
+            return False, None
+        return True, commit_or_roll_back(ws, [ws.config_path], f"config: unset {key}",
+                                         what=f"{ws.config_path.name}")
 
 
 def add_person(ws: Workspace, name: str, relation: str, **fields) -> Person:
@@ -390,9 +407,9 @@ def _continue_rebase(ws: Workspace) -> list[str]:
 def _sync(ws: Workspace, remote: str) -> SyncResult:
     committed = len(commit_pending(ws))
     if ws.git.status([ws.config_path]):
-        from heartcompass.config import load
+        from heartcompass.config import load_for_commit
 
-        load(ws.config_path)
+        load_for_commit(ws.config_path)  # never push a credential put in by hand
         ws.git.commit([ws.config_path], "edit(config): by hand")
         committed += 1
     branch = ws.git.branch()

@@ -67,16 +67,12 @@ def doctor(ctx: typer.Context,
 
 def _check_config_secrets(ws, line) -> None:
     """A credential put into heartcompass.toml by hand: say so (redacted), it is committed."""
-    from heartcompass.config import KEYS
-    from heartcompass.credentials import secret_problem
+    from heartcompass.config import secrets_in
 
-    for key in KEYS:
-        value = ws.config.get(key)
-        problem = secret_problem(value) if isinstance(value, str) else None
-        if problem:
-            line(False, "secrets", f"{key} in {ws.config_path.name}: {problem} (the file is committed)",
-                 "Move the key to .env (git-ignored), e.g. HEARTCOMPASS_LLM_API_KEY=..., and remove it from "
-                 f"the value with 'heartcompass config set {key} ...'.")
+    for key, problem in secrets_in(ws.config):
+        line(False, "secrets", f"{key} in {ws.config_path.name}: {problem} (the file is committed)",
+             "Move the key to .env (git-ignored), e.g. HEARTCOMPASS_LLM_API_KEY=..., and remove it from "
+             f"the value with 'heartcompass config set {key} ...'.")
 
 
 def _check_git(ws, line) -> None:
