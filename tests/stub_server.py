@@ -30,7 +30,7 @@ def default_reply(body: dict) -> str:
     system = next((m["content"] for m in body.get("messages", []) if m["role"] == "system"), "")
     last = body["messages"][-1]["content"] if body.get("messages") else ""
     name = re.search(r"You are (.+?),", system)
-    fact = re.search(r"## Known facts \(true\)\n- (.+)", system)
+    fact = re.search(r"## Known facts \(true\)[^\n]*\n- (.+)", system)
     who = name.group(1) if name else "someone"
     known = fact.group(1) if fact else "nothing yet"
     return f"hey, it's {who}!\n|||\nyou said: {last[:60]}\n|||\nI know: {known}"
