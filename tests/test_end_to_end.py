@@ -106,7 +106,7 @@ def test_tool_calls_are_the_last_fallback_for_garden_and_coach(example_cli: Runn
     assert _modes(stub) == ["json_schema", "json_object", "tool_call"]
     tool = stub.requests[-1]["tools"][0]["function"]
     assert tool["name"] == "Proposal" and tool["parameters"]["properties"]["new_events"]["items"]["properties"][
-        "weight"]["maximum"] == 1
+        "weight"]["enum"][-1] == 1.0
     assert "- She starts in Kyoto on January 6 (log 2026-12-01)" in _facts(ws)
     stub.requests.clear()
     data = json.loads(example_cli("coach", "alice", "I'm so tired of packing", "--json").output)
