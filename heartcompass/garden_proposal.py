@@ -353,8 +353,10 @@ def _number(token: str) -> str:
 def lexical(text: str) -> tuple[set[str], set[str]]:
     """(content words and CJK character bigrams, numbers) of a text: a cheap
     check that a statement says something its evidence says."""
+    from heartcompass.sanitize import strip_controls
+
     words, numbers = set(), set()
-    for token in _TOKEN.findall(text.casefold()):
+    for token in _TOKEN.findall(strip_controls(text).casefold()):  # an escape sequence's digits are no claim
         if token[0].isdigit():
             numbers.add(_number(token))
         elif re.match(rf"[{_CJK}]", token):

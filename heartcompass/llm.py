@@ -40,8 +40,10 @@ class LLMSettings:
         return KEY_VARS[self.provider]
 
     def describe(self) -> str:
+        from heartcompass.credentials import redact  # a hand-edited URL may carry a key: never print it
+
         where = self.base_url or (ARK_BASE_URL if self.provider == "ark" else "api.openai.com")
-        return f"{self.provider} · {self.model} · {where}"
+        return redact(f"{self.provider} · {self.model} · {where}")
 
 
 def settings(ws: Workspace, model: str | None = None) -> LLMSettings:
@@ -75,8 +77,10 @@ def _auto_provider(ws: Workspace, base_url: str) -> str:
 def read_dotenv(path: Path) -> dict[str, str]:
     """KEY=VALUE lines; comments, blank lines and `export ` are allowed."""
     out: dict[str, str] = {}
+    from heartcompass.formats import read_text
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)  # not UTF-8, a folder, a link: named, never a traceback
     except FileNotFoundError:
         return out
     for line in text.splitlines():

@@ -182,7 +182,8 @@ def apply_plan(ws: Workspace, plan: TellPlan) -> str | None:
     summary = plan.plans[0].summary if plan.plans else "noted"
     subject = f"tell({plan.person.slug}): {summary[:60]}" + (f" (also {', '.join(others)})" if others else "")
     body = "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
-    return ws.git.commit(touched, subject, f"Told: {plan.narrative}\n\n{body}")
+    return audit.commit_or_roll_back(ws, touched[1:], subject, f"Told: {plan.narrative}\n\n{body}", keep=[log],
+                                     what="the proposed changes")
 
 
 def keep_note_only(ws: Workspace, plan: TellPlan) -> str | None:

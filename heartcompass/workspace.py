@@ -59,10 +59,18 @@ class Workspace:
         # `person list` must not pay.
         from heartcompass.gitrepo import WorkspaceGit
 
-        return WorkspaceGit(self.root)
+        return WorkspaceGit(self.root, hooks=lambda: bool(self.config.get("git.hooks")))
 
     def rel(self, path: Path) -> str:
-        return Path(path).resolve().relative_to(self.root).as_posix()
+        # Lexically first: a path through a link (refused elsewhere) must still
+        # be nameable in a message, not crash with "is not in the subpath".
+        absolute = Path(os.path.abspath(path))
+        if absolute == self.root or self.root in absolute.parents:
+            return absolute.relative_to(self.root).as_posix()
+        try:
+            return Path(path).resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
 
 
 def is_workspace(path: Path) -> bool:
@@ -139,6 +147,9 @@ def add_example(ws: Workspace) -> bool:
     if dest.exists():
         return False
     src = shipped_dir("examples") / EXAMPLE_SLUG
-    shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))
-    ws.git.commit([dest], f"add({EXAMPLE_SLUG}): example person")
+    from heartcompass.audit import commit_or_roll_back, writing
+
+    with writing(ws, "init --example"):
+        shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))
+        commit_or_roll_back(ws, [dest], f"add({EXAMPLE_SLUG}): example person", what=f"people/{EXAMPLE_SLUG}/")
     return True

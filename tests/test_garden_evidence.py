@@ -26,6 +26,12 @@ def memory(ws):
     return memory_fmt.load(ws.people_dir / "alice" / "MEMORY.md")
 
 
+def consolidated(ws, slug="alice"):
+    from test_garden import consolidated as state
+
+    return state(ws, slug)
+
+
 def files(ws):
     return {p.name: p.read_bytes() for p in (ws.people_dir / "alice").glob("*.md")}
 
@@ -43,7 +49,7 @@ def rejected(alice: Runner, fake_llm, bad: dict) -> str:
     before = files(alice.ws)
     result = alice("garden", ok=False)
     assert result.exit_code == 1
-    assert files(alice.ws) == before and memory(alice.ws).consolidated == {}
+    assert files(alice.ws) == before and consolidated(alice.ws) == {}
     return " ".join(result.output.split())
 
 
@@ -130,7 +136,7 @@ def test_compression_cannot_forge_a_hand_line_or_a_source(alice: Runner, fake_ll
     fake_llm.enqueue(new, compressed("- Allergic to cats (import)"))
     result = alice("garden", ok=False)
     assert "cites a source its section does not have" in " ".join(result.output.split())
-    assert memory(ws).consolidated == {}
+    assert consolidated(ws) == {}
 
 
 @pytest.mark.parametrize("fact, entry", [

@@ -37,6 +37,8 @@ def tell(
 
     ws = workspace(ctx)
     person = resolve(ws, name)
+    if not dry_run:
+        ws.git.check_writable()  # mid-rebase...: say so before you type and pay for a proposal
     images = [tell_mod.image_url(p) for p in image or []]  # unreadable or unsupported: stop before any call
     narrative = (text if text is not None else
                  sys.stdin.read() if not sys.stdin.isatty() else _from_editor(ws, person)).strip()
@@ -55,11 +57,13 @@ def tell(
         out.print("[dim]Dry run: nothing written.[/]")
         return
     if plan.has_changes and not (yes or (interactive() and _confirm("Write these changes?"))):
-        tell_mod.keep_note_only(ws, plan)
+        with audit.writing(ws, "tell"):
+            tell_mod.keep_note_only(ws, plan)
         out.print("Not applied. What you told is kept in the log as a note for the gardener"
                   + ("" if interactive() else " (use --yes to apply without asking)") + ".")
         raise typer.Exit(0 if interactive() else 1)
-    sha = tell_mod.apply_plan(ws, plan)
+    with audit.writing(ws, "tell"):
+        sha = tell_mod.apply_plan(ws, plan)
     out.print(f"Written and committed [dim]({sha[:8] if sha else '-'})[/]." if plan.has_changes
               else "Kept in the log as a note.")
     for new in plan.unknown:
