@@ -143,3 +143,17 @@ def test_narrative_from_the_editor_drops_comment_lines(example_ws, monkeypatch, 
                       "p.write_text(p.read_text() + 'She adopted a dog\\n')\n")
     monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
     assert _from_editor(example_ws, resolve(example_ws, "alice")) == "She adopted a dog"
+
+
+def test_tell_from_a_missing_editor_is_a_clear_error(example_ws, monkeypatch):
+    import pytest
+
+    from heartcompass.cli.tell_cmd import _from_editor
+    from heartcompass.errors import HeartCompassError
+    from heartcompass.people import resolve
+
+    monkeypatch.setenv("EDITOR", "nonexistent-editor --wait")
+    with pytest.raises(HeartCompassError) as info:
+        _from_editor(example_ws, resolve(example_ws, "alice"))
+    assert "'nonexistent-editor'" in info.value.message and "$EDITOR" in info.value.message
+    assert not (example_ws.state_dir / "tell.md").exists()

@@ -2,30 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import shlex
-import shutil
-import subprocess
 from typing import Annotated
 
 import typer
 
 from heartcompass.cli.common import err, escape, interactive, out, workspace
+from heartcompass.cli.editor import run_editor
 from heartcompass.errors import HeartCompassError
 
 
 def register(app: typer.Typer) -> None:
     app.command("edit")(edit)
-
-
-def editor_command() -> list[str]:
-    for var in ("VISUAL", "EDITOR"):
-        if os.environ.get(var, "").strip():
-            return shlex.split(os.environ[var])
-    for fallback in ("nano", "vi"):
-        if shutil.which(fallback):
-            return [fallback]
-    raise HeartCompassError("No editor found.", "Set $EDITOR (e.g. export EDITOR=nano) and try again.")
 
 
 def edit(ctx: typer.Context,
@@ -50,7 +37,7 @@ def edit(ctx: typer.Context,
     scratch.write_text(original, encoding="utf-8")
     try:
         while True:
-            subprocess.run([*editor_command(), str(scratch)], check=False)
+            run_editor(scratch)
             text = scratch.read_text(encoding="utf-8")
             try:
                 formats.validate(path, text)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -80,12 +79,12 @@ def _confirm(question: str) -> bool:
 
 
 def _from_editor(ws, person) -> str:
-    from heartcompass.cli.edit_cmd import editor_command
+    from heartcompass.cli.editor import run_editor
 
     scratch = ws.state_dir / "tell.md"
     scratch.write_text(TEMPLATE.format(name=person.slug), encoding="utf-8")
     try:
-        subprocess.run([*editor_command(), str(scratch)], check=False)
+        run_editor(scratch)
         lines = scratch.read_text(encoding="utf-8").splitlines()
     finally:
         scratch.unlink(missing_ok=True)
