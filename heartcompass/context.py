@@ -267,8 +267,10 @@ def recent_history(person: Person, today: dt.date, budget: int, tag: str | None 
     dates = [d for d in dailylog.log_dates(person.dir) if d <= today_s]
 
     def turns_of(day: str, skip: int = 0) -> list[dailylog.Entry]:
-        return [e for e in dailylog.load(person.logs_dir / f"{day}.md")[skip:]
-                if e.speaker in ("me", "persona") and "cut off" not in e.tags and _tag_of(e) == tag]
+        entries = dailylog.load(person.logs_dir / f"{day}.md")
+        gone = dailylog.dropped(entries)  # replies replaced by /retry
+        return [e for i, e in enumerate(entries) if i >= skip and i not in gone
+                and e.speaker in ("me", "persona") and "cut off" not in e.tags and _tag_of(e) == tag]
 
     picked: list[dailylog.Entry] = []
     earlier = dates

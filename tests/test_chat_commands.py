@@ -166,3 +166,45 @@ def test_doctor_names_a_broken_file(example_cli: Runner):
     path.write_text(path.read_text() + "- 2026-02-31 · nope\n")
     result = example_cli("doctor", ok=False)
     assert "✗ files" in result.output and "EVENTS.md:" in result.output
+
+
+def _new_entry_texts(ws, slug="alice"):
+    from heartcompass.gardener import EntryCounts, new_entries
+
+    person = resolve(ws, slug)
+    items, _ = new_entries(person, person.load_memory(), EntryCounts(ws))
+    return [i.entry.text for i in items]
+
+
+def test_retry_after_a_reply_leaves_the_replaced_one_out_of_history_and_garden(view, fake_llm, example_ws):
+    fake_llm.enqueue("first answer", "second answer", "you're welcome")
+    view.send("what should I cook?")
+    view.command("/retry")
+    view.send("thanks")
+    assert [m.content for m in fake_llm.calls[-1][1:]] == ["what should I cook?", "second answer", "thanks"]
+    entries = log_entries(example_ws, "alice")
+    assert [e.speaker for e in entries] == ["me", "persona", "mark", "persona", "me", "persona"]
+    assert entries[2].tags == ["supersedes 2"] and "first answer" == entries[1].text  # the log keeps it
+    assert _new_entry_texts(example_ws) == ["what should I cook?", "second answer", "thanks", "you're welcome"]
+
+
+def test_retry_after_ctrl_c_drops_the_messages_already_shown(view, fake_llm, example_ws):
+    from fakes import Partial
+
+    fake_llm.enqueue(Partial("part one ||| part tw", KeyboardInterrupt()), "a fresh answer", "ok")
+    view.send("tell me a story")
+    assert [(e.speaker, e.tags) for e in log_entries(example_ws, "alice")][1:] == [
+        ("persona", []), ("persona", ["cut off"])]
+    view.command("/retry")
+    view.send("and then?")
+    assert [m.content for m in fake_llm.calls[-1][1:]] == ["tell me a story", "a fresh answer", "and then?"]
+    assert _new_entry_texts(example_ws) == ["tell me a story", "a fresh answer", "and then?", "ok"]
+
+
+def test_a_failed_retry_keeps_the_old_reply(view, fake_llm, example_ws):
+    fake_llm.enqueue("the only answer", *[TimeoutError()] * 4, "next")
+    view.send("hi")
+    view.command("/retry")
+    assert "mark" not in [e.speaker for e in log_entries(example_ws, "alice")]
+    view.send("still there?")
+    assert [m.content for m in fake_llm.calls[-1][1:]] == ["hi", "the only answer", "still there?"]

@@ -251,3 +251,28 @@ def test_the_consolidation_map_stays_on_one_line(tmp_path):
     assert head.count("\n") == 2 and head.startswith("consolidated: {'2026-02-01': 1, ")
     assert memory.render(memory.parse(text, mem.path)) == text
     assert memory.parse(text, mem.path).consolidated["2026-11-28"] == 12
+
+
+def test_log_markers_render_and_are_read_tolerantly():
+    from heartcompass.formats import dailylog
+
+    mark = dailylog.marker("10:00:05", "supersedes", [1, 2, 4], "replaced by /retry")
+    assert mark.render() == "- 10:00:05 · mark [supersedes 2-3 5] · replaced by /retry\n"
+    text = ("- 10:00:00 · me · a\n- 10:00:01 · persona · b\n- 10:00:02 · persona · c\n" + mark.render()
+            + "- 10:00:06 · mark [supersedes 1-x, bogus 1, supersedes 4, discards 99] · odd\n"
+            + "- 10:00:07 · note · d\n")
+    entries = dailylog.parse(text, "log.md")
+    assert dailylog.marked(entries) == {1: "supersedes", 2: "supersedes"}  # 5 is the marker's own future
+    assert [e.text for e in dailylog.effective_entries(entries)] == ["a", "d"]
+
+
+def test_append_returns_the_entry_position(tmp_path):
+    import datetime as dt
+
+    from heartcompass.formats import dailylog
+
+    path = tmp_path / "logs" / "2026-12-02.md"
+    day = dt.date(2026, 12, 2)
+    assert dailylog.append(path, dailylog.Entry("10:00:00", "me", "one\ntwo lines"), day) == 0
+    assert dailylog.append(path, dailylog.Entry("10:00:01", "note", "x"), day) == 1
+    assert dailylog.load(path)[1].text == "x"

@@ -185,7 +185,7 @@ class ChatView:
                 self.session.note(arg)
                 out.print("[dim]Noted: it goes into memory at the next garden.[/]")
             elif cmd == "/retry":
-                self._run(self.session.reply(), "")
+                self._run(self.session.retry(), "")
             elif cmd == "/new":
                 self.session.new_topic()
                 out.print("[dim]Fresh start: recent turns are forgotten; memory stays.[/]")
