@@ -16,7 +16,7 @@ from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError, HeartCompassError, PersonError
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.gitrepo import Commit
-from heartcompass.people import Person, check_new_name, create, linking_profiles, resolve
+from heartcompass.people import Person, check_new_name, create, linking_profiles, refuse_taken, resolve
 from heartcompass.slugs import clean_name, slugify
 from heartcompass.workspace import Workspace
 
@@ -122,7 +122,7 @@ def add_person(ws: Workspace, name: str, relation: str, **fields) -> Person:
     return person
 
 
-def rename_person(ws: Workspace, old: str, new_name: str) -> tuple[Person, list[str]]:
+def rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool = False) -> tuple[Person, list[str]]:
     """Rename a person: the folder moves (git mv), the old name becomes an
     alias, and `related` links in other profiles follow."""
     person = resolve(ws, old)
@@ -132,6 +132,8 @@ def rename_person(ws: Workspace, old: str, new_name: str) -> tuple[Person, list[
         raise PersonError(f"{person.slug} is already called {new_name!r}; nothing to rename.")
     if new_slug != person.slug:
         check_new_name(ws, new_name)
+    if not allow_taken:
+        refuse_taken(ws, [new_name], exclude=person.slug)
     linkers = linking_profiles(ws, person.slug)
     commit_pending(ws, [person, *linkers])
     prof = person.load_profile()  # validated before anything moves
@@ -289,7 +291,7 @@ def _sync(ws: Workspace, remote: str) -> SyncResult:
     return SyncResult(remote, branch, committed, [], True)
 
 
-def import_card(ws: Workspace, path: Path) -> Person:
+def import_card(ws: Workspace, path: Path, allow_taken: bool = False) -> Person:
     """A new person from a character card (V1 or V2), one commit."""
     from heartcompass import cards
     from heartcompass.errors import FormatError as _FormatError
@@ -313,6 +315,6 @@ def import_card(ws: Workspace, path: Path) -> Person:
             fields["facts"].append(f"{day}: {text}")  # not a real date: kept as a fact
     person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
                     gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
-                    facts=fields["facts"], extra=extra, past_events=past)
+                    facts=fields["facts"], extra=extra, past_events=past, allow_taken=allow_taken)
     ws.git.commit([person.dir], f"add({person.slug}): from character card {Path(path).name}")
     return person

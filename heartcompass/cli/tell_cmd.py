@@ -96,8 +96,11 @@ def tell(
             from heartcompass.formats.profile import RELATIONS
 
             relation = new.relation if new.relation in RELATIONS else "friend"
-            added = audit.add_person(ws, new.name, relation, about=new.about)
-            out.print(f"Added {escape(new.name)} in people/{escape(added.slug)}/.")
+            try:
+                added = audit.add_person(ws, new.name, relation, about=new.about)
+                out.print(f"Added {escape(new.name)} in people/{escape(added.slug)}/.")
+            except HeartCompassError as exc:  # the tell is done; this extra only reports
+                err.print(f"[yellow]Not added:[/] {escape(exc.message)}")
         elif not interactive() or yes:
             out.print(f"[dim]Add {escape(new.name)} with: heartcompass person add \"{escape(new.name)}\"[/]")
 
