@@ -1,0 +1,453 @@
+"""The hostile user's tour (issue 10): run every attack against the real
+`heartcompass` command in throwaway workspaces and report each case.
+
+    python tests/attack_run.py [--only NAME] [--keep]
+
+Each case passes when nothing was lost, nothing misattributed, nothing
+outside the workspace touched, and no Python traceback was printed. Exits 1
+if any case fails. Kept out of the timed suite: it runs real processes
+against tests/stub_server.py on 127.0.0.1 and takes a minute or two."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import resource
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from stub_server import start  # noqa: E402
+
+CASES = []
+
+
+def case(fn):
+    CASES.append(fn)
+    return fn
+
+
+class Trial:
+    """One throwaway workspace with Alice (an example person) and Bob."""
+
+    def __init__(self, base: Path, stub_port: int):
+        self.base = base
+        self.home = base / "home"
+        self.outside = base / "outside"
+        self.root = base / "brain"
+        self.home.mkdir()
+        self.outside.mkdir()
+        (self.outside / "secret.txt").write_text("TOPSECRET-4711 the user's bank PIN\n", encoding="utf-8")
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("HEARTCOMPASS_", "GIT_", "OPENAI",
+                                                                            "ARK_"))}
+        self.env.update(HOME=str(self.home), GIT_CONFIG_NOSYSTEM="1", PYTHONPATH=str(Path(__file__).parents[1]))
+        self.outputs: list[str] = []
+        self.hc("init", str(self.root), "--example", workspace=False)
+        self.hc("config", "set", "llm.base_url", f"http://127.0.0.1:{stub_port}/v1")
+        self.hc("config", "set", "llm.model", "stub")
+        self.hc("person", "add", "Bob", "--relation", "friend", "--yes")
+        self.outside_before = snapshot(self.outside)
+
+    def hc(self, *args: str, workspace: bool = True, input: str | None = None, timeout: float = 120,
+           check: bool = True) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, "-m", "heartcompass", *(["--workspace", str(self.root)] if workspace else []), *args]
+        proc = subprocess.run(cmd, env=self.env, input=input or "", capture_output=True, text=True, timeout=timeout)
+        self.outputs.append(proc.stdout + proc.stderr)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"{' '.join(args)} exited {proc.returncode}: {proc.stdout}{proc.stderr}")
+        return proc
+
+    def spawn(self, *args: str) -> subprocess.Popen:
+        cmd = [sys.executable, "-m", "heartcompass", "--workspace", str(self.root), *args]
+        return subprocess.Popen(cmd, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def git(self, *args: str, check: bool = True) -> str:
+        who = ["-c", "user.name=The User", "-c", "user.email=user@example.com", "-c", "core.quotepath=false"]
+        proc = subprocess.run(["git", *who, *args], cwd=self.root, capture_output=True, text=True, env=self.env)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"git {' '.join(args)}: {proc.stderr}")
+        return proc.stdout
+
+    def head(self) -> str:
+        return self.git("rev-parse", "HEAD").strip()
+
+    def log_text(self, slug: str) -> str:
+        logs = self.root / "people" / slug / "logs"
+        return "".join(p.read_text(encoding="utf-8", errors="replace") for p in sorted(logs.glob("*.md"))) \
+            if logs.is_dir() else ""
+
+    def common_problems(self) -> list[str]:
+        problems = []
+        for text in self.outputs:
+            if "Traceback (most recent call last)" in text:
+                problems.append("a traceback was printed:\n" + text[-800:])
+                break
+        if snapshot(self.outside) != self.outside_before:
+            problems.append("a file outside the workspace was changed")
+        return problems
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+def refused(proc: subprocess.CompletedProcess, *words: str) -> list[str]:
+    text = (proc.stdout + proc.stderr).lower()
+    if proc.returncode == 0:
+        return [f"exit 0, expected a refusal: {text[:300]}"]
+    missing = [w for w in words if w.lower() not in text]
+    return [f"the refusal does not mention {missing}: {text[:300]}"] if missing else []
+
+
+# -- git states -----------------------------------------------------------------------
+def _conflict_branch(t: Trial) -> None:
+    """A side branch and main both change the same PROFILE.md line."""
+    profile = t.root / "people" / "bob" / "PROFILE.md"
+    t.git("checkout", "-q", "-b", "side")
+    profile.write_text(profile.read_text(encoding="utf-8").replace("name: Bob", "name: Bobby"), encoding="utf-8")
+    t.git("commit", "-q", "-am", "side change")
+    t.git("checkout", "-q", "main")
+    profile.write_text(profile.read_text(encoding="utf-8").replace("name: Bob", "name: Robert"), encoding="utf-8")
+    t.git("commit", "-q", "-am", "main change")
+
+
+def _writers_refuse(t: Trial, state_words: tuple[str, ...]) -> list[str]:
+    problems = []
+    head = t.head()
+    status = t.git("status", "--porcelain")
+    proc = t.hc("chat", "alice", "-m", "typed during a git operation", check=False)
+    problems += refused(proc, *state_words)
+    if "typed during a git operation" not in t.log_text("alice"):
+        problems.append("the typed chat message was not appended to the log")
+    for args in (("garden",), ("person", "add", "Carol", "--yes"), ("config", "set", "user.name", "Lei")):
+        proc = t.hc(*args, check=False)
+        problems += [f"{args[0]}: {p}" for p in refused(proc, *state_words)]
+    if t.head() != head:
+        problems.append("a commit was made during the git operation")
+    after = [line for line in t.git("status", "--porcelain").splitlines() if "people/alice/logs/" not in line]
+    before = [line for line in status.splitlines() if "people/alice/logs/" not in line]
+    if after != before:
+        problems.append(f"the git status changed beyond the chat log: {before} -> {after}")
+    return problems
+
+
+@case
+def rebase_in_progress(t: Trial) -> list[str]:
+    _conflict_branch(t)
+    t.git("rebase", "side", check=False)
+    if not (t.root / ".git" / "rebase-merge").exists() and not (t.root / ".git" / "rebase-apply").exists():
+        return ["setup: no rebase in progress"]
+    problems = _writers_refuse(t, ("rebase",))
+    t.git("rebase", "--abort")
+    if "typed during a git operation" not in t.log_text("alice"):
+        problems.append("the typed message was lost on rebase --abort")
+    t.hc("person", "list")
+    proc = t.hc("chat", "alice", "-m", "after the abort", check=False)
+    if proc.returncode != 0:
+        problems.append("chat after the abort failed: " + proc.stdout + proc.stderr)
+    if "typed during a git operation" not in t.git("log", "-p", "--", "people/alice/logs"):
+        problems.append("the message typed mid-rebase was never committed afterwards")
+    return problems
+
+
+@case
+def merge_in_progress(t: Trial) -> list[str]:
+    _conflict_branch(t)
+    t.git("merge", "side", check=False)
+    if not (t.root / ".git" / "MERGE_HEAD").exists():
+        return ["setup: no merge in progress"]
+    return _writers_refuse(t, ("merge",))
+
+
+@case
+def cherry_pick_in_progress(t: Trial) -> list[str]:
+    _conflict_branch(t)
+    t.git("cherry-pick", "side", check=False)
+    if not (t.root / ".git" / "CHERRY_PICK_HEAD").exists():
+        return ["setup: no cherry-pick in progress"]
+    return _writers_refuse(t, ("cherry-pick",))
+
+
+@case
+def detached_head(t: Trial) -> list[str]:
+    t.git("checkout", "-q", "--detach", "HEAD")
+    return _writers_refuse(t, ("detached",))
+
+
+@case
+def stale_index_lock(t: Trial) -> list[str]:
+    (t.root / ".git" / "index.lock").write_text("")
+    problems = refused(t.hc("person", "add", "Carol", "--yes", check=False), "index.lock")
+    carol = t.root / "people" / "carol"
+    if carol.exists() and "carol" not in (t.outputs[-1]).lower():
+        problems.append("an untracked people/carol was left behind without saying so")
+    doctor = t.hc("doctor", check=False)
+    if "index.lock" not in doctor.stdout + doctor.stderr:
+        problems.append("doctor does not report the stale index.lock")
+    return problems
+
+
+@case
+def non_ascii_paths(t: Trial) -> list[str]:
+    t.hc("person", "add", "小明", "--relation", "friend", "--yes")
+    profile = t.root / "people" / "小明" / "PROFILE.md"
+    profile.write_text(profile.read_text(encoding="utf-8") + "\nLikes 火锅.\n", encoding="utf-8")
+    t.hc("person", "list")  # commits nothing; the next writer commits the edit
+    t.hc("config", "set", "user.name", "王磊")
+    t.hc("person", "rename", "bob", "Bobby")
+    problems = []
+    diff = t.hc("diff", "小明", "HEAD~3", check=False)
+    if "\\345" in diff.stdout or "\\" + "347" in diff.stdout:
+        problems.append("diff shows octal-quoted path names")
+    proc = t.hc("undo", check=False)
+    if proc.returncode != 0:
+        problems.append("undo failed: " + proc.stdout + proc.stderr)
+    return problems
+
+
+# -- one writer at a time -------------------------------------------------------------
+@case
+def twenty_parallel_chats(t: Trial) -> list[str]:
+    procs = [t.spawn("chat", "alice", "-m", f"parallel message {i:02d}", "--no-delay") for i in range(20)]
+    outs = [(p.wait(timeout=300), p.stdout.read()) for p in procs]
+    t.outputs += [o for _, o in outs]
+    problems = [f"chat {i} exited {rc}: {o[-300:]}" for i, (rc, o) in enumerate(outs) if rc != 0]
+    text = t.log_text("alice")
+    lost = [i for i in range(20) if f"parallel message {i:02d}" not in text]
+    if lost:
+        problems.append(f"messages never logged: {lost}")
+    replies = text.count("· persona ·")
+    if replies < 20:
+        problems.append(f"only {replies} persona replies logged for 20 chats")
+    pending = [line for line in t.git("status", "--porcelain").splitlines() if "alice" in line]
+    if pending:
+        problems.append(f"chat logs left uncommitted: {pending}")
+    return problems
+
+
+@case
+def hand_edit_during_garden(t: Trial) -> list[str]:
+    """The user edits Alice's profile while the gardener waits on the model."""
+    t.stub.delay = 3.0
+    t.hc("chat", "alice", "-m", "/note She adopted a cat called Miso")
+    watch = t.spawn("watch")
+    time.sleep(2)
+    garden = t.spawn("garden")
+    time.sleep(1.5)
+    profile = t.root / "people" / "alice" / "PROFILE.md"
+    profile.write_text(profile.read_text(encoding="utf-8") + "\nHand line written mid-garden.\n", encoding="utf-8")
+    t.outputs.append(garden.communicate(timeout=120)[0])
+    time.sleep(3)
+    watch.terminate()
+    t.outputs.append(watch.communicate(timeout=30)[0])
+    t.stub.delay = 0.0
+    t.hc("person", "list")
+    problems = []
+    adders = t.git("log", "--format=%s", "-S", "Hand line written mid-garden").splitlines()
+    if not adders:
+        problems.append("the hand line was never committed")
+    elif not adders[-1].startswith("edit(alice)"):
+        problems.append(f"the hand line was committed by {adders[-1]!r}, not as edit(alice)")
+    for line in t.git("log", "--format=%H %s").splitlines():
+        sha, subject = line.split(" ", 1)
+        if subject.startswith("garden(") and "Hand line" in t.git("show", sha):
+            problems.append(f"{subject!r} contains the user's hand line")
+        if subject.startswith("edit(") and "Miso" in t.git("show", sha):
+            problems.append(f"{subject!r} contains the gardener's lines")
+    return problems
+
+
+# -- the workspace is a boundary ------------------------------------------------------
+@case
+def symlinked_memory_out(t: Trial) -> list[str]:
+    memory = t.root / "people" / "bob" / "MEMORY.md"
+    memory.unlink()
+    memory.symlink_to(t.outside / "secret.txt")
+    t.hc("chat", "alice", "-m", "/note Alice runs a bakery now")
+    problems = []
+    for args in (("context", "bob"), ("chat", "bob", "-m", "hi")):
+        proc = t.hc(*args, check=False)
+        problems += [f"{args[0]}: {p}" for p in refused(proc, "MEMORY.md")]
+        if "TOPSECRET" in proc.stdout + proc.stderr:
+            problems.append(f"{args[0]} printed the linked file's contents")
+    proc = t.hc("garden", check=False)
+    if "Alice runs a bakery" not in (t.root / "people" / "alice" / "MEMORY.md").read_text(encoding="utf-8"):
+        problems.append("garden stopped for everyone: alice was not gardened")
+    if any("TOPSECRET" in json.dumps(r) for r in t.stub.requests):
+        problems.append("the linked file's contents were sent to the model")
+    doctor = t.hc("doctor", check=False)
+    if "symlink" not in (doctor.stdout + doctor.stderr).lower() and "link" not in doctor.stdout.lower():
+        problems.append("doctor does not list the link")
+    return problems
+
+
+@case
+def symlinked_logs_out(t: Trial) -> list[str]:
+    logs = t.root / "people" / "bob" / "logs"
+    if logs.exists():
+        shutil.rmtree(logs)
+    logs.symlink_to(t.outside, target_is_directory=True)
+    t.outside_before = snapshot(t.outside)
+    proc = t.hc("chat", "bob", "-m", "where does this go?", check=False)
+    problems = refused(proc, "logs")
+    t.hc("person", "add", "Carol", "--yes", check=False)
+    if "symlink" in t.git("ls-files", "-s", "people/bob").lower() or \
+            t.git("ls-files", "-s", "people/bob/logs").startswith("120000"):
+        problems.append("the symlink was committed")
+    return problems
+
+
+@case
+def windows_reserved_names(t: Trial) -> list[str]:
+    problems = []
+    for name in ("CON", "nul", "COM1", "com1.txt", "LPT9"):
+        proc = t.hc("person", "add", name, "--yes", check=False)
+        if proc.returncode == 0:
+            problems.append(f"{name!r} was accepted as a person")
+    return problems
+
+
+# -- bad bytes, bad files -------------------------------------------------------------
+@case
+def non_utf8_files(t: Trial) -> list[str]:
+    (t.root / "people" / "bob" / "EVENTS.md").write_bytes("- 2026-01-01 · café crème\n".encode("latin-1"))
+    t.hc("chat", "alice", "-m", "/note Alice learns the cello")
+    problems = []
+    listing = t.hc("person", "list", check=False)
+    if "alice" not in listing.stdout:
+        problems.append("one bad file hid everyone from person list")
+    if "EVENTS.md" not in listing.stdout + listing.stderr:
+        problems.append("person list does not name the bad file")
+    for args in (("doctor",), ("chat", "bob", "-m", "hi"), ("context", "bob")):
+        proc = t.hc(*args, check=False)
+        if proc.returncode == 0 and args[0] != "doctor":
+            problems.append(f"{args[0]} bob exited 0 with a bad EVENTS.md")
+    bad = (t.root / "people" / "bob" / "EVENTS.md").read_bytes()
+    t.hc("garden", check=False)
+    if "cello" not in (t.root / "people" / "alice" / "MEMORY.md").read_text(encoding="utf-8"):
+        problems.append("garden stopped for everyone")
+    if (t.root / "people" / "bob" / "EVENTS.md").read_bytes() != bad:
+        problems.append("the bad file was rewritten")
+    (t.root / ".env").write_bytes(b"OPENAI_API_KEY=\xff\xfe\n")
+    proc = t.hc("chat", "alice", "-m", "hi", check=False)
+    if proc.returncode == 0 and ".env" not in proc.stdout + proc.stderr:
+        problems.append("a non-UTF-8 .env is not reported")
+    (t.root / ".env").unlink()
+    (t.root / "heartcompass.toml").write_bytes(b"[user]\nname = \"\xe9\"\n")
+    problems += [f"toml: {p}" for p in refused(t.hc("person", "list", check=False), "heartcompass.toml")]
+    return problems
+
+
+@case
+def markup_and_escapes(t: Trial) -> list[str]:
+    problems = []
+    for args in (("person", "add", "[/] weird", "--yes"), ("person", "show", "[/x]"),
+                 ("config", "set", "user.name", "[/]"), ("person", "show", "[/] weird")):
+        proc = t.hc(*args, check=False)
+        if "MarkupError" in proc.stdout + proc.stderr:
+            problems.append(f"{args}: rich MarkupError")
+    t.stub.replies = ["hi \x1b]0;pwned\x07there\x1b[2J friend"]
+    proc = t.hc("chat", "alice", "-m", "hello", check=False)
+    if "\x1b]" in proc.stdout or "\x1b[2J" in proc.stdout:
+        problems.append("terminal escapes from the model reached the terminal")
+    if "\x1b]0;pwned" not in t.log_text("alice"):
+        problems.append("the model's reply was not logged verbatim")
+    return problems
+
+
+@case
+def decompression_bomb_card(t: Trial) -> list[str]:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    comp = zlib.compressobj(9)
+    block = b"A" * (1 << 20)
+    bomb = b"".join(comp.compress(block) for _ in range(1024)) + comp.flush()  # 1 GiB inflated
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+           + chunk(b"zTXt", b"chara\x00\x00" + bomb) + chunk(b"IEND", b""))
+    card = t.base / "bomb.png"
+    card.write_bytes(png)
+    start_ = time.time()
+    proc = t.hc("person", "import-card", str(card), check=False, timeout=60)
+    problems = refused(proc)
+    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    if rss_mb > 600:
+        problems.append(f"peak memory {rss_mb:.0f} MB")
+    if time.time() - start_ > 30:
+        problems.append("the bomb took over 30 s")
+    return problems
+
+
+@case
+def dev_zero_import(t: Trial) -> list[str]:
+    try:
+        proc = t.hc("import", "alice", "/dev/zero", "--format", "plain", "--me", "Me", check=False, timeout=30)
+    except subprocess.TimeoutExpired:
+        return ["import of /dev/zero hangs"]
+    return refused(proc)
+
+
+@case
+def secrets_in_settings(t: Trial) -> list[str]:
+    toml = (t.root / "heartcompass.toml").read_bytes()
+    problems = []
+    for key, value in (("llm.base_url", "https://user:sk-abcdef123456@api.example.com/v1"),
+                       ("llm.base_url", "https://api.example.com/v1?api_key=sk-abcdef123456"),
+                       ("llm.model", "AKIAIOSFODNN7EXAMPLE"), ("llm.model", "xoxb-123456789012-abcdef"),
+                       ("llm.model", "sk_live_" + "a" * 24)):
+        proc = t.hc("config", "set", key, value, check=False)
+        if proc.returncode == 0:
+            problems.append(f"{value!r} was stored")
+    if (t.root / "heartcompass.toml").read_bytes() != toml:
+        problems.append("heartcompass.toml changed")
+    long_id = "ep-20250615123456-abcde" + "x" * 12
+    if t.hc("config", "set", "llm.model", long_id, check=False).returncode != 0:
+        problems.append("a legitimate long model id was refused")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", action="append", help="run only this case (repeatable)")
+    parser.add_argument("--keep", action="store_true", help="keep the workspaces")
+    args = parser.parse_args()
+    server, stub = start()
+    failures = 0
+    for fn in CASES:
+        if args.only and fn.__name__ not in args.only:
+            continue
+        base = Path(tempfile.mkdtemp(prefix=f"hc-attack-{fn.__name__}-"))
+        stub.requests.clear()
+        stub.replies.clear()
+        stub.delay = 0.0
+        began = time.time()
+        try:
+            t = Trial(base, server.server_port)
+            t.stub = stub
+            problems = fn(t) + t.common_problems()
+        except Exception as exc:  # the harness itself must report, not die
+            problems = [f"{type(exc).__name__}: {exc}"]
+        mark = "ok  " if not problems else "FAIL"
+        print(f"{mark} {fn.__name__} ({time.time() - began:.1f} s)", flush=True)
+        for p in problems:
+            print("     - " + p.replace("\n", "\n       "), flush=True)
+        failures += bool(problems)
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    server.shutdown()
+    total = len([f for f in CASES if not args.only or f.__name__ in args.only])
+    print(f"{total - failures} handled, {failures} not handled")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
