@@ -192,7 +192,11 @@ def archive_person(ws: Workspace, name: str) -> Path:
 
 
 def history(ws: Workspace, person: Person | None = None, limit: int = 50) -> list[Commit]:
-    return ws.git.log([person.dir] if person else None, limit)
+    if person is None:
+        return ws.git.log(None, limit)
+    from heartcompass import lineage
+
+    return lineage.history(ws, person, limit)  # across renames
 
 
 def scope_of(subject: str) -> str:
@@ -222,10 +226,12 @@ def undo(ws: Workspace, rev: str | None = None) -> tuple[Commit, str]:
 
 def restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | None:
     """Bring one file back as it was at rev, as a new commit."""
+    from heartcompass import lineage
+
     filename = formats.file_for(file_kind)
     sha = ws.git.resolve(rev)
     path = person.dir / filename
-    text = ws.git.file_at(sha, path)
+    text = ws.git.file_at(sha, lineage.path_at(ws, person, path, sha))  # under its name back then
     if text is None:
         raise HeartCompassError(f"people/{person.slug}/{filename} did not exist at {rev}.",
                                 f"See 'heartcompass log {person.slug}' for the commits that touched it.")

@@ -13,6 +13,7 @@ import datetime as dt
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from heartcompass import prompts
 from heartcompass.errors import FormatError, PersonError
@@ -61,9 +62,17 @@ class Snapshot:
 
 
 def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
+    then = person.dir
+    if rev is not None:
+        from heartcompass import lineage
+
+        then = lineage.dir_at(ws, person, rev)  # the folder's name at rev (renames)
+
     def read(path):
         if rev is None:
             return path.read_text(encoding="utf-8") if path.exists() else None
+        if Path(path).parent == person.dir:
+            path = then / Path(path).name
         return ws.git.file_at(rev, path)
 
     prof_text = read(person.profile_path)
