@@ -62,6 +62,17 @@ class Person:
         return memory.load(self.memory_path)
 
 
+DEFAULT_SELF_NAME = "Me"  # what `init` names the user's own person
+
+
+def display_name(prof: profile.Profile, user_name: str) -> str:
+    """The user's own person is shown as user.name while its PROFILE.md
+    still has the default name: `config set user.name 王磊` is enough."""
+    if prof.relation == "self" and prof.name == DEFAULT_SELF_NAME and user_name.strip():
+        return user_name.strip()
+    return prof.name
+
+
 def list_people(ws: Workspace) -> list[Person]:
     try:
         names = sorted(os.listdir(ws.people_dir))
@@ -79,9 +90,11 @@ def resolve(ws: Workspace, name: str) -> Person:
         if person.slug == name or person.slug.casefold() == wanted:
             return person
     matches = []
+    user = str(ws.config.get("user.name") or "")
     for person in people:
         try:
-            names = person.load_profile().names()
+            prof = person.load_profile()
+            names = [*prof.names(), display_name(prof, user)]
         except FormatError:  # an unparsable profile cannot match by name
             continue
         if wanted in (n.casefold() for n in names):
@@ -107,12 +120,12 @@ class Summary:
     error: str | None = None
 
 
-def summarize(person: Person) -> Summary:
+def summarize(person: Person, user_name: str = "") -> Summary:
     """What `person list` shows, read cheaply (no full event parsing)."""
     last = (dailylog.log_dates(person.dir) or [None])[-1]
     try:
         prof = person.load_profile()
-        name, relation, mbti = prof.name, prof.relation, prof.mbti
+        name, relation, mbti = display_name(prof, user_name), prof.relation, prof.mbti
         error = None
     except FormatError as exc:  # listed with the problem, not hidden
         name, relation, mbti, error = person.slug, "?", None, str(exc)

@@ -132,7 +132,9 @@ def list_(ctx: typer.Context,
     """Everyone in the workspace (archived people are hidden)."""
     from heartcompass.people import list_people, summarize
 
-    rows = [summarize(p) for p in list_people(workspace(ctx))]
+    ws = workspace(ctx)
+    user = str(ws.config.get("user.name") or "")
+    rows = [summarize(p, user) for p in list_people(ws)]
     if as_json:
         typer.echo(json.dumps([r.__dict__ for r in rows], ensure_ascii=False, indent=2))
         return
@@ -152,9 +154,10 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
     from rich.panel import Panel
     from rich.table import Table
 
-    from heartcompass.people import resolve
+    from heartcompass.people import display_name, resolve
 
-    person = resolve(workspace(ctx), name)
+    ws = workspace(ctx)
+    person = resolve(ws, name)
     prof, evs, mem = person.load_profile(), person.load_events(), person.load_memory()
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold")
@@ -165,7 +168,8 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
                                                for r in prof.related))):
         if value:
             facts.add_row(label, escape(str(value)))
-    out.print(Panel(facts, title=f"[bold]{escape(prof.name)}[/]  [dim]people/{escape(person.slug)}[/]",
+    shown = display_name(prof, str(ws.config.get("user.name") or ""))
+    out.print(Panel(facts, title=f"[bold]{escape(shown)}[/]  [dim]people/{escape(person.slug)}[/]",
                     title_align="left"))
     body = prof.body.strip()
     if body:
