@@ -208,3 +208,20 @@ def test_a_failed_retry_keeps_the_old_reply(view, fake_llm, example_ws):
     assert "mark" not in [e.speaker for e in log_entries(example_ws, "alice")]
     view.send("still there?")
     assert [m.content for m in fake_llm.calls[-1][1:]] == ["hi", "the only answer", "still there?"]
+
+
+def test_typing_shows_while_waiting_for_the_first_token(example_ws, fake_llm, monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    from heartcompass.cli import chat_cmd
+
+    screen = io.StringIO()
+    monkeypatch.setattr(chat_cmd, "out", Console(file=screen, force_terminal=True, width=80))
+    v = ChatView(example_ws, llm.settings(example_ws), fake_llm, None, delays=False, as_json=False)
+    v.open(resolve(example_ws, "alice"))
+    fake_llm.enqueue("hello there")
+    v.send("hi")
+    shown = screen.getvalue()
+    assert "Alice Chen is typing…" in shown and shown.index("is typing") < shown.index("hello")

@@ -110,8 +110,16 @@ class ChatView:
         first_message = True
         streaming = False
         in_reasoning = False
+        # Until the first token arrives (a slow model can take many seconds), say so.
+        waiting = (out.status(f"[dim]{escape(self.name)} is typing…[/]", spinner="point")
+                   if out.is_terminal and not self.as_json else None)
+        if waiting:
+            waiting.start()
         try:
             for event in events:
+                if waiting:
+                    waiting.stop()
+                    waiting = None
                 if event.kind == "reasoning" and not self.as_json:
                     out.print(escape(event.text), style="dim italic", end="")
                     in_reasoning = True
@@ -132,12 +140,16 @@ class ChatView:
                         out.print()
                     streaming, first_message = False, False
         except KeyboardInterrupt:
+            if waiting:
+                waiting.stop()
             events.close()  # the partial reply is logged as cut off
             if streaming:
                 out.print()
             err.print("[dim](reply interrupted; /retry asks again)[/]")
             return True
         except HeartCompassError as exc:
+            if waiting:
+                waiting.stop()
             if streaming:
                 out.print()
             err.print(f"[bold red]Error:[/] {escape(exc.message)}")
@@ -147,6 +159,9 @@ class ChatView:
                 typer.echo(json.dumps({"message": sent, "replies": replies, "error": exc.message},
                                       ensure_ascii=False))
             return False
+        finally:
+            if waiting:
+                waiting.stop()
         if self.as_json:
             typer.echo(json.dumps({"person": self.session.person.slug, "message": sent, "replies": replies},
                                   ensure_ascii=False))
