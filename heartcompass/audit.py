@@ -8,12 +8,14 @@ take back exactly. Commit subjects are `<verb>(<slug>): <what>`."""
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from heartcompass import formats
 from heartcompass.atomic import write_atomic
-from heartcompass.errors import FormatError, HeartCompassError, PersonError
+from heartcompass.errors import FormatError, GitError, HeartCompassError, PersonError
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.gitrepo import Commit
 from heartcompass.people import Person, check_new_name, create, linking_profiles, refuse_taken, resolve
@@ -21,6 +23,37 @@ from heartcompass.slugs import clean_name, slugify
 from heartcompass.workspace import Workspace
 
 SUBJECT = re.compile(r"^(?P<verb>[a-z-]+)\((?P<scope>[^)]+)\): ")
+WAIT = 30.0  # seconds a short command waits for another writer (a commit, a gardener) to finish
+
+
+@contextmanager
+def writing(ws: Workspace, purpose: str, wait: float = WAIT) -> Iterator[None]:
+    """Every command that commits runs inside this: one writer at a time (the
+    workspace lock, waited for up to `wait` seconds), and a repository where a
+    commit is right now (no rebase, merge, cherry-pick or revert in progress,
+    no detached HEAD, no stale index.lock), else one clear error line."""
+    from heartcompass.lock import WorkspaceLock
+
+    with WorkspaceLock(ws.state_dir / "lock", purpose, wait=wait):
+        ws.git.check_writable()
+        yield
+
+
+def commit_or_roll_back(ws: Workspace, paths: list[Path], subject: str, body: str = "",
+                        keep: list[Path] | tuple = (), what: str = "the change") -> str | None:
+    """Commit a change HeartCompass made. When git refuses (a hook, a full
+    disk...), `paths` go back to how they were and `keep` (logs, which are
+    append-only) stay pending for the next command; the error says which."""
+    try:
+        return ws.git.commit([*paths, *keep], subject, body)
+    except GitError as exc:
+        said = []
+        if paths:
+            ws.git.roll_back(list(paths))
+            said.append(f"{what} was rolled back")
+        if keep:
+            said.append(f"{', '.join(ws.rel(p) for p in keep)} stays as it is, to be committed by the next command")
+        raise GitError(f"{exc.message} (Not committed: {'; '.join(said)}.)", exc.hint) from None
 
 
 @dataclass
@@ -109,22 +142,31 @@ def set_config(ws: Workspace, key: str, raw: str):
     from heartcompass.config import load, parse_value, set_value
 
     parse_value(key, raw)  # refuse before touching anything
-    if ws.git.status([ws.config_path]):
-        load(ws.config_path)
-        ws.git.commit([ws.config_path], "edit(config): by hand")
-    value = set_value(ws.config_path, key, raw)
-    return value, ws.git.commit([ws.config_path], f"config: {key} = {value!r}")
+    with writing(ws, "config set"):
+        if ws.git.status([ws.config_path]):
+            load(ws.config_path)
+            ws.git.commit([ws.config_path], "edit(config): by hand")
+        value = set_value(ws.config_path, key, raw)
+        return value, commit_or_roll_back(ws, [ws.config_path], f"config: {key} = {value!r}",
+                                          what=f"{ws.config_path.name}")
 
 
 def add_person(ws: Workspace, name: str, relation: str, **fields) -> Person:
-    person = create(ws, name, relation, **fields)
-    ws.git.commit([person.dir], f"add({person.slug}): new person")
+    with writing(ws, "person add"):
+        person = create(ws, name, relation, **fields)
+        commit_or_roll_back(ws, [person.dir], f"add({person.slug}): new person",
+                            what=f"people/{person.slug}/ (nothing was added)")
     return person
 
 
 def rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool = False) -> tuple[Person, list[str]]:
     """Rename a person: the folder moves (git mv), the old name becomes an
     alias, and `related` links in other profiles follow."""
+    with writing(ws, "rename"):
+        return _rename_person(ws, old, new_name, allow_taken)
+
+
+def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool) -> tuple[Person, list[str]]:
     person = resolve(ws, old)
     new_name = clean_name(new_name)
     new_slug = slugify(new_name)
@@ -165,7 +207,8 @@ def rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool = Fa
     body = f"{old_name} is now {new_name}."
     if linkers:
         body += "\nLinks updated in: " + ", ".join(p.slug for p in linkers)
-    ws.git.commit(touched, f"rename({new_slug}): from {person.slug}", body)
+    commit_or_roll_back(ws, touched, f"rename({new_slug}): from {person.slug}", body,
+                        what=f"the rename (people/{person.slug} is as it was)")
     return target, [p.slug for p in linkers]
 
 
@@ -179,6 +222,11 @@ def _retitle(doc, old: str, new: str) -> None:
 
 
 def archive_person(ws: Workspace, name: str) -> Path:
+    with writing(ws, "archive"):
+        return _archive_person(ws, name)
+
+
+def _archive_person(ws: Workspace, name: str) -> Path:
     person = resolve(ws, name)
     commit_pending(ws, [person])
     dest = ws.archive_dir / person.slug
@@ -187,7 +235,8 @@ def archive_person(ws: Workspace, name: str) -> Path:
                           "Rename the archived folder first, or this person.")
     ws.archive_dir.mkdir(parents=True, exist_ok=True)
     ws.git.move(person.dir, dest)
-    ws.git.commit([person.dir, dest], f"archive({person.slug}): moved to people/.archive")
+    commit_or_roll_back(ws, [person.dir, dest], f"archive({person.slug}): moved to people/.archive",
+                        what=f"the move (people/{person.slug} is where it was)")
     return dest
 
 
@@ -206,6 +255,11 @@ def scope_of(subject: str) -> str:
 
 def undo(ws: Workspace, rev: str | None = None) -> tuple[Commit, str]:
     """Revert one commit with a new commit (never a reset)."""
+    with writing(ws, "undo"):
+        return _undo(ws, rev)
+
+
+def _undo(ws: Workspace, rev: str | None) -> tuple[Commit, str]:
     sha = ws.git.resolve(rev or "HEAD")
     target = ws.git.get(sha)
     if ws.git.parents(sha) == 0:
@@ -226,6 +280,11 @@ def undo(ws: Workspace, rev: str | None = None) -> tuple[Commit, str]:
 
 def restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | None:
     """Bring one file back as it was at rev, as a new commit."""
+    with writing(ws, "restore"):
+        return _restore(ws, person, file_kind, rev)
+
+
+def _restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | None:
     from heartcompass import lineage
 
     filename = formats.file_for(file_kind)
@@ -240,7 +299,8 @@ def restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | No
     if path.exists() and path.read_text(encoding="utf-8") == text:
         return None
     write_atomic(path, text)
-    return ws.git.commit([path], f"restore({person.slug}): {filename} as of {sha[:8]}")
+    return commit_or_roll_back(ws, [path], f"restore({person.slug}): {filename} as of {sha[:8]}",
+                               what=f"{ws.rel(path)}")
 
 
 def commit_chat(ws: Workspace, person: Person, paths: set[Path] | list[Path], messages: int,
@@ -264,21 +324,65 @@ class SyncResult:
     pushed: bool
 
 
-def sync(ws: Workspace) -> SyncResult:
+def sync(ws: Workspace, action: str | None = None) -> SyncResult:
     """Commit pending valid hand edits, pull with rebase, push. A conflict is
-    left in place for the user: nothing is discarded."""
+    left in place for the user: nothing is discarded. action "continue"
+    finishes a sync stopped on a conflict (once the files are fixed), "abort"
+    goes back to before it."""
     remote = str(ws.config.get("sync.remote"))
     if remote not in ws.git.remotes():
         raise HeartCompassError(f"This workspace has no git remote {remote!r}.",
                                 f"Add one: git -C {ws.root} remote add {remote} <url>  (or set sync.remote).")
-    if (ws.root / ".git" / "rebase-merge").exists() or (ws.root / ".git" / "rebase-apply").exists():
-        raise HeartCompassError("A sync conflict is still being resolved.",
-                                "Fix the files git marks, then 'git add' them and 'git rebase --continue' "
-                                "(or 'git rebase --abort' to go back).")
     from heartcompass.lock import WorkspaceLock
 
-    with WorkspaceLock(ws.state_dir / "lock", "sync"):  # never mid-garden: its writes are not hand edits
-        return _sync(ws, remote)
+    # Fails fast rather than waiting: a sync is never run mid-garden (its writes are not hand edits).
+    with WorkspaceLock(ws.state_dir / "lock", "sync"):
+        if action is None:
+            ws.git.check_writable()
+            return _sync(ws, remote)
+        if not ws.git.rebase_in_progress():
+            ws.git.clear_sync_mark()
+            raise HeartCompassError(f"There is no stopped sync to {action}.", "Run 'heartcompass sync'.")
+        branch = _rebased_branch(ws)
+        if action == "abort":
+            ws.git.rebase_abort()
+            return SyncResult(remote, branch, 0, [], False)
+        conflicts = _continue_rebase(ws)
+        if conflicts:
+            return SyncResult(remote, branch, 0, conflicts, False)
+        ws.git.clear_sync_mark()
+        ws.git.push(remote, branch)
+        return SyncResult(remote, branch, 0, [], True)
+
+
+def _rebased_branch(ws: Workspace) -> str:
+    for name in ("rebase-merge", "rebase-apply"):
+        head = ws.git.git_dir / name / "head-name"
+        if head.exists():
+            return head.read_text(encoding="utf-8").strip().removeprefix("refs/heads/")
+    return "main"
+
+
+_MARKERS = re.compile(r"(?m)^(<{7}|>{7})( |$)")
+
+
+def _continue_rebase(ws: Workspace) -> list[str]:
+    """Stage the files the user fixed (no conflict marks left, and they
+    parse) and let the rebase go on; returns files still in conflict."""
+    fixed = ws.git.conflicted()
+    for rel in fixed:
+        path = ws.root / rel
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if _MARKERS.search(text):
+                raise HeartCompassError(f"{rel} still has conflict marks (<<<<<<< ... >>>>>>>).",
+                                        "Keep the lines you want, delete the marks, then run "
+                                        "'heartcompass sync --continue' again.")
+            if rel.startswith("people/") and rel.endswith(".md"):
+                formats.validate(path)
+    if fixed:
+        ws.git.stage(fixed)
+    return ws.git.rebase_continue()
 
 
 def _sync(ws: Workspace, remote: str) -> SyncResult:
@@ -319,8 +423,14 @@ def import_card(ws: Workspace, path: Path, allow_taken: bool = False) -> Person:
             past.append(Event(dt.date.fromisoformat(day), text, weight, "import"))
         except ValueError:
             fields["facts"].append(f"{day}: {text}")  # not a real date: kept as a fact
-    person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
-                    gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
-                    facts=fields["facts"], extra=extra, past_events=past, allow_taken=allow_taken)
-    ws.git.commit([person.dir], f"add({person.slug}): from character card {Path(path).name}")
+    with writing(ws, "import-card"):
+        person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
+                        gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
+                        facts=fields["facts"], extra=extra, past_events=past, allow_taken=allow_taken)
+        from heartcompass.voice import add_line
+
+        for line in fields.get("voice") or []:  # the card's example dialogue: how they write
+            add_line(person.dir, fields["name"], line, "card")
+        commit_or_roll_back(ws, [person.dir], f"add({person.slug}): from character card {Path(path).name}",
+                            what=f"people/{person.slug}/ (nothing was added)")
     return person

@@ -39,7 +39,7 @@ def export_card(person: Person) -> dict[str, Any]:
     sec = prof.sections()
     name = prof.name
     talk = sec.get("How they talk", "")
-    lines = _quotes(talk)
+    lines = _voice_lines(person) or _quotes(talk)  # their real words first (VOICE.md)
     description = "\n\n".join(f"{h}: {t}" for h, t in sec.items() if t and h not in ("Personality", "How they talk"))
     book = []
     for i, line in enumerate(mem.items(memory_fmt.FACTS)):
@@ -125,6 +125,30 @@ def read_card(path: Path) -> dict[str, Any]:
     return data
 
 
+def _voice_lines(person: Person) -> list[str]:
+    from heartcompass.formats import voice as voice_fmt
+
+    path = person.dir / voice_fmt.FILENAME
+    return [line.text for line in voice_fmt.load(path).lines(voice_fmt.THEIRS)] if path.exists() else []
+
+
+def example_lines(data: dict[str, Any]) -> list[str]:
+    """The character's own lines in first_mes and mes_example: VOICE.md material."""
+    name, lines = str(data.get("name") or ""), []
+    first = str(data.get("first_mes") or "").strip()
+    if first and "\n" not in first:
+        lines.append(first)
+    for m in re.finditer(r"(?m)^\{\{char\}\}:\s*(.+)$", str(data.get("mes_example") or "")):
+        lines.append(m.group(1).strip())
+    seen, out = set(), []
+    for line in lines:
+        line = line.replace("{{char}}", name).strip().strip('"“”')
+        if line and len(line) <= 200 and "{{user}}" not in line and line.casefold() not in seen:
+            seen.add(line.casefold())
+            out.append(line)
+    return out
+
+
 def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
     """What `person add` needs, from card data; unknown extensions are kept."""
     ext = dict(data.get("extensions") or {})
@@ -172,4 +196,5 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
         "events": events,
         "extensions": ext,
         "tags": [t for t in data.get("tags") or [] if isinstance(t, str)],
+        "voice": example_lines(data),
     }

@@ -128,6 +128,12 @@ class ChatSession:
         self.log("me", text)
         yield from self.reply()
 
+    def hold(self, text: str) -> None:
+        """Burst mode: log the user's message now; reply() later answers the
+        whole burst (the history joins consecutive messages into one turn)."""
+        if text.strip():
+            self.log("me", text.strip())
+
     def note(self, text: str) -> None:
         if not text.strip():
             raise HeartCompassError("/note needs the fact to remember, e.g. /note She moved to Berlin.")

@@ -98,11 +98,15 @@ KEYS: dict[str, Key] = {
     "llm.max_retries": Key(3, _int, "whole number", "retries on timeouts, 429 and 5xx"),
     "llm.reasoning": Key(False, _bool, "true|false", "ark: stream reasoning content via the Ark SDK"),
     "chat.reply_delay": Key([0.8, 2.2], _delay, "MIN,MAX seconds", "typing delay between persona messages"),
+    "chat.burst": Key(False, _bool, "true|false", "IM-like chat: reply after you have been quiet (see below)"),
+    "chat.burst_quiet_seconds": Key(8.0, _positive(_float), "seconds", "quiet time before the persona replies "
+                                    "in burst mode; each new message restarts it"),
     "chat.history_budget_tokens": Key(1500, _positive(_int), "whole number", "recent turns kept in a chat"),
     "memory.context_budget_tokens": Key(3000, _positive(_int), "whole number", "budget of the persona's system prompt"),
     "memory.memory_budget_tokens": Key(1200, _positive(_int), "whole number", "size bound of MEMORY.md"),
     "memory.half_life_days": Key(90.0, _positive(_float), "days", "how fast old events fade in the prompt"),
     "sync.remote": Key("origin", _str, "text", "git remote for heartcompass sync"),
+    "git.hooks": Key(True, _bool, "true|false", "run the repository's git hooks (e.g. a secret scanner) on our commits"),
 }
 _SECRET_NAME = re.compile(r"(api_?key|secret|token(?!s)|password|passwd)", re.I)
 _SECRET_VALUE = re.compile(r"^(sk-|ark-|Bearer\s)|^[A-Za-z0-9_\-]{32,}$")

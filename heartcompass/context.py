@@ -18,6 +18,7 @@ from pathlib import Path
 from heartcompass import prompts
 from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
+from heartcompass.formats import voice as voice_fmt
 from heartcompass.people import DEFAULT_SELF_NAME, Person, list_people
 from heartcompass.people import display_name as people_display_name
 from heartcompass.tokens import estimate_tokens
@@ -29,27 +30,34 @@ WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
 
 # (key, heading) in the order they appear in the prompt; "persona" speaks to
 # the persona (chat), "about" describes the person to an adviser (coach).
-SECTIONS = ("rules", "relation", "profile", "facts", "threads", "chats", "events", "related", "mbti")
+SECTIONS = ("rules", "relation", "profile", "words", "mywords", "facts", "threads", "chats", "events", "related",
+            "mbti")
 HEADINGS = {
     "persona": {"relation": "How you relate to {user}", "profile": "Who you are (from PROFILE.md)",
+                "words": "How you write (your own real messages, from VOICE.md: match this style; they are not "
+                         "facts)",
                 "facts": "Known facts (true)", "threads": "Open threads (things to follow up on)",
                 "chats": "Said in earlier simulated chats (stay consistent; not facts)",
                 "events": "Things that happened (newest first)", "related": "People in your life",
                 "mbti": "Personality type hint"},
     # the self person: a reflection partner talking with the user about the user
     "reflection": {"relation": "Your role with {user}", "profile": "Who {user} is (from their own PROFILE.md)",
+                   "words": "How {user} writes (their own real messages: style, not facts)",
+                   "mywords": "How {user} writes (their own real messages: style, not facts)",
                    "facts": "Known facts about {user} (true)", "threads": "Open threads in {user}'s life",
                    "chats": "Said in earlier reflection chats (stay consistent; not facts)",
                    "events": "What happened to {user} (newest first)", "related": "People in {user}'s life",
                    "mbti": "Personality type hint (about {user})"},
     "about": {"relation": "How {name} relates to {user}", "profile": "Who {name} is (from PROFILE.md)",
+              "words": "How {name} writes (their real messages: style, not facts)",
+              "mywords": "How {user} writes to {name} (real messages: make suggested replies sound like this)",
               "facts": "Known facts about {name} (true)", "threads": "Open threads with {name}",
               "chats": "What a simulated {name} said in practice chats (not facts)",
               "events": "What happened (newest first)", "related": "People in {name}'s life",
               "mbti": "Personality type hint"},
 }
 # Events come last: they are the one unbounded list, and fill what is left.
-PRIORITY = {"rules": 0, "relation": 1, "profile": 2, "facts": 3, "threads": 4, "chats": 5, "related": 6,
+PRIORITY = {"rules": 0, "relation": 1, "profile": 2, "words": 2.5, "mywords": 2.7, "facts": 3, "threads": 4, "chats": 5, "related": 6,
             "mbti": 7, "events": 8}
 LEFT_OUT_SHOWN = 50  # per section; the counts are always complete
 
@@ -65,6 +73,7 @@ class Snapshot:
     memory_tokens: int
     neighbours: list[tuple[str, str, profile_fmt.Profile | None]]
     rev: str | None = None
+    voice: voice_fmt.Voice | None = None
     incoming: list[tuple[str, str, profile_fmt.Profile]] = field(default_factory=list)
 
 
@@ -93,6 +102,9 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
     mem_text = read(person.memory_path)
     mem = memory_fmt.parse(mem_text, person.memory_path) if mem_text is not None else memory_fmt.new(
         person.memory_path, prof.name)
+    voice_path = person.dir / voice_fmt.FILENAME
+    voice_text = read(voice_path)
+    voice = voice_fmt.parse(voice_text, voice_path) if voice_text is not None else None
     neighbours = []
     for link in prof.related:
         # Only the neighbour's PROFILE frontmatter is read: their memory stays private.
@@ -116,7 +128,7 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
                 if link["person"] == person.slug:
                     incoming.append((other.slug, link["as"], other_prof))
     return Snapshot(person, prof, evs, mem, estimate_tokens(prof_text), estimate_tokens(mem_text or ""),
-                    neighbours, rev, incoming)
+                    neighbours, rev, voice, incoming)
 
 
 @dataclass
@@ -183,6 +195,7 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: st
     for i, (heading, text) in enumerate(prof.sections().items()):
         if text:
             units.append(Unit("profile", f"### {heading}\n{text}", 2 + (i + 1) / 100))
+    units += _voice_units(snap, voice == "persona")
     for key, title in (("facts", memory_fmt.FACTS), ("threads", memory_fmt.THREADS), ("chats", memory_fmt.CHATS)):
         for i, line in enumerate(snap.memory.items(title)):
             units.append(Unit(key, line, PRIORITY[key] + i / 1e6))
@@ -204,6 +217,25 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: st
         units.append(Unit("related", f"- {who} (to them, {whom}: {as_words or 'related'})", PRIORITY["related"]))
     if prof.mbti:
         units.append(Unit("mbti", prompts.render(ws, "mbti.md", **values), PRIORITY["mbti"]))
+    return units
+
+
+def _voice_units(snap: Snapshot, persona: bool) -> list[Unit]:
+    """Their own words (and, for the coach, the user's words to them) as
+    style examples, with one line on the rhythm of their replies."""
+    from heartcompass.voice import guidance
+
+    if snap.voice is None:
+        return []
+    units = []
+    shape = guidance(snap.voice.rhythm, snap.profile.name, persona)
+    if shape:
+        units.append(Unit("words", shape, PRIORITY["words"]))
+    for i, line in enumerate(snap.voice.lines(voice_fmt.THEIRS)):
+        units.append(Unit("words", f'- "{line.text}"', PRIORITY["words"] + (i + 1) / 1000))
+    if not persona:
+        for i, line in enumerate(snap.voice.lines(voice_fmt.MINE)):
+            units.append(Unit("mywords", f'- "{line.text}"', PRIORITY["mywords"] + i / 1000))
     return units
 
 

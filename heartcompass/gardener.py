@@ -37,7 +37,7 @@ from heartcompass.tokens import estimate_tokens
 from heartcompass.workspace import Workspace
 
 TOOL_VERBS = {"init", "add", "rename", "archive", "restore", "undo", "config", "chat", "log", "garden",
-              "tell", "import", "sync", "coach"}
+              "tell", "import", "sync", "coach", "voice"}
 SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 EVENTS_SHOWN_TOKENS = 800
 
@@ -193,6 +193,8 @@ class Gardener:
         people = people if people is not None else list_people(self.ws)
         lock = WorkspaceLock(self.ws.state_dir / "lock", "gardener")
         with lock:
+            if not self.dry_run:
+                self.ws.git.check_writable()  # no commit onto a rebase, a merge, a detached HEAD
             results = []
             pending = {p.slug for p in audit.pending(self.ws, people)} if not self.dry_run else set()
             for person in people:

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import git
 from git.exc import BadName, GitCommandError, InvalidGitRepositoryError, NoSuchPathError
@@ -19,6 +22,12 @@ from heartcompass.errors import GitError
 FALLBACK_NAME = "HeartCompass"
 FALLBACK_EMAIL = "heartcompass@localhost"
 GIT_ERRORS = (GitCommandError, BadName, InvalidGitRepositoryError, NoSuchPathError, ValueError)
+# Paths printed as they are (小明, not "\345\260\217"); no optional index refresh
+# by read-only commands, so they never hold index.lock while a commit needs it.
+BASE_OPTIONS = ("-c", "core.quotepath=false")
+NETWORK_TIMEOUT = 120.0  # seconds a fetch or push may take before it is killed
+NETWORK_OPTIONS = ("-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=30")
+SYNC_MARK = "heartcompass-sync"  # in .git/: the rebase in progress is an unfinished `heartcompass sync`
 
 
 @dataclass
@@ -36,9 +45,10 @@ class Commit:
 
 
 class WorkspaceGit:
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, hooks: Callable[[], bool] = lambda: True):
         self.root = Path(root).resolve()
         self._repo: git.Repo | None = None
+        self.hooks = hooks  # run the user's commit hooks? (the git.hooks setting)
 
     # -- setup ------------------------------------------------------------
     @property
@@ -73,12 +83,77 @@ class WorkspaceGit:
             env["GIT_AUTHOR_EMAIL"] = env["GIT_COMMITTER_EMAIL"] = FALLBACK_EMAIL
         return env
 
-    def _git(self, *args: str, **kwargs) -> str:
+    def _git(self, *args: str, options: tuple[str, ...] = (), **kwargs) -> str:
+        env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
         try:
-            return self.repo.git.execute(["git", *args], env={**os.environ, **self._env()}, **kwargs)
+            return self.repo.git.execute(["git", *BASE_OPTIONS, *options, *args], env=env, **kwargs)
         except GitCommandError as exc:
             detail = (exc.stderr or exc.stdout or "").strip().replace("stderr: ", "").strip("'\n ")
+            if "index.lock" in detail:
+                raise self.index_lock_error() from None
             raise GitError(f"git {args[0]} failed: {detail or exc}") from None
+
+    @property
+    def git_dir(self) -> Path:
+        return Path(self.repo.git_dir)
+
+    # -- repository state -----------------------------------------------------
+    def state_problem(self) -> str | None:
+        """A rebase, merge, cherry-pick or revert in progress, or a detached
+        HEAD: one line naming it and the fix; None when commits may be made."""
+        gd = self.git_dir
+        if (gd / "rebase-merge").is_dir() or (gd / "rebase-apply").is_dir():
+            if (gd / SYNC_MARK).exists():
+                return ("A 'heartcompass sync' conflict is still being resolved: fix the marked files, then run "
+                        "'heartcompass sync --continue' (or 'heartcompass sync --abort' to go back).")
+            return ("git is in the middle of a rebase: finish it with 'git rebase --continue' "
+                    "or go back with 'git rebase --abort'.")
+        if (gd / "MERGE_HEAD").exists():
+            return ("git is in the middle of a merge: finish it with 'git commit' "
+                    "or go back with 'git merge --abort'.")
+        if (gd / "CHERRY_PICK_HEAD").exists():
+            return ("git is in the middle of a cherry-pick: finish it with 'git cherry-pick --continue' "
+                    "or go back with 'git cherry-pick --abort'.")
+        if (gd / "REVERT_HEAD").exists():
+            return ("git is in the middle of a revert: finish it with 'git revert --continue' "
+                    "or go back with 'git revert --abort'.")
+        try:
+            head = (gd / "HEAD").read_text(encoding="utf-8").strip()
+        except OSError:
+            head = "ref:"
+        if not head.startswith("ref:"):
+            return f"git is on a detached HEAD (commit {head[:8]}), not a branch: go back with 'git checkout {self._home_branch()}'."
+        return None
+
+    def _home_branch(self) -> str:
+        heads = self.git_dir / "refs" / "heads"
+        names = sorted(p.name for p in heads.iterdir()) if heads.is_dir() else []
+        return "main" if "main" in names or not names else names[0] if len(names) == 1 else "main"
+
+    def index_lock_problem(self, settle: float = 2.0) -> str | None:
+        """An index.lock that stays: a running git command's, or a stale one
+        left by a killed commit. None when there is none."""
+        path = self.git_dir / "index.lock"
+        deadline = time.monotonic() + settle
+        while path.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)  # a git command of the user's may be finishing
+        if not path.exists():
+            return None
+        running = git_processes(self.root)
+        if running:
+            return (f"git is busy in this workspace (git process {running[0]} holds {path}): "
+                    "wait for it to finish and try again.")
+        return (f"A stale {path} is left by a git command that was killed (no git process is running): "
+                f"remove it with: rm '{path}'")
+
+    def index_lock_error(self) -> GitError:
+        return GitError(self.index_lock_problem(settle=0.5) or "git found an index.lock; try again.")
+
+    def check_writable(self) -> None:
+        """Refuse (GitError, one line) when a commit now would be wrong or fail."""
+        problem = self.state_problem() or self.index_lock_problem()
+        if problem:
+            raise GitError(problem)
 
     # -- writing ----------------------------------------------------------
     def commit(self, paths: list[Path | str], subject: str, body: str = "") -> str | None:
@@ -98,8 +173,50 @@ class WorkspaceGit:
             return None
         message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
         has_head = self.head() is not None
-        self._git("commit", "--no-verify", "-q", "-m", message, *(["--"] + rels if has_head else []))
+        try:
+            self._git("commit", *self._verify(), "-q", "-m", message, *(["--"] + rels if has_head else []))
+        except GitError:
+            self.unstage(rels)  # the files stay as they are, the index as it was
+            raise
         return self.head()
+
+    def roll_back(self, paths: list[Path | str]) -> None:
+        """Put paths back as they are at HEAD, after a commit of ours failed:
+        tracked files are checked out, files we created are removed."""
+        rels = sorted({self._rel(p) for p in paths})
+        if not rels:
+            return
+        self.unstage(rels)
+        has_head = self.head() is not None
+        tracked = [f for f in self._git("ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *rels,
+                                        strip_newline_in_stdout=False).split("\0") if f] if has_head else []
+        created = [f for f in self._git("ls-files", "-z", "--others", "--exclude-standard", "--", *rels,
+                                        strip_newline_in_stdout=False).split("\0")
+                   if f and not Path(f).name.startswith(".")]  # an editor's swap file is not ours
+        for rel in created:
+            (self.root / rel).unlink(missing_ok=True)
+        if tracked:
+            self._git("checkout", "HEAD", "--", *tracked)
+        for rel in sorted(rels, key=len, reverse=True):  # folders we created and emptied
+            path = self.root / rel
+            for folder in sorted((p for p in path.rglob("*") if p.is_dir()), key=lambda p: len(p.parts),
+                                 reverse=True) if path.is_dir() else []:
+                if not any(folder.iterdir()):
+                    folder.rmdir()
+            if path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+
+    def _verify(self) -> list[str]:
+        return [] if self.hooks() else ["--no-verify"]
+
+    def unstage(self, rels: list[str]) -> None:
+        try:
+            if self.head() is not None:
+                self._git("reset", "-q", "HEAD", "--", *rels)
+            else:
+                self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *rels)
+        except GitError:
+            pass
 
     def move(self, src: Path, dst: Path) -> None:
         self._git("mv", self._rel(src), self._rel(dst))
@@ -114,7 +231,14 @@ class WorkspaceGit:
                 pass
             raise GitError(f"That change cannot be undone cleanly: later changes touch the same lines ({exc}).",
                            "Edit the files by hand instead; 'heartcompass restore' brings back one file.") from None
-        self._git("commit", "--no-verify", "-q", "-m", f"{subject}\n\n{body.strip()}\n")
+        try:
+            self._git("commit", *self._verify(), "-q", "-m", f"{subject}\n\n{body.strip()}\n")
+        except GitError:
+            try:  # nothing half-done: the files go back to how they were
+                self._git("revert", "--abort")
+            except GitError:
+                self._git("reset", "-q", "--merge")
+            raise
         return self.head() or ""
 
     # -- reading ----------------------------------------------------------
@@ -223,22 +347,69 @@ class WorkspaceGit:
     def remotes(self) -> list[str]:
         return self._git("remote").split()
 
-    def pull_rebase(self, remote: str, branch: str) -> list[str]:
-        """Pull with rebase. Returns the conflicted files ([] when clean); on a
-        conflict the rebase is left in progress for the user to resolve."""
-        if not self._git("ls-remote", "--heads", remote, branch).strip():
-            return []  # the remote has no such branch yet: nothing to pull
+    def _network(self, *args: str) -> str:
+        """A fetch or push: bounded in time, so a remote that never answers
+        cannot hang the command (and the workspace lock with it)."""
         try:
-            self._git("pull", "--rebase", "--no-edit", remote, branch)
+            return self._git(*args, options=NETWORK_OPTIONS, kill_after_timeout=NETWORK_TIMEOUT)
+        except GitError as exc:
+            if "did not complete in" in exc.message or "Timeout" in exc.message:
+                raise GitError(f"git {args[0]} gave up: the remote did not answer within {NETWORK_TIMEOUT:g} s.",
+                               "Check the remote's address and your connection (git remote -v), then sync again. "
+                               "Nothing was lost: your commits are all here.") from None
+            raise
+
+    def pull_rebase(self, remote: str, branch: str) -> list[str]:
+        """Fetch, then rebase onto what was fetched. Returns the conflicted
+        files ([] when clean); on a conflict the rebase is left in progress
+        for the user to resolve (marked as ours, for `sync --continue`)."""
+        if not self._network("ls-remote", "--heads", remote, branch).strip():
+            return []  # the remote has no such branch yet: nothing to pull
+        self._network("fetch", "-q", remote, branch)
+        try:
+            self._git("rebase", "-q", "FETCH_HEAD")
         except GitError:
-            conflicted = self._git("diff", "--name-only", "--diff-filter=U").split()
+            conflicted = self.conflicted()
             if conflicted:
+                (self.git_dir / SYNC_MARK).write_text(f"{remote} {branch}\n", encoding="utf-8")
                 return conflicted
             raise
         return []
 
+    def conflicted(self) -> list[str]:
+        out = self._git("diff", "--name-only", "-z", "--diff-filter=U", strip_newline_in_stdout=False)
+        return [p for p in out.split("\0") if p]
+
+    def stage(self, rels: list[str]) -> None:
+        self._git("add", "--", *rels)
+
+    def rebase_in_progress(self) -> bool:
+        return (self.git_dir / "rebase-merge").is_dir() or (self.git_dir / "rebase-apply").is_dir()
+
+    def rebase_continue(self) -> list[str]:
+        """`git rebase --continue` after the user fixed the files: [] when done,
+        else the files still (or newly) in conflict."""
+        left = self.conflicted()
+        if left:
+            return left
+        try:
+            self._git("rebase", "--continue", options=("-c", "core.editor=true"))
+        except GitError:
+            left = self.conflicted()
+            if left:
+                return left
+            raise
+        return []
+
+    def rebase_abort(self) -> None:
+        self._git("rebase", "--abort")
+        self.clear_sync_mark()
+
+    def clear_sync_mark(self) -> None:
+        (self.git_dir / SYNC_MARK).unlink(missing_ok=True)
+
     def push(self, remote: str, branch: str) -> None:
-        self._git("push", "-u", remote, f"HEAD:{branch}")
+        self._network("push", "-u", remote, f"HEAD:{branch}")
 
     def parents(self, sha: str) -> int:
         return len(self.repo.commit(sha).parents)
@@ -246,3 +417,34 @@ class WorkspaceGit:
     def _rel(self, path: Path | str) -> str:
         p = Path(path)
         return Path(os.path.relpath(p, self.root)).as_posix() if p.is_absolute() else p.as_posix()
+
+
+def git_processes(root: Path) -> list[int]:
+    """Pids of git processes working in this repository (Linux: by their
+    working directory); elsewhere, any git process, to be safe."""
+    root = Path(root).resolve()
+    proc = Path("/proc")
+    if proc.is_dir():
+        found = []
+        for entry in proc.iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                if (entry / "comm").read_text().strip() != "git":
+                    continue
+                cwd = Path(os.readlink(entry / "cwd"))
+                args = (entry / "cmdline").read_bytes().split(b"\0")
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid == os.getpid() or b"cat-file" in args:
+                continue  # GitPython's own long-lived readers never hold index.lock
+            if cwd == root or root in cwd.parents:
+                found.append(int(entry.name))
+        return found
+    try:
+        out = subprocess.run(["ps", "-A", "-o", "pid=,comm="], capture_output=True, text=True, timeout=5).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [int(pid) for pid, _, comm in (line.strip().partition(" ") for line in out.splitlines())
+            if Path(comm.strip()).name == "git" and pid.isdigit()]

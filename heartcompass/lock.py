@@ -1,11 +1,14 @@
-"""The workspace lock: one gardener at a time.
+"""The workspace lock: one writer at a time.
 
-A lock file in .heartcompass/ holds the owner's pid and host. A second
-gardener sees a live owner and stops at once; a lock left by a killed
-process (its pid is gone) is stale and taken over."""
+An exclusive flock on .heartcompass/lock. The kernel releases it when its
+holder exits or is killed, so there is no stale-lock guesswork; the file's
+content (pid, host, since, purpose) only says who holds it. The file is
+removed on release, so a waiter that locked a file already unlinked checks
+that the path still names the inode it locked, and retries if not."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import socket
@@ -14,63 +17,97 @@ from pathlib import Path
 
 from heartcompass.errors import HeartCompassError
 
+POLL = 0.05  # seconds between tries while waiting
+
 
 class LockBusy(HeartCompassError):
     pass
 
 
-def _alive(pid: int) -> bool:
+def _read_info(fd: int) -> dict:
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        os.lseek(fd, 0, os.SEEK_SET)
+        info = json.loads(os.read(fd, 4096).decode("utf-8") or "{}")
+        return info if isinstance(info, dict) else {}
+    except (OSError, ValueError):
+        return {}
 
 
 def holder(path: Path) -> dict | None:
-    """The live owner of the lock, or None (free or stale)."""
+    """Who holds the lock ({"pid", "host", "since", "purpose"}), or None when
+    it is free. Peeks with a shared, non-blocking lock taken for an instant."""
     try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
         return None
-    if info.get("host") == socket.gethostname() and not _alive(int(info.get("pid", -1))):
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _read_info(fd) or {"pid": "?", "host": "?", "since": "?", "purpose": "command"}
+        fcntl.flock(fd, fcntl.LOCK_UN)
         return None
-    return info
+    finally:
+        os.close(fd)
+
+
+def busy_error(path: Path, owner: dict | None) -> LockBusy:
+    owner = owner or {}
+    return LockBusy(
+        f"Another HeartCompass {owner.get('purpose', 'command')} is running "
+        f"(pid {owner.get('pid', '?')} on {owner.get('host', '?')}, since {owner.get('since', '?')}).",
+        "Wait for it to finish and try again. The lock is released by the system when that process ends, "
+        f"so there is no lock file ({path}) to delete.")
 
 
 class WorkspaceLock:
-    def __init__(self, path: Path, purpose: str = "gardener"):
+    """`with WorkspaceLock(path, "chat", wait=30):` waits up to 30 s for the
+    lock; wait=0 (the gardener) fails at once when another process holds it."""
+
+    def __init__(self, path: Path, purpose: str = "gardener", wait: float = 0.0):
         self.path = Path(path)
         self.purpose = purpose
+        self.wait = wait
         self.held = False
+        self._fd: int | None = None
 
     def acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Even a fail-fast caller retries for a moment: holder() peeks take the lock for an instant.
+        deadline = time.monotonic() + max(self.wait, 0.3)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                owner = _read_info(fd)
+                os.close(fd)
+                if time.monotonic() >= deadline:
+                    raise busy_error(self.path, owner) from None
+                time.sleep(POLL)
+                continue
+            try:
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:  # the previous holder removed the file we locked: take the new one
+                os.close(fd)
+                continue
+            break
         me = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.strftime("%Y-%m-%d %H:%M:%S"),
               "purpose": self.purpose}
-        for _ in range(2):
-            try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            except FileExistsError:
-                owner = holder(self.path)
-                if owner is not None:
-                    raise LockBusy(
-                        f"Another HeartCompass {owner.get('purpose', 'gardener')} is running "
-                        f"(pid {owner.get('pid')} on {owner.get('host')}, since {owner.get('since')}).",
-                        f"Wait for it to finish. If no such process exists, delete {self.path}.")
-                self.path.unlink(missing_ok=True)  # stale: its owner was killed
-                continue
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(me, fh)
-            self.held = True
-            return
-        raise LockBusy(f"Could not take the workspace lock {self.path}.")
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(me).encode("utf-8"), 0)
+        self._fd = fd
+        self.held = True
 
     def release(self) -> None:
-        if self.held:
-            self.path.unlink(missing_ok=True)
+        if self.held and self._fd is not None:
+            try:
+                self.path.unlink(missing_ok=True)  # still ours: waiters re-check the inode
+            finally:
+                os.close(self._fd)  # closing drops the flock
+            self._fd = None
             self.held = False
 
     def __enter__(self) -> "WorkspaceLock":

@@ -199,15 +199,22 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> s
     summary = plan.plans[0].summary if plan.plans else "noted"
     subject = f"tell({plan.person.slug}): {summary[:60]}" + (f" (also {', '.join(others)})" if others else "")
     body = "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
-    return ws.git.commit(touched, subject, f"Told: {plan.narrative}\n\n{body}")
+    return audit.commit_or_roll_back(ws, touched[1:], subject, f"Told: {plan.narrative}\n\n{body}", keep=[note.path],
+                                     what="the proposed changes")
 
 
 def keep_note(ws: Workspace, note: Note, why: str = "proposal declined") -> str | None:
     """Not applied: the note stays in the log, unmarked, for the gardener."""
-    return ws.git.commit([note.path], f"tell({note.person.slug}): noted, {why}", f"Told: {note.text}")
+    from heartcompass import audit
+
+    return audit.commit_or_roll_back(ws, [], f"tell({note.person.slug}): noted, {why}", f"Told: {note.text}",
+                                     keep=[note.path])
 
 
 def discard_note(ws: Workspace, note: Note, now: dt.datetime) -> str | None:
     """The user dropped it: a marker tells the gardener to skip the note."""
+    from heartcompass import audit
+
     _mark(note, "discards", "tell declined; not for the gardener", now)
-    return ws.git.commit([note.path], f"tell({note.person.slug}): discarded", f"Discarded: {note.text}")
+    return audit.commit_or_roll_back(ws, [], f"tell({note.person.slug}): discarded", f"Discarded: {note.text}",
+                                     keep=[note.path])

@@ -3,8 +3,9 @@ validated and committed as one `edit(<slug>): by hand` commit.
 
 watchdog has no debounce of its own: its observer thread puts paths on a
 queue, and the loop here waits for a quiet moment before acting. Editor swap
-and backup files, our own temp files and the logs are ignored; while the
-gardener holds the workspace lock, the watcher waits."""
+and backup files, our own temp files and the logs are ignored. Each commit is made holding the workspace lock
+(waited for, never peeked at), so nothing is committed while the gardener or
+another command is writing; while git is mid-rebase/merge the edits wait."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 from heartcompass import audit
-from heartcompass.errors import FormatError
-from heartcompass.lock import holder
+from heartcompass.errors import FormatError, GitError
+from heartcompass.lock import LockBusy, holder
 from heartcompass.people import Person
 from heartcompass.workspace import Workspace
 
@@ -40,9 +41,13 @@ class EditWatcher:
     def __init__(self, ws: Workspace, *, debounce: float = 1.0,
                  on_commit: Callable[[str, str], None] = lambda slug, sha: None,
                  on_invalid: Callable[[FormatError], None] = lambda exc: None,
-                 on_wait: Callable[[dict], None] = lambda owner: None):
+                 on_wait: Callable[[dict], None] = lambda owner: None,
+                 on_blocked: Callable[[GitError], None] = lambda exc: None):
         self.ws, self.debounce = ws, debounce
         self.on_commit, self.on_invalid, self.on_wait = on_commit, on_invalid, on_wait
+        self.on_blocked = on_blocked  # git cannot take a commit now (mid-rebase...): said once
+        self.deferred: set[str] = set()  # people whose edits wait for git to be ready
+        self.blocked_by: str | None = None
         self.events: queue.Queue[str] = queue.Queue()
         self.stop = threading.Event()
         self.reported: dict[Path, str] = {}  # invalid files already reported, by content
@@ -83,10 +88,25 @@ class EditWatcher:
             observer.join()
 
     def process(self, slugs: set[str]) -> None:
+        slugs = slugs | self.deferred
         lock = self.ws.state_dir / "lock"
-        while (owner := holder(lock)) is not None and not self.stop.is_set():
-            self.on_wait(owner)  # the gardener is writing: its changes are its own commits
-            time.sleep(0.5)
+        while not self.stop.is_set():
+            try:
+                with audit.writing(self.ws, "watch", wait=0.5):
+                    self._commit(slugs)
+                self.deferred, self.blocked_by = set(), None
+                return
+            except LockBusy:
+                # The gardener (or another command) is writing: its changes are its own commits.
+                self.on_wait(holder(lock) or {})
+            except GitError as exc:
+                self.deferred = slugs
+                if self.blocked_by != exc.message:
+                    self.blocked_by = exc.message
+                    self.on_blocked(exc)
+                return
+
+    def _commit(self, slugs: set[str]) -> None:
         for slug in sorted(slugs):
             person = Person(slug, self.ws.people_dir / slug)
             if not person.dir.is_dir():

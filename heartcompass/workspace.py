@@ -59,7 +59,7 @@ class Workspace:
         # `person list` must not pay.
         from heartcompass.gitrepo import WorkspaceGit
 
-        return WorkspaceGit(self.root)
+        return WorkspaceGit(self.root, hooks=lambda: bool(self.config.get("git.hooks")))
 
     def rel(self, path: Path) -> str:
         return Path(path).resolve().relative_to(self.root).as_posix()
@@ -136,6 +136,9 @@ def add_example(ws: Workspace) -> bool:
     if dest.exists():
         return False
     src = shipped_dir("examples") / EXAMPLE_SLUG
-    shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))
-    ws.git.commit([dest], f"add({EXAMPLE_SLUG}): example person")
+    from heartcompass.audit import commit_or_roll_back, writing
+
+    with writing(ws, "init --example"):
+        shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))
+        commit_or_roll_back(ws, [dest], f"add({EXAMPLE_SLUG}): example person", what=f"people/{EXAMPLE_SLUG}/")
     return True

@@ -60,3 +60,92 @@ def test_sync_does_not_run_while_the_gardener_does(two_devices):
     with WorkspaceLock(desktop.ws.state_dir / "lock"):
         result = desktop("sync", ok=False)
     assert result.exit_code == 1 and "gardener is running" in result.output
+
+
+def _conflict(two_devices):
+    desktop, laptop = two_devices
+    for runner, drink in ((desktop, "matcha"), (laptop, "hojicha")):
+        prof = runner.ws.people_dir / "alice" / "PROFILE.md"
+        prof.write_text(prof.read_text().replace("oolong tea", drink))
+    desktop("sync")
+    assert "Conflict" in laptop("sync", ok=False).output
+    return desktop, laptop
+
+
+def test_an_open_sync_conflict_blocks_writing_commands_with_the_sync_fix(two_devices, fake_llm):
+    _, laptop = _conflict(two_devices)
+    for args in (("person", "add", "Carol", "-y"), ("config", "set", "user.name", "Sam")):
+        result = laptop(*args, ok=False)
+        assert result.exit_code == 1 and "heartcompass sync --continue" in result.output, args
+        assert "heartcompass sync --abort" in result.output
+    fake_llm.enqueue("hi")
+    result = laptop("chat", "alice", "-m", "still there?", ok=False)
+    assert "heartcompass sync --continue" in result.output
+    assert not (laptop.ws.people_dir / "carol").exists()
+    assert "heartcompass sync --continue" in laptop("doctor", ok=False).output
+
+
+def test_sync_continue_after_fixing_the_file_finishes_and_pushes(two_devices):
+    desktop, laptop = _conflict(two_devices)
+    prof = laptop.ws.people_dir / "alice" / "PROFILE.md"
+    result = laptop("sync", "--continue", ok=False)
+    assert "still has conflict marks" in result.output
+    import re
+
+    text = prof.read_text()
+    fixed = re.sub(r"<<<<<<< [^\n]*\n(.*?)=======\n.*?>>>>>>> [^\n]*\n", r"\1", text, flags=re.S)
+    fixed = fixed.replace("matcha", "matcha and hojicha")
+    prof.write_text(fixed)
+    assert "Synced with origin/main" in laptop("sync", "--continue").output
+    assert not (laptop.ws.root / ".git" / "rebase-merge").exists()
+    desktop("sync")
+    assert "matcha and hojicha" in (desktop.ws.people_dir / "alice" / "PROFILE.md").read_text()
+    laptop("person", "add", "Carol", "-y")  # writing works again
+
+
+def test_sync_abort_goes_back_and_keeps_local_commits(two_devices):
+    _, laptop = _conflict(two_devices)
+    result = laptop("sync", "--abort")
+    assert "abandoned" in result.output
+    assert "hojicha" in (laptop.ws.people_dir / "alice" / "PROFILE.md").read_text()
+    assert "edit(alice): by hand" in subjects(laptop.ws)
+    assert "no stopped sync" in laptop("sync", "--abort", ok=False).output
+
+
+def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli: Runner, monkeypatch):
+    import socket
+    import threading
+    import time
+
+    from heartcompass import gitrepo
+    from heartcompass.lock import holder
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    accepted = []
+
+    def accept_and_say_nothing():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            accepted.append(conn)
+
+    threading.Thread(target=accept_and_say_nothing, daemon=True).start()
+    monkeypatch.setattr(gitrepo, "NETWORK_TIMEOUT", 2.0)
+    ws = example_cli.ws
+    git(ws, "remote", "add", "origin", f"http://127.0.0.1:{server.getsockname()[1]}/brain.git")
+    started = time.monotonic()
+    try:
+        result = example_cli("sync", ok=False)
+    finally:
+        server.close()
+        for conn in accepted:
+            conn.close()
+    assert time.monotonic() - started < 15
+    assert accepted, "git never connected"
+    assert result.exit_code == 1 and "did not answer within 2 s" in result.output
+    assert holder(ws.state_dir / "lock") is None
+    example_cli("person", "add", "Bob", "-y")  # the lock is free for the next command

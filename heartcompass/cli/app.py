@@ -12,7 +12,7 @@ import typer
 from heartcompass import __version__
 from heartcompass.cli import (chat_cmd, coach_cmd, config_cmd, context_cmd, doctor_cmd, edit_cmd, garden_cmd,
                               graph_cmd, history_cmd, import_cmd, init_cmd, person_cmd, sync_cmd, tell_cmd,
-                              watch_cmd)
+                              voice_cmd, watch_cmd)
 from heartcompass.cli.common import new_app
 
 app = new_app("HeartCompass: a second brain about the people in your life, kept as Markdown in git.")
@@ -46,6 +46,7 @@ app.add_typer(person_cmd.app, name="person")
 tell_cmd.register(app)
 edit_cmd.register(app)
 import_cmd.register(app)
+voice_cmd.register(app)
 history_cmd.register(app)
 app.add_typer(config_cmd.app, name="config")
 sync_cmd.register(app)

@@ -15,6 +15,7 @@ from heartcompass.errors import HeartCompassError
 
 HELP = """Commands:
   /note TEXT     remember a fact about them (trusted, for the gardener)
+  /quote TEXT    keep words they really wrote, as an example of how they write (VOICE.md)
   /context       what the persona knows right now (tokens per section)
   /switch NAME   chat with someone else
   /retry         ask again for a reply to your last message (after an error, or for another answer)
@@ -36,6 +37,9 @@ def chat(
                      "date (YYYY-MM-DD) or commit. Logged, and left out of memory.", show_default=False)] = None,
     model: ModelOption = None,
     no_delay: Annotated[bool, typer.Option("--no-delay", help="No typing delay between messages.")] = False,
+    burst: Annotated[Optional[bool], typer.Option("--burst/--no-burst", help="IM-like: send several messages; the "
+                     "persona replies once you have been quiet for chat.burst_quiet_seconds (default: chat.burst).",
+                     show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print replies as JSON (one object per message sent).")
                        ] = False,
 ) -> None:
@@ -56,7 +60,7 @@ def chat(
         elif not sys.stdin.isatty():
             ok = all([view.send(line) for line in sys.stdin.read().splitlines() if line.strip()])
         else:
-            ok = view.interactive()
+            ok = view.interactive(ws.config.get("chat.burst") if burst is None else burst)
     finally:
         view.close()
     if not ok:
@@ -80,7 +84,15 @@ class ChatView:
         from heartcompass.chat import ChatSession
         from heartcompass.context import parse_time_travel
 
-        audit.commit_pending(self.ws, [person])  # a crashed chat's log, hand edits: their own commits
+        from heartcompass.errors import GitError
+        from heartcompass.lock import LockBusy
+
+        try:
+            with audit.writing(self.ws, "chat"):
+                audit.commit_pending(self.ws, [person])  # a crashed chat's log, hand edits: their own commits
+        except (GitError, LockBusy) as exc:  # the chat goes on: the log never depends on git
+            if not self.as_json and sys.stdin.isatty():
+                err.print(f"[yellow]Warning:[/] {escape(exc.message)} [dim](Your messages are still logged.)[/]")
         rev, tag = parse_time_travel(self.ws, self.as_of) if self.as_of else (None, None)
         self.session = ChatSession(self.ws, person, self.chat_model, settings=self.settings, rev=rev, tag=tag)
         c = self.session.context()
@@ -95,9 +107,18 @@ class ChatView:
     def close(self) -> None:
         from heartcompass import audit
 
+        from heartcompass.errors import GitError
+        from heartcompass.lock import LockBusy
+
         s = self.session
         if s and s.logged:
-            audit.commit_chat(self.ws, s.person, s.logged, s.count, s.tag)
+            try:
+                with audit.writing(self.ws, "chat"):
+                    audit.commit_chat(self.ws, s.person, s.logged, s.count, s.tag)
+            except (GitError, LockBusy) as exc:
+                logs = ", ".join(sorted(self.ws.rel(p) for p in s.logged))
+                raise type(exc)(exc.message, f"Your messages are saved in {logs}; the next HeartCompass command "
+                                             "that can commit will commit them.") from None
             if not self.as_json and sys.stdin.isatty():
                 out.print(f"[dim]Saved {s.count} entries to people/{escape(s.person.slug)}/logs/.[/]")
 
@@ -170,11 +191,13 @@ class ChatView:
         return True
 
     # -- the interactive loop ---------------------------------------------------
-    def interactive(self) -> bool:
+    def interactive(self, burst: bool = False) -> bool:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
 
         prompt = PromptSession(history=FileHistory(str(self.ws.state_dir / "chat_history")))
+        if burst:
+            return self._burst_loop(prompt)
         while True:
             try:
                 line = prompt.prompt("you › ")
@@ -190,6 +213,51 @@ class ChatView:
                 continue
             self.send(line)
 
+    def _burst_loop(self, prompt) -> bool:
+        """Messages are logged as they are typed; the persona answers the
+        whole burst once the user has been quiet (each message restarts the
+        wait). The first line of a burst uses the line editor; the lines
+        that follow are read as typed, so the wait can run meanwhile."""
+        import select
+
+        from heartcompass.burst import Burst
+
+        quiet = float(self.ws.config.get("chat.burst_quiet_seconds"))
+        burst = Burst(quiet)
+        out.print(f"[dim]Burst mode: send several messages; {escape(self.name)} replies after {quiet:g} s of "
+                  "quiet.[/]")
+        while True:
+            try:
+                line = prompt.prompt("you › ") if not burst.pending else None
+                while line is None:
+                    remaining = burst.remaining()
+                    if out.is_terminal:
+                        out.file.write("you › ")  # more may follow; the line is read as typed
+                        out.file.flush()
+                    if not select.select([sys.stdin], [], [], remaining)[0]:
+                        if out.is_terminal:
+                            out.file.write("\r\x1b[2K")  # the empty prompt gives way to the reply
+                        self._run(self.session.reply(), "\n".join(burst.take()))
+                        break
+                    line = sys.stdin.readline()
+                    if line == "":  # Ctrl-D: answer what was sent, then leave
+                        self._run(self.session.reply(), "\n".join(burst.take()))
+                        return True
+            except (EOFError, KeyboardInterrupt):
+                out.print()
+                if burst.pending:
+                    err.print("[dim](left before the reply; your messages are in the log)[/]")
+                return True
+            line = (line or "").strip()
+            if not line:
+                continue
+            if line.startswith("/"):
+                if self.command(line) == "exit":
+                    return True
+                continue
+            self.session.hold(line)
+            burst.add(line)
+
     def command(self, line: str) -> str | None:
         cmd, _, arg = line.partition(" ")
         cmd = cmd.lower()
@@ -199,6 +267,11 @@ class ChatView:
             if cmd == "/note":
                 self.session.note(arg)
                 out.print("[dim]Noted: it goes into memory at the next garden.[/]")
+            elif cmd == "/quote":
+                from heartcompass.voice import quote_and_commit
+
+                sha = quote_and_commit(self.ws, self.session.person, arg)
+                out.print("[dim]Kept in VOICE.md: an example of how they write.[/]" if sha else "[dim]Already kept.[/]")
             elif cmd == "/retry":
                 self._run(self.session.retry(), "")
             elif cmd == "/new":

@@ -49,9 +49,13 @@ def coach(
             break
         show(session.advise(theirs.strip(), (mine or "").strip() or None))
     if save or (interactive() and not as_json and _confirm("Save this exchange to their log for the gardener?")):
+        from heartcompass import audit
+
         count = session.save()
         paths = list(person.logs_dir.glob(f"{session.now.date().isoformat()}.md"))
-        ws.git.commit(paths, f"coach({person.slug}): {count} messages of a real conversation")
+        with audit.writing(ws, "coach"):
+            audit.commit_or_roll_back(ws, [], f"coach({person.slug}): {count} messages of a real conversation",
+                                      keep=paths)
         if not as_json:
             out.print(f"[dim]Saved {count} messages to people/{escape(person.slug)}/logs/ as notes.[/]")
 

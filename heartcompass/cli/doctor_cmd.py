@@ -34,12 +34,7 @@ def doctor(ctx: typer.Context,
         line(False, "workspace", exc.message, exc.hint)
         raise typer.Exit(1)
     line(True, "workspace", str(ws.root))
-    try:
-        head = ws.git.head()
-        line(head is not None, "git", f"repository with {len(ws.git.log(None, 10_000))} commits" if head
-             else "no commits yet", "Run 'heartcompass init' in the workspace.")
-    except HeartCompassError as exc:
-        line(False, "git", exc.message, exc.hint)
+    _check_git(ws, line)
     try:
         ws.config.as_dict()
         line(True, "config", str(ws.config_path))
@@ -65,6 +60,25 @@ def doctor(ctx: typer.Context,
         _ping(ws, settings, line)
     if not all(results):
         raise typer.Exit(1)
+
+
+def _check_git(ws, line) -> None:
+    from heartcompass.lock import holder
+
+    try:
+        head = ws.git.head()
+        problem = ws.git.state_problem() or ws.git.index_lock_problem(settle=0.5)
+        if problem:
+            line(False, "git", problem)
+        else:
+            line(head is not None, "git", f"repository with {len(ws.git.log(None, 10_000))} commits" if head
+                 else "no commits yet", "Run 'heartcompass init' in the workspace.")
+    except HeartCompassError as exc:
+        line(False, "git", exc.message, exc.hint)
+    owner = holder(ws.state_dir / "lock")
+    if owner:
+        line(True, "lock", f"a HeartCompass {owner.get('purpose', 'command')} is running now "
+             f"(pid {owner.get('pid', '?')}, since {owner.get('since', '?')})", warn=True)
 
 
 def _check_people(ws, line) -> None:

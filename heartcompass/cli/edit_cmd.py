@@ -28,7 +28,8 @@ def edit(ctx: typer.Context,
     person = resolve(ws, name)
     filename = formats.file_for(file)
     path = person.dir / filename
-    audit.commit_pending(ws, [person])
+    with audit.writing(ws, "edit"):
+        audit.commit_pending(ws, [person])
     original = path.read_text(encoding="utf-8") if path.exists() else ""
     before = file_checksum(path)
     # The editor works on a copy: the real file keeps its last valid content.
@@ -52,8 +53,10 @@ def edit(ctx: typer.Context,
         if text == original:
             out.print("[dim]No changes.[/]")
             return
-        write_atomic(path, text, expected_checksum=before)
-        sha = ws.git.commit([path], f"edit({person.slug}): {filename} by hand")
+        with audit.writing(ws, "edit"):
+            write_atomic(path, text, expected_checksum=before)
+            # Not committed (a hook refused)? It is a hand edit: the next command commits it as one.
+            sha = audit.commit_or_roll_back(ws, [], f"edit({person.slug}): {filename} by hand", keep=[path])
         out.print(f"Saved {escape(ws.rel(path))}" + (f" [dim]({sha[:8]})[/]" if sha else "") + ".")
     finally:
         scratch.unlink(missing_ok=True)

@@ -37,15 +37,21 @@ def import_(
     messages = importers.parse(fmt, text, file, dt.date.today())
     found = importers.speakers(messages)
     me = _who_is_me(me, found, person)
-    audit.commit_pending(ws, [person])
-    added = importers.to_logs(person.dir, messages, me)
-    if not added:
-        out.print(f"Nothing new: all {len(messages)} messages are already in people/{escape(person.slug)}/logs/.")
-        return
-    total = sum(added.values())
-    paths = [person.logs_dir / f"{day}.md" for day in added]
-    ws.git.commit(paths, f"import({person.slug}): {total} messages from a {fmt} export",
-                  "\n".join(f"- {day}: {n}" for day, n in sorted(added.items())))
+    with audit.writing(ws, "import"):
+        audit.commit_pending(ws, [person])
+        added = importers.to_logs(person.dir, messages, me)
+        if not added:
+            out.print(f"Nothing new: all {len(messages)} messages are already in people/{escape(person.slug)}/logs/.")
+            return
+        total = sum(added.values())
+        paths = [person.logs_dir / f"{day}.md" for day in added]
+        from heartcompass import voice
+
+        # Their lines and rhythm, in the same commit (rolled back if it fails; the logs stay).
+        refreshed = [voice.path_of(person.dir)] if voice.refresh(person.dir, person.load_profile().names()) else []
+        audit.commit_or_roll_back(ws, refreshed, f"import({person.slug}): {total} messages from a {fmt} export",
+                                  "\n".join(f"- {day}: {n}" for day, n in sorted(added.items())), keep=paths,
+                                  what="VOICE.md")
     print_columns(["day", "messages added"], [[d, str(n)] for d, n in sorted(added.items())], right={1})
     out.print(f"Imported {total} messages ({len(messages) - total} already there). "
               "The next 'heartcompass garden' consolidates them.")

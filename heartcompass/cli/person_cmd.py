@@ -168,6 +168,13 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
                                                for r in prof.related))):
         if value:
             facts.add_row(label, escape(str(value)))
+    from heartcompass.voice import guidance, path_of
+
+    if path_of(person.dir).exists():
+        from heartcompass.formats import voice as voice_fmt
+
+        shape = guidance(voice_fmt.load(path_of(person.dir)).rhythm, prof.name, persona=False)
+        facts.add_row("rhythm", escape(shape or "not learned yet (import a real chat)"))
     shown = display_name(prof, str(ws.config.get("user.name") or ""))
     out.print(Panel(facts, title=f"[bold]{escape(shown)}[/]  [dim]people/{escape(person.slug)}[/]",
                     title_align="left"))

@@ -51,13 +51,15 @@ def tell(
     now = now_in_zone(ws)
     note = None
     if not dry_run:
-        audit.commit_pending(ws, [person])  # earlier edits get their own commit, not the tell's
+        with audit.writing(ws, "tell"):
+            audit.commit_pending(ws, [person])  # earlier edits get their own commit, not the tell's
         note = tell_mod.log_note(person, narrative, now)
     try:
         plan = tell_mod.plan(ws, chat_model, person, narrative, now, images)
     except HeartCompassError:
         if note:
-            tell_mod.keep_note(ws, note, "no proposal (model error)")
+            with audit.writing(ws, "tell"):
+                tell_mod.keep_note(ws, note, "no proposal (model error)")
             err.print("[dim]What you told is kept in the log as a note; the next garden learns from it.[/]")
         raise
     except KeyboardInterrupt:
@@ -79,14 +81,17 @@ def tell(
         if interactive():
             _declined(ws, tell_mod, note, "proposal declined")
             raise typer.Exit(0)
-        tell_mod.keep_note(ws, note)
+        with audit.writing(ws, "tell"):
+            tell_mod.keep_note(ws, note)
         out.print("Not applied. What you told is kept in the log as a note for the gardener "
                   "(use --yes to apply without asking).")
         raise typer.Exit(1)
     try:
-        sha = tell_mod.apply_plan(ws, plan, note, now_in_zone(ws))
+        with audit.writing(ws, "tell"):
+            sha = tell_mod.apply_plan(ws, plan, note, now_in_zone(ws))
     except HeartCompassError:
-        tell_mod.keep_note(ws, note, "not applied")
+        with audit.writing(ws, "tell"):
+            tell_mod.keep_note(ws, note, "not applied")
         err.print("[dim]What you told is kept in the log as a note; the next garden learns from it.[/]")
         raise
     out.print(f"Written and committed [dim]({sha[:8] if sha else '-'})[/]." if plan.has_changes
@@ -108,13 +113,18 @@ def tell(
 def _declined(ws, tell_mod, note, why: str) -> None:
     """Keep the logged note for the gardener, or discard it (a marker entry:
     the log itself is never rewritten). Ctrl-C here keeps it: nothing lost."""
+    from heartcompass import audit
     from heartcompass.chat import now_in_zone
 
-    if not interactive() or _ask_keep():
-        tell_mod.keep_note(ws, note, why)
+    keep = not interactive() or _ask_keep()
+    with audit.writing(ws, "tell"):
+        if keep:
+            tell_mod.keep_note(ws, note, why)
+        else:
+            tell_mod.discard_note(ws, note, now_in_zone(ws))
+    if keep:
         out.print("Not applied. What you told is kept in the log as a note for the gardener.")
     else:
-        tell_mod.discard_note(ws, note, now_in_zone(ws))
         out.print("Not applied, and discarded: the gardener will skip it (the log keeps the text).")
 
 

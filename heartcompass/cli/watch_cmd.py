@@ -21,13 +21,15 @@ def watch(ctx: typer.Context,
     from heartcompass.watcher import EditWatcher
 
     ws = workspace(ctx)
-    for sha in audit.commit_pending(ws):  # what was edited before we started
-        out.print(f"[dim]committed earlier edits ({sha[:8]})[/]")
+    with audit.writing(ws, "watch"):
+        for sha in audit.commit_pending(ws):  # what was edited before we started
+            out.print(f"[dim]committed earlier edits ({sha[:8]})[/]")
     waiting = {"shown": False}
 
     def on_wait(owner):
         if not waiting["shown"]:
-            out.print(f"[dim]The gardener is running (pid {owner.get('pid')}); waiting…[/]")
+            out.print(f"[dim]Another HeartCompass {escape(str(owner.get('purpose', 'command')))} is running "
+                      f"(pid {owner.get('pid', '?')}); waiting…[/]")
             waiting["shown"] = True
 
     def on_commit(slug, sha):
@@ -39,8 +41,13 @@ def watch(ctx: typer.Context,
         if exc.hint:
             err.print(f"  [dim]{escape(exc.hint)}[/]")
 
+    def on_blocked(exc):
+        err.print(f"[bold yellow]! not committed yet:[/] {escape(exc.message)} [dim](Edits wait; they are "
+                  "committed once git is ready and you save again, or by the next command.)[/]")
+
     out.print(f"Watching {escape(str(ws.people_dir))} for hand edits. Ctrl-C to stop.")
-    watcher = EditWatcher(ws, debounce=debounce, on_commit=on_commit, on_invalid=on_invalid, on_wait=on_wait)
+    watcher = EditWatcher(ws, debounce=debounce, on_commit=on_commit, on_invalid=on_invalid, on_wait=on_wait,
+                          on_blocked=on_blocked)
     try:
         watcher.run()
     except KeyboardInterrupt:

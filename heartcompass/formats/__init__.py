@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 PERSON_FILES = ("PROFILE.md", "EVENTS.md", "MEMORY.md")
-FILE_KINDS = {"profile": "PROFILE.md", "events": "EVENTS.md", "memory": "MEMORY.md"}
+FILE_KINDS = {"profile": "PROFILE.md", "events": "EVENTS.md", "memory": "MEMORY.md", "voice": "VOICE.md"}
 
 
 def validate(path: Path, text: str | None = None) -> None:
     """Parse a person's file by its name; raises FormatError when invalid."""
-    from heartcompass.formats import dailylog, events, memory, profile
+    from heartcompass.formats import dailylog, events, memory, profile, voice
 
     path = Path(path)
     if text is None:
@@ -21,6 +21,8 @@ def validate(path: Path, text: str | None = None) -> None:
         events.parse(text, path)
     elif path.name == memory.FILENAME:
         memory.parse(text, path)
+    elif path.name == voice.FILENAME:
+        voice.parse(text, path)
     elif path.parent.name == "logs" and path.suffix == ".md":
         dailylog.parse(text, path)
 
@@ -32,4 +34,4 @@ def file_for(kind: str) -> str:
         return FILE_KINDS[key]
     from heartcompass.errors import HeartCompassError
 
-    raise HeartCompassError(f"Unknown file {kind!r}.", "Use profile, events or memory.")
+    raise HeartCompassError(f"Unknown file {kind!r}.", "Use profile, events, memory or voice.")

@@ -1,0 +1,75 @@
+"""heartcompass voice / quote — the person's own words and rhythm (VOICE.md)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from heartcompass.cli.common import escape, out, workspace
+
+
+def register(app: typer.Typer) -> None:
+    app.command("voice")(voice)
+    app.command("quote")(quote)
+
+
+def voice(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+    refresh: Annotated[bool, typer.Option("--refresh", help="Pick their lines and learn their rhythm again from "
+                                          "the imported messages (your own lines stay).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Show how someone writes: their real lines, yours to them, and their reply rhythm."""
+    from heartcompass.formats import voice as voice_fmt
+    from heartcompass.people import resolve
+    from heartcompass.voice import guidance, load_or_new
+
+    ws = workspace(ctx)
+    person = resolve(ws, name)
+    prof = person.load_profile()
+    if refresh:
+        from heartcompass import voice as voice_mod
+
+        sha = voice_mod.refresh_and_commit(ws, person, prof.names())
+        if sha and not as_json:
+            out.print(f"[dim]VOICE.md refreshed ({sha[:8]}).[/]")
+    v = load_or_new(person.dir, prof.name)
+    if as_json:
+        typer.echo(json.dumps({"person": person.slug, "rhythm": v.rhythm,
+                               "theirs": [l.__dict__ for l in v.lines(voice_fmt.THEIRS)],
+                               "mine": [l.__dict__ for l in v.lines(voice_fmt.MINE)]}, ensure_ascii=False, indent=2))
+        return
+    shape = guidance(v.rhythm, prof.name, persona=False)
+    out.print(f"[bold]{escape(prof.name)}[/] [dim]people/{escape(person.slug)}/VOICE.md[/]")
+    out.print(escape(shape) if shape else "[dim]No rhythm yet: import a real chat ('heartcompass import').[/]")
+    for title in (voice_fmt.THEIRS, voice_fmt.MINE):
+        out.rule(title)
+        lines = v.lines(title)
+        if not lines:
+            out.print("[dim]none yet[/]")
+        for line in lines:
+            out.print(f"“{escape(line.text)}” [dim]({escape(line.source)})[/]")
+
+
+def quote(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+    text: Annotated[str, typer.Argument(help="Words they really wrote or said, verbatim.")],
+    mine: Annotated[bool, typer.Option("--mine", help="Words YOU wrote to them (helps the coach sound like "
+                                       "you).")] = False,
+) -> None:
+    """Keep a line someone really wrote, as an example of how they write."""
+    from heartcompass import voice as voice_mod
+    from heartcompass.people import resolve
+
+    ws = workspace(ctx)
+    person = resolve(ws, name)
+    sha = voice_mod.quote_and_commit(ws, person, text, mine=mine)
+    where = "your words to them" if mine else "their words"
+    if sha is None:
+        out.print(f"Already in {where}.")
+    else:
+        out.print(f"Kept in people/{escape(person.slug)}/VOICE.md ({where}) — {sha[:8]}")
