@@ -55,7 +55,8 @@ def tell(
             audit.commit_pending(ws, [person])  # earlier edits get their own commit, not the tell's
         note = tell_mod.log_note(person, narrative, now)
     try:
-        plan = tell_mod.plan(ws, chat_model, person, narrative, now, images)
+        with _thinking():
+            plan = tell_mod.plan(ws, chat_model, person, narrative, now, images)
     except HeartCompassError:
         if note:
             with audit.writing(ws, "tell"):
@@ -126,6 +127,13 @@ def _declined(ws, tell_mod, note, why: str) -> None:
         out.print("Not applied. What you told is kept in the log as a note for the gardener.")
     else:
         out.print("Not applied, and discarded: the gardener will skip it (the log keeps the text).")
+
+
+def _thinking():
+    """A spinner while the model reads the narrative (seconds, on a slow model)."""
+    import contextlib
+
+    return out.status("[dim]The model is reading what you told…[/]") if out.is_terminal else contextlib.nullcontext()
 
 
 def _ask_keep() -> bool:
