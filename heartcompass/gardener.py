@@ -107,10 +107,9 @@ def new_entries(person: Person, mem: memory_fmt.Memory, counts: EntryCounts) -> 
         if len(entries) <= done.get(day, 0):
             continue
         totals[day] = len(entries)
-        gone = dailylog.dropped(entries)  # markers, and the replies and notes they take back
         for index in range(done.get(day, 0), len(entries)):
             entry = entries[index]
-            if index not in gone and not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):
+            if not entry.dropped and not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):  # dropped: markers
                 items.append(LogItem("", day, entry, index))
     for n, item in enumerate(items, 1):
         item.id = f"L{n}"

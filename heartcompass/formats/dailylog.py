@@ -24,7 +24,7 @@ supersedes: persona replies replaced by /retry (or cut off, then retried);
 discards: a note the user chose to drop; applied: a note `tell` already
 wrote into the files. The marked entries, and the markers themselves, are
 left out of the chat history and of what the gardener reads
-(effective_entries). Markers are read tolerantly: an unknown verb, a
+(Entry.dropped, effective_entries). Markers are read tolerantly: an unknown verb, a
 malformed or out-of-range position, or one that points at the marker itself,
 a later entry or another marker is ignored. A marker appended after the
 gardener already consolidated an entry cannot take it back out of memory."""
@@ -55,6 +55,8 @@ class Entry:
     speaker: str
     text: str
     tags: list[str] = field(default_factory=list)
+    # Set by parse(): a marker, or an entry a later marker takes back (see above).
+    dropped: bool = field(default=False, compare=False, repr=False)
 
     @property
     def trusted(self) -> bool:
@@ -94,6 +96,8 @@ def parse(text: str, path: Path | str) -> list[Entry]:
             raise FormatError(path, f"not a log entry: {line.strip()[:60]!r}", i,
                               "Logs are written by HeartCompass and append-only; restore the line with "
                               "'heartcompass restore' or 'git checkout' rather than editing it.")
+    for i in dropped(entries):
+        entries[i].dropped = True
     return entries
 
 
