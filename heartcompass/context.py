@@ -17,10 +17,11 @@ from pathlib import Path
 
 from heartcompass import prompts
 from heartcompass.errors import FormatError, PersonError
-from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
+from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
 from heartcompass.formats import voice as voice_fmt
 from heartcompass.people import DEFAULT_SELF_NAME, Person, list_people
 from heartcompass.people import display_name as people_display_name
+from heartcompass.slugs import is_safe_slug
 from heartcompass.tokens import estimate_tokens
 from heartcompass.workspace import Workspace
 
@@ -86,7 +87,7 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
 
     def read(path):
         if rev is None:
-            return path.read_text(encoding="utf-8") if path.exists() else None
+            return read_text(path) if path.exists() else None
         if Path(path).parent == person.dir:
             path = then / Path(path).name
         return ws.git.file_at(rev, path)
@@ -109,8 +110,10 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
     for link in prof.related:
         # Only the neighbour's PROFILE frontmatter is read: their memory stays private.
         other = ws.people_dir / link["person"] / profile_fmt.FILENAME
-        text = read(other)
         try:
+            if not is_safe_slug(link["person"]):  # '../..' in a hand-edited link: not a folder of ours
+                raise FormatError(other, "not a person's folder")
+            text = read(other)
             neighbours.append((link["person"], link["as"], profile_fmt.parse(text, other) if text else None))
         except FormatError:  # a broken neighbour never breaks this chat
             neighbours.append((link["person"], link["as"], None))

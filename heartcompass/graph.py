@@ -17,12 +17,24 @@ class Graph:
     names: dict[str, str] = field(default_factory=dict)        # slug -> display name
     relations: dict[str, str] = field(default_factory=dict)    # slug -> relation to the user
     edges: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, as-words)
+    # Edges by end, built once (rebuilt if edges grew): a scan per lookup made the map quadratic.
+    _index: tuple[int, dict, dict] = field(default=(-1, {}, {}), repr=False, compare=False)
+
+    def _by_end(self) -> tuple[dict[str, list[tuple[str, str]]], dict[str, list[tuple[str, str]]]]:
+        if self._index[0] != len(self.edges):
+            out: dict[str, list[tuple[str, str]]] = {}
+            into: dict[str, list[tuple[str, str]]] = {}
+            for a, b, words in self.edges:
+                out.setdefault(a, []).append((b, words))
+                into.setdefault(b, []).append((a, words))
+            self._index = (len(self.edges), out, into)
+        return self._index[1], self._index[2]
 
     def out_of(self, slug: str) -> list[tuple[str, str]]:
-        return [(b, words) for a, b, words in self.edges if a == slug]
+        return list(self._by_end()[0].get(slug, ()))
 
     def into(self, slug: str) -> list[tuple[str, str]]:
-        return [(a, words) for a, b, words in self.edges if b == slug]
+        return list(self._by_end()[1].get(slug, ()))
 
     def missing(self) -> list[tuple[str, str]]:
         """Links to people who are not in the workspace: (from, to)."""
@@ -33,16 +45,19 @@ class Graph:
         return sorted((a, b) for a, b in pairs if b in self.names and (b, a) not in pairs)
 
     def walk(self, root: str, depth: int) -> "Node":
-        """A tree from root, both directions, each person once."""
+        """A tree from root, both directions, each person once. Depth first,
+        with an explicit stack: a long chain of people must not hit Python's
+        recursion limit."""
         seen = {root}
-
-        def grow(slug: str, level: int) -> Node:
-            node = Node(slug, self.names.get(slug, slug))
+        top = Node(root, self.names.get(root, root))
+        stack = [(top, 0)]
+        while stack:
+            node, level = stack.pop()
             if level >= depth:
-                return node
+                continue
             near: dict[str, tuple[str, str]] = {}
-            for other, words, direction in ([(b, w, "out") for b, w in self.out_of(slug)] +
-                                            [(a, w, "in") for a, w in self.into(slug)]):
+            for other, words, direction in ([(b, w, "out") for b, w in self.out_of(node.slug)] +
+                                            [(a, w, "in") for a, w in self.into(node.slug)]):
                 if other in seen:
                     continue
                 if other in near:  # linked both ways: one branch with both descriptions
@@ -51,12 +66,10 @@ class Graph:
                 near[other] = (words, direction)
             seen.update(near)  # nearest first: a person is shown where they are closest
             for other, (words, direction) in near.items():
-                child = grow(other, level + 1)
-                child.words, child.direction = words, direction
-                node.children.append(child)
-            return node
-
-        return grow(root, 0)
+                node.children.append(Node(other, self.names.get(other, other), words, direction))
+            # the first child's whole branch is grown before the second's, as a recursion would
+            stack.extend((child, level + 1) for child in reversed(node.children))
+        return top
 
 
 @dataclass
@@ -120,7 +133,9 @@ def to_mermaid(graph: Graph, slugs: set[str] | None = None) -> str:
 
 
 def reachable(node: Node) -> set[str]:
-    out = {node.slug}
-    for child in node.children:
-        out |= reachable(child)
+    out, stack = set(), [node]
+    while stack:
+        current = stack.pop()
+        out.add(current.slug)
+        stack.extend(current.children)
     return out

@@ -88,7 +88,8 @@ class ChatView:
         from heartcompass.lock import LockBusy
 
         try:
-            with audit.writing(self.ws, "chat"):
+            # Only a short wait: this commit is a courtesy, the chat's own commit at the end waits longer.
+            with audit.writing(self.ws, "chat", wait=5):
                 audit.commit_pending(self.ws, [person])  # a crashed chat's log, hand edits: their own commits
         except (GitError, LockBusy) as exc:  # the chat goes on: the log never depends on git
             if not self.as_json and sys.stdin.isatty():
@@ -127,6 +128,10 @@ class ChatView:
         return self._run(self.session.send(text), text)
 
     def _run(self, events, sent: str) -> bool:
+        from heartcompass.sanitize import StreamStripper
+
+        # Model text reaches the screen without control sequences (the log keeps it verbatim).
+        screen, reasoning_screen = StreamStripper(), StreamStripper()
         replies: list[str] = []
         first_message = True
         streaming = False
@@ -142,7 +147,7 @@ class ChatView:
                     waiting.stop()
                     waiting = None
                 if event.kind == "reasoning" and not self.as_json:
-                    out.print(escape(event.text), style="dim italic", end="")
+                    out.print(escape(reasoning_screen.feed(event.text)), style="dim italic", end="")
                     in_reasoning = True
                 elif event.kind == "delta" and not self.as_json:
                     if in_reasoning:
@@ -154,8 +159,9 @@ class ChatView:
                                 time.sleep(random.uniform(*self.delay_range))
                         out.print(f"[bold magenta]{escape(self.name)}[/]: ", end="")
                         streaming = True
-                    out.print(escape(event.text), end="")
+                    out.print(escape(screen.feed(event.text)), end="")
                 elif event.kind == "message":
+                    screen.flush()
                     replies.append(event.text)
                     if not self.as_json:
                         out.print()

@@ -10,6 +10,10 @@ from heartcompass.cli.common import escape, out, workspace
 from heartcompass.errors import HeartCompassError
 
 
+EVERYONE = 1_000_000_000  # "all levels": walking is iterative, a chain may be as long as the workspace
+GUIDES = {True: ("└── ", "    "), False: ("├── ", "│   ")}  # last child?: (this line, lines below it)
+
+
 def register(app: typer.Typer) -> None:
     app.command("graph")(graph)
 
@@ -31,17 +35,13 @@ def graph(
     ws = workspace(ctx)
     g = graph_mod.build(ws)
     roots = [resolve(ws, name).slug] if name else _roots(g)
-    trees = [g.walk(root, depth or (2 if name else 1_000)) for root in roots]
+    trees = [g.walk(root, depth or (2 if name else EVERYONE)) for root in roots]
     if fmt != "tree":
         keep = set().union(*(graph_mod.reachable(t) for t in trees)) if name else None
         typer.echo((graph_mod.to_mermaid if fmt == "mermaid" else graph_mod.to_dot)(g, keep), nl=False)
         return
-    from rich.tree import Tree
-
     for root in trees:
-        tree = Tree(f"[bold]{escape(root.name)}[/] [dim]({escape(g.relations.get(root.slug, '?'))})[/]")
-        _add(tree, root, g)
-        out.print(tree)
+        out.print("\n".join(tree_lines(root, g)))
 
 
 def _roots(g) -> list[str]:
@@ -53,14 +53,23 @@ def _roots(g) -> list[str]:
     for slug in order:
         if slug not in seen:
             roots.append(slug)
-            seen |= reachable(g.walk(slug, 1_000))
+            seen |= reachable(g.walk(slug, EVERYONE))
     return roots
 
 
-def _add(tree, node, g) -> None:
-    for child in node.children:
-        arrow = {"out": "→", "in": "←", "both": "↔"}[child.direction]
-        missing = "" if child.slug in g.names else " [red](not in the workspace)[/]"
-        words = f" [dim]{escape(child.words)}[/]" if child.words else ""
-        branch = tree.add(f"{arrow} [bold]{escape(child.name)}[/]{words}{missing}")
-        _add(branch, child, g)
+def tree_lines(root, g) -> list[str]:
+    """The tree as markup lines with guides. Drawn here rather than with
+    rich's Tree, which is quadratic in depth and drops lines deeper than
+    the terminal is wide; each person is one line, however deep."""
+    lines = [f"[bold]{escape(root.name)}[/] [dim]({escape(g.relations.get(root.slug, '?'))})[/]"]
+    stack = [("", child, i == len(root.children) - 1) for i, child in reversed(list(enumerate(root.children)))]
+    while stack:
+        prefix, node, last = stack.pop()
+        arrow = {"out": "→", "in": "←", "both": "↔"}[node.direction]
+        missing = "" if node.slug in g.names else " [red](not in the workspace)[/]"
+        words = f" [dim]{escape(node.words)}[/]" if node.words else ""
+        lines.append(f"[dim]{prefix}{GUIDES[last][0]}[/]{arrow} [bold]{escape(node.name)}[/]{words}{missing}")
+        below = prefix + GUIDES[last][1]
+        stack.extend((below, child, i == len(node.children) - 1)
+                     for i, child in reversed(list(enumerate(node.children))))
+    return lines

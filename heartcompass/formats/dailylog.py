@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from heartcompass.errors import FormatError
+from heartcompass.formats import read_text
 
 _ENTRY = re.compile(
     r"^- (?P<time>\d{2}:\d{2}:\d{2}) · (?P<speaker>[^\s·\[\]]+)(?: \[(?P<tags>[^\]]*)\])? · ?(?P<text>.*)$"
@@ -102,7 +103,7 @@ def parse(text: str, path: Path | str) -> list[Entry]:
 
 
 def load(path: Path) -> list[Entry]:
-    return parse(path.read_text(encoding="utf-8"), path)
+    return parse(read_text(path), path)
 
 
 def append(path: Path, entry: Entry, day: dt.date) -> int:
@@ -112,25 +113,39 @@ def append(path: Path, entry: Entry, day: dt.date) -> int:
     return append_many(path, [entry], day)
 
 
-def append_many(path: Path, entries: list[Entry], day: dt.date) -> int:
+def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = True) -> int:
     """Append entries in one write (an import of a year of chats must not
-    pay one fsync per message). Returns the first one's position (0-based)."""
+    pay one fsync per message). durable=False leaves the flush to the caller
+    (an import writes every day file, then syncs once). Returns the first
+    entry's position in the file (0-based), for a later marker."""
     if not entries:
         return -1
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    from heartcompass import paths
+    from heartcompass.atomic import writing
+
+    paths.check(path)  # a linked log, logs/ or person folder would append outside the workspace
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         data = "".join(e.render() for e in entries)
         size = os.fstat(fd).st_size
-        position = _count_entries(path.read_bytes().decode("utf-8", "replace")) if size else 0
+        position = _count_entries(_read_fd(path)) if size else 0
         if size == 0:
             data = header(day) + data
         os.write(fd, data.encode("utf-8"))
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
     return position
+
+
+def _read_fd(path: Path) -> str:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as f:
+        return f.read().decode("utf-8", "replace")
 
 
 def _count_entries(text: str) -> int:

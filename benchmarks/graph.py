@@ -1,0 +1,74 @@
+"""`heartcompass graph` at 500 and 5,000 people: the map must cost in
+proportion to the people and links, not their square.
+
+    python benchmarks/graph.py
+
+Each person links to two or three earlier people (a few long chains too).
+Times the whole command in process (build, every tree, the Mermaid export)
+as CPU time, and prints the time per person at 5,000 against 500 (target:
+at most 1.5x: linear)."""
+
+from __future__ import annotations
+
+import io
+import random
+import sys
+import tempfile
+import time
+from contextlib import redirect_stdout
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from heartcompass.workspace import copy_template  # noqa: E402
+
+
+def make_workspace(root: Path, people: int) -> Path:
+    root.mkdir()
+    copy_template(root)
+    rnd = random.Random(people)
+    slugs: list[str] = []
+    for i in range(people):
+        slug = f"person-{i:05d}"
+        # mostly links to a few earlier people; every 50th starts a chain through the next ones
+        targets = rnd.sample(slugs, min(len(slugs), rnd.randint(1, 3))) if slugs and i % 50 else []
+        if i % 50 > 0 and i % 50 < 10:
+            targets = [slugs[-1]]
+        related = "".join(f"\n- person: {t}\n  as: a friend" for t in targets) or " []"
+        folder = root / "people" / slug
+        folder.mkdir(parents=True)
+        (folder / "PROFILE.md").write_text(f"---\nname: Person {i}\nrelation: friend\nrelated:{related}"
+                                           f"\n---\n\n## Background\nSomeone.\n", encoding="utf-8")
+        slugs.append(slug)
+    return root
+
+
+def run_graph(root: Path, *args: str) -> float:
+    from heartcompass.cli.app import app
+    from typer.testing import CliRunner
+
+    start = time.process_time()
+    result = CliRunner().invoke(app, ["--workspace", str(root), "graph", *args])
+    elapsed = time.process_time() - start
+    if result.exit_code != 0:
+        raise SystemExit(f"graph {' '.join(args)} failed: {result.output[-500:]} {result.exception!r}")
+    return elapsed
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        per_person = {}
+        for n in (500, 5_000):
+            root = make_workspace(Path(tmp) / f"ws{n}", n)
+            with redirect_stdout(io.StringIO()):
+                run_graph(root, "--format", "mermaid")  # warm the file cache
+            tree = run_graph(root)
+            mermaid = run_graph(root, "--format", "mermaid")
+            per_person[n] = (tree + mermaid) / n
+            print(f"{n:>6} people: tree {tree:6.2f} s, mermaid {mermaid:6.2f} s CPU")
+        ratio = per_person[5_000] / per_person[500]
+        print(f"time per person, 5,000 vs 500: {ratio:.2f}x ({'ok' if ratio <= 1.5 else 'OVER'}, target 1.5x)")
+
+
+if __name__ == "__main__":
+    main()
