@@ -338,14 +338,14 @@ def test_garden_with_one_read_only_person_gardens_the_others(two: Runner, fake_l
     say(ws, "bob", "note", "Bob runs marathons")
     git(ws, "add", "-A")
     git(ws, "commit", "-qm", "logs")
-    fake_llm.enqueue({"summary": "marathons", "new_facts": [{"text": "Runs marathons", "evidence": ["L1"]}]},
-                     {"summary": "cat", "new_facts": [{"text": "Adopted a cat", "evidence": ["L1"]}]})
+    fake_llm.enqueue({"summary": "cat", "new_facts": [{"text": "Adopted a cat", "evidence": ["L1"]}]},
+                     {"summary": "marathons", "new_facts": [{"text": "Runs marathons", "evidence": ["L1"]}]})
     with read_only(ws.people_dir / "alice"):
         result = two("garden", "--json", ok=False)
     no_traceback(result)
     rows = {r["slug"]: r for r in json.loads(result.output[:result.output.rindex("]") + 1])}
     assert rows["alice"]["status"] == "failed" and "cannot be written" in rows["alice"]["message"]
-    assert rows["bob"]["status"] == "gardened" and result.exit_code == 1
+    assert rows["bob"]["status"] == "gardened" and result.exit_code == 1, [(r["status"], r["message"]) for r in rows.values()]
 
 
 # -- terminal safety: markup and escape sequences ------------------------------------------------------

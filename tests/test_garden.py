@@ -394,16 +394,16 @@ def test_an_unexplained_empty_proposal_leaves_the_entries_for_the_next_run(alice
     fake_llm.enqueue(proposal(summary="done"))  # empty, and the model did not say why
     result = alice("garden", ok=False)
     assert result.exit_code == 1 and "they stay for the next run" in result.output
-    assert memory(ws).consolidated == {}
+    assert consolidated(ws) == {}
     # shown again next run; now the model says so outright (the flag, or its summary)
     fake_llm.enqueue(proposal(summary="Nothing worth keeping in these entries"))
     alice("garden")
     assert "She has two weeks of holiday" in user_prompt(fake_llm)
-    assert memory(ws).consolidated == {"2026-12-01": 2}
+    assert consolidated(ws) == {"2026-12-01": 2}
     say(ws, "alice", "me", "ok", time="21:00:00")
     fake_llm.enqueue(proposal(summary="-", nothing_worth_keeping=True))
     alice("garden")
-    assert memory(ws).consolidated == {"2026-12-01": 3}
+    assert consolidated(ws) == {"2026-12-01": 3}
 
 
 def test_an_unexplained_empty_chunk_stops_the_backlog_where_it_is(alice: Runner, fake_llm):
@@ -416,7 +416,7 @@ def test_an_unexplained_empty_chunk_stops_the_backlog_where_it_is(alice: Runner,
     fake_llm.enqueue(proposal(nothing_worth_keeping=True), proposal(summary="ok"))
     result = alice("garden", "--json")
     row = next(r for r in json.loads(result.output) if r["slug"] == "alice")
-    done = memory(ws).consolidated
+    done = consolidated(ws)
     assert done and sum(done.values()) < 18  # the first chunk only
     assert row["status"] == "gardened" and f"nothing for {18 - sum(done.values())} entries" in row["message"]
     assert len(fake_llm.calls) == 2

@@ -97,7 +97,7 @@ def test_a_hand_edit_between_two_chunks_is_not_committed_as_the_gardeners(bob: R
         if len(calls) == 1:
             return proposal(new_facts=[{"text": "Talks a lot about the bakery", "evidence": ["L1"]}])
         _add_hand_line(path)  # saved while the model thinks about chunk 2
-        return proposal()
+        return proposal(nothing_worth_keeping=True)
 
     with monkeypatch.context() as m:
         _structured(m, fake_llm, answer)
@@ -108,7 +108,7 @@ def test_a_hand_edit_between_two_chunks_is_not_committed_as_the_gardeners(bob: R
     assert "Talks a lot about the bakery" in committed and HAND_LINE not in committed
     first_chunk = consolidated(ws, "bob")["2026-12-01"]
     assert 0 < first_chunk < 12  # chunk 1 consumed, the rest left for the next run
-    fake_llm.enqueue(*[proposal() for _ in range(5)])
+    fake_llm.enqueue(*[proposal(nothing_worth_keeping=True) for _ in range(5)])
     bob("garden")
     assert "edit(bob): by hand" in subjects(ws)
     assert _blame_subject(ws, "people/bob/MEMORY.md", HAND_LINE) == "edit(bob): by hand"
@@ -160,7 +160,7 @@ def test_lost_state_is_rebuilt_from_git_and_nothing_is_consolidated_twice(exampl
     assert consolidated(ws) == before
     # a new entry after the loss is picked up alone
     say(ws, "alice", "me", "She got a bike", time="21:00:00")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     shutil.rmtree(ws.state_dir)
     alice("garden")
     prompt = user_prompt(fake_llm)

@@ -8,6 +8,7 @@ import datetime as dt
 import pytest
 
 from conftest import Runner, git
+from test_garden import consolidated
 from heartcompass.formats import dailylog, memory as memory_fmt
 
 DAY = dt.date(2026, 12, 1)
@@ -43,7 +44,7 @@ def rejected(alice: Runner, fake_llm, bad: dict) -> str:
     before = files(alice.ws)
     result = alice("garden", ok=False)
     assert result.exit_code == 1
-    assert files(alice.ws) == before and memory(alice.ws).consolidated == {}
+    assert files(alice.ws) == before and consolidated(alice.ws) == {}
     return " ".join(result.output.split())
 
 
@@ -130,7 +131,7 @@ def test_compression_cannot_forge_a_hand_line_or_a_source(alice: Runner, fake_ll
     fake_llm.enqueue(new, compressed("- Allergic to cats (import)"))
     result = alice("garden", ok=False)
     assert "cites a source its section does not have" in " ".join(result.output.split())
-    assert memory(ws).consolidated == {}
+    assert consolidated(ws) == {}
 
 
 @pytest.mark.parametrize("fact, entry", [
