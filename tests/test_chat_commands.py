@@ -169,10 +169,11 @@ def test_doctor_names_a_broken_file(example_cli: Runner):
 
 
 def _new_entry_texts(ws, slug="alice"):
+    from heartcompass.consolidation import State
     from heartcompass.gardener import EntryCounts, new_entries
 
     person = resolve(ws, slug)
-    items, _ = new_entries(person, person.load_memory(), EntryCounts(ws))
+    items, _ = new_entries(person, State(ws, person), EntryCounts(ws))
     return [i.entry.text for i in items]
 
 

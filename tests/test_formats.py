@@ -242,17 +242,6 @@ def test_a_new_profile_has_each_key_once(tmp_path):
     assert keys == ["name", "aliases", "relation", "mbti", "tags", "related"]
 
 
-def test_the_consolidation_map_stays_on_one_line(tmp_path):
-    mem = memory.parse(MEMORY_TEXT, tmp_path / "MEMORY.md")
-    for day in range(1, 29):
-        mem.set_consolidated(f"2026-02-{day:02d}", day)
-    text = memory.render(mem)
-    head = text.split("---\n")[1]
-    assert head.count("\n") == 2 and head.startswith("consolidated: {'2026-02-01': 1, ")
-    assert memory.render(memory.parse(text, mem.path)) == text
-    assert memory.parse(text, mem.path).consolidated["2026-11-28"] == 12
-
-
 def test_log_markers_render_and_are_read_tolerantly():
     from heartcompass.formats import dailylog
 
