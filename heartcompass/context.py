@@ -168,6 +168,7 @@ class Context:
     rev: str | None = None
     now: str = ""
     name: str = ""
+    voice: str = "persona"   # "reflection" for the user's own person
 
     def messages(self) -> list[tuple[str, str]]:
         return [("system", self.system), *self.history]
@@ -315,7 +316,7 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
     hist = recent_history(person, now.date(), history_budget, history_tag, fresh_after)
     hist_tokens = sum(estimate_tokens(text) for _, text in hist)
     return Context(system, hist, reports, left, warnings, budget, estimate_tokens(system), hist_tokens,
-                   history_budget, rev, now.strftime("%Y-%m-%d %H:%M"), name)
+                   history_budget, rev, now.strftime("%Y-%m-%d %H:%M"), name, voice)
 
 
 FEW_TURNS = 6

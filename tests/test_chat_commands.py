@@ -64,6 +64,7 @@ def test_switch_commits_and_changes_person(view, example_ws, fake_llm):
     assert subjects(example_ws)[0].startswith("chat(alice)")
     view.send("hello me")
     assert "reflection partner" in fake_llm.system_prompts[-1]
+    assert view.name == "Reflection"  # its replies are not labelled as if they were the user's
     view.close()
     assert subjects(example_ws)[0].startswith("chat(me)")
 

@@ -357,7 +357,7 @@ def test_progress_is_one_plain_line_per_person_with_work(alice: Runner, fake_llm
     fake_llm.enqueue(proposal(new_facts=[{"text": "Runs marathons", "evidence": ["L1"]}]))
     result = alice("garden")
     lines = [line for line in result.output.splitlines() if line.startswith("garden ")]
-    assert lines == ["garden 2/3 bob: gardened, 1 entries"]  # alice and me had nothing new
+    assert lines == ["garden 2/3 bob: gardened, 1 entry"]  # alice and me had nothing new
     assert not [line for line in alice("garden", "--quiet").output.splitlines() if line.startswith("garden ")]
 
 

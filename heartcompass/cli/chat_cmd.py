@@ -97,7 +97,7 @@ class ChatView:
         rev, tag = parse_time_travel(self.ws, self.as_of) if self.as_of else (None, None)
         self.session = ChatSession(self.ws, person, self.chat_model, settings=self.settings, rev=rev, tag=tag)
         c = self.session.context()
-        self.name = c.name
+        self.name = "Reflection" if c.voice == "reflection" else c.name  # your own person is not "you"
         for warning in c.warnings:  # said once, at the start
             err.print(f"[yellow]Warning:[/] {escape(warning)}")
         if not self.as_json and sys.stdin.isatty():

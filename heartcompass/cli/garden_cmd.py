@@ -122,7 +122,8 @@ class Progress:
             self._bar.update(self._task, completed=n)
         elif self.plain and result.status != "up to date":
             err.print(f"garden {n}/{self.total} {escape(result.slug)}: {result.status}"
-                      + (f", {result.entries} entries" if result.entries else ""), markup=False)
+                      + (f", {result.entries} entr{'y' if result.entries == 1 else 'ies'}" if result.entries else ""),
+                      markup=False)
 
 
 def _shown_gardener(base, shown: Progress):
