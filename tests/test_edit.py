@@ -96,3 +96,11 @@ def test_an_editor_that_fails_saves_nothing(example_cli: Runner):
 def test_unbalanced_quote_in_editor_is_one_line(example_cli: Runner):
     result = example_cli("edit", "alice", env={"EDITOR": "vim 'oops"}, ok=False)
     assert result.exit_code == 1 and "$EDITOR is not a valid command" in result.output
+
+
+def test_an_alias_someone_else_has_is_warned_about(example_cli: Runner, tmp_path):
+    example_cli("person", "add", "Bob", "--yes")
+    editor = scripted_editor(tmp_path, ("aliases: []", "aliases:\n- 小爱"))
+    result = example_cli("edit", "bob", env={"EDITOR": editor})
+    assert "Saved people/bob/PROFILE.md" in result.output
+    assert "Warning: '小爱' is already the alias of people/alice" in result.output

@@ -58,8 +58,19 @@ def edit(ctx: typer.Context,
             # Not committed (a hook refused)? It is a hand edit: the next command commits it as one.
             sha = audit.commit_or_roll_back(ws, [], f"edit({person.slug}): {filename} by hand", keep=[path])
         out.print(f"Saved {escape(ws.rel(path))}" + (f" [dim]({sha[:8]})[/]" if sha else "") + ".")
+        if filename == "PROFILE.md":
+            _warn_taken(ws, person)
     finally:
         scratch.unlink(missing_ok=True)
+
+
+def _warn_taken(ws, person) -> None:
+    """A name or alias typed by hand that someone else already answers to."""
+    from heartcompass.people import collisions
+
+    for c in collisions(ws, person.load_profile().names(), exclude=person.slug):
+        err.print(f"[yellow]Warning:[/] {escape(c.describe())}; looking it up is now ambiguous "
+                  "('heartcompass doctor' lists such names).")
 
 
 def ask_reopen() -> bool:
