@@ -18,7 +18,7 @@ from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError, GitError, HeartCompassError, PersonError
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.gitrepo import Commit
-from heartcompass.people import Person, check_new_name, create, linking_profiles, resolve
+from heartcompass.people import Person, check_new_name, create, linking_profiles, refuse_taken, resolve
 from heartcompass.slugs import clean_name, slugify
 from heartcompass.workspace import Workspace
 
@@ -185,14 +185,14 @@ def add_person(ws: Workspace, name: str, relation: str, **fields) -> Person:
     return person
 
 
-def rename_person(ws: Workspace, old: str, new_name: str) -> tuple[Person, list[str]]:
+def rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool = False) -> tuple[Person, list[str]]:
     """Rename a person: the folder moves (git mv), the old name becomes an
     alias, and `related` links in other profiles follow."""
     with writing(ws, "rename"):
-        return _rename_person(ws, old, new_name)
+        return _rename_person(ws, old, new_name, allow_taken)
 
 
-def _rename_person(ws: Workspace, old: str, new_name: str) -> tuple[Person, list[str]]:
+def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool) -> tuple[Person, list[str]]:
     person = resolve(ws, old)
     new_name = clean_name(new_name)
     new_slug = slugify(new_name)
@@ -200,6 +200,8 @@ def _rename_person(ws: Workspace, old: str, new_name: str) -> tuple[Person, list
         raise PersonError(f"{person.slug} is already called {new_name!r}; nothing to rename.")
     if new_slug != person.slug:
         check_new_name(ws, new_name)
+    if not allow_taken:
+        refuse_taken(ws, [new_name], exclude=person.slug)
     linkers = linking_profiles(ws, person.slug)
     commit_pending(ws, [person, *linkers])
     prof = person.load_profile()  # validated before anything moves
@@ -266,7 +268,11 @@ def _archive_person(ws: Workspace, name: str) -> Path:
 
 
 def history(ws: Workspace, person: Person | None = None, limit: int = 50) -> list[Commit]:
-    return ws.git.log([person.dir] if person else None, limit)
+    if person is None:
+        return ws.git.log(None, limit)
+    from heartcompass import lineage
+
+    return lineage.history(ws, person, limit)  # across renames
 
 
 def scope_of(subject: str) -> str:
@@ -306,10 +312,12 @@ def restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | No
 
 
 def _restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | None:
+    from heartcompass import lineage
+
     filename = formats.file_for(file_kind)
     sha = ws.git.resolve(rev)
     path = person.dir / filename
-    text = ws.git.file_at(sha, path)
+    text = ws.git.file_at(sha, lineage.path_at(ws, person, path, sha))  # under its name back then
     if text is None:
         raise HeartCompassError(f"people/{person.slug}/{filename} did not exist at {rev}.",
                                 f"See 'heartcompass log {person.slug}' for the commits that touched it.")
@@ -420,7 +428,7 @@ def _sync(ws: Workspace, remote: str) -> SyncResult:
     return SyncResult(remote, branch, committed, [], True)
 
 
-def import_card(ws: Workspace, path: Path) -> Person:
+def import_card(ws: Workspace, path: Path, allow_taken: bool = False) -> Person:
     """A new person from a character card (V1 or V2), one commit."""
     from heartcompass import cards
     from heartcompass.errors import FormatError as _FormatError
@@ -447,7 +455,7 @@ def import_card(ws: Workspace, path: Path) -> Person:
     with writing(ws, "import-card"):
         person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
                         gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
-                        facts=fields["facts"], extra=extra, past_events=past)
+                        facts=fields["facts"], extra=extra, past_events=past, allow_taken=allow_taken)
         from heartcompass.voice import add_line
 
         for line in fields.get("voice") or []:  # the card's example dialogue: how they write

@@ -118,7 +118,7 @@ def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts
         logs[day] = entries
         for index in range(done, len(entries)):
             entry = entries[index]
-            if not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):
+            if not entry.dropped and not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):  # dropped: markers
                 items.append(LogItem("", day, entry, index))
     for n, item in enumerate(items, 1):
         item.id = f"L{n}"

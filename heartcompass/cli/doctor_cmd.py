@@ -47,6 +47,7 @@ def doctor(ctx: typer.Context,
     _check_config_secrets(ws, line)
     _check_people(ws, line)
     _check_links(ws, line)
+    _check_names(ws, line)
     from heartcompass import llm
 
     try:
@@ -149,6 +150,19 @@ def _check_links(ws, line) -> None:
              f"Add '- {{person: {a}, as: ...}}' to people/{b}/PROFILE.md if the link goes both ways.", warn=True)
     if not g.missing() and not g.one_sided():
         line(True, "links", f"{len(g.edges)} links between people, all mutual")
+
+
+def _check_names(ws, line) -> None:
+    from heartcompass.people import all_collisions
+
+    shared = all_collisions(ws)
+    for name, people in shared:
+        slugs = ", ".join(p.slug for p in people)
+        line(False, "names", f"{name!r} is a name or alias of {len(people)} people ({slugs}); looking it up is "
+             "ambiguous", f"Remove it from all but one of them ('heartcompass edit {people[-1].slug}'), or "
+             "archive a duplicate ('heartcompass person archive SLUG').", warn=True)
+    if not shared:
+        line(True, "names", "every name and alias belongs to one person")
 
 
 def _ping(ws, settings, line) -> None:
