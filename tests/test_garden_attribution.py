@@ -218,19 +218,19 @@ def test_hand_lines_are_found_after_the_cache_was_made(example_cli: Runner, fake
     """The hand-line index is cached between runs; a hand commit since must still count."""
     alice, ws = example_cli, example_cli.ws
     say(ws, "alice", "me", "first chat")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
     assert (ws.state_dir / "hand-lines" / "alice.json").exists()
     path = ws.people_dir / "alice" / "MEMORY.md"
     path.write_text(path.read_text().replace("## Facts\n\n", "## Facts\n\n- Works as a UX designer at Mercari\n"))
     git(ws, "commit", "-qam", "my note about work")  # the user's own commit, after the cache
     say(ws, "alice", "me", "so you quit Mercari?", time="21:00:00")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
     assert "F1 - Works as a UX designer at Mercari   [hand-written]" in user_prompt(fake_llm)
     # and a gardener commit keeps them known without asking git again
     say(ws, "alice", "me", "and now?", time="22:00:00")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
     assert "F1 - Works as a UX designer at Mercari   [hand-written]" in user_prompt(fake_llm)
 
@@ -238,7 +238,7 @@ def test_hand_lines_are_found_after_the_cache_was_made(example_cli: Runner, fake
 def test_a_quiet_night_does_not_parse_events_or_profiles(example_cli: Runner, fake_llm, monkeypatch):
     alice, ws = example_cli, example_cli.ws
     say(ws, "alice", "me", "hello")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
 
     def no(*args, **kw):
@@ -256,7 +256,7 @@ def test_the_prompt_names_only_the_people_mentioned_and_linked(example_cli: Runn
     for name in ["Bob Lee", "小明", "Carol", "Dave", "Alberto"]:
         alice("person", "add", name, "--relation", "friend")
     say(ws, "alice", "me", "Bob Lee and 小明 came to dinner; Al was late")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
     known = user_prompt(fake_llm).split("## Known people (slugs): ")[1].splitlines()[0]
     assert set(known.split(", ")) == {"bob-lee", "小明", "me"}  # "me": Alice's link; no "alberto" for "Al"
