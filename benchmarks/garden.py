@@ -70,12 +70,12 @@ class RecordingModel:
                 return Compressed(facts=lines[-8:], chat_notes=[], threads=[])
             self.prompt_tokens.append(estimate_tokens(text))
             self.prompt_chars.append(len(text))
-            first, day = re.search(r"(L\d+) \[(\d{4}-\d{2}-\d{2})", text).groups()
+            first, day, said = re.search(r"(L\d+) \[(\d{4}-\d{2}-\d{2})[^\]]*\] (.+)", text).groups()
+            topics = " & ".join(t for t in TOPICS if t in said) or "small talk"  # supported by the entry
             return Proposal(summary=f"day {day}",
-                            new_events=[{"date": day, "text": f"Talked about {random.choice(TOPICS)} on {day}",
+                            new_events=[{"date": day, "text": f"A long talk touching on {topics}",
                                          "weight": round(random.random(), 2), "evidence": [first]}],
-                            new_facts=[{"text": f"Mentioned {random.choice(TOPICS)} plans ({day})",
-                                        "evidence": [first]}])
+                            new_facts=[{"text": f"Keeps coming back to {topics}", "evidence": [first]}])
         return RunnableLambda(run)
 
 
@@ -187,8 +187,9 @@ def big_import(messages: int) -> tuple[float, float, float, int]:
         commit_all(ws, "import(alice): messages")
         model = RecordingModel()
         t0 = time.perf_counter()
-        Gardener(ws, lambda: model, today=dt.date(2026, 12, 1)).run([person])
+        results = Gardener(ws, lambda: model, today=dt.date(2026, 12, 1)).run([person])
         total = time.perf_counter() - t0
+        assert results[0].status == "gardened", (results[0].status, results[0].message)
         gaps = [b[0] - a[1] for a, b in zip(model.spans, model.spans[1:])]  # ours, between two calls
         tenth = max(1, len(gaps) // 10)
         first, last = sum(gaps[:tenth]) / tenth, sum(gaps[-tenth:]) / tenth
@@ -222,8 +223,9 @@ def fleet(people: int, active: int, sleep: float) -> tuple[float, float, int]:
         commit_all(ws, "chat: new entries")
         model = RecordingModel(sleep=sleep)
         t0 = time.perf_counter()
-        Gardener(ws, lambda: model, today=dt.date(2026, 12, 1)).run()
+        results = Gardener(ws, lambda: model, today=dt.date(2026, 12, 1)).run()
         whole = time.perf_counter() - t0
+        assert sum(r.status == "gardened" for r in results) == active, {r.status for r in results}
         return sum(b - a for a, b in model.spans), whole, model.calls
 
 

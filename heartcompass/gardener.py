@@ -46,8 +46,8 @@ TOOL_VERBS = {"init", "add", "rename", "archive", "restore", "undo", "config", "
               "tell", "import", "sync", "coach", "voice"}
 SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 EVENTS_SHOWN_TOKENS = 800
-PROPOSAL_MAX_TOKENS = 2048  # a proposal is a handful of short lines; more is a runaway
 CHECKPOINT_SECONDS = 5.0  # a long backlog is written (journal, files, state) at most this often, and at the end
+PROPOSAL_MAX_TOKENS = 2048  # a proposal is a handful of short lines; more is a runaway
 
 
 @dataclass
@@ -118,7 +118,7 @@ def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts
         logs[day] = entries
         for index in range(done, len(entries)):
             entry = entries[index]
-            if not entry.dropped and not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):  # dropped: markers
+            if not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):
                 items.append(LogItem("", day, entry, index))
     for n, item in enumerate(items, 1):
         item.id = f"L{n}"
@@ -286,8 +286,8 @@ class Gardener:
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
         summaries = []
         batches = chunks(items, budget)
-        kept_back = 0
         checkpoint = time.monotonic()
+        kept_back = 0
         for n, chunk in enumerate(batches, 1):
             proposal = self._propose(wb, chunk)
             if not consumes(proposal):  # silence is not "nothing worth keeping": they wait for the next run
@@ -306,8 +306,8 @@ class Gardener:
                 self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
         self._write(person, wb, originals, result, summaries, final=True)
         if kept_back:
-            if result.status == "gardened" and kept_back == len(items):
-                result.status = "skipped"  # nothing consumed: say so, the exit code too
+            if result.status == "gardened" and not result.commit and not self._days:
+                result.status = "skipped"  # nothing at all was consumed
             result.message = (f"the model proposed nothing for {kept_back} entries without saying they hold "
                               "nothing worth keeping; they stay for the next run")
         return result
