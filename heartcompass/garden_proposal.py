@@ -381,7 +381,9 @@ class _Checker:
                     if len(_norm(i.entry.text)) >= 30 and i.entry.speaker != "note"]
 
     def text(self, what: str, text: str | None) -> str:
-        text = (text or "").strip()
+        from heartcompass.sanitize import strip_controls
+
+        text = strip_controls(text or "").strip()  # a model's escape sequences never reach a file
         if text.startswith("- "):
             text = text[2:].strip()
         text = SOURCE_MARK.sub("", text).strip()  # the source is derived from the evidence, by us

@@ -299,8 +299,8 @@ class Gardener:
                 self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
         self._write(person, wb, originals, result, summaries, final=True)
         if kept_back:
-            if result.status == "gardened" and kept_back == len(items):
-                result.status = "skipped"  # nothing consumed: say so, the exit code too
+            if result.status == "gardened" and not result.commit and not self._days:
+                result.status = "skipped"  # nothing at all was consumed
             result.message = (f"the model proposed nothing for {kept_back} entries without saying they hold "
                               "nothing worth keeping; they stay for the next run")
         return result

@@ -345,7 +345,7 @@ def test_garden_with_one_read_only_person_gardens_the_others(two: Runner, fake_l
     no_traceback(result)
     rows = {r["slug"]: r for r in json.loads(result.output[:result.output.rindex("]") + 1])}
     assert rows["alice"]["status"] == "failed" and "cannot be written" in rows["alice"]["message"]
-    assert rows["bob"]["status"] == "gardened" and result.exit_code == 1
+    assert rows["bob"]["status"] == "gardened" and result.exit_code == 1, [(r["status"], r["message"]) for r in rows.values()]
 
 
 # -- terminal safety: markup and escape sequences ------------------------------------------------------

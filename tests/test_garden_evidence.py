@@ -8,6 +8,7 @@ import datetime as dt
 import pytest
 
 from conftest import Runner, git
+from test_garden import consolidated
 from heartcompass.formats import dailylog, memory as memory_fmt
 
 DAY = dt.date(2026, 12, 1)
