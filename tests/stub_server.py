@@ -90,13 +90,13 @@ def make_handler(state: StubState):
             body = json.loads(self.rfile.read(length) or b"{}")
             state.requests.append(body)
             time.sleep(state.delay)
+            mode, name = structured_mode(body)
+            if mode in state.refuse:  # checked first: a server refuses a mode before it tries to answer
+                return self._json(500, {"error": {"message": f"this server does not support {mode} "
+                                                             "(body.response_format / tools)"}})
             if state.fail_next:
                 code = state.fail_next.pop(0)
                 return self._json(code, {"error": {"message": f"stub error {code}", "type": "server_error"}})
-            mode, name = structured_mode(body)
-            if mode in state.refuse:
-                return self._json(500, {"error": {"message": f"this server does not support {mode} "
-                                                             "(body.response_format / tools)"}})
             tool_calls = None
             if state.replies:
                 text = state.replies.pop(0)
