@@ -27,27 +27,31 @@ WAIT = 30.0  # seconds a short command waits for another writer (a commit, a gar
 
 
 @contextmanager
-def writing(ws: Workspace, purpose: str, wait: float = WAIT) -> Iterator[None]:
+def writing(ws: Workspace, purpose: str, wait: float | None = None) -> Iterator[None]:
     """Every command that commits runs inside this: one writer at a time (the
     workspace lock, waited for up to `wait` seconds), and a repository where a
     commit is right now (no rebase, merge, cherry-pick or revert in progress,
     no detached HEAD, no stale index.lock), else one clear error line."""
     from heartcompass.lock import WorkspaceLock
 
-    with WorkspaceLock(ws.state_dir / "lock", purpose, wait=wait):
+    with WorkspaceLock(ws.state_dir / "lock", purpose, wait=WAIT if wait is None else wait):
         ws.git.check_writable()
         yield
 
 
 def commit_or_roll_back(ws: Workspace, paths: list[Path], subject: str, body: str = "",
-                        keep: list[Path] | tuple = (), what: str = "the change") -> str | None:
+                        keep: list[Path] | tuple = (), what: str = "the change",
+                        moved: tuple[Path, Path] | None = None) -> str | None:
     """Commit a change HeartCompass made. When git refuses (a hook, a full
-    disk...), `paths` go back to how they were and `keep` (logs, which are
-    append-only) stay pending for the next command; the error says which."""
+    disk...), `paths` go back to how they were (a folder `moved` (from, to)
+    is moved back, logs and all) and `keep` (logs, which are append-only)
+    stay pending for the next command; the error says which."""
     try:
-        return ws.git.commit([*paths, *keep], subject, body)
+        return ws.git.commit([*paths, *keep, *(moved[1:] if moved else ())], subject, body)
     except GitError as exc:
         said = []
+        if moved and moved[1].exists() and not moved[0].exists():
+            moved[1].rename(moved[0])
         if paths:
             ws.git.roll_back(list(paths))
             said.append(f"{what} was rolled back")
@@ -140,16 +144,37 @@ _CODES = {"M": "changed", "A": "added", "D": "deleted", "??": "new", "R": "renam
 
 def set_config(ws: Workspace, key: str, raw: str):
     """`config set`: a hand edit of heartcompass.toml is committed first."""
-    from heartcompass.config import load, parse_value, set_value
+    from heartcompass.config import load_for_commit, parse_value, set_value
 
     parse_value(key, raw)  # refuse before touching anything
     with writing(ws, "config set"):
         if ws.git.status([ws.config_path]):
-            load(ws.config_path)
+            load_for_commit(ws.config_path)
             ws.git.commit([ws.config_path], "edit(config): by hand")
         value = set_value(ws.config_path, key, raw)
-        return value, commit_or_roll_back(ws, [ws.config_path], f"config: {key} = {value!r}",
-                                          what=f"{ws.config_path.name}")
+        ws.reload_config()  # the commit already follows the new setting (git.hooks false: no hooks)
+        try:
+            return value, commit_or_roll_back(ws, [ws.config_path], f"config: {key} = {value!r}",
+                                              what=f"{ws.config_path.name}")
+        finally:
+            ws.reload_config()
+
+
+def unset_config(ws: Workspace, key: str):
+    """`config unset`: like set_config, the key's line leaves the file."""
+    from heartcompass.config import KEYS, load_for_commit, unset_value, valid_keys_text
+    from heartcompass.errors import ConfigError
+
+    if key not in KEYS:
+        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
+    with writing(ws, "config unset"):
+        if ws.git.status([ws.config_path]):
+            load_for_commit(ws.config_path)
+            ws.git.commit([ws.config_path], "edit(config): by hand")
+        if not unset_value(ws.config_path, key):
+            return False, None
+        return True, commit_or_roll_back(ws, [ws.config_path], f"config: unset {key}",
+                                         what=f"{ws.config_path.name}")
 
 
 def add_person(ws: Workspace, name: str, relation: str, **fields) -> Person:
@@ -204,12 +229,13 @@ def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool) ->
             for link in other_prof.doc.meta.get("related") or []
         ])
         write_atomic(other.profile_path, profile_fmt.render(other_prof))
-    touched = [person.dir, target.dir, *[p.profile_path for p in linkers]]
     body = f"{old_name} is now {new_name}."
     if linkers:
         body += "\nLinks updated in: " + ", ".join(p.slug for p in linkers)
-    commit_or_roll_back(ws, touched, f"rename({new_slug}): from {person.slug}", body,
-                        what=f"the rename (people/{person.slug} is as it was)")
+    commit_or_roll_back(ws, [person.dir, *[p.profile_path for p in linkers]],
+                        f"rename({new_slug}): from {person.slug}", body,
+                        what=f"the rename (people/{person.slug} is as it was)",
+                        moved=(person.dir, target.dir) if target.dir != person.dir else None)
     return target, [p.slug for p in linkers]
 
 
@@ -236,8 +262,8 @@ def _archive_person(ws: Workspace, name: str) -> Path:
                           "Rename the archived folder first, or this person.")
     ws.archive_dir.mkdir(parents=True, exist_ok=True)
     ws.git.move(person.dir, dest)
-    commit_or_roll_back(ws, [person.dir, dest], f"archive({person.slug}): moved to people/.archive",
-                        what=f"the move (people/{person.slug} is where it was)")
+    commit_or_roll_back(ws, [person.dir], f"archive({person.slug}): moved to people/.archive",
+                        what=f"the move (people/{person.slug} is where it was)", moved=(person.dir, dest))
     return dest
 
 
@@ -389,9 +415,9 @@ def _continue_rebase(ws: Workspace) -> list[str]:
 def _sync(ws: Workspace, remote: str) -> SyncResult:
     committed = len(commit_pending(ws))
     if ws.git.status([ws.config_path]):
-        from heartcompass.config import load
+        from heartcompass.config import load_for_commit
 
-        load(ws.config_path)
+        load_for_commit(ws.config_path)  # never push a credential put in by hand
         ws.git.commit([ws.config_path], "edit(config): by hand")
         committed += 1
     branch = ws.git.branch()

@@ -37,7 +37,9 @@ HEADINGS = {
     "persona": {"relation": "How you relate to {user}", "profile": "Who you are (from PROFILE.md)",
                 "words": "How you write (your own real messages, from VOICE.md: match this style; they are not "
                          "facts)",
-                "facts": "Known facts (true)", "threads": "Open threads (things to follow up on)",
+                "facts": "Known facts (true) — except lines “X said: …” (what X said in a real message) and "
+                         "lines ending (import) (from an imported card): those are not verified",
+                "threads": "Open threads (things to follow up on)",
                 "chats": "Said in earlier simulated chats (stay consistent; not facts)",
                 "events": "Things that happened (newest first)", "related": "People in your life",
                 "mbti": "Personality type hint"},
@@ -52,7 +54,9 @@ HEADINGS = {
     "about": {"relation": "How {name} relates to {user}", "profile": "Who {name} is (from PROFILE.md)",
               "words": "How {name} writes (their real messages: style, not facts)",
               "mywords": "How {user} writes to {name} (real messages: make suggested replies sound like this)",
-              "facts": "Known facts about {name} (true)", "threads": "Open threads with {name}",
+              "facts": "Known facts about {name} (true) — except lines “X said: …” (what X said in a real "
+                       "message) and lines ending (import) (from an imported card): those are not verified",
+              "threads": "Open threads with {name}",
               "chats": "What a simulated {name} said in practice chats (not facts)",
               "events": "What happened (newest first)", "related": "People in {name}'s life",
               "mbti": "Personality type hint"},

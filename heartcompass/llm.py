@@ -303,8 +303,13 @@ def _ask_json_object(model: Any, spec: dict, messages: list) -> Any:
 
     from langchain_core.messages import SystemMessage
 
+    def untitled(node):  # property titles only repeat their names: fewer tokens for a small local model
+        if isinstance(node, dict):
+            return {k: untitled(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+        return [untitled(v) for v in node] if isinstance(node, list) else node
+
     hint = SystemMessage(content="Answer with one JSON object, and nothing else, that follows this JSON schema:\n"
-                                 + json.dumps(spec, ensure_ascii=False))
+                                 + json.dumps(untitled(spec), ensure_ascii=False, separators=(",", ":")))
     reply = model.bind(response_format={"type": "json_object", "schema": spec}).invoke([*messages, hint])
     text = str(reply.content).strip()
     if text.startswith("```"):  # some servers fence JSON even in JSON mode

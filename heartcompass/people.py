@@ -122,8 +122,12 @@ class Summary:
 
 def summarize(person: Person, user_name: str = "") -> Summary:
     """What `person list` shows, read cheaply (no full event parsing)."""
-    last = (dailylog.log_dates(person.dir) or [None])[-1]
     errors: list[str] = []  # each bad file is listed with its problem; the others still are
+    try:
+        last = (dailylog.log_dates(person.dir) or [None])[-1]
+    except FormatError as exc:
+        last = None
+        errors.append(str(exc))
     try:
         prof = person.load_profile()
         name, relation, mbti = display_name(prof, user_name), prof.relation, prof.mbti

@@ -36,13 +36,15 @@ MAX_IMAGE_BYTES = 20 * 1024 * 1024
 
 class NewPerson(BaseModel):
     name: str = Field(description="the name as written")
-    relation: str = Field(description="self, family, friend, dating, ambiguous, tension, broken_up, failed or stranger")
+    relation: str = Field(description="self, family, friend, dating, ambiguous, tension, broken_up, failed or stranger",
+                          json_schema_extra={"enum": ["self", "family", "friend", "dating", "ambiguous", "tension",
+                                                      "broken_up", "failed", "stranger"]})
     about: str = Field(description="one line about them, from the narrative")
 
 
 class Mentions(BaseModel):
     """People the narrative mentions who are not in the known list."""
-    people: list[NewPerson] = Field(default_factory=list)
+    people: list[NewPerson] = Field(default_factory=list, json_schema_extra={"maxItems": 10})
 
 
 @dataclass

@@ -38,7 +38,9 @@ class Workspace:
 
     @property
     def state_dir(self) -> Path:
-        path = self.root / ".heartcompass"
+        from heartcompass import paths
+
+        path = paths.check(self.root / ".heartcompass")  # locks, journals, run logs: never outside
         path.mkdir(exist_ok=True)
         return path
 

@@ -106,7 +106,7 @@ def test_tool_calls_are_the_last_fallback_for_garden_and_coach(example_cli: Runn
     assert _modes(stub) == ["json_schema", "json_object", "tool_call"]
     tool = stub.requests[-1]["tools"][0]["function"]
     assert tool["name"] == "Proposal" and tool["parameters"]["properties"]["new_events"]["items"]["properties"][
-        "weight"]["maximum"] == 1
+        "weight"]["enum"][-1] == 1.0
     assert "- She starts in Kyoto on January 6 (log 2026-12-01)" in _facts(ws)
     stub.requests.clear()
     data = json.loads(example_cli("coach", "alice", "I'm so tired of packing", "--json").output)
@@ -145,3 +145,15 @@ def test_json_schema_endpoints_get_the_constrained_schema(example_cli: Runner, s
     assert sent["new_links"]["items"]["properties"]["person"]["enum"] == ["me"]
     assert sent["new_events"]["items"]["properties"]["date"]["pattern"] == "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
     assert stub.requests[0]["max_tokens"] == 2048
+
+
+@pytest.mark.parametrize("refuse", [set(), {"json_schema"}])
+def test_an_answer_cut_off_by_max_tokens_is_rejected_clearly(example_cli: Runner, stub, refuse):
+    stub.refuse, stub.cut_off = refuse, True
+    _note(example_cli.ws, "She starts in Kyoto on January 6")
+    before = _facts(example_cli.ws)
+    result = example_cli("garden", ok=False)
+    out = " ".join(result.output.split())
+    assert result.exit_code == 1 and "invalid twice" in out and "2048-token limit" in out, out
+    assert all(r["max_tokens"] == 2048 for r in stub.requests)
+    assert _facts(example_cli.ws) == before

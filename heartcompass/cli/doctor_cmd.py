@@ -68,16 +68,12 @@ def doctor(ctx: typer.Context,
 
 def _check_config_secrets(ws, line) -> None:
     """A credential put into heartcompass.toml by hand: say so (redacted), it is committed."""
-    from heartcompass.config import KEYS
-    from heartcompass.credentials import secret_problem
+    from heartcompass.config import secrets_in
 
-    for key in KEYS:
-        value = ws.config.get(key)
-        problem = secret_problem(value) if isinstance(value, str) else None
-        if problem:
-            line(False, "secrets", f"{key} in {ws.config_path.name}: {problem} (the file is committed)",
-                 "Move the key to .env (git-ignored), e.g. HEARTCOMPASS_LLM_API_KEY=..., and remove it from "
-                 f"the value with 'heartcompass config set {key} ...'.")
+    for key, problem in secrets_in(ws.config):
+        line(False, "secrets", f"{key} in {ws.config_path.name}: {problem} (the file is committed)",
+             "Move the key to .env (git-ignored), e.g. HEARTCOMPASS_LLM_API_KEY=..., and remove it from "
+             f"the value with 'heartcompass config set {key} ...'.")
 
 
 def _check_git(ws, line) -> None:
@@ -105,8 +101,11 @@ def _check_people(ws, line) -> None:
 
     people = list_people(ws)
     problems = []
+    from heartcompass.formats import dailylog
+
     for person in people:
-        for path in person.files():
+        logs = [person.logs_dir / f"{day}.md" for day in dailylog.log_dates(person.dir)]
+        for path in [*person.files(), person.dir / "VOICE.md", *logs]:  # bad bytes anywhere are named here
             if path.exists():
                 try:
                     formats.validate(path)

@@ -134,9 +134,10 @@ def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = 
         position = _count_entries(_read_fd(path)) if size else 0
         if size == 0:
             data = header(day) + data
-        os.write(fd, data.encode("utf-8"))
-        if durable:
-            os.fsync(fd)
+        with writing(path):  # a full disk is named, not a traceback
+            os.write(fd, data.encode("utf-8"))
+            if durable:
+                os.fsync(fd)
     finally:
         os.close(fd)
     return position
@@ -211,4 +212,10 @@ def log_dates(person_dir: Path) -> list[str]:
         names = os.listdir(person_dir / "logs")
     except FileNotFoundError:
         return []
+    except NotADirectoryError:
+        raise FormatError(person_dir / "logs", "is a file, not a folder",
+                          hint="Move it out of the way: HeartCompass keeps the daily logs in this folder.") from None
+    except PermissionError:
+        raise FormatError(person_dir / "logs", "cannot be read (permission denied)",
+                          hint=f"Give yourself access, e.g. 'chmod u+rwx {person_dir / 'logs'}'.") from None
     return sorted(n[:-3] for n in names if re.fullmatch(r"\d{4}-\d{2}-\d{2}\.md", n))
