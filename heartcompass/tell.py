@@ -185,7 +185,9 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> s
     from heartcompass.atomic import ConcurrentEditError, file_checksum
 
     # The told person's own log holds the uncommitted note: it goes into this commit.
-    audit.commit_pending(ws, [p.person for p in plan.plans if p.person.slug != note.person.slug])
+    others = [p.person for p in plan.plans if p.person.slug != note.person.slug]
+    if others:  # (an empty list would mean everyone)
+        audit.commit_pending(ws, others)
     for p in plan.plans:
         for path, old in p.originals.items():
             if path in p.texts and file_checksum(path) != (checksum(old) if old is not None else None):
@@ -201,8 +203,13 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> s
     summary = plan.plans[0].summary if plan.plans else "noted"
     subject = f"tell({plan.person.slug}): {summary[:60]}" + (f" (also {', '.join(others)})" if others else "")
     body = "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
-    return audit.commit_or_roll_back(ws, touched[1:], subject, f"Told: {plan.narrative}\n\n{body}", keep=[note.path],
-                                     what="the proposed changes")
+    try:
+        return audit.commit_or_roll_back(ws, touched[1:], subject, f"Told: {plan.narrative}\n\n{body}",
+                                         keep=[note.path], what="the proposed changes")
+    except HeartCompassError:
+        # The files went back, but the note is marked applied: log it again, unmarked, for the gardener.
+        log_note(note.person, note.text, now)
+        raise
 
 
 def keep_note(ws: Workspace, note: Note, why: str = "proposal declined") -> str | None:

@@ -420,3 +420,18 @@ def test_an_unexplained_empty_chunk_stops_the_backlog_where_it_is(alice: Runner,
     assert done and sum(done.values()) < 18  # the first chunk only
     assert row["status"] == "gardened" and f"nothing for {18 - sum(done.values())} entries" in row["message"]
     assert len(fake_llm.calls) == 2
+
+
+def test_ctrl_c_while_the_model_thinks_stops_the_garden_cleanly(alice: Runner, fake_llm):
+    ws = alice.ws
+    alice("person", "add", "Bob", "--yes")
+    say(ws, "alice", "me", "I booked the movers for you")
+    say(ws, "bob", "note", "Bob runs marathons")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Booked movers", "evidence": ["L1"]}]), KeyboardInterrupt())
+    result = alice("garden", ok=False)
+    assert result.exit_code == 130 and "Traceback" not in result.output
+    assert "Done so far" in result.output and "alice" in result.output.split("Done so far")[1]
+    assert any(s.startswith("garden(alice)") for s in subjects(ws))
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Runs marathons", "evidence": ["L1"]}]))
+    alice("garden")  # the next run picks up bob
+    assert "Runs marathons" in (ws.people_dir / "bob" / "MEMORY.md").read_text()

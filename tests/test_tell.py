@@ -37,6 +37,8 @@ def test_tell_with_yes_writes_commits_and_logs_the_note(example_cli: Runner, fak
     note, mark = log_entries(example_cli.ws, "alice")[-2:]
     assert (note.speaker, note.tags) == ("note", [])
     assert (mark.speaker, mark.tags) == ("mark", ["applied 1"])
+    assert f"people/alice/logs/{log_day(example_cli.ws)}.md" in git(example_cli.ws, "show", "--name-only", "HEAD")
+    assert not any(s.startswith("log(alice)") for s in subjects(example_cli.ws))  # the note is in the tell's commit
     assert "L1 [" in str(fake_llm.calls[0][-1].content) and "note · trusted" in str(fake_llm.calls[0][-1].content)
     assert git(example_cli.ws, "status", "--porcelain") == ""
 
@@ -219,3 +221,20 @@ def test_ctrl_c_while_the_model_thinks_keeps_the_note(example_cli: Runner, fake_
     assert result.exit_code == 130, result.output
     assert [e.text for e in log_entries(example_cli.ws, "alice")] == ["She is moving to Berlin"]
     assert subjects(example_cli.ws)[0] == "tell(alice): noted, interrupted"
+
+
+def test_a_refused_commit_leaves_the_note_live_for_the_gardener(example_cli: Runner, fake_llm):
+    ws = example_cli.ws
+    hook = ws.root / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexit 1\n")
+    hook.chmod(0o755)
+    before = facts(ws)
+    fake_llm.enqueue(berlin(), NO_ONE_NEW)
+    result = example_cli("tell", "alice", "She is moving to Berlin", "--yes", ok=False)
+    assert result.exit_code == 1 and "rolled back" in result.output and facts(ws) == before, result.output[-1500:]
+    entries = log_entries(ws, "alice")
+    assert [(e.speaker, e.tags) for e in entries] == [("note", []), ("mark", ["applied 1"]), ("note", [])]
+    hook.unlink()
+    fake_llm.enqueue(berlin())
+    example_cli("garden")
+    assert any("Berlin" in f for f in facts(ws))

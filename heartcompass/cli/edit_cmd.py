@@ -8,7 +8,6 @@ import typer
 
 from heartcompass.cli.common import err, escape, interactive, out, workspace
 from heartcompass.cli.editor import run_editor
-from heartcompass.errors import HeartCompassError
 
 
 def register(app: typer.Typer) -> None:

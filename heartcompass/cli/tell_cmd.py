@@ -61,8 +61,7 @@ def tell(
             plan = tell_mod.plan(ws, chat_model, person, narrative, now, images)
     except HeartCompassError:
         if note:
-            with audit.writing(ws, "tell"):
-                tell_mod.keep_note(ws, note, "no proposal (model error)")
+            _keep_quietly(ws, tell_mod, note, "no proposal (model error)")
             err.print("[dim]What you told is kept in the log as a note; the next garden learns from it.[/]")
         raise
     except KeyboardInterrupt:
@@ -93,8 +92,7 @@ def tell(
         with audit.writing(ws, "tell"):
             sha = tell_mod.apply_plan(ws, plan, note, now_in_zone(ws))
     except HeartCompassError:
-        with audit.writing(ws, "tell"):
-            tell_mod.keep_note(ws, note, "not applied")
+        _keep_quietly(ws, tell_mod, note, "not applied")
         err.print("[dim]What you told is kept in the log as a note; the next garden learns from it.[/]")
         raise
     out.print(f"Written and committed [dim]({sha[:8] if sha else '-'})[/]." if plan.has_changes
@@ -111,6 +109,18 @@ def tell(
                 err.print(f"[yellow]Not added:[/] {escape(exc.message)}")
         elif not interactive() or yes:
             out.print(f"[dim]Add {escape(new.name)} with: heartcompass person add \"{escape(new.name)}\"[/]")
+
+
+def _keep_quietly(ws, tell_mod, note, why: str) -> None:
+    """On the way out after an error: commit the note if git lets us; if not,
+    it is on disk and the next command commits it. The first error is the one to show."""
+    from heartcompass import audit
+
+    try:
+        with audit.writing(ws, "tell"):
+            tell_mod.keep_note(ws, note, why)
+    except HeartCompassError:
+        pass
 
 
 def _declined(ws, tell_mod, note, why: str) -> None:
