@@ -23,7 +23,6 @@ from pathlib import Path
 from heartcompass.errors import FormatError, HeartCompassError
 from heartcompass.formats import dailylog
 
-FORMATS = ("whatsapp", "telegram", "plain")
 # Years of daily chat are tens of MiB; more is the wrong file, and parsing it would hold GiBs.
 MAX_EXPORT_BYTES = 100 << 20
 
