@@ -92,18 +92,28 @@ _WA = re.compile(
 )
 
 
-def _wa_date(parts: list[tuple[int, int, int]], day_first: bool | None) -> bool:
-    """Decide D/M or M/D order from the whole file."""
-    if day_first is not None:
-        return day_first
+def _wa_date(parts: list[tuple[int, int, int]], twelve_hour: bool = False, today: dt.date | None = None) -> bool:
+    """Decide D/M or M/D order from the whole file: a field over 12 settles
+    it; else the order that puts no message in the future; else the clock
+    (12-hour exports come from month-first locales, such as the US)."""
     if any(a > 12 for a, _, _ in parts):
         return True
     if any(b > 12 for _, b, _ in parts):
         return False
-    return True  # ambiguous everywhere: most of the world writes day first
+    if today is not None and parts:
+        def latest(day_first: bool) -> dt.date:
+            return max(dt.date(y + 2000 if y < 100 else y, *((b, a) if day_first else (a, b)))
+                       for a, b, y in parts)
+        try:
+            future = {order: latest(order) > today for order in (True, False)}
+        except ValueError:
+            future = {}
+        if future and future[True] != future[False]:
+            return not future[True]
+    return not twelve_hour  # most of the world writes day first, with a 24-hour clock
 
 
-def parse_whatsapp(text: str, path: Path | str) -> list[Message]:
+def parse_whatsapp(text: str, path: Path | str, today: dt.date | None = None) -> list[Message]:
     rows: list[tuple[int, re.Match]] = []
     continuation: dict[int, list[str]] = {}
     for n, line in enumerate(text.splitlines(), 1):
@@ -120,7 +130,7 @@ def parse_whatsapp(text: str, path: Path | str) -> list[Message]:
         raise FormatError(path, "no WhatsApp messages found", 1,
                           "Is this a WhatsApp .txt export? Try --format plain or --format telegram.")
     nums = [(int(m["d"]), int(m["m"]), int(m["y"])) for _, m in rows if len(m["d"]) <= 2]
-    day_first = _wa_date(nums, None)
+    day_first = _wa_date(nums, any(m["ampm"] for _, m in rows), today)
     out = []
     for n, m in rows:
         a, b, y = int(m["d"]), int(m["m"]), int(m["y"])
@@ -234,14 +244,29 @@ def parse_plain(text: str, path: Path | str, default_day: dt.date) -> list[Messa
     return out
 
 
+_WA_HEADER = re.compile(r"^\u200e?\[?\d{1,4}[./-]\d{1,2}[./-]\d{1,4},\s|^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\s+\S+\s+-\s")
+
+
+def detect(text: str) -> str:
+    """The export's format from its content: Telegram's JSON, WhatsApp's
+    'date, time - Name:' lines, else a plain 'Name: text' transcript."""
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if stripped.startswith("{"):
+        return "telegram"
+    first = next((line for line in stripped.splitlines() if line.strip()), "")
+    return "whatsapp" if _WA_HEADER.match(first) else "plain"
+
+
 def parse(fmt: str, text: str, path: Path | str, today: dt.date) -> list[Message]:
+    if fmt == "auto":
+        fmt = detect(text)
     if fmt == "whatsapp":
-        return parse_whatsapp(text, path)
+        return parse_whatsapp(text, path, today)
     if fmt == "telegram":
         return parse_telegram(text, path)
     if fmt == "plain":
         return parse_plain(text, path, today)
-    raise HeartCompassError(f"Unknown format {fmt!r}.", "Use --format whatsapp, telegram or plain.")
+    raise HeartCompassError(f"Unknown format {fmt!r}.", "Use --format auto, whatsapp, telegram or plain.")
 
 
 def speakers(messages: list[Message]) -> list[str]:

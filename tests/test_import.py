@@ -279,3 +279,33 @@ def test_chinese_whatsapp_export_with_am_pm_words_and_placeholders(example_cli: 
     assert [(e.time, e.speaker, e.text) for e in entries] == [("00:05:00", "import:小爱", "还没睡？"),
                                                               ("21:31:00", "import:me", "晚安")]
     assert "skipped 3 media placeholders, 1 deleted message" in result.output
+
+
+def test_the_format_is_detected_from_the_content(example_cli: Runner, tmp_path):
+    from heartcompass.importers import detect
+
+    assert detect(WHATSAPP_24H) == "whatsapp" and detect(WHATSAPP_12H) == "whatsapp"
+    assert detect(json.dumps(TELEGRAM)) == "telegram" and detect(PLAIN) == "plain"
+    path = _write(tmp_path, "transcript.txt", PLAIN)
+    result = example_cli("import", "alice", str(path), "--me", "Me")   # no --format: a plain transcript
+    entries = [(e.speaker, e.text) for e in log_entries(example_cli.ws, "alice")]
+    assert ("import:me", "yes, the 9am one\nwindow seat") in entries
+    assert ("import:Alice", "did you book the train?") in entries
+    assert "plain export" in subjects(example_cli.ws)[0] and "Imported" in result.output
+
+
+def test_ambiguous_whatsapp_dates_never_land_in_the_future_and_12_hour_clocks_are_month_first():
+    import datetime as dt
+
+    from heartcompass.importers import parse_whatsapp
+
+    android_us = "11/12/26, 8:01 PM - Kaito: hi\n11/12/26, 8:02 PM - Me: hey\n"
+    ios_us = "[11/12/26, 8:01:05 PM] Kaito: hi\n"
+    today = dt.date(2026, 12, 3)
+    assert parse_whatsapp(android_us, "a.txt", today)[0].when.date() == dt.date(2026, 11, 12)
+    assert parse_whatsapp(ios_us, "i.txt", today)[0].when.date() == dt.date(2026, 11, 12)
+    day_first = "11/12/25, 20:01 - Kaito: hi\n"                       # 24-hour: day first
+    assert parse_whatsapp(day_first, "d.txt", today)[0].when.date() == dt.date(2025, 12, 11)
+    # A 12-hour clock suggests month first, but 1 May and 3 May would be in the future: day first.
+    future = "03/01/26, 8:01 PM - Kaito: hi\n05/01/26, 8:01 PM - Kaito: later\n"
+    assert parse_whatsapp(future, "f.txt", dt.date(2026, 1, 6))[1].when.date() == dt.date(2026, 1, 5)

@@ -20,7 +20,8 @@ def import_(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Whose chat it is (slug, name or alias).")],
     file: Annotated[Path, typer.Argument(help="The export: WhatsApp .txt, Telegram result.json, or a transcript.")],
-    fmt: Annotated[str, typer.Option("--format", help="whatsapp, telegram or plain.")] = "whatsapp",
+    fmt: Annotated[str, typer.Option("--format", help="auto (from the content), whatsapp, telegram or plain.")
+                   ] = "auto",
     me: Annotated[Optional[str], typer.Option("--me", help="Your name as it appears in the export.",
                                               show_default=False)] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also show messages added per day.")] = False,
@@ -34,6 +35,7 @@ def import_(
     person = resolve(ws, name)
     text = importers.read_export(file)
     today = dt.date.today()
+    fmt = importers.detect(text) if fmt == "auto" else fmt
     messages = importers.parse(fmt, text, file, today)
     found = importers.speakers(messages)
     me = _who_is_me(me, found, person)
