@@ -550,6 +550,10 @@ def test_a_linked_state_folder_is_refused(two: Runner, fake_llm, outside):
     no_traceback(result)
     assert result.exit_code == 1 and ".heartcompass" in result.output and "symbolic link" in result.output
     assert tree_snapshot(outside) == before
+    from heartcompass.errors import UnsafePathError
+
+    with pytest.raises(UnsafePathError):  # for every writer there: locks, journals, run logs, chat history
+        ws.state_dir  # noqa: B018
 
 
 def test_a_full_disk_is_named(two: Runner, fake_llm, monkeypatch):
