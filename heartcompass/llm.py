@@ -149,6 +149,8 @@ def is_retryable(exc: BaseException) -> bool:
 
 
 def describe_error(exc: BaseException, s: LLMSettings | None = None) -> str:
+    """What went wrong, in words for any command; each command adds its own
+    way to try again (chat: /retry)."""
     status = getattr(exc, "status_code", None)
     target = f" ({s.describe()})" if s else ""
     if status in (401, 403):
@@ -160,11 +162,11 @@ def describe_error(exc: BaseException, s: LLMSettings | None = None) -> str:
     if status == 404:
         return f"The endpoint does not know model {s.model if s else ''!r}{target}: check llm.model."
     if status == 429:
-        return f"The model endpoint is rate limiting requests{target}; wait a moment and /retry."
+        return f"The model endpoint is rate limiting requests{target}; wait a moment and try again."
     if isinstance(status, int) and status >= 500:
-        return f"The model endpoint had a server error ({status}){target}; /retry later."
+        return f"The model endpoint had a server error ({status}){target}; try again later."
     if is_retryable(exc):
-        return f"Could not reach the model endpoint{target}: {type(exc).__name__}. Is it running? /retry sends again."
+        return f"Could not reach the model endpoint{target}: {type(exc).__name__}. Is it running?"
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return f"The model call failed{target}: {text}"
 

@@ -377,6 +377,7 @@ def test_ctrl_c_stops_review_and_prints_what_was_done(alice: Runner, fake_llm, m
         return answer
 
     monkeypatch.setattr(garden_cmd, "_ask", ask)
+    monkeypatch.setattr(garden_cmd, "_terminal", lambda: True)
     fake_llm.enqueue(proposal(new_facts=[{"text": "Booked movers", "evidence": ["L1"]}]),
                      proposal(new_facts=[{"text": "Runs marathons", "evidence": ["L1"]}]))
     result = alice("garden", "--review", ok=False)

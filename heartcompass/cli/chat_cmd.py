@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from heartcompass.cli.common import ModelOption, err, escape, out, workspace
-from heartcompass.errors import HeartCompassError
+from heartcompass.errors import HeartCompassError, LLMError
 
 HELP = """Commands:
   /note TEXT     remember a fact about them (trusted, for the gardener)
@@ -182,6 +182,8 @@ class ChatView:
             err.print(f"[bold red]Error:[/] {escape(exc.message)}")
             if exc.hint:
                 err.print(f"[dim]{escape(exc.hint)}[/]")
+            elif isinstance(exc, LLMError) and sys.stdin.isatty() and not self.as_json:
+                err.print("[dim]/retry sends your last message again.[/]")
             if self.as_json:
                 typer.echo(json.dumps({"message": sent, "replies": replies, "error": exc.message},
                                       ensure_ascii=False))

@@ -13,6 +13,7 @@ from typing import Annotated, Optional
 import typer
 
 from heartcompass.cli.common import ModelOption, err, escape, out, print_columns, print_diff, workspace
+from heartcompass.errors import HeartCompassError
 
 
 def register(app: typer.Typer) -> None:
@@ -35,6 +36,9 @@ def garden(
     if cron_line:
         typer.echo(_cron_line(ws.root))
         return
+    if review and not _terminal():
+        raise HeartCompassError("--review asks before writing each person's changes, so it needs a terminal.",
+                                "Run it in a terminal, or see the diffs without writing: heartcompass garden --dry-run")
     from heartcompass import llm
     from heartcompass.gardener import Gardener, append_run_log
     from heartcompass.people import resolve
@@ -137,6 +141,10 @@ def _shown_gardener(base, shown: Progress):
             return result
 
     return Shown
+
+
+def _terminal() -> bool:
+    return sys.stdin.isatty()
 
 
 def _ask(result) -> bool:
