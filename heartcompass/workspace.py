@@ -143,7 +143,11 @@ EXAMPLE_SLUG = "alice"
 def add_example(ws: Workspace) -> bool:
     """Add the shipped example person (Alice), once."""
     dest = ws.people_dir / EXAMPLE_SLUG
-    if dest.exists():
+    if dest.exists() or (ws.archive_dir / EXAMPLE_SLUG).exists():
+        return False
+    from heartcompass.people import collisions
+
+    if collisions(ws, ["Alice Chen", "小爱"]):  # she is there under another name (renamed)
         return False
     src = shipped_dir("examples") / EXAMPLE_SLUG
     from heartcompass.audit import commit_or_roll_back, writing

@@ -32,7 +32,7 @@ def init(
         out.print(f"{escape(str(ws.root))} is already a HeartCompass workspace; added the example person (one commit).")
     else:
         out.print(f"{escape(str(ws.root))} is already a HeartCompass workspace; nothing was changed"
-                  + (" (people/alice is already there)." if example else "."))
+                  + (" (the example person, Alice, is already there)." if example else "."))
     if example:
         out.print("Example person: [bold]alice[/] — try 'heartcompass context alice'.")
     out.print("Next: 'heartcompass person add NAME'. Set a model with 'heartcompass config set llm.base_url URL' "
