@@ -440,7 +440,10 @@ class WorkspaceGit:
         """The last commit at or before a date or datetime (for --as-of)."""
         sha = self._git("rev-list", "-1", f"--before={when}", "HEAD").strip()
         if not sha:
-            raise GitError(f"The workspace has no commit from {when} or before.")
+            first = self._git("log", "--reverse", "--format=%ad", "--date=short", "HEAD").split()
+            raise GitError(f"The workspace has no commit from {when} or before.",
+                           f"Its history starts on {first[0]}: pick that day or later (YYYY-MM-DD), or a commit "
+                           "from 'heartcompass log'." if first else None)
         return sha
 
     def status(self, paths: list[Path | str] | None = None) -> list[tuple[str, str]]:

@@ -151,7 +151,12 @@ def start(port: int = 0) -> tuple[ThreadingHTTPServer, StubState]:
 
 
 if __name__ == "__main__":
-    srv, _ = start(int(sys.argv[1]) if len(sys.argv) > 1 else 8765)
+    port = int(sys.argv[1]) if len(sys.argv) > 1 else 8765
+    try:
+        srv, _ = start(port)
+    except OSError as exc:
+        sys.exit(f"Cannot listen on 127.0.0.1:{port} ({exc.strerror}); give another port: "
+                 f"python {sys.argv[0]} PORT")
     print(f"stub OpenAI-compatible server on http://127.0.0.1:{srv.server_port}/v1", flush=True)
     try:
         threading.Event().wait()

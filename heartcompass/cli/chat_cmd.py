@@ -121,7 +121,8 @@ class ChatView:
                 raise type(exc)(exc.message, f"Your messages are saved in {logs}; the next HeartCompass command "
                                              "that can commit will commit them.") from None
             if not self.as_json and sys.stdin.isatty():
-                out.print(f"[dim]Saved {s.count} entries to people/{escape(s.person.slug)}/logs/.[/]")
+                out.print(f"[dim]Saved {s.count} entr{'y' if s.count == 1 else 'ies'} to "
+                          f"people/{escape(s.person.slug)}/logs/.[/]")
 
     # -- sending --------------------------------------------------------------
     def send(self, text: str) -> bool:

@@ -148,7 +148,7 @@ def _terminal() -> bool:
 
 
 def _ask(result) -> bool:
-    out.rule(f"[bold]{escape(result.slug)}[/]: {result.entries} new entries")
+    out.rule(f"[bold]{escape(result.slug)}[/]: {result.entries} new entr{'y' if result.entries == 1 else 'ies'}")
     for diff in result.diffs.values():
         print_diff(diff)
     if not result.diffs:

@@ -33,9 +33,13 @@ def log(ctx: typer.Context,
         table.add_column(col)
     for item in audit.pending(ws, [person] if person else None):
         table.add_row("[yellow]pending[/]", "", f"[yellow]{item.kind}[/] {escape(item.path)}", "")
-    for c in audit.history(ws, person, limit):
+    commits = audit.history(ws, person, limit + 1)  # one more: are there older ones?
+    for c in commits[:limit]:
         table.add_row(c.date[:16].replace("T", " "), f"[dim]{c.short}[/]", escape(c.subject), str(len(c.files)))
     out.print(table)
+    if len(commits) > limit:
+        out.print(f"[dim]The newest {limit} changes; older ones: heartcompass log{' ' + escape(name) if name else ''} "
+                  f"-n {limit * 4}[/]")
 
 
 def diff(ctx: typer.Context,
