@@ -56,9 +56,9 @@ def chat(
     view.open(person)
     try:
         if message is not None:
-            ok = view.send(message)
+            ok = view.send_or_command(message)
         elif not sys.stdin.isatty():
-            ok = all([view.send(line) for line in sys.stdin.read().splitlines() if line.strip()])
+            ok = all([view.send_or_command(line) for line in sys.stdin.read().splitlines() if line.strip()])
         else:
             ok = view.interactive(ws.config.get("chat.burst") if burst is None else burst)
     finally:
@@ -284,4 +284,12 @@ class ChatView:
                 out.print(HELP)
         except HeartCompassError as exc:
             err.print(f"[bold red]Error:[/] {escape(exc.message)}")
+            return "error"
         return None
+
+    def send_or_command(self, line: str) -> bool:
+        """-m and piped lines: '/note ...', '/quote ...' and the other commands
+        work as in the interactive chat; anything else is a message."""
+        if line.strip().startswith("/"):
+            return self.command(line.strip()) != "error"
+        return self.send(line)
