@@ -231,7 +231,9 @@ def test_undo_and_diff_of_a_chinese_name(cli: Runner):
     assert "Undid" in result.output
     assert (ws.people_dir / slug / "PROFILE.md").exists() and not (ws.people_dir / new_slug).exists()
     assert git(ws, "status", "--porcelain") == ""
-    commits = __import__("heartcompass.audit", fromlist=["history"]).history(ws, None, 3)
+    from heartcompass import audit
+
+    commits = audit.history(ws, None, 3)
     assert any(f"people/{slug}/PROFILE.md" in c.files for c in commits)
 
 
