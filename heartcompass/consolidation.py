@@ -7,6 +7,9 @@ rewritten under it (an undone chat), the consumed entries still there are
 found again (in git's history of that log) and the pointer moves back to
 them, so later entries are never skipped.
 
+Undoing a garden commit does not hand its entries back: the user took back
+what the gardener made of them, and the next night would only make it again.
+
 Lost state is rebuilt from git: every garden commit ends with a
 `Consolidated:` trailer naming what it consumed (day=count:checksum). Old
 workspaces kept a `consolidated` map in MEMORY.md's frontmatter; it is read

@@ -190,9 +190,9 @@ class WorkspaceGit:
     def commit_contents(self, contents: dict[Path | str, str], subject: str, body: str = "") -> str | None:
         """Commit exactly these texts for these paths, whatever the working
         files hold now (a hand edit saved meanwhile stays pending, for its own
-        commit). Built in a temporary index, so nothing else staged goes in.
-        Returns the new sha, or None when HEAD already holds these texts."""
-        import io
+        commit). Built from objects (or, when a commit hook of the user's must
+        run, in a temporary index), so nothing else staged goes in. Returns
+        the new sha, or None when HEAD already holds these texts."""
         import tempfile
 
         from gitdb.base import IStream
@@ -247,11 +247,25 @@ class WorkspaceGit:
             # stdin, not -m: a long trailer must not hit the argument limit
             git_("commit", *self._verify(), "-q", "-F", "-", stdin=message)
             # the real index follows HEAD for these paths, not the working file
-            git_("update-index", "--add", "--index-info", stdin=info, index=False)
+            self._index_follows(git_, info)
         finally:
             if os.path.exists(tmp_index):
                 os.unlink(tmp_index)
         return self.head()
+
+    @staticmethod
+    def _index_follows(git_, info: str) -> None:
+        """The real index takes the committed blobs of these paths (else it would
+        hold the old ones, and a plain `git commit` would take the change back).
+        A git command of the user's may hold index.lock for a moment: wait a little."""
+        for attempt in range(20):
+            try:
+                git_("update-index", "--add", "--index-info", stdin=info, index=False)
+                return
+            except GitError:
+                if attempt == 19:
+                    raise
+                time.sleep(0.1)
 
     def _commit_hooks(self) -> bool:
         """Would `git commit` run a hook of the user's here?"""
@@ -266,8 +280,6 @@ class WorkspaceGit:
         """commit_contents without an index (no hook to run): HEAD's tree with
         these blobs replaced, written as objects; cost independent of the
         workspace's size. The branch moves only if it is still at `head`."""
-        import io
-
         from gitdb.base import IStream
 
         from gitdb import LooseObjectDB
@@ -286,7 +298,7 @@ class WorkspaceGit:
         new = git_("commit-tree", new_root.hex(), "-p", head, "-F", "-", stdin=message, index=False).strip()
         git_("update-ref", "-m", f"commit: {subject}", "HEAD", new, head, index=False)
         info = "".join(f"{mode:o} {sha.hex()}\t{rel}\n" for rel, (mode, sha) in blobs.items())
-        git_("update-index", "--add", "--index-info", stdin=info, index=False)  # the index follows HEAD
+        self._index_follows(git_, info)
         return new
 
     def _read_tree(self, tree: bytes) -> dict[str, tuple[int, bytes]]:

@@ -12,7 +12,7 @@ import pytest
 from conftest import Runner, git, log_entries, subjects
 from heartcompass import atomic
 from heartcompass.formats import memory as memory_fmt
-from test_garden import consolidated, events, memory, proposal, say, user_prompt
+from test_garden import consolidated, memory, proposal, say, user_prompt
 
 HAND_LINE = "- Bob told me himself: he is allergic to peanuts (hand)"
 
@@ -309,3 +309,30 @@ def test_state_lost_after_a_rename_is_rebuilt_across_it(example_cli: Runner, fak
     alice("garden")
     assert len(fake_llm.calls) == calls  # nothing consumed twice
     assert consolidated(ws, "alicia") == {"2026-12-01": 1}
+
+
+def test_a_hand_edit_to_the_next_person_during_the_run_is_committed_before_their_gardening(
+        bob: Runner, fake_llm, monkeypatch):
+    ws = bob.ws
+    bob("person", "add", "Carol", "--relation", "friend")
+    say(ws, "bob", "me", "Bob got the job at the bakery")
+    say(ws, "carol", "me", "Carol is learning the cello")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "chat(bob): 2 messages")  # nothing pending when the run starts
+    carol_memory = ws.people_dir / "carol" / "MEMORY.md"
+    answers = [proposal(new_facts=[{"text": "Works at the bakery", "evidence": ["L1"]}]),
+               proposal(new_facts=[{"text": "Is learning the cello", "evidence": ["L1"]}])]
+
+    def answer(messages):
+        if len(answers) == 2:
+            _add_hand_line(carol_memory)  # saved while the gardener works on Bob
+        return answers.pop(0)
+
+    with monkeypatch.context() as m:
+        _structured(m, fake_llm, answer)
+        bob("garden")
+    assert subjects(ws)[:3] == ["garden(carol): memory updated from 2026-12-01 log", "edit(carol): by hand",
+                                "garden(bob): memory updated from 2026-12-01 log"]
+    assert "+" + HAND_LINE not in git(ws, "show", "HEAD", "--", "people/carol/MEMORY.md")  # not the gardener's
+    assert _blame_subject(ws, "people/carol/MEMORY.md", HAND_LINE) == "edit(carol): by hand"
+    assert git(ws, "status", "--porcelain") == ""
