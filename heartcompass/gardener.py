@@ -118,7 +118,7 @@ def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts
         logs[day] = entries
         for index in range(done, len(entries)):
             entry = entries[index]
-            if not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):
+            if not entry.dropped and not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):  # dropped: markers
                 items.append(LogItem("", day, entry, index))
     for n, item in enumerate(items, 1):
         item.id = f"L{n}"
@@ -306,8 +306,8 @@ class Gardener:
                 self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
         self._write(person, wb, originals, result, summaries, final=True)
         if kept_back:
-            if result.status == "gardened" and not result.commit and not self._days:
-                result.status = "skipped"  # nothing at all was consumed
+            if result.status == "gardened" and kept_back == len(items):
+                result.status = "skipped"  # nothing consumed: say so, the exit code too
             result.message = (f"the model proposed nothing for {kept_back} entries without saying they hold "
                               "nothing worth keeping; they stay for the next run")
         return result

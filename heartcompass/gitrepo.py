@@ -24,10 +24,9 @@ from heartcompass.errors import GitError
 FALLBACK_NAME = "HeartCompass"
 FALLBACK_EMAIL = "heartcompass@localhost"
 GIT_ERRORS = (GitCommandError, BadName, InvalidGitRepositoryError, NoSuchPathError, ValueError)
-# Paths printed as they are (小明, not "\345\260\217"); no optional index refresh
-# by read-only commands, so they never hold index.lock while a commit needs it.
+# Paths printed as they are (小明, not "\345\260\217").
 BASE_OPTIONS = ("-c", "core.quotepath=false")
-NETWORK_TIMEOUT = 120.0  # seconds a fetch or push may take before it is killed
+NETWORK_TIMEOUT = 120.0  # seconds a fetch or push may take before it is killed ($HEARTCOMPASS_GIT_TIMEOUT)
 NETWORK_OPTIONS = ("-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=30")
 SYNC_MARK = "heartcompass-sync"  # in .git/: the rebase in progress is an unfinished `heartcompass sync`
 
@@ -86,6 +85,7 @@ class WorkspaceGit:
         return env
 
     def _git(self, *args: str, options: tuple[str, ...] = (), **kwargs) -> str:
+        # No optional index refresh by read-only commands (status): they never hold index.lock when a commit needs it.
         env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0"}
         if not os.isatty(0):
             env["GIT_TERMINAL_PROMPT"] = "0"  # from cron, a password prompt would wait for nobody
@@ -349,16 +349,20 @@ class WorkspaceGit:
         has_head = self.head() is not None
         tracked = [f for f in self._git("ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *rels,
                                         strip_newline_in_stdout=False).split("\0") if f] if has_head else []
-        created = [f for f in self._git("ls-files", "-z", "--others", "--exclude-standard", "--", *rels,
-                                        strip_newline_in_stdout=False).split("\0")
-                   if f and not Path(f).name.startswith(".")]  # an editor's swap file is not ours
+        # Files not in HEAD are ours (staged or not: the index may be locked); an editor's swap or
+        # temp file is not, and a log is never taken back (a chat may have appended to it meanwhile).
+        known = set(tracked)
+        created = [r for rel in rels for p in self._files_under(self.root / rel)
+                   if (r := p.relative_to(self.root).as_posix()) not in known and not _kept(r)]
         for rel in created:
             (self.root / rel).unlink(missing_ok=True)
         from heartcompass.atomic import write_atomic
 
         for rel in tracked:  # from the commit itself, not through the index (it may be locked)
-            text = self.file_at("HEAD", rel)
             path = self.root / rel
+            if _kept(rel) and path.exists():
+                continue
+            text = self.file_at("HEAD", rel)
             if text is not None and (not path.is_file() or path.read_text(encoding="utf-8") != text):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 write_atomic(path, text)
@@ -370,6 +374,12 @@ class WorkspaceGit:
                     folder.rmdir()
             if path.is_dir() and not any(path.iterdir()):
                 path.rmdir()
+
+    @staticmethod
+    def _files_under(path: Path) -> list[Path]:
+        if path.is_file():
+            return [path]
+        return [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else []
 
     def _verify(self) -> list[str]:
         return [] if self.hooks() else ["--no-verify"]
@@ -442,7 +452,10 @@ class WorkspaceGit:
         """The last commit at or before a date or datetime (for --as-of)."""
         sha = self._git("rev-list", "-1", f"--before={when}", "HEAD").strip()
         if not sha:
-            raise GitError(f"The workspace has no commit from {when} or before.")
+            first = self._git("log", "--reverse", "--format=%ad", "--date=short", "HEAD").split()
+            raise GitError(f"The workspace has no commit from {when} or before.",
+                           f"Its history starts on {first[0]}: pick that day or later (YYYY-MM-DD), or a commit "
+                           "from 'heartcompass log'." if first else None)
         return sha
 
     def status(self, paths: list[Path | str] | None = None) -> list[tuple[str, str]]:
@@ -559,11 +572,12 @@ class WorkspaceGit:
     def _network(self, *args: str) -> str:
         """A fetch or push: bounded in time, so a remote that never answers
         cannot hang the command (and the workspace lock with it)."""
+        timeout = network_timeout()
         try:
-            return self._git(*args, options=NETWORK_OPTIONS, kill_after_timeout=NETWORK_TIMEOUT)
+            return self._git(*args, options=NETWORK_OPTIONS, kill_after_timeout=timeout)
         except GitError as exc:
             if "did not complete in" in exc.message or "Timeout" in exc.message:
-                raise GitError(f"git {args[0]} gave up: the remote did not answer within {NETWORK_TIMEOUT:g} s.",
+                raise GitError(f"git {args[0]} gave up: the remote did not answer within {timeout:g} s.",
                                "Check the remote's address and your connection (git remote -v), then sync again. "
                                "Nothing was lost: your commits are all here.") from None
             raise
@@ -626,6 +640,20 @@ class WorkspaceGit:
     def _rel(self, path: Path | str) -> str:
         p = Path(path)
         return Path(os.path.relpath(p, self.root)).as_posix() if p.is_absolute() else p.as_posix()
+
+
+def _kept(rel: str) -> bool:
+    """Never deleted or reverted by a roll back: logs (append-only) and dot files."""
+    parts = Path(rel).parts
+    return "logs" in parts[:-1] or parts[-1].startswith(".")
+
+
+def network_timeout() -> float:
+    try:
+        value = float(os.environ.get("HEARTCOMPASS_GIT_TIMEOUT") or NETWORK_TIMEOUT)
+    except ValueError:
+        value = NETWORK_TIMEOUT
+    return value if 0 < value < 86400 else NETWORK_TIMEOUT
 
 
 def git_processes(root: Path) -> list[int]:

@@ -23,7 +23,6 @@ from pathlib import Path
 from heartcompass.errors import FormatError, HeartCompassError
 from heartcompass.formats import dailylog
 
-FORMATS = ("whatsapp", "telegram", "plain")
 # Years of daily chat are tens of MiB; more is the wrong file, and parsing it would hold GiBs.
 MAX_EXPORT_BYTES = 100 << 20
 
@@ -57,7 +56,8 @@ _PLACEHOLDERS = (
         <\s*(?:media\ omitted|medien\ ausgeschlossen|multimedia\ omitido|m[ée]dias?\ omis|media\ weggelaten
               |省略影音内容|媒体已省略|已省略媒体|媒体文件已省略|省略媒体|媒體已略去|省略媒體|已略去媒體)\s*>
       | (?:image|video|audio|sticker|gif|document|photo|contact\ card|voice\ message)\ omitted
-      | <attached:\ [^>]+> | <附件[:：]\s*[^>]+>
+      | <attached:\ [^>]+> | <附件[:：]\s*[^>]+> | <已附加[:：]\s*[^>]+> | <已省略多媒體檔案>
+      | \S+\.(?:jpe?g|png|gif|webp|heic|mp4|mov|3gp|opus|ogg|m4a|aac|pdf|vcf|webm)\ \((?:file\ attached|文件附件|已附加檔案)\)
       | (?:图片|圖片|图像|圖像|照片|视频|影片|視訊|音频|音訊|语音|語音|贴图|貼圖|文件|文档|檔案|GIF|联系人名片|聯絡人卡片)
         (?:已省略|已忽略|已略去|省略|被省略)
       | <?省略(?:图片|圖片|视频|影片|音频|語音|语音|贴图|貼圖|文件)>?
@@ -65,8 +65,8 @@ _PLACEHOLDERS = (
     )$""")),
     ("deleted", re.compile(r"""(?ix)^(?:
         this\ message\ was\ deleted | you\ deleted\ this\ message | this\ message\ was\ deleted\ by\ an?\ admin.*
-      | 此消息已删除 | 此消息已被删除 | 你删除了此消息 | 您删除了此消息 | 你已删除此消息
-      | 此訊息已刪除 | 此訊息已被刪除 | 你已刪除此訊息 | 您已刪除此訊息
+      | 此消息已删除 | 此消息已被删除 | 这条消息已删除 | 你删除了此消息 | 您删除了此消息 | 你已删除此消息
+      | 此訊息已刪除 | 此訊息已被刪除 | 這則訊息已刪除 | 你已刪除此訊息 | 您已刪除此訊息
     )$""")),
     ("call", re.compile(r"(?i)^(?:missed (?:voice|video|group) call|voice call|video call|未接(?:语音|視訊|视频|語音)通话|"
                         r"未接(?:语音|视频)通話)$")),
@@ -87,23 +87,33 @@ def placeholder_kind(text: str) -> str | None:
 # -- WhatsApp -------------------------------------------------------------------
 _WA = re.compile(
     r"^\u200e?\[?(?P<d>\d{1,4})[./-](?P<m>\d{1,2})[./-](?P<y>\d{1,4}),?\s+"
-    r"(?P<t>\d{1,2}[:.]\d{2}(?:[:.]\d{2})?)(?:[\s\u202f\u00a0]*(?P<ampm>[AaPp]\.?\s?[Mm]\.?))?\]?"
+    r"(?P<cn>上午|下午|凌晨|早上|中午|晚上)?\s*(?P<t>\d{1,2}[:.]\d{2}(?:[:.]\d{2})?)(?:[\s\u202f\u00a0]*(?P<ampm>[AaPp]\.?\s?[Mm]\.?))?\]?"
     r"(?:\s+-\s+|\s+)(?P<rest>.*)$"
 )
 
 
-def _wa_date(parts: list[tuple[int, int, int]], day_first: bool | None) -> bool:
-    """Decide D/M or M/D order from the whole file."""
-    if day_first is not None:
-        return day_first
+def _wa_date(parts: list[tuple[int, int, int]], twelve_hour: bool = False, today: dt.date | None = None) -> bool:
+    """Decide D/M or M/D order from the whole file: a field over 12 settles
+    it; else the order that puts no message in the future; else the clock
+    (12-hour exports come from month-first locales, such as the US)."""
     if any(a > 12 for a, _, _ in parts):
         return True
     if any(b > 12 for _, b, _ in parts):
         return False
-    return True  # ambiguous everywhere: most of the world writes day first
+    if today is not None and parts:
+        def latest(day_first: bool) -> dt.date:
+            return max(dt.date(y + 2000 if y < 100 else y, *((b, a) if day_first else (a, b)))
+                       for a, b, y in parts)
+        try:
+            future = {order: latest(order) > today for order in (True, False)}
+        except ValueError:
+            future = {}
+        if future and future[True] != future[False]:
+            return not future[True]
+    return not twelve_hour  # most of the world writes day first, with a 24-hour clock
 
 
-def parse_whatsapp(text: str, path: Path | str) -> list[Message]:
+def parse_whatsapp(text: str, path: Path | str, today: dt.date | None = None) -> list[Message]:
     rows: list[tuple[int, re.Match]] = []
     continuation: dict[int, list[str]] = {}
     for n, line in enumerate(text.splitlines(), 1):
@@ -120,7 +130,7 @@ def parse_whatsapp(text: str, path: Path | str) -> list[Message]:
         raise FormatError(path, "no WhatsApp messages found", 1,
                           "Is this a WhatsApp .txt export? Try --format plain or --format telegram.")
     nums = [(int(m["d"]), int(m["m"]), int(m["y"])) for _, m in rows if len(m["d"]) <= 2]
-    day_first = _wa_date(nums, None)
+    day_first = _wa_date(nums, any(m["ampm"] for _, m in rows), today)
     out = []
     for n, m in rows:
         a, b, y = int(m["d"]), int(m["m"]), int(m["y"])
@@ -137,6 +147,11 @@ def parse_whatsapp(text: str, path: Path | str) -> list[Message]:
             if not 1 <= hour <= 12:
                 raise FormatError(path, f"{m['t']} {m['ampm']} is not a 12-hour time", n)
             hour = hour % 12 + (12 if pm else 0)
+        elif m["cn"]:  # Chinese exports: 下午1:54 is 13:54, 上午12:05 is 00:05
+            if m["cn"] in ("下午", "晚上") and hour < 12 or m["cn"] == "中午" and hour < 11:
+                hour += 12
+            elif m["cn"] in ("上午", "凌晨", "早上") and hour == 12:
+                hour = 0
         try:
             when = dt.datetime(year, month, day, hour, minute, second)
         except ValueError:
@@ -229,14 +244,29 @@ def parse_plain(text: str, path: Path | str, default_day: dt.date) -> list[Messa
     return out
 
 
+_WA_HEADER = re.compile(r"^\u200e?\[?\d{1,4}[./-]\d{1,2}[./-]\d{1,4},\s|^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\s+\S+\s+-\s")
+
+
+def detect(text: str) -> str:
+    """The export's format from its content: Telegram's JSON, WhatsApp's
+    'date, time - Name:' lines, else a plain 'Name: text' transcript."""
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if stripped.startswith("{"):
+        return "telegram"
+    first = next((line for line in stripped.splitlines() if line.strip()), "")
+    return "whatsapp" if _WA_HEADER.match(first) else "plain"
+
+
 def parse(fmt: str, text: str, path: Path | str, today: dt.date) -> list[Message]:
+    if fmt == "auto":
+        fmt = detect(text)
     if fmt == "whatsapp":
-        return parse_whatsapp(text, path)
+        return parse_whatsapp(text, path, today)
     if fmt == "telegram":
         return parse_telegram(text, path)
     if fmt == "plain":
         return parse_plain(text, path, today)
-    raise HeartCompassError(f"Unknown format {fmt!r}.", "Use --format whatsapp, telegram or plain.")
+    raise HeartCompassError(f"Unknown format {fmt!r}.", "Use --format auto, whatsapp, telegram or plain.")
 
 
 def speakers(messages: list[Message]) -> list[str]:
@@ -269,8 +299,8 @@ def to_logs(person_dir: Path, messages: list[Message], me: str) -> dict[str, int
     by_day: dict[dt.date, list[Message]] = {}
     for msg in sorted((m for m in messages if not m.placeholder), key=lambda m: m.when):
         by_day.setdefault(msg.when.date(), []).append(msg)
-    added: dict[str, int] = {}
-    for day, msgs in sorted(by_day.items()):
+    plan: list[tuple[dt.date, Path, list[dailylog.Entry]]] = []
+    for day, msgs in sorted(by_day.items()):  # read every day file first: a bad one stops us before any write
         path = dailylog.log_path(person_dir, day)
         have = Counter(_key(e.time, e.speaker, e.text) for e in (dailylog.load(path) if path.exists() else []))
         new = []
@@ -282,9 +312,12 @@ def to_logs(person_dir: Path, messages: list[Message], me: str) -> dict[str, int
                 have[key] -= 1  # this occurrence is already in the log
             else:
                 new.append(entry)
-        dailylog.append_many(path, new, day, durable=False)
         if new:
-            added[day.isoformat()] = len(new)
+            plan.append((day, path, new))
+    added: dict[str, int] = {}
+    for day, path, new in plan:
+        dailylog.append_many(path, new, day, durable=False)
+        added[day.isoformat()] = len(new)
     if added:
         os.sync()  # one flush for every day file, before the commit
     return added

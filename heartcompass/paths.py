@@ -24,17 +24,25 @@ MARKER = "heartcompass.toml"
 FIX = "Replace the link with a real file or folder (copy what it points to), or remove it."
 
 
+_ROOTS: set[str] = set()  # workspace folders seen: `person list` checks hundreds of files
+
+
 def _workspace_link(path: Path) -> tuple[Path, Path] | None:
     """(first symbolic link on the way from path up to its workspace, the
-    workspace root), or None when there is none or no workspace."""
-    path = Path(os.path.abspath(path))
+    workspace root), or None when there is none or no workspace. Plain
+    strings, not Path objects: this runs for every file read or written."""
+    current = os.path.abspath(path)
     link = None
-    for part in (path, *path.parents):
-        if link is None and os.path.islink(part):
-            link = part
-        if part != path and os.path.lexists(part / MARKER):  # heartcompass.toml itself may be the link
-            return (link, part) if link is not None else None
-    return None
+    while True:
+        if link is None and os.path.islink(current):
+            link = current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+        if current in _ROOTS or os.path.lexists(os.path.join(current, MARKER)):  # the marker may be a link
+            _ROOTS.add(current)
+            return (Path(link), Path(current)) if link is not None else None
 
 
 def describe_link(link: Path, root: Path) -> tuple[str, bool]:

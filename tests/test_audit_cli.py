@@ -116,3 +116,16 @@ def test_chat_logs_are_committed_apart_from_hand_edits(cli: Runner):
     path.write_text(path.read_text() + "\nhand\n")
     cli("person", "archive", "alice")
     assert subjects(cli.ws)[1:3] == ["log(alice): chat log 2026-12-01", "edit(alice): by hand"]
+
+
+def test_log_says_when_older_changes_are_not_shown(example_cli):
+    example_cli("config", "set", "user.name", "Lei")
+    shown = example_cli("log", "-n", "2").output
+    assert "older ones: heartcompass log -n 8" in shown
+    assert "older ones" not in example_cli("log", "-n", "50").output
+
+
+def test_as_of_before_the_history_says_where_it_starts(example_cli, fake_llm):
+    result = example_cli("context", "alice", "--as-of", "2001-01-01", ok=False)
+    assert result.exit_code == 1 and "no commit from 2001-01-01" in result.output
+    assert "history starts on" in result.output

@@ -55,7 +55,7 @@ def test_retryable_errors_are_retried_then_succeed(example_cli: Runner, fake_llm
 def test_errors_give_a_clear_message_and_keep_the_users_message(example_cli: Runner, fake_llm):
     fake_llm.enqueue(*[FakeStatusError(429)] * 4)
     result = example_cli("chat", "alice", "-m", "are you there?", ok=False)
-    assert result.exit_code == 1 and "rate limiting" in result.output and "/retry" in result.output
+    assert result.exit_code == 1 and "rate limiting" in result.output and "/retry" not in result.output  # no /retry outside a chat
     assert "Traceback" not in result.output
     assert [(e.speaker, e.text) for e in log_entries(example_cli.ws, "alice")] == [("me", "are you there?")]
 

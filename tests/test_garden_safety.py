@@ -270,13 +270,17 @@ def test_killed_by_a_real_signal_mid_run_then_finished_over_http(alice: Runner):
 def test_review_asks_before_writing(alice: Runner, fake_llm, monkeypatch):
     ws = alice.ws
     say(ws, "alice", "me", "I booked the movers for you")
-    fake_llm.enqueue(_good())
-    # no TTY: review declines rather than writing unasked
-    result = alice("garden", "--review")
-    assert "declined" in result.output and "+- Booked movers" in result.output
-    assert consolidated(ws) == {}
+    # no terminal: review refuses before any model call, rather than writing unasked
+    result = alice("garden", "--review", ok=False)
+    assert result.exit_code == 1 and "needs a terminal" in result.output and "--dry-run" in result.output
+    assert consolidated(ws) == {} and not fake_llm.calls
     import heartcompass.cli.garden_cmd as garden_cmd
 
+    monkeypatch.setattr(garden_cmd, "_terminal", lambda: True)
+    monkeypatch.setattr(garden_cmd, "_ask", lambda r: False)
+    fake_llm.enqueue(_good())
+    result = alice("garden", "--review")
+    assert "declined" in result.output and consolidated(ws) == {}
     monkeypatch.setattr(garden_cmd, "_ask", lambda r: True)
     fake_llm.enqueue(_good())
     alice("garden", "--review")

@@ -144,3 +144,26 @@ def _git(root, *args):
     import subprocess
 
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+
+def test_init_example_again_says_what_it_did(tmp_path):
+    target = tmp_path / "brain"
+    run("init", str(target))
+    result = run("init", str(target), "--example")
+    assert "added the example person" in result.output and "nothing was changed" not in result.output
+    assert len(git_log(target)) == 2
+    result = run("init", str(target), "--example")
+    assert "nothing was changed" in result.output and len(git_log(target)) == 2
+
+
+def test_init_example_again_after_a_rename_adds_no_second_alice(tmp_path):
+    from conftest import Runner
+    from heartcompass.workspace import create_workspace
+
+    ws, _ = create_workspace(tmp_path / "brain", example=True)
+    cli = Runner(ws)
+    cli("person", "rename", "alice", "Alice Lin")
+    before = subjects(ws)
+    result = cli("init", str(ws.root), "--example")
+    assert "nothing was changed" in result.output and subjects(ws) == before
+    assert not (ws.people_dir / "alice").exists()

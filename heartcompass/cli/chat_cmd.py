@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from heartcompass.cli.common import ModelOption, err, escape, out, workspace
-from heartcompass.errors import HeartCompassError
+from heartcompass.errors import HeartCompassError, LLMError
 
 HELP = """Commands:
   /note TEXT     remember a fact about them (trusted, for the gardener)
@@ -97,7 +97,7 @@ class ChatView:
         rev, tag = parse_time_travel(self.ws, self.as_of) if self.as_of else (None, None)
         self.session = ChatSession(self.ws, person, self.chat_model, settings=self.settings, rev=rev, tag=tag)
         c = self.session.context()
-        self.name = c.name
+        self.name = "Reflection" if c.voice == "reflection" else c.name  # your own person is not "you"
         for warning in c.warnings:  # said once, at the start
             err.print(f"[yellow]Warning:[/] {escape(warning)}")
         if not self.as_json and sys.stdin.isatty():
@@ -121,7 +121,8 @@ class ChatView:
                 raise type(exc)(exc.message, f"Your messages are saved in {logs}; the next HeartCompass command "
                                              "that can commit will commit them.") from None
             if not self.as_json and sys.stdin.isatty():
-                out.print(f"[dim]Saved {s.count} entries to people/{escape(s.person.slug)}/logs/.[/]")
+                out.print(f"[dim]Saved {s.count} entr{'y' if s.count == 1 else 'ies'} to "
+                          f"people/{escape(s.person.slug)}/logs/.[/]")
 
     # -- sending --------------------------------------------------------------
     def send(self, text: str) -> bool:
@@ -136,8 +137,16 @@ class ChatView:
         first_message = True
         streaming = False
         in_reasoning = False
+        # Until the first token arrives (a slow model can take many seconds), say so.
+        waiting = (out.status(f"[dim]{escape(self.name)} is typing…[/]", spinner="point")
+                   if out.is_terminal and not self.as_json else None)
+        if waiting:
+            waiting.start()
         try:
             for event in events:
+                if waiting:
+                    waiting.stop()
+                    waiting = None
                 if event.kind == "reasoning" and not self.as_json:
                     out.print(escape(reasoning_screen.feed(event.text)), style="dim italic", end="")
                     in_reasoning = True
@@ -159,21 +168,30 @@ class ChatView:
                         out.print()
                     streaming, first_message = False, False
         except KeyboardInterrupt:
+            if waiting:
+                waiting.stop()
             events.close()  # the partial reply is logged as cut off
             if streaming:
                 out.print()
             err.print("[dim](reply interrupted; /retry asks again)[/]")
             return True
         except HeartCompassError as exc:
+            if waiting:
+                waiting.stop()
             if streaming:
                 out.print()
             err.print(f"[bold red]Error:[/] {escape(exc.message)}")
             if exc.hint:
                 err.print(f"[dim]{escape(exc.hint)}[/]")
+            elif isinstance(exc, LLMError) and sys.stdin.isatty() and not self.as_json:
+                err.print("[dim]/retry sends your last message again.[/]")
             if self.as_json:
                 typer.echo(json.dumps({"message": sent, "replies": replies, "error": exc.message},
                                       ensure_ascii=False))
             return False
+        finally:
+            if waiting:
+                waiting.stop()
         if self.as_json:
             typer.echo(json.dumps({"person": self.session.person.slug, "message": sent, "replies": replies},
                                   ensure_ascii=False))
@@ -264,7 +282,7 @@ class ChatView:
                 sha = quote_and_commit(self.ws, self.session.person, arg)
                 out.print("[dim]Kept in VOICE.md: an example of how they write.[/]" if sha else "[dim]Already kept.[/]")
             elif cmd == "/retry":
-                self._run(self.session.reply(), "")
+                self._run(self.session.retry(), "")
             elif cmd == "/new":
                 self.session.new_topic()
                 out.print("[dim]Fresh start: recent turns are forgotten; memory stays.[/]")

@@ -33,9 +33,13 @@ def log(ctx: typer.Context,
         table.add_column(col)
     for item in audit.pending(ws, [person] if person else None):
         table.add_row("[yellow]pending[/]", "", f"[yellow]{item.kind}[/] {escape(item.path)}", "")
-    for c in audit.history(ws, person, limit):
+    commits = audit.history(ws, person, limit + 1)  # one more: are there older ones?
+    for c in commits[:limit]:
         table.add_row(c.date[:16].replace("T", " "), f"[dim]{c.short}[/]", escape(c.subject), str(len(c.files)))
     out.print(table)
+    if len(commits) > limit:
+        out.print(f"[dim]The newest {limit} changes; older ones: heartcompass log{' ' + escape(name) if name else ''} "
+                  f"-n {limit * 4}[/]")
 
 
 def diff(ctx: typer.Context,
@@ -44,21 +48,24 @@ def diff(ctx: typer.Context,
                                                       "hand edits, else the last change).", show_default=False)] = None
          ) -> None:
     """What changed in someone's files."""
+    from heartcompass import lineage
     from heartcompass.people import resolve
 
     ws = workspace(ctx)
     person = resolve(ws, name)
     if rev:
-        print_diff(ws.git.diff(ws.git.resolve(rev), [person.dir]))
+        sha = ws.git.resolve(rev)
+        then = lineage.dir_at(ws, person, sha)  # its folder may have had another name then
+        print_diff(ws.git.diff(sha, [person.dir] + ([then] if then != person.dir else [])))
         return
     pending = ws.git.diff(None, [person.dir])
     if pending.strip():
         out.print("[yellow]Uncommitted changes:[/]")
         print_diff(pending)
         return
-    commits = ws.git.log([person.dir], 1)
+    commits = lineage.history(ws, person, 1)
     if commits:
-        print_diff(ws.git.show(commits[0].sha, [person.dir]))
+        print_diff(ws.git.show(commits[0].sha, lineage.folders(ws, person)))
     else:
         out.print("[dim]No history for this person yet.[/]")
 
