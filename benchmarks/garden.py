@@ -217,6 +217,7 @@ def fleet(people: int, active: int, sleep: float) -> tuple[float, float, int]:
                 day = dt.date(2026, 11, 1) + dt.timedelta(days=d)
                 state.set(day.isoformat(), 1, dailylog.load(dailylog.log_path(person.dir, day)))
             state.save()
+        Gardener(ws, lambda: RecordingModel()).run()  # last night: nothing new (fills the log-count cache)
         for person in random.sample(everyone, active):
             write_log(person, dt.date(2026, 12, 1),
                       [dailylog.Entry(f"20:0{i}:00", "me", f"we talked about {random.choice(TOPICS)}")
