@@ -121,7 +121,9 @@ def main() -> None:
         if args.base_url:
             from heartcompass import llm
 
-            ws.config._data.setdefault("llm", {}).update(base_url=args.base_url, model=args.model)
+            import os
+
+            os.environ["HEARTCOMPASS_LLM_BASE_URL"] = args.base_url  # the documented overrides
             model = llm.make_chat_model(ws, llm.settings(ws, args.model))
         else:
             model = ShapeFollower()
