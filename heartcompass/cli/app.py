@@ -2,7 +2,6 @@
 libraries (git, langchain, questionary) are imported inside the commands
 that need them, so --help and `person list` start fast."""
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Optional

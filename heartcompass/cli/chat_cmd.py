@@ -1,6 +1,5 @@
 """heartcompass chat — the terminal conversation with a persona."""
 
-from __future__ import annotations
 
 import json
 import random

@@ -1,6 +1,5 @@
 """heartcompass coach — what to reply to the real person."""
 
-from __future__ import annotations
 
 import sys
 from typing import Annotated, Optional

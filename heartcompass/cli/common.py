@@ -8,13 +8,29 @@ import sys
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
 from typer.core import TyperGroup
 
 from heartcompass.errors import HeartCompassError
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+class LazyConsole:
+    """A rich Console made on first use: importing rich.console is a fifth
+    of what --help costs, and --help never prints through it."""
+
+    def __init__(self, **settings: Any):
+        self._settings = settings
+        self._console = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._settings)
+        return getattr(self._console, name)
+
+
+out = LazyConsole(highlight=False, soft_wrap=True)
+err = LazyConsole(stderr=True, highlight=False, soft_wrap=True)
 DEBUG_ENV = "HEARTCOMPASS_DEBUG"
 # Every command that calls a model takes the same override.
 ModelOption = Annotated[Optional[str], typer.Option("--model", help="Use this model instead of llm.model.",

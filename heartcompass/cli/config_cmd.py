@@ -1,6 +1,5 @@
 """heartcompass config show | set"""
 
-from __future__ import annotations
 
 from typing import Annotated
 

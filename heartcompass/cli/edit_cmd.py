@@ -1,6 +1,5 @@
 """heartcompass edit — open a person's file in your editor; validated, committed."""
 
-from __future__ import annotations
 
 import os
 import shlex

@@ -1,6 +1,5 @@
 """heartcompass person add | list | show | rename | archive"""
 
-from __future__ import annotations
 
 import json
 from pathlib import Path
