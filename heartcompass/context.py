@@ -13,12 +13,13 @@ import datetime as dt
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from heartcompass import prompts
 from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
 from heartcompass.formats import voice as voice_fmt
-from heartcompass.people import Person, list_people
+from heartcompass.people import Person
 from heartcompass.tokens import estimate_tokens
 from heartcompass.workspace import Workspace
 
@@ -64,7 +65,7 @@ class Snapshot:
     neighbours: list[tuple[str, str, profile_fmt.Profile | None]]
     rev: str | None = None
     voice: voice_fmt.Voice | None = None
-    incoming: list[tuple[str, str, profile_fmt.Profile]] = field(default_factory=list)
+    incoming: list[tuple[str, str, Any]] = field(default_factory=list)  # (slug, as-words, ProfileFacts)
 
 
 def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
@@ -97,18 +98,11 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
         except FormatError:  # a broken neighbour never breaks this chat
             neighbours.append((link["person"], link["as"], None))
     incoming = []
-    if rev is None:  # who links to this person (from their PROFILE frontmatter only)
+    if rev is None:  # who links to this person (from their PROFILE frontmatter only, through the index)
+        from heartcompass.people_index import for_workspace
+
         linked = {slug for slug, _, _ in neighbours}
-        for other in list_people(ws):
-            if other.slug == person.slug or other.slug in linked:
-                continue
-            try:
-                other_prof = other.load_profile()
-            except FormatError:
-                continue
-            for link in other_prof.related:
-                if link["person"] == person.slug:
-                    incoming.append((other.slug, link["as"], other_prof))
+        incoming = [link for link in for_workspace(ws).incoming(person.slug) if link[0] not in linked]
     return Snapshot(person, prof, evs, mem, estimate_tokens(prof_text), estimate_tokens(mem_text or ""),
                     neighbours, rev, voice, incoming)
 

@@ -89,9 +89,11 @@ def _ask(name, relation, mbti, aliases, about):
 def list_(ctx: typer.Context,
           as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False) -> None:
     """Everyone in the workspace (archived people are hidden)."""
-    from heartcompass.people import list_people, summarize
+    from heartcompass.people import list_people
+    from heartcompass.people_index import for_workspace
 
-    rows = [summarize(p) for p in list_people(workspace(ctx))]
+    ws = workspace(ctx)
+    rows = for_workspace(ws).summaries(list_people(ws))
     if as_json:
         typer.echo(json.dumps([r.__dict__ for r in rows], ensure_ascii=False, indent=2))
         return
