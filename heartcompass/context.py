@@ -265,17 +265,46 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
             parts.append(f"## {headings[key]}\n{body}" if headings[key] else body)
         reports.append(report)
     system = "\n\n".join(parts)
-    warnings = []
-    for label, tokens in (("PROFILE.md", snap.profile_tokens), ("MEMORY.md", snap.memory_tokens)):
-        if tokens > budget:
-            warnings.append(f"people/{person.slug}/{label} is about {tokens} tokens, more than the whole context "
-                            f"budget ({budget}), so parts of it are left out. Trim the file or raise "
-                            f"memory.context_budget_tokens.")
+    warnings = size_warnings(person, snap.profile_tokens, snap.memory_tokens, budget)
     history_budget = int(ws.config.get("chat.history_budget_tokens"))
     hist = recent_history(person, now.date(), history_budget, history_tag, fresh_after)
     hist_tokens = sum(estimate_tokens(text) for _, text in hist)
     return Context(system, hist, reports, left, warnings, budget, estimate_tokens(system), hist_tokens,
                    history_budget, rev, now.strftime("%Y-%m-%d %H:%M"), snap.profile.name)
+
+
+def size_warnings(person: Person, profile_tokens: int, memory_tokens: int, budget: int) -> list[str]:
+    warnings = []
+    for label, tokens in (("PROFILE.md", profile_tokens), ("MEMORY.md", memory_tokens)):
+        if tokens > budget:
+            warnings.append(f"people/{person.slug}/{label} is about {tokens} tokens, more than the whole context "
+                            f"budget ({budget}), so parts of it are left out. Trim the file or raise "
+                            f"memory.context_budget_tokens.")
+    return warnings
+
+
+@dataclass
+class Preview:
+    name: str
+    warnings: list[str]
+
+
+def preview(ws: Workspace, person: Person, rev: str | None = None) -> Preview:
+    """What a chat says as it opens (the name, files too big for the budget),
+    without building the prompt: the first message builds it, once."""
+    def read(path):
+        if rev is None:
+            return path.read_text(encoding="utf-8") if path.exists() else None
+        return ws.git.file_at(rev, path)
+
+    prof_text = read(person.profile_path)
+    if prof_text is None:
+        raise PersonError(f"people/{person.slug}/PROFILE.md did not exist at {rev}.",
+                          "Pick a later date or commit (see 'heartcompass log').")
+    prof = profile_fmt.parse(prof_text, person.profile_path)
+    budget = int(ws.config.get("memory.context_budget_tokens"))
+    return Preview(prof.name, size_warnings(person, estimate_tokens(prof_text),
+                                            estimate_tokens(read(person.memory_path) or ""), budget))
 
 
 FEW_TURNS = 6
