@@ -80,8 +80,9 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
                           "Pick a later date or commit (see 'heartcompass log').")
     prof = profile_fmt.parse(prof_text, person.profile_path)
     ev_text = read(person.events_path)
-    evs = events_fmt.parse(ev_text, person.events_path) if ev_text is not None else events_fmt.new(
-        person.events_path, prof.name)
+    # read-only: the prompt never writes EVENTS.md back, so no copy of every event is kept
+    evs = (events_fmt.parse(ev_text, person.events_path, readonly=True) if ev_text is not None
+           else events_fmt.new(person.events_path, prof.name))
     mem_text = read(person.memory_path)
     mem = memory_fmt.parse(mem_text, person.memory_path) if mem_text is not None else memory_fmt.new(
         person.memory_path, prof.name)
