@@ -40,7 +40,9 @@ app()
 def cpu_and_wall(cmd: list[str], env: dict) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
+    # run outside the checkout, so $PYTHONPATH can point at another version to compare
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env,
+                   cwd=env["PYTHONPYCACHEPREFIX"])
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, wall
@@ -78,6 +80,7 @@ def main() -> None:
         tmp = Path(tmp)
         env0 = {k: v for k, v in os.environ.items() if k not in ("HEARTCOMPASS_HOME", "PYTHONDONTWRITEBYTECODE")}
         env0["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+        (tmp / "pycache").mkdir()
         (tmp / "bare.py").write_text(BARE_APP)
         cmds = {"bare": ([sys.executable, str(tmp / "bare.py"), "--help"], env0),
                 "heartcompass --help": ([*hc, "--help"], env0)}
