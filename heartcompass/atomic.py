@@ -3,11 +3,14 @@ crash sees the old file or the new one, never half of either."""
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
-from heartcompass.errors import HeartCompassError
+from heartcompass.errors import HeartCompassError, UnsafePathError, WriteError
 
 
 class ConcurrentEditError(HeartCompassError):
@@ -29,26 +32,55 @@ def file_checksum(path: Path) -> str | None:
         return None
 
 
-def write_atomic(path: Path, text: str, expected_checksum: str | None = "any") -> None:
+def write_atomic(path: Path, text: str | bytes, expected_checksum: str | None = "any") -> None:
     """Write text to path atomically. When expected_checksum is given (None
     meaning "the file must not exist"), refuse if the file on disk changed."""
-    path = Path(path)
+    from heartcompass import paths
+
+    path = paths.check(Path(path))  # never through a link: it could point outside the workspace
     if expected_checksum != "any" and file_checksum(path) != expected_checksum:
         raise ConcurrentEditError(
             f"{path} changed on disk while HeartCompass was working on it; nothing was written.",
             "Run the command again: it will start from the new content.",
         )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        with writing(path):
+            with (os.fdopen(fd, "wb") if isinstance(text, bytes)
+                  else os.fdopen(fd, "w", encoding="utf-8", newline="")) as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
     except BaseException:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        raise
+
+
+_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+
+
+@contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """Turn the OS's refusals to write path into one clear WriteError."""
+    try:
+        yield
+    except PermissionError:
+        raise WriteError(path, "permission denied",
+                         f"Give yourself write access to its folder (e.g. 'chmod u+w {Path(path).parent}'), "
+                         "then run the command again.") from None
+    except OSError as exc:
+        if exc.errno == errno.EROFS:
+            raise WriteError(path, "the disk is read-only", "Remount it writable, or use a workspace on a "
+                             "writable disk.") from None
+        if exc.errno in _FULL:
+            raise WriteError(path, "the disk is full", "Free some space, then run the command again.") from None
+        if exc.errno == errno.ELOOP:
+            raise UnsafePathError(path, "is a symbolic link; HeartCompass writes no file through a link",
+                                  hint="Replace the link with a real file, or remove it.") from None
         raise

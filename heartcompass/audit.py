@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from heartcompass import formats
+from heartcompass import formats, paths
 from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError, GitError, HeartCompassError, PersonError
 from heartcompass.formats import profile as profile_fmt
@@ -122,6 +122,7 @@ def commit_valid_edits(ws: Workspace, person: Person) -> tuple[str | None, list[
 def _check(ws: Workspace, item: Pending) -> None:
     """A pending change that may be committed, or a FormatError."""
     path = ws.root / item.path
+    paths.check(path)  # a person folder or file that is a link is named as such, never committed
     if item.code == "D":
         if path.name == profile_fmt.FILENAME:
             raise FormatError(path, "was deleted by hand; a person needs a PROFILE.md",
@@ -190,7 +191,7 @@ def _rename_person(ws: Workspace, old: str, new_name: str) -> tuple[Person, list
     write_atomic(target.profile_path, profile_fmt.render(prof))
     for path, prefix in ((target.events_path, "# Events — "), (target.memory_path, "# Memory — ")):
         if path.exists():
-            text = path.read_text(encoding="utf-8")
+            text = formats.read_text(path)
             new_text = _retitle_text(text, prefix + old_name, prefix + new_name)
             if new_text != text:
                 formats.validate(path, new_text)
@@ -288,7 +289,7 @@ def _restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | N
                                 f"See 'heartcompass log {person.slug}' for the commits that touched it.")
     formats.validate(path, text)
     commit_pending(ws, [person])
-    if path.exists() and path.read_text(encoding="utf-8") == text:
+    if path.exists() and formats.read_text(path) == text:
         return None
     write_atomic(path, text)
     return commit_or_roll_back(ws, [path], f"restore({person.slug}): {filename} as of {sha[:8]}",
@@ -404,7 +405,9 @@ def import_card(ws: Workspace, path: Path) -> Person:
         mbti = normalize_mbti(fields["mbti"])
     except _FormatError:
         mbti = None  # a card's odd type is not worth refusing the card for
-    extra = {"card_extensions": fields["extensions"]} if fields["extensions"] else None
+    extra = {"card_extensions": fields["extensions"]} if fields["extensions"] else {}
+    if fields.get("birthday"):
+        extra = {"birthday": fields["birthday"], **extra}
     import datetime as dt
 
     from heartcompass.formats.events import Event

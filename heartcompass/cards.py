@@ -19,6 +19,18 @@ from heartcompass.people import Person
 
 V2 = "chara_card_v2"
 V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
+# The card's scenario line, one phrase per relation ("is {{user}}'s dating" is not English).
+RELATION_PHRASES = {
+    "self": "{name} is {{{{user}}}}'s own voice, a partner for reflection",
+    "family": "{name} is family to {{{{user}}}}",
+    "friend": "{name} is {{{{user}}}}'s friend",
+    "dating": "{name} and {{{{user}}}} are dating",
+    "ambiguous": "{name} and {{{{user}}}} are more than friends, though neither has said so",
+    "tension": "{name} and {{{{user}}}} are on tense terms",
+    "broken_up": "{name} is {{{{user}}}}'s ex: they used to date and have broken up",
+    "failed": "{name} and {{{{user}}}} tried to get close, and it did not work out",
+    "stranger": "{name} and {{{{user}}}} barely know each other",
+}
 
 
 class CardError(HeartCompassError):
@@ -29,9 +41,34 @@ def _quotes(text: str) -> list[str]:
     return [q.strip() for q in re.findall(r"[\"“「](.+?)[\"”」]", text) if q.strip()]
 
 
+_STOPWORDS = set("""about after again also been before being could does doing down from have having here
+into just more most much only other over really said same says should since some such than that their them then
+there these they this those through under until very want wants went were what when where which while will with
+would your yours together the and was she her hers his him for are but not you all any can had has its our out
+who how why got get one too now yes did""".split())
+# Chinese function characters split a run of Han characters into keyword-sized pieces.
+_CJK_BREAK = re.compile(r"[的了是在和与跟我你他她它们也就不要会很把被给对从到说着过个这那有又还而及或吗呢吧啊去]+")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+
+
 def _keys(text: str, name: str) -> list[str]:
-    words = sorted({w for w in re.findall(r"[\w']{4,}", text)}, key=len, reverse=True)
-    return [name, *words[:3]]
+    """Trigger words for a lorebook entry: the name plus up to three keywords
+    (names and long content words; short pieces of Chinese text), never clauses."""
+    text = re.sub(r"\((?:log [\d-]+|told|hand|import)\)\s*$", "", text)  # our source marker is no keyword
+    found: list[str] = []
+    for word in re.findall(r"[A-Za-z][A-Za-z'-]{2,}", text):
+        low = word.lower()
+        if low not in _STOPWORDS and word.casefold() != name.casefold() and low not in (f.lower() for f in found):
+            found.append(word)
+    # Proper nouns first (a capital not at the start of the text), then the longest words.
+    first = text.lstrip()[:len(found[0])] if found else ""
+    latin = sorted(found, key=lambda w: (not (w[0].isupper() and w != first), -len(w)))
+    cjk = []
+    for run in _CJK_RUN.findall(text):
+        for piece in _CJK_BREAK.split(run):
+            if len(piece) >= 2 and piece not in cjk and piece not in name:
+                cjk.append(piece[:4])
+    return [name, *(latin + cjk)[:3]]
 
 
 def export_card(person: Person) -> dict[str, Any]:
@@ -40,7 +77,9 @@ def export_card(person: Person) -> dict[str, Any]:
     name = prof.name
     talk = sec.get("How they talk", "")
     lines = _voice_lines(person) or _quotes(talk)  # their real words first (VOICE.md)
-    description = "\n\n".join(f"{h}: {t}" for h, t in sec.items() if t and h not in ("Personality", "How they talk"))
+    # "How they talk" is kept whole here (the example lines below only carry its quotes), labelled so
+    # import-card puts every section back in its place.
+    description = "\n\n".join(f"{h}: {t}" for h, t in sec.items() if t and h != "Personality")
     book = []
     for i, line in enumerate(mem.items(memory_fmt.FACTS)):
         content = line[2:] if line.startswith("- ") else line
@@ -57,8 +96,8 @@ def export_card(person: Person) -> dict[str, Any]:
         "name": name,
         "description": description,
         "personality": sec.get("Personality", ""),
-        "scenario": f"{name} is {{{{user}}}}'s {prof.relation.replace('_', ' ')} and is chatting with {{{{user}}}} "
-                    "by text.",
+        "scenario": f"{RELATION_PHRASES.get(prof.relation, '{name} knows {{{{user}}}}').format(name=name)}. "
+                    f"{name} is chatting with {{{{user}}}} by text.",
         "first_mes": next((line for line in lines if len(line.split()) >= 3), lines[0] if lines else "Hey {{user}}!"),
         "mes_example": ("<START>\n" + "".join(f"{{{{char}}}}: {line}\n" for line in lines)) if lines else (
             f"<START>\n{{{{char}}}}: {talk}\n" if talk else ""),
@@ -67,6 +106,60 @@ def export_card(person: Person) -> dict[str, Any]:
         "character_book": {"name": f"{name} — HeartCompass", "entries": book, "extensions": {}},
         "tags": prof.tags, "creator": "HeartCompass", "character_version": "1", "extensions": extensions,
     }}
+
+
+# A card with a large lorebook is a few MiB; a PNG with art maybe 20.
+MAX_CARD_FILE = 32 << 20
+MAX_CARD_TEXT = 8 << 20  # decompressed: a zTXt "bomb" of 1 GiB must not be inflated
+_FIX = "Export the card again from the app it came from, or use its JSON version."
+
+
+def card_png(card: dict[str, Any]) -> bytes:
+    """A real PNG card: a plain 400x600 image with the card as base64 JSON in a
+    `chara` tEXt chunk, as SillyTavern and other apps read it. No imaging library."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+    width, height = 400, 600
+    shade = zlib.crc32(str(card.get("data", {}).get("name", "")).encode("utf-8"))
+    rgb = bytes(((shade >> s) & 0x7F) + 64 for s in (0, 8, 16))  # a muted colour per name
+    row = b"\x00" + rgb * width  # filter byte 0, then the pixels
+    chara = base64.b64encode(json.dumps(card, ensure_ascii=False).encode("utf-8"))
+    return (b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"tEXt", b"chara\0" + chara)
+            + chunk(b"IDAT", zlib.compress(row * height, 9))
+            + chunk(b"IEND", b""))
+
+
+def _inflate(data: bytes, path: Path) -> bytes:
+    """zlib data, refusing to expand past MAX_CARD_TEXT."""
+    inflater = zlib.decompressobj()
+    try:
+        out = inflater.decompress(data, MAX_CARD_TEXT + 1)
+    except zlib.error as exc:
+        raise CardError(f"{path}: the PNG's card chunk is damaged ({exc}); nothing was imported.", _FIX) from None
+    if len(out) > MAX_CARD_TEXT or inflater.unconsumed_tail:
+        raise CardError(f"{path}: the card inside this PNG expands past {MAX_CARD_TEXT >> 20} MiB; "
+                        "refusing it (a real card is far smaller).", _FIX)
+    return out
+
+
+def _chunk_text(kind: bytes, value: bytes, path: Path) -> bytes:
+    """The text of a tEXt/zTXt/iTXt chunk's value (after its keyword)."""
+    if kind == b"tEXt":
+        return value
+    if kind == b"zTXt":  # compression method, then zlib data
+        return _inflate(value[1:], path)
+    # iTXt: compression flag, compression method, language\0, translated keyword\0, text
+    if len(value) < 2:
+        raise CardError(f"{path}: the PNG's iTXt card chunk is truncated; nothing was imported.", _FIX)
+    flag, rest = value[0], value[2:]
+    _lang, sep1, rest = rest.partition(b"\0")
+    _tkey, sep2, text = rest.partition(b"\0")
+    if not (sep1 and sep2):
+        raise CardError(f"{path}: the PNG's iTXt card chunk is malformed; nothing was imported.", _FIX)
+    return _inflate(text, path) if flag else text
 
 
 def _png_text(data: bytes, path: Path) -> str:
@@ -79,33 +172,36 @@ def _png_text(data: bytes, path: Path) -> str:
             key, _, value = body.partition(b"\0")
             if key.lower() not in (b"chara", b"ccv3"):
                 continue
-            if kind == b"zTXt":
-                value = zlib.decompress(value[1:])
-            elif kind == b"iTXt":
-                flag, rest = value[0], value[2:]  # value[1] is the compression method
-                _lang, _, rest = rest.partition(b"\0")
-                _tkey, _, value = rest.partition(b"\0")
-                if flag:
-                    value = zlib.decompress(value)
+            value = _chunk_text(kind, value, path).strip()
+            if value.startswith(b"{"):  # some tools store the JSON itself
+                text = value
+            else:
+                try:
+                    text = base64.b64decode(value, validate=False)
+                except ValueError:
+                    raise CardError(f"{path}: the PNG's 'chara' chunk is not base64 JSON.", _FIX) from None
             try:
-                return base64.b64decode(value).decode("utf-8")
-            except (ValueError, UnicodeDecodeError):
-                raise CardError(f"{path}: the PNG's 'chara' chunk is not base64 JSON.") from None
+                return text.decode("utf-8")
+            except UnicodeDecodeError:
+                raise CardError(f"{path}: the PNG's 'chara' chunk is not base64 JSON.", _FIX) from None
+        if kind == b"IEND":
+            break
     raise CardError(f"{path}: this PNG has no character card inside (no 'chara' text chunk).")
 
 
 def read_card(path: Path) -> dict[str, Any]:
     """The card's fields as V2 `data`, from a V1 or V2 card (JSON or PNG)."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise CardError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+    from heartcompass.limits import read_limited
+
+    raw = read_limited(path, MAX_CARD_FILE, "character card")
     text = _png_text(raw, path) if raw.startswith(b"\x89PNG\r\n\x1a\n") else raw.decode("utf-8-sig", "replace")
     try:
         card = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CardError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}).",
                         "A character card is a JSON file (or a PNG with one inside).") from None
+    except RecursionError:
+        raise CardError(f"{path}: the card's JSON is nested too deeply.", _FIX) from None
     if not isinstance(card, dict):
         raise CardError(f"{path}: a character card is a JSON object.")
     if card.get("spec") in (V2, "chara_card_v3"):
@@ -122,7 +218,46 @@ def read_card(path: Path) -> dict[str, Any]:
     for key in V1_FIELDS[1:]:
         if data.get(key) is not None and not isinstance(data.get(key), str):
             raise CardError(f"{path}: '{key}' must be text.")
+    _check_shapes(data, path)
     return data
+
+
+def _check_shapes(data: dict[str, Any], path: Path) -> None:
+    """The nested parts person_fields walks: the wrong shape is a clear error, not a crash."""
+    book = data.get("character_book")
+    if book is not None:
+        if not isinstance(book, dict):
+            raise CardError(f"{path}: 'character_book' must be an object with an 'entries' list, "
+                            f"not {'a list' if isinstance(book, list) else type(book).__name__}.", _FIX)
+        if book.get("entries") is not None and not isinstance(book.get("entries"), list):
+            raise CardError(f"{path}: 'character_book.entries' must be a list.", _FIX)
+    if data.get("extensions") is not None and not isinstance(data.get("extensions"), dict):
+        raise CardError(f"{path}: 'extensions' must be an object.", _FIX)
+    ours = (data.get("extensions") or {}).get("heartcompass")
+    if ours is not None and not isinstance(ours, dict):
+        raise CardError(f"{path}: 'extensions.heartcompass' must be an object.", _FIX)
+    for key in ("tags", "alternate_greetings"):
+        if data.get(key) is not None and not isinstance(data.get(key), (list, str)):
+            raise CardError(f"{path}: '{key}' must be a list of text.", _FIX)
+
+
+def _birthday(value: Any) -> str | None:
+    """YYYY-MM-DD or MM-DD, as PROFILE.md writes it; anything else is dropped."""
+    text = _text_or_none(value)
+    return text if text and re.fullmatch(r"(\d{4}-)?\d{2}-\d{2}", text) else None
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _names(value: Any) -> list[str]:
+    """Aliases or tags: a list of text, or one text with commas (never split into letters)."""
+    if isinstance(value, str):
+        value = re.split(r"[,，、;；]", value)
+    if not isinstance(value, list):
+        return []
+    return [v.strip() for v in value if isinstance(v, str) and v.strip()]
 
 
 def _voice_lines(person: Person) -> list[str]:
@@ -161,7 +296,8 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
         text = re.sub(r"(?m)^\{\{char\}\}:\s*(.+)$", r'"\1"', text)  # example lines become quoted lines
         return text.replace("{{user}}", user).replace("{{char}}", data["name"]).strip()
 
-    relation = ours.get("relation") if ours.get("relation") in RELATIONS else "stranger"
+    relation = ours.get("relation") if isinstance(ours.get("relation"), str) and ours["relation"] in RELATIONS \
+        else "stranger"
     facts, events = [], []
     book = data.get("character_book") or {}
     for entry in book.get("entries", []) if isinstance(book, dict) else []:
@@ -175,26 +311,32 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
         else:
             facts.append(content)
     sections = {"Personality": clean(data.get("personality")), "How they talk": "", "Background": ""}
-    background = []
+    background, label = [], None
     for para in re.split(r"\n\s*\n", clean(data.get("description"))):
         labelled = re.match(r"^(Personality|How they talk|Likes|Dislikes|Boundaries|Background): (.*)$", para, re.S)
         if labelled:  # a card HeartCompass exported: each section back in its place
-            sections[labelled.group(1)] = labelled.group(2).strip()
+            label = labelled.group(1)
+            sections[label] = labelled.group(2).strip()
+        elif para.strip() and ours and label:  # the next paragraph of that same section
+            sections[label] += "\n\n" + para.strip()
         elif para.strip():
             background.append(para.strip())
     if not ours and clean(data.get("scenario")):  # our own scenario line is generated, not knowledge
         background.append(clean(data.get("scenario")))
     sections["Background"] = "\n\n".join([sections["Background"], *background]).strip()
     first, example = clean(data.get("first_mes")), clean(data.get("mes_example"))
-    sections["How they talk"] = "\n".join(t for t in (first if f'"{first}"' not in example else "", example) if t)
+    if not sections["How they talk"]:  # our own export carries the section itself in the description
+        sections["How they talk"] = "\n".join(t for t in (first if f'"{first}"' not in example else "", example)
+                                               if t)
     return {
-        "name": data["name"].strip(), "relation": relation, "mbti": ours.get("mbti"),
-        "aliases": [a for a in ours.get("aliases") or [] if isinstance(a, str)],
-        "gender": ours.get("gender"),
+        "name": data["name"].strip(), "relation": relation, "mbti": _text_or_none(ours.get("mbti")),
+        "aliases": _names(ours.get("aliases")),
+        "gender": _text_or_none(ours.get("gender")),
+        "birthday": _birthday(ours.get("birthday")),
         "sections": sections,
         "facts": facts,
         "events": events,
         "extensions": ext,
-        "tags": [t for t in data.get("tags") or [] if isinstance(t, str)],
+        "tags": _names(data.get("tags")),
         "voice": example_lines(data),
     }

@@ -32,6 +32,25 @@ class Advice(BaseModel):
     suggestions: list[str] = Field(description="one or two pieces of advice")
 
 
+ADVICE_MAX_TOKENS = 1024
+
+
+def advice_schema() -> dict:
+    """Advice's JSON schema with its sizes in it, so a grammar-constrained
+    model gives 2 to 4 candidates and one or two suggestions."""
+    from heartcompass.llm import inline_schema
+
+    spec = inline_schema(Advice)
+    props = spec["properties"]
+    props["reading"].update(minLength=1, maxLength=500)
+    props["candidates"].update(minItems=2, maxItems=4)
+    for name, most in (("reply", 500), ("tone", 40), ("why", 300)):
+        props["candidates"]["items"]["properties"][name].update(minLength=1, maxLength=most)
+    props["risks"].update(maxItems=4, items={"type": "string", "minLength": 1, "maxLength": 300})
+    props["suggestions"].update(minItems=1, maxItems=2, items={"type": "string", "minLength": 1, "maxLength": 300})
+    return spec
+
+
 def problems(advice: Advice) -> list[str]:
     out = []
     if not 2 <= len(advice.candidates) <= 4:
@@ -89,7 +108,8 @@ class CoachSession:
                     *[kinds[r](content=t) for r, t in self.turns]]
         last = ""
         for _ in range(2):
-            raw = ask_structured(self.model, Advice, messages)
+            raw = ask_structured(self.model, Advice, messages, ws=self.ws, spec=advice_schema(),
+                                 max_tokens=ADVICE_MAX_TOKENS)
             if isinstance(raw, Exception):
                 last = f"the answer did not fit the schema ({type(raw).__name__})"
             else:

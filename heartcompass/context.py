@@ -17,9 +17,10 @@ from typing import Any
 
 from heartcompass import prompts
 from heartcompass.errors import FormatError, PersonError
-from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
+from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
 from heartcompass.formats import voice as voice_fmt
 from heartcompass.people import Person
+from heartcompass.slugs import is_safe_slug
 from heartcompass.tokens import estimate_tokens
 from heartcompass.workspace import Workspace
 
@@ -71,7 +72,7 @@ class Snapshot:
 def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
     def read(path):
         if rev is None:
-            return path.read_text(encoding="utf-8") if path.exists() else None
+            return read_text(path) if path.exists() else None
         return ws.git.file_at(rev, path)
 
     prof_text = read(person.profile_path)
@@ -93,8 +94,10 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
     for link in prof.related:
         # Only the neighbour's PROFILE frontmatter is read: their memory stays private.
         other = ws.people_dir / link["person"] / profile_fmt.FILENAME
-        text = read(other)
         try:
+            if not is_safe_slug(link["person"]):  # '../..' in a hand-edited link: not a folder of ours
+                raise FormatError(other, "not a person's folder")
+            text = read(other)
             neighbours.append((link["person"], link["as"], profile_fmt.parse(text, other) if text else None))
         except FormatError:  # a broken neighbour never breaks this chat
             neighbours.append((link["person"], link["as"], None))
@@ -295,7 +298,7 @@ def preview(ws: Workspace, person: Person, rev: str | None = None) -> Preview:
     without building the prompt: the first message builds it, once."""
     def read(path):
         if rev is None:
-            return path.read_text(encoding="utf-8") if path.exists() else None
+            return read_text(path) if path.exists() else None
         return ws.git.file_at(rev, path)
 
     prof_text = read(person.profile_path)

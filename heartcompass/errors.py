@@ -53,3 +53,17 @@ class FormatError(HeartCompassError):
         self.path = Path(path)
         self.line = line
         self.problem = problem
+
+
+class UnsafePathError(FormatError):
+    """A file reached through a symbolic link (see paths.py): never read or
+    written, so nothing outside the workspace is sent to a model or changed."""
+
+
+class WriteError(HeartCompassError):
+    """A file the workspace needs to change cannot be written (permissions,
+    a read-only or full disk). Nothing else was changed for it."""
+
+    def __init__(self, path: Path | str, problem: str, hint: str | None = None):
+        super().__init__(f"{path}: cannot be written ({problem})", hint)
+        self.path = Path(path)

@@ -88,6 +88,20 @@ class Proposal(BaseModel):
     profile_fields: list[FieldChange] = Field(default_factory=list)
     profile_notes: list[SectionNote] = Field(default_factory=list)
     new_links: list[Link] = Field(default_factory=list)
+    nothing_worth_keeping: bool = Field(False, description="true only when the new entries hold nothing worth "
+                                                           "keeping; then every list stays empty")
+
+
+_NOTHING_SAID = re.compile(r"nothing (new |else |here )?(worth|to) (keep|record|add|note|remember)|nothing new|"
+                           r"no new (information|facts|details)|没有(什么)?(值得|新)|无新", re.I)
+
+
+def consumes(proposal: Proposal) -> bool:
+    """Whether the entries shown may be marked consolidated: the proposal
+    changes something, or the model said outright there is nothing worth
+    keeping (the flag, or its summary). An empty answer alone is not that."""
+    changes = any(value for name, value in proposal if isinstance(value, list))
+    return changes or proposal.nothing_worth_keeping or bool(_NOTHING_SAID.search(proposal.summary))
 
 
 class Compressed(BaseModel):
@@ -106,6 +120,108 @@ class ProposalError(HeartCompassError):
 
     def __str__(self) -> str:
         return self.message
+
+
+# -- the schema sent, tightened per request ----------------------------------------
+DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+MAX_ITEMS = 20  # per list: a proposal is a handful of small changes
+
+
+def _ids(values, what: str = "") -> dict:
+    """An array of ids from this request only; none to choose from means no
+    items (an empty enum is not a valid schema)."""
+    values = sorted(set(values), key=lambda v: (len(v), v))
+    if not values:
+        return {"type": "array", "items": {"type": "string"}, "maxItems": 0}
+    return {"type": "array", "items": {"type": "string", "enum": values}, "maxItems": MAX_ITEMS}
+
+
+def _statement() -> dict:
+    return {"type": "string", "minLength": 1, "maxLength": MAX_TEXT}
+
+
+def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[events_fmt.Event]) -> dict:
+    """Proposal's JSON schema with every constraint in it, not only in the
+    descriptions, so a grammar-constrained model cannot cite an entry or a
+    line that does not exist, or write a fact from an untrusted entry."""
+    from heartcompass.llm import inline_schema
+
+    spec = inline_schema(Proposal)
+    props = spec["properties"]
+    every = [i.id for i in items]
+    trusted = [i.id for i in items if i.entry.trusted]
+    persona = [i.id for i in items if not i.entry.trusted]
+    line_ids = {p: [f"{p}{n + 1}" for n in range(len(wb.memory.items(t)))] for p, t in SECTION_IDS}
+    event_ids = [f"E{n + 1}" for n in range(len(events_shown))]
+
+    def listing(item: dict, evidence: list[str], ids: list[str] | None = None, need_evidence=True) -> dict:
+        item = {**item, "properties": dict(item["properties"])}
+        if "text" in item["properties"]:
+            item["properties"]["text"] = {**item["properties"]["text"], **_statement()}
+        if "evidence" in item["properties"]:
+            ev = _ids(evidence)
+            if need_evidence and evidence:
+                ev["minItems"] = 1
+            item["properties"]["evidence"] = {**item["properties"]["evidence"], **ev}
+        if ids is not None:
+            choice = {"type": "string", "enum": sorted(ids)} if ids else {"type": "string"}
+            item["properties"]["id"] = {**item["properties"]["id"], **choice}
+        room = evidence if ids is None else (evidence and ids)
+        return {"type": "array", "items": item, "maxItems": MAX_ITEMS if room else 0}
+
+    def each(name: str) -> dict:
+        return props[name]["items"]
+
+    props["summary"] = {**props["summary"], **_statement()}
+    new_event = listing(each("new_events"), trusted)
+    new_event["items"]["properties"]["date"] = {**new_event["items"]["properties"]["date"], "type": "string",
+                                                "pattern": DATE_PATTERN}
+    new_event["items"]["properties"]["weight"] = {**new_event["items"]["properties"]["weight"], "type": "number",
+                                                  "minimum": 0, "maximum": 1}
+    props["new_events"] = {**props["new_events"], **new_event}
+    changed = listing(each("changed_events"), trusted, event_ids, need_evidence=False)
+    weight = changed["items"]["properties"]["weight"]
+    changed["items"]["properties"]["weight"] = {**weight, "anyOf": [{"type": "number", "minimum": 0, "maximum": 1},
+                                                                    {"type": "null"}]}
+    text = changed["items"]["properties"]["text"]
+    changed["items"]["properties"]["text"] = {k: v for k, v in text.items() if k not in ("type", "minLength",
+                                                                                           "maxLength")}
+    changed["items"]["properties"]["text"]["anyOf"] = [_statement(), {"type": "null"}]
+    props["changed_events"] = {**props["changed_events"], **changed}
+    props["removed_events"] = {**props["removed_events"], **_ids(event_ids)}
+    for key, prefix, evidence in (("facts", "F", trusted), ("chat_notes", "C", persona), ("threads", "T", every)):
+        props[f"new_{key}"] = {**props[f"new_{key}"], **listing(each(f"new_{key}"), evidence)}
+        if f"rewritten_{key}" in props:
+            props[f"rewritten_{key}"] = {**props[f"rewritten_{key}"],
+                                         **listing(each(f"rewritten_{key}"), evidence, line_ids[prefix])}
+    props["removed_facts"] = {**props["removed_facts"], **_ids(line_ids["F"])}
+    props["removed_chat_notes"] = {**props["removed_chat_notes"], **_ids(line_ids["C"])}
+    props["closed_threads"] = {**props["closed_threads"], **_ids(line_ids["T"])}
+    fields = listing(each("profile_fields"), trusted)
+    fields["items"]["properties"]["value"] = {**fields["items"]["properties"]["value"], **_statement()}
+    props["profile_fields"] = {**props["profile_fields"], **fields}
+    notes = listing(each("profile_notes"), trusted)
+    sections = sorted({*profile_fmt.BODY_SECTIONS, *wb.profile.sections()})
+    notes["items"]["properties"]["section"] = {**notes["items"]["properties"]["section"], "enum": sections}
+    props["profile_notes"] = {**props["profile_notes"], **notes}
+    others = sorted(wb.known_slugs - {wb.slug})
+    links = listing(each("new_links"), trusted if others else [])
+    links["items"]["properties"]["person"] = {**links["items"]["properties"]["person"],
+                                              **({"enum": others} if others else {})}
+    links["items"]["properties"]["relation_words"] = {**links["items"]["properties"]["relation_words"],
+                                                      "maxLength": 60}
+    props["new_links"] = {**props["new_links"], **links}
+    return spec
+
+
+def compressed_schema(budget_tokens: int) -> dict:
+    from heartcompass.llm import inline_schema
+
+    spec = inline_schema(Compressed)
+    for name in ("facts", "chat_notes", "threads"):
+        spec["properties"][name]["items"] = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT + 40}
+        spec["properties"][name]["maxItems"] = max(5, budget_tokens // 8)
+    return spec
 
 
 # -- what the model is shown ---------------------------------------------------
@@ -188,13 +304,64 @@ def present(wb: Workbench, items: list[LogItem], events_shown: list[events_fmt.E
 
 
 # -- validation and application --------------------------------------------------
-_CODEISH = re.compile(r"```|`|<\s*/?\s*(script|html|div)|^\s*(import|def|class|SELECT|rm)\s|"
+# Code and injected instructions, not prose: keywords only in code's own shape
+# (lowercase, with its punctuation), so "Class reunion in June" or "Import
+# business is growing" are ordinary facts.
+_CODEISH = re.compile(r"`|<\s*/?\s*(script|html|div|iframe|style|img)\b|"
+                      r"(?-i:^\s*(import [\w.]+\s*$|from [\w.]+ import |def \w+\(|class \w+(\(.*\))?:|"
+                      r"rm -[a-z]*[rf]|sudo \w)|\bSELECT\b.+\bFROM\b|\bDROP TABLE\b)|"
                       r"ignore (all |the )?(previous|above) instructions|you are now|system prompt", re.I)
-_LOG_LINE = re.compile(r"^- ?\d{2}:\d{2}(:\d{2})? ·")
+# A pasted log entry ("- 10:00:00 · note · ...", the leading "- " already
+# stripped) or a line as the model was shown it ("L3 [2026-12-01 20:00 · me ...").
+_LOG_LINE = re.compile(r"^(- ?)?\d{1,2}:\d{2}(:\d{2})? ?·|^L\d+ \[|\[\d{4}-\d{2}-\d{2} \d{2}:\d{2} ·")
+# Source markers are ours alone: written by the model, "(hand)" would forge
+# the user's protection of a line, "(told)" a provenance it does not have.
+SOURCE_MARK = re.compile(r"\s*[(（]\s*(hand|told|import|log(\s+\d{4}-\d{2}-\d{2})?)\s*[)）]", re.I)
+_REPORTED = re.compile(r"^([\w.'-]+\s+){0,3}(said|says|told|tells|claims?|claimed|mentioned|wrote|writes)\b|"
+                       r"^.{0,12}(说|告诉|提到|表示)", re.I)
 
 
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+# -- does the cited evidence support the statement? ----------------------------------
+_STOP = frozenset("""a an the and or but if of to in on at by for with from into onto about as is are was were be
+been being am has have had do does did will would shall should can could may might must not no yes so than
+then too very just also really still even only that this these those there here it its it's he she they we
+you i me my mine her hers him his them their theirs our ours your yours who whom whose what which when where
+why how all any some each both more most much many few other such own same again once now new user
+said says told tell tells""".split())
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]+|\d[\d,]*(?:\.\d+)?|[^\W\d_]+(?:'[^\W\d_]+)?")
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[:-len(suffix)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+def _number(token: str) -> str:
+    whole, _, frac = token.replace(",", "").partition(".")
+    frac = frac.rstrip("0")
+    return (whole.lstrip("0") or "0") + (f".{frac}" if frac else "")
+
+
+def lexical(text: str) -> tuple[set[str], set[str]]:
+    """(content words and CJK character bigrams, numbers) of a text: a cheap
+    check that a statement says something its evidence says."""
+    words, numbers = set(), set()
+    for token in _TOKEN.findall(text.casefold()):
+        if token[0].isdigit():
+            numbers.add(_number(token))
+        elif re.match(rf"[{_CJK}]", token):
+            words.update(token[i:i + 2] for i in range(len(token) - 1)) if len(token) > 1 else words.add(token)
+        elif len(token) >= 3 and token not in _STOP:
+            words.add(_stem(token))
+    return words, numbers
 
 
 class _Checker:
@@ -202,14 +369,22 @@ class _Checker:
         self.wb = wb
         self.items = {i.id: i for i in items}
         self.problems: list[str] = []
+        self.found: list[LogItem] = []
+        self.visual = False
+        # the person's own names: every statement is about them, so they show no support
+        self.subject = lexical(" ".join([wb.profile.name, wb.slug, *map(str, wb.profile.doc.meta.get("aliases")
+                                                                          or [])]))[0]
         # Chat messages must not be pasted in; a /note is already a statement and may be kept as written.
         self.raw = [_norm(i.entry.text) for i in items
                     if len(_norm(i.entry.text)) >= 30 and i.entry.speaker != "note"]
 
     def text(self, what: str, text: str | None) -> str:
-        text = (text or "").strip()
+        from heartcompass.sanitize import strip_controls
+
+        text = strip_controls(text or "").strip()  # a model's escape sequences never reach a file
         if text.startswith("- "):
             text = text[2:].strip()
+        text = SOURCE_MARK.sub("", text).strip()  # the source is derived from the evidence, by us
         if not text:
             self.problems.append(f"{what}: empty text")
         elif "\n" in text:
@@ -222,9 +397,10 @@ class _Checker:
             self.problems.append(f"{what}: copies a log message word for word; write a short statement instead")
         return text
 
-    def evidence(self, what: str, ids: list[str], need: str) -> str | None:
-        """Checks the cited entries; returns the source to cite ('log DATE')."""
-        found = [self.items[i.strip()] for i in ids if i.strip() in self.items]
+    def evidence(self, what: str, ids: list[str], need: str, text: str | None = None) -> str | None:
+        """Checks the cited entries (and that they support `text`); returns
+        the source to cite ('log DATE'). self.found: the cited entries."""
+        found = self.found = [self.items[i.strip()] for i in ids if i.strip() in self.items]
         if not ids or len(found) != len(ids):
             bad = [i for i in ids if i.strip() not in self.items]
             self.problems.append(f"{what}: needs evidence from the new entries (unknown ids: {bad or 'none given'})")
@@ -234,7 +410,24 @@ class _Checker:
                                  "from entries marked trusted (put it in new_chat_notes instead)")
         if need == "persona" and not any(i.entry.speaker == "persona" for i in found):
             self.problems.append(f"{what}: chat notes record what the persona said; cite a persona entry")
+        if text and not self.visual:
+            self.support(what, text, found)
         return f"log {min(i.day for i in found)}"
+
+    def support(self, what: str, text: str, found: list[LogItem]) -> None:
+        """The statement must say something its entries say: a shared content
+        word, name or number; and every number in it must be in them."""
+        words, numbers = lexical(text)
+        cited = " ".join(f"{i.entry.text} {i.day}" for i in found)
+        have_words, have_numbers = lexical(cited)
+        missing = sorted(numbers - have_numbers)
+        ids = ", ".join(i.id for i in found)
+        if missing:
+            self.problems.append(f"{what}: {', '.join(missing)} does not appear in the entries it cites ({ids}); "
+                                 "numbers and amounts must come from them")
+        elif not ((words - self.subject) & have_words or numbers & have_numbers):
+            self.problems.append(f"{what}: shares no words with the entries it cites ({ids}); state only what "
+                                 "they say, in their words")
 
     def date(self, what: str, value: str) -> dt.date | None:
         try:
@@ -250,10 +443,13 @@ class _Checker:
         return None if value is None else round(float(value), 2)
 
 
-def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown: list[events_fmt.Event]) -> None:
+def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown: list[events_fmt.Event],
+          visual: bool = False) -> None:
     """Validate the whole proposal, then apply it to the workbench. Raises
-    ProposalError (and changes nothing) when any part is invalid."""
+    ProposalError (and changes nothing) when any part is invalid. visual:
+    the entries came with screenshots, whose words the text does not hold."""
     ck = _Checker(wb, items)
+    ck.visual = visual
     ops: list = []  # closures applied only once everything is valid
     event_ids = {f"E{i + 1}": e for i, e in enumerate(events_shown)}
     mem_ids = {f"{p}{i + 1}": (title, line) for p, title in SECTION_IDS
@@ -268,14 +464,14 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
     for n, ev in enumerate(proposal.new_events, 1):
         what = f"new event {n}"
         date, text = ck.date(what, ev.date), ck.text(what, ev.text)
-        weight, source = ck.weight(what, ev.weight), ck.evidence(what, ev.evidence, "trusted")
+        weight, source = ck.weight(what, ev.weight), ck.evidence(what, ev.evidence, "trusted", text)
         if date and weight is not None and source:
             ops.append(lambda d=date, t=text, w=weight, s=source: _add_event(wb, d, t, w, s))
     for ch in proposal.changed_events:
         event = known("event", ch.id, event_ids)
         weight = ck.weight(f"event {ch.id}", ch.weight)
         text = ck.text(f"event {ch.id}", ch.text) if ch.text else None
-        source = ck.evidence(f"event {ch.id}", ch.evidence, "trusted") if (text or ch.evidence) else None
+        source = ck.evidence(f"event {ch.id}", ch.evidence, "trusted", text) if (text or ch.evidence) else None
         if event is not None and (weight is not None or text):
             ops.append(lambda e=event, w=weight, t=text, s=source: _change_event(wb, e, w, t, s))
     for ident in proposal.removed_events:
@@ -286,12 +482,19 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
                              ("threads", memory_fmt.THREADS, "any")):
         for n, line in enumerate(getattr(proposal, f"new_{key}"), 1):
             what = f"new {key[:-1].replace('_', ' ')} {n}"
-            text, source = ck.text(what, line.text), ck.evidence(what, line.evidence, need)
-            if source:
-                ops.append(lambda t=title, x=text, s=source: _add_line(wb, t, f"- {x} ({s})"))
+            text = ck.text(what, line.text)
+            source = ck.evidence(what, line.evidence, need, text)
+            if source and key == "threads" and not all(i.entry.trusted for i in ck.found):
+                # what the persona raised is not the user's to follow up as true: it is a chat note
+                ops.append(lambda x=text, s=source: _add_line(wb, memory_fmt.CHATS, f"- {x} ({s})"))
+            elif source:
+                x = _reported(text, ck.found) if key == "facts" else text
+                ops.append(lambda t=title, x=x, s=source: _add_line(wb, t, f"- {x} ({s})"))
         for rw in getattr(proposal, f"rewritten_{key}", []):
             target = known(key, rw.id, mem_ids)
-            text, source = ck.text(f"{key} {rw.id}", rw.text), ck.evidence(f"{key} {rw.id}", rw.evidence, need)
+            text = ck.text(f"{key} {rw.id}", rw.text)
+            source = ck.evidence(f"{key} {rw.id}", rw.evidence, need, text)
+            text = _reported(text, ck.found) if key == "facts" and source else text
             if target and target[0] == title and source:
                 ops.append(lambda tg=target, x=text, s=source: _rewrite_line(wb, tg[0], tg[1], f"- {x} ({s})", s))
             elif target:
@@ -310,7 +513,8 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             ops.append(lambda f=fc.field, v=value: _set_field(wb, f, v))
     for note in proposal.profile_notes:
         what = f"profile note for {note.section}"
-        text, source = ck.text(what, note.text), ck.evidence(what, note.evidence, "trusted")
+        text = ck.text(what, note.text)
+        source = ck.evidence(what, note.evidence, "trusted", text)
         if note.section not in (*profile_fmt.BODY_SECTIONS, *wb.profile.sections()):
             ck.problems.append(f"{what}: unknown section (use {', '.join(profile_fmt.BODY_SECTIONS)})")
         elif source:
@@ -327,6 +531,21 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         raise ProposalError(ck.problems)
     for op in ops:
         op()
+
+
+def _reported(text: str, found: list[LogItem]) -> str:
+    """A fact resting only on what another person wrote in real imported
+    messages is what they said, not a verified truth: it reads as such."""
+    def theirs(item: LogItem) -> bool:
+        return item.entry.speaker.startswith("import:") and item.entry.speaker != "import:me"
+
+    if not found or not all(theirs(i) for i in found) or _REPORTED.search(text):
+        return text
+    who = " and ".join(sorted({i.entry.speaker.split(":", 1)[1] for i in found}))
+    if re.search(rf"[{_CJK}]", text):
+        return f"{who}说：{text}"
+    lead = text[:1].lower() + text[1:] if text[1:2].islower() else text
+    return f"{who} said: {lead}"
 
 
 def _check_field(ck: _Checker, name: str, value: str):
@@ -474,13 +693,22 @@ def apply_compression(wb: Workbench, result: Compressed) -> list[str]:
     problems = []
     new = {memory_fmt.FACTS: result.facts, memory_fmt.CHATS: result.chat_notes, memory_fmt.THREADS: result.threads}
     cleaned: dict[str, list[str]] = {}
+    end_mark = re.compile(r"\((hand|told|import|log \d{4}-\d{2}-\d{2})\)$")
     for title, lines in new.items():
         cleaned[title] = []
+        before = wb.memory.items(title)
+        sources = {m.group(0) for old in before if (m := end_mark.search(old))}
         for line in lines:
             line = line.strip()
             line = line if line.startswith("- ") else f"- {line}"
-            if not re.search(r"\((hand|told|import|log \d{4}-\d{2}-\d{2})\)$", line):
+            mark = end_mark.search(line)
+            if not mark:
                 problems.append(f"compressed line without a source: {line[:60]!r}")
+            elif mark.group(0) == "(hand)" and not (line in before and wb.is_protected(line)):
+                # a model-written "(hand)" would forge the user's protection
+                problems.append(f"only the user's own lines end in (hand): {line[:60]!r}")
+            elif mark.group(0) not in sources:
+                problems.append(f"compressed line cites a source its section does not have: {line[:60]!r}")
             cleaned[title].append(line)
         for old in wb.memory.items(title):
             if wb.is_protected(old) and old not in cleaned[title]:

@@ -5,9 +5,12 @@ Safety, in order of the steps below:
 - one gardener at a time (a workspace lock; a stale lock is taken over);
 - a journal in .heartcompass/garden/ holds the new texts before any file is
   written, so a run killed at any moment is finished by the next one, and
-  the consolidation pointers (in MEMORY.md) move with the files they
-  describe, never apart from them;
-- pending hand edits are committed first, as their own commits;
+  the consolidation state (.heartcompass/consolidated/, see consolidation.py)
+  moves with the files it describes, never apart from them;
+- pending hand edits are committed first, as their own commits; the
+  gardener's commit holds exactly the bytes it wrote (built from them, not
+  from the working files), so a hand edit saved meanwhile stays the user's,
+  for its own `edit(...)` commit;
 - the model's proposal is validated before anything is written; a bad one
   (after one corrected try) leaves that person's entries unconsumed;
 - each write checks the file is still what was read: a hand edit made while
@@ -26,10 +29,12 @@ from typing import Any, Callable
 
 from heartcompass import audit, prompts
 from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic
+from heartcompass.consolidation import State as ConsolidationState, prefix_sum, trailer
 from heartcompass.errors import FormatError, HeartCompassError, LLMError, MissingKeyError
-from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
-from heartcompass.garden_proposal import (Compressed, LogItem, Proposal, ProposalError, Workbench,
-                                          apply, apply_compression, present, shown_events)
+from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
+from heartcompass.garden_proposal import (Compressed, LogItem, Proposal, ProposalError, Workbench, apply,
+                                          apply_compression, compressed_schema, consumes, present,
+                                          proposal_schema, shown_events)
 from heartcompass.llm import ask_structured, structured_invoke
 from heartcompass.lock import WorkspaceLock
 from heartcompass.people import Person, list_people
@@ -40,6 +45,7 @@ TOOL_VERBS = {"init", "add", "rename", "archive", "restore", "undo", "config", "
               "tell", "import", "sync", "coach", "voice"}
 SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 EVENTS_SHOWN_TOKENS = 800
+PROPOSAL_MAX_TOKENS = 2048  # a proposal is a handful of short lines; more is a runaway
 
 
 @dataclass
@@ -91,29 +97,30 @@ class EntryCounts:
             write_atomic(self.path, json.dumps(self.data))
 
 
-def new_entries(person: Person, mem: memory_fmt.Memory, counts: EntryCounts) -> tuple[list[LogItem], dict[str, int]]:
-    """Entries past each log's consolidation pointer; and each log's full
-    count, which becomes the new pointer once they are written."""
-    done = mem.consolidated
+def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts
+                ) -> tuple[list[LogItem], dict[str, list[dailylog.Entry]]]:
+    """Entries past what each log has had consolidated; and those logs'
+    entries, whose full count becomes the new state once they are written.
+    A log unchanged since it was last read (size, mtime) is not read."""
     items: list[LogItem] = []
-    totals: dict[str, int] = {}
+    logs: dict[str, list[dailylog.Entry]] = {}
     for day in dailylog.log_dates(person.dir):
         path = person.logs_dir / f"{day}.md"
-        cached = counts.known(path)
-        if cached is not None and cached <= done.get(day, 0):
+        if counts.known(path) == state.count(day):
             continue
         entries = dailylog.load(path)
         counts.remember(path, len(entries))
-        if len(entries) <= done.get(day, 0):
+        done = state.verified(day, entries)  # a log rewritten by undo or restore moves it back
+        if len(entries) <= done:
             continue
-        totals[day] = len(entries)
-        for index in range(done.get(day, 0), len(entries)):
+        logs[day] = entries
+        for index in range(done, len(entries)):
             entry = entries[index]
             if not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):
                 items.append(LogItem("", day, entry, index))
     for n, item in enumerate(items, 1):
         item.id = f"L{n}"
-    return items, totals
+    return items, logs
 
 
 def chunks(items: list[LogItem], budget: int) -> list[list[LogItem]]:
@@ -134,18 +141,35 @@ def chunks(items: list[LogItem], budget: int) -> list[list[LogItem]]:
 class Journal:
     """The texts a gardening is about to write, saved before the first write."""
 
-    def __init__(self, ws: Workspace, slug: str):
-        self.ws = ws
-        self.path = ws.state_dir / "garden" / f"{slug}.json"
+    def __init__(self, ws: Workspace, person: Person):
+        self.ws, self.person = ws, person
+        self.path = ws.state_dir / "garden" / f"{person.slug}.json"
 
-    def save(self, files: dict[Path, tuple[str | None, str]], subject: str, body: str) -> None:
-        data = {"subject": subject, "body": body,
+    def save(self, files: dict[Path, tuple[str | None, str]], days: dict[str, list], subject: str,
+             body: str) -> None:
+        data = {"subject": subject, "body": body, "days": days,
                 "files": {self.ws.rel(p): {"old": old, "new": new} for p, (old, new) in files.items()}}
         write_atomic(self.path, json.dumps(data, ensure_ascii=False))
 
-    def recover(self) -> str | None:
-        """Finish an interrupted gardening: write what is missing, commit.
-        A file changed by hand since is left alone (and so is the rest)."""
+    def raw(self) -> str | None:
+        try:
+            return self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+
+    def put_back(self, raw: str | None) -> None:
+        """The journal as it was before a chunk that was put back."""
+        if raw is None:
+            self.clear()
+        else:
+            write_atomic(self.path, raw)
+
+    def recover(self, written: dict[Path, str] | None = None) -> str | None:
+        """Finish an interrupted gardening: write what is missing, move the
+        consolidation state, commit exactly the journal's texts. `written`:
+        checksums of what this process wrote (it knows a later hand edit
+        from a write that never happened). After a kill, a file changed by
+        hand since is left alone (and so is the rest)."""
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -154,14 +178,21 @@ class Journal:
             self.path.unlink()
             return None
         files = {self.ws.root / rel: v for rel, v in data["files"].items()}
-        state = {p: file_checksum(p) for p in files}
-        if any(state[p] not in (v["old"], checksum(v["new"])) for p, v in files.items()):
+        now = {p: file_checksum(p) for p in files}
+        ours = {p for p, v in files.items()
+                if now[p] == checksum(v["new"]) or (written or {}).get(p) == checksum(v["new"])}
+        if any(now[p] != v["old"] for p, v in files.items() if p not in ours):
             self.path.unlink()
             return None
         for path, v in files.items():
-            if state[path] == v["old"]:
+            if path not in ours:
                 write_atomic(path, v["new"], expected_checksum=v["old"])
-        sha = self.ws.git.commit(list(files), data["subject"], data["body"] + "\n\n(finished after an interruption)")
+        state = ConsolidationState(self.ws, self.person)
+        state.days.update(data.get("days", {}))
+        state.dirty = True
+        state.save()
+        sha = self.ws.git.commit_contents({p: v["new"] for p, v in files.items()}, data["subject"],
+                                          _with_note(data["body"], "(finished after an interruption)"))
         self.path.unlink()
         return sha
 
@@ -181,6 +212,9 @@ class Gardener:
         self.review = review
         self.counts = EntryCounts(ws)
         self._written: dict[Path, str] = {}  # checksums of what this run wrote
+        self._texts: dict[Path, str] = {}    # and the texts
+        self._people: list[Person] = []
+        self._names: dict[str, tuple[list[str], list[str]]] | None = None  # slug -> (names, links)
 
     @property
     def model(self):
@@ -189,7 +223,8 @@ class Gardener:
         return self._model
 
     def run(self, people: list[Person] | None = None) -> list[PersonResult]:
-        people = people if people is not None else list_people(self.ws)
+        self._people = list_people(self.ws)  # once per run, not per person
+        people = people if people is not None else self._people
         lock = WorkspaceLock(self.ws.state_dir / "lock", "gardener")
         with lock:
             if not self.dry_run:
@@ -205,7 +240,7 @@ class Gardener:
         result = PersonResult(person.slug)
         try:
             if not self.dry_run:
-                Journal(self.ws, person.slug).recover()
+                Journal(self.ws, person).recover()
                 if has_pending:
                     audit.commit_pending(self.ws, [person])
             return self._garden(person, result)
@@ -216,32 +251,99 @@ class Gardener:
         except (HeartCompassError, ProposalError) as exc:
             result.status, result.message = "failed", str(exc)
         if not self.dry_run and result.status in ("failed", "skipped"):
-            result.commit = Journal(self.ws, person.slug).recover()  # chunks already written stay, committed
+            # chunks already written stay, committed as exactly what was written
+            try:
+                result.commit = Journal(self.ws, person).recover(self._written)
+            except HeartCompassError as exc:  # e.g. a hook refused: the journal stays, for the next run
+                result.message += f" ({exc.message})"
+            if result.commit:
+                result.message += " The entries gardened before that are committed."
         return result
 
     def _garden(self, person: Person, result: PersonResult) -> PersonResult:
-        originals, prof, evs, mem = read_person(person)
-        items, totals = new_entries(person, mem, self.counts)
-        result.memory_before = result.memory_after = mem.body_tokens()
+        state = ConsolidationState(self.ws, person)
+        items, logs = new_entries(person, state, self.counts)
         if not items:
+            if not self.dry_run:
+                state.save()  # a rebuilt or corrected state; nothing else is read
             return result  # nothing new: no model call, no commit
+        if not self.dry_run:
+            self._check_committed(person)
+        originals, prof, evs, mem = read_person(person)
+        mem.drop_legacy()  # the old map moves to the state (read by it when it had none)
+        result.memory_before = result.memory_after = mem.body_tokens()
         result.entries = len(items)
-        wb = workbench(self.ws, person, prof, evs, mem, self.today)
-        wb.days_read = set(totals)
+        text = "\n".join(i.entry.text for i in items)
+        wb = workbench(self.ws, person, prof, evs, mem, self.today, people=self._people, mentions=text,
+                       names=self._name_index)
+        wb.days_read = set(logs)
+        self._state, self._days = state, {}
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
         summaries = []
         batches = chunks(items, budget)
+        kept_back = 0
         for n, chunk in enumerate(batches, 1):
             proposal = self._propose(wb, chunk)
+            if not consumes(proposal):  # silence is not "nothing worth keeping": they wait for the next run
+                kept_back = sum(len(c) for c in batches[n - 1:])
+                break
             summaries.append(proposal.summary.strip())
             self._fit_budget(wb)
             for day in {i.day for i in chunk}:  # this chunk's entries are now in memory
-                wb.memory.set_consolidated(day, max(i.index for i in chunk if i.day == day) + 1)
+                count = max(i.index for i in chunk if i.day == day) + 1
+                self._days[day] = [count, prefix_sum(logs[day], count)]
             if n < len(batches):
                 self._write(person, wb, originals, result, summaries, final=False)
-        for day, total in totals.items():
-            wb.memory.set_consolidated(day, total)  # skipped (time-travel) entries count as read
-        return self._write(person, wb, originals, result, summaries, final=True)
+        if not kept_back:
+            for day, entries in logs.items():  # skipped (time-travel) entries count as read
+                self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
+        self._write(person, wb, originals, result, summaries, final=True)
+        if kept_back:
+            if result.status == "gardened" and not result.commit and not self._days:
+                result.status = "skipped"  # nothing at all was consumed
+            result.message = (f"the model proposed nothing for {kept_back} entries without saying they hold "
+                              "nothing worth keeping; they stay for the next run")
+        return result
+
+    @staticmethod
+    def _put_back(path: Path, written: str, previous: str | None) -> None:
+        try:
+            if previous is None:
+                if file_checksum(path) == checksum(written):
+                    path.unlink()
+            else:
+                write_atomic(path, previous, expected_checksum=checksum(written))
+        except ConcurrentEditError:
+            pass  # edited by hand since: it is the user's now
+
+    def _check_committed(self, person: Person) -> None:
+        """The files read must be what HEAD holds, so the gardener's commit
+        holds only its own change: a hand edit saved since the start of the
+        run is committed first, on its own."""
+        if self.ws.git.head() is None:
+            return
+        heads = self.ws.git.blob_ids(person.files())
+        for path in person.files():
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:
+                data = None
+            if heads.get(self.ws.rel(path)) != (blob_id(data) if data is not None else None):
+                audit.commit_pending(self.ws, [person])
+                return
+
+    def _name_index(self) -> dict[str, tuple[list[str], list[str]]]:
+        """Every person's names and aliases (casefolded) and links, read once per run."""
+        if self._names is None:
+            self._names = {}
+            for other in self._people:
+                try:
+                    prof = other.load_profile()
+                except (FormatError, OSError, UnicodeDecodeError):
+                    continue
+                names = [n.casefold() for n in [other.slug, *prof.names()] if len(n.strip()) >= 2]
+                self._names[other.slug] = (names, [link["person"] for link in prof.related])
+        return self._names
 
     def _propose(self, wb: Workbench, chunk: list[LogItem]) -> Proposal:
         return propose(self.ws, self.model, wb, chunk)
@@ -279,27 +381,47 @@ class Gardener:
 
     def _commit_files(self, person, changed, originals, wb, summaries, commit: bool) -> str | None:
         subject, body = _message(person.slug, wb, summaries)
-        journal = Journal(self.ws, person.slug)
+        body = _with_note(body, trailer(self._days))  # what was consumed: the state can be rebuilt from git
+        journal = Journal(self.ws, person)
         current = {p: file_checksum(p) for p in changed}
-        for path in changed:  # still what we read? (a hand edit meanwhile wins)
+        for path in changed:  # still what we read or last wrote? (a hand edit meanwhile wins)
             expected = checksum(originals[path]) if originals[path] is not None else None
             if current[path] != expected and not (self._written.get(path) == current[path]):
                 raise ConcurrentEditError(f"{self.ws.rel(path)} was edited while the gardener ran; "
-                                          "nothing of this person was written.")
-        journal.save({p: (current[p], t) for p, t in changed.items()}, subject, body)
-        for path, text in changed.items():
-            write_atomic(path, text, expected_checksum=current[path])
+                                          "nothing more of this person was written.")
+        before = journal.raw()
+        journal.save({p: (current[p], t) for p, t in changed.items()}, self._days, subject, body)
+        done: dict[Path, str] = {}
+        try:
+            for path, text in changed.items():
+                write_atomic(path, text, expected_checksum=current[path])
+                done[path] = text
+        except ConcurrentEditError:
+            # A hand save in the instant before a write: put back this chunk's other
+            # writes, so what is on disk is the last whole chunk (its journal again).
+            for path, text in done.items():
+                self._put_back(path, text, self._texts.get(path, originals[path]))
+            journal.put_back(before)
+            raise
+        for path, text in done.items():
             self._written[path] = checksum(text)
+            self._texts[path] = text
+        self._state.days.update(self._days)  # the state moves with the files, after them
+        self._state.dirty = True
+        self._state.save()
         if not commit:
             return None
-        sha = self.ws.git.commit(list(person.files()), subject, body)
+        # exactly the bytes written: a hand edit saved since stays pending, the user's own
+        sha = self.ws.git.commit_contents(changed, subject, body)
         journal.clear()
+        if sha:
+            remember_hand_lines(self.ws, person, sha, {p: changed.get(p, originals[p] or "") for p in originals})
         return sha
 
 
 def read_person(person: Person):
     """(original texts by path, profile, events, memory) as on disk now."""
-    originals = {p: (p.read_text(encoding="utf-8") if p.exists() else None) for p in person.files()}
+    originals = {p: (read_text(p) if p.exists() else None) for p in person.files()}
     prof = profile_fmt.parse(originals[person.profile_path], person.profile_path)
     evs = (events_fmt.parse(originals[person.events_path], person.events_path)
            if originals[person.events_path] is not None else events_fmt.new(person.events_path, prof.name))
@@ -308,12 +430,73 @@ def read_person(person: Person):
     return originals, prof, evs, mem
 
 
-def workbench(ws: Workspace, person: Person, prof, evs, mem, today: dt.date) -> Workbench:
+def workbench(ws: Workspace, person: Person, prof, evs, mem, today: dt.date, *,
+              people: list[Person] | None = None, mentions: str | None = None,
+              names: Callable[[], dict[str, tuple[list[str], list[str]]]] | None = None) -> Workbench:
     """The files in memory, with the lines whose last change was the user's
-    (git blame) marked as theirs."""
-    protected = {text for path in person.files() for subject, text in ws.git.blame(path)
-                 if is_hand_subject(subject) and text.strip() not in ("", "---")}
-    return Workbench(person.slug, prof, evs, mem, protected, {p.slug for p in list_people(ws)}, today)
+    (git blame) marked as theirs. With `mentions` (the new entries' text),
+    the known people are only those the entries and files mention, plus the
+    person's links: the prompt does not grow with the workspace."""
+    protected = hand_lines(ws, person)
+    people = people if people is not None else list_people(ws)
+    known = {p.slug for p in people}
+    if mentions is not None:
+        index = names() if names else {}
+        text = "\n".join([mentions, prof.doc.body, str(prof.doc.meta.get("related") or ""),
+                          memory_fmt.render_body(mem)]).casefold()
+        known = {slug for slug, (words, _) in index.items() if any(_mentioned(w, text) for w in words)}
+        known |= {link["person"] for link in prof.related}
+        known |= {link for slug in list(known) for link in index.get(slug, ((), ()))[1]}
+        known &= {p.slug for p in people}
+    return Workbench(person.slug, prof, evs, mem, protected, known, today)
+
+
+def _mentioned(name: str, text: str) -> bool:
+    if name not in text:
+        return False
+    if not name.isascii():
+        return True  # Chinese names have no word boundaries
+    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
+
+
+def hand_lines(ws: Workspace, person: Person) -> set[str]:
+    """Lines whose last change was the user's. git blame walks the files'
+    whole history, so its result is kept (in .heartcompass/hand-lines/) and
+    reused while no commit but the gardener's has touched them since."""
+    cache = ws.state_dir / "hand-lines" / f"{person.slug}.json"
+    last = ws.git.last_commit(person.files())
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        if last is not None and data.get("head") == last:
+            return set(data["lines"])
+    except (FileNotFoundError, ValueError, KeyError, TypeError):
+        pass
+    lines = {text for path in person.files() for subject, text in ws.git.blame(path)
+             if is_hand_subject(subject) and text.strip() not in ("", "---")}
+    if last is not None:
+        write_atomic(cache, json.dumps({"head": last, "lines": sorted(lines)}, ensure_ascii=False))
+    return lines
+
+
+def remember_hand_lines(ws: Workspace, person: Person, sha: str, texts: dict[Path, str]) -> None:
+    """After a gardener commit: the user's lines are those still there (the
+    gardener never writes one), so the cache stays valid without a blame."""
+    cache = ws.state_dir / "hand-lines" / f"{person.slug}.json"
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return
+    present = {line for text in texts.values() for line in text.splitlines()}
+    data["lines"] = sorted(line for line in data.get("lines", []) if line in present)
+    data["head"] = sha
+    write_atomic(cache, json.dumps(data, ensure_ascii=False))
+
+
+def blob_id(data: bytes) -> str:
+    """git's id of a blob with these bytes."""
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def render_texts(person: Person, wb: Workbench) -> dict[Path, str]:
@@ -341,13 +524,14 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
     last_error: Exception | None = None
     for attempt in range(2):  # one corrected try after an invalid proposal
         try:
-            raw = ask_structured(model, Proposal, messages)
+            raw = ask_structured(model, Proposal, messages, ws=ws, spec=proposal_schema(wb, chunk, shown),
+                                 max_tokens=PROPOSAL_MAX_TOKENS)
             if isinstance(raw, Exception):
                 raise raw
             proposal = raw if isinstance(raw, Proposal) else Proposal.model_validate(raw)
             snapshot = _snapshot(wb)
             try:
-                apply(wb, proposal, chunk, shown)
+                apply(wb, proposal, chunk, shown, visual=bool(images))
             except ProposalError:
                 _restore(wb, snapshot)
                 raise
@@ -380,7 +564,8 @@ def fit_budget(ws: Workspace, model: Any, wb: Workbench) -> None:
     messages = [SystemMessage(content=prompts.render(ws, "garden_compress.md", budget=budget)),
                 HumanMessage(content=text)]
     try:
-        result = structured_invoke(model, Compressed, messages)
+        result = structured_invoke(model, Compressed, messages, ws=ws, spec=compressed_schema(budget),
+                                   max_tokens=2 * budget + 512)
         result = result if isinstance(result, Compressed) else Compressed.model_validate(result)
     except Exception as exc:
         raise ProposalError([f"MEMORY.md is over its budget ({wb.memory.body_tokens()} > {budget} tokens) "
@@ -422,6 +607,10 @@ def _message(slug: str, wb: Workbench, summaries: list[str]) -> tuple[str, str]:
     subject = f"garden({slug}): {', '.join(parts) or 'nothing new'} {source}".strip()
     body = "\n".join(s for s in summaries if s) + "\n\n" + "\n".join(wb.changes)
     return subject, body.strip()
+
+
+def _with_note(body: str, note: str) -> str:
+    return f"{body}\n\n{note}".strip() if note else body
 
 
 def _body_of(text: str | None) -> str:

@@ -84,7 +84,9 @@ class WorkspaceGit:
         return env
 
     def _git(self, *args: str, options: tuple[str, ...] = (), **kwargs) -> str:
-        env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+        env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0"}
+        if not os.isatty(0):
+            env["GIT_TERMINAL_PROMPT"] = "0"  # from cron, a password prompt would wait for nobody
         try:
             return self.repo.git.execute(["git", *BASE_OPTIONS, *options, *args], env=env, **kwargs)
         except GitCommandError as exc:
@@ -102,6 +104,8 @@ class WorkspaceGit:
         """A rebase, merge, cherry-pick or revert in progress, or a detached
         HEAD: one line naming it and the fix; None when commits may be made."""
         gd = self.git_dir
+        if not self.rebase_in_progress():
+            self.clear_sync_mark()  # the user finished or dropped that sync's rebase with git itself
         if (gd / "rebase-merge").is_dir() or (gd / "rebase-apply").is_dir():
             if (gd / SYNC_MARK).exists():
                 return ("A 'heartcompass sync' conflict is still being resolved: fix the marked files, then run "
@@ -168,6 +172,7 @@ class WorkspaceGit:
             self._git("add", "-A", "--", *present)
         if gone:  # deleted or moved away: stage the removal
             self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *gone)
+        self._refuse_links(rels)
         staged = self._git("diff", "--cached", "--name-only", "--", *rels)
         if not staged.strip():
             return None
@@ -178,6 +183,51 @@ class WorkspaceGit:
         except GitError:
             self.unstage(rels)  # the files stay as they are, the index as it was
             raise
+        return self.head()
+
+    def commit_contents(self, contents: dict[Path | str, str], subject: str, body: str = "") -> str | None:
+        """Commit exactly these texts for these paths, whatever the working
+        files hold now (a hand edit saved meanwhile stays pending, for its own
+        commit). Built in a temporary index, so nothing else staged goes in."""
+        import tempfile
+
+        rels = {self._rel(p): text for p, text in contents.items()}
+        if not rels:
+            return None
+        fd, tmp_index = tempfile.mkstemp(prefix="heartcompass-index.", dir=self.repo.git_dir)
+        os.close(fd)
+        os.unlink(tmp_index)  # git wants to create it
+        env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0", "GIT_INDEX_FILE": tmp_index}
+        try:
+            git_ = lambda *args, **kw: self.repo.git.execute(["git", *BASE_OPTIONS, *args], env=env, **kw)  # noqa: E731
+            has_head = self.head() is not None
+            if has_head:
+                git_("read-tree", "HEAD")
+            for rel, text in sorted(rels.items()):
+                sha = subprocess.run(["git", "hash-object", "-w", "--no-filters", "--stdin"], cwd=self.root,
+                                     env=env, input=text.encode("utf-8"), capture_output=True,
+                                     check=True).stdout.decode().strip()
+                mode = (git_("ls-files", "-s", "--", rel).split(" ", 1)[0] or "100644") if has_head else "100644"
+                git_("update-index", "--add", "--cacheinfo", f"{mode},{sha},{rel}")
+            if has_head and not git_("diff", "--cached", "--name-only", "HEAD", "--", *rels).strip():
+                return None
+            message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
+            msg_fd, msg_path = tempfile.mkstemp(prefix="heartcompass-msg.", dir=self.repo.git_dir)
+            with os.fdopen(msg_fd, "w", encoding="utf-8") as fh:
+                fh.write(message)  # a file, not -m: a long trailer must not hit the argument limit
+            try:
+                git_("commit", *self._verify(), "-q", "-F", msg_path)
+            finally:
+                os.unlink(msg_path)
+            for rel in rels:  # the real index follows HEAD for these paths, not the working file
+                entry = git_("ls-files", "-s", "--", rel).split()
+                self._git("update-index", "--add", "--cacheinfo", f"{entry[0]},{entry[1]},{rel}")
+        except (GitCommandError, subprocess.CalledProcessError) as exc:
+            detail = str(exc.stderr or "").strip().replace("stderr: ", "").strip("'\n ")
+            raise GitError(f"git commit failed: {detail or exc}") from None
+        finally:
+            if os.path.exists(tmp_index):
+                os.unlink(tmp_index)
         return self.head()
 
     def roll_back(self, paths: list[Path | str]) -> None:
@@ -195,8 +245,14 @@ class WorkspaceGit:
                    if f and not Path(f).name.startswith(".")]  # an editor's swap file is not ours
         for rel in created:
             (self.root / rel).unlink(missing_ok=True)
-        if tracked:
-            self._git("checkout", "HEAD", "--", *tracked)
+        from heartcompass.atomic import write_atomic
+
+        for rel in tracked:  # from the commit itself, not through the index (it may be locked)
+            text = self.file_at("HEAD", rel)
+            path = self.root / rel
+            if text is not None and (not path.is_file() or path.read_text(encoding="utf-8") != text):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, text)
         for rel in sorted(rels, key=len, reverse=True):  # folders we created and emptied
             path = self.root / rel
             for folder in sorted((p for p in path.rglob("*") if p.is_dir()), key=lambda p: len(p.parts),
@@ -217,6 +273,25 @@ class WorkspaceGit:
                 self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *rels)
         except GitError:
             pass
+
+    def _refuse_links(self, rels: list[str]) -> None:
+        """A symbolic link is never committed (see paths.py): sync would
+        spread a link to outside the workspace. Unstage it and say why."""
+        raw = self._git("diff", "--cached", "--raw", "-z", "--no-renames", "--", *rels,
+                        strip_newline_in_stdout=False)
+        parts = raw.split("\0")
+        links = [parts[i + 1] for i in range(0, len(parts) - 1, 2)
+                 if parts[i].startswith(":") and parts[i].split()[1] == "120000"]
+        if links:
+            from heartcompass import paths
+            from heartcompass.errors import UnsafePathError
+
+            self._git("reset", "-q", "--", *links)
+            target, outside = paths.describe_link(self.root / links[0], self.root)
+            where = "outside the workspace" if outside else "inside the workspace"
+            raise UnsafePathError(self.root / links[0], f"is a symbolic link to {target} ({where}); HeartCompass "
+                                  "commits no link (sync would spread it), so nothing was committed",
+                                  hint=paths.FIX)
 
     def move(self, src: Path, dst: Path) -> None:
         self._git("mv", self._rel(src), self._rel(dst))
@@ -318,6 +393,24 @@ class WorkspaceGit:
     def files_at(self, rev: str, folder: Path | str) -> list[str]:
         out = self._git("ls-tree", "-r", "--name-only", rev, "--", self._rel(folder))
         return [line for line in out.splitlines() if line]
+
+    def blob_ids(self, paths: list[Path | str]) -> dict[str, str]:
+        """{path: blob id} of these files at HEAD (absent ones left out)."""
+        if self.head() is None:
+            return {}
+        out = self._git("ls-tree", "-z", "HEAD", "--", *[self._rel(p) for p in paths], strip_newline_in_stdout=False)
+        ids = {}
+        for item in out.split("\0"):
+            if "\t" in item:
+                info, rel = item.split("\t", 1)
+                ids[rel] = info.split()[2]
+        return ids
+
+    def last_commit(self, paths: list[Path | str]) -> str | None:
+        """The newest commit that touched any of these paths."""
+        if self.head() is None:
+            return None
+        return self._git("log", "-1", "--format=%H", "--", *[self._rel(p) for p in paths]).strip() or None
 
     def blame(self, path: Path | str) -> list[tuple[str, str]]:
         """(subject of the commit that last changed it, text) for each line
@@ -443,8 +536,14 @@ def git_processes(root: Path) -> list[int]:
                 found.append(int(entry.name))
         return found
     try:
-        out = subprocess.run(["ps", "-A", "-o", "pid=,comm="], capture_output=True, text=True, timeout=5).stdout
+        out = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,comm="], capture_output=True, text=True,
+                             timeout=5).stdout
     except (OSError, subprocess.SubprocessError):
         return []
-    return [int(pid) for pid, _, comm in (line.strip().partition(" ") for line in out.splitlines())
-            if Path(comm.strip()).name == "git" and pid.isdigit()]
+    found = []
+    for line in out.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[0].isdigit() and Path(parts[2].strip()).name == "git" \
+                and parts[1] != str(os.getpid()):
+            found.append(int(parts[0]))
+    return found

@@ -3,14 +3,20 @@ Android and iOS), Telegram Desktop's result.json, and plain transcripts.
 
 Parsing is complete before anything is written: malformed input is an error
 with its line number. Each message becomes an `import:<speaker>` entry on its
-original date (the user's own messages are `import:me`); a re-import skips
-what is already in the logs."""
+original date (the user's own messages are `import:me`). System placeholders
+("<Media omitted>", "This message was deleted") are skipped and counted. A
+re-import, or the same chat exported from another phone, adds only what the
+logs do not hold yet: messages are compared by minute, speaker and
+normalised text, counting repeats ("ok" twice in a minute is two messages)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
+import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +24,21 @@ from heartcompass.errors import FormatError, HeartCompassError
 from heartcompass.formats import dailylog
 
 FORMATS = ("whatsapp", "telegram", "plain")
+# Years of daily chat are tens of MiB; more is the wrong file, and parsing it would hold GiBs.
+MAX_EXPORT_BYTES = 100 << 20
+
+
+def read_export(path: Path) -> str:
+    """The export's text: a regular file, bounded in size, UTF-8."""
+    from heartcompass.limits import read_limited
+
+    raw = read_limited(path, MAX_EXPORT_BYTES, "chat export")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FormatError(path, f"not UTF-8 text (byte {exc.start})", raw[:exc.start].count(b"\n") + 1,
+                          "Export the chat again (WhatsApp and Telegram write UTF-8), "
+                          "or convert it with 'iconv -t UTF-8'.") from None
 
 
 @dataclass
@@ -26,6 +47,41 @@ class Message:
     speaker: str
     text: str
     line: int
+    placeholder: str | None = None  # "media", "deleted", "call": an app's stand-in, not a message
+    undated: bool = False  # a plain transcript line before any [date] stamp: filed under today
+
+
+# What the apps write in place of a message (English and Chinese, Android and iOS exports).
+_PLACEHOLDERS = (
+    ("media", re.compile(r"""(?ix)^(?:
+        <\s*(?:media\ omitted|medien\ ausgeschlossen|multimedia\ omitido|m[ée]dias?\ omis|media\ weggelaten
+              |省略影音内容|媒体已省略|已省略媒体|媒体文件已省略|省略媒体|媒體已略去|省略媒體|已略去媒體)\s*>
+      | (?:image|video|audio|sticker|gif|document|photo|contact\ card|voice\ message)\ omitted
+      | <attached:\ [^>]+> | <附件[:：]\s*[^>]+>
+      | (?:图片|圖片|图像|圖像|照片|视频|影片|視訊|音频|音訊|语音|語音|贴图|貼圖|文件|文档|檔案|GIF|联系人名片|聯絡人卡片)
+        (?:已省略|已忽略|已略去|省略|被省略)
+      | <?省略(?:图片|圖片|视频|影片|音频|語音|语音|贴图|貼圖|文件)>?
+      | null
+    )$""")),
+    ("deleted", re.compile(r"""(?ix)^(?:
+        this\ message\ was\ deleted | you\ deleted\ this\ message | this\ message\ was\ deleted\ by\ an?\ admin.*
+      | 此消息已删除 | 此消息已被删除 | 你删除了此消息 | 您删除了此消息 | 你已删除此消息
+      | 此訊息已刪除 | 此訊息已被刪除 | 你已刪除此訊息 | 您已刪除此訊息
+    )$""")),
+    ("call", re.compile(r"(?i)^(?:missed (?:voice|video|group) call|voice call|video call|未接(?:语音|視訊|视频|語音)通话|"
+                        r"未接(?:语音|视频)通話)$")),
+    ("pending", re.compile(r"(?i)^(?:waiting for this message\. this may take a while\.|正在等待此消息.*|正在等待此訊息.*)$")),
+)
+_EDITED = re.compile(r"\s*<(?:This message was edited|已编辑|已編輯)>\s*$")
+
+
+def placeholder_kind(text: str) -> str | None:
+    """Which app stand-in this message text is, or None for a real message."""
+    text = text.strip().replace("\u200e", "")
+    for kind, pattern in _PLACEHOLDERS:
+        if pattern.match(text):
+            return kind
+    return None
 
 
 # -- WhatsApp -------------------------------------------------------------------
@@ -89,17 +145,22 @@ def parse_whatsapp(text: str, path: Path | str) -> list[Message]:
         speaker, sep, body = rest.partition(": ")
         if not sep:  # "Messages are end-to-end encrypted", "X changed the subject"...
             continue
-        body = "\n".join([body, *continuation[n]]).strip().replace("\u200e", "")
-        out.append(Message(when, speaker.strip().replace("\u200e", ""), body, n))
+        body = _EDITED.sub("", "\n".join([body, *continuation[n]]).strip().replace("\u200e", ""))
+        out.append(Message(when, speaker.strip().replace("\u200e", ""), body, n, placeholder_kind(body)))
     return out
 
 
 # -- Telegram -----------------------------------------------------------------------
 def _tg_text(value) -> str:
+    """Telegram's `text`: a string, or a list of strings and entity objects
+    ({"type": "link", "text": ...}); anything else (null parts) carries no text."""
     if isinstance(value, str):
         return value
+    if isinstance(value, dict):
+        return _tg_text(value.get("text"))
     if isinstance(value, list):
-        return "".join(part if isinstance(part, str) else str(part.get("text", "")) for part in value)
+        return "".join(part if isinstance(part, str) else _tg_text(part) if isinstance(part, dict) else ""
+                       for part in value)
     return ""
 
 
@@ -108,6 +169,9 @@ def parse_telegram(text: str, path: Path | str) -> list[Message]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise FormatError(path, f"not valid JSON ({exc.msg})", exc.lineno,
+                          "Export from Telegram Desktop as 'Machine-readable JSON' and pass result.json.") from None
+    except RecursionError:
+        raise FormatError(path, "JSON nested too deeply to be a Telegram export", 1,
                           "Export from Telegram Desktop as 'Machine-readable JSON' and pass result.json.") from None
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise FormatError(path, "no 'messages' list: not a Telegram chat export", 1,
@@ -121,12 +185,10 @@ def parse_telegram(text: str, path: Path | str) -> list[Message]:
         except (KeyError, ValueError):
             raise FormatError(path, f"message {n} has no valid 'date'", None) from None
         body = _tg_text(msg.get("text")).strip()
-        if not body and msg.get("media_type"):
-            body = f"[{msg['media_type']}]"
-        if not body and msg.get("photo"):
-            body = "[photo]"
-        if body:
-            out.append(Message(when.replace(tzinfo=None), str(msg.get("from") or "unknown"), body, n))
+        kind = placeholder_kind(body) if body else "media" if msg.get("media_type") or msg.get("photo") or \
+            msg.get("file") else None  # a photo or sticker without a caption is not a message
+        if body or kind:
+            out.append(Message(when.replace(tzinfo=None), _tg_text(msg.get("from")) or "unknown", body, n, kind))
     return out
 
 
@@ -138,6 +200,7 @@ _PLAIN = re.compile(r"^(?:\[(?P<stamp>\d{4}-\d{2}-\d{2}(?: \d{1,2}:\d{2}(?::\d{2
 def parse_plain(text: str, path: Path | str, default_day: dt.date) -> list[Message]:
     out: list[Message] = []
     current = dt.datetime.combine(default_day, dt.time(0, 0))
+    stamped = None  # the line of the first [date] stamp
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -147,11 +210,14 @@ def parse_plain(text: str, path: Path | str, default_day: dt.date) -> list[Messa
                 stamp = m["stamp"]
                 current = (dt.datetime.fromisoformat(stamp) if " " in stamp
                            else dt.datetime.combine(dt.date.fromisoformat(stamp), dt.time(0, 0)))
+                stamped = stamped or n
             except ValueError:
                 raise FormatError(path, f"[{m['stamp']}] is not a real date and time", n,
                                   "Stamps look like [2026-11-28 21:04].") from None
         if m:
-            out.append(Message(current, m["speaker"].strip(), m["text"].strip(), n))
+            text = m["text"].strip()
+            out.append(Message(current, m["speaker"].strip(), text, n, placeholder_kind(text),
+                               undated=stamped is None))
         elif out and line.startswith((" ", "\t")):
             out[-1].text += "\n" + line.strip()
         else:
@@ -180,28 +246,64 @@ def speakers(messages: list[Message]) -> list[str]:
     return sorted(seen, key=lambda s: -seen[s])
 
 
+def _normal(text: str) -> str:
+    """Text as compared across exports: iOS and Android differ in direction
+    marks, narrow spaces and line breaks, not in what was said."""
+    text = unicodedata.normalize("NFKC", text)
+    text = re.sub(r"[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]", "", text)
+    return " ".join(text.split())
+
+
+def _key(time: str, speaker: str, text: str) -> tuple[str, str, str]:
+    return time[:5], speaker.casefold(), _normal(text)  # minute resolution: Android exports drop seconds
+
+
 def to_logs(person_dir: Path, messages: list[Message], me: str) -> dict[str, int]:
     """Append messages to the daily logs, skipping any already there.
-    Returns how many were added per day."""
+    Returns how many were added per day.
+
+    Duplicates are counted, not collapsed: a day file holding "ok" once at
+    14:02 takes one more "ok" at 14:02 from an export that has two. Files are
+    appended to without a flush each, then synced once: a crash leaves whole
+    days appended, and a rerun adds only what is missing."""
     by_day: dict[dt.date, list[Message]] = {}
-    for msg in sorted(messages, key=lambda m: m.when):
+    for msg in sorted((m for m in messages if not m.placeholder), key=lambda m: m.when):
         by_day.setdefault(msg.when.date(), []).append(msg)
     added: dict[str, int] = {}
     for day, msgs in sorted(by_day.items()):
         path = dailylog.log_path(person_dir, day)
-        existing = {(e.time, e.speaker, e.text) for e in (dailylog.load(path) if path.exists() else [])}
+        have = Counter(_key(e.time, e.speaker, e.text) for e in (dailylog.load(path) if path.exists() else []))
         new = []
         for msg in msgs:
             speaker = "import:me" if msg.speaker == me else f"import:{_safe_speaker(msg.speaker)}"
             entry = dailylog.Entry(msg.when.strftime("%H:%M:%S"), speaker, msg.text)
-            key = (entry.time, entry.speaker, entry.text)
-            if key not in existing:
+            key = _key(entry.time, entry.speaker, entry.text)
+            if have[key] > 0:
+                have[key] -= 1  # this occurrence is already in the log
+            else:
                 new.append(entry)
-                existing.add(key)
-        dailylog.append_many(path, new, day)
+        dailylog.append_many(path, new, day, durable=False)
         if new:
             added[day.isoformat()] = len(new)
+    if added:
+        os.sync()  # one flush for every day file, before the commit
     return added
+
+
+def skipped(messages: list[Message]) -> Counter:
+    """How many app placeholders of each kind the export held."""
+    return Counter(m.placeholder for m in messages if m.placeholder)
+
+
+def matches_person(speaker: str, names: list[str]) -> bool:
+    """Whether an export's speaker is one of the person's names or aliases
+    (ignoring case, spaces and underscores, or by first name)."""
+    def squash(text: str) -> str:
+        return re.sub(r"[\s_·.]+", "", unicodedata.normalize("NFKC", text)).casefold()
+
+    who = squash(speaker)
+    first = speaker.split()[0].casefold() if speaker.split() else ""
+    return any(who == squash(n) or (first and first == n.split()[0].casefold()) for n in names if n.strip())
 
 
 def _safe_speaker(name: str) -> str:

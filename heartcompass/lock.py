@@ -18,6 +18,7 @@ from pathlib import Path
 from heartcompass.errors import HeartCompassError
 
 POLL = 0.05  # seconds between tries while waiting
+SHORT_WAIT = 30.0  # even a fail-fast gardener waits this long for a short command's commit
 
 
 class LockBusy(HeartCompassError):
@@ -62,7 +63,8 @@ def busy_error(path: Path, owner: dict | None) -> LockBusy:
 
 class WorkspaceLock:
     """`with WorkspaceLock(path, "chat", wait=30):` waits up to 30 s for the
-    lock; wait=0 (the gardener) fails at once when another process holds it."""
+    lock; wait=0 (the gardener) fails at once when another gardener holds
+    it, and waits up to SHORT_WAIT for any other command (a chat's commit)."""
 
     def __init__(self, path: Path, purpose: str = "gardener", wait: float = 0.0):
         self.path = Path(path)
@@ -72,9 +74,16 @@ class WorkspaceLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644))
+        except OSError as exc:
+            raise HeartCompassError(f"{self.path}: cannot be written ({exc.strerror}).",
+                                    "HeartCompass needs to write in the workspace: check its permissions "
+                                    "(and that the disk is not full or read-only).") from None
         # Even a fail-fast caller retries for a moment: holder() peeks take the lock for an instant.
-        deadline = time.monotonic() + max(self.wait, 0.3)
+        started = time.monotonic()
+        deadline = started + max(self.wait, 0.3)
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
@@ -82,7 +91,8 @@ class WorkspaceLock:
             except BlockingIOError:
                 owner = _read_info(fd)
                 os.close(fd)
-                if time.monotonic() >= deadline:
+                short = owner.get("purpose") not in ("gardener", "sync")  # others hold it for a commit
+                if time.monotonic() >= (max(deadline, started + SHORT_WAIT) if short else deadline):
                     raise busy_error(self.path, owner) from None
                 time.sleep(POLL)
                 continue

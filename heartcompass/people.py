@@ -15,7 +15,7 @@ from pathlib import Path
 
 from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError, PersonError
-from heartcompass.formats import dailylog, events, memory, profile
+from heartcompass.formats import dailylog, events, memory, profile, read_text
 from heartcompass.slugs import clean_name, slugify
 from heartcompass.tokens import estimate_tokens
 from heartcompass.workspace import Workspace
@@ -110,22 +110,27 @@ class Summary:
 def summarize(person: Person) -> Summary:
     """What `person list` shows, read cheaply (no full event parsing)."""
     last = (dailylog.log_dates(person.dir) or [None])[-1]
+    errors: list[str] = []  # each bad file is listed with its problem; the others still are
     try:
         prof = person.load_profile()
         name, relation, mbti = prof.name, prof.relation, prof.mbti
-        error = None
     except FormatError as exc:  # listed with the problem, not hidden
-        name, relation, mbti, error = person.slug, "?", None, str(exc)
-    n_events = events.count_events(_read(person.events_path))
-    mem_text = _read(person.memory_path)
+        name, relation, mbti = person.slug, "?", None
+        errors.append(str(exc))
+    n_events = events.count_events(_read(person.events_path, errors))
+    mem_text = _read(person.memory_path, errors)
     body = mem_text.split("\n---\n", 1)[-1] if mem_text.startswith("---") else mem_text
-    return Summary(person.slug, name, relation, mbti, last, n_events, estimate_tokens(body), error)
+    return Summary(person.slug, name, relation, mbti, last, n_events, estimate_tokens(body),
+                   "\n".join(errors) or None)
 
 
-def _read(path: Path) -> str:
+def _read(path: Path, errors: list[str]) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_text(path)
     except FileNotFoundError:
+        return ""
+    except FormatError as exc:
+        errors.append(str(exc))
         return ""
 
 

@@ -15,7 +15,7 @@ from heartcompass.workspace import Workspace
 def prompt_path(ws: Workspace | None, filename: str) -> Path:
     if ws is not None:
         override = ws.prompts_dir / filename
-        if override.is_file():
+        if override.is_file() or override.is_symlink():  # a link is refused when read, not skipped
             return override
     path = shipped_dir("prompts") / filename
     if not path.is_file():
@@ -24,6 +24,8 @@ def prompt_path(ws: Workspace | None, filename: str) -> Path:
 
 
 def render(ws: Workspace | None, filename: str, **values: object) -> str:
+    from heartcompass.formats import read_text
+
     path = prompt_path(ws, filename)
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)  # a linked or non-UTF-8 override is refused, named
     return Template(text).safe_substitute({k: str(v) for k, v in values.items()}).strip()

@@ -13,6 +13,10 @@ from heartcompass.errors import PersonError
 
 # Characters that are unsafe in file names on some system we may sync to.
 _UNSAFE = set('<>:"|?*')
+# Device names Windows reserves in every folder, whatever the extension or
+# case ("com1.txt", "Nul.md"): a folder named so cannot be checked out there.
+WINDOWS_RESERVED = frozenset({"con", "prn", "aux", "nul", "conin$", "conout$",
+                              *(f"{dev}{n}" for dev in ("com", "lpt") for n in "123456789¹²³")})
 _SPACES = re.compile(r"[\s_]+")
 
 
@@ -48,6 +52,12 @@ def slugify(name: str) -> str:
             f"The name {name!r} has no letters or digits left to name a folder with.",
             "Use a name with at least one letter or digit.",
         )
+    if windows_reserved(slug):
+        raise PersonError(
+            f"The name {name!r} gives the folder name {slug!r}, which Windows reserves for a device "
+            "(CON, PRN, AUX, NUL, COM1-9, LPT1-9), so the workspace could not sync to a Windows machine.",
+            "Use a longer name, e.g. with a last name or a nickname.",
+        )
     if len(slug.encode("utf-8")) > 120:
         raise PersonError(f"The name {name!r} is too long for a folder name (120 bytes at most).")
     return slug
@@ -58,3 +68,10 @@ def is_safe_slug(slug: str) -> bool:
         return slugify(slug) == slug
     except PersonError:
         return False
+
+
+def windows_reserved(name: str) -> bool:
+    """Whether Windows refuses name as a file or folder name: the part before
+    the first dot, without trailing dots or spaces, is a device name."""
+    base = name.split(".", 1)[0].rstrip(" .").casefold()
+    return base in WINDOWS_RESERVED

@@ -144,7 +144,7 @@ def _unknown_people(ws: Workspace, model: Any, narrative: str) -> list[NewPerson
         raw = structured_invoke(model, Mentions, [
             SystemMessage(content="List the people this narrative mentions by name who are not in the known list "
                                   "(and are not the narrator). Known: " + ", ".join(known)),
-            HumanMessage(content=narrative)])
+            HumanMessage(content=narrative)], ws=ws, max_tokens=512)
         found = raw if isinstance(raw, Mentions) else Mentions.model_validate(raw)
     except Exception:  # a nicety: never a reason to fail the tell
         return []

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from heartcompass.atomic import file_checksum, write_atomic
 from heartcompass.errors import HeartCompassError
-from heartcompass.formats import dailylog, voice as voice_fmt
+from heartcompass.formats import dailylog, read_text, voice as voice_fmt
 from heartcompass.tokens import estimate_tokens
 
 MAX_THEIRS, MAX_MINE = 12, 6
@@ -215,7 +215,7 @@ def refresh(person_dir: Path, names: list[str]) -> bool:
         voice.doc.meta["rhythm"] = rhythm
     text = voice_fmt.render(voice)
     voice_fmt.parse(text, path)  # never write what we could not read back
-    if before is not None and path.read_text(encoding="utf-8") == text:
+    if before is not None and read_text(path) == text:
         return False
     write_atomic(path, text, before)
     return True
@@ -265,7 +265,8 @@ def refresh_and_commit(ws, person, names: list[str]) -> str | None:
         if not refresh(person.dir, names):
             return None
         return audit.commit_or_roll_back(ws, [path_of(person.dir)],
-                                         f"voice({person.slug}): their lines and rhythm from the logs", what="VOICE.md")
+                                         f"voice({person.slug}): their lines and rhythm from the logs",
+                                         what="the voice file")
 
 
 def quote_and_commit(ws, person, text: str, *, mine: bool = False) -> str | None:
@@ -282,4 +283,4 @@ def quote_and_commit(ws, person, text: str, *, mine: bool = False) -> str | None
             return None
         short = " ".join(text.split())[:40]
         return audit.commit_or_roll_back(ws, [path_of(person.dir)], f"quote({person.slug}): “{short}”",
-                                         what="VOICE.md")
+                                         what="the quote")

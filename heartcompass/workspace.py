@@ -62,7 +62,15 @@ class Workspace:
         return WorkspaceGit(self.root, hooks=lambda: bool(self.config.get("git.hooks")))
 
     def rel(self, path: Path) -> str:
-        return Path(path).resolve().relative_to(self.root).as_posix()
+        # Lexically first: a path through a link (refused elsewhere) must still
+        # be nameable in a message, not crash with "is not in the subpath".
+        absolute = Path(os.path.abspath(path))
+        if absolute == self.root or self.root in absolute.parents:
+            return absolute.relative_to(self.root).as_posix()
+        try:
+            return Path(path).resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
 
 
 def is_workspace(path: Path) -> bool:

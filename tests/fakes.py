@@ -26,6 +26,7 @@ class FakeChat(GenericFakeChatModel):
     messages: Iterator[Any] = Field(default_factory=lambda: iter(()))
     script: list[Any] = Field(default_factory=list)
     calls: list[list[BaseMessage]] = Field(default_factory=list)
+    schemas: list[Any] = Field(default_factory=list)  # the schema of every structured call
 
     def enqueue(self, *items: Any) -> "FakeChat":
         self.script.extend(items)
@@ -62,16 +63,21 @@ class FakeChat(GenericFakeChatModel):
             raise item.error
 
     def with_structured_output(self, schema, **kwargs):
-        """Scripted structured output: a dict (validated into schema), a JSON
-        string, an exception to raise."""
+        """Scripted structured output: a dict (validated into schema, or kept
+        as a dict when the schema is a JSON schema), a JSON string, an
+        exception to raise."""
+        import json
+
         from langchain_core.runnables import RunnableLambda
+
+        self.schemas.append(schema)
 
         def run(messages):
             item = self._next(list(messages))
-            if isinstance(item, dict):
-                return schema.model_validate(item)
             if isinstance(item, str):
-                return schema.model_validate_json(item)
+                item = json.loads(item)
+            if isinstance(item, dict) and not isinstance(schema, dict):
+                return schema.model_validate(item)
             return item
 
         return RunnableLambda(run)

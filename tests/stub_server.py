@@ -21,7 +21,9 @@ class StubState:
         self.fail_next: list[int] = []     # status codes to answer with before replying
         self.replies: list[str] = []       # scripted replies; else one built from the prompt
         self.delay = 0.0                   # seconds to think before answering
-        self.json_object_only = False      # refuse json_schema, like llama-cpp-python's server
+        # structured-output modes answered with HTTP 500, like llama-cpp-python's server refusing
+        # json_schema: any of "json_schema", "json_object", "tool_call"
+        self.refuse: set[str] = set()
 
 
 def default_reply(body: dict) -> str:
@@ -34,10 +36,9 @@ def default_reply(body: dict) -> str:
     return f"hey, it's {who}!\n|||\nyou said: {last[:60]}\n|||\nI know: {known}"
 
 
-def structured_reply(body: dict) -> dict:
+def structured_reply(name: str, body: dict) -> dict:
     """For the gardener: each /note entry becomes a fact, nothing else."""
-    name = body["response_format"]["json_schema"].get("name", "")
-    text = body["messages"][-1]["content"]
+    text = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
     if name == "Advice":
         system = body["messages"][0]["content"]
         who = re.search(r"reply to (.+?)\. You know", system)
@@ -53,8 +54,20 @@ def structured_reply(body: dict) -> dict:
         lines = re.findall(r"(?m)^- .+$", text)
         return {"facts": lines, "chat_notes": [], "threads": []}
     notes = re.findall(r"(?m)^(L\d+) \[[^\]]* · note · [^\]]*\] (.+)$", text)
-    return {"summary": f"stub gardener: {len(notes)} noted facts",
+    return {"summary": f"stub gardener: {len(notes)} noted facts", "nothing_worth_keeping": not notes,
             "new_facts": [{"text": note[:150], "evidence": [ident]} for ident, note in notes]}
+
+
+def structured_mode(body: dict) -> tuple[str | None, str]:
+    """Which way the client asked for structured output, and the schema's name."""
+    fmt = body.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        return "json_schema", fmt["json_schema"].get("name", "")
+    if fmt.get("type") == "json_object":
+        return "json_object", (fmt.get("schema") or {}).get("title", "")
+    if body.get("tools") and isinstance(body.get("tool_choice"), dict):
+        return "tool_call", body["tool_choice"]["function"]["name"]
+    return None, ""
 
 
 def make_handler(state: StubState):
@@ -79,27 +92,27 @@ def make_handler(state: StubState):
             if state.fail_next:
                 code = state.fail_next.pop(0)
                 return self._json(code, {"error": {"message": f"stub error {code}", "type": "server_error"}})
-            fmt = (body.get("response_format") or {}).get("type")
-            if fmt == "json_schema" and state.json_object_only:
-                return self._json(500, {"error": {"message": "Input should be 'text' or 'json_object' "
-                                                             "(body.response_format.type: 'json_schema')"}})
+            mode, name = structured_mode(body)
+            if mode in state.refuse:
+                return self._json(500, {"error": {"message": f"this server does not support {mode} "
+                                                             "(body.response_format / tools)"}})
+            tool_calls = None
             if state.replies:
                 text = state.replies.pop(0)
-            elif fmt == "json_object":
-                schema = re.search(r"follows this JSON schema:\n(\{.*\})", body["messages"][-1]["content"], re.S)
-                title = json.loads(schema.group(1)).get("title", "") if schema else ""
-                fake = {"messages": body["messages"][:-1],
-                        "response_format": {"json_schema": {"name": title}}}
-                text = json.dumps(structured_reply(fake))
-            elif fmt == "json_schema":
-                text = json.dumps(structured_reply(body))
+            elif mode is not None:
+                text = json.dumps(structured_reply(name, body))
             else:
                 text = default_reply(body)
+            if mode == "tool_call":
+                tool_calls = [{"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}]
+                text = ""
             if not body.get("stream"):
                 return self._json(200, {"id": "x", "object": "chat.completion", "created": int(time.time()),
                                         "model": body.get("model", "stub"),
                                         "choices": [{"index": 0, "finish_reason": "stop",
-                                                     "message": {"role": "assistant", "content": text}}]})
+                                                     "message": {"role": "assistant", "content": text,
+                                                                 **({"tool_calls": tool_calls} if tool_calls
+                                                                    else {})}}]})
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()

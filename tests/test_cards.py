@@ -94,3 +94,73 @@ def test_invalid_cards_create_nothing(cli: Runner, tmp_path, content, words):
     result = cli("person", "import-card", str(path), ok=False)
     assert result.exit_code == 1 and words in result.output and "Traceback" not in result.output
     assert tree_snapshot(cli.ws.root) == before
+
+
+def test_export_to_png_writes_a_real_png_card_that_imports_back(example_cli: Runner, tmp_path):
+    out = tmp_path / "alice.png"
+    example_cli("person", "export", "alice", "-o", str(out))
+    raw = out.read_bytes()
+    assert raw.startswith(b"\x89PNG\r\n\x1a\n")
+    chunks, pos = {}, 8
+    while pos < len(raw):  # every chunk well-formed, with a correct CRC
+        length, kind = struct.unpack(">I4s", raw[pos:pos + 8])
+        body = raw[pos + 8:pos + 8 + length]
+        assert struct.unpack(">I", raw[pos + 8 + length:pos + 12 + length])[0] == zlib.crc32(kind + body)
+        chunks.setdefault(kind, []).append(body)
+        pos += 12 + length
+    assert list(chunks)[0] == b"IHDR" and list(chunks)[-1] == b"IEND" and pos == len(raw)
+    width, height = struct.unpack(">II", chunks[b"IHDR"][0][:8])
+    assert len(zlib.decompress(b"".join(chunks[b"IDAT"]))) == height * (1 + 3 * width)
+    key, _, value = chunks[b"tEXt"][0].partition(b"\0")
+    assert key == b"chara" and json.loads(base64.b64decode(value))["data"]["name"] == "Alice Chen"
+    from heartcompass import cards
+
+    assert cards.read_card(out)["name"] == "Alice Chen"
+    bad = example_cli("person", "export", "alice", "-o", str(tmp_path / "alice.jpg"), ok=False)
+    assert bad.exit_code == 1 and "alice.png" in bad.output and not (tmp_path / "alice.jpg").exists()
+
+
+@pytest.mark.parametrize("relation, phrase", [
+    ("dating", "Alice Chen and {{user}} are dating"), ("friend", "Alice Chen is {{user}}'s friend"),
+    ("broken_up", "Alice Chen is {{user}}'s ex"), ("family", "Alice Chen is family to {{user}}"),
+    ("tension", "Alice Chen and {{user}} are on tense terms"),
+])
+def test_scenario_has_a_phrase_per_relation(example_cli: Runner, relation, phrase):
+    path = example_cli.ws.people_dir / "alice" / "PROFILE.md"
+    path.write_text(path.read_text().replace("relation: friend", f"relation: {relation}"))
+    scenario = json.loads(example_cli("person", "export", "alice").output)["data"]["scenario"]
+    assert scenario.startswith(phrase) and scenario.endswith(". Alice Chen is chatting with {{user}} by text.")
+    assert "{{user}}'s dating" not in scenario
+
+
+def test_round_trip_keeps_how_they_talk_and_the_birthday(example_cli: Runner, tmp_path):
+    out = tmp_path / "alice.png"
+    example_cli("person", "export", "alice", "-o", str(out))
+    example_cli("person", "archive", "alice")
+    example_cli("person", "import-card", str(out))
+    from heartcompass.formats import profile
+    from heartcompass.people import resolve
+
+    old = profile.load(next((example_cli.ws.people_dir / ".archive").glob("alice*/PROFILE.md")))
+    prof = resolve(example_cli.ws, "Alice Chen").load_profile()
+    assert prof.birthday == "1996-04-12"
+    talk = prof.sections()["How they talk"]
+    assert talk.startswith('Short bursts of messages, lots of "haha" and "wait—".') and "你又熬夜了吧?" in talk
+    assert talk == old.sections()["How they talk"]
+    assert prof.sections()["Likes"].startswith("Mountains, bad puns")
+
+
+def test_lorebook_keys_are_keywords_not_clauses(example_cli: Runner):
+    path = example_cli.ws.people_dir / "alice" / "MEMORY.md"
+    path.write_text(path.read_text().replace("- Prefers calls after 21:00 on weekdays (hand)",
+                                             "- 她下个月要去京都的设计工作室上班，很紧张 (told)"))
+    book = json.loads(example_cli("person", "export", "alice").output)["data"]["character_book"]["entries"]
+    for entry in book:
+        assert entry["keys"][0] == "Alice Chen"
+        for key in entry["keys"][1:]:
+            assert 2 <= len(key) <= 20 and " " not in key and "，" not in key, entry
+    kyoto = next(e for e in book if "Kyoto in January" in e["content"])
+    assert "Kyoto" in kyoto["keys"] and "told" not in kyoto["keys"]
+    chinese = next(e for e in book if "京都" in e["content"])
+    assert any(k.startswith("京都") or k == "京都" for k in chinese["keys"]), chinese["keys"]
+    assert all(len(k) <= 4 for k in chinese["keys"][1:])

@@ -166,3 +166,17 @@ def test_doctor_names_a_broken_file(example_cli: Runner):
     path.write_text(path.read_text() + "- 2026-02-31 · nope\n")
     result = example_cli("doctor", ok=False)
     assert "✗ files" in result.output and "EVENTS.md:" in result.output
+
+
+def test_slash_commands_work_with_m_and_piped_lines(example_cli, fake_llm):
+    from conftest import log_entries
+
+    example_cli("chat", "alice", "-m", "/note She learns the cello")
+    assert not fake_llm.calls
+    fake_llm.enqueue("nice!")
+    example_cli("chat", "alice", input="/note She has a cat called Miso\nhello there\n")
+    entries = [(e.speaker, e.text) for e in log_entries(example_cli.ws, "alice")]
+    assert ("note", "She learns the cello") in entries and ("note", "She has a cat called Miso") in entries
+    assert ("me", "hello there") in entries and not any(t.startswith("/note") for _, t in entries)
+    result = example_cli("chat", "alice", "-m", "/note", ok=False)
+    assert result.exit_code == 1 and "/note needs" in result.output

@@ -53,10 +53,10 @@ def test_a_killed_holder_frees_the_lock_at_once(tmp_path):
 
 def test_a_waiting_command_gets_the_lock_when_the_holder_finishes(tmp_path):
     path = tmp_path / "lock"
-    proc = _hold(path, "tell", seconds=1.0)
+    proc = _hold(path, "gardener", seconds=1.0)
     started = time.monotonic()
     with pytest.raises(LockBusy):
-        WorkspaceLock(path, "gardener").acquire()  # the gardener fails fast
+        WorkspaceLock(path, "gardener").acquire()  # a second gardener fails fast
     assert time.monotonic() - started < 1.0
     with WorkspaceLock(path, "chat", wait=20):
         assert holder(path)["pid"] == os.getpid()
@@ -78,9 +78,14 @@ def test_a_bounded_wait_ends_with_who_holds_it(tmp_path):
 
 
 COUNT = """
-import sys, time
+import fcntl, sys, time
 from pathlib import Path
 from heartcompass.lock import WorkspaceLock
+real_flock = fcntl.flock
+def slow_flock(fd, op):  # as if the scheduler paused us between open() and flock()
+    time.sleep(0.003)
+    return real_flock(fd, op)
+fcntl.flock = slow_flock
 lock_path, counter = sys.argv[1], Path(sys.argv[2])
 for _ in range(int(sys.argv[3])):
     with WorkspaceLock(lock_path, "count", wait=60):
@@ -184,3 +189,26 @@ def test_twenty_chats_at_once_lose_nothing_and_commit_one_at_a_time(example_cli:
                         git(ws, "ls-files", "people/alice/logs").split())
     assert all(f"hi number {n}" in committed for n in range(20))
     assert len(state.requests) == 20
+
+
+def test_a_fail_fast_gardener_still_waits_out_a_short_commit(tmp_path):
+    path = tmp_path / "lock"
+    proc = _hold(path, "chat", seconds=1.0)
+    with WorkspaceLock(path, "gardener"):  # not "Another HeartCompass chat is running"
+        pass
+    proc.wait()
+    proc = _hold(path, "sync")
+    try:
+        with pytest.raises(LockBusy, match="sync is running"):
+            WorkspaceLock(path, "gardener").acquire()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_lock_that_cannot_be_created_is_one_clear_error(tmp_path):
+    from heartcompass.errors import HeartCompassError
+
+    (tmp_path / "state").write_text("a file where the state folder should be")
+    with pytest.raises(HeartCompassError, match="cannot be written"):
+        WorkspaceLock(tmp_path / "state" / "lock", "chat").acquire()

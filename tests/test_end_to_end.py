@@ -13,6 +13,7 @@ from stub_server import start
 @pytest.fixture
 def stub(example_cli: Runner):
     server, state = start()
+    state.port = server.server_port
     example_cli("config", "set", "llm.base_url", f"http://127.0.0.1:{server.server_port}/v1")
     example_cli("config", "set", "llm.model", "stub")
     yield state
@@ -51,18 +52,96 @@ def test_unreachable_endpoint_is_a_clear_error(example_cli: Runner, monkeypatch)
     assert "Traceback" not in result.output
 
 
-def test_gardener_falls_back_to_json_mode_where_json_schema_is_refused(example_cli: Runner, stub):
-    """llama-cpp-python's server accepts only response_format json_object."""
-    from heartcompass.formats import dailylog, memory as memory_fmt
+def _note(ws, text, day=None, time="20:00:00"):
     import datetime as dt
 
-    stub.json_object_only = True
-    day = dt.date(2026, 12, 1)
-    path = dailylog.log_path(example_cli.ws.people_dir / "alice", day)
-    dailylog.append(path, dailylog.Entry("20:00:00", "note", "She starts in Kyoto on January 6"), day)
+    from heartcompass.formats import dailylog
+
+    day = day or dt.date(2026, 12, 1)
+    dailylog.append(dailylog.log_path(ws.people_dir / "alice", day), dailylog.Entry(time, "note", text), day)
+
+
+def _facts(ws):
+    from heartcompass.formats import memory as memory_fmt
+
+    return memory_fmt.load(ws.people_dir / "alice" / "MEMORY.md").items(memory_fmt.FACTS)
+
+
+def _modes(stub):
+    from stub_server import structured_mode
+
+    return [structured_mode(r)[0] for r in stub.requests]
+
+
+def test_refused_json_schema_falls_back_to_json_object_with_the_schema_and_is_remembered(example_cli: Runner,
+                                                                                          stub):
+    """llama-cpp-python's server answers json_schema with HTTP 500, but constrains
+    its output by a grammar when the schema comes with json_object."""
+    ws = example_cli.ws
+    stub.refuse = {"json_schema"}
+    _note(ws, "She starts in Kyoto on January 6")
     example_cli("garden")
-    formats = [(r.get("response_format") or {}).get("type") for r in stub.requests]
-    assert formats == ["json_schema", "json_object"]
-    assert "follows this JSON schema" in stub.requests[1]["messages"][-1]["content"]
-    facts = memory_fmt.load(example_cli.ws.people_dir / "alice" / "MEMORY.md").items(memory_fmt.FACTS)
-    assert "- She starts in Kyoto on January 6 (log 2026-12-01)" in facts
+    assert _modes(stub) == ["json_schema", "json_object"]
+    sent = stub.requests[1]
+    schema = sent["response_format"]["schema"]
+    assert schema["title"] == "Proposal"
+    assert schema["properties"]["new_facts"]["items"]["properties"]["evidence"]["items"]["enum"] == ["L1"]
+    assert sent["max_tokens"] == 2048 and "max_completion_tokens" not in sent
+    assert "- She starts in Kyoto on January 6 (log 2026-12-01)" in _facts(ws)
+    remembered = json.loads((ws.state_dir / "structured-output.json").read_text())
+    assert remembered == {f"http://127.0.0.1:{stub.port}/v1 stub": "json_object"}
+    # the next run (a new process would read the same file) asks the right way at once
+    stub.requests.clear()
+    _note(ws, "Her sister Mei visits in February", time="21:00:00")
+    example_cli("garden")
+    assert _modes(stub) == ["json_object"]
+    assert any("Mei visits in February" in f for f in _facts(ws))
+
+
+def test_tool_calls_are_the_last_fallback_for_garden_and_coach(example_cli: Runner, stub):
+    ws = example_cli.ws
+    stub.refuse = {"json_schema", "json_object"}
+    _note(ws, "She starts in Kyoto on January 6")
+    example_cli("garden")
+    assert _modes(stub) == ["json_schema", "json_object", "tool_call"]
+    tool = stub.requests[-1]["tools"][0]["function"]
+    assert tool["name"] == "Proposal" and tool["parameters"]["properties"]["new_events"]["items"]["properties"][
+        "weight"]["maximum"] == 1
+    assert "- She starts in Kyoto on January 6 (log 2026-12-01)" in _facts(ws)
+    stub.requests.clear()
+    data = json.loads(example_cli("coach", "alice", "I'm so tired of packing", "--json").output)
+    assert len(data["candidates"]) == 2 and _modes(stub) == ["tool_call"]
+    advice = stub.requests[0]["tools"][0]["function"]["parameters"]["properties"]
+    assert (advice["candidates"]["minItems"], advice["candidates"]["maxItems"]) == (2, 4)
+    assert (advice["suggestions"]["minItems"], advice["suggestions"]["maxItems"]) == (1, 2)
+    assert stub.requests[0]["max_tokens"] == 1024
+
+
+def test_an_endpoint_that_refuses_every_mode_is_a_clear_error(example_cli: Runner, stub):
+    stub.refuse = {"json_schema", "json_object", "tool_call"}
+    _note(example_cli.ws, "She starts in Kyoto on January 6")
+    result = example_cli("garden", ok=False)
+    assert result.exit_code == 1 and "refused every way of asking for structured output" in result.output
+    assert "Traceback" not in result.output and not (example_cli.ws.state_dir / "structured-output.json").exists()
+
+
+def test_json_schema_endpoints_get_the_constrained_schema(example_cli: Runner, stub):
+    from heartcompass.formats import dailylog
+    import datetime as dt
+
+    ws = example_cli.ws
+    day = dt.date(2026, 12, 1)
+    path = dailylog.log_path(ws.people_dir / "alice", day)
+    dailylog.append(path, dailylog.Entry("20:00:00", "me", "did you book the flight?"), day)
+    dailylog.append(path, dailylog.Entry("20:00:05", "persona", "yes, for the 6th!"), day)
+    _note(ws, "She starts in Kyoto on January 6", time="20:01:00")
+    n_facts = len(_facts(ws))
+    example_cli("garden")
+    sent = stub.requests[0]["response_format"]["json_schema"]["schema"]["properties"]
+    evidence = lambda key: sent[key]["items"]["properties"]["evidence"]["items"]["enum"]  # noqa: E731
+    assert evidence("new_facts") == ["L1", "L3"] and evidence("new_events") == ["L1", "L3"]
+    assert evidence("new_chat_notes") == ["L2"] and evidence("new_threads") == ["L1", "L2", "L3"]
+    assert sent["rewritten_facts"]["items"]["properties"]["id"]["enum"] == [f"F{n + 1}" for n in range(n_facts)]
+    assert sent["new_links"]["items"]["properties"]["person"]["enum"] == ["me"]
+    assert sent["new_events"]["items"]["properties"]["date"]["pattern"] == "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+    assert stub.requests[0]["max_tokens"] == 2048

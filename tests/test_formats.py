@@ -154,7 +154,7 @@ free text the user wrote
 def test_memory_parses_sections_and_round_trips(tmp_path):
     mem = memory.parse(MEMORY_TEXT, tmp_path / "MEMORY.md")
     assert memory.render(mem) == MEMORY_TEXT
-    assert mem.consolidated == {"2026-11-28": 12}
+    assert mem.legacy_consolidated == {"2026-11-28": 12}
     assert mem.budget_tokens == 800
     assert mem.items(memory.FACTS) == ["- Moves to Kyoto in January (told)", "- Hates cilantro (hand)"]
     assert "My own section" in mem.sections
@@ -163,11 +163,11 @@ def test_memory_parses_sections_and_round_trips(tmp_path):
 def test_memory_change_is_stable(tmp_path):
     mem = memory.parse(MEMORY_TEXT, tmp_path / "MEMORY.md")
     mem.sections[memory.THREADS].append("- Ask about the farewell party (log 2026-11-28)")
-    mem.set_consolidated("2026-11-29", 3)
+    mem.drop_legacy()
     text = memory.render(mem)
     again = memory.parse(text, mem.path)
     assert memory.render(again) == text
-    assert again.consolidated == {"2026-11-28": 12, "2026-11-29": 3}
+    assert again.legacy_consolidated == {} and text.startswith("---\nbudget_tokens: 800\n---\n")
     assert "free text the user wrote" in text
 
 
@@ -242,12 +242,6 @@ def test_a_new_profile_has_each_key_once(tmp_path):
     assert keys == ["name", "aliases", "relation", "mbti", "tags", "related"]
 
 
-def test_the_consolidation_map_stays_on_one_line(tmp_path):
-    mem = memory.parse(MEMORY_TEXT, tmp_path / "MEMORY.md")
-    for day in range(1, 29):
-        mem.set_consolidated(f"2026-02-{day:02d}", day)
-    text = memory.render(mem)
-    head = text.split("---\n")[1]
-    assert head.count("\n") == 2 and head.startswith("consolidated: {'2026-02-01': 1, ")
-    assert memory.render(memory.parse(text, mem.path)) == text
-    assert memory.parse(text, mem.path).consolidated["2026-11-28"] == 12
+def test_a_new_memory_has_no_bookkeeping(tmp_path):
+    text = memory.render(memory.new(tmp_path / "MEMORY.md", "Alice"))
+    assert text.startswith("---\nbudget_tokens: 1200\n---\n") and "consolidated" not in text

@@ -26,6 +26,12 @@ def memory(ws, slug="alice"):
     return memory_fmt.load(ws.people_dir / slug / "MEMORY.md")
 
 
+def consolidated(ws, slug="alice"):
+    """How many entries of each log the gardener has consumed (its local state)."""
+    path = ws.state_dir / "consolidated" / f"{slug}.json"
+    return {day: n for day, (n, _) in json.loads(path.read_text())["days"].items()} if path.exists() else {}
+
+
 def events(ws, slug="alice"):
     return events_fmt.load(ws.people_dir / slug / "EVENTS.md").events
 
@@ -65,7 +71,7 @@ def test_facts_from_notes_events_and_one_commit(alice: Runner, fake_llm):
     mem = memory(ws)
     assert "- Lives in Sakyo-ku, Kyoto from January (log 2026-12-01)" in mem.items(memory_fmt.FACTS)
     assert "- Said the apartment has a tiny balcony (log 2026-12-01)" in mem.items(memory_fmt.CHATS)
-    assert mem.consolidated == {"2026-12-01": 3}
+    assert consolidated(ws) == {"2026-12-01": 3}
     assert any(e.text == "Signed the lease for her Kyoto apartment" and e.source == "log 2026-12-01"
                for e in events(ws))
     subject = subjects(ws)[0]
@@ -88,7 +94,7 @@ def test_what_the_persona_said_never_becomes_a_fact(alice: Runner, fake_llm):
     result = alice("garden", ok=False)
     assert result.exit_code == 1 and "simulated persona" in result.output
     assert {p.name: p.read_bytes() for p in (ws.people_dir / "alice").glob("*.md")} == before
-    assert memory(ws).consolidated == {}  # entries stay unconsumed
+    assert consolidated(ws) == {}  # entries stay unconsumed
     # the corrected try is accepted: it goes to From our chats
     fake_llm.enqueue(bad, proposal(new_chat_notes=[{"text": "Claimed to have adopted a cat named Tofu",
                                                     "evidence": ["L2"]}]))
@@ -149,7 +155,7 @@ def test_hand_lines_win_and_become_open_threads(alice: Runner, fake_llm):
 
 def test_threads_are_added_and_closed(alice: Runner, fake_llm):
     ws = alice.ws
-    say(ws, "alice", "me", "the farewell party was lovely, everyone cried")
+    say(ws, "alice", "me", "the farewell party was lovely, everyone cried. no movers for January yet")
     fake_llm.enqueue(proposal(closed_threads=["T1"], new_threads=[
         {"text": "Ask whether she found movers for January", "evidence": ["L1"]}]))
     alice("garden")
@@ -206,7 +212,7 @@ def test_compression_that_drops_a_hand_line_is_rejected(alice: Runner, fake_llm)
                      {"facts": ["- Allergic to cats (log 2026-12-01)"], "chat_notes": [], "threads": []})
     result = alice("garden", ok=False)
     assert result.exit_code == 1 and "hand-written line" in result.output
-    assert memory(ws).consolidated == {}
+    assert consolidated(ws) == {}
 
 
 @pytest.mark.parametrize("bad, words", [
@@ -248,7 +254,7 @@ def test_one_persons_failure_does_not_stop_the_others(alice: Runner, fake_llm):
     assert result.exit_code == 1
     rows = {r["slug"]: r for r in json.loads(result.output[:result.output.rindex("]") + 1])}
     assert rows["alice"]["status"] == "failed" and rows["bob"]["status"] == "gardened"
-    assert memory(ws).consolidated == {}
+    assert consolidated(ws) == {}
     assert "- Runs marathons (log 2026-12-01)" in memory(ws, "bob").items(memory_fmt.FACTS)
 
 
@@ -259,23 +265,23 @@ def test_time_travel_chats_are_left_out(alice: Runner, fake_llm):
     alice("garden")
     assert fake_llm.calls == []
     say(ws, "alice", "me", "ok, back to now", time="21:00:00")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
     prompt = user_prompt(fake_llm)
     assert "loved Tokyo" not in prompt and "back to now" in prompt
-    assert memory(ws).consolidated == {"2026-12-01": 3}
+    assert consolidated(ws) == {"2026-12-01": 3}
 
 
 def test_imported_entries_with_old_dates_are_picked_up(alice: Runner, fake_llm):
     ws = alice.ws
     say(ws, "alice", "me", "recent message", day=dt.date(2026, 12, 1))
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
     say(ws, "alice", "import:Alice", "remember our trip to Osaka?", day=dt.date(2025, 5, 3))
     fake_llm.enqueue(proposal(new_events=[{"date": "2025-05-03", "text": "Talked about the Osaka trip",
                                            "weight": 0.3, "evidence": ["L1"]}]))
     alice("garden")
-    assert memory(ws).consolidated == {"2025-05-03": 1, "2026-12-01": 1}
+    assert consolidated(ws) == {"2025-05-03": 1, "2026-12-01": 1}
     assert "L1 [2025-05-03 20:00 · import:Alice · trusted]" in user_prompt(fake_llm)
 
 
@@ -286,14 +292,15 @@ def test_big_backlogs_are_consolidated_in_chunks_oldest_first(alice: Runner, fak
         for i in range(6):
             say(ws, "alice", "me", f"day {d} message {i} " + "words " * 12, day=dt.date(2026, 11, d),
                 time=f"10:0{i}:00")
-    fake_llm.enqueue(*[proposal() for _ in range(20)])
+    fake_llm.enqueue(*[proposal(nothing_worth_keeping=True) for _ in range(20)])
     alice("garden")
     n = len(fake_llm.calls)
     assert n > 1
     firsts = [user_prompt(fake_llm, i) for i in range(n)]
     assert "day 1 message 0" in firsts[0] and "day 5 message 5" in firsts[-1]
-    assert memory(ws).consolidated == {f"2026-11-0{d}": 6 for d in range(1, 6)}
-    assert subjects(ws)[0].startswith("garden(alice)") and not subjects(ws)[1].startswith("garden(")
+    assert consolidated(ws) == {f"2026-11-0{d}": 6 for d in range(1, 6)}
+    # nothing was kept from them: no "nothing new" commit (the state is local, not in MEMORY.md)
+    assert not any(s.startswith("garden(") for s in subjects(ws))
 
 
 def test_dry_run_prints_diffs_and_writes_nothing(alice: Runner, fake_llm):
@@ -304,12 +311,12 @@ def test_dry_run_prints_diffs_and_writes_nothing(alice: Runner, fake_llm):
     result = alice("garden", "--dry-run")
     assert "+- Her sister Mei visits in February (log 2026-12-01)" in result.output
     assert "dry run" in result.output
-    assert git(ws, "rev-parse", "HEAD") == head and memory(ws).consolidated == {}
+    assert git(ws, "rev-parse", "HEAD") == head and consolidated(ws) == {}
 
 
 def test_quiet_prints_nothing_on_success(alice: Runner, fake_llm):
     say(alice.ws, "alice", "me", "hi")
-    fake_llm.enqueue(proposal())
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     assert alice("garden", "--quiet").output == ""
 
 
@@ -341,3 +348,38 @@ def test_a_profile_field_set_by_hand_is_not_overwritten(alice: Runner, fake_llm)
     assert "mbti: INFP" in text and "relation: dating" in text  # relation came from a tool commit
     assert any('You wrote "mbti: INFP", but the chats suggest "mbti: ENFP"' in t
                for t in memory(ws).items(memory_fmt.THREADS))
+
+
+def test_an_unexplained_empty_proposal_leaves_the_entries_for_the_next_run(alice: Runner, fake_llm):
+    ws = alice.ws
+    say(ws, "alice", "me", "we should talk about the move soon")
+    say(ws, "alice", "note", "She has two weeks of holiday in March", time="20:01:00")
+    fake_llm.enqueue(proposal(summary="done"))  # empty, and the model did not say why
+    result = alice("garden", ok=False)
+    assert result.exit_code == 1 and "they stay for the next run" in result.output
+    assert consolidated(ws) == {}
+    # shown again next run; now the model says so outright (the flag, or its summary)
+    fake_llm.enqueue(proposal(summary="Nothing worth keeping in these entries"))
+    alice("garden")
+    assert "She has two weeks of holiday" in user_prompt(fake_llm)
+    assert consolidated(ws) == {"2026-12-01": 2}
+    say(ws, "alice", "me", "ok", time="21:00:00")
+    fake_llm.enqueue(proposal(summary="-", nothing_worth_keeping=True))
+    alice("garden")
+    assert consolidated(ws) == {"2026-12-01": 3}
+
+
+def test_an_unexplained_empty_chunk_stops_the_backlog_where_it_is(alice: Runner, fake_llm):
+    ws = alice.ws
+    alice("config", "set", "memory.context_budget_tokens", "400")
+    for d in range(1, 4):
+        for i in range(6):
+            say(ws, "alice", "note", f"day {d} fact {i} " + "words " * 12, day=dt.date(2026, 11, d),
+                time=f"10:0{i}:00")
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True), proposal(summary="ok"))
+    result = alice("garden", "--json")
+    row = next(r for r in json.loads(result.output) if r["slug"] == "alice")
+    done = consolidated(ws)
+    assert done and sum(done.values()) < 18  # the first chunk only
+    assert row["status"] == "gardened" and f"nothing for {18 - sum(done.values())} entries" in row["message"]
+    assert len(fake_llm.calls) == 2

@@ -13,7 +13,7 @@ from conftest import Runner, git, subjects
 from heartcompass import atomic, formats
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.lock import LockBusy, WorkspaceLock
-from test_garden import events, memory, proposal, say
+from test_garden import consolidated, events, memory, proposal, say
 
 
 @pytest.fixture
@@ -22,7 +22,7 @@ def alice(example_cli: Runner):
 
 
 def _good(n=1):
-    return proposal(new_events=[{"date": "2026-12-01", "text": f"Booked movers for Kyoto ({n})", "weight": 0.6,
+    return proposal(new_events=[{"date": "2026-12-01", "text": f"Booked movers for Kyoto ({'first' if n == 1 else 'second'} try)", "weight": 0.6,
                                  "evidence": ["L1"]}],
                     new_facts=[{"text": "Booked movers for the Kyoto move", "evidence": ["L1"]}])
 
@@ -92,43 +92,136 @@ class Killed(BaseException):
     """Stands for kill -9: nothing after it runs (not even except Exception)."""
 
 
-@pytest.mark.parametrize("kill_at", [0, 1, 2, 3])  # journal, EVENTS.md, MEMORY.md, log-count cache
-def test_killed_at_any_write_the_next_run_finishes_without_duplicates(alice: Runner, fake_llm, monkeypatch,
-                                                                     kill_at):
+# Every step of a gardening that leaves something behind, in order: a kill before
+# any of them must end, after the next run, byte-for-byte where an uninterrupted
+# run ends (with the first proposal once the journal holds it, else the second).
+STEPS = ["hand-lines", "journal", "EVENTS.md", "MEMORY.md", "state", "commit", "hand-lines", "log-counts"]
+
+
+def _step(path) -> str:
+    from pathlib import Path
+
+    path = Path(path)
+    return {"hand-lines": "hand-lines", "garden": "journal", "consolidated": "state"}.get(
+        path.parent.name, "log-counts" if path.name == "log-counts.json" else path.name)
+
+
+def _outcome(ws):
+    files = {name: (ws.people_dir / "alice" / name).read_bytes() for name in ("PROFILE.md", "EVENTS.md", "MEMORY.md")}
+    return files, consolidated(ws)
+
+
+def _uninterrupted(alice: Runner, fake_llm, tmp_path, name, answer):
+    import shutil
+
+    from heartcompass.workspace import Workspace
+
+    root = tmp_path / name
+    shutil.copytree(alice.ws.root, root)
+    copy = Runner(Workspace(root))
+    fake_llm.enqueue(answer)
+    copy("garden")
+    return _outcome(copy.ws)
+
+
+@pytest.mark.parametrize("kill_at", range(len(STEPS)))
+def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, fake_llm, monkeypatch, kill_at,
+                                                                tmp_path):
     ws = alice.ws
     say(ws, "alice", "me", "I booked the movers for you")
-    real_write = atomic.write_atomic
-    calls = {"n": 0}
+    first = _uninterrupted(alice, fake_llm, tmp_path, "first", _good(1))
+    second = _uninterrupted(alice, fake_llm, tmp_path, "second", _good(2))
+    assert first != second
+    from heartcompass import consolidation
+    from heartcompass.gitrepo import WorkspaceGit
+
+    steps: list[str] = []
+    real_write, real_commit = atomic.write_atomic, WorkspaceGit.commit_contents
+
+    def step(name):
+        if len(steps) == kill_at:
+            raise Killed()
+        steps.append(name)
 
     def dying_write(path, text, expected_checksum="any"):
-        if calls["n"] == kill_at:
-            raise Killed()
-        calls["n"] += 1
+        step(_step(path))
         return real_write(path, text, expected_checksum)
+
+    def dying_commit(self, contents, subject, body=""):
+        step("commit")
+        return real_commit(self, contents, subject, body)
 
     from typer.testing import CliRunner
 
     from heartcompass.cli.app import app
 
-    fake_llm.enqueue(_good())
+    fake_llm.enqueue(_good(1))
     with monkeypatch.context() as m, pytest.raises(Killed):
         m.setattr("heartcompass.gardener.write_atomic", dying_write)
+        m.setattr(consolidation, "write_atomic", dying_write)
+        m.setattr(WorkspaceGit, "commit_contents", dying_commit)
         CliRunner().invoke(app, ["--workspace", str(ws.root), "garden"], catch_exceptions=False)
+    assert steps == STEPS[:kill_at]
     # whatever was on disk parses
     for path in (ws.people_dir / "alice").glob("*.md"):
         formats.validate(path)
     (ws.state_dir / "lock").unlink(missing_ok=True)  # a killed process leaves its lock (stale: taken over)
+    fake_llm.script.clear()  # a kill before the model was asked leaves its answer unused
     fake_llm.enqueue(_good(2))
     alice("garden")
-    booked = [e for e in events(ws) if e.text.startswith("Booked movers")]
-    assert len(booked) == 1
-    assert sum("Booked movers" in f for f in memory(ws).items(memory_fmt.FACTS)) == 1
-    assert memory(ws).consolidated == {"2026-12-01": 1}
+    got, want = _outcome(ws), (second if kill_at <= STEPS.index("journal") else first)
+    for name in got[0]:
+        assert got[0][name].decode() == want[0][name].decode(), name
+    assert got[1] == want[1]
     assert git(ws, "status", "--porcelain") == ""
+    mine = subjects(ws)
+    assert not any(s.startswith("edit(alice)") for s in mine)  # the gardener's bytes are never a hand edit
+    assert git(ws, "log", "-1", "--format=%s", "--", "people/alice/MEMORY.md").startswith("garden(alice):")
     # and a third run has nothing to do
     calls_before = len(fake_llm.calls)
     alice("garden")
     assert len(fake_llm.calls) == calls_before
+
+
+def test_a_hand_edit_in_the_last_moment_before_a_write_is_never_overwritten(alice: Runner, fake_llm, monkeypatch):
+    """The user saves between the gardener's last check and its write: the write's
+    own checksum guard (atomic.write_atomic) must refuse."""
+    ws = alice.ws
+    say(ws, "alice", "me", "I booked the movers for you")
+    path = ws.people_dir / "alice" / "MEMORY.md"
+    edited = path.read_text().replace("## Facts\n\n", "## Facts\n\n- Saved at the last moment\n")
+    real_checksum = atomic.file_checksum
+
+    def checksum_then_user_saves(p):
+        value = real_checksum(p)
+        if p == path and path.read_text() != edited:
+            path.write_text(edited)  # right after the gardener looked
+        return value
+
+    fake_llm.enqueue(_good())
+    with monkeypatch.context() as m:
+        m.setattr("heartcompass.gardener.file_checksum", checksum_then_user_saves)
+        result = alice("garden", ok=False)
+    assert result.exit_code == 1 and "changed on disk" in result.output
+    assert path.read_text() == edited
+    assert not any("Booked movers" in e.text for e in events(ws))
+    assert consolidated(ws) == {}
+
+
+def test_write_atomic_refuses_a_file_changed_since_it_was_read(tmp_path):
+    path = tmp_path / "MEMORY.md"
+    path.write_text("as read\n")
+    seen = atomic.file_checksum(path)
+    path.write_text("edited by hand\n")
+    with pytest.raises(atomic.ConcurrentEditError):
+        atomic.write_atomic(path, "the tool's text\n", expected_checksum=seen)
+    assert path.read_text() == "edited by hand\n"
+    with pytest.raises(atomic.ConcurrentEditError):
+        atomic.write_atomic(tmp_path / "new.md", "x", expected_checksum=seen)  # it was read, and is gone
+    assert not (tmp_path / "new.md").exists()
+    with pytest.raises(atomic.ConcurrentEditError):
+        atomic.write_atomic(path, "x", expected_checksum=None)  # None: must not exist, and it does
+    assert path.read_text() == "edited by hand\n"
 
 
 def test_killed_by_a_real_signal_mid_run_then_finished_over_http(alice: Runner):
@@ -154,11 +247,11 @@ def test_killed_by_a_real_signal_mid_run_then_finished_over_http(alice: Runner):
         assert state.requests, "the gardener never called the model"
         for path in (ws.people_dir / "alice").glob("*.md"):
             formats.validate(path)
-        assert memory(ws).consolidated == {}
+        assert consolidated(ws) == {}
         state.delay = 0
         state.replies = [json.dumps(_good())]
         alice("garden")  # the dead process's lock is stale and taken over
-        assert memory(ws).consolidated == {"2026-12-01": 1}
+        assert consolidated(ws) == {"2026-12-01": 1}
         request = state.requests[-1]
         assert request["response_format"]["type"] == "json_schema"
         assert len([e for e in events(ws) if e.text.startswith("Booked movers")]) == 1
@@ -174,7 +267,7 @@ def test_review_asks_before_writing(alice: Runner, fake_llm, monkeypatch):
     # no TTY: review declines rather than writing unasked
     result = alice("garden", "--review")
     assert "declined" in result.output and "+- Booked movers" in result.output
-    assert memory(ws).consolidated == {}
+    assert consolidated(ws) == {}
     import heartcompass.cli.garden_cmd as garden_cmd
 
     monkeypatch.setattr(garden_cmd, "_ask", lambda r: True)

@@ -245,3 +245,45 @@ def test_non_ascii_paths_are_never_quoted(ws):
     assert ws.git.get(sha).files == ["people/小明/x.md"]
     assert ws.git.files_at("HEAD", ws.root / "people" / "小明") == ["people/小明/x.md"]
     assert os.path.basename(ws.git.log([ws.root / "people" / "小明"])[0].files[0]) == "x.md"
+
+
+def test_an_index_lock_appearing_mid_command_still_rolls_back_and_says_so(example_cli: Runner, monkeypatch):
+    """A git process killed between our check and our commit: the commit
+    fails on index.lock, and the new person folder is not left behind."""
+    from heartcompass import audit
+
+    ws = example_cli.ws
+    real_create = audit.create
+
+    def create_then_a_git_dies(*args, **kwargs):
+        person = real_create(*args, **kwargs)
+        (ws.root / ".git" / "index.lock").write_text("")
+        return person
+
+    monkeypatch.setattr(audit, "create", create_then_a_git_dies)
+    output = _fails(example_cli, "person", "add", "Bob", "-r", "friend", "-y")
+    assert "stale" in output and "rm " in output and "was rolled back" in output
+    assert not (ws.people_dir / "bob").exists()
+
+
+def test_a_failed_rename_is_rolled_back_whole(example_cli: Runner):
+    ws = example_cli.ws
+    before = tree_snapshot(ws.root)
+    _hook(ws, "exit 1")
+    output = _fails(example_cli, "person", "rename", "alice", "Alicia")
+    assert "the rename (people/alice is as it was) was rolled back" in output
+    assert tree_snapshot(ws.root) == before and git(ws, "status", "--porcelain") == ""
+
+
+def test_tell_refuses_before_asking_the_model(mid_rebase: Runner, fake_llm):
+    output = _fails(mid_rebase, "tell", "alice", "She moved to Berlin", "--yes")
+    assert "middle of a rebase" in output and fake_llm.calls == []
+
+
+def test_coach_save_mid_rebase_keeps_the_exchange_in_the_log(mid_rebase: Runner, fake_llm):
+    from test_coach_graph import ADVICE
+
+    fake_llm.enqueue(ADVICE)
+    output = _fails(mid_rebase, "coach", "alice", "so tired today", "--save")
+    assert "middle of a rebase" in output and "saved in people/alice/logs/" in output
+    assert "Alice Chen wrote to me: so tired today" in [e.text for e in log_entries(mid_rebase.ws, "alice")]

@@ -45,14 +45,14 @@ def _write(tmp_path, name, text):
 
 def test_whatsapp_24_hour_export(example_cli: Runner, tmp_path):
     result = example_cli("import", "alice", _write(tmp_path, "chat.txt", WHATSAPP_24H), "--me", "王磊")
-    assert "2023-12-31" in result.output and "Imported 3 messages" in result.output
+    assert "2023-12-31" in result.output and "Imported 2 messages" in result.output
+    assert "skipped 1 media placeholder." in result.output
     entries = log_entries(example_cli.ws, "alice")
     assert [(e.time, e.speaker, e.text) for e in entries] == [
         ("23:58:00", "import:Alice_Chen", "新年快乐!! 🎉"),
-        ("23:59:00", "import:me", "happy new year!!\nstill at the party"),
-        ("00:01:00", "import:Alice_Chen", "<Media omitted>")]
+        ("23:59:00", "import:me", "happy new year!!\nstill at the party")]
     assert all(e.trusted for e in entries)
-    assert subjects(example_cli.ws)[0] == "import(alice): 3 messages from a whatsapp export"
+    assert subjects(example_cli.ws)[0] == "import(alice): 2 messages from a whatsapp export"
 
 
 def test_whatsapp_12_hour_ios_export_and_me_guessed(example_cli: Runner, tmp_path):
@@ -68,8 +68,7 @@ def test_telegram_export(example_cli: Runner, tmp_path):
                 "--format", "telegram", "--me", "Lei")
     entries = log_entries(example_cli.ws, "alice")
     assert [(e.speaker, e.text) for e in entries] == [("import:Alice_Chen", "早安 ☀️"),
-                                                      ("import:me", "look at https://example.com !"),
-                                                      ("import:Alice_Chen", "[photo]")]
+                                                      ("import:me", "look at https://example.com !")]
 
 
 def test_plain_transcript(example_cli: Runner, tmp_path):
@@ -87,8 +86,8 @@ def test_reimport_and_overlap_add_no_duplicates(example_cli: Runner, tmp_path):
     assert "Nothing new" in again.output
     longer = _write(tmp_path, "chat2.txt", WHATSAPP_24H + "01/01/2024, 00:05 - 王磊: 🎉 you too\n")
     result = example_cli("import", "alice", longer, "--me", "王磊")
-    assert "Imported 1 messages (3 already there)" in result.output
-    assert len(log_entries(example_cli.ws, "alice")) == 4
+    assert "Imported 1 message into people/alice/logs/ (1 day, 2024-01-01); 2 already there" in result.output
+    assert len(log_entries(example_cli.ws, "alice")) == 3
 
 
 @pytest.mark.parametrize("fmt, text, words", [
@@ -123,3 +122,121 @@ def test_imported_entries_are_gardened_even_with_old_dates(example_cli: Runner, 
     example_cli("garden")
     assert "L1 [2024-03-01 21:04 · import:Alice · trusted]" in str(fake_llm.calls[0][-1].content)
     assert "Booked the 9am train together" in (example_cli.ws.people_dir / "alice" / "EVENTS.md").read_text()
+
+
+# -- issue 12: placeholders, speakers, undated lines, duplicates across phones, summary, one sync --------
+ANDROID = """12/03/2024, 09:00 - Alice Chen: morning!
+12/03/2024, 09:01 - Alice Chen: <Media omitted>
+12/03/2024, 09:01 - Lei: This message was deleted
+12/03/2024, 09:02 - Lei: You deleted this message
+12/03/2024, 09:02 - Alice Chen: ok
+12/03/2024, 09:02 - Alice Chen: ok
+12/03/2024, 09:03 - Alice Chen: 此消息已删除
+12/03/2024, 09:03 - Alice Chen: <省略影音内容>
+12/03/2024, 09:04 - Lei: see you at  8 <This message was edited>
+"""
+IOS = """[12/03/2024, 09:00:12] Alice Chen: morning!
+[12/03/2024, 09:01:40] Alice Chen: \u200eimage omitted
+[12/03/2024, 09:02:03] Alice Chen: ok
+[12/03/2024, 09:02:30] Alice Chen: ok
+[12/03/2024, 09:03:01] Alice Chen: \u200e<attached: 00000012-PHOTO-2024-03-12-09-03-01.jpg>
+[12/03/2024, 09:04:59] Lei: see you at 8
+[12/03/2024, 09:05:10] Lei: ok
+"""
+
+
+def test_placeholders_are_skipped_and_counted(example_cli: Runner, tmp_path):
+    result = example_cli("import", "alice", _write(tmp_path, "android.txt", ANDROID), "--me", "Lei")
+    texts = [e.text for e in log_entries(example_cli.ws, "alice")]
+    assert texts == ["morning!", "ok", "ok", "see you at  8"]
+    assert "skipped 3 deleted messages, 2 media placeholders." in result.output
+
+
+def test_the_same_chat_from_ios_and_android_imports_once(example_cli: Runner, tmp_path):
+    example_cli("import", "alice", _write(tmp_path, "android.txt", ANDROID), "--me", "Lei")
+    result = example_cli("import", "alice", _write(tmp_path, "ios.txt", IOS), "--me", "Lei")
+    entries = log_entries(example_cli.ws, "alice")
+    assert [e.text for e in entries] == ["morning!", "ok", "ok", "see you at  8", "ok"]
+    assert "Imported 1 message into" in result.output and "4 already there" in result.output
+
+
+def test_repeated_messages_in_one_minute_are_all_kept(example_cli: Runner, tmp_path):
+    two = "12/03/2024, 09:02 - Alice Chen: ok\n12/03/2024, 09:02 - Alice Chen: ok\n12/03/2024, 09:02 - Lei: hm\n"
+    example_cli("import", "alice", _write(tmp_path, "a.txt", two), "--me", "Lei")
+    assert [e.text for e in log_entries(example_cli.ws, "alice")] == ["ok", "ok", "hm"]
+    assert "Nothing new" in example_cli("import", "alice", _write(tmp_path, "a.txt", two), "--me", "Lei").output
+    three = two + "12/03/2024, 09:02 - Alice Chen: ok\n"
+    example_cli("import", "alice", _write(tmp_path, "b.txt", three), "--me", "Lei")
+    assert [e.text for e in log_entries(example_cli.ws, "alice")] == ["ok", "ok", "hm", "ok"]
+
+
+def test_warns_when_no_speaker_is_the_person(example_cli: Runner, tmp_path):
+    chat = "12/03/2024, 09:00 - Bob: hi\n12/03/2024, 09:01 - Lei: hey\n"
+    result = example_cli("import", "alice", _write(tmp_path, "bob.txt", chat), "--me", "Lei")
+    assert "none of the speakers (Bob) is Alice Chen" in result.output and "alias" in result.output
+    for speaker in ("Alice Chen", "alice_chen", "小爱", "Alice"):
+        chat = f"12/03/2024, 09:00 - {speaker}: hi\n12/03/2024, 09:01 - Lei: hey\n"
+        result = example_cli("import", "alice", _write(tmp_path, "ok.txt", chat), "--me", "Lei")
+        assert "none of the speakers" not in result.output, speaker
+
+
+def test_an_undated_transcript_says_it_is_filed_under_today(example_cli: Runner, tmp_path):
+    import datetime as dt
+
+    result = example_cli("import", "alice", _write(tmp_path, "t.txt", "Alice: hi\nMe: hello\n"), "--format", "plain",
+                         "--me", "Me")
+    today = dt.date.today().isoformat()
+    assert f"2 messages have no date stamp and are filed under today ({today})" in result.output
+    assert "[YYYY-MM-DD HH:MM]" in result.output
+    result = example_cli("import", "alice", _write(tmp_path, "p.txt", PLAIN), "--format", "plain", "--me", "Me")
+    assert "no date stamp" not in result.output
+
+
+def _month(days: int = 30) -> str:
+    return "".join(f"{d:02d}/01/2024, 10:{m:02d} - {who}: message {d}-{m}\n"
+                   for d in range(1, days + 1) for m, who in ((0, "Alice Chen"), (1, "Lei")))
+
+
+def test_import_prints_one_summary_line_and_a_table_with_verbose(example_cli: Runner, tmp_path):
+    result = example_cli("import", "alice", _write(tmp_path, "m.txt", _month()), "--me", "Lei")
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("Imported 60 messages into people/alice/logs/ (30 days, 2024-01-01 to 2024-01-30)")
+    result = example_cli("import", "alice", _write(tmp_path, "m2.txt", _month(31)), "--me", "Lei", "--verbose")
+    assert "messages added" in result.output and "2024-01-31" in result.output and "60 already there" in result.output
+
+
+def test_import_syncs_once_not_once_per_day(example_cli: Runner, tmp_path, monkeypatch):
+    import os as os_module
+
+    calls = {"fsync": 0, "sync": 0}
+    real_fsync, real_sync = os_module.fsync, os_module.sync
+    monkeypatch.setattr(os_module, "fsync", lambda fd: (calls.__setitem__("fsync", calls["fsync"] + 1),
+                                                        real_fsync(fd))[1])
+    monkeypatch.setattr(os_module, "sync", lambda: (calls.__setitem__("sync", calls["sync"] + 1), real_sync())[1])
+    example_cli("import", "alice", _write(tmp_path, "m.txt", _month()), "--me", "Lei")
+    assert calls["sync"] == 1 and calls["fsync"] < 5, calls
+    assert len(log_entries(example_cli.ws, "alice")) == 60
+
+
+def test_a_crash_mid_import_is_finished_by_a_rerun(example_cli: Runner, tmp_path, monkeypatch):
+    from heartcompass.formats import dailylog
+
+    real, written = dailylog.append_many, []
+
+    def dies_after_ten_days(path, entries, day, durable=True):
+        if len(written) == 10:
+            raise KeyboardInterrupt  # the user's Ctrl-C, or a kill, mid-import
+        written.append(day)
+        real(path, entries, day, durable)
+
+    monkeypatch.setattr(dailylog, "append_many", dies_after_ten_days)
+    path = _write(tmp_path, "m.txt", _month())
+    example_cli("import", "alice", path, "--me", "Lei", ok=False)
+    assert len(log_entries(example_cli.ws, "alice")) == 20
+    monkeypatch.setattr(dailylog, "append_many", real)
+    result = example_cli("import", "alice", path, "--me", "Lei")
+    assert "Imported 40 messages" in result.output and "20 already there" in result.output
+    texts = [e.text for e in log_entries(example_cli.ws, "alice")]
+    assert len(texts) == 60 == len(set(texts))
+    assert "Nothing new" in example_cli("import", "alice", path, "--me", "Lei").output

@@ -120,8 +120,9 @@ def test_malformed_profile_is_reported_and_never_rewritten(cli: Runner):
     assert "Traceback" not in result.output
     assert cli("person", "rename", "alice", "Alicia", ok=False).exit_code == 1
     assert path.read_text() == bad and (cli.ws.people_dir / "alice").exists()
-    listed = cli("person", "list").output
-    assert "invalid" in listed
+    listed = cli("person", "list", ok=False)
+    assert listed.exit_code == 1  # listed, named with the problem, and the exit says so
+    assert "invalid" in listed.output and "PROFILE.md:4" in listed.output
 
 
 def test_add_never_prompts_without_a_tty(cli: Runner):

@@ -101,7 +101,8 @@ def test_a_broken_profile_is_listed_with_its_problem_from_the_index_too(cli: Run
     profile = cli.ws.people_dir / "alice" / "PROFILE.md"
     profile.write_text("---\nname: [unclosed\n---\n", encoding="utf-8")
     for _ in range(2):  # the second time from the index
-        assert "PROFILE.md invalid" in cli("person", "list").output
+        result = cli("person", "list", ok=False)
+        assert result.exit_code == 1 and "a file is invalid" in result.output and "PROFILE.md" in result.output
 
 
 def test_incoming_links_follow_hand_edits_between_turns(ws, settled):

@@ -134,7 +134,7 @@ def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli
             accepted.append(conn)
 
     threading.Thread(target=accept_and_say_nothing, daemon=True).start()
-    monkeypatch.setattr(gitrepo, "NETWORK_TIMEOUT", 2.0)
+    monkeypatch.setattr(gitrepo, "NETWORK_TIMEOUT", 5.0)  # long enough for git to connect on a busy machine
     ws = example_cli.ws
     git(ws, "remote", "add", "origin", f"http://127.0.0.1:{server.getsockname()[1]}/brain.git")
     started = time.monotonic()
@@ -144,8 +144,8 @@ def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli
         server.close()
         for conn in accepted:
             conn.close()
-    assert time.monotonic() - started < 15
+    assert time.monotonic() - started < 40
     assert accepted, "git never connected"
-    assert result.exit_code == 1 and "did not answer within 2 s" in result.output
+    assert result.exit_code == 1 and "did not answer within 5 s" in result.output
     assert holder(ws.state_dir / "lock") is None
     example_cli("person", "add", "Bob", "-y")  # the lock is free for the next command

@@ -79,7 +79,7 @@ def test_other_known_people_in_the_narrative_are_touched_too(example_cli: Runner
 
 def test_unknown_people_are_offered(example_cli: Runner, fake_llm):
     fake_llm.enqueue(berlin(), {"people": [{"name": "Mei", "relation": "family", "about": "Alice's sister"}]})
-    result = example_cli("tell", "alice", "Her sister Mei is visiting", "--yes")
+    result = example_cli("tell", "alice", "Promoted, she moves to Berlin; her sister Mei is visiting", "--yes")
     assert "Not in your workspace: Mei" in result.output and 'person add "Mei"' in result.output
 
 

@@ -74,3 +74,26 @@ def test_it_waits_while_the_gardener_holds_the_lock(watching):
     assert commits == []
     lock.release()
     assert wait_for(lambda: commits == ["alice"])
+
+
+def test_the_watchers_commit_holds_the_workspace_lock(watching, monkeypatch):
+    """Not a peek then a commit (the gardener could start in between): the
+    commit is made holding the lock, so no gardener can run meanwhile."""
+    import os
+
+    from heartcompass import audit
+    from heartcompass.lock import holder
+
+    ws, commits, invalid, _ = watching
+    seen = []
+    real = audit.commit_valid_edits
+
+    def spy(ws_, person):
+        seen.append(holder(ws_.state_dir / "lock"))
+        return real(ws_, person)
+
+    monkeypatch.setattr(audit, "commit_valid_edits", spy)
+    path = ws.people_dir / "alice" / "MEMORY.md"
+    path.write_text(path.read_text().replace("## Facts\n\n", "## Facts\n\n- typed by hand\n"))
+    assert wait_for(lambda: commits == ["alice"])
+    assert seen and seen[0]["pid"] == os.getpid() and seen[0]["purpose"] == "watch"

@@ -55,9 +55,9 @@ def chat(
     view.open(person)
     try:
         if message is not None:
-            ok = view.send(message)
+            ok = view.send_or_command(message)
         elif not sys.stdin.isatty():
-            ok = all([view.send(line) for line in sys.stdin.read().splitlines() if line.strip()])
+            ok = all([view.send_or_command(line) for line in sys.stdin.read().splitlines() if line.strip()])
         else:
             ok = view.interactive(ws.config.get("chat.burst") if burst is None else burst)
     finally:
@@ -87,7 +87,8 @@ class ChatView:
         from heartcompass.lock import LockBusy
 
         try:
-            with audit.writing(self.ws, "chat"):
+            # Only a short wait: this commit is a courtesy, the chat's own commit at the end waits longer.
+            with audit.writing(self.ws, "chat", wait=5):
                 audit.commit_pending(self.ws, [person])  # a crashed chat's log, hand edits: their own commits
         except (GitError, LockBusy) as exc:  # the chat goes on: the log never depends on git
             if not self.as_json and sys.stdin.isatty():
@@ -126,6 +127,10 @@ class ChatView:
         return self._run(self.session.send(text), text)
 
     def _run(self, events, sent: str) -> bool:
+        from heartcompass.sanitize import StreamStripper
+
+        # Model text reaches the screen without control sequences (the log keeps it verbatim).
+        screen, reasoning_screen = StreamStripper(), StreamStripper()
         replies: list[str] = []
         first_message = True
         streaming = False
@@ -133,7 +138,7 @@ class ChatView:
         try:
             for event in events:
                 if event.kind == "reasoning" and not self.as_json:
-                    out.print(escape(event.text), style="dim italic", end="")
+                    out.print(escape(reasoning_screen.feed(event.text)), style="dim italic", end="")
                     in_reasoning = True
                 elif event.kind == "delta" and not self.as_json:
                     if in_reasoning:
@@ -145,8 +150,9 @@ class ChatView:
                                 time.sleep(random.uniform(*self.delay_range))
                         out.print(f"[bold magenta]{escape(self.name)}[/]: ", end="")
                         streaming = True
-                    out.print(escape(event.text), end="")
+                    out.print(escape(screen.feed(event.text)), end="")
                 elif event.kind == "message":
+                    screen.flush()
                     replies.append(event.text)
                     if not self.as_json:
                         out.print()
@@ -277,4 +283,12 @@ class ChatView:
                 out.print(HELP)
         except HeartCompassError as exc:
             err.print(f"[bold red]Error:[/] {escape(exc.message)}")
+            return "error"
         return None
+
+    def send_or_command(self, line: str) -> bool:
+        """-m and piped lines: '/note ...', '/quote ...' and the other commands
+        work as in the interactive chat; anything else is a message."""
+        if line.strip().startswith("/"):
+            return self.command(line.strip()) != "error"
+        return self.send(line)

@@ -52,9 +52,16 @@ def coach(
 
         count = session.save()
         paths = list(person.logs_dir.glob(f"{session.now.date().isoformat()}.md"))
-        with audit.writing(ws, "coach"):
-            audit.commit_or_roll_back(ws, [], f"coach({person.slug}): {count} messages of a real conversation",
-                                      keep=paths)
+        from heartcompass.errors import GitError
+        from heartcompass.lock import LockBusy
+
+        try:
+            with audit.writing(ws, "coach"):
+                audit.commit_or_roll_back(ws, [], f"coach({person.slug}): {count} messages of a real conversation",
+                                          keep=paths)
+        except (GitError, LockBusy) as exc:  # the log has them: the next command commits them
+            raise type(exc)(exc.message, f"The exchange is saved in people/{person.slug}/logs/; the next "
+                                         "HeartCompass command that can commit will commit it.") from None
         if not as_json:
             out.print(f"[dim]Saved {count} messages to people/{escape(person.slug)}/logs/ as notes.[/]")
 

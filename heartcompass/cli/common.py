@@ -11,6 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from heartcompass.errors import HeartCompassError
+from heartcompass.sanitize import strip_controls
 
 
 class LazyConsole:
@@ -38,9 +39,10 @@ ModelOption = Annotated[Optional[str], typer.Option("--model", help="Use this mo
 
 
 def fail(exc: HeartCompassError) -> typer.Exit:
-    err.print(f"[bold red]Error:[/] {exc.message}", markup=True, highlight=False)
+    # Messages quote names, file contents and paths: escaped, never markup.
+    err.print(f"[bold red]Error:[/] {escape(exc.message)}", markup=True, highlight=False)
     if exc.hint:
-        err.print(f"[dim]{exc.hint}[/]")
+        err.print(f"[dim]{escape(exc.hint)}[/]")
     return typer.Exit(exc.exit_code)
 
 
@@ -55,6 +57,24 @@ class HeartCompassGroup(TyperGroup):
             if os.environ.get(DEBUG_ENV):
                 raise
             raise fail(exc) from None
+        except OSError as exc:  # a read-only or full disk anywhere: the file, not a traceback
+            problem = _access_problem(exc)
+            if problem is None or os.environ.get(DEBUG_ENV):
+                raise
+            raise fail(HeartCompassError(f"{exc.filename}: {problem}", "Check that the workspace folder is "
+                                         "yours, writable and has space (e.g. 'ls -ld', 'chmod u+rw', 'df -h'), "
+                                         "then run the command again.")) from None
+
+
+def _access_problem(exc: OSError) -> str | None:
+    import errno
+
+    if exc.filename is None:
+        return None
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    return {errno.EROFS: "the disk is read-only", errno.ENOSPC: "the disk is full",
+            getattr(errno, "EDQUOT", -1): "the disk quota is used up"}.get(exc.errno)
 
 
 def new_app(help_text: str) -> typer.Typer:
@@ -70,7 +90,9 @@ def workspace(ctx: typer.Context):
     root = ctx.find_root()
     obj = root.obj if isinstance(root.obj, dict) else {}
     if "ws" not in obj:
-        obj["ws"] = discover(obj.get("workspace_option"))
+        ws = discover(obj.get("workspace_option"))
+        ws.config  # noqa: B018 - a broken heartcompass.toml is named by every command, first
+        obj["ws"] = ws
         root.obj = obj
     return obj["ws"]
 
@@ -79,13 +101,12 @@ def interactive() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def escape(text: str) -> str:
+def escape(text: object) -> str:
+    """User, file or model text for a markup string: control sequences
+    stripped (they could retitle or clear the terminal), markup escaped."""
     from rich.markup import escape as _escape
 
-    return _escape(text)
-
-
-_CONTROLS = dict.fromkeys([*range(32), *range(127, 160)])  # str.translate: removed
+    return _escape(strip_controls(str(text)))
 
 
 def print_columns(headers: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> None:
@@ -95,8 +116,8 @@ def print_columns(headers: list[str], rows: list[list[str]], right: set[int] = f
     (bold header on a terminal), CJK-aware, control characters removed."""
     from rich.cells import cell_len
 
-    headers = [h.translate(_CONTROLS) for h in headers]
-    rows = [[cell.translate(_CONTROLS) for cell in row] for row in rows]
+    headers = [strip_controls(h) for h in headers]  # names and file text: never terminal controls
+    rows = [[strip_controls(c) for c in r] for r in rows]
     widths = [max([cell_len(h), *(cell_len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
 
     def fmt(cells: list[str]) -> str:

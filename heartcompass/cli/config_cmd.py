@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from heartcompass.cli.common import new_app, out, workspace
+from heartcompass.cli.common import escape, new_app, out, workspace
 
 app = new_app("Show or change the workspace settings (heartcompass.toml).")
 
@@ -16,8 +16,11 @@ def show(ctx: typer.Context,
     """Every setting with its value (defaults included)."""
     from heartcompass.config import KEYS
 
+    from heartcompass.credentials import redact
+
     ws = workspace(ctx)
-    values = ws.config.as_dict()
+    # A credential put in the file by hand is never echoed (terminals get shared).
+    values = {k: redact(v) if isinstance(v, str) else v for k, v in ws.config.as_dict().items()}
     if as_json:
         import json
 
@@ -25,12 +28,12 @@ def show(ctx: typer.Context,
         return
     from rich.table import Table
 
-    table = Table(title=f"{ws.config_path}", title_justify="left", box=None)
+    table = Table(title=escape(str(ws.config_path)), title_justify="left", box=None)
     table.add_column("key", style="bold")
     table.add_column("value")
     table.add_column("", style="dim")
     for key, value in values.items():
-        table.add_row(key, repr(value) if isinstance(value, str) else str(value), KEYS[key].doc)
+        table.add_row(key, escape(repr(value) if isinstance(value, str) else str(value)), KEYS[key].doc)
     out.print(table)
 
 
@@ -42,4 +45,4 @@ def set_(ctx: typer.Context,
     from heartcompass.audit import set_config
 
     new, sha = set_config(workspace(ctx), key, value)
-    out.print(f"{key} = {new!r}" + (f"  [dim]({sha[:8]})[/]" if sha else "  [dim](unchanged)[/]"))
+    out.print(f"{escape(key)} = {escape(repr(new))}" + (f"  [dim]({sha[:8]})[/]" if sha else "  [dim](unchanged)[/]"))

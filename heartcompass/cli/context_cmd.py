@@ -31,6 +31,8 @@ def context(
                      "date (YYYY-MM-DD) or commit.", show_default=False)] = None,
 ) -> None:
     """Print the exact prompt chat would send, with tokens per section and what was left out."""
+    from heartcompass.sanitize import strip_controls
+
     ws = workspace(ctx)
     person, c, _ = build_for(ws, name, as_of)
     if as_json:
@@ -44,7 +46,7 @@ def context(
         return
     for role, text in c.messages():
         out.rule(f"[bold]{role}[/]", align="left", style="dim")
-        out.print(text, markup=False, highlight=False)
+        out.print(strip_controls(text), markup=False, highlight=False)  # file and model text
     out.rule(style="dim")
     print_summary(c)
     for warning in c.warnings:

@@ -18,14 +18,16 @@ def doctor(ctx: typer.Context,
            ping: Annotated[bool, typer.Option("--ping", help="Also send one tiny request to the model.")] = False
            ) -> None:
     """Check the workspace, git, settings, people files, the model provider and its key."""
+    from heartcompass.credentials import redact
+
     results: list[bool] = []
 
     def line(ok: bool, what: str, detail: str, fix: str | None = None, warn: bool = False) -> None:
         results.append(ok or warn)
         mark = "[yellow]![/]" if warn else "[green]✓[/]" if ok else "[red]✗[/]"
-        out.print(f"{mark} [bold]{what}[/]: {escape(detail)}")
+        out.print(f"{mark} [bold]{what}[/]: {escape(redact(detail))}")  # never print a credential
         if fix and (warn or not ok):
-            out.print(f"    [dim]{escape(fix)}[/]")
+            out.print(f"    [dim]{escape(redact(fix))}[/]")
 
     try:
         ws = workspace(ctx)
@@ -40,13 +42,15 @@ def doctor(ctx: typer.Context,
     except HeartCompassError as exc:
         line(False, "config", exc.message, exc.hint)
         raise typer.Exit(1)
+    _check_symlinks(ws, line)
+    _check_config_secrets(ws, line)
     _check_people(ws, line)
     _check_links(ws, line)
     from heartcompass import llm
 
     try:
         settings = llm.settings(ws)
-        line(True, "provider", settings.describe())
+        line(True, "provider", redact(settings.describe()))
         key = llm.check_ready(ws, settings)
         needed = settings.provider != "openai-compatible"
         line(True, "key", f"{settings.key_var} is set" if key else
@@ -58,6 +62,20 @@ def doctor(ctx: typer.Context,
         _ping(ws, settings, line)
     if not all(results):
         raise typer.Exit(1)
+
+
+def _check_config_secrets(ws, line) -> None:
+    """A credential put into heartcompass.toml by hand: say so (redacted), it is committed."""
+    from heartcompass.config import KEYS
+    from heartcompass.credentials import secret_problem
+
+    for key in KEYS:
+        value = ws.config.get(key)
+        problem = secret_problem(value) if isinstance(value, str) else None
+        if problem:
+            line(False, "secrets", f"{key} in {ws.config_path.name}: {problem} (the file is committed)",
+                 "Move the key to .env (git-ignored), e.g. HEARTCOMPASS_LLM_API_KEY=..., and remove it from "
+                 f"the value with 'heartcompass config set {key} ...'.")
 
 
 def _check_git(ws, line) -> None:
@@ -92,11 +110,31 @@ def _check_people(ws, line) -> None:
                     formats.validate(path)
                 except HeartCompassError as exc:
                     problems.append(exc)
+    from heartcompass.slugs import windows_reserved
+
+    for person in people:
+        if windows_reserved(person.slug):
+            line(False, "files", f"people/{person.slug}: Windows reserves this name for a device, so the "
+                 "workspace cannot sync to a Windows machine",
+                 f"Rename the person: heartcompass person rename {person.slug} 'A LONGER NAME'")
     if problems:
         for exc in problems:
             line(False, "files", exc.message, exc.hint)
     else:
         line(True, "files", f"{len(people)} people, every file parses")
+
+
+def _check_symlinks(ws, line) -> None:
+    """Symbolic links anywhere in the workspace: never followed or committed (paths.py)."""
+    from heartcompass.paths import FIX, find_links
+
+    links = find_links(ws.root)
+    for rel, target, outside in links:
+        where = "outside the workspace" if outside else "inside the workspace"
+        line(False, "symlink", f"{rel} is a symbolic link to {target} ({where}); HeartCompass neither "
+             "reads, writes nor commits through it", FIX)
+    if not links:
+        line(True, "symlinks", "none: every file is inside the workspace")
 
 
 def _check_links(ws, line) -> None:

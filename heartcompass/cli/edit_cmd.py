@@ -42,7 +42,7 @@ def edit(ctx: typer.Context,
     path = person.dir / filename
     with audit.writing(ws, "edit"):
         audit.commit_pending(ws, [person])
-    original = path.read_text(encoding="utf-8") if path.exists() else ""
+    original = formats.read_text(path) if path.exists() else ""  # a link or bad bytes: named, not opened
     before = file_checksum(path)
     # The editor works on a copy: the real file keeps its last valid content.
     scratch = ws.state_dir / "edit" / person.slug / filename

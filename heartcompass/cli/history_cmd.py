@@ -82,4 +82,4 @@ def restore(ctx: typer.Context,
 
     ws = workspace(ctx)
     sha = audit.restore(ws, resolve(ws, name), file, at)
-    out.print(f"Restored {file} as of {at}." + (f" Commit {sha[:8]}." if sha else " (It was already like that.)"))
+    out.print(f"Restored {escape(file)} as of {escape(at)}." + (f" Commit {sha[:8]}." if sha else " (It was already like that.)"))

@@ -22,6 +22,7 @@ def import_(
     fmt: Annotated[str, typer.Option("--format", help="whatsapp, telegram or plain.")] = "whatsapp",
     me: Annotated[Optional[str], typer.Option("--me", help="Your name as it appears in the export.",
                                               show_default=False)] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also show messages added per day.")] = False,
 ) -> None:
     """Real messages go to the logs on their original dates, as trusted `import` entries."""
     from heartcompass import audit, importers
@@ -29,31 +30,69 @@ def import_(
 
     ws = workspace(ctx)
     person = resolve(ws, name)
-    try:
-        text = file.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HeartCompassError(f"Cannot read {file}: {exc}.") from None
-    messages = importers.parse(fmt, text, file, dt.date.today())
+    text = importers.read_export(file)
+    today = dt.date.today()
+    messages = importers.parse(fmt, text, file, today)
     found = importers.speakers(messages)
     me = _who_is_me(me, found, person)
+    _warn_about(messages, found, me, person, today)
+    placeholders = importers.skipped(messages)
+    real = len(messages) - sum(placeholders.values())
+    skipped = _skipped_text(placeholders)
     with audit.writing(ws, "import"):
         audit.commit_pending(ws, [person])
         added = importers.to_logs(person.dir, messages, me)
         if not added:
-            out.print(f"Nothing new: all {len(messages)} messages are already in people/{escape(person.slug)}/logs/.")
+            out.print(f"Nothing new: all {_n(real, 'message')} are already in people/{escape(person.slug)}/logs/."
+                      + (f" Skipped {skipped}." if skipped else ""))
             return
         total = sum(added.values())
         paths = [person.logs_dir / f"{day}.md" for day in added]
         from heartcompass import voice
 
-        # Their lines and rhythm, in the same commit (rolled back if it fails; the logs stay).
-        refreshed = [voice.path_of(person.dir)] if voice.refresh(person.dir, person.load_profile().names()) else []
-        audit.commit_or_roll_back(ws, refreshed, f"import({person.slug}): {total} messages from a {fmt} export",
+        derived = []
+        if voice.refresh(person.dir, person.load_profile().names()):  # their lines and rhythm, in the same commit
+            derived.append(voice.path_of(person.dir))
+        audit.commit_or_roll_back(ws, derived, f"import({person.slug}): {total} messages from a {fmt} export",
                                   "\n".join(f"- {day}: {n}" for day, n in sorted(added.items())), keep=paths,
-                                  what="VOICE.md")
-    print_columns(["day", "messages added"], [[d, str(n)] for d, n in sorted(added.items())], right={1})
-    out.print(f"Imported {total} messages ({len(messages) - total} already there). "
-              "The next 'heartcompass garden' consolidates them.")
+                                  what="the voice file")
+    if verbose:
+        print_columns(["day", "messages added"], [[d, str(n)] for d, n in sorted(added.items())], right={1})
+    days = sorted(added)
+    span = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
+    out.print(f"Imported {_n(total, 'message')} into people/{escape(person.slug)}/logs/ ({_n(len(days), 'day')}, "
+              f"{span}); {real - total} already there"
+              + (f"; skipped {skipped}" if skipped else "") + ". The next 'heartcompass garden' consolidates them."
+              + ("" if verbose or len(days) == 1 else " Per day: --verbose."))
+
+
+def _skipped_text(counts) -> str:
+    words = {"media": ("media placeholder", "media placeholders"), "deleted": ("deleted message", "deleted messages"),
+             "call": ("call notice", "call notices"),
+             "pending": ("message the app never received", "messages the app never received")}
+    return ", ".join(f"{n} {words.get(kind, (kind, kind))[n != 1]}" for kind, n in counts.most_common())
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _warn_about(messages, found: list[str], me: str, person, today: dt.date) -> None:
+    """Say what would otherwise surprise: a chat with someone else, undated lines filed under today."""
+    from heartcompass.cli.common import err
+    from heartcompass.importers import matches_person
+
+    names = person.load_profile().names()
+    others = [s for s in found if s != me]
+    if others and not any(matches_person(s, names) for s in others):
+        err.print(f"[yellow]Warning:[/] none of the speakers ({escape(', '.join(others))}) is "
+                  f"{escape(names[0])} or one of their aliases. Is this the right person? "
+                  f"If it is, add the name as an alias in people/{escape(person.slug)}/PROFILE.md.")
+    undated = sum(1 for m in messages if m.undated)
+    if undated:
+        err.print(f"[yellow]Note:[/] {undated} {'message has' if undated == 1 else 'messages have'} no date "
+                  f"stamp and {'is' if undated == 1 else 'are'} filed under today ({today.isoformat()}). "
+                  "To date them, start lines with [YYYY-MM-DD HH:MM].")
 
 
 def _who_is_me(me: str | None, found: list[str], person) -> str:

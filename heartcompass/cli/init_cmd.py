@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import out
+from heartcompass.cli.common import escape, out
 
 
 def register(app: typer.Typer) -> None:
@@ -26,9 +26,9 @@ def init(
     target = (path or DEFAULT_PATH).expanduser()
     ws, created = create_workspace(target, force=force, example=example)
     if created:
-        out.print(f"Created a HeartCompass workspace in [bold]{ws.root}[/].")
+        out.print(f"Created a HeartCompass workspace in [bold]{escape(str(ws.root))}[/].")
     else:
-        out.print(f"{ws.root} is already a HeartCompass workspace; nothing was changed"
+        out.print(f"{escape(str(ws.root))} is already a HeartCompass workspace; nothing was changed"
                   + (" (the example person is there)." if example else "."))
     if example:
         out.print("Example person: [bold]alice[/] — try 'heartcompass context alice'.")

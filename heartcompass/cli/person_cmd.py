@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import escape, interactive, new_app, out, print_columns, workspace
+from heartcompass.cli.common import err, escape, interactive, new_app, out, print_columns, workspace
 from heartcompass.errors import PersonError
 
 app = new_app("Add, list, show, rename and archive people.")
@@ -96,14 +96,18 @@ def list_(ctx: typer.Context,
     rows = for_workspace(ws).summaries(list_people(ws))
     if as_json:
         typer.echo(json.dumps([r.__dict__ for r in rows], ensure_ascii=False, indent=2))
-        return
-    if not rows:
+    elif not rows:
         out.print("No people yet. Add one with 'heartcompass person add NAME'.")
-        return
-    print_columns(["name", "slug", "relation", "MBTI", "last chat", "events", "memory"],
-                  [[r.name if not r.error else f"{r.slug} (PROFILE.md invalid: see 'heartcompass doctor')",
-                    r.slug, r.relation, r.mbti or "", r.last_chat or "", str(r.events), f"{r.memory_tokens} tok"]
-                   for r in rows], right={5, 6})
+    else:
+        print_columns(["name", "slug", "relation", "MBTI", "last chat", "events", "memory"],
+                      [[r.name if not r.error else f"{r.slug} (a file is invalid: see below)",
+                        r.slug, r.relation, r.mbti or "", r.last_chat or "", str(r.events), f"{r.memory_tokens} tok"]
+                       for r in rows], right={5, 6})
+    bad = [r for r in rows if r.error]
+    for r in bad:  # everyone else is listed; each bad file is named with its fix
+        err.print(f"[bold red]{escape(r.slug)}:[/] {escape(r.error)}")
+    if bad:
+        raise typer.Exit(1)
 
 
 @app.command("show")
@@ -114,6 +118,7 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
     from rich.table import Table
 
     from heartcompass.people import resolve
+    from heartcompass.sanitize import strip_controls
 
     person = resolve(workspace(ctx), name)
     prof, evs, mem = person.load_profile(), person.load_events(), person.load_memory()
@@ -137,7 +142,7 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
                     title_align="left"))
     body = prof.body.strip()
     if body:
-        out.print(Markdown(body))
+        out.print(Markdown(strip_controls(body)))
     out.rule("Events")
     if not evs.events:
         out.print("[dim]none yet[/]")
@@ -148,8 +153,10 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
     out.rule(f"Memory [dim]({mem.body_tokens()} of {mem.budget_tokens} tokens)[/]")
     for title, lines in mem.sections.items():
         out.print(f"[bold]{escape(title)}[/]")
-        for line in lines or ["[dim]—[/]"]:
-            out.print("  " + (escape(line) if not line.startswith("[dim]") else line))
+        for line in lines:  # a hand-written line may look like markup: always escaped
+            out.print("  " + escape(line))
+        if not lines:
+            out.print("  [dim]—[/]")
 
 
 @app.command("rename")
@@ -171,13 +178,13 @@ def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, 
 
     ws = workspace(ctx)
     dest = audit.archive_person(ws, name)
-    out.print(f"Archived to {ws.rel(dest)}/. Bring them back with 'heartcompass undo'.")
+    out.print(f"Archived to {escape(ws.rel(dest))}/. Bring them back with 'heartcompass undo'.")
 
 
 @app.command("export")
 def export(ctx: typer.Context,
            name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
-           fmt: Annotated[str, typer.Option("--format", help="card: a V2 character card (JSON).")] = "card",
+           fmt: Annotated[str, typer.Option("--format", help="card: a V2 character card (JSON; a PNG card with -o NAME.png).")] = "card",
            output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: "
                              "stdout).", show_default=False)] = None) -> None:
     """Export someone as a character card for persona-chat apps (SillyTavern and others)."""
@@ -186,6 +193,10 @@ def export(ctx: typer.Context,
 
     if fmt != "card":
         raise PersonError(f"Unknown export format {fmt!r}.", "Use --format card.")
+    suffix = output.suffix.lower() if output else ""
+    if suffix in (".jpg", ".jpeg", ".webp", ".gif", ".avif", ".bmp"):
+        raise PersonError(f"Cannot write a character card as {suffix}: cards are PNG or JSON.",
+                          f"Use -o {output.with_suffix('.png').name} or -o {output.with_suffix('.json').name}.")
     ws = workspace(ctx)
     card = export_card(resolve(ws, name))
     text = json.dumps(card, ensure_ascii=False, indent=2) + "\n"
@@ -193,9 +204,11 @@ def export(ctx: typer.Context,
         typer.echo(text, nl=False)
     else:
         from heartcompass.atomic import write_atomic
+        from heartcompass.cards import card_png
 
-        write_atomic(output, text)
-        out.print(f"Wrote {escape(str(output))}.")
+        write_atomic(output, card_png(card) if suffix == ".png" else text)
+        out.print(f"Wrote {escape(str(output))}" + (" (a PNG card: the card is inside the image)." if suffix ==
+                                                       ".png" else "."))
 
 
 @app.command("import-card")

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from pathlib import Path
+
+from heartcompass.errors import FormatError, UnsafePathError
 
 PERSON_FILES = ("PROFILE.md", "EVENTS.md", "MEMORY.md")
 FILE_KINDS = {"profile": "PROFILE.md", "events": "EVENTS.md", "memory": "MEMORY.md", "voice": "VOICE.md"}
@@ -14,7 +19,7 @@ def validate(path: Path, text: str | None = None) -> None:
 
     path = Path(path)
     if text is None:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     if path.name == profile.FILENAME:
         profile.parse(text, path)
     elif path.name == events.FILENAME:
@@ -35,3 +40,56 @@ def file_for(kind: str) -> str:
     from heartcompass.errors import HeartCompassError
 
     raise HeartCompassError(f"Unknown file {kind!r}.", "Use profile, events, memory or voice.")
+
+
+REPAIR_HINT = ("Save it again as UTF-8 text (e.g. 'iconv -f latin1 -t utf-8'), or bring back the last good "
+               "version with 'heartcompass restore' or 'git checkout'.")
+
+
+def read_text(path: Path | str) -> str:
+    """The UTF-8 text of a workspace file, or a FormatError saying what is
+    wrong with it and how to fix it (a link, a folder, unreadable, binary,
+    not UTF-8). The file is never changed. A missing file raises
+    FileNotFoundError: callers decide what absent means."""
+    from heartcompass import paths
+
+    path = paths.check(Path(path))
+    try:
+        # O_NOFOLLOW: a link swapped in after the check is still refused;
+        # O_NONBLOCK: a FIFO put in a file's place cannot hang the command.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except PermissionError:
+        raise FormatError(path, "cannot be read (permission denied)",
+                          hint=f"Give yourself read access, e.g. 'chmod u+r {path}'.") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafePathError(path, "is a symbolic link; HeartCompass reads no file through a link",
+                                  hint=paths.FIX) from None
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise FormatError(path, f"cannot be read ({exc.strerror})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            kind = "a folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else "not a regular file"
+            raise FormatError(path, f"is {kind}, not a text file",
+                              hint="Move it out of the way; HeartCompass keeps a Markdown file here.")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise FormatError(path, f"cannot be read ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+    return decode(data, path)
+
+
+def decode(data: bytes, path: Path | str) -> str:
+    """bytes -> str, or a FormatError naming the line of the first bad byte."""
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise FormatError(path, "is a binary file, not text (a NUL byte)", line, REPAIR_HINT)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FormatError(path, f"is not UTF-8 text (byte 0x{data[exc.start]:02x})", line, REPAIR_HINT) from None

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from heartcompass.errors import FormatError
+from heartcompass.formats import read_text
 
 _ENTRY = re.compile(
     r"^- (?P<time>\d{2}:\d{2}:\d{2}) · (?P<speaker>[^\s·\[\]]+)(?: \[(?P<tags>[^\]]*)\])? · ?(?P<text>.*)$"
@@ -78,7 +79,7 @@ def parse(text: str, path: Path | str) -> list[Entry]:
 
 
 def load(path: Path) -> list[Entry]:
-    return parse(path.read_text(encoding="utf-8"), path)
+    return parse(read_text(path), path)
 
 
 def append(path: Path, entry: Entry, day: dt.date) -> None:
@@ -87,20 +88,27 @@ def append(path: Path, entry: Entry, day: dt.date) -> None:
     append_many(path, [entry], day)
 
 
-def append_many(path: Path, entries: list[Entry], day: dt.date) -> None:
+def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = True) -> None:
     """Append entries in one write (an import of a year of chats must not
-    pay one fsync per message)."""
+    pay one fsync per message). durable=False leaves the flush to the caller
+    (an import writes every day file, then syncs once)."""
     if not entries:
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    from heartcompass import paths
+    from heartcompass.atomic import writing
+
+    paths.check(path)  # a linked log, logs/ or person folder would append outside the workspace
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         data = "".join(e.render() for e in entries)
         if os.fstat(fd).st_size == 0:
             data = header(day) + data
         os.write(fd, data.encode("utf-8"))
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
 

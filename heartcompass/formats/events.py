@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from heartcompass.errors import FormatError
-from heartcompass.formats import frontmatter_doc as fm
+from heartcompass.formats import frontmatter_doc as fm, read_text
 
 FILENAME = "EVENTS.md"
 DEFAULT_WEIGHT = 0.5
@@ -114,7 +114,7 @@ def parse(text: str, path: Path, *, readonly: bool = False) -> EventsFile:
 
 
 def load(path: Path) -> EventsFile:
-    return parse(path.read_text(encoding="utf-8"), path)
+    return parse(read_text(path), path)
 
 
 def render(ef: EventsFile) -> str:

@@ -1,8 +1,9 @@
 """MEMORY.md: consolidated knowledge, bounded in tokens.
 
-Frontmatter: `consolidated` maps each daily log (by date) to how many of its
-entries are already in memory, so an import with old dates is still picked
-up; `budget_tokens` bounds the body. Body sections:
+Frontmatter: `budget_tokens` bounds the body. (How far each log has been
+consolidated is local state, heartcompass/consolidation.py; older versions
+kept it here as a `consolidated` map, still read once and then dropped.)
+Body sections:
   ## Facts            trusted: what the user stated or imported
   ## From our chats   untrusted: what the persona said in simulated chats
   ## Open threads     things to follow up on
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from heartcompass.errors import FormatError
-from heartcompass.formats import frontmatter_doc as fm
+from heartcompass.formats import frontmatter_doc as fm, read_text
 from heartcompass.tokens import estimate_tokens
 
 FILENAME = "MEMORY.md"
@@ -35,14 +36,13 @@ class Memory:
     _orig_sections: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     @property
-    def consolidated(self) -> dict[str, int]:
+    def legacy_consolidated(self) -> dict[str, int]:
+        """The old frontmatter map of consolidated entries per log date."""
         raw = self.doc.meta.get("consolidated") or {}
         return {str(k): int(v) for k, v in raw.items()}
 
-    def set_consolidated(self, log_date: str, entries: int) -> None:
-        data = dict(self.doc.meta.get("consolidated") or {})
-        data[log_date] = entries
-        self.doc.meta["consolidated"] = dict(sorted(data.items(), key=lambda kv: str(kv[0])))
+    def drop_legacy(self) -> None:
+        self.doc.meta.pop("consolidated", None)
 
     @property
     def budget_tokens(self) -> int:
@@ -95,7 +95,7 @@ def parse(text: str, path: Path) -> Memory:
 
 
 def load(path: Path) -> Memory:
-    return parse(path.read_text(encoding="utf-8"), path)
+    return parse(read_text(path), path)
 
 
 def render_body(mem: Memory) -> str:
@@ -114,7 +114,7 @@ def render(mem: Memory) -> str:
 
 
 def new(path: Path, name: str, budget_tokens: int = DEFAULT_BUDGET) -> Memory:
-    meta: dict[str, Any] = {"consolidated": {}, "budget_tokens": budget_tokens}
+    meta: dict[str, Any] = {"budget_tokens": budget_tokens}
     doc = fm.new(meta, "")
     doc.flow_keys = FLOW_KEYS
     mem = Memory(doc, path, f"\n# Memory — {name}\n\n", {s: [] for s in SECTIONS}, {})

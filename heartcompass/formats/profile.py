@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from heartcompass.errors import FormatError
-from heartcompass.formats import frontmatter_doc as fm
+from heartcompass.formats import frontmatter_doc as fm, read_text
 
 FILENAME = "PROFILE.md"
 RELATIONS = ("self", "family", "friend", "dating", "ambiguous", "tension",
@@ -134,7 +134,7 @@ def parse(text: str, path: Path) -> Profile:
 
 
 def load(path: Path) -> Profile:
-    return parse(path.read_text(encoding="utf-8"), path)
+    return parse(read_text(path), path)
 
 
 def render(profile: Profile) -> str:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from heartcompass.errors import FormatError
-from heartcompass.formats import frontmatter_doc as fm
+from heartcompass.formats import frontmatter_doc as fm, read_text
 
 FILENAME = "VOICE.md"
 THEIRS, MINE = "Their words", "My words to them"
@@ -123,7 +123,7 @@ def parse(text: str, path: Path | str) -> Voice:
 
 
 def load(path: Path) -> Voice:
-    return parse(path.read_text(encoding="utf-8"), path)
+    return parse(read_text(path), path)
 
 
 def render_body(voice: Voice) -> str:

@@ -1,0 +1,213 @@
+"""Every commit holds only its own author's changes (a hand edit made while the
+gardener works stays the user's), and the consolidation state lives in
+.heartcompass/, right across undo, loss and old workspaces."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+
+import pytest
+
+from conftest import Runner, git, log_entries, subjects
+from heartcompass import atomic
+from heartcompass.formats import memory as memory_fmt
+from test_garden import consolidated, events, memory, proposal, say, user_prompt
+
+HAND_LINE = "- Bob told me himself: he is allergic to peanuts (hand)"
+
+
+@pytest.fixture
+def bob(cli: Runner):
+    cli("person", "add", "Bob", "--relation", "friend")
+    return cli
+
+
+def _structured(monkeypatch, fake_llm, answer):
+    """The model's structured output is `answer(messages)`: lets a test act mid-run."""
+    from langchain_core.runnables import RunnableLambda
+
+    monkeypatch.setattr(type(fake_llm), "with_structured_output",
+                        lambda self, schema, **kw: RunnableLambda(answer))
+
+
+def _add_hand_line(path):
+    path.write_text(path.read_text(encoding="utf-8") + HAND_LINE + "\n", encoding="utf-8")
+
+
+def _blame_subject(ws, rel, text):
+    """The subject of the commit git blame credits for the line `text`."""
+    out = git(ws, "blame", "--porcelain", "HEAD", "--", rel)
+    sha, subjects_by_sha = None, {}
+    for line in out.splitlines():
+        if line[:40].isalnum() and len(line.split()) >= 3 and len(line.split()[0]) == 40:
+            sha = line.split()[0]
+        elif line.startswith("summary "):
+            subjects_by_sha[sha] = line[len("summary "):]
+        elif line.startswith("\t") and line[1:] == text:
+            return subjects_by_sha.get(sha) or git(ws, "log", "-1", "--format=%s", sha).strip()
+    raise AssertionError(f"{text!r} is not in {rel} at HEAD")
+
+
+def test_a_hand_edit_saved_after_the_gardener_wrote_stays_the_users(bob: Runner, fake_llm, monkeypatch):
+    ws = bob.ws
+    path = ws.people_dir / "bob" / "MEMORY.md"
+    say(ws, "bob", "me", "Bob got the job at the bakery")
+    real_write = atomic.write_atomic
+
+    def write_then_user_saves(target, text, expected_checksum="any"):
+        real_write(target, text, expected_checksum)
+        if target == path:
+            _add_hand_line(path)  # the user's editor saves right after the gardener's write
+
+    monkeypatch.setattr("heartcompass.gardener.write_atomic", write_then_user_saves)
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Works at the bakery", "evidence": ["L1"]}]))
+    bob("garden")
+    monkeypatch.undo()
+    garden_sha = git(ws, "rev-parse", "HEAD").strip()
+    assert subjects(ws)[0].startswith("garden(bob):")
+    committed = git(ws, "show", "HEAD:people/bob/MEMORY.md")
+    assert "Works at the bakery" in committed and HAND_LINE not in committed  # only the gardener's bytes
+    assert HAND_LINE in path.read_text()  # and the user's line is still there, pending
+    assert git(ws, "status", "--porcelain") == " M people/bob/MEMORY.md\n"
+    # the next command commits the hand edit on its own
+    bob("garden")
+    assert subjects(ws)[0] == "edit(bob): by hand"
+    assert _blame_subject(ws, "people/bob/MEMORY.md", HAND_LINE) == "edit(bob): by hand"
+    assert _blame_subject(ws, "people/bob/MEMORY.md", "- Works at the bakery (log 2026-12-01)").startswith(
+        "garden(bob):")
+    # taking back the gardener's change keeps the user's line
+    bob("undo", garden_sha)
+    text = path.read_text()
+    assert HAND_LINE in text and "Works at the bakery" not in text
+
+
+def test_a_hand_edit_between_two_chunks_is_not_committed_as_the_gardeners(bob: Runner, fake_llm, monkeypatch):
+    """The gardener wrote chunk 1; the user edits while the model works on chunk 2:
+    chunk 1 is committed as exactly what the gardener wrote, the edit stays the user's."""
+    ws = bob.ws
+    path = ws.people_dir / "bob" / "MEMORY.md"
+    bob("config", "set", "memory.context_budget_tokens", "400")
+    for i in range(12):
+        say(ws, "bob", "me", f"message {i} about the bakery " + "words " * 12, time=f"10:{i:02d}:00")
+    calls = []
+
+    def answer(messages):
+        calls.append(messages)
+        if len(calls) == 1:
+            return proposal(new_facts=[{"text": "Talks a lot about the bakery", "evidence": ["L1"]}])
+        _add_hand_line(path)  # saved while the model thinks about chunk 2
+        return proposal(nothing_worth_keeping=True)
+
+    with monkeypatch.context() as m:
+        _structured(m, fake_llm, answer)
+        result = bob("garden", ok=False)
+    assert len(calls) == 2 and result.exit_code == 1 and "edited while the gardener ran" in result.output
+    assert subjects(ws)[0].startswith("garden(bob):")
+    committed = git(ws, "show", "HEAD:people/bob/MEMORY.md")
+    assert "Talks a lot about the bakery" in committed and HAND_LINE not in committed
+    first_chunk = consolidated(ws, "bob")["2026-12-01"]
+    assert 0 < first_chunk < 12  # chunk 1 consumed, the rest left for the next run
+    fake_llm.enqueue(*[proposal(nothing_worth_keeping=True) for _ in range(5)])
+    bob("garden")
+    assert "edit(bob): by hand" in subjects(ws)
+    assert _blame_subject(ws, "people/bob/MEMORY.md", HAND_LINE) == "edit(bob): by hand"
+    assert _blame_subject(ws, "people/bob/MEMORY.md", "- Talks a lot about the bakery (log 2026-12-01)"
+                          ).startswith("garden(bob):")
+    assert consolidated(ws, "bob") == {"2026-12-01": 12}
+    assert "message 0 about" not in user_prompt(fake_llm, 0)  # chunk 1 was not read twice
+
+
+def test_undo_of_a_gardened_chat_then_new_chats_are_gardened_exactly(example_cli: Runner, fake_llm):
+    alice, ws = example_cli, example_cli.ws
+    fake_llm.enqueue("lovely")
+    alice("chat", "alice", "-m", "first: I start at the bakery on Monday")
+    fake_llm.enqueue("oh no")
+    alice("chat", "alice", "-m", "second: the bakery job fell through")
+    second = git(ws, "rev-parse", "HEAD").strip()
+    today = dt.date.today().isoformat()
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Starts at the bakery on Monday", "evidence": ["L1"]}]))
+    alice("garden")
+    alice("undo", second)  # the second chat is taken back: its two entries are gone
+    assert len(log_entries(ws, "alice")) == 2
+    fake_llm.enqueue("a cat!")
+    alice("chat", "alice", "-m", "third: I adopted a cat named Miso")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Adopted a cat named Miso", "evidence": ["L1"]}]))
+    alice("garden")
+    prompt = user_prompt(fake_llm)
+    assert "third: I adopted a cat" in prompt and "a cat!" in prompt
+    assert "first:" not in prompt and "second:" not in prompt
+    assert consolidated(ws) == {today: 4}
+    assert "- Adopted a cat named Miso (log " + today + ")" in memory(ws).items(memory_fmt.FACTS)
+    # and nothing is left over
+    calls = len(fake_llm.calls)
+    alice("garden")
+    assert len(fake_llm.calls) == calls
+
+
+def test_lost_state_is_rebuilt_from_git_and_nothing_is_consolidated_twice(example_cli: Runner, fake_llm):
+    alice, ws = example_cli, example_cli.ws
+    say(ws, "alice", "me", "She moved to Kyoto", day=dt.date(2026, 11, 30))
+    say(ws, "alice", "note", "Her new address is in Sakyo-ku", time="20:01:00")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Lives in Sakyo-ku", "evidence": ["L2"]}]))
+    alice("garden")
+    before = consolidated(ws)
+    assert before == {"2026-11-30": 1, "2026-12-01": 1}
+    shutil.rmtree(ws.state_dir)
+    calls = len(fake_llm.calls)
+    alice("garden")
+    assert len(fake_llm.calls) == calls  # nothing re-read
+    assert consolidated(ws) == before
+    # a new entry after the loss is picked up alone
+    say(ws, "alice", "me", "She got a bike", time="21:00:00")
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
+    shutil.rmtree(ws.state_dir)
+    alice("garden")
+    prompt = user_prompt(fake_llm)
+    assert "She got a bike" in prompt and "Sakyo-ku" not in prompt.split("## New log entries")[1]
+    assert consolidated(ws) == {"2026-11-30": 1, "2026-12-01": 2}
+
+
+def _old_memory(ws, days: dict[str, int]) -> None:
+    """MEMORY.md as older versions wrote it: the map in the frontmatter."""
+    path = ws.people_dir / "alice" / "MEMORY.md"
+    text = path.read_text(encoding="utf-8")
+    flow = ", ".join(f"'{d}': {n}" for d, n in days.items())
+    path.write_text(text.replace("---\n", "---\nconsolidated: {" + flow + "}\n", 1), encoding="utf-8")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "-m", "garden(alice): memory updated from old logs")
+
+
+def test_an_old_workspace_map_is_moved_to_the_state_and_dropped(example_cli: Runner, fake_llm):
+    alice, ws = example_cli, example_cli.ws
+    say(ws, "alice", "me", "old news", day=dt.date(2026, 11, 30))
+    say(ws, "alice", "me", "more old news", day=dt.date(2026, 11, 30), time="20:00:01")
+    _old_memory(ws, {"2026-11-30": 2})
+    assert memory(ws).legacy_consolidated == {"2026-11-30": 2}
+    say(ws, "alice", "me", "She got the Kyoto apartment")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Got the Kyoto apartment", "evidence": ["L1"]}]))
+    alice("garden")
+    prompt = user_prompt(fake_llm)
+    assert "Kyoto apartment" in prompt and "old news" not in prompt
+    text = (ws.people_dir / "alice" / "MEMORY.md").read_text()
+    assert "consolidated" not in text
+    assert consolidated(ws) == {"2026-11-30": 2, "2026-12-01": 1}
+    assert git(ws, "status", "--porcelain") == ""
+
+
+def test_the_memory_budget_warning_no_longer_counts_bookkeeping(example_cli: Runner, fake_llm):
+    from heartcompass.context import build
+    from heartcompass.people import resolve
+
+    alice, ws = example_cli, example_cli.ws
+    start = dt.date(2016, 1, 1)
+    days = {(start + dt.timedelta(days=i)).isoformat(): 30 for i in range(3000)}  # ten years of imports
+    _old_memory(ws, days)
+    now = dt.datetime(2026, 12, 1, 20, 0)
+    assert any("MEMORY.md" in w for w in build(ws, resolve(ws, "alice"), now).warnings)
+    say(ws, "alice", "note", "She starts the new job in January")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Starts the new job in January", "evidence": ["L1"]}]))
+    alice("garden")
+    assert not any("MEMORY.md" in w for w in build(ws, resolve(ws, "alice"), now).warnings)
+    assert len((ws.people_dir / "alice" / "MEMORY.md").read_text()) < 2000
+    assert consolidated(ws)["2016-01-01"] == 30 and len(consolidated(ws)) == 3001

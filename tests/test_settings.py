@@ -1,0 +1,179 @@
+"""heartcompass.toml: typed, ranged settings read by every reader, and no
+credential ever stored or printed."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from conftest import Runner, subjects
+from heartcompass import config
+from heartcompass.errors import FormatError
+
+
+def _hand_edit(path, line: str) -> int:
+    """Replace the template's line for the same name with `line`; its line number."""
+    name = line.split("=")[0].strip()
+    lines = path.read_text().splitlines()
+    index = next(i for i, old in enumerate(lines) if re.match(rf"{name}\s*=", old))
+    lines[index] = line
+    path.write_text("\n".join(lines) + "\n")
+    return index + 1
+
+
+def _set_in_file(cli: Runner, section: str, line: str) -> None:
+    _hand_edit(cli.ws.config_path, line)
+    cli.ws.reload_config()
+
+
+# -- secrets -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("key, value", [
+    ("llm.base_url", "https://user:sk-abcdefabcdef1234567890@api.example.com/v1"),
+    ("llm.base_url", "https://token123@api.example.com/v1"),
+    ("llm.base_url", "https://api.example.com/v1?api_key=sk-abcdefabcdef1234567890"),
+    ("llm.base_url", "https://api.example.com/v1?foo=1&access_token=abc123"),
+    ("llm.base_url", "https://api.example.com/v1?sig=abc123"),
+    ("llm.base_url", "https://api.example.com/v1?X-Api-Key=abc123"),
+    ("llm.model", "AKIAIOSFODNN7EXAMPLE"),
+    ("llm.model", "xoxb-1234567890-abcdefghij"),
+    ("llm.model", "sk_live_abcdefghij1234567890"),
+    ("llm.model", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+    ("llm.model", "sk-proj-abcdefghijklmnopqrstuvwx"),
+    ("user.name", "Bearer abcdef123456"),
+    ("llm.api_key", "anything"),
+])
+def test_credentials_are_refused_and_point_to_dotenv(cli: Runner, key, value):
+    before = cli.ws.config_path.read_bytes()
+    n = len(subjects(cli.ws))
+    result = cli("config", "set", key, value, ok=False)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert ".env" in result.output and "Refusing" in result.output
+    assert cli.ws.config_path.read_bytes() == before and len(subjects(cli.ws)) == n
+
+
+@pytest.mark.parametrize("key, value", [
+    ("llm.model", "ep-20250101123456-abcde"),
+    ("llm.model", "ft:gpt-4o-mini-2024-07-18:org:name:AbCdEf12"),
+    ("llm.model", "Qwen2.5-72B-Instruct-GPTQ-Int4abcdefghijklmnop"),
+    ("llm.model", "a" * 40),
+    ("llm.model", "doubao-seed-1-6-250615"),
+    ("llm.base_url", "https://my-resource.openai.azure.com/openai?api-version=2024-06-01"),
+    ("llm.base_url", "http://localhost:11434/v1"),
+    ("user.name", "task-force-alpha-omega-1234567890"),
+])
+def test_legitimate_long_ids_and_urls_are_accepted(cli: Runner, key, value):
+    cli("config", "set", key, value)
+    cli.ws.reload_config()
+    assert cli.ws.config.get(key) == value
+
+
+def test_doctor_never_prints_a_credential_put_in_the_file_by_hand(cli: Runner):
+    secret = "sk-handputsecret1234567890abcd"
+    _set_in_file(cli, "llm", f'base_url = "https://lei:{secret}@api.example.com/v1?api_key={secret}"')
+    result = cli("doctor", ok=False)
+    assert secret not in result.output and "Traceback" not in result.output
+    assert "secrets" in result.output and ".env" in result.output and "api.example.com" in result.output
+    assert result.exit_code == 1
+    shown = cli("config", "show", "--json").output
+    assert secret not in shown and "***" in shown
+    assert secret not in cli("config", "show").output
+
+
+def test_redact_keeps_the_shape_but_not_the_key():
+    from heartcompass.credentials import redact
+
+    text = redact("openai-compatible · m · https://u:p4ss@h.example/v1?token=t0k&x=1 and sk-abcdefghijklmnop1234")
+    assert "p4ss" not in text and "t0k" not in text and "abcdefghijklmnop1234" not in text
+    assert "h.example/v1" in text and "x=1" in text
+
+
+# -- typed settings --------------------------------------------------------------------------------------
+def test_string_values_are_typed_when_read(cli: Runner):
+    _set_in_file(cli, "llm", 'reasoning = "false"')
+    _set_in_file(cli, "chat", 'reply_delay = "0.5,1"')
+    cfg = cli.ws.config
+    assert cfg.get("llm.reasoning") is False
+    assert cfg.get("chat.reply_delay") == [0.5, 1.0]
+    assert cli("doctor", ok=False).output.count("config") >= 1
+    from heartcompass import llm
+
+    assert llm.settings(cli.ws).reasoning is False
+
+
+def test_chat_reads_a_string_reply_delay(example_cli: Runner, fake_llm):
+    path = example_cli.ws.config_path
+    path.write_text(path.read_text().replace("reply_delay = [0.8, 2.2]", 'reply_delay = "0,0"'))
+    fake_llm.enqueue("hi there")
+    result = example_cli("chat", "alice", "-m", "hello")
+    assert "Traceback" not in result.output and "hi there" in result.output
+
+
+@pytest.mark.parametrize("line, section, key", [
+    ("timeout = nan", "llm", "llm.timeout"),
+    ("timeout = inf", "llm", "llm.timeout"),
+    ("timeout = -1", "llm", "llm.timeout"),
+    ("max_retries = 99999999999999999999", "llm", "llm.max_retries"),
+    ("max_retries = 2.5", "llm", "llm.max_retries"),
+    ("temperature = true", "llm", "llm.temperature"),
+    ('reasoning = "maybe"', "llm", "llm.reasoning"),
+    ('reply_delay = "2,1"', "chat", "chat.reply_delay"),
+    ("reply_delay = [1, 2, 3]", "chat", "chat.reply_delay"),
+    ("history_budget_tokens = 0", "chat", "chat.history_budget_tokens"),
+    ("half_life_days = nan", "memory", "memory.half_life_days"),
+    ('provider = "gemini"', "llm", "llm.provider"),
+    ('base_url = "localhost:8080"', "llm", "llm.base_url"),
+])
+def test_bad_values_in_the_file_name_the_file_line_and_allowed_values(cli: Runner, line, section, key):
+    path = cli.ws.config_path
+    lineno = _hand_edit(path, line)
+    with pytest.raises(FormatError) as err:
+        config.load(path)
+    assert f"heartcompass.toml:{lineno}" in err.value.message and key in err.value.message
+    assert "allowed:" in err.value.message
+    result = cli("doctor", ok=False)
+    assert result.exit_code == 1 and f"heartcompass.toml:{lineno}" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("key, value", [
+    ("llm.timeout", "nan"), ("llm.timeout", "inf"), ("llm.timeout", "0"),
+    ("llm.max_retries", "99999999999999999999"), ("llm.max_retries", "21"), ("llm.temperature", "5"),
+    ("chat.reply_delay", "0.5,abc"), ("chat.reply_delay", "1,1000"), ("user.name", "two\nlines"),
+])
+def test_config_set_validates_with_the_same_model(cli: Runner, key, value):
+    before = cli.ws.config_path.read_bytes()
+    result = cli("config", "set", key, value, ok=False)
+    assert result.exit_code == 1 and "expects" in result.output and "Traceback" not in result.output
+    assert cli.ws.config_path.read_bytes() == before
+
+
+def test_get_returns_typed_values_and_set_keeps_types(cli: Runner):
+    cli("config", "set", "llm.max_retries", "5")
+    cli("config", "set", "llm.timeout", "30")
+    cli("config", "set", "llm.reasoning", "off")
+    text = cli.ws.config_path.read_text()
+    assert "max_retries = 5" in text and "timeout = 30.0" in text and "reasoning = false" in text
+    cli.ws.reload_config()
+    cfg = cli.ws.config
+    assert cfg.get("llm.max_retries") == 5 and isinstance(cfg.get("llm.max_retries"), int)
+    assert cfg.get("llm.timeout") == 30.0 and isinstance(cfg.get("llm.timeout"), float)
+    assert cfg.get("llm.reasoning") is False
+    shown = json.loads(cli("config", "show", "--json").output)
+    assert shown["llm.timeout"] == 30.0 and shown["llm.max_retries"] == 5
+
+
+def test_a_section_that_is_not_a_table_is_a_format_error(cli: Runner):
+    path = cli.ws.config_path
+    path.write_text("llm = 3\n")
+    result = cli("config", "show", ok=False)
+    assert result.exit_code == 1 and "heartcompass.toml:1" in result.output and "Traceback" not in result.output
+
+
+def test_chat_never_prints_the_credential_of_a_hand_edited_url(example_cli: Runner):
+    secret = "hunter2hunter2"
+    path = example_cli.ws.config_path
+    path.write_text(path.read_text().replace('base_url = ""', f'base_url = "http://lei:{secret}@127.0.0.1:9/v1"'))
+    result = example_cli("chat", "alice", "-m", "hi", ok=False)
+    assert secret not in result.output and "127.0.0.1:9" in result.output and "Traceback" not in result.output
