@@ -252,3 +252,27 @@ def test_cli_modules_keep_evaluated_annotations():
     offenders = [p.name for p in cli_dir.glob("*.py")
                  if p.name != "common.py" and "from __future__ import annotations" in p.read_text(encoding="utf-8")]
     assert offenders == []
+
+
+def test_a_run_loads_only_the_command_it_names():
+    import subprocess
+    import sys
+
+    from typer.main import get_command
+
+    from heartcompass.cli import app as app_mod
+
+    whole = get_command(app_mod.app)
+    assert set(whole.commands) == set(app_mod.COMMANDS)  # the table names every command, and only those
+    for name in app_mod.COMMANDS:
+        assert name in get_command(app_mod.build({name})).commands
+    assert app_mod.wanted(["-w", "x", "person", "list"]) == {"person"}
+    assert app_mod.wanted(["--workspace=x", "chat", "alice"]) == {"chat"}
+    for args in (["--help"], [], ["persn", "list"], ["-w", "x"], ["--version"]):
+        assert app_mod.wanted(args) is None  # the whole app answers
+    probe = ("import sys; sys.argv = ['heartcompass', 'person', '--help']\n"
+             "from heartcompass.cli.app import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in sys.modules if m.endswith('_cmd')), file=sys.stderr)")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stderr.splitlines()[-1]
+    assert loaded == "['heartcompass.cli.person_cmd']"
