@@ -18,7 +18,7 @@ from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError, GitError, HeartCompassError, PersonError
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.gitrepo import Commit
-from heartcompass.people import Person, check_new_name, create, linking_profiles, resolve
+from heartcompass.people import Person, check_new_name, create, linking_profiles, refuse_taken, resolve
 from heartcompass.slugs import clean_name, slugify
 from heartcompass.workspace import Workspace
 
@@ -27,27 +27,31 @@ WAIT = 30.0  # seconds a short command waits for another writer (a commit, a gar
 
 
 @contextmanager
-def writing(ws: Workspace, purpose: str, wait: float = WAIT) -> Iterator[None]:
+def writing(ws: Workspace, purpose: str, wait: float | None = None) -> Iterator[None]:
     """Every command that commits runs inside this: one writer at a time (the
     workspace lock, waited for up to `wait` seconds), and a repository where a
     commit is right now (no rebase, merge, cherry-pick or revert in progress,
     no detached HEAD, no stale index.lock), else one clear error line."""
     from heartcompass.lock import WorkspaceLock
 
-    with WorkspaceLock(ws.state_dir / "lock", purpose, wait=wait):
+    with WorkspaceLock(ws.state_dir / "lock", purpose, wait=WAIT if wait is None else wait):
         ws.git.check_writable()
         yield
 
 
 def commit_or_roll_back(ws: Workspace, paths: list[Path], subject: str, body: str = "",
-                        keep: list[Path] | tuple = (), what: str = "the change") -> str | None:
+                        keep: list[Path] | tuple = (), what: str = "the change",
+                        moved: tuple[Path, Path] | None = None) -> str | None:
     """Commit a change HeartCompass made. When git refuses (a hook, a full
-    disk...), `paths` go back to how they were and `keep` (logs, which are
-    append-only) stay pending for the next command; the error says which."""
+    disk...), `paths` go back to how they were (a folder `moved` (from, to)
+    is moved back, logs and all) and `keep` (logs, which are append-only)
+    stay pending for the next command; the error says which."""
     try:
-        return ws.git.commit([*paths, *keep], subject, body)
+        return ws.git.commit([*paths, *keep, *(moved[1:] if moved else ())], subject, body)
     except GitError as exc:
         said = []
+        if moved and moved[1].exists() and not moved[0].exists():
+            moved[1].rename(moved[0])
         if paths:
             ws.git.roll_back(list(paths))
             said.append(f"{what} was rolled back")
@@ -140,16 +144,37 @@ _CODES = {"M": "changed", "A": "added", "D": "deleted", "??": "new", "R": "renam
 
 def set_config(ws: Workspace, key: str, raw: str):
     """`config set`: a hand edit of heartcompass.toml is committed first."""
-    from heartcompass.config import load, parse_value, set_value
+    from heartcompass.config import load_for_commit, parse_value, set_value
 
     parse_value(key, raw)  # refuse before touching anything
     with writing(ws, "config set"):
         if ws.git.status([ws.config_path]):
-            load(ws.config_path)
+            load_for_commit(ws.config_path)
             ws.git.commit([ws.config_path], "edit(config): by hand")
         value = set_value(ws.config_path, key, raw)
-        return value, commit_or_roll_back(ws, [ws.config_path], f"config: {key} = {value!r}",
-                                          what=f"{ws.config_path.name}")
+        ws.reload_config()  # the commit already follows the new setting (git.hooks false: no hooks)
+        try:
+            return value, commit_or_roll_back(ws, [ws.config_path], f"config: {key} = {value!r}",
+                                              what=f"{ws.config_path.name}")
+        finally:
+            ws.reload_config()
+
+
+def unset_config(ws: Workspace, key: str):
+    """`config unset`: like set_config, the key's line leaves the file."""
+    from heartcompass.config import KEYS, load_for_commit, unset_value, valid_keys_text
+    from heartcompass.errors import ConfigError
+
+    if key not in KEYS:
+        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
+    with writing(ws, "config unset"):
+        if ws.git.status([ws.config_path]):
+            load_for_commit(ws.config_path)
+            ws.git.commit([ws.config_path], "edit(config): by hand")
+        if not unset_value(ws.config_path, key):
+            return False, None
+        return True, commit_or_roll_back(ws, [ws.config_path], f"config: unset {key}",
+                                         what=f"{ws.config_path.name}")
 
 
 def add_person(ws: Workspace, name: str, relation: str, **fields) -> Person:
@@ -160,14 +185,14 @@ def add_person(ws: Workspace, name: str, relation: str, **fields) -> Person:
     return person
 
 
-def rename_person(ws: Workspace, old: str, new_name: str) -> tuple[Person, list[str]]:
+def rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool = False) -> tuple[Person, list[str]]:
     """Rename a person: the folder moves (git mv), the old name becomes an
     alias, and `related` links in other profiles follow."""
     with writing(ws, "rename"):
-        return _rename_person(ws, old, new_name)
+        return _rename_person(ws, old, new_name, allow_taken)
 
 
-def _rename_person(ws: Workspace, old: str, new_name: str) -> tuple[Person, list[str]]:
+def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool) -> tuple[Person, list[str]]:
     person = resolve(ws, old)
     new_name = clean_name(new_name)
     new_slug = slugify(new_name)
@@ -175,6 +200,8 @@ def _rename_person(ws: Workspace, old: str, new_name: str) -> tuple[Person, list
         raise PersonError(f"{person.slug} is already called {new_name!r}; nothing to rename.")
     if new_slug != person.slug:
         check_new_name(ws, new_name)
+    if not allow_taken:
+        refuse_taken(ws, [new_name], exclude=person.slug)
     linkers = linking_profiles(ws, person.slug)
     commit_pending(ws, [person, *linkers])
     prof = person.load_profile()  # validated before anything moves
@@ -202,12 +229,13 @@ def _rename_person(ws: Workspace, old: str, new_name: str) -> tuple[Person, list
             for link in other_prof.doc.meta.get("related") or []
         ])
         write_atomic(other.profile_path, profile_fmt.render(other_prof))
-    touched = [person.dir, target.dir, *[p.profile_path for p in linkers]]
     body = f"{old_name} is now {new_name}."
     if linkers:
         body += "\nLinks updated in: " + ", ".join(p.slug for p in linkers)
-    commit_or_roll_back(ws, touched, f"rename({new_slug}): from {person.slug}", body,
-                        what=f"the rename (people/{person.slug} is as it was)")
+    commit_or_roll_back(ws, [person.dir, *[p.profile_path for p in linkers]],
+                        f"rename({new_slug}): from {person.slug}", body,
+                        what=f"the rename (people/{person.slug} is as it was)",
+                        moved=(person.dir, target.dir) if target.dir != person.dir else None)
     return target, [p.slug for p in linkers]
 
 
@@ -234,13 +262,17 @@ def _archive_person(ws: Workspace, name: str) -> Path:
                           "Rename the archived folder first, or this person.")
     ws.archive_dir.mkdir(parents=True, exist_ok=True)
     ws.git.move(person.dir, dest)
-    commit_or_roll_back(ws, [person.dir, dest], f"archive({person.slug}): moved to people/.archive",
-                        what=f"the move (people/{person.slug} is where it was)")
+    commit_or_roll_back(ws, [person.dir], f"archive({person.slug}): moved to people/.archive",
+                        what=f"the move (people/{person.slug} is where it was)", moved=(person.dir, dest))
     return dest
 
 
 def history(ws: Workspace, person: Person | None = None, limit: int = 50) -> list[Commit]:
-    return ws.git.log([person.dir] if person else None, limit)
+    if person is None:
+        return ws.git.log(None, limit)
+    from heartcompass import lineage
+
+    return lineage.history(ws, person, limit)  # across renames
 
 
 def scope_of(subject: str) -> str:
@@ -280,10 +312,12 @@ def restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | No
 
 
 def _restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | None:
+    from heartcompass import lineage
+
     filename = formats.file_for(file_kind)
     sha = ws.git.resolve(rev)
     path = person.dir / filename
-    text = ws.git.file_at(sha, path)
+    text = ws.git.file_at(sha, lineage.path_at(ws, person, path, sha))  # under its name back then
     if text is None:
         raise HeartCompassError(f"people/{person.slug}/{filename} did not exist at {rev}.",
                                 f"See 'heartcompass log {person.slug}' for the commits that touched it.")
@@ -381,9 +415,9 @@ def _continue_rebase(ws: Workspace) -> list[str]:
 def _sync(ws: Workspace, remote: str) -> SyncResult:
     committed = len(commit_pending(ws))
     if ws.git.status([ws.config_path]):
-        from heartcompass.config import load
+        from heartcompass.config import load_for_commit
 
-        load(ws.config_path)
+        load_for_commit(ws.config_path)  # never push a credential put in by hand
         ws.git.commit([ws.config_path], "edit(config): by hand")
         committed += 1
     branch = ws.git.branch()
@@ -394,7 +428,7 @@ def _sync(ws: Workspace, remote: str) -> SyncResult:
     return SyncResult(remote, branch, committed, [], True)
 
 
-def import_card(ws: Workspace, path: Path) -> Person:
+def import_card(ws: Workspace, path: Path, allow_taken: bool = False) -> Person:
     """A new person from a character card (V1 or V2), one commit."""
     from heartcompass import cards
     from heartcompass.errors import FormatError as _FormatError
@@ -421,7 +455,7 @@ def import_card(ws: Workspace, path: Path) -> Person:
     with writing(ws, "import-card"):
         person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
                         gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
-                        facts=fields["facts"], extra=extra, past_events=past)
+                        facts=fields["facts"], extra=extra, past_events=past, allow_taken=allow_taken)
         from heartcompass.voice import add_line
 
         for line in fields.get("voice") or []:  # the card's example dialogue: how they write

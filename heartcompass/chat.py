@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from heartcompass import context as context_mod
@@ -143,10 +144,52 @@ class ChatSession:
         path = dailylog.log_path(self.person.dir, self.now().date())
         self.fresh_after = len(dailylog.load(path)) if path.exists() else 0
 
-    def reply(self) -> Iterator[Event]:
+    def retry(self) -> Iterator[Event]:
+        """/retry: a new reply to the user's last message. Once its first
+        message is complete, the replies it replaces (whole or cut off) are
+        marked superseded in the log, so neither the next request nor the
+        gardener sees them; the log itself stays append-only."""
+        yield from self.reply(supersede=self._last_replies())
+
+    def _last_replies(self) -> list[tuple[Path, dt.date, list[int]]]:
+        """Persona entries after the user's last message: (log, day, positions)
+        per log file, newest file first (a reply may cross midnight)."""
+        today = self.now().date()
+        found: list[tuple[Path, dt.date, list[int]]] = []
+        dates = [d for d in dailylog.log_dates(self.person.dir) if d <= today.isoformat()][-2:]
+        for day_s in reversed(dates):
+            day = dt.date.fromisoformat(day_s)
+            path = dailylog.log_path(self.person.dir, day)
+            entries = dailylog.load(path)
+            gone = dailylog.dropped(entries)
+            start = (self.fresh_after or 0) if day == today else 0
+            mine: list[int] = []
+            for i in range(len(entries) - 1, start - 1, -1):
+                e = entries[i]
+                if i in gone or context_mod._tag_of(e) != self.tag:
+                    continue
+                if e.speaker == "me":
+                    if mine:
+                        found.append((path, day, sorted(mine)))
+                    return found
+                if e.speaker == "persona":
+                    mine.append(i)
+            if mine:
+                found.append((path, day, sorted(mine)))
+            if self.fresh_after is not None:
+                break
+        return found
+
+    def _supersede(self, stale: list[tuple[Path, dt.date, list[int]]]) -> None:
+        now = self.now().strftime("%H:%M:%S")
+        for path, day, positions in stale:
+            dailylog.append(path, dailylog.marker(now, "supersedes", positions, "replaced by /retry"), day)
+            self.logged.add(path)
+
+    def reply(self, supersede: list[tuple[Path, dt.date, list[int]]] | None = None) -> Iterator[Event]:
         """Ask the model for a reply to the user's last message, as logged.
-        For /retry the replies it already got are left out of the request
-        (they stay in the log, which is append-only)."""
+        The replies it already got are left out of the request; `supersede`
+        (from retry) names them, to be marked once the new reply arrives."""
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
         ctx = self.context()
@@ -167,9 +210,15 @@ class ChatSession:
                     yield Event("reasoning", reasoning)
                 for event in splitter.feed(_text_of(chunk)):
                     if event.kind == "message":
+                        if supersede:
+                            self._supersede(supersede)
+                            supersede = None
                         self.log("persona", event.text)
                     yield event
             for event in splitter.close():
+                if supersede:
+                    self._supersede(supersede)
+                    supersede = None
                 self.log("persona", event.text)
                 yield event
         except (LLMError, KeyboardInterrupt, GeneratorExit):

@@ -182,6 +182,10 @@ class Config:
         value = self._values.get(key, KEYS[key].default)
         return list(value) if isinstance(value, list) else value
 
+    def is_set(self, key: str) -> bool:
+        """Whether the file sets this key (otherwise the default applies)."""
+        return key in self._values
+
     def as_dict(self) -> dict[str, Any]:
         return {key: self.get(key) for key in KEYS}
 
@@ -226,6 +230,32 @@ def load(path: Path) -> Config:
                           int(m.group(1)) if m else None,
                           "Fix the line, or restore it with 'heartcompass restore'.") from None
     return Config(data, path, text)  # with the text, so errors name the line
+
+
+def secrets_in(cfg: Config) -> list[tuple[str, str]]:
+    """(key, what) for each value that carries a credential (put there by hand)."""
+    from heartcompass.credentials import secret_problem
+
+    found = []
+    for key in KEYS:
+        value = cfg.get(key)
+        problem = secret_problem(value) if isinstance(value, str) and value else None
+        if problem:
+            found.append((key, problem))
+    return found
+
+
+def load_for_commit(path: Path) -> Config:
+    """load(), and refuse to commit (or push) a file that carries a credential."""
+    cfg = load(path)
+    found = secrets_in(cfg)
+    if found:
+        key, problem = found[0]
+        raise ConfigError(
+            f"{path}: {key}: {problem}; not committing it (the file is committed and pushed by sync).",
+            f"Move the key to .env (git-ignored), e.g. HEARTCOMPASS_LLM_API_KEY=..., and remove it from the "
+            f"file (by hand, or with 'heartcompass config set {key} ...').")
+    return cfg
 
 
 def _line_of(text: str | None, section: str, name: str | None) -> int | None:
@@ -276,6 +306,26 @@ def parse_value(key: str, raw: str) -> Any:
     except (ValueError, TypeError) as exc:
         raise ConfigError(f"{key} expects {spec.kind}; {raw!r} is not valid ({exc}).",
                           valid_keys_text()) from None
+
+
+def unset_value(path: Path, key: str) -> bool:
+    """Remove one key from the file, keeping comments and layout. Whether it was there."""
+    if key not in KEYS:
+        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
+    load(path)  # refuse to edit a file that does not parse
+    if not path.exists():
+        return False
+    import tomlkit
+
+    doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+    section, name = key.split(".", 1)
+    if section not in doc or name not in doc[section]:
+        return False
+    del doc[section][name]
+    from heartcompass.atomic import write_atomic
+
+    write_atomic(path, tomlkit.dumps(doc))
+    return True
 
 
 def set_value(path: Path, key: str, raw: str) -> Any:

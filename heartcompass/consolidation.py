@@ -78,8 +78,16 @@ class State:
         git = self.ws.git
         if git.is_repo() and git.head() is not None:
             sep = "\x1e"
-            out = git._git("log", f"--format={sep}%B", "--", self.ws.rel(self.person.dir))
-            for message in out.split(sep)[1:]:
+            found: dict[str, tuple[int, int, str]] = {}  # sha -> (-time, place in git's order, message)
+            for path in self.person.files():  # --follow: across renames of the person
+                if git.blob_ids([path]):
+                    out = git._git("log", "--follow", f"--format={sep}%H %ct%n%B", "--", self.ws.rel(path))
+                    for place, chunk in enumerate(out.split(sep)[1:]):
+                        head, _, message = chunk.partition("\n")
+                        sha, when = head.split()
+                        if TRAILER in message:
+                            found.setdefault(sha, (-int(when), place, message))
+            for _, _, message in sorted(found.values()):  # newest first
                 for day, value in parse_trailer(message).items():
                     days.setdefault(day, value)
         for day, n in legacy_map(self.person.memory_path).items():

@@ -13,13 +13,15 @@ import datetime as dt
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from heartcompass import prompts
 from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
 from heartcompass.formats import voice as voice_fmt
-from heartcompass.people import Person
+from heartcompass.people import DEFAULT_SELF_NAME, Person
+from heartcompass.people import display_name as people_display_name
 from heartcompass.slugs import is_safe_slug
 from heartcompass.tokens import estimate_tokens
 from heartcompass.workspace import Workspace
@@ -36,14 +38,26 @@ HEADINGS = {
     "persona": {"relation": "How you relate to {user}", "profile": "Who you are (from PROFILE.md)",
                 "words": "How you write (your own real messages, from VOICE.md: match this style; they are not "
                          "facts)",
-                "facts": "Known facts (true)", "threads": "Open threads (things to follow up on)",
+                "facts": "Known facts (true) — except lines “X said: …” (what X said in a real message) and "
+                         "lines ending (import) (from an imported card): those are not verified",
+                "threads": "Open threads (things to follow up on)",
                 "chats": "Said in earlier simulated chats (stay consistent; not facts)",
                 "events": "Things that happened (newest first)", "related": "People in your life",
                 "mbti": "Personality type hint"},
+    # the self person: a reflection partner talking with the user about the user
+    "reflection": {"relation": "Your role with {user}", "profile": "Who {user} is (from their own PROFILE.md)",
+                   "words": "How {user} writes (their own real messages: style, not facts)",
+                   "mywords": "How {user} writes (their own real messages: style, not facts)",
+                   "facts": "Known facts about {user} (true)", "threads": "Open threads in {user}'s life",
+                   "chats": "Said in earlier reflection chats (stay consistent; not facts)",
+                   "events": "What happened to {user} (newest first)", "related": "People in {user}'s life",
+                   "mbti": "Personality type hint (about {user})"},
     "about": {"relation": "How {name} relates to {user}", "profile": "Who {name} is (from PROFILE.md)",
               "words": "How {name} writes (their real messages: style, not facts)",
               "mywords": "How {user} writes to {name} (real messages: make suggested replies sound like this)",
-              "facts": "Known facts about {name} (true)", "threads": "Open threads with {name}",
+              "facts": "Known facts about {name} (true) — except lines “X said: …” (what X said in a real "
+                       "message) and lines ending (import) (from an imported card): those are not verified",
+              "threads": "Open threads with {name}",
               "chats": "What a simulated {name} said in practice chats (not facts)",
               "events": "What happened (newest first)", "related": "People in {name}'s life",
               "mbti": "Personality type hint"},
@@ -69,12 +83,26 @@ class Snapshot:
     incoming: list[tuple[str, str, Any]] = field(default_factory=list)  # (slug, as-words, ProfileFacts)
 
 
-def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
+def _reader(ws: Workspace, person: Person, rev: str | None):
+    """A function path -> text (None if missing), from disk or as at rev."""
+    then = person.dir
+    if rev is not None:
+        from heartcompass import lineage
+
+        then = lineage.dir_at(ws, person, rev)  # the folder's name at rev (renames)
+
     def read(path):
         if rev is None:
             return read_text(path) if path.exists() else None
+        if Path(path).parent == person.dir:
+            path = then / Path(path).name
         return ws.git.file_at(rev, path)
 
+    return read
+
+
+def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
+    read = _reader(ws, person, rev)
     prof_text = read(person.profile_path)
     if prof_text is None:
         raise PersonError(f"people/{person.slug}/PROFILE.md did not exist at {rev}.",
@@ -145,9 +173,14 @@ class Context:
     rev: str | None = None
     now: str = ""
     name: str = ""
+    voice: str = "persona"   # "reflection" for the user's own person
 
     def messages(self) -> list[tuple[str, str]]:
         return [("system", self.system), *self.history]
+
+
+def display_name(ws: Workspace, prof: profile_fmt.Profile) -> str:
+    return people_display_name(prof, str(ws.config.get("user.name") or ""))
 
 
 def score(event: events_fmt.Event, today: dt.date, half_life_days: float) -> float:
@@ -155,8 +188,9 @@ def score(event: events_fmt.Event, today: dt.date, half_life_days: float) -> flo
     return event.effective_weight * math.exp(-math.log(2) * age / half_life_days)
 
 
-def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: str, voice: str) -> list[Unit]:
-    prof, name = snap.profile, snap.profile.name
+def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: str, voice: str,
+           name: str) -> list[Unit]:
+    prof = snap.profile
     values = dict(name=name, user_name=user, separator=SEPARATOR, mbti=prof.mbti or "",
                   now=now.strftime("%Y-%m-%d %H:%M"), weekday=WEEKDAYS[now.weekday()])
     units = [Unit("rules", prompts.render(ws, rules, **values), 0)]
@@ -178,7 +212,7 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: st
         if title not in memory_fmt.SECTIONS:  # the user's own sections count as facts
             for line in lines:
                 units.append(Unit("facts", line, PRIORITY["facts"] + 0.5))
-    you = "the person you are chatting with" if voice == "persona" else "the user"
+    you = "the person you are chatting with" if voice in ("persona", "reflection") else "the user"
     for slug, as_words, other in snap.neighbours:
         who = other.name if other else slug
         if other and other.relation == "self":
@@ -187,6 +221,8 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: st
     for slug, as_words, other in snap.incoming:  # links only the other profile has
         who = f"{user} ({you})" if other.relation == "self" else other.name
         whom = "you are" if voice == "persona" else f"{name} is"
+        if voice == "reflection":
+            whom = f"{user} is"
         units.append(Unit("related", f"- {who} (to them, {whom}: {as_words or 'related'})", PRIORITY["related"]))
     if prof.mbti:
         units.append(Unit("mbti", prompts.render(ws, "mbti.md", **values), PRIORITY["mbti"]))
@@ -216,10 +252,16 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
           history_tag: str | None = None, fresh_after: int | None = None,
           rules: str = "persona.md", voice: str = "persona") -> Context:
     snap = snapshot(ws, person, rev)
-    user = str(ws.config.get("user.name") or "the user")
+    user = str(ws.config.get("user.name") or "").strip()
+    name = display_name(ws, snap.profile)
+    selves = [p for p in [snap.profile, *(o for _, _, o in [*snap.neighbours, *snap.incoming])]
+              if p is not None and p.relation == "self" and p.name != DEFAULT_SELF_NAME]
+    user = user or (selves[0].name if selves else "the user")  # the user's own person, renamed by hand
+    if snap.profile.relation == "self" and voice == "persona":
+        rules, voice = "reflection.md", "reflection"  # a reflection partner, never a simulated someone
     budget = int(ws.config.get("memory.context_budget_tokens"))
-    units = _units(ws, snap, now, user, rules, voice)
-    headings = {k: (HEADINGS[voice][k].format(user=user, name=snap.profile.name) if k in HEADINGS[voice] else None)
+    units = _units(ws, snap, now, user, rules, voice, name)
+    headings = {k: (HEADINGS[voice][k].format(user=user, name=name) if k in HEADINGS[voice] else None)
                 for k in SECTIONS}
     header_tokens = {k: estimate_tokens(f"## {h}\n") + 1 if h else 0 for k, h in headings.items()}
     chosen: list[Unit] = []
@@ -274,7 +316,7 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
     hist = recent_history(person, now.date(), history_budget, history_tag, fresh_after)
     hist_tokens = sum(estimate_tokens(text) for _, text in hist)
     return Context(system, hist, reports, left, warnings, budget, estimate_tokens(system), hist_tokens,
-                   history_budget, rev, now.strftime("%Y-%m-%d %H:%M"), snap.profile.name)
+                   history_budget, rev, now.strftime("%Y-%m-%d %H:%M"), name, voice)
 
 
 def size_warnings(person: Person, profile_tokens: int, memory_tokens: int, budget: int) -> list[str]:
@@ -291,24 +333,22 @@ def size_warnings(person: Person, profile_tokens: int, memory_tokens: int, budge
 class Preview:
     name: str
     warnings: list[str]
+    voice: str  # as Context.voice: "reflection" for the user's own person
 
 
 def preview(ws: Workspace, person: Person, rev: str | None = None) -> Preview:
     """What a chat says as it opens (the name, files too big for the budget),
     without building the prompt: the first message builds it, once."""
-    def read(path):
-        if rev is None:
-            return read_text(path) if path.exists() else None
-        return ws.git.file_at(rev, path)
-
+    read = _reader(ws, person, rev)
     prof_text = read(person.profile_path)
     if prof_text is None:
         raise PersonError(f"people/{person.slug}/PROFILE.md did not exist at {rev}.",
                           "Pick a later date or commit (see 'heartcompass log').")
     prof = profile_fmt.parse(prof_text, person.profile_path)
     budget = int(ws.config.get("memory.context_budget_tokens"))
-    return Preview(prof.name, size_warnings(person, estimate_tokens(prof_text),
-                                            estimate_tokens(read(person.memory_path) or ""), budget))
+    return Preview(display_name(ws, prof), size_warnings(person, estimate_tokens(prof_text),
+                                                         estimate_tokens(read(person.memory_path) or ""), budget),
+                   "reflection" if prof.relation == "self" else "persona")
 
 
 FEW_TURNS = 6
@@ -324,8 +364,10 @@ def recent_history(person: Person, today: dt.date, budget: int, tag: str | None 
     dates = [d for d in dailylog.log_dates(person.dir) if d <= today_s]
 
     def turns_of(day: str, skip: int = 0) -> list[dailylog.Entry]:
-        return [e for e in dailylog.load(person.logs_dir / f"{day}.md")[skip:]
-                if e.speaker in ("me", "persona") and "cut off" not in e.tags and _tag_of(e) == tag]
+        entries = dailylog.load(person.logs_dir / f"{day}.md")
+        gone = dailylog.dropped(entries)  # replies replaced by /retry
+        return [e for i, e in enumerate(entries) if i >= skip and i not in gone
+                and e.speaker in ("me", "persona") and "cut off" not in e.tags and _tag_of(e) == tag]
 
     picked: list[dailylog.Entry] = []
     earlier = dates

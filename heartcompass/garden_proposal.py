@@ -125,6 +125,8 @@ class ProposalError(HeartCompassError):
 # -- the schema sent, tightened per request ----------------------------------------
 DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 MAX_ITEMS = 20  # per list: a proposal is a handful of small changes
+# A grammar can hold a number to a list of values, not to a range: weights in steps of 0.05.
+WEIGHT = {"type": "number", "minimum": 0, "maximum": 1, "enum": [round(n * 0.05, 2) for n in range(21)]}
 
 
 def _ids(values, what: str = "") -> dict:
@@ -176,13 +178,11 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     new_event = listing(each("new_events"), trusted)
     new_event["items"]["properties"]["date"] = {**new_event["items"]["properties"]["date"], "type": "string",
                                                 "pattern": DATE_PATTERN}
-    new_event["items"]["properties"]["weight"] = {**new_event["items"]["properties"]["weight"], "type": "number",
-                                                  "minimum": 0, "maximum": 1}
+    new_event["items"]["properties"]["weight"] = {**new_event["items"]["properties"]["weight"], **WEIGHT}
     props["new_events"] = {**props["new_events"], **new_event}
     changed = listing(each("changed_events"), trusted, event_ids, need_evidence=False)
     weight = changed["items"]["properties"]["weight"]
-    changed["items"]["properties"]["weight"] = {**weight, "anyOf": [{"type": "number", "minimum": 0, "maximum": 1},
-                                                                    {"type": "null"}]}
+    changed["items"]["properties"]["weight"] = {**weight, "anyOf": [WEIGHT, {"type": "null"}]}
     text = changed["items"]["properties"]["text"]
     changed["items"]["properties"]["text"] = {k: v for k, v in text.items() if k not in ("type", "minLength",
                                                                                            "maxLength")}
@@ -353,8 +353,10 @@ def _number(token: str) -> str:
 def lexical(text: str) -> tuple[set[str], set[str]]:
     """(content words and CJK character bigrams, numbers) of a text: a cheap
     check that a statement says something its evidence says."""
+    from heartcompass.sanitize import strip_controls
+
     words, numbers = set(), set()
-    for token in _TOKEN.findall(text.casefold()):
+    for token in _TOKEN.findall(strip_controls(text).casefold()):  # an escape sequence's digits are no claim
         if token[0].isdigit():
             numbers.add(_number(token))
         elif re.match(rf"[{_CJK}]", token):

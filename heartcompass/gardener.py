@@ -23,6 +23,7 @@ import difflib
 import json
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -45,6 +46,7 @@ TOOL_VERBS = {"init", "add", "rename", "archive", "restore", "undo", "config", "
               "tell", "import", "sync", "coach", "voice"}
 SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 EVENTS_SHOWN_TOKENS = 800
+CHECKPOINT_SECONDS = 5.0  # a long backlog is written (journal, files, state) at most this often, and at the end
 PROPOSAL_MAX_TOKENS = 2048  # a proposal is a handful of short lines; more is a runaway
 
 
@@ -94,7 +96,7 @@ class EntryCounts:
 
     def save(self) -> None:
         if self.dirty:
-            write_atomic(self.path, json.dumps(self.data))
+            write_cache(self.path, json.dumps(self.data))
 
 
 def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts
@@ -116,7 +118,7 @@ def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts
         logs[day] = entries
         for index in range(done, len(entries)):
             entry = entries[index]
-            if not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):
+            if not entry.dropped and not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):  # dropped: markers
                 items.append(LogItem("", day, entry, index))
     for n, item in enumerate(items, 1):
         item.id = f"L{n}"
@@ -215,6 +217,8 @@ class Gardener:
         self._texts: dict[Path, str] = {}    # and the texts
         self._people: list[Person] = []
         self._names: dict[str, tuple[list[str], list[str]]] | None = None  # slug -> (names, links)
+        self._history: dict[str, list] | None = None  # slug -> [last commit, files hand commits touched]
+        self._committed: set[str] = set()  # people whose hand edits this run committed
 
     @property
     def model(self):
@@ -243,6 +247,7 @@ class Gardener:
                 Journal(self.ws, person).recover()
                 if has_pending:
                     audit.commit_pending(self.ws, [person])
+                    self._committed.add(person.slug)
             return self._garden(person, result)
         except MissingKeyError:
             raise
@@ -267,20 +272,21 @@ class Gardener:
             if not self.dry_run:
                 state.save()  # a rebuilt or corrected state; nothing else is read
             return result  # nothing new: no model call, no commit
-        if not self.dry_run:
-            self._check_committed(person)
+        heads = self._check_committed(person) if not self.dry_run else None
         originals, prof, evs, mem = read_person(person)
         mem.drop_legacy()  # the old map moves to the state (read by it when it had none)
         result.memory_before = result.memory_after = mem.body_tokens()
         result.entries = len(items)
         text = "\n".join(i.entry.text for i in items)
+        history = self._history_of(person) if person.slug not in self._committed and heads is not None else None
         wb = workbench(self.ws, person, prof, evs, mem, self.today, people=self._people, mentions=text,
-                       names=self._name_index)
+                       names=self._name_index, heads=heads, history=history)
         wb.days_read = set(logs)
         self._state, self._days = state, {}
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
         summaries = []
         batches = chunks(items, budget)
+        checkpoint = time.monotonic()
         kept_back = 0
         for n, chunk in enumerate(batches, 1):
             proposal = self._propose(wb, chunk)
@@ -292,15 +298,16 @@ class Gardener:
             for day in {i.day for i in chunk}:  # this chunk's entries are now in memory
                 count = max(i.index for i in chunk if i.day == day) + 1
                 self._days[day] = [count, prefix_sum(logs[day], count)]
-            if n < len(batches):
-                self._write(person, wb, originals, result, summaries, final=False)
+            if n < len(batches) and time.monotonic() - checkpoint >= CHECKPOINT_SECONDS:
+                self._write(person, wb, originals, result, summaries, final=False)  # progress kept
+                checkpoint = time.monotonic()
         if not kept_back:
             for day, entries in logs.items():  # skipped (time-travel) entries count as read
                 self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
         self._write(person, wb, originals, result, summaries, final=True)
         if kept_back:
-            if result.status == "gardened" and not result.commit and not self._days:
-                result.status = "skipped"  # nothing at all was consumed
+            if result.status == "gardened" and kept_back == len(items):
+                result.status = "skipped"  # nothing consumed: say so, the exit code too
             result.message = (f"the model proposed nothing for {kept_back} entries without saying they hold "
                               "nothing worth keeping; they stay for the next run")
         return result
@@ -316,12 +323,12 @@ class Gardener:
         except ConcurrentEditError:
             pass  # edited by hand since: it is the user's now
 
-    def _check_committed(self, person: Person) -> None:
+    def _check_committed(self, person: Person) -> dict[str, str] | None:
         """The files read must be what HEAD holds, so the gardener's commit
         holds only its own change: a hand edit saved since the start of the
-        run is committed first, on its own."""
+        run is committed first, on its own. Returns HEAD's blob ids of them."""
         if self.ws.git.head() is None:
-            return
+            return None
         heads = self.ws.git.blob_ids(person.files())
         for path in person.files():
             try:
@@ -330,7 +337,33 @@ class Gardener:
                 data = None
             if heads.get(self.ws.rel(path)) != (blob_id(data) if data is not None else None):
                 audit.commit_pending(self.ws, [person])
-                return
+                self._committed.add(person.slug)
+                return self.ws.git.blob_ids(person.files())
+        return heads
+
+    def _history_of(self, person: Person) -> tuple[str | None, set[str]] | None:
+        """(last commit touching the person's files, those files a hand commit
+        touched), from one `git log` for everyone, run once, when a first
+        person's hand lines are not cached yet (not a log per person)."""
+        if not (self.ws.state_dir / "hand-lines" / f"{person.slug}.json").exists() and self._history is None:
+            self._history = {}
+            sep, end = "\x1f", "\x1e"
+            out = self.ws.git._git("log", f"--format={end}%H{sep}%s", "--name-only", "--",
+                                   *(f":(glob)people/*/{name}" for name in ("PROFILE.md", "EVENTS.md", "MEMORY.md")))
+            for chunk in out.split(end)[1:]:
+                head, *files = chunk.strip("\n").split("\n")
+                sha, subject = head.split(sep, 1)
+                hand = is_hand_subject(subject)
+                for rel in files:
+                    parts = rel.split("/")
+                    if len(parts) == 3:
+                        entry = self._history.setdefault(parts[1], [sha, set()])
+                        if hand:
+                            entry[1].add(rel)
+        if self._history is None:
+            return None
+        last, by_hand = self._history.get(person.slug, (None, set()))
+        return last, set(by_hand)
 
     def _name_index(self) -> dict[str, tuple[list[str], list[str]]]:
         """Every person's names and aliases (casefolded) and links, read once per run."""
@@ -432,12 +465,14 @@ def read_person(person: Person):
 
 def workbench(ws: Workspace, person: Person, prof, evs, mem, today: dt.date, *,
               people: list[Person] | None = None, mentions: str | None = None,
-              names: Callable[[], dict[str, tuple[list[str], list[str]]]] | None = None) -> Workbench:
+              names: Callable[[], dict[str, tuple[list[str], list[str]]]] | None = None,
+              heads: dict[str, str] | None = None,
+              history: tuple[str | None, set[str]] | None = None) -> Workbench:
     """The files in memory, with the lines whose last change was the user's
     (git blame) marked as theirs. With `mentions` (the new entries' text),
     the known people are only those the entries and files mention, plus the
     person's links: the prompt does not grow with the workspace."""
-    protected = hand_lines(ws, person)
+    protected = hand_lines(ws, person, heads, history)
     people = people if people is not None else list_people(ws)
     known = {p.slug for p in people}
     if mentions is not None:
@@ -459,22 +494,48 @@ def _mentioned(name: str, text: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
 
 
-def hand_lines(ws: Workspace, person: Person) -> set[str]:
-    """Lines whose last change was the user's. git blame walks the files'
-    whole history, so its result is kept (in .heartcompass/hand-lines/) and
-    reused while no commit but the gardener's has touched them since."""
+def hand_lines(ws: Workspace, person: Person, heads: dict[str, str] | None = None,
+               history: tuple[str | None, set[str]] | None = None) -> set[str]:
+    """Lines whose last change was the user's. git blame walks a file's whole
+    history, so it runs only on files a hand commit touched since the last
+    look; what it found is kept in .heartcompass/hand-lines/ (and updated by
+    the gardener's own commits, which never touch a hand line). `heads`:
+    the files' blob ids at HEAD, when known: unchanged ones need no git.
+    `history`: (last commit, files touched by hand) when already known."""
     cache = ws.state_dir / "hand-lines" / f"{person.slug}.json"
-    last = ws.git.last_commit(person.files())
     try:
         data = json.loads(cache.read_text(encoding="utf-8"))
-        if last is not None and data.get("head") == last:
-            return set(data["lines"])
+        head, known = data["head"], set(data["lines"])
     except (FileNotFoundError, ValueError, KeyError, TypeError):
-        pass
-    lines = {text for path in person.files() for subject, text in ws.git.blame(path)
-             if is_hand_subject(subject) and text.strip() not in ("", "---")}
-    if last is not None:
-        write_atomic(cache, json.dumps({"head": last, "lines": sorted(lines)}, ensure_ascii=False))
+        data, head, known = {}, None, set()
+    if head and heads is not None and data.get("blobs") == heads:
+        return known  # the files are as they were at the last look
+    if head is None and history is not None:  # first look, with the whole history already read
+        last, by_hand = history
+        lines = {text for path in person.files() if ws.rel(path) in by_hand
+                 for subject, text in ws.git.blame(path) if is_hand_subject(subject) and text.strip() not in ("", "---")}
+        if last:
+            write_cache(cache, json.dumps({"head": last, "blobs": heads or {}, "lines": sorted(lines)},
+                                          ensure_ascii=False))
+        return lines
+    commits = ws.git.log(person.files(), limit=1) if head else []
+    if head and commits and commits[0].sha == head:
+        return known  # nothing touched these files since
+    try:
+        commits = ws.git.log(person.files(), limit=1_000_000, rev=f"{head}..HEAD" if head else "HEAD")
+    except HeartCompassError:  # the cached commit is gone (history rewritten): look at all of it
+        head, known = None, set()
+        commits = ws.git.log(person.files(), limit=1_000_000)
+    if not commits:
+        return known
+    by_hand = {f for c in commits if is_hand_subject(c.subject) for f in c.files}
+    lines = set(known)
+    for path in person.files():
+        if ws.rel(path) in by_hand:
+            lines |= {text for subject, text in ws.git.blame(path)
+                      if is_hand_subject(subject) and text.strip() not in ("", "---")}
+    write_cache(cache, json.dumps({"head": commits[0].sha, "blobs": heads or ws.git.blob_ids(person.files()),
+                                   "lines": sorted(lines)}, ensure_ascii=False))
     return lines
 
 
@@ -489,7 +550,17 @@ def remember_hand_lines(ws: Workspace, person: Person, sha: str, texts: dict[Pat
     present = {line for text in texts.values() for line in text.splitlines()}
     data["lines"] = sorted(line for line in data.get("lines", []) if line in present)
     data["head"] = sha
-    write_atomic(cache, json.dumps(data, ensure_ascii=False))
+    data["blobs"] = {ws.rel(p): blob_id(t.encode("utf-8")) for p, t in texts.items() if p.exists()}
+    write_cache(cache, json.dumps(data, ensure_ascii=False))
+
+
+def write_cache(path: Path, text: str) -> None:
+    """A cache file: replaced whole (never half-written), not fsynced (it is
+    rebuilt when lost or stale)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def blob_id(data: bytes) -> str:
@@ -620,10 +691,13 @@ def _body_of(text: str | None) -> str:
 
 
 def _snapshot(wb: Workbench):
+    """What applying a proposal may change, to put back if it is rejected. Copies
+    one level deep where that is all a proposal touches (an event's fields, a
+    section's lines): a deep copy of a long history per chunk made a backlog quadratic."""
     import copy
 
-    return copy.deepcopy((wb.profile.doc.meta, wb.profile.doc.body, wb.events.events, wb.memory.sections,
-                          wb.changes, wb.counts))
+    return (copy.deepcopy(wb.profile.doc.meta), wb.profile.doc.body, [copy.copy(e) for e in wb.events.events],
+            {title: list(lines) for title, lines in wb.memory.sections.items()}, list(wb.changes), dict(wb.counts))
 
 
 def _restore(wb: Workbench, snap) -> None:

@@ -6,8 +6,10 @@ HeartCompass identity, so they work on fresh machines and in CI."""
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass
@@ -22,10 +24,9 @@ from heartcompass.errors import GitError
 FALLBACK_NAME = "HeartCompass"
 FALLBACK_EMAIL = "heartcompass@localhost"
 GIT_ERRORS = (GitCommandError, BadName, InvalidGitRepositoryError, NoSuchPathError, ValueError)
-# Paths printed as they are (小明, not "\345\260\217"); no optional index refresh
-# by read-only commands, so they never hold index.lock while a commit needs it.
+# Paths printed as they are (小明, not "\345\260\217").
 BASE_OPTIONS = ("-c", "core.quotepath=false")
-NETWORK_TIMEOUT = 120.0  # seconds a fetch or push may take before it is killed
+NETWORK_TIMEOUT = 120.0  # seconds a fetch or push may take before it is killed ($HEARTCOMPASS_GIT_TIMEOUT)
 NETWORK_OPTIONS = ("-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=30")
 SYNC_MARK = "heartcompass-sync"  # in .git/: the rebase in progress is an unfinished `heartcompass sync`
 
@@ -84,6 +85,7 @@ class WorkspaceGit:
         return env
 
     def _git(self, *args: str, options: tuple[str, ...] = (), **kwargs) -> str:
+        # No optional index refresh by read-only commands (status): they never hold index.lock when a commit needs it.
         env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0"}
         if not os.isatty(0):
             env["GIT_TERMINAL_PROMPT"] = "0"  # from cron, a password prompt would wait for nobody
@@ -188,47 +190,142 @@ class WorkspaceGit:
     def commit_contents(self, contents: dict[Path | str, str], subject: str, body: str = "") -> str | None:
         """Commit exactly these texts for these paths, whatever the working
         files hold now (a hand edit saved meanwhile stays pending, for its own
-        commit). Built in a temporary index, so nothing else staged goes in."""
+        commit). Built in a temporary index, so nothing else staged goes in.
+        Returns the new sha, or None when HEAD already holds these texts."""
+        import io
         import tempfile
 
-        rels = {self._rel(p): text for p, text in contents.items()}
+        from gitdb.base import IStream
+
+        rels = {self._rel(p): text.encode("utf-8") for p, text in contents.items()}
         if not rels:
             return None
         fd, tmp_index = tempfile.mkstemp(prefix="heartcompass-index.", dir=self.repo.git_dir)
         os.close(fd)
         os.unlink(tmp_index)  # git wants to create it
         env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0", "GIT_INDEX_FILE": tmp_index}
+
+        def git_(*args: str, stdin: str | None = None, index: bool = True) -> str:
+            run_env = env if index else {k: v for k, v in env.items() if k != "GIT_INDEX_FILE"}
+            done = subprocess.run(["git", *BASE_OPTIONS, *args], cwd=self.root, env=run_env, input=stdin,
+                                  capture_output=True, text=True, encoding="utf-8")
+            if done.returncode:
+                detail = (done.stderr or done.stdout).strip()
+                if "index.lock" in detail:
+                    raise self.index_lock_error()
+                raise GitError(f"git {args[0]} failed: {detail}")
+            return done.stdout
+
+        head = self.head()
+        if head is not None and not self._commit_hooks():
+            return self._commit_tree_with(head, rels, subject, body, git_)
         try:
-            git_ = lambda *args, **kw: self.repo.git.execute(["git", *BASE_OPTIONS, *args], env=env, **kw)  # noqa: E731
-            has_head = self.head() is not None
+            has_head = head is not None
+            modes: dict[str, str] = {}
+            before: dict[str, str] = {}
             if has_head:
-                git_("read-tree", "HEAD")
-            for rel, text in sorted(rels.items()):
-                sha = subprocess.run(["git", "hash-object", "-w", "--no-filters", "--stdin"], cwd=self.root,
-                                     env=env, input=text.encode("utf-8"), capture_output=True,
-                                     check=True).stdout.decode().strip()
-                mode = (git_("ls-files", "-s", "--", rel).split(" ", 1)[0] or "100644") if has_head else "100644"
-                git_("update-index", "--add", "--cacheinfo", f"{mode},{sha},{rel}")
-            if has_head and not git_("diff", "--cached", "--name-only", "HEAD", "--", *rels).strip():
+                # HEAD's tree, with the real index's stat data where it matches (else
+                # the commit would re-read every file of the workspace)
+                real_index = Path(self.repo.git_dir) / "index"
+                if real_index.exists():
+                    shutil.copyfile(real_index, tmp_index)
+                git_("read-tree", "-m", "HEAD")
+                for line in git_("ls-files", "-s", "-z", "--", *rels).split("\0"):
+                    if "\t" in line:
+                        info, rel = line.split("\t", 1)
+                        modes[rel], before[rel] = info.split()[0], info.split()[1]
+            entries = {}
+            for rel, data in sorted(rels.items()):  # the blobs, written by us: no subprocess per file
+                sha = self.repo.odb.store(IStream("blob", len(data), io.BytesIO(data))).hexsha
+                sha = sha.decode() if isinstance(sha, bytes) else sha
+                entries[rel] = (modes.get(rel, "100644"), sha)
+            if has_head and all(before.get(rel) == sha for rel, (_, sha) in entries.items()):
                 return None
+            info = "".join(f"{mode} {sha}\t{rel}\n" for rel, (mode, sha) in entries.items())
+            git_("update-index", "--add", "--index-info", stdin=info)
             message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
-            msg_fd, msg_path = tempfile.mkstemp(prefix="heartcompass-msg.", dir=self.repo.git_dir)
-            with os.fdopen(msg_fd, "w", encoding="utf-8") as fh:
-                fh.write(message)  # a file, not -m: a long trailer must not hit the argument limit
-            try:
-                git_("commit", *self._verify(), "-q", "-F", msg_path)
-            finally:
-                os.unlink(msg_path)
-            for rel in rels:  # the real index follows HEAD for these paths, not the working file
-                entry = git_("ls-files", "-s", "--", rel).split()
-                self._git("update-index", "--add", "--cacheinfo", f"{entry[0]},{entry[1]},{rel}")
-        except (GitCommandError, subprocess.CalledProcessError) as exc:
-            detail = str(exc.stderr or "").strip().replace("stderr: ", "").strip("'\n ")
-            raise GitError(f"git commit failed: {detail or exc}") from None
+            # stdin, not -m: a long trailer must not hit the argument limit
+            git_("commit", *self._verify(), "-q", "-F", "-", stdin=message)
+            # the real index follows HEAD for these paths, not the working file
+            git_("update-index", "--add", "--index-info", stdin=info, index=False)
         finally:
             if os.path.exists(tmp_index):
                 os.unlink(tmp_index)
         return self.head()
+
+    def _commit_hooks(self) -> bool:
+        """Would `git commit` run a hook of the user's here?"""
+        if not self.hooks():
+            return False
+        custom = self.repo.config_reader().get_value("core", "hooksPath", default="")
+        folder = (self.root / os.path.expanduser(str(custom))) if custom else Path(self.repo.git_dir) / "hooks"
+        return any(os.access(folder / name, os.X_OK)
+                   for name in ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"))
+
+    def _commit_tree_with(self, head: str, rels: dict[str, bytes], subject: str, body: str, git_) -> str | None:
+        """commit_contents without an index (no hook to run): HEAD's tree with
+        these blobs replaced, written as objects; cost independent of the
+        workspace's size. The branch moves only if it is still at `head`."""
+        import io
+
+        from gitdb.base import IStream
+
+        from gitdb import LooseObjectDB
+
+        loose = LooseObjectDB(os.path.join(self.repo.git_dir, "objects"))  # in-process: no git per object
+
+        def store(kind: str, data: bytes) -> bytes:
+            return loose.store(IStream(kind, len(data), io.BytesIO(data))).binsha
+
+        changes = {tuple(rel.split("/")): store("blob", data) for rel, data in rels.items()}
+        old_root = self.repo.commit(head).tree.binsha
+        new_root, blobs = self._tree_with(old_root, changes, store, "")
+        if new_root == old_root:
+            return None
+        message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
+        new = git_("commit-tree", new_root.hex(), "-p", head, "-F", "-", stdin=message, index=False).strip()
+        git_("update-ref", "-m", f"commit: {subject}", "HEAD", new, head, index=False)
+        info = "".join(f"{mode:o} {sha.hex()}\t{rel}\n" for rel, (mode, sha) in blobs.items())
+        git_("update-index", "--add", "--index-info", stdin=info, index=False)  # the index follows HEAD
+        return new
+
+    def _read_tree(self, tree: bytes) -> dict[str, tuple[int, bytes]]:
+        """{name: (mode, id)} of a tree object (read through git's object stream)."""
+        data = self.repo.odb.stream(tree).read()
+        entries, i = {}, 0
+        while i < len(data):
+            space = data.index(b" ", i)
+            nul = data.index(b"\0", space)
+            entries[data[space + 1:nul].decode("utf-8", "surrogateescape")] = (int(data[i:space], 8),
+                                                                               data[nul + 1:nul + 21])
+            i = nul + 21
+        return entries
+
+    def _tree_with(self, tree: bytes | None, changes: dict[tuple[str, ...], bytes], store, prefix: str):
+        """(id of `tree` with these paths' blobs replaced, {path: (mode, blob)})."""
+        folder = 0o040000
+        entries = self._read_tree(tree) if tree is not None else {}
+        blobs: dict[str, tuple[int, bytes]] = {}
+        below: dict[str, dict[tuple[str, ...], bytes]] = {}
+        for parts, sha in changes.items():
+            if len(parts) == 1:
+                mode = entries.get(parts[0], (0o100644, b""))[0]
+                mode = mode if mode in (0o100644, 0o100755) else 0o100644
+                entries[parts[0]] = (mode, sha)
+                blobs[prefix + parts[0]] = (mode, sha)
+            else:
+                below.setdefault(parts[0], {})[parts[1:]] = sha
+        for name, sub in below.items():
+            old = entries.get(name)
+            sha, found = self._tree_with(old[1] if old and old[0] == folder else None, sub, store,
+                                         f"{prefix}{name}/")
+            entries[name] = (folder, sha)
+            blobs.update(found)
+        names = sorted(entries, key=lambda n: n.encode("utf-8", "surrogateescape") + (
+            b"/" if entries[n][0] == folder else b""))  # git's order: a folder sorts as "name/"
+        data = b"".join(f"{entries[n][0]:o} ".encode() + n.encode("utf-8", "surrogateescape") + b"\0" + entries[n][1]
+                        for n in names)
+        return store("tree", data), blobs
 
     def roll_back(self, paths: list[Path | str]) -> None:
         """Put paths back as they are at HEAD, after a commit of ours failed:
@@ -240,16 +337,20 @@ class WorkspaceGit:
         has_head = self.head() is not None
         tracked = [f for f in self._git("ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *rels,
                                         strip_newline_in_stdout=False).split("\0") if f] if has_head else []
-        created = [f for f in self._git("ls-files", "-z", "--others", "--exclude-standard", "--", *rels,
-                                        strip_newline_in_stdout=False).split("\0")
-                   if f and not Path(f).name.startswith(".")]  # an editor's swap file is not ours
+        # Files not in HEAD are ours (staged or not: the index may be locked); an editor's swap or
+        # temp file is not, and a log is never taken back (a chat may have appended to it meanwhile).
+        known = set(tracked)
+        created = [r for rel in rels for p in self._files_under(self.root / rel)
+                   if (r := p.relative_to(self.root).as_posix()) not in known and not _kept(r)]
         for rel in created:
             (self.root / rel).unlink(missing_ok=True)
         from heartcompass.atomic import write_atomic
 
         for rel in tracked:  # from the commit itself, not through the index (it may be locked)
-            text = self.file_at("HEAD", rel)
             path = self.root / rel
+            if _kept(rel) and path.exists():
+                continue
+            text = self.file_at("HEAD", rel)
             if text is not None and (not path.is_file() or path.read_text(encoding="utf-8") != text):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 write_atomic(path, text)
@@ -261,6 +362,12 @@ class WorkspaceGit:
                     folder.rmdir()
             if path.is_dir() and not any(path.iterdir()):
                 path.rmdir()
+
+    @staticmethod
+    def _files_under(path: Path) -> list[Path]:
+        if path.is_file():
+            return [path]
+        return [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else []
 
     def _verify(self) -> list[str]:
         return [] if self.hooks() else ["--no-verify"]
@@ -395,22 +502,29 @@ class WorkspaceGit:
         return [line for line in out.splitlines() if line]
 
     def blob_ids(self, paths: list[Path | str]) -> dict[str, str]:
-        """{path: blob id} of these files at HEAD (absent ones left out)."""
-        if self.head() is None:
+        """{path: blob id} of these files at HEAD (absent ones left out), read
+        in-process: no git command per call."""
+        head = self.head()
+        if head is None:
             return {}
-        out = self._git("ls-tree", "-z", "HEAD", "--", *[self._rel(p) for p in paths], strip_newline_in_stdout=False)
+        root = self.repo.commit(head).tree.binsha
+        trees: dict[str, dict[str, tuple[int, bytes]]] = {}
         ids = {}
-        for item in out.split("\0"):
-            if "\t" in item:
-                info, rel = item.split("\t", 1)
-                ids[rel] = info.split()[2]
+        for rel in (self._rel(p) for p in paths):
+            *folders, name = rel.split("/")
+            entries, key = None, ""
+            try:
+                entries = trees.get(key) or trees.setdefault(key, self._read_tree(root))
+                for folder in folders:
+                    mode, sha = entries[folder]
+                    key = f"{key}{folder}/"
+                    entries = trees.get(key) or trees.setdefault(key, self._read_tree(sha))
+                mode, sha = entries[name]
+            except (KeyError, ValueError):
+                continue
+            if mode != 0o040000:
+                ids[rel] = sha.hex()
         return ids
-
-    def last_commit(self, paths: list[Path | str]) -> str | None:
-        """The newest commit that touched any of these paths."""
-        if self.head() is None:
-            return None
-        return self._git("log", "-1", "--format=%H", "--", *[self._rel(p) for p in paths]).strip() or None
 
     def blame(self, path: Path | str) -> list[tuple[str, str]]:
         """(subject of the commit that last changed it, text) for each line
@@ -443,11 +557,12 @@ class WorkspaceGit:
     def _network(self, *args: str) -> str:
         """A fetch or push: bounded in time, so a remote that never answers
         cannot hang the command (and the workspace lock with it)."""
+        timeout = network_timeout()
         try:
-            return self._git(*args, options=NETWORK_OPTIONS, kill_after_timeout=NETWORK_TIMEOUT)
+            return self._git(*args, options=NETWORK_OPTIONS, kill_after_timeout=timeout)
         except GitError as exc:
             if "did not complete in" in exc.message or "Timeout" in exc.message:
-                raise GitError(f"git {args[0]} gave up: the remote did not answer within {NETWORK_TIMEOUT:g} s.",
+                raise GitError(f"git {args[0]} gave up: the remote did not answer within {timeout:g} s.",
                                "Check the remote's address and your connection (git remote -v), then sync again. "
                                "Nothing was lost: your commits are all here.") from None
             raise
@@ -510,6 +625,20 @@ class WorkspaceGit:
     def _rel(self, path: Path | str) -> str:
         p = Path(path)
         return Path(os.path.relpath(p, self.root)).as_posix() if p.is_absolute() else p.as_posix()
+
+
+def _kept(rel: str) -> bool:
+    """Never deleted or reverted by a roll back: logs (append-only) and dot files."""
+    parts = Path(rel).parts
+    return "logs" in parts[:-1] or parts[-1].startswith(".")
+
+
+def network_timeout() -> float:
+    try:
+        value = float(os.environ.get("HEARTCOMPASS_GIT_TIMEOUT") or NETWORK_TIMEOUT)
+    except ValueError:
+        value = NETWORK_TIMEOUT
+    return value if 0 < value < 86400 else NETWORK_TIMEOUT
 
 
 def git_processes(root: Path) -> list[int]:

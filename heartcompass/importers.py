@@ -23,7 +23,6 @@ from pathlib import Path
 from heartcompass.errors import FormatError, HeartCompassError
 from heartcompass.formats import dailylog
 
-FORMATS = ("whatsapp", "telegram", "plain")
 # Years of daily chat are tens of MiB; more is the wrong file, and parsing it would hold GiBs.
 MAX_EXPORT_BYTES = 100 << 20
 
@@ -57,7 +56,8 @@ _PLACEHOLDERS = (
         <\s*(?:media\ omitted|medien\ ausgeschlossen|multimedia\ omitido|m[ée]dias?\ omis|media\ weggelaten
               |省略影音内容|媒体已省略|已省略媒体|媒体文件已省略|省略媒体|媒體已略去|省略媒體|已略去媒體)\s*>
       | (?:image|video|audio|sticker|gif|document|photo|contact\ card|voice\ message)\ omitted
-      | <attached:\ [^>]+> | <附件[:：]\s*[^>]+>
+      | <attached:\ [^>]+> | <附件[:：]\s*[^>]+> | <已附加[:：]\s*[^>]+> | <已省略多媒體檔案>
+      | \S+\.(?:jpe?g|png|gif|webp|heic|mp4|mov|3gp|opus|ogg|m4a|aac|pdf|vcf|webm)\ \((?:file\ attached|文件附件|已附加檔案)\)
       | (?:图片|圖片|图像|圖像|照片|视频|影片|視訊|音频|音訊|语音|語音|贴图|貼圖|文件|文档|檔案|GIF|联系人名片|聯絡人卡片)
         (?:已省略|已忽略|已略去|省略|被省略)
       | <?省略(?:图片|圖片|视频|影片|音频|語音|语音|贴图|貼圖|文件)>?
@@ -65,8 +65,8 @@ _PLACEHOLDERS = (
     )$""")),
     ("deleted", re.compile(r"""(?ix)^(?:
         this\ message\ was\ deleted | you\ deleted\ this\ message | this\ message\ was\ deleted\ by\ an?\ admin.*
-      | 此消息已删除 | 此消息已被删除 | 你删除了此消息 | 您删除了此消息 | 你已删除此消息
-      | 此訊息已刪除 | 此訊息已被刪除 | 你已刪除此訊息 | 您已刪除此訊息
+      | 此消息已删除 | 此消息已被删除 | 这条消息已删除 | 你删除了此消息 | 您删除了此消息 | 你已删除此消息
+      | 此訊息已刪除 | 此訊息已被刪除 | 這則訊息已刪除 | 你已刪除此訊息 | 您已刪除此訊息
     )$""")),
     ("call", re.compile(r"(?i)^(?:missed (?:voice|video|group) call|voice call|video call|未接(?:语音|視訊|视频|語音)通话|"
                         r"未接(?:语音|视频)通話)$")),
@@ -87,7 +87,7 @@ def placeholder_kind(text: str) -> str | None:
 # -- WhatsApp -------------------------------------------------------------------
 _WA = re.compile(
     r"^\u200e?\[?(?P<d>\d{1,4})[./-](?P<m>\d{1,2})[./-](?P<y>\d{1,4}),?\s+"
-    r"(?P<t>\d{1,2}[:.]\d{2}(?:[:.]\d{2})?)(?:[\s\u202f\u00a0]*(?P<ampm>[AaPp]\.?\s?[Mm]\.?))?\]?"
+    r"(?P<cn>上午|下午|凌晨|早上|中午|晚上)?\s*(?P<t>\d{1,2}[:.]\d{2}(?:[:.]\d{2})?)(?:[\s\u202f\u00a0]*(?P<ampm>[AaPp]\.?\s?[Mm]\.?))?\]?"
     r"(?:\s+-\s+|\s+)(?P<rest>.*)$"
 )
 
@@ -137,6 +137,11 @@ def parse_whatsapp(text: str, path: Path | str) -> list[Message]:
             if not 1 <= hour <= 12:
                 raise FormatError(path, f"{m['t']} {m['ampm']} is not a 12-hour time", n)
             hour = hour % 12 + (12 if pm else 0)
+        elif m["cn"]:  # Chinese exports: 下午1:54 is 13:54, 上午12:05 is 00:05
+            if m["cn"] in ("下午", "晚上") and hour < 12 or m["cn"] == "中午" and hour < 11:
+                hour += 12
+            elif m["cn"] in ("上午", "凌晨", "早上") and hour == 12:
+                hour = 0
         try:
             when = dt.datetime(year, month, day, hour, minute, second)
         except ValueError:
@@ -269,8 +274,8 @@ def to_logs(person_dir: Path, messages: list[Message], me: str) -> dict[str, int
     by_day: dict[dt.date, list[Message]] = {}
     for msg in sorted((m for m in messages if not m.placeholder), key=lambda m: m.when):
         by_day.setdefault(msg.when.date(), []).append(msg)
-    added: dict[str, int] = {}
-    for day, msgs in sorted(by_day.items()):
+    plan: list[tuple[dt.date, Path, list[dailylog.Entry]]] = []
+    for day, msgs in sorted(by_day.items()):  # read every day file first: a bad one stops us before any write
         path = dailylog.log_path(person_dir, day)
         have = Counter(_key(e.time, e.speaker, e.text) for e in (dailylog.load(path) if path.exists() else []))
         new = []
@@ -282,9 +287,12 @@ def to_logs(person_dir: Path, messages: list[Message], me: str) -> dict[str, int
                 have[key] -= 1  # this occurrence is already in the log
             else:
                 new.append(entry)
-        dailylog.append_many(path, new, day, durable=False)
         if new:
-            added[day.isoformat()] = len(new)
+            plan.append((day, path, new))
+    added: dict[str, int] = {}
+    for day, path, new in plan:
+        dailylog.append_many(path, new, day, durable=False)
+        added[day.isoformat()] = len(new)
     if added:
         os.sync()  # one flush for every day file, before the commit
     return added

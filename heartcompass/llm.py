@@ -257,14 +257,22 @@ class ModeMemory:
         return mode if mode in MODES else None
 
     def remember(self, key: str | None, mode: str) -> None:
-        import json
-
-        from heartcompass.atomic import write_atomic
-
         if key is None or self.path is None or self.get(key) == mode:
             return
         data = self._load()
         data[key] = mode
+        self._save(data)
+
+    def forget(self, key: str | None) -> None:
+        data = self._load()
+        if key is not None and self.path is not None and data.pop(key, None) is not None:
+            self._save(data)
+
+    def _save(self, data: dict[str, str]) -> None:
+        import json
+
+        from heartcompass.atomic import write_atomic
+
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
@@ -303,13 +311,18 @@ def _ask_json_object(model: Any, spec: dict, messages: list) -> Any:
 
     from langchain_core.messages import SystemMessage
 
+    def untitled(node):  # property titles only repeat their names: fewer tokens for a small local model
+        if isinstance(node, dict):
+            return {k: untitled(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+        return [untitled(v) for v in node] if isinstance(node, list) else node
+
     hint = SystemMessage(content="Answer with one JSON object, and nothing else, that follows this JSON schema:\n"
-                                 + json.dumps(spec, ensure_ascii=False))
+                                 + json.dumps(untitled(spec), ensure_ascii=False, separators=(",", ":")))
     reply = model.bind(response_format={"type": "json_object", "schema": spec}).invoke([*messages, hint])
     text = str(reply.content).strip()
     if text.startswith("```"):  # some servers fence JSON even in JSON mode
         text = re.sub(r"^```\w*\s*|\s*```$", "", text)
-    return json.loads(text)
+    return json.loads(text, strict=False)  # a raw control character inside a string is still readable
 
 
 def _ask_tool_call(model: Any, spec: dict, messages: list) -> Any:
@@ -345,9 +358,12 @@ def structured_invoke(model: Any, schema: Any, messages: list, *, ws: Workspace 
             if not _refuses(exc):
                 raise
             refusal = exc
+            if mode != MODES[-1]:  # known now, whatever happens to the next try (a timeout, a retry)
+                memory.remember(key, MODES[MODES.index(mode) + 1])
             continue
         memory.remember(key, mode)
         return raw if isinstance(raw, schema) else schema.model_validate(raw)
+    memory.forget(key)  # refused every way: decide afresh next time (the server may change)
     raise LLMError("The model endpoint refused every way of asking for structured output "
                    f"(json_schema, json_object with a schema, a tool call): {describe_error(refusal)}",
                    "Use a server that supports one of them (llama-cpp-python's server, Ollama, vLLM, "

@@ -62,6 +62,17 @@ class Person:
         return memory.load(self.memory_path)
 
 
+DEFAULT_SELF_NAME = "Me"  # what `init` names the user's own person
+
+
+def display_name(prof: profile.Profile, user_name: str) -> str:
+    """The user's own person is shown as user.name while its PROFILE.md
+    still has the default name: `config set user.name 王磊` is enough."""
+    if prof.relation == "self" and prof.name == DEFAULT_SELF_NAME and user_name.strip():
+        return user_name.strip()
+    return prof.name
+
+
 def list_people(ws: Workspace) -> list[Person]:
     folder = ws.people_dir  # once, and plain os.path below: at 2,000 people pathlib was a tenth of a chat's start
     try:
@@ -80,9 +91,11 @@ def resolve(ws: Workspace, name: str) -> Person:
         if person.slug == name or person.slug.casefold() == wanted:
             return person
     matches = []
+    user = str(ws.config.get("user.name") or "")
     for person in people:
         try:
-            names = person.load_profile().names()
+            prof = person.load_profile()
+            names = [*prof.names(), display_name(prof, user)]
         except FormatError:  # an unparsable profile cannot match by name
             continue
         if wanted in (n.casefold() for n in names):
@@ -108,13 +121,17 @@ class Summary:
     error: str | None = None
 
 
-def summarize(person: Person) -> Summary:
+def summarize(person: Person, user_name: str = "") -> Summary:
     """What `person list` shows, read cheaply (no full event parsing)."""
-    last = (dailylog.log_dates(person.dir) or [None])[-1]
     errors: list[str] = []  # each bad file is listed with its problem; the others still are
     try:
+        last = (dailylog.log_dates(person.dir) or [None])[-1]
+    except FormatError as exc:
+        last = None
+        errors.append(str(exc))
+    try:
         prof = person.load_profile()
-        name, relation, mbti = prof.name, prof.relation, prof.mbti
+        name, relation, mbti = display_name(prof, user_name), prof.relation, prof.mbti
     except FormatError as exc:  # listed with the problem, not hidden
         name, relation, mbti = person.slug, "?", None
         errors.append(str(exc))
@@ -150,12 +167,15 @@ def create(ws: Workspace, name: str, relation: str, *, mbti: str | None = None,
            about: str | None = None, related: list[dict[str, str]] | None = None,
            tags: list[str] | None = None, sections: dict[str, str] | None = None,
            facts: list[str] | None = None, extra: dict | None = None,
-           past_events: list[events.Event] | None = None) -> Person:
+           past_events: list[events.Event] | None = None, allow_taken: bool = False) -> Person:
     """Write a new person's three files. The folder appears whole or not at
-    all: files are written in a temp folder that is then renamed."""
+    all: files are written in a temp folder that is then renamed. A name or
+    alias someone else answers to is refused unless allow_taken."""
     name = clean_name(name)
     slug = check_new_name(ws, name)
     aliases = [clean_name(a) for a in aliases or [] if a.strip()]
+    if not allow_taken:
+        refuse_taken(ws, [name, *aliases])
     related = list(related or [])
     known = {p.slug for p in list_people(ws)}
     for link in related:
@@ -195,3 +215,74 @@ def linking_profiles(ws: Workspace, slug: str) -> list[Person]:
         except FormatError:
             continue
     return out
+
+
+# -- names that are already taken ---------------------------------------------------------
+@dataclass(frozen=True)
+class Collision:
+    wanted: str      # the name or alias asked for
+    person: Person   # who already answers to it
+    as_what: str     # "name", "alias" or "folder name"
+
+    def describe(self) -> str:
+        return f"{self.wanted!r} is already the {self.as_what} of people/{self.person.slug}"
+
+
+def _fold(text: str) -> str:
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text).strip().casefold()
+
+
+def collisions(ws: Workspace, names: list[str], exclude: str | None = None) -> list[Collision]:
+    """Which of these names or aliases someone else already answers to (by
+    name, alias or slug, case-insensitively): a second 'Alice' makes every
+    lookup of 'Alice' ambiguous. `exclude` is the slug of the person being
+    changed."""
+    wanted = {_fold(n): n for n in names if n and n.strip()}
+    found: list[Collision] = []
+    for person in list_people(ws):
+        if person.slug == exclude:
+            continue
+        try:
+            prof = person.load_profile()
+            theirs = [(prof.name, "name"), *((a, "alias") for a in prof.aliases)]
+        except FormatError:
+            theirs = []
+        theirs.append((person.slug, "folder name"))
+        for key, original in wanted.items():
+            hit = next((what for n, what in theirs if _fold(n) == key), None)
+            if hit:
+                found.append(Collision(original, person, hit))
+    return found
+
+
+def all_collisions(ws: Workspace) -> list[tuple[str, list[Person]]]:
+    """For doctor: every name or alias that more than one person answers to."""
+    owners: dict[str, tuple[str, list[Person]]] = {}
+    for person in list_people(ws):
+        try:
+            names = person.load_profile().names()
+        except FormatError:
+            continue
+        for n in {_fold(x): x for x in [*names, person.slug] if x.strip()}.items():
+            key, original = n
+            shown, people = owners.setdefault(key, (original, []))
+            if person not in people:
+                people.append(person)
+    return [(shown, people) for shown, people in owners.values() if len(people) > 1]
+
+
+class NameTakenError(PersonError):
+    """A new name or alias is already someone else's; the CLI may ask."""
+
+    def __init__(self, taken: list[Collision]):
+        super().__init__("; ".join(c.describe() for c in taken) + ".",
+                         "Use another name or alias (e.g. with a last name), or add --force to allow it anyway.")
+        self.taken = taken
+
+
+def refuse_taken(ws: Workspace, names: list[str], exclude: str | None = None) -> None:
+    taken = collisions(ws, names, exclude)
+    if taken:
+        raise NameTakenError(taken)

@@ -53,10 +53,10 @@ def stat_key(path: Path | str) -> list[int] | None:
     return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
-def _settled(keys: list[list[int] | None]) -> bool:
+def _settled(keys: list) -> bool:
     """Old enough to trust: no write since could share its timestamps."""
     now = time.time_ns()
-    return all(k is None or now - max(k[2], k[3]) >= RACY_NS for k in keys)
+    return all(not isinstance(k, list) or now - max(k[2], k[3]) >= RACY_NS for k in keys)
 
 
 @dataclass
@@ -92,13 +92,13 @@ class PeopleIndex:
         except OSError:  # a read-only workspace still lists and chats, only slower
             pass
 
-    def _cached(self, slug: str, part: str, keys: list[list[int] | None]):
+    def _cached(self, slug: str, part: str, keys: list):
         entry = self.entries.get(slug, {}).get(part)
         if isinstance(entry, dict) and entry.get("keys") == keys:
             return entry.get("value")
         return None
 
-    def _store(self, slug: str, part: str, keys: list[list[int] | None], value) -> None:
+    def _store(self, slug: str, part: str, keys: list, value) -> None:
         if _settled(keys):
             self.entries.setdefault(slug, {})[part] = {"keys": keys, "value": value}
             self.dirty = True
@@ -119,23 +119,24 @@ class PeopleIndex:
         return ProfileFacts(value["name"], value["relation"], value["mbti"], tuple(value["aliases"]),
                             tuple(tuple(link) for link in value["related"]), value["error"])
 
-    def summary(self, person: Person) -> Summary:
+    def summary(self, person: Person, user_name: str = "") -> Summary:
         """What `person list` shows, as people.summarize gives it."""
         folder = str(person.dir)
-        # the logs folder's stat changes when a day's log is added or removed: the last chat date
-        keys = [stat_key(os.path.join(folder, name)) for name in (*SUMMARY_FILES, "logs")]
+        # the logs folder's stat changes when a day's log is added or removed: the last chat date;
+        # user.name is the name shown for the user's own person
+        keys = [stat_key(os.path.join(folder, name)) for name in (*SUMMARY_FILES, "logs")] + [user_name]
         value = self._cached(person.slug, "summary", keys)
         if value is not None:
             try:
                 return Summary(**value)
             except TypeError:  # written by a version with other fields
                 pass
-        summary = summarize(person)
+        summary = summarize(person, user_name)
         self._store(person.slug, "summary", keys, asdict(summary))
         return summary
 
-    def summaries(self, people: list[Person]) -> list[Summary]:
-        rows = [self.summary(p) for p in people]
+    def summaries(self, people: list[Person], user_name: str = "") -> list[Summary]:
+        rows = [self.summary(p, user_name) for p in people]
         self._forget_all_but(people)
         self.save()
         return rows

@@ -2,9 +2,12 @@
 chat screenshots. The gardener's proposal machinery reads it as one trusted
 note entry; the result is shown as a diff and written only when confirmed.
 
-The narrative always lands in the person's log as a `note`: tagged `told`
-when its proposal was applied (so the gardener does not apply it twice),
-untagged when the user declined (so the gardener can still learn from it)."""
+The narrative is appended to the person's log as a `note` before any model
+is called, so a failed call or a crash loses nothing. What happens next is
+recorded with an append-only marker (formats/dailylog.py): `applied` when
+the proposal was written (the gardener must not apply it twice), `discards`
+when the user chose to drop it; with no marker (declined but kept, or the
+model unreachable) the gardener learns from it at its next run."""
 
 from __future__ import annotations
 
@@ -33,13 +36,15 @@ MAX_IMAGE_BYTES = 20 * 1024 * 1024
 
 class NewPerson(BaseModel):
     name: str = Field(description="the name as written")
-    relation: str = Field(description="self, family, friend, dating, ambiguous, tension, broken_up, failed or stranger")
+    relation: str = Field(description="self, family, friend, dating, ambiguous, tension, broken_up, failed or stranger",
+                          json_schema_extra={"enum": ["self", "family", "friend", "dating", "ambiguous", "tension",
+                                                      "broken_up", "failed", "stranger"]})
     about: str = Field(description="one line about them, from the narrative")
 
 
 class Mentions(BaseModel):
     """People the narrative mentions who are not in the known list."""
-    people: list[NewPerson] = Field(default_factory=list)
+    people: list[NewPerson] = Field(default_factory=list, json_schema_extra={"maxItems": 10})
 
 
 @dataclass
@@ -111,6 +116,29 @@ def mentioned(ws: Workspace, person: Person, narrative: str) -> list[Person]:
     return out
 
 
+@dataclass
+class Note:
+    """Where the narrative was logged."""
+    person: Person
+    path: Path
+    day: dt.date
+    position: int   # 0-based, in the day's log
+    text: str
+
+
+def log_note(person: Person, narrative: str, now: dt.datetime) -> Note:
+    """Append the narrative to today's log, before anything else happens."""
+    day = now.date()
+    path = dailylog.log_path(person.dir, day)
+    text = narrative or "(screenshots)"
+    position = dailylog.append(path, dailylog.Entry(now.strftime("%H:%M:%S"), "note", text), day)
+    return Note(person, path, day, position, text)
+
+
+def _mark(note: Note, verb: str, why: str, now: dt.datetime) -> None:
+    dailylog.append(note.path, dailylog.marker(now.strftime("%H:%M:%S"), verb, [note.position], why), note.day)
+
+
 def plan(ws: Workspace, model: Any, person: Person, narrative: str, now: dt.datetime,
          images: list[str] = ()) -> TellPlan:
     entry = dailylog.Entry(now.strftime("%H:%M:%S"), "note", narrative or "(screenshots)")
@@ -152,21 +180,16 @@ def _unknown_people(ws: Workspace, model: Any, narrative: str) -> list[NewPerson
     return [p for p in found.people if p.name.strip() and p.name.casefold() not in names]
 
 
-def _log_note(plan: TellPlan, tags: list[str]) -> Path:
-    day = plan.now.date()
-    path = dailylog.log_path(plan.person.dir, day)
-    dailylog.append(path, dailylog.Entry(plan.now.strftime("%H:%M:%S"), "note",
-                                         plan.narrative or "(screenshots)", tags), day)
-    return path
-
-
-def apply_plan(ws: Workspace, plan: TellPlan) -> str | None:
-    """Write every file of the plan (refusing any edited meanwhile), log the
-    narrative as applied, and make one commit."""
+def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str | None:
+    """Write every file of the plan (refusing any edited meanwhile), mark the
+    logged narrative as applied, and make one commit."""
     from heartcompass import audit
     from heartcompass.atomic import ConcurrentEditError, file_checksum
 
-    audit.commit_pending(ws, [p.person for p in plan.plans])
+    # The told person's own log holds the uncommitted note: it goes into this commit.
+    others = [p.person for p in plan.plans if p.person.slug != note.person.slug]
+    if others:  # (an empty list would mean everyone)
+        audit.commit_pending(ws, others)
     for p in plan.plans:
         for path, old in p.originals.items():
             if path in p.texts and file_checksum(path) != (checksum(old) if old is not None else None):
@@ -176,17 +199,33 @@ def apply_plan(ws: Workspace, plan: TellPlan) -> str | None:
         for path, text in p.texts.items():
             old = p.originals[path]
             write_atomic(path, text, expected_checksum=checksum(old) if old is not None else None)
-    log = _log_note(plan, ["told"])
-    touched = [log, *(path for p in plan.plans for path in p.texts)]
+    _mark(note, "applied", "tell applied it to the files", now)
+    touched = [note.path, *(path for p in plan.plans for path in p.texts)]
     others = [p.person.slug for p in plan.plans[1:] if p.texts]
     summary = plan.plans[0].summary if plan.plans else "noted"
     subject = f"tell({plan.person.slug}): {summary[:60]}" + (f" (also {', '.join(others)})" if others else "")
     body = "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
-    return audit.commit_or_roll_back(ws, touched[1:], subject, f"Told: {plan.narrative}\n\n{body}", keep=[log],
-                                     what="the proposed changes")
+    try:
+        return audit.commit_or_roll_back(ws, touched[1:], subject, f"Told: {plan.narrative}\n\n{body}",
+                                         keep=[note.path], what="the proposed changes")
+    except HeartCompassError:
+        # The files went back, but the note is marked applied: log it again, unmarked, for the gardener.
+        log_note(note.person, note.text, now)
+        raise
 
 
-def keep_note_only(ws: Workspace, plan: TellPlan) -> str | None:
-    """Declined: the narrative is still kept, for the gardener."""
-    log = _log_note(plan, [])
-    return ws.git.commit([log], f"tell({plan.person.slug}): noted, proposal declined")
+def keep_note(ws: Workspace, note: Note, why: str = "proposal declined") -> str | None:
+    """Not applied: the note stays in the log, unmarked, for the gardener."""
+    from heartcompass import audit
+
+    return audit.commit_or_roll_back(ws, [], f"tell({note.person.slug}): noted, {why}", f"Told: {note.text}",
+                                     keep=[note.path])
+
+
+def discard_note(ws: Workspace, note: Note, now: dt.datetime) -> str | None:
+    """The user dropped it: a marker tells the gardener to skip the note."""
+    from heartcompass import audit
+
+    _mark(note, "discards", "tell declined; not for the gardener", now)
+    return audit.commit_or_roll_back(ws, [], f"tell({note.person.slug}): discarded", f"Discarded: {note.text}",
+                                     keep=[note.path])

@@ -12,7 +12,6 @@ from __future__ import annotations
 import queue
 import re
 import threading
-import time
 from pathlib import Path
 from typing import Callable
 

@@ -38,7 +38,9 @@ class Workspace:
 
     @property
     def state_dir(self) -> Path:
-        path = self.root / ".heartcompass"
+        from heartcompass import paths
+
+        path = paths.check(self.root / ".heartcompass")  # locks, journals, run logs: never outside
         path.mkdir(exist_ok=True)
         return path
 
@@ -117,11 +119,8 @@ def create_workspace(path: Path, force: bool = False, example: bool = False) -> 
     """Build a workspace from the template, git init, first commit.
     Returns (workspace, created); an existing workspace is left as it is."""
     path = Path(path).expanduser()
-    if is_workspace(path):
-        ws = Workspace(path)
-        if example:
-            add_example(ws)
-        return ws, False
+    if is_workspace(path):  # left as it is; the caller may add_example() and say so
+        return Workspace(path), False
     if path.exists() and not path.is_dir():
         raise WorkspaceNotFound(f"{path} is a file, not a folder.")
     if path.is_dir() and any(path.iterdir()) and not force:

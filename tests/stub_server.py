@@ -24,13 +24,14 @@ class StubState:
         # structured-output modes answered with HTTP 500, like llama-cpp-python's server refusing
         # json_schema: any of "json_schema", "json_object", "tool_call"
         self.refuse: set[str] = set()
+        self.cut_off = False               # answer as a model stopped by max_tokens: half the text, "length"
 
 
 def default_reply(body: dict) -> str:
     system = next((m["content"] for m in body.get("messages", []) if m["role"] == "system"), "")
     last = body["messages"][-1]["content"] if body.get("messages") else ""
     name = re.search(r"You are (.+?),", system)
-    fact = re.search(r"## Known facts \(true\)\n- (.+)", system)
+    fact = re.search(r"## Known facts \(true\)[^\n]*\n- (.+)", system)
     who = name.group(1) if name else "someone"
     known = fact.group(1) if fact else "nothing yet"
     return f"hey, it's {who}!\n|||\nyou said: {last[:60]}\n|||\nI know: {known}"
@@ -89,13 +90,13 @@ def make_handler(state: StubState):
             body = json.loads(self.rfile.read(length) or b"{}")
             state.requests.append(body)
             time.sleep(state.delay)
+            mode, name = structured_mode(body)
+            if mode in state.refuse:  # checked first: a server refuses a mode before it tries to answer
+                return self._json(500, {"error": {"message": f"this server does not support {mode} "
+                                                             "(body.response_format / tools)"}})
             if state.fail_next:
                 code = state.fail_next.pop(0)
                 return self._json(code, {"error": {"message": f"stub error {code}", "type": "server_error"}})
-            mode, name = structured_mode(body)
-            if mode in state.refuse:
-                return self._json(500, {"error": {"message": f"this server does not support {mode} "
-                                                             "(body.response_format / tools)"}})
             tool_calls = None
             if state.replies:
                 text = state.replies.pop(0)
@@ -103,13 +104,16 @@ def make_handler(state: StubState):
                 text = json.dumps(structured_reply(name, body))
             else:
                 text = default_reply(body)
+            finish = "stop"
+            if state.cut_off:
+                text, finish = text[:len(text) // 2], "length"
             if mode == "tool_call":
                 tool_calls = [{"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}]
                 text = ""
             if not body.get("stream"):
                 return self._json(200, {"id": "x", "object": "chat.completion", "created": int(time.time()),
                                         "model": body.get("model", "stub"),
-                                        "choices": [{"index": 0, "finish_reason": "stop",
+                                        "choices": [{"index": 0, "finish_reason": finish,
                                                      "message": {"role": "assistant", "content": text,
                                                                  **({"tool_calls": tool_calls} if tool_calls
                                                                     else {})}}]})

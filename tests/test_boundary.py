@@ -99,13 +99,48 @@ def test_chat_never_appends_through_a_link(two: Runner, fake_llm, outside, what)
     assert tree_snapshot(outside) == before  # nothing appended or written outside
 
 
-def test_garden_skips_a_linked_person_and_gardens_the_others(two: Runner, fake_llm, outside):
+@pytest.mark.parametrize("linked", ["folder", "file"])
+def test_core_readers_and_writers_refuse_links(ws, outside, linked):
+    """Each layer on its own: the log append, the atomic write and the reader."""
+    from heartcompass.atomic import write_atomic
+    from heartcompass.errors import UnsafePathError
+    from heartcompass.formats import read_text
+
+    person = ws.people_dir / "bob"
+    person.mkdir(parents=True)
+    if linked == "folder":
+        link(person / "logs", outside)
+        log, memory = person / "logs" / "2026-12-01.md", person / "logs" / "secret.md"
+    else:
+        (person / "logs").mkdir()
+        log, memory = person / "logs" / "2026-12-01.md", person / "MEMORY.md"
+        link(log, outside / "secret.md")
+        link(memory, outside / "secret.md")
+    before = tree_snapshot(outside)
+    with pytest.raises(UnsafePathError, match="symbolic link"):
+        dailylog.append(log, dailylog.Entry("20:00:00", "me", "hi", []), DAY)
+    with pytest.raises(UnsafePathError, match="symbolic link"):
+        write_atomic(memory, "overwritten\n")
+    with pytest.raises(UnsafePathError, match="symbolic link"):
+        read_text(memory)
+    assert tree_snapshot(outside) == before
+    assert os.path.islink(memory if linked == "file" else person / "logs")  # the link itself is left alone
+
+
+@pytest.mark.parametrize("what", ["memory", "person folder"])
+def test_garden_skips_a_linked_person_and_gardens_the_others(two: Runner, fake_llm, outside, what):
     ws = two.ws
     say(ws, "alice", "note", "Alice adopted a cat")
     say(ws, "bob", "note", "Bob runs marathons")
     git(ws, "add", "-A")
     git(ws, "commit", "-qm", "logs")
-    link(ws.people_dir / "bob" / "MEMORY.md", outside / "secret.md")
+    if what == "memory":
+        link(ws.people_dir / "bob" / "MEMORY.md", outside / "secret.md")
+    else:
+        shutil.copytree(ws.people_dir / "bob", outside / "bob")
+        (outside / "bob" / "MEMORY.md").write_text(f"{SECRET}\n", encoding="utf-8")
+        link(ws.people_dir / "bob", outside / "bob")
+    before = tree_snapshot(outside)
     fake_llm.enqueue({"summary": "cat", "new_facts": [{"text": "Adopted a cat", "evidence": ["L1"]}]})
     result = two("garden", "--json", ok=False)
     no_traceback(result)
@@ -114,7 +149,7 @@ def test_garden_skips_a_linked_person_and_gardens_the_others(two: Runner, fake_l
     assert rows["alice"]["status"] == "gardened"
     assert rows["bob"]["status"] == "failed" and "symbolic link" in rows["bob"]["message"]
     assert all(SECRET not in str(m.content) for call in fake_llm.calls for m in call)
-    assert (outside / "secret.md").read_text(encoding="utf-8") == f"{SECRET}\n"
+    assert tree_snapshot(outside) == before
 
 
 def test_a_linked_prompt_file_is_refused(two: Runner, fake_llm, outside):
@@ -452,7 +487,8 @@ def test_coach_tell_and_reasoning_output_is_stripped(example_cli: Runner, fake_l
     fake_llm.enqueue(advice)
     result = example_cli("coach", "alice", "so stressed")
     assert "You'll do great" in result.output and "\x1b" not in result.output and "\x07" not in result.output
-    told = {"summary": "news", "new_events": [{"date": "2026-12-02", "text": f"Got a cat{ESCAPES}",
+    plain = "\x1b]pwned\x07\x1b[J\x1bc"  # no digits: the evidence check refuses numbers not in the entries
+    told = {"summary": "She got a cat", "new_events": [{"date": "2026-12-02", "text": f"Got a cat{plain}",
                                                "weight": 0.5, "evidence": ["L1"]}]}
     fake_llm.enqueue(told, {"people": [{"name": f"Mei{ESCAPES}", "relation": "family", "about": f"sister{ESCAPES}"}]})
     result = example_cli("tell", "alice", "She got a cat", "--dry-run")
@@ -460,3 +496,74 @@ def test_coach_tell_and_reasoning_output_is_stripped(example_cli: Runner, fake_l
     fake_llm.enqueue(AIMessage(content="Kyoto!", additional_kwargs={"reasoning_content": f"think{ESCAPES}ing"}))
     result = example_cli("chat", "alice", "-m", "where?")
     assert "thinking" in result.output and "\x1b" not in result.output and "\x07" not in result.output
+
+
+def test_a_link_swapped_in_after_the_check_is_still_refused(ws, outside, monkeypatch):
+    """O_NOFOLLOW: the race between the check and the open is closed too."""
+    from heartcompass import paths
+    from heartcompass.errors import UnsafePathError
+    from heartcompass.formats import read_text
+
+    monkeypatch.setattr(paths, "check", lambda path: path)  # as if the link appeared just after it
+    (ws.people_dir / "bob" / "logs").mkdir(parents=True)
+    log = ws.people_dir / "bob" / "logs" / "2026-12-01.md"
+    log.symlink_to(outside / "secret.md")
+    with pytest.raises(UnsafePathError):
+        read_text(log)
+    before = tree_snapshot(outside)
+    with pytest.raises(UnsafePathError):
+        dailylog.append(log, dailylog.Entry("20:00:00", "me", "hi", []), DAY)
+    assert tree_snapshot(outside) == before
+
+
+def test_doctor_names_a_bad_log(two: Runner):
+    ws = two.ws
+    log = dailylog.log_path(ws.people_dir / "bob", DAY)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_bytes(b"---\ndate: 2026-12-01\n---\n\n- 20:00:00 \xb7 me \xb7 hi\n")
+    result = two("doctor", ok=False)
+    no_traceback(result)
+    assert "people/bob/logs/2026-12-01.md:5" in result.output and "UTF-8" in result.output
+
+
+def test_a_file_in_place_of_the_logs_folder(two: Runner, fake_llm):
+    ws = two.ws
+    (ws.people_dir / "bob" / "logs").write_text("not a folder\n", encoding="utf-8")
+    say(ws, "alice", "note", "Alice adopted a cat")
+    result = two("person", "list", ok=False)
+    no_traceback(result)
+    assert result.exit_code == 1 and "Alice Chen" in result.output and "people/bob/logs" in result.output
+    fake_llm.enqueue({"summary": "cat", "new_facts": [{"text": "Adopted a cat", "evidence": ["L1"]}]})
+    result = two("garden", "--json", ok=False)
+    no_traceback(result)
+    rows = {r["slug"]: r for r in json.loads(result.output[:result.output.rindex("]") + 1])}
+    assert rows["alice"]["status"] == "gardened" and rows["bob"]["status"] == "failed"
+
+
+def test_a_linked_state_folder_is_refused(two: Runner, fake_llm, outside):
+    ws = two.ws
+    shutil.rmtree(ws.root / ".heartcompass", ignore_errors=True)
+    (ws.root / ".heartcompass").symlink_to(outside)
+    before = tree_snapshot(outside)
+    say(ws, "alice", "note", "Alice adopted a cat")
+    result = two("garden", ok=False)
+    no_traceback(result)
+    assert result.exit_code == 1 and ".heartcompass" in result.output and "symbolic link" in result.output
+    assert tree_snapshot(outside) == before
+
+
+def test_a_full_disk_is_named(two: Runner, fake_llm, monkeypatch):
+    import errno
+
+    real_write = os.write
+
+    def full(fd, data):
+        if b"disk-full-probe" in data:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", full)
+    fake_llm.enqueue("hi")
+    result = two("chat", "bob", "-m", "disk-full-probe", ok=False)
+    no_traceback(result)
+    assert result.exit_code == 1 and "disk is full" in result.output and "logs" in result.output

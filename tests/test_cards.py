@@ -40,7 +40,7 @@ def test_export_then_import_round_trips(example_cli: Runner, tmp_path):
     data = json.loads(out.read_text())
     data["data"]["name"] = "Alice Copy"
     out.write_text(json.dumps(data, ensure_ascii=False))
-    example_cli("person", "import-card", str(out))
+    example_cli("person", "import-card", str(out), "--force")  # same aliases, on purpose
     folder = example_cli.ws.people_dir / "alice-copy"
     prof = (folder / "PROFILE.md").read_text()
     assert "mbti: ENFP" in prof and "relation: friend" in prof and "- 小爱" in prof

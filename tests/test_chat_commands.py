@@ -64,6 +64,7 @@ def test_switch_commits_and_changes_person(view, example_ws, fake_llm):
     assert subjects(example_ws)[0].startswith("chat(alice)")
     view.send("hello me")
     assert "reflection partner" in fake_llm.system_prompts[-1]
+    assert view.name == "Reflection"  # its replies are not labelled as if they were the user's
     view.close()
     assert subjects(example_ws)[0].startswith("chat(me)")
 
@@ -180,3 +181,63 @@ def test_slash_commands_work_with_m_and_piped_lines(example_cli, fake_llm):
     assert ("me", "hello there") in entries and not any(t.startswith("/note") for _, t in entries)
     result = example_cli("chat", "alice", "-m", "/note", ok=False)
     assert result.exit_code == 1 and "/note needs" in result.output
+
+
+def _new_entry_texts(ws, slug="alice"):
+    from heartcompass.consolidation import State
+    from heartcompass.gardener import EntryCounts, new_entries
+
+    person = resolve(ws, slug)
+    items, _ = new_entries(person, State(ws, person), EntryCounts(ws))
+    return [i.entry.text for i in items]
+
+
+def test_retry_after_a_reply_leaves_the_replaced_one_out_of_history_and_garden(view, fake_llm, example_ws):
+    fake_llm.enqueue("first answer", "second answer", "you're welcome")
+    view.send("what should I cook?")
+    view.command("/retry")
+    view.send("thanks")
+    assert [m.content for m in fake_llm.calls[-1][1:]] == ["what should I cook?", "second answer", "thanks"]
+    entries = log_entries(example_ws, "alice")
+    assert [e.speaker for e in entries] == ["me", "persona", "mark", "persona", "me", "persona"]
+    assert entries[2].tags == ["supersedes 2"] and "first answer" == entries[1].text  # the log keeps it
+    assert _new_entry_texts(example_ws) == ["what should I cook?", "second answer", "thanks", "you're welcome"]
+
+
+def test_retry_after_ctrl_c_drops_the_messages_already_shown(view, fake_llm, example_ws):
+    from fakes import Partial
+
+    fake_llm.enqueue(Partial("part one ||| part tw", KeyboardInterrupt()), "a fresh answer", "ok")
+    view.send("tell me a story")
+    assert [(e.speaker, e.tags) for e in log_entries(example_ws, "alice")][1:] == [
+        ("persona", []), ("persona", ["cut off"])]
+    view.command("/retry")
+    view.send("and then?")
+    assert [m.content for m in fake_llm.calls[-1][1:]] == ["tell me a story", "a fresh answer", "and then?"]
+    assert _new_entry_texts(example_ws) == ["tell me a story", "a fresh answer", "and then?", "ok"]
+
+
+def test_a_failed_retry_keeps_the_old_reply(view, fake_llm, example_ws):
+    fake_llm.enqueue("the only answer", *[TimeoutError()] * 4, "next")
+    view.send("hi")
+    view.command("/retry")
+    assert "mark" not in [e.speaker for e in log_entries(example_ws, "alice")]
+    view.send("still there?")
+    assert [m.content for m in fake_llm.calls[-1][1:]] == ["hi", "the only answer", "still there?"]
+
+
+def test_typing_shows_while_waiting_for_the_first_token(example_ws, fake_llm, monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    from heartcompass.cli import chat_cmd
+
+    screen = io.StringIO()
+    monkeypatch.setattr(chat_cmd, "out", Console(file=screen, force_terminal=True, width=80))
+    v = ChatView(example_ws, llm.settings(example_ws), fake_llm, None, delays=False, as_json=False)
+    v.open(resolve(example_ws, "alice"))
+    fake_llm.enqueue("hello there")
+    v.send("hi")
+    shown = screen.getvalue()
+    assert "Alice Chen is typing…" in shown and shown.index("is typing") < shown.index("hello")

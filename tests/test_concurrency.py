@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Runner, git, log_entries, subjects
+from conftest import Runner, git, log_entries
 from heartcompass.lock import LockBusy, WorkspaceLock, holder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -135,6 +135,8 @@ FORKED_CHATS = """
 import os, sys
 from heartcompass.cli.app import main
 import langchain_openai, git  # imported once, before the fork: 20 cold starts cost minutes on a busy machine
+from heartcompass import audit
+audit.WAIT = 120  # 20 commits in a row on a loaded test machine may take longer than a user's 30 s
 
 workspace, count, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 children = []

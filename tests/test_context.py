@@ -143,3 +143,27 @@ def test_history_respects_its_budget_but_keeps_the_newest_turn(example_ws):
     c = _context(example_ws)
     assert c.history_tokens <= c.history_budget
     assert c.history[-1][1].startswith("message 59") and len(c.history) < 60
+
+
+def test_the_self_person_gets_one_coherent_reflection_prompt(example_cli: Runner):
+    system = _context(example_cli.ws, "me").system
+    assert "reflection partner" in system
+    for contradiction in ("you are a simulated", "not a simulated other person", "You are Me", "Who you are"):
+        assert contradiction not in system, contradiction
+    assert "## Who the user is (from their own PROFILE.md)" in system
+
+
+def test_user_name_names_the_default_self_person(example_cli: Runner):
+    from heartcompass.workspace import Workspace
+
+    example_cli("config", "set", "user.name", "王磊")
+    system = _context(Workspace(example_cli.ws.root), "me").system
+    assert system.startswith("You are 王磊's reflection partner") and "Name: 王磊" in system
+    assert "Me" not in system.split("\n")[0]
+    listed = example_cli("person", "list").output
+    assert "王磊" in listed and "\nMe " not in listed
+    assert "王磊" in example_cli("person", "show", "王磊").output
+    # a self person renamed by hand keeps that name, and others call the user by it
+    example_cli("config", "set", "user.name", "")
+    example_cli("person", "rename", "me", "Lei Wang")
+    assert "chatting by text message with Lei Wang" in _context(Workspace(example_cli.ws.root), "alice").system

@@ -61,3 +61,46 @@ def test_unchanged_edit_makes_no_commit(example_cli: Runner, tmp_path):
     before = subjects(example_cli.ws)
     result = example_cli("edit", "alice", "memory", env={"EDITOR": "true"})
     assert "No changes" in result.output and subjects(example_cli.ws) == before
+
+
+def test_a_missing_editor_names_the_variable_to_fix(example_cli: Runner):
+    before = (example_cli.ws.people_dir / "alice" / "PROFILE.md").read_text()
+    result = example_cli("edit", "alice", env={"EDITOR": "nonexistent-editor"}, ok=False)
+    assert result.exit_code == 1 and not isinstance(result.exception, FileNotFoundError)
+    assert "'nonexistent-editor'" in result.output and "$EDITOR" in result.output
+    assert "export EDITOR=" in result.output and "Traceback" not in result.output
+    assert (example_cli.ws.people_dir / "alice" / "PROFILE.md").read_text() == before
+
+
+def test_editor_value_is_split_like_a_shell_and_visual_wins(example_cli: Runner):
+    result = example_cli("edit", "alice", env={"VISUAL": "code --wait", "EDITOR": "nano"}, ok=False)
+    assert "'code'" in result.output and "$VISUAL=code --wait" in result.output
+    assert "export VISUAL=" in result.output
+
+
+def test_editor_with_quoted_path_and_arguments_runs(example_cli: Runner, tmp_path):
+    folder = tmp_path / "my editors"
+    folder.mkdir()
+    script = folder / "ed.py"
+    script.write_text("import sys, pathlib\nassert sys.argv[1] == '--wait'\np = pathlib.Path(sys.argv[-1])\n"
+                      "p.write_text(p.read_text().replace('oolong tea', 'green tea'))\n")
+    example_cli("edit", "alice", env={"EDITOR": f"{sys.executable} '{script}' --wait"})
+    assert "green tea" in (example_cli.ws.people_dir / "alice" / "PROFILE.md").read_text()
+
+
+def test_an_editor_that_fails_saves_nothing(example_cli: Runner):
+    result = example_cli("edit", "alice", env={"EDITOR": "false"}, ok=False)
+    assert "exited with status 1" in result.output and "nothing was saved" in result.output
+
+
+def test_unbalanced_quote_in_editor_is_one_line(example_cli: Runner):
+    result = example_cli("edit", "alice", env={"EDITOR": "vim 'oops"}, ok=False)
+    assert result.exit_code == 1 and "$EDITOR is not a valid command" in result.output
+
+
+def test_an_alias_someone_else_has_is_warned_about(example_cli: Runner, tmp_path):
+    example_cli("person", "add", "Bob", "--yes")
+    editor = scripted_editor(tmp_path, ("aliases: []", "aliases:\n- 小爱"))
+    result = example_cli("edit", "bob", env={"EDITOR": editor})
+    assert "Saved people/bob/PROFILE.md" in result.output
+    assert "Warning: '小爱' is already the alias of people/alice" in result.output

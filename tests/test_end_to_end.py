@@ -106,7 +106,7 @@ def test_tool_calls_are_the_last_fallback_for_garden_and_coach(example_cli: Runn
     assert _modes(stub) == ["json_schema", "json_object", "tool_call"]
     tool = stub.requests[-1]["tools"][0]["function"]
     assert tool["name"] == "Proposal" and tool["parameters"]["properties"]["new_events"]["items"]["properties"][
-        "weight"]["maximum"] == 1
+        "weight"]["enum"][-1] == 1.0
     assert "- She starts in Kyoto on January 6 (log 2026-12-01)" in _facts(ws)
     stub.requests.clear()
     data = json.loads(example_cli("coach", "alice", "I'm so tired of packing", "--json").output)
@@ -122,7 +122,9 @@ def test_an_endpoint_that_refuses_every_mode_is_a_clear_error(example_cli: Runne
     _note(example_cli.ws, "She starts in Kyoto on January 6")
     result = example_cli("garden", ok=False)
     assert result.exit_code == 1 and "refused every way of asking for structured output" in result.output
-    assert "Traceback" not in result.output and not (example_cli.ws.state_dir / "structured-output.json").exists()
+    assert "Traceback" not in result.output
+    remembered = example_cli.ws.state_dir / "structured-output.json"
+    assert json.loads(remembered.read_text()) == {}  # nothing kept: the next run decides afresh
 
 
 def test_json_schema_endpoints_get_the_constrained_schema(example_cli: Runner, stub):
@@ -145,3 +147,40 @@ def test_json_schema_endpoints_get_the_constrained_schema(example_cli: Runner, s
     assert sent["new_links"]["items"]["properties"]["person"]["enum"] == ["me"]
     assert sent["new_events"]["items"]["properties"]["date"]["pattern"] == "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
     assert stub.requests[0]["max_tokens"] == 2048
+
+
+@pytest.mark.parametrize("refuse", [set(), {"json_schema"}])
+def test_an_answer_cut_off_by_max_tokens_is_rejected_clearly(example_cli: Runner, stub, refuse):
+    stub.refuse, stub.cut_off = refuse, True
+    _note(example_cli.ws, "She starts in Kyoto on January 6")
+    before = _facts(example_cli.ws)
+    result = example_cli("garden", ok=False)
+    out = " ".join(result.output.split())
+    assert result.exit_code == 1 and "invalid twice" in out and "2048-token limit" in out, out
+    assert all(r["max_tokens"] == 2048 for r in stub.requests)
+    assert _facts(example_cli.ws) == before
+
+
+def test_a_refusal_is_remembered_even_when_the_next_mode_then_fails(example_cli: Runner, stub, monkeypatch):
+    """A local server that times out or errs on its first JSON-mode answer is
+    not asked with json_schema again on the retry."""
+    monkeypatch.setattr("heartcompass.llm.time.sleep", lambda s: None)
+    stub.refuse, stub.fail_next = {"json_schema"}, [503]
+    _note(example_cli.ws, "She starts in Kyoto on January 6")
+    example_cli("garden")
+    assert _modes(stub) == ["json_schema", "json_object", "json_object"]
+
+
+def test_json_mode_reads_raw_control_characters_in_strings():
+    from langchain_core.messages import AIMessage
+
+    from heartcompass.llm import _ask_json_object
+
+    class Model:
+        def bind(self, **kw):
+            return self
+
+        def invoke(self, messages):
+            return AIMessage(content='{"summary": "line one\nline two", "nothing_worth_keeping": true}')
+
+    assert _ask_json_object(Model(), {"type": "object"}, [])["summary"] == "line one\nline two"

@@ -242,6 +242,31 @@ def test_a_new_profile_has_each_key_once(tmp_path):
     assert keys == ["name", "aliases", "relation", "mbti", "tags", "related"]
 
 
+def test_log_markers_render_and_are_read_tolerantly():
+    from heartcompass.formats import dailylog
+
+    mark = dailylog.marker("10:00:05", "supersedes", [1, 2, 4], "replaced by /retry")
+    assert mark.render() == "- 10:00:05 · mark [supersedes 2-3 5] · replaced by /retry\n"
+    text = ("- 10:00:00 · me · a\n- 10:00:01 · persona · b\n- 10:00:02 · persona · c\n" + mark.render()
+            + "- 10:00:06 · mark [supersedes 1-x, bogus 1, supersedes 4, discards 99] · odd\n"
+            + "- 10:00:07 · note · d\n")
+    entries = dailylog.parse(text, "log.md")
+    assert dailylog.marked(entries) == {1: "supersedes", 2: "supersedes"}  # 5 is the marker's own future
+    assert [e.text for e in dailylog.effective_entries(entries)] == ["a", "d"]
+
+
+def test_append_returns_the_entry_position(tmp_path):
+    import datetime as dt
+
+    from heartcompass.formats import dailylog
+
+    path = tmp_path / "logs" / "2026-12-02.md"
+    day = dt.date(2026, 12, 2)
+    assert dailylog.append(path, dailylog.Entry("10:00:00", "me", "one\ntwo lines"), day) == 0
+    assert dailylog.append(path, dailylog.Entry("10:00:01", "note", "x"), day) == 1
+    assert dailylog.load(path)[1].text == "x"
+
+
 def test_a_new_memory_has_no_bookkeeping(tmp_path):
     text = memory.render(memory.new(tmp_path / "MEMORY.md", "Alice"))
     assert text.startswith("---\nbudget_tokens: 1200\n---\n") and "consolidated" not in text

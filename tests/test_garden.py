@@ -350,6 +350,43 @@ def test_a_profile_field_set_by_hand_is_not_overwritten(alice: Runner, fake_llm)
                for t in memory(ws).items(memory_fmt.THREADS))
 
 
+def test_progress_is_one_plain_line_per_person_with_work(alice: Runner, fake_llm):
+    ws = alice.ws
+    alice("person", "add", "Bob", "--yes")
+    say(ws, "bob", "note", "Bob runs marathons")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Runs marathons", "evidence": ["L1"]}]))
+    result = alice("garden")
+    lines = [line for line in result.output.splitlines() if line.startswith("garden ")]
+    assert lines == ["garden 2/3 bob: gardened, 1 entry"]  # alice and me had nothing new
+    assert not [line for line in alice("garden", "--quiet").output.splitlines() if line.startswith("garden ")]
+
+
+def test_ctrl_c_stops_review_and_prints_what_was_done(alice: Runner, fake_llm, monkeypatch):
+    import heartcompass.cli.garden_cmd as garden_cmd
+
+    ws = alice.ws
+    alice("person", "add", "Bob", "--yes")
+    say(ws, "alice", "me", "I booked the movers for you")
+    say(ws, "bob", "note", "Bob runs marathons")
+    answers = iter([True, None])
+
+    def ask(result):
+        answer = next(answers)
+        if answer is None:
+            raise garden_cmd.StopGarden()
+        return answer
+
+    monkeypatch.setattr(garden_cmd, "_ask", ask)
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Booked movers", "evidence": ["L1"]}]),
+                     proposal(new_facts=[{"text": "Runs marathons", "evidence": ["L1"]}]))
+    result = alice("garden", "--review", ok=False)
+    assert result.exit_code == 130 and "Stopped." in result.output and "Done so far" in result.output
+    assert "alice" in result.output.split("Done so far")[1] and "gardened" in result.output
+    assert any(s.startswith("garden(alice)") for s in subjects(ws))
+    assert not any(s.startswith("garden(bob)") for s in subjects(ws))  # bob's entries wait for the next run
+    assert "Runs marathons" not in (ws.people_dir / "bob" / "MEMORY.md").read_text()
+
+
 def test_an_unexplained_empty_proposal_leaves_the_entries_for_the_next_run(alice: Runner, fake_llm):
     ws = alice.ws
     say(ws, "alice", "me", "we should talk about the move soon")
@@ -383,3 +420,18 @@ def test_an_unexplained_empty_chunk_stops_the_backlog_where_it_is(alice: Runner,
     assert done and sum(done.values()) < 18  # the first chunk only
     assert row["status"] == "gardened" and f"nothing for {18 - sum(done.values())} entries" in row["message"]
     assert len(fake_llm.calls) == 2
+
+
+def test_ctrl_c_while_the_model_thinks_stops_the_garden_cleanly(alice: Runner, fake_llm):
+    ws = alice.ws
+    alice("person", "add", "Bob", "--yes")
+    say(ws, "alice", "me", "I booked the movers for you")
+    say(ws, "bob", "note", "Bob runs marathons")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Booked movers", "evidence": ["L1"]}]), KeyboardInterrupt())
+    result = alice("garden", ok=False)
+    assert result.exit_code == 130 and "Traceback" not in result.output
+    assert "Done so far" in result.output and "alice" in result.output.split("Done so far")[1]
+    assert any(s.startswith("garden(alice)") for s in subjects(ws))
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Runs marathons", "evidence": ["L1"]}]))
+    alice("garden")  # the next run picks up bob
+    assert "Runs marathons" in (ws.people_dir / "bob" / "MEMORY.md").read_text()

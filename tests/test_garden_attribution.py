@@ -86,6 +86,7 @@ def test_a_hand_edit_between_two_chunks_is_not_committed_as_the_gardeners(bob: R
     """The gardener wrote chunk 1; the user edits while the model works on chunk 2:
     chunk 1 is committed as exactly what the gardener wrote, the edit stays the user's."""
     ws = bob.ws
+    monkeypatch.setattr("heartcompass.gardener.CHECKPOINT_SECONDS", 0)  # each chunk written when done
     path = ws.people_dir / "bob" / "MEMORY.md"
     bob("config", "set", "memory.context_budget_tokens", "400")
     for i in range(12):
@@ -211,3 +212,100 @@ def test_the_memory_budget_warning_no_longer_counts_bookkeeping(example_cli: Run
     assert not any("MEMORY.md" in w for w in build(ws, resolve(ws, "alice"), now).warnings)
     assert len((ws.people_dir / "alice" / "MEMORY.md").read_text()) < 2000
     assert consolidated(ws)["2016-01-01"] == 30 and len(consolidated(ws)) == 3001
+
+
+def test_hand_lines_are_found_after_the_cache_was_made(example_cli: Runner, fake_llm):
+    """The hand-line index is cached between runs; a hand commit since must still count."""
+    alice, ws = example_cli, example_cli.ws
+    say(ws, "alice", "me", "first chat")
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
+    alice("garden")
+    assert (ws.state_dir / "hand-lines" / "alice.json").exists()
+    path = ws.people_dir / "alice" / "MEMORY.md"
+    path.write_text(path.read_text().replace("## Facts\n\n", "## Facts\n\n- Works as a UX designer at Mercari\n"))
+    git(ws, "commit", "-qam", "my note about work")  # the user's own commit, after the cache
+    say(ws, "alice", "me", "so you quit Mercari?", time="21:00:00")
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
+    alice("garden")
+    assert "F1 - Works as a UX designer at Mercari   [hand-written]" in user_prompt(fake_llm)
+    # and a gardener commit keeps them known without asking git again
+    say(ws, "alice", "me", "and now?", time="22:00:00")
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
+    alice("garden")
+    assert "F1 - Works as a UX designer at Mercari   [hand-written]" in user_prompt(fake_llm)
+
+
+def test_a_quiet_night_does_not_parse_events_or_profiles(example_cli: Runner, fake_llm, monkeypatch):
+    alice, ws = example_cli, example_cli.ws
+    say(ws, "alice", "me", "hello")
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
+    alice("garden")
+
+    def no(*args, **kw):
+        raise AssertionError("a quiet night parsed a person's file")
+
+    monkeypatch.setattr("heartcompass.formats.events.parse", no)
+    monkeypatch.setattr("heartcompass.formats.memory.parse", no)
+    monkeypatch.setattr("heartcompass.formats.dailylog.parse", no)
+    result = alice("garden")
+    assert "up to date" in result.output
+
+
+def test_the_prompt_names_only_the_people_mentioned_and_linked(example_cli: Runner, fake_llm):
+    alice, ws = example_cli, example_cli.ws
+    for name in ["Bob Lee", "小明", "Carol", "Dave", "Alberto"]:
+        alice("person", "add", name, "--relation", "friend")
+    say(ws, "alice", "me", "Bob Lee and 小明 came to dinner; Al was late")
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
+    alice("garden")
+    known = user_prompt(fake_llm).split("## Known people (slugs): ")[1].splitlines()[0]
+    assert set(known.split(", ")) == {"bob-lee", "小明", "me"}  # "me": Alice's link; no "alberto" for "Al"
+
+
+def test_the_gardeners_commit_runs_the_users_hook_and_holds_only_its_bytes(bob: Runner, fake_llm, monkeypatch):
+    ws = bob.ws
+    hook = ws.root / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text("#!/bin/sh\necho ran >> \"$(git rev-parse --git-dir)/hook-ran\"\n")
+    hook.chmod(0o755)
+    path = ws.people_dir / "bob" / "MEMORY.md"
+    say(ws, "bob", "me", "Bob got the job at the bakery")
+    real_write = atomic.write_atomic
+
+    def write_then_user_saves(target, text, expected_checksum="any"):
+        real_write(target, text, expected_checksum)
+        if target == path:
+            _add_hand_line(path)
+
+    monkeypatch.setattr("heartcompass.gardener.write_atomic", write_then_user_saves)
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Works at the bakery", "evidence": ["L1"]}]))
+    bob("garden")
+    assert (ws.root / ".git" / "hook-ran").exists()
+    committed = git(ws, "show", "HEAD:people/bob/MEMORY.md")
+    assert "Works at the bakery" in committed and HAND_LINE not in committed
+    assert git(ws, "status", "--porcelain") == " M people/bob/MEMORY.md\n"
+
+
+def test_a_chinese_named_person_is_gardened_and_the_repository_stays_sound(cli: Runner, fake_llm):
+    ws = cli.ws
+    cli("person", "add", "小明", "--relation", "friend")
+    say(ws, "小明", "me", "小明下个月搬去上海")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "下个月搬去上海", "evidence": ["L1"]}]))
+    cli("garden")
+    assert subjects(ws)[0].startswith("garden(小明):")
+    assert "下个月搬去上海" in git(ws, "show", "HEAD:people/小明/MEMORY.md")
+    assert git(ws, "status", "--porcelain") == ""
+    git(ws, "fsck", "--strict")
+
+
+def test_state_lost_after_a_rename_is_rebuilt_across_it(example_cli: Runner, fake_llm):
+    alice, ws = example_cli, example_cli.ws
+    say(ws, "alice", "me", "She moved to Kyoto")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Moved to Kyoto", "evidence": ["L1"]}]))
+    alice("garden")
+    alice("person", "rename", "alice", "Alicia")
+    shutil.rmtree(ws.state_dir)
+    calls = len(fake_llm.calls)
+    alice("garden")
+    assert len(fake_llm.calls) == calls  # nothing consumed twice
+    assert consolidated(ws, "alicia") == {"2026-12-01": 1}

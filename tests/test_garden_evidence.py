@@ -27,6 +27,12 @@ def memory(ws):
     return memory_fmt.load(ws.people_dir / "alice" / "MEMORY.md")
 
 
+def consolidated(ws, slug="alice"):
+    from test_garden import consolidated as state
+
+    return state(ws, slug)
+
+
 def files(ws):
     return {p.name: p.read_bytes() for p in (ws.people_dir / "alice").glob("*.md")}
 
@@ -167,6 +173,10 @@ def test_what_she_wrote_in_real_messages_is_kept_as_what_she_said(alice: Runner,
     assert "- Alice said: moves to Osaka in March (log 2026-12-01)" in facts
     assert "- The user paid back the 300 owed (log 2026-12-01)" in facts  # the user's own words
     assert "- Alice说：下个月开始学日语 (log 2026-12-01)" in facts
+    # and the persona's prompt says what such a line is
+    system = " ".join(alice("context", "alice").output.split())
+    assert "Alice said: moves to Osaka in March" in system
+    assert "except lines “X said: …” (what X said in a real message)" in system and "not verified" in system
 
 
 def test_a_reported_fact_still_needs_support(alice: Runner, fake_llm):

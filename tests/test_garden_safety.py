@@ -132,7 +132,7 @@ def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, f
     first = _uninterrupted(alice, fake_llm, tmp_path, "first", _good(1))
     second = _uninterrupted(alice, fake_llm, tmp_path, "second", _good(2))
     assert first != second
-    from heartcompass import consolidation
+    from heartcompass import consolidation, gardener
     from heartcompass.gitrepo import WorkspaceGit
 
     steps: list[str] = []
@@ -147,6 +147,12 @@ def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, f
         step(_step(path))
         return real_write(path, text, expected_checksum)
 
+    real_cache = gardener.write_cache
+
+    def dying_cache(path, text):
+        step(_step(path))
+        return real_cache(path, text)
+
     def dying_commit(self, contents, subject, body=""):
         step("commit")
         return real_commit(self, contents, subject, body)
@@ -159,6 +165,7 @@ def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, f
     with monkeypatch.context() as m, pytest.raises(Killed):
         m.setattr("heartcompass.gardener.write_atomic", dying_write)
         m.setattr(consolidation, "write_atomic", dying_write)
+        m.setattr(gardener, "write_cache", dying_cache)
         m.setattr(WorkspaceGit, "commit_contents", dying_commit)
         CliRunner().invoke(app, ["--workspace", str(ws.root), "garden"], catch_exceptions=False)
     assert steps == STEPS[:kill_at]

@@ -266,12 +266,17 @@ def test_an_index_lock_appearing_mid_command_still_rolls_back_and_says_so(exampl
     assert not (ws.people_dir / "bob").exists()
 
 
-def test_a_failed_rename_is_rolled_back_whole(example_cli: Runner):
+@pytest.mark.parametrize("args, said", [(("person", "rename", "alice", "Alicia"), "the rename (people/alice is"),
+                                        (("person", "archive", "alice"), "the move (people/alice is")])
+def test_a_failed_move_is_rolled_back_whole_logs_and_all(example_cli: Runner, fake_llm, args, said):
     ws = example_cli.ws
+    fake_llm.enqueue("hi")
+    example_cli("chat", "alice", "-m", "a message in her log")
     before = tree_snapshot(ws.root)
+    assert any("/logs/" in path for path in before)
     _hook(ws, "exit 1")
-    output = _fails(example_cli, "person", "rename", "alice", "Alicia")
-    assert "the rename (people/alice is as it was) was rolled back" in output
+    output = _fails(example_cli, *args)
+    assert said in output and "was rolled back" in output
     assert tree_snapshot(ws.root) == before and git(ws, "status", "--porcelain") == ""
 
 
@@ -287,3 +292,14 @@ def test_coach_save_mid_rebase_keeps_the_exchange_in_the_log(mid_rebase: Runner,
     output = _fails(mid_rebase, "coach", "alice", "so tired today", "--save")
     assert "middle of a rebase" in output and "saved in people/alice/logs/" in output
     assert "Alice Chen wrote to me: so tired today" in [e.text for e in log_entries(mid_rebase.ws, "alice")]
+
+
+def test_config_set_git_hooks_false_is_itself_committed_without_them(example_cli: Runner):
+    ws = example_cli.ws
+    _hook(ws, "exit 1")
+    example_cli("config", "set", "git.hooks", "false")
+    assert subjects(ws)[0] == "config: git.hooks = False"
+    example_cli("person", "add", "Bob", "-r", "friend", "-y")
+    # turning them back on is committed with them on: this hook refuses, so it is rolled back
+    assert "rolled back" in _fails(example_cli, "config", "set", "git.hooks", "true")
+    assert "hooks = false" in ws.config_path.read_text() and git(ws, "status", "--porcelain") == ""

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import Runner, log_entries, subjects, tree_snapshot
+from conftest import Runner, git, log_entries, subjects, tree_snapshot
 
 WHATSAPP_24H = """31/12/2023, 23:57 - Messages and calls are end-to-end encrypted. No one outside of this chat can read them.
 31/12/2023, 23:58 - Alice Chen: 新年快乐!! 🎉
@@ -240,3 +240,42 @@ def test_a_crash_mid_import_is_finished_by_a_rerun(example_cli: Runner, tmp_path
     texts = [e.text for e in log_entries(example_cli.ws, "alice")]
     assert len(texts) == 60 == len(set(texts))
     assert "Nothing new" in example_cli("import", "alice", path, "--me", "Lei").output
+
+
+def test_import_json_summary(example_cli: Runner, tmp_path):
+    result = example_cli("import", "alice", _write(tmp_path, "android.txt", ANDROID), "--me", "Lei", "--json")
+    summary = json.loads(result.stdout)
+    assert summary["person"] == "alice" and summary["added"] == 4 and summary["already_there"] == 0
+    assert summary["days"] == {"2024-03-12": 4} and summary["skipped"] == {"media": 2, "deleted": 3}
+    assert summary["speaker_is_person"] is True and summary["commit"] and "Alice Chen" in summary["speakers"]
+    again = json.loads(example_cli("import", "alice", _write(tmp_path, "ios.txt", IOS), "--me", "Lei",
+                                   "--json").stdout)
+    assert again["added"] == 1 and again["already_there"] == 4
+    assert json.loads(example_cli("import", "alice", _write(tmp_path, "ios.txt", IOS), "--me", "Lei",
+                                  "--json").stdout)["commit"] is None
+
+
+def test_a_damaged_day_log_stops_the_import_before_any_write(example_cli: Runner, tmp_path):
+    logs = example_cli.ws.people_dir / "alice" / "logs"
+    logs.mkdir(exist_ok=True)
+    (logs / "2024-01-20.md").write_text("---\ndate: 2024-01-20\n---\n\nnot a log line\n")
+    git(example_cli.ws, "add", "-A")
+    git(example_cli.ws, "commit", "-q", "-m", "a damaged log, committed")
+    before = tree_snapshot(example_cli.ws.root)
+    result = example_cli("import", "alice", _write(tmp_path, "m.txt", _month()), "--me", "Lei", ok=False)
+    assert result.exit_code == 1 and "2024-01-20.md:5" in result.output and "Traceback" not in result.output
+    assert tree_snapshot(example_cli.ws.root) == before
+
+
+def test_chinese_whatsapp_export_with_am_pm_words_and_placeholders(example_cli: Runner, tmp_path):
+    chat = ("2023/4/6 上午12:05 - 小爱: 还没睡？\n"
+            "2023/4/6 下午1:54 - 小爱: <省略影音内容>\n"
+            "2023/4/6 下午1:55 - 王磊: 这条消息已删除\n"
+            "2023/4/6 下午1:56 - 小爱: 圖片已略去\n"
+            "2023/4/6 晚上9:30 - 王磊: IMG-20230406-WA0014.jpg (file attached)\n"
+            "2023/4/6 晚上9:31 - 王磊: 晚安\n")
+    result = example_cli("import", "alice", _write(tmp_path, "与小爱的 WhatsApp 聊天.txt", chat), "--me", "王磊")
+    entries = log_entries(example_cli.ws, "alice")
+    assert [(e.time, e.speaker, e.text) for e in entries] == [("00:05:00", "import:小爱", "还没睡？"),
+                                                              ("21:31:00", "import:me", "晚安")]
+    assert "skipped 3 media placeholders, 1 deleted message" in result.output

@@ -65,7 +65,10 @@ def test_show_renders_all_three_files(example_cli: Runner):
 
 def test_resolve_by_alias_case_insensitive_and_ambiguous(cli: Runner):
     cli("person", "add", "Alice Chen", "--alias", "Ali", "--yes")
-    cli("person", "add", "Alison", "--alias", "ali", "--yes")
+    refused = cli("person", "add", "Alison", "--alias", "ali", "--yes", ok=False)
+    assert refused.exit_code == 1 and "'ali' is already the alias of people/alice-chen" in refused.output
+    assert not (cli.ws.people_dir / "alison").exists()
+    cli("person", "add", "Alison", "--alias", "ali", "--force")
     result = cli("person", "show", "ALI", ok=False)
     assert result.exit_code == 1 and "alice-chen" in result.output and "alison" in result.output
     assert "Alice Chen" in cli("person", "show", "alice chen").output
@@ -129,3 +132,66 @@ def test_add_never_prompts_without_a_tty(cli: Runner):
     # CliRunner has no TTY: missing options take defaults instead of asking.
     cli("person", "add", "Quiet")
     assert "relation: friend" in (cli.ws.people_dir / "quiet" / "PROFILE.md").read_text()
+
+
+def test_readme_sequence_does_not_make_a_second_alice(example_cli: Runner):
+    head = git(example_cli.ws, "rev-parse", "HEAD")
+    result = example_cli("person", "add", "Alice Chen", "--relation", "friend", "--alias", "小爱", "--yes", ok=False)
+    assert result.exit_code == 1 and "'Alice Chen' is already the name of people/alice" in result.output
+    assert "'小爱' is already the alias of people/alice" in result.output and "--force" in result.output
+    assert git(example_cli.ws, "rev-parse", "HEAD") == head and not (example_cli.ws.people_dir / "alice-chen").exists()
+    assert "Alice Chen" in example_cli("person", "show", "小爱").output
+
+
+def test_taken_alias_and_slug_are_refused_case_insensitively(example_cli: Runner):
+    result = example_cli("person", "add", "Bob", "--alias", "ALICE", "--yes", ok=False)
+    assert "'ALICE' is already the alias of people/alice" in result.output
+    result = example_cli("person", "add", "小明", "--alias", "alice", "--yes", ok=False)
+    assert "is already the" in result.output and not (example_cli.ws.people_dir / "小明").exists()
+
+
+def test_a_taken_name_is_asked_about_in_a_terminal(example_cli: Runner, monkeypatch):
+    import questionary
+
+    from heartcompass.cli import person_cmd
+
+    answers = []
+
+    class Ask:
+        def __init__(self, answer):
+            self.answer = answer
+
+        def ask(self):
+            return self.answer
+
+    monkeypatch.setattr(person_cmd, "interactive", lambda: True)
+    monkeypatch.setattr(questionary, "confirm", lambda q, default=False: answers.append(q) or Ask(False))
+    result = example_cli("person", "add", "alice chen", "--relation", "friend", "--mbti", "", "--alias", "x",
+                         "--about", "", ok=False)
+    assert result.exit_code == 1 and "Warning:" in result.output and "Nothing was changed" in result.output
+    assert answers == ["Go ahead anyway?"] and not (example_cli.ws.people_dir / "alice-chen").exists()
+    monkeypatch.setattr(questionary, "confirm", lambda q, default=False: Ask(True))
+    example_cli("person", "add", "alice chen", "--relation", "friend", "--mbti", "", "--alias", "x", "--about", "")
+    assert (example_cli.ws.people_dir / "alice-chen").exists()
+
+
+def test_import_of_an_exported_card_is_not_a_silent_duplicate(example_cli: Runner, tmp_path):
+    card = tmp_path / "alice.json"
+    example_cli("person", "export", "alice", "-o", str(card))
+    result = example_cli("person", "import-card", str(card), ok=False)
+    assert result.exit_code == 1 and "already the name of people/alice" in result.output
+    assert sorted(p.name for p in example_cli.ws.people_dir.iterdir() if not p.name.startswith(".")) == ["alice", "me"]
+
+
+def test_rename_to_someone_elses_name_is_refused(example_cli: Runner):
+    example_cli("person", "add", "Bob", "--yes")
+    result = example_cli("person", "rename", "bob", "小爱", ok=False)
+    assert result.exit_code == 1 and "'小爱' is already the alias of people/alice" in result.output
+    assert (example_cli.ws.people_dir / "bob").exists()
+
+
+def test_doctor_lists_names_shared_by_several_people(example_cli: Runner):
+    assert "✓ names: every name and alias belongs to one person" in example_cli("doctor", ok=False).output
+    example_cli("person", "add", "Alicia", "--alias", "小爱", "--force")
+    out = example_cli("doctor", ok=False).output
+    assert "! names: '小爱' is a name or alias of 2 people (alice, alicia)" in out

@@ -177,3 +177,77 @@ def test_chat_never_prints_the_credential_of_a_hand_edited_url(example_cli: Runn
     path.write_text(path.read_text().replace('base_url = ""', f'base_url = "http://lei:{secret}@127.0.0.1:9/v1"'))
     result = example_cli("chat", "alice", "-m", "hi", ok=False)
     assert secret not in result.output and "127.0.0.1:9" in result.output and "Traceback" not in result.output
+
+
+# -- config show | get | unset (issue 12) -------------------------------------------------------------------
+def test_config_show_does_not_truncate_and_shows_environment_overrides(cli: Runner):
+    long_url = "http://127.0.0.1:8080/" + "v1/" * 40
+    cli("config", "set", "llm.base_url", long_url)
+    shown = cli("config", "show", env={"COLUMNS": "80", "HEARTCOMPASS_LLM_MODEL": "qwen-from-env"}).output
+    assert "".join(shown.split()).count("v1/" * 40) == 1, shown
+    assert "qwen-from-env" in shown and "$HEARTCOMPASS_LLM_MODEL" in shown and "gpt-4o-mini" in shown
+
+
+def test_config_get_prints_the_value_in_use(cli: Runner):
+    assert cli("config", "get", "llm.model").output.strip() == "gpt-4o-mini"
+    assert cli("config", "get", "chat.reply_delay").output.strip() == "0.8,2.2"
+    assert cli("config", "get", "llm.reasoning").output.strip() == "false"
+    got = json.loads(cli("config", "get", "llm.model", "--json", env={"HEARTCOMPASS_LLM_MODEL": "m2"}).output)
+    assert got == {"key": "llm.model", "value": "m2", "source": "$HEARTCOMPASS_LLM_MODEL", "file_value": "gpt-4o-mini"}
+    bad = cli("config", "get", "llm.colour", ok=False)
+    assert bad.exit_code == 1 and "Valid keys" in bad.output
+
+
+def test_config_unset_restores_the_default_keeping_comments(cli: Runner):
+    cli("config", "set", "llm.model", "qwen2.5")
+    result = cli("config", "unset", "llm.model")
+    assert "removed" in result.output and subjects(cli.ws)[0] == "config: unset llm.model"
+    text = cli.ws.config_path.read_text()
+    assert "model =" not in text and "# auto | openai | ark | openai-compatible" in text
+    cli.ws.reload_config()
+    assert cli.ws.config.get("llm.model") == "gpt-4o-mini" and not cli.ws.config.is_set("llm.model")
+    n = len(subjects(cli.ws))
+    assert "not set" in cli("config", "unset", "llm.model").output and len(subjects(cli.ws)) == n
+
+
+def test_config_set_and_show_print_markup_as_text(cli: Runner):
+    result = cli("config", "set", "user.name", "[/]")
+    assert "user.name = '[/]'" in result.output
+    assert "'[/]'" in cli("config", "show").output
+
+
+def test_a_non_utf8_or_unreadable_settings_file_is_one_clear_line(cli: Runner):
+    path = cli.ws.config_path
+    path.write_bytes(path.read_bytes().replace(b'name = ""', b'name = "Ren\xe9"'))
+    result = cli("config", "show", ok=False)
+    assert result.exit_code == 1 and "heartcompass.toml:7:" in result.output and "UTF-8" in result.output
+    assert "Traceback" not in result.output
+    path.unlink()
+    path.mkdir()
+    result = cli("doctor", ok=False)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+
+
+def test_a_credential_put_in_by_hand_is_never_committed(cli: Runner):
+    path = cli.ws.config_path
+    secret = "sk-handputsecret1234567890abcd"
+    _hand_edit(path, f'base_url = "https://api.example.com/v1?api_key={secret}"')
+    n = len(subjects(cli.ws))
+    for args in (("config", "set", "llm.model", "qwen2.5"), ("config", "unset", "llm.model"), ("sync",)):
+        result = cli(*args, ok=False)
+        assert result.exit_code != 0 and secret not in result.output and "Traceback" not in result.output, args
+        assert ".env" in result.output or args == ("sync",)
+    assert len(subjects(cli.ws)) == n
+    from conftest import git
+
+    assert secret not in git(cli.ws, "log", "-p")
+
+
+def test_setting_names_complete_in_the_shell(cli: Runner):
+    from typer.testing import CliRunner
+
+    from heartcompass.cli.app import app
+
+    result = CliRunner().invoke(app, [], prog_name="heartcompass", env={
+        "_HEARTCOMPASS_COMPLETE": "complete_bash", "COMP_WORDS": "heartcompass config set llm.t", "COMP_CWORD": "3"})
+    assert result.output.split() == ["llm.temperature", "llm.timeout"]

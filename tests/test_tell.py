@@ -17,6 +17,12 @@ def berlin(who="L1"):
                         "evidence": [who]}]}
 
 
+def log_day(ws, slug="alice"):
+    from heartcompass.formats import dailylog
+
+    return dailylog.log_dates(ws.people_dir / slug)[-1]
+
+
 def facts(ws, slug="alice"):
     return memory_fmt.load(ws.people_dir / slug / "MEMORY.md").items(memory_fmt.FACTS)
 
@@ -28,8 +34,11 @@ def test_tell_with_yes_writes_commits_and_logs_the_note(example_cli: Runner, fak
     assert "-- Moves to Kyoto in January" in result.output
     assert facts(example_cli.ws)[0].startswith("- Moves to Berlin in March after a promotion (log ")
     assert subjects(example_cli.ws)[0] == "tell(alice): moving to Berlin"
-    note = log_entries(example_cli.ws, "alice")[-1]
-    assert (note.speaker, note.tags) == ("note", ["told"])
+    note, mark = log_entries(example_cli.ws, "alice")[-2:]
+    assert (note.speaker, note.tags) == ("note", [])
+    assert (mark.speaker, mark.tags) == ("mark", ["applied 1"])
+    assert f"people/alice/logs/{log_day(example_cli.ws)}.md" in git(example_cli.ws, "show", "--name-only", "HEAD")
+    assert not any(s.startswith("log(alice)") for s in subjects(example_cli.ws))  # the note is in the tell's commit
     assert "L1 [" in str(fake_llm.calls[0][-1].content) and "note · trusted" in str(fake_llm.calls[0][-1].content)
     assert git(example_cli.ws, "status", "--porcelain") == ""
 
@@ -86,16 +95,19 @@ def test_unknown_people_are_offered(example_cli: Runner, fake_llm):
 def test_a_bad_proposal_writes_nothing(example_cli: Runner, fake_llm):
     bad = {"summary": "x", "new_facts": [{"text": "no evidence", "evidence": []}]}
     fake_llm.enqueue(bad, bad)
-    head = git(example_cli.ws, "rev-parse", "HEAD")
+    before = facts(example_cli.ws)
     result = example_cli("tell", "alice", "She is moving", "--yes", ok=False)
     assert result.exit_code == 1 and "evidence" in result.output
-    assert git(example_cli.ws, "rev-parse", "HEAD") == head
+    assert facts(example_cli.ws) == before and "kept in the log as a note" in result.output
+    assert subjects(example_cli.ws)[0] == "tell(alice): noted, no proposal (model error)"
+    assert git(example_cli.ws, "show", "--name-only", "--format=", "HEAD").split() == [
+        f"people/alice/logs/{log_day(example_cli.ws)}.md"]
 
 
 def test_narrative_from_stdin(example_cli: Runner, fake_llm):
     fake_llm.enqueue(berlin(), NO_ONE_NEW)
     example_cli("tell", "alice", "--yes", input="She is moving to Berlin\n")
-    assert log_entries(example_cli.ws, "alice")[-1].text == "She is moving to Berlin"
+    assert log_entries(example_cli.ws, "alice")[-2].text == "She is moving to Berlin"
 
 
 def test_screenshots_go_to_the_model_as_images(example_cli: Runner, fake_llm, tmp_path):
@@ -143,3 +155,86 @@ def test_narrative_from_the_editor_drops_comment_lines(example_ws, monkeypatch, 
                       "p.write_text(p.read_text() + 'She adopted a dog\\n')\n")
     monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
     assert _from_editor(example_ws, resolve(example_ws, "alice")) == "She adopted a dog"
+
+
+def test_tell_from_a_missing_editor_is_a_clear_error(example_ws, monkeypatch):
+    import pytest
+
+    from heartcompass.cli.tell_cmd import _from_editor
+    from heartcompass.errors import HeartCompassError
+    from heartcompass.people import resolve
+
+    monkeypatch.setenv("EDITOR", "nonexistent-editor --wait")
+    with pytest.raises(HeartCompassError) as info:
+        _from_editor(example_ws, resolve(example_ws, "alice"))
+    assert "'nonexistent-editor'" in info.value.message and "$EDITOR" in info.value.message
+    assert not (example_ws.state_dir / "tell.md").exists()
+
+
+def test_the_narrative_is_logged_before_the_model_is_called(example_cli: Runner, fake_llm):
+    fake_llm.enqueue(*[FakeStatusError(503)] * 4, berlin())
+    result = example_cli("tell", "alice", "She is moving to Berlin", "--yes", ok=False)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    note = log_entries(example_cli.ws, "alice")[-1]
+    assert (note.speaker, note.text) == ("note", "She is moving to Berlin")
+    assert git(example_cli.ws, "status", "--porcelain") == ""
+    example_cli("garden")  # the gardener learns it later
+    assert any("Berlin" in f for f in facts(example_cli.ws))
+
+
+def _decline_interactively(monkeypatch, keep: bool):
+    from heartcompass.cli import tell_cmd
+
+    monkeypatch.setattr(tell_cmd, "interactive", lambda: True)
+    monkeypatch.setattr(tell_cmd, "_confirm", lambda question: False)  # No, or Ctrl-C (questionary: None)
+    monkeypatch.setattr(tell_cmd, "_ask_keep", lambda: keep)
+
+
+def test_declined_and_discarded_never_becomes_a_fact(example_cli: Runner, fake_llm, monkeypatch):
+    before = facts(example_cli.ws)
+    _decline_interactively(monkeypatch, keep=False)
+    fake_llm.enqueue(berlin(), NO_ONE_NEW)
+    result = example_cli("tell", "alice", "She is moving to Berlin")
+    assert "discarded" in result.output
+    note, mark = log_entries(example_cli.ws, "alice")[-2:]
+    assert note.text == "She is moving to Berlin" and (mark.speaker, mark.tags) == ("mark", ["discards 1"])
+    assert subjects(example_cli.ws)[0] == "tell(alice): discarded"
+    calls = len(fake_llm.calls)
+    example_cli("garden")  # nothing new for the gardener: no model call at all
+    assert len(fake_llm.calls) == calls and facts(example_cli.ws) == before
+
+
+def test_declined_and_kept_is_learned_by_the_gardener(example_cli: Runner, fake_llm, monkeypatch):
+    _decline_interactively(monkeypatch, keep=True)
+    fake_llm.enqueue(berlin(), NO_ONE_NEW)
+    result = example_cli("tell", "alice", "She is moving to Berlin")
+    assert "kept in the log as a note" in result.output
+    assert [e.speaker for e in log_entries(example_cli.ws, "alice")] == ["note"]
+    fake_llm.enqueue(berlin())
+    example_cli("garden")
+    assert any("Berlin" in f for f in facts(example_cli.ws))
+
+
+def test_ctrl_c_while_the_model_thinks_keeps_the_note(example_cli: Runner, fake_llm):
+    fake_llm.enqueue(KeyboardInterrupt())
+    result = example_cli("tell", "alice", "She is moving to Berlin", ok=False)
+    assert result.exit_code == 130, result.output
+    assert [e.text for e in log_entries(example_cli.ws, "alice")] == ["She is moving to Berlin"]
+    assert subjects(example_cli.ws)[0] == "tell(alice): noted, interrupted"
+
+
+def test_a_refused_commit_leaves_the_note_live_for_the_gardener(example_cli: Runner, fake_llm):
+    ws = example_cli.ws
+    hook = ws.root / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexit 1\n")
+    hook.chmod(0o755)
+    before = facts(ws)
+    fake_llm.enqueue(berlin(), NO_ONE_NEW)
+    result = example_cli("tell", "alice", "She is moving to Berlin", "--yes", ok=False)
+    assert result.exit_code == 1 and "rolled back" in result.output and facts(ws) == before, result.output[-1500:]
+    entries = log_entries(ws, "alice")
+    assert [(e.speaker, e.tags) for e in entries] == [("note", []), ("mark", ["applied 1"]), ("note", [])]
+    hook.unlink()
+    fake_llm.enqueue(berlin())
+    example_cli("garden")
+    assert any("Berlin" in f for f in facts(ws))

@@ -144,3 +144,13 @@ def _git(root, *args):
     import subprocess
 
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+
+def test_init_example_again_says_what_it_did(tmp_path):
+    target = tmp_path / "brain"
+    run("init", str(target))
+    result = run("init", str(target), "--example")
+    assert "added the example person" in result.output and "nothing was changed" not in result.output
+    assert len(git_log(target)) == 2
+    result = run("init", str(target), "--example")
+    assert "nothing was changed" in result.output and len(git_log(target)) == 2

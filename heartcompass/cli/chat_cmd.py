@@ -96,7 +96,7 @@ class ChatView:
         rev, tag = parse_time_travel(self.ws, self.as_of) if self.as_of else (None, None)
         self.session = ChatSession(self.ws, person, self.chat_model, settings=self.settings, rev=rev, tag=tag)
         c = preview(self.ws, person, rev)  # the prompt itself is built once per message, as it is sent
-        self.name = c.name
+        self.name = "Reflection" if c.voice == "reflection" else c.name  # your own person is not "you"
         for warning in c.warnings:  # said once, at the start
             err.print(f"[yellow]Warning:[/] {escape(warning)}")
         if not self.as_json and sys.stdin.isatty():
@@ -135,8 +135,16 @@ class ChatView:
         first_message = True
         streaming = False
         in_reasoning = False
+        # Until the first token arrives (a slow model can take many seconds), say so.
+        waiting = (out.status(f"[dim]{escape(self.name)} is typing…[/]", spinner="point")
+                   if out.is_terminal and not self.as_json else None)
+        if waiting:
+            waiting.start()
         try:
             for event in events:
+                if waiting:
+                    waiting.stop()
+                    waiting = None
                 if event.kind == "reasoning" and not self.as_json:
                     out.print(escape(reasoning_screen.feed(event.text)), style="dim italic", end="")
                     in_reasoning = True
@@ -158,12 +166,16 @@ class ChatView:
                         out.print()
                     streaming, first_message = False, False
         except KeyboardInterrupt:
+            if waiting:
+                waiting.stop()
             events.close()  # the partial reply is logged as cut off
             if streaming:
                 out.print()
             err.print("[dim](reply interrupted; /retry asks again)[/]")
             return True
         except HeartCompassError as exc:
+            if waiting:
+                waiting.stop()
             if streaming:
                 out.print()
             err.print(f"[bold red]Error:[/] {escape(exc.message)}")
@@ -173,6 +185,9 @@ class ChatView:
                 typer.echo(json.dumps({"message": sent, "replies": replies, "error": exc.message},
                                       ensure_ascii=False))
             return False
+        finally:
+            if waiting:
+                waiting.stop()
         if self.as_json:
             typer.echo(json.dumps({"person": self.session.person.slug, "message": sent, "replies": replies},
                                   ensure_ascii=False))
@@ -263,7 +278,7 @@ class ChatView:
                 sha = quote_and_commit(self.ws, self.session.person, arg)
                 out.print("[dim]Kept in VOICE.md: an example of how they write.[/]" if sha else "[dim]Already kept.[/]")
             elif cmd == "/retry":
-                self._run(self.session.reply(), "")
+                self._run(self.session.retry(), "")
             elif cmd == "/new":
                 self.session.new_topic()
                 out.print("[dim]Fresh start: recent turns are forgotten; memory stays.[/]")

@@ -1,4 +1,4 @@
-"""heartcompass config show | set"""
+"""heartcompass config show | get | set | unset"""
 
 
 from typing import Annotated
@@ -6,43 +6,114 @@ from typing import Annotated
 import typer
 
 from heartcompass.cli.common import escape, new_app, out, workspace
+from heartcompass.errors import ConfigError
 
 app = new_app("Show or change the workspace settings (heartcompass.toml).")
+
+
+def complete_key(incomplete: str) -> list[str]:
+    """Shell completion of setting names (config get/set/unset)."""
+    from heartcompass.config import KEYS
+
+    return [key for key in KEYS if key.startswith(incomplete)]
+
+
+KeyArg = Annotated[str, typer.Argument(help="Dotted key, e.g. llm.base_url.", autocompletion=complete_key)]
+
+
+def _effective(ws) -> dict[str, dict]:
+    """Each setting: its value, where it comes from (file, default or an
+    environment variable) and the file's value when the environment overrides it.
+    A credential put in the file by hand is never echoed (terminals get shared)."""
+    import os
+
+    from heartcompass.config import KEYS
+    from heartcompass.credentials import redact
+    from heartcompass.llm import ENV_OVERRIDES
+
+    def shown(value):
+        return redact(value) if isinstance(value, str) else value
+
+    cfg, out_ = ws.config, {}
+    for key in KEYS:
+        entry = {"value": shown(cfg.get(key)), "source": "file" if cfg.is_set(key) else "default"}
+        section, name = key.split(".", 1)
+        var = ENV_OVERRIDES.get(name) if section == "llm" else None
+        if var and os.environ.get(var):
+            entry.update(file_value=entry["value"], value=shown(os.environ[var]), source=f"${var}")
+        out_[key] = entry
+    return out_
+
+
+def _text(value) -> str:
+    return repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
 
 
 @app.command("show")
 def show(ctx: typer.Context,
          as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False) -> None:
-    """Every setting with its value (defaults included)."""
+    """Every setting with its value (defaults and environment overrides included)."""
     from heartcompass.config import KEYS
 
-    from heartcompass.credentials import redact
-
     ws = workspace(ctx)
-    # A credential put in the file by hand is never echoed (terminals get shared).
-    values = {k: redact(v) if isinstance(v, str) else v for k, v in ws.config.as_dict().items()}
+    values = _effective(ws)
     if as_json:
         import json
 
-        typer.echo(json.dumps(values, ensure_ascii=False, indent=2))
+        typer.echo(json.dumps({k: v["value"] for k, v in values.items()}, ensure_ascii=False, indent=2))
         return
-    from rich.table import Table
+    # One line per setting, wrapped rather than cut: a URL or model id is shown whole.
+    out.print(f"[dim]# {escape(str(ws.config_path))}[/]")
+    for key, entry in values.items():
+        source = ("" if entry["source"] in ("file", "default") else
+                  f" [yellow]from {escape(entry['source'])}[/] [dim](the file says {escape(_text(entry['file_value']))})[/]")
+        default = "  [dim](default)[/]" if entry["source"] == "default" else ""
+        out.print(f"[bold]{escape(key)}[/] = {escape(_text(entry['value']))}{source}{default}  "
+                  f"[dim]# {escape(KEYS[key].doc)}[/]")
 
-    table = Table(title=escape(str(ws.config_path)), title_justify="left", box=None)
-    table.add_column("key", style="bold")
-    table.add_column("value")
-    table.add_column("", style="dim")
-    for key, value in values.items():
-        table.add_row(key, escape(repr(value) if isinstance(value, str) else str(value)), KEYS[key].doc)
-    out.print(table)
+
+@app.command("get")
+def get(ctx: typer.Context,
+        key: KeyArg,
+        as_json: Annotated[bool, typer.Option("--json", help="Print as JSON (value and source).")] = False) -> None:
+    """One setting's value as used (an environment override wins over the file)."""
+    from heartcompass.config import KEYS, valid_keys_text
+
+    if key not in KEYS:
+        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
+    entry = _effective(workspace(ctx))[key]
+    if as_json:
+        import json
+
+        typer.echo(json.dumps({"key": key, **entry}, ensure_ascii=False))
+        return
+    value = entry["value"]
+    typer.echo(",".join(str(v) for v in value) if isinstance(value, list) else _text(value).strip("'")
+               if isinstance(value, bool) else str(value))
 
 
 @app.command("set")
 def set_(ctx: typer.Context,
-         key: Annotated[str, typer.Argument(help="Dotted key, e.g. llm.base_url.")],
+         key: KeyArg,
          value: Annotated[str, typer.Argument(help="New value.")]) -> None:
     """Change one setting, keeping the file's comments. Secrets are refused."""
     from heartcompass.audit import set_config
 
     new, sha = set_config(workspace(ctx), key, value)
-    out.print(f"{escape(key)} = {escape(repr(new))}" + (f"  [dim]({sha[:8]})[/]" if sha else "  [dim](unchanged)[/]"))
+    out.print(escape(f"{key} = {new!r}") + (f"  [dim]({sha[:8]})[/]" if sha else "  [dim](unchanged)[/]"))
+
+
+@app.command("unset")
+def unset(ctx: typer.Context,
+          key: KeyArg) -> None:
+    """Remove one setting from the file, so its default applies again."""
+    from heartcompass.audit import unset_config
+    from heartcompass.config import KEYS
+
+    removed, sha = unset_config(workspace(ctx), key)
+    default = KEYS[key].default
+    if not removed:
+        out.print(escape(f"{key} is not set in the file; its default is {default!r}.") + "  [dim](unchanged)[/]")
+    else:
+        out.print(escape(f"{key} removed; its default {default!r} applies.")
+                  + (f"  [dim]({sha[:8]})[/]" if sha else ""))

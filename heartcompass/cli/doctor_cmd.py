@@ -46,6 +46,7 @@ def doctor(ctx: typer.Context,
     _check_config_secrets(ws, line)
     _check_people(ws, line)
     _check_links(ws, line)
+    _check_names(ws, line)
     from heartcompass import llm
 
     try:
@@ -66,16 +67,12 @@ def doctor(ctx: typer.Context,
 
 def _check_config_secrets(ws, line) -> None:
     """A credential put into heartcompass.toml by hand: say so (redacted), it is committed."""
-    from heartcompass.config import KEYS
-    from heartcompass.credentials import secret_problem
+    from heartcompass.config import secrets_in
 
-    for key in KEYS:
-        value = ws.config.get(key)
-        problem = secret_problem(value) if isinstance(value, str) else None
-        if problem:
-            line(False, "secrets", f"{key} in {ws.config_path.name}: {problem} (the file is committed)",
-                 "Move the key to .env (git-ignored), e.g. HEARTCOMPASS_LLM_API_KEY=..., and remove it from "
-                 f"the value with 'heartcompass config set {key} ...'.")
+    for key, problem in secrets_in(ws.config):
+        line(False, "secrets", f"{key} in {ws.config_path.name}: {problem} (the file is committed)",
+             "Move the key to .env (git-ignored), e.g. HEARTCOMPASS_LLM_API_KEY=..., and remove it from "
+             f"the value with 'heartcompass config set {key} ...'.")
 
 
 def _check_git(ws, line) -> None:
@@ -103,8 +100,11 @@ def _check_people(ws, line) -> None:
 
     people = list_people(ws)
     problems = []
+    from heartcompass.formats import dailylog
+
     for person in people:
-        for path in person.files():
+        logs = [person.logs_dir / f"{day}.md" for day in dailylog.log_dates(person.dir)]
+        for path in [*person.files(), person.dir / "VOICE.md", *logs]:  # bad bytes anywhere are named here
             if path.exists():
                 try:
                     formats.validate(path)
@@ -149,6 +149,19 @@ def _check_links(ws, line) -> None:
              f"Add '- {{person: {a}, as: ...}}' to people/{b}/PROFILE.md if the link goes both ways.", warn=True)
     if not g.missing() and not g.one_sided():
         line(True, "links", f"{len(g.edges)} links between people, all mutual")
+
+
+def _check_names(ws, line) -> None:
+    from heartcompass.people import all_collisions
+
+    shared = all_collisions(ws)
+    for name, people in shared:
+        slugs = ", ".join(p.slug for p in people)
+        line(False, "names", f"{name!r} is a name or alias of {len(people)} people ({slugs}); looking it up is "
+             "ambiguous", f"Remove it from all but one of them ('heartcompass edit {people[-1].slug}'), or "
+             "archive a duplicate ('heartcompass person archive SLUG').", warn=True)
+    if not shared:
+        line(True, "names", "every name and alias belongs to one person")
 
 
 def _ping(ws, settings, line) -> None:

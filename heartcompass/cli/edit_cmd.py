@@ -1,30 +1,16 @@
 """heartcompass edit — open a person's file in your editor; validated, committed."""
 
 
-import os
-import shlex
-import shutil
-import subprocess
 from typing import Annotated
 
 import typer
 
 from heartcompass.cli.common import err, escape, interactive, out, workspace
-from heartcompass.errors import HeartCompassError
+from heartcompass.cli.editor import run_editor
 
 
 def register(app: typer.Typer) -> None:
     app.command("edit")(edit)
-
-
-def editor_command() -> list[str]:
-    for var in ("VISUAL", "EDITOR"):
-        if os.environ.get(var, "").strip():
-            return shlex.split(os.environ[var])
-    for fallback in ("nano", "vi"):
-        if shutil.which(fallback):
-            return [fallback]
-    raise HeartCompassError("No editor found.", "Set $EDITOR (e.g. export EDITOR=nano) and try again.")
 
 
 def edit(ctx: typer.Context,
@@ -50,7 +36,7 @@ def edit(ctx: typer.Context,
     scratch.write_text(original, encoding="utf-8")
     try:
         while True:
-            subprocess.run([*editor_command(), str(scratch)], check=False)
+            run_editor(scratch)
             text = scratch.read_text(encoding="utf-8")
             try:
                 formats.validate(path, text)
@@ -70,8 +56,19 @@ def edit(ctx: typer.Context,
             # Not committed (a hook refused)? It is a hand edit: the next command commits it as one.
             sha = audit.commit_or_roll_back(ws, [], f"edit({person.slug}): {filename} by hand", keep=[path])
         out.print(f"Saved {escape(ws.rel(path))}" + (f" [dim]({sha[:8]})[/]" if sha else "") + ".")
+        if filename == "PROFILE.md":
+            _warn_taken(ws, person)
     finally:
         scratch.unlink(missing_ok=True)
+
+
+def _warn_taken(ws, person) -> None:
+    """A name or alias typed by hand that someone else already answers to."""
+    from heartcompass.people import collisions
+
+    for c in collisions(ws, person.load_profile().names(), exclude=person.slug):
+        err.print(f"[yellow]Warning:[/] {escape(c.describe())}; looking it up is now ambiguous "
+                  "('heartcompass doctor' lists such names).")
 
 
 def ask_reopen() -> bool:

@@ -38,12 +38,27 @@ def garden(
     from heartcompass.gardener import Gardener, append_run_log
     from heartcompass.people import resolve
 
-    people = [resolve(ws, name) for name in person] if person else None
+    from heartcompass.people import list_people
+
+    people = [resolve(ws, name) for name in person] if person else list_people(ws)
     settings = llm.settings(ws, model)
     started = dt.datetime.now().astimezone()
-    gardener = Gardener(ws, lambda: llm.make_chat_model(ws, settings), dry_run=dry_run,
-                        review=_ask if review else None)
-    results = gardener.run(people)
+    shown = Progress(len(people), live=err.is_terminal and not review, plain=not (quiet or as_json))
+    gardener = _shown_gardener(Gardener, shown)(ws, lambda: llm.make_chat_model(ws, settings), dry_run=dry_run,
+                                                review=_ask if review else None)
+    try:
+        with shown:
+            results = gardener.run(people)
+    except (KeyboardInterrupt, StopGarden):
+        # One Ctrl-C stops the run: what is committed stays, the rest waits for the next run.
+        err.print("\n[yellow]Stopped.[/] Done so far:" if shown.results else "\n[yellow]Stopped[/] before any "
+                  "person was done.")
+        if shown.results:
+            _summary(shown.results)
+            if not dry_run:
+                append_run_log(ws, shown.results, started)
+        err.print("[dim]The others keep their new entries for the next 'heartcompass garden'.[/]")
+        raise typer.Exit(130) from None
     if not dry_run:
         append_run_log(ws, results, started)
     failed = [r for r in results if r.status in ("failed", "skipped")]
@@ -68,6 +83,61 @@ def _summary(results) -> None:
     print_columns(["person", "status", "entries", "events", "memory tokens", "commit"], rows, right={2})
 
 
+class StopGarden(Exception):
+    """Ctrl-C at a review question: stop the whole run, not just this person."""
+
+
+class Progress:
+    """Per-person progress on stderr: a live bar on a terminal, else one
+    plain line per person that had something to do (cron logs stay short)."""
+
+    def __init__(self, total: int, live: bool, plain: bool):
+        self.total, self.live, self.plain = total, live, plain
+        self.results: list = []
+        self._bar = self._task = None
+
+    def __enter__(self):
+        if self.live and self.total > 1:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
+
+            self._bar = Bar(TextColumn("[bold]garden[/]"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task("", total=self.total)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._bar:
+            self._bar.stop()
+
+    def start(self, person) -> None:
+        if self._bar:
+            self._bar.update(self._task, description=escape(person.slug))
+
+    def done(self, result) -> None:
+        self.results.append(result)
+        n = len(self.results)
+        if self._bar:
+            self._bar.update(self._task, completed=n)
+        elif self.plain and result.status != "up to date":
+            err.print(f"garden {n}/{self.total} {escape(result.slug)}: {result.status}"
+                      + (f", {result.entries} entr{'y' if result.entries == 1 else 'ies'}" if result.entries else ""),
+                      markup=False)
+
+
+def _shown_gardener(base, shown: Progress):
+    """The gardener, reporting each person as it starts and ends."""
+
+    class Shown(base):
+        def _one(self, person, *args, **kwargs):
+            shown.start(person)
+            result = super()._one(person, *args, **kwargs)
+            shown.done(result)
+            return result
+
+    return Shown
+
+
 def _ask(result) -> bool:
     out.rule(f"[bold]{escape(result.slug)}[/]: {result.entries} new entries")
     for diff in result.diffs.values():
@@ -78,7 +148,10 @@ def _ask(result) -> bool:
         return False
     import questionary
 
-    return bool(questionary.confirm(f"Write these changes for {result.slug}?", default=True).ask())
+    answer = questionary.confirm(f"Write these changes for {result.slug}?", default=True).ask()
+    if answer is None:  # Ctrl-C (questionary swallows it)
+        raise StopGarden()
+    return bool(answer)
 
 
 def _cron_line(root: Path) -> str:

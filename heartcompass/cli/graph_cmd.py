@@ -37,7 +37,9 @@ def graph(
     trees = [g.walk(root, depth or (2 if name else EVERYONE)) for root in roots]
     if fmt != "tree":
         keep = set().union(*(graph_mod.reachable(t) for t in trees)) if name else None
-        typer.echo((graph_mod.to_mermaid if fmt == "mermaid" else graph_mod.to_dot)(g, keep), nl=False)
+        from heartcompass.sanitize import strip_controls  # names come from hand-edited profiles
+
+        typer.echo(strip_controls((graph_mod.to_mermaid if fmt == "mermaid" else graph_mod.to_dot)(g, keep)), nl=False)
         return
     for root in trees:
         out.print("\n".join(tree_lines(root, g)))

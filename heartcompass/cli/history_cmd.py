@@ -43,21 +43,24 @@ def diff(ctx: typer.Context,
                                                       "hand edits, else the last change).", show_default=False)] = None
          ) -> None:
     """What changed in someone's files."""
+    from heartcompass import lineage
     from heartcompass.people import resolve
 
     ws = workspace(ctx)
     person = resolve(ws, name)
     if rev:
-        print_diff(ws.git.diff(ws.git.resolve(rev), [person.dir]))
+        sha = ws.git.resolve(rev)
+        then = lineage.dir_at(ws, person, sha)  # its folder may have had another name then
+        print_diff(ws.git.diff(sha, [person.dir] + ([then] if then != person.dir else [])))
         return
     pending = ws.git.diff(None, [person.dir])
     if pending.strip():
         out.print("[yellow]Uncommitted changes:[/]")
         print_diff(pending)
         return
-    commits = ws.git.log([person.dir], 1)
+    commits = lineage.history(ws, person, 1)
     if commits:
-        print_diff(ws.git.show(commits[0].sha, [person.dir]))
+        print_diff(ws.git.show(commits[0].sha, lineage.folders(ws, person)))
     else:
         out.print("[dim]No history for this person yet.[/]")
 

@@ -23,6 +23,7 @@ def import_(
     me: Annotated[Optional[str], typer.Option("--me", help="Your name as it appears in the export.",
                                               show_default=False)] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also show messages added per day.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Real messages go to the logs on their original dates, as trusted `import` entries."""
     from heartcompass import audit, importers
@@ -35,13 +36,20 @@ def import_(
     messages = importers.parse(fmt, text, file, today)
     found = importers.speakers(messages)
     me = _who_is_me(me, found, person)
-    _warn_about(messages, found, me, person, today)
+    matched, undated = _warn_about(messages, found, me, person, today)
     placeholders = importers.skipped(messages)
     real = len(messages) - sum(placeholders.values())
     skipped = _skipped_text(placeholders)
     with audit.writing(ws, "import"):
         audit.commit_pending(ws, [person])
         added = importers.to_logs(person.dir, messages, me)
+        summary = {"person": person.slug, "format": fmt, "messages": real, "added": sum(added.values()),
+                   "already_there": real - sum(added.values()), "days": dict(sorted(added.items())),
+                   "skipped": dict(placeholders), "undated_filed_under": today.isoformat() if undated else None,
+                   "undated": undated, "speakers": found, "speaker_is_person": matched, "commit": None}
+        if not added and as_json:
+            _print_json(summary)
+            return
         if not added:
             out.print(f"Nothing new: all {_n(real, 'message')} are already in people/{escape(person.slug)}/logs/."
                       + (f" Skipped {skipped}." if skipped else ""))
@@ -53,9 +61,12 @@ def import_(
         derived = []
         if voice.refresh(person.dir, person.load_profile().names()):  # their lines and rhythm, in the same commit
             derived.append(voice.path_of(person.dir))
-        audit.commit_or_roll_back(ws, derived, f"import({person.slug}): {total} messages from a {fmt} export",
-                                  "\n".join(f"- {day}: {n}" for day, n in sorted(added.items())), keep=paths,
-                                  what="the voice file")
+        summary["commit"] = audit.commit_or_roll_back(
+            ws, derived, f"import({person.slug}): {total} messages from a {fmt} export",
+            "\n".join(f"- {day}: {n}" for day, n in sorted(added.items())), keep=paths, what="the voice file")
+    if as_json:
+        _print_json(summary)
+        return
     if verbose:
         print_columns(["day", "messages added"], [[d, str(n)] for d, n in sorted(added.items())], right={1})
     days = sorted(added)
@@ -64,6 +75,12 @@ def import_(
               f"{span}); {real - total} already there"
               + (f"; skipped {skipped}" if skipped else "") + ". The next 'heartcompass garden' consolidates them."
               + ("" if verbose or len(days) == 1 else " Per day: --verbose."))
+
+
+def _print_json(summary: dict) -> None:
+    import json
+
+    typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
 
 
 def _skipped_text(counts) -> str:
@@ -77,14 +94,16 @@ def _n(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def _warn_about(messages, found: list[str], me: str, person, today: dt.date) -> None:
-    """Say what would otherwise surprise: a chat with someone else, undated lines filed under today."""
+def _warn_about(messages, found: list[str], me: str, person, today: dt.date) -> tuple[bool, int]:
+    """Say what would otherwise surprise: a chat with someone else, undated lines filed under today.
+    Returns whether a speaker is the person, and how many lines had no date."""
     from heartcompass.cli.common import err
     from heartcompass.importers import matches_person
 
     names = person.load_profile().names()
     others = [s for s in found if s != me]
-    if others and not any(matches_person(s, names) for s in others):
+    matched = not others or any(matches_person(s, names) for s in others)
+    if not matched:
         err.print(f"[yellow]Warning:[/] none of the speakers ({escape(', '.join(others))}) is "
                   f"{escape(names[0])} or one of their aliases. Is this the right person? "
                   f"If it is, add the name as an alias in people/{escape(person.slug)}/PROFILE.md.")
@@ -93,6 +112,7 @@ def _warn_about(messages, found: list[str], me: str, person, today: dt.date) -> 
         err.print(f"[yellow]Note:[/] {undated} {'message has' if undated == 1 else 'messages have'} no date "
                   f"stamp and {'is' if undated == 1 else 'are'} filed under today ({today.isoformat()}). "
                   "To date them, start lines with [YYYY-MM-DD HH:MM].")
+    return matched, undated
 
 
 def _who_is_me(me: str | None, found: list[str], person) -> str:

@@ -21,15 +21,17 @@ def init(
     example: Annotated[bool, typer.Option("--example", help="Also add an example person, Alice.")] = False,
 ) -> None:
     """Create a workspace: template files, people/me/, git, first commit."""
-    from heartcompass.workspace import DEFAULT_PATH, create_workspace
+    from heartcompass.workspace import DEFAULT_PATH, add_example, create_workspace
 
     target = (path or DEFAULT_PATH).expanduser()
     ws, created = create_workspace(target, force=force, example=example)
     if created:
         out.print(f"Created a HeartCompass workspace in [bold]{escape(str(ws.root))}[/].")
+    elif example and add_example(ws):
+        out.print(f"{escape(str(ws.root))} is already a HeartCompass workspace; added the example person (one commit).")
     else:
         out.print(f"{escape(str(ws.root))} is already a HeartCompass workspace; nothing was changed"
-                  + (" (the example person is there)." if example else "."))
+                  + (" (people/alice is already there)." if example else "."))
     if example:
         out.print("Example person: [bold]alice[/] — try 'heartcompass context alice'.")
     out.print("Next: 'heartcompass person add NAME'. Set a model with 'heartcompass config set llm.base_url URL' "

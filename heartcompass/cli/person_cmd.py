@@ -38,11 +38,17 @@ def add(
     related: Annotated[Optional[list[str]], typer.Option("--related", help="SLUG:WORDS, e.g. 'bob:her brother' "
                        "(repeatable).", show_default=False)] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Never ask; use defaults for what is missing.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Add even if someone else already has this name or "
+                                        "alias.")] = False,
 ) -> None:
-    """Add a person: PROFILE.md, EVENTS.md and MEMORY.md, one commit."""
+    """Add a person: PROFILE.md, EVENTS.md and MEMORY.md, one commit.
+
+    A name or alias someone already answers to (name, alias or folder name,
+    any case) is asked about in a terminal, refused otherwise (and with
+    --yes); --force adds anyway."""
     from heartcompass import audit
     from heartcompass.formats.profile import check_relation, normalize_mbti
-    from heartcompass.people import check_new_name
+    from heartcompass.people import check_new_name, refuse_taken
     from heartcompass.slugs import clean_name
 
     ws = workspace(ctx)
@@ -51,11 +57,45 @@ def add(
     if relation:
         check_relation(relation)
     normalize_mbti(mbti)
+    if not force:  # before asking for the rest
+        force = _allow_taken(lambda: refuse_taken(ws, [name, *(alias or [])]), yes)
     if interactive() and not yes and (relation is None or mbti is None or alias is None or about is None):
         relation, mbti, alias, about = _ask(name, relation, mbti, alias, about)
-    person = audit.add_person(ws, name, relation or "friend", mbti=mbti, aliases=list(alias or []),
-                              gender=gender, about=about, related=_parse_related(related or []))
+    person = _allowing_taken(lambda allow: audit.add_person(
+        ws, name, relation or "friend", mbti=mbti, aliases=list(alias or []), gender=gender, about=about,
+        related=_parse_related(related or []), allow_taken=allow), yes, force)
     out.print(f"Added [bold]{escape(name)}[/] in people/{escape(person.slug)}/.")
+
+
+def _allow_taken(check, yes: bool) -> bool:
+    """Run check(); if it finds a name or alias taken, warn and, in a
+    terminal, ask. True: go ahead anyway. Refused: NameTakenError."""
+    from heartcompass.people import NameTakenError
+
+    try:
+        check()
+        return False
+    except NameTakenError as exc:
+        if not interactive() or yes:
+            raise
+        import questionary
+
+        for c in exc.taken:
+            err.print(f"[yellow]Warning:[/] {escape(c.describe())}.")
+        err.print("[dim]Two people answering to one name makes that name ambiguous everywhere.[/]")
+        if not questionary.confirm("Go ahead anyway?", default=False).ask():
+            err.print("Nothing was changed.")
+            raise typer.Exit(1) from None
+        return True
+
+
+def _allowing_taken(action, yes: bool, force: bool):
+    """action(allow_taken) -> result, asking once if a name is taken."""
+    if force:
+        return action(True)
+    done = []
+    allow = _allow_taken(lambda: done.append(action(False)), yes)
+    return action(True) if allow else done[0]
 
 
 def _ask(name, relation, mbti, aliases, about):
@@ -93,7 +133,8 @@ def list_(ctx: typer.Context,
     from heartcompass.people_index import for_workspace
 
     ws = workspace(ctx)
-    rows = for_workspace(ws).summaries(list_people(ws))
+    user = str(ws.config.get("user.name") or "")
+    rows = for_workspace(ws).summaries(list_people(ws), user)
     if as_json:
         typer.echo(json.dumps([r.__dict__ for r in rows], ensure_ascii=False, indent=2))
     elif not rows:
@@ -117,10 +158,11 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
     from rich.panel import Panel
     from rich.table import Table
 
-    from heartcompass.people import resolve
+    from heartcompass.people import display_name, resolve
     from heartcompass.sanitize import strip_controls
 
-    person = resolve(workspace(ctx), name)
+    ws = workspace(ctx)
+    person = resolve(ws, name)
     prof, evs, mem = person.load_profile(), person.load_events(), person.load_memory()
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold")
@@ -138,7 +180,8 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
 
         shape = guidance(voice_fmt.load(path_of(person.dir)).rhythm, prof.name, persona=False)
         facts.add_row("rhythm", escape(shape or "not learned yet (import a real chat)"))
-    out.print(Panel(facts, title=f"[bold]{escape(prof.name)}[/]  [dim]people/{escape(person.slug)}[/]",
+    shown = display_name(prof, str(ws.config.get("user.name") or ""))
+    out.print(Panel(facts, title=f"[bold]{escape(shown)}[/]  [dim]people/{escape(person.slug)}[/]",
                     title_align="left"))
     body = prof.body.strip()
     if body:
@@ -162,11 +205,15 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
 @app.command("rename")
 def rename(ctx: typer.Context,
            old: Annotated[str, typer.Argument(help="Slug, name or alias.")],
-           new: Annotated[str, typer.Argument(help="The new name.")]) -> None:
+           new: Annotated[str, typer.Argument(help="The new name.")],
+           force: Annotated[bool, typer.Option("--force", help="Rename even if someone else already has this "
+                                               "name.")] = False) -> None:
     """Rename someone; their folder moves and links in other profiles follow."""
     from heartcompass import audit
 
-    person, linkers = audit.rename_person(workspace(ctx), old, new)
+    ws = workspace(ctx)
+    person, linkers = _allowing_taken(lambda allow: audit.rename_person(ws, old, new, allow_taken=allow),
+                                      False, force)
     out.print(f"Renamed to [bold]{escape(new)}[/] (people/{escape(person.slug)}/)."
               + (f" Links updated in: {', '.join(linkers)}." if linkers else ""))
 
@@ -214,9 +261,12 @@ def export(ctx: typer.Context,
 @app.command("import-card")
 def import_card(ctx: typer.Context,
                 file: Annotated[Path, typer.Argument(help="A V1 or V2 character card: JSON, or PNG with the card "
-                                                   "inside.")]) -> None:
+                                                   "inside.")],
+                force: Annotated[bool, typer.Option("--force", help="Import even if someone already has this "
+                                                    "name or alias.")] = False) -> None:
     """Create a person from a character card; unknown extension fields are kept in the profile."""
     from heartcompass import audit
 
-    person = audit.import_card(workspace(ctx), file)
+    ws = workspace(ctx)
+    person = _allowing_taken(lambda allow: audit.import_card(ws, file, allow_taken=allow), False, force)
     out.print(f"Added [bold]{escape(person.load_profile().name)}[/] in people/{escape(person.slug)}/ from the card.")

@@ -1,14 +1,13 @@
 """heartcompass tell — add knowledge by narrative or screenshots, after a look at the diff."""
 
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import ModelOption, escape, interactive, out, print_diff, workspace
+from heartcompass.cli.common import ModelOption, err, escape, interactive, out, print_diff, workspace
 from heartcompass.errors import HeartCompassError
 
 TEMPLATE = "\n# Tell HeartCompass about {name}: what happened, what changed. Lines starting with # are ignored.\n"
@@ -26,10 +25,15 @@ def tell(
     image: Annotated[Optional[list[Path]], typer.Option("--image", help="A chat screenshot (repeatable).",
                                                         show_default=False)] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only show the proposal; write nothing.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only show the proposal; write nothing, not even the note.")] = False,
     model: ModelOption = None,
 ) -> None:
-    """The model proposes changes to PROFILE.md, EVENTS.md and MEMORY.md; you confirm the diff."""
+    """The model proposes changes to PROFILE.md, EVENTS.md and MEMORY.md; you confirm the diff.
+
+    What you tell is logged as a note first, so nothing is lost if the model
+    cannot be reached. Declined (No, Ctrl-C): you choose to keep the note for
+    the gardener or discard it; without a terminal it is kept (exit 1).
+    --dry-run writes nothing at all, not even the note."""
     from heartcompass import audit, llm, tell as tell_mod
     from heartcompass.chat import now_in_zone
     from heartcompass.people import resolve
@@ -44,7 +48,26 @@ def tell(
     if not narrative and not images:
         raise HeartCompassError("Nothing to tell.", f'heartcompass tell {name} "She moved to Berlin in March"')
     settings = llm.settings(ws, model)
-    plan = tell_mod.plan(ws, llm.make_chat_model(ws, settings), person, narrative, now_in_zone(ws), images)
+    chat_model = llm.make_chat_model(ws, settings)
+    now = now_in_zone(ws)
+    note = None
+    if not dry_run:
+        with audit.writing(ws, "tell"):
+            audit.commit_pending(ws, [person])  # earlier edits get their own commit, not the tell's
+        note = tell_mod.log_note(person, narrative, now)
+    try:
+        with _thinking():
+            plan = tell_mod.plan(ws, chat_model, person, narrative, now, images)
+    except HeartCompassError:
+        if note:
+            _keep_quietly(ws, tell_mod, note, "no proposal (model error)")
+            err.print("[dim]What you told is kept in the log as a note; the next garden learns from it.[/]")
+        raise
+    except KeyboardInterrupt:
+        out.print()
+        if note:
+            _declined(ws, tell_mod, note, "interrupted")
+        raise typer.Exit(130) from None
     for p in plan.plans:
         for diff in p.diffs.values():
             print_diff(diff)
@@ -53,27 +76,83 @@ def tell(
     for new in plan.unknown:
         out.print(f"[yellow]Not in your workspace:[/] {escape(new.name)} — {escape(new.about)}")
     if dry_run:
-        out.print("[dim]Dry run: nothing written.[/]")
+        out.print("[dim]Dry run: nothing written, not even the note.[/]")
         return
     if plan.has_changes and not (yes or (interactive() and _confirm("Write these changes?"))):
+        if interactive():
+            _declined(ws, tell_mod, note, "proposal declined")
+            raise typer.Exit(0)
         with audit.writing(ws, "tell"):
-            tell_mod.keep_note_only(ws, plan)
-        out.print("Not applied. What you told is kept in the log as a note for the gardener"
-                  + ("" if interactive() else " (use --yes to apply without asking)") + ".")
-        raise typer.Exit(0 if interactive() else 1)
-    with audit.writing(ws, "tell"):
-        sha = tell_mod.apply_plan(ws, plan)
+            tell_mod.keep_note(ws, note)
+        out.print("Not applied. What you told is kept in the log as a note for the gardener "
+                  "(use --yes to apply without asking).")
+        raise typer.Exit(1)
+    try:
+        with audit.writing(ws, "tell"):
+            sha = tell_mod.apply_plan(ws, plan, note, now_in_zone(ws))
+    except HeartCompassError:
+        _keep_quietly(ws, tell_mod, note, "not applied")
+        err.print("[dim]What you told is kept in the log as a note; the next garden learns from it.[/]")
+        raise
     out.print(f"Written and committed [dim]({sha[:8] if sha else '-'})[/]." if plan.has_changes
-              else "Kept in the log as a note.")
+              else "Logged as a note; there was nothing to change in the files.")
     for new in plan.unknown:
         if interactive() and not yes and _confirm(f"Add {new.name} as a new person ({new.relation})?"):
             from heartcompass.formats.profile import RELATIONS
 
             relation = new.relation if new.relation in RELATIONS else "friend"
-            added = audit.add_person(ws, new.name, relation, about=new.about)
-            out.print(f"Added {escape(new.name)} in people/{escape(added.slug)}/.")
+            try:
+                added = audit.add_person(ws, new.name, relation, about=new.about)
+                out.print(f"Added {escape(new.name)} in people/{escape(added.slug)}/.")
+            except HeartCompassError as exc:  # the tell is done; this extra only reports
+                err.print(f"[yellow]Not added:[/] {escape(exc.message)}")
         elif not interactive() or yes:
             out.print(f"[dim]Add {escape(new.name)} with: heartcompass person add \"{escape(new.name)}\"[/]")
+
+
+def _keep_quietly(ws, tell_mod, note, why: str) -> None:
+    """On the way out after an error: commit the note if git lets us; if not,
+    it is on disk and the next command commits it. The first error is the one to show."""
+    from heartcompass import audit
+
+    try:
+        with audit.writing(ws, "tell"):
+            tell_mod.keep_note(ws, note, why)
+    except HeartCompassError:
+        pass
+
+
+def _declined(ws, tell_mod, note, why: str) -> None:
+    """Keep the logged note for the gardener, or discard it (a marker entry:
+    the log itself is never rewritten). Ctrl-C here keeps it: nothing lost."""
+    from heartcompass import audit
+    from heartcompass.chat import now_in_zone
+
+    keep = not interactive() or _ask_keep()
+    with audit.writing(ws, "tell"):
+        if keep:
+            tell_mod.keep_note(ws, note, why)
+        else:
+            tell_mod.discard_note(ws, note, now_in_zone(ws))
+    if keep:
+        out.print("Not applied. What you told is kept in the log as a note for the gardener.")
+    else:
+        out.print("Not applied, and discarded: the gardener will skip it (the log keeps the text).")
+
+
+def _thinking():
+    """A spinner while the model reads the narrative (seconds, on a slow model)."""
+    import contextlib
+
+    return out.status("[dim]The model is reading what you told…[/]") if out.is_terminal else contextlib.nullcontext()
+
+
+def _ask_keep() -> bool:
+    import questionary
+
+    keep = "Keep it as a note: the next garden may learn from it"
+    choice = questionary.select("Not applied. What you told:", choices=[keep, "Discard it"], default=keep).ask()
+    return choice != "Discard it"  # Ctrl-C (None) keeps it
 
 
 def _confirm(question: str) -> bool:
@@ -83,12 +162,12 @@ def _confirm(question: str) -> bool:
 
 
 def _from_editor(ws, person) -> str:
-    from heartcompass.cli.edit_cmd import editor_command
+    from heartcompass.cli.editor import run_editor
 
     scratch = ws.state_dir / "tell.md"
     scratch.write_text(TEMPLATE.format(name=person.slug), encoding="utf-8")
     try:
-        subprocess.run([*editor_command(), str(scratch)], check=False)
+        run_editor(scratch)
         lines = scratch.read_text(encoding="utf-8").splitlines()
     finally:
         scratch.unlink(missing_ok=True)

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from heartcompass.errors import FormatError, UnsafePathError
 
-PERSON_FILES = ("PROFILE.md", "EVENTS.md", "MEMORY.md")
 FILE_KINDS = {"profile": "PROFILE.md", "events": "EVENTS.md", "memory": "MEMORY.md", "voice": "VOICE.md"}
 
 

@@ -10,7 +10,24 @@
 Continuation lines are indented two spaces, so no message text can look like
 an entry. Speakers: me (the user), persona (simulated, untrusted), note (a
 fact the user stated, trusted), import:<who> (a real message, trusted).
-Tags in brackets mark what the gardener must know: [cut off], [as-of ...]."""
+Tags in brackets mark what the gardener must know: [cut off], [as-of ...].
+
+Logs are never rewritten, so taking an entry back is itself an entry, a
+marker (speaker `mark`) that names earlier entries of the same file by
+position (1-based, in file order; ranges allowed, separated by spaces):
+
+    - 14:07:01 · mark [supersedes 2-3] · replaced by /retry
+    - 14:09:30 · mark [discards 4] · tell declined; not for the gardener
+    - 14:09:30 · mark [applied 4] · tell applied it to the files
+
+supersedes: persona replies replaced by /retry (or cut off, then retried);
+discards: a note the user chose to drop; applied: a note `tell` already
+wrote into the files. The marked entries, and the markers themselves, are
+left out of the chat history and of what the gardener reads
+(Entry.dropped, effective_entries). Markers are read tolerantly: an unknown verb, a
+malformed or out-of-range position, or one that points at the marker itself,
+a later entry or another marker is ignored. A marker appended after the
+gardener already consolidated an entry cannot take it back out of memory."""
 
 from __future__ import annotations
 
@@ -28,6 +45,9 @@ _ENTRY = re.compile(
     r"^- (?P<time>\d{2}:\d{2}:\d{2}) · (?P<speaker>[^\s·\[\]]+)(?: \[(?P<tags>[^\]]*)\])? · ?(?P<text>.*)$"
 )
 TRUSTED_SPEAKERS = ("me", "note")
+MARK = "mark"
+MARK_VERBS = ("supersedes", "discards", "applied")
+_REF = re.compile(r"^(\d+)(?:-(\d+))?$")
 
 
 @dataclass
@@ -36,6 +56,8 @@ class Entry:
     speaker: str
     text: str
     tags: list[str] = field(default_factory=list)
+    # Set by parse(): a marker, or an entry a later marker takes back (see above).
+    dropped: bool = field(default=False, compare=False, repr=False)
 
     @property
     def trusted(self) -> bool:
@@ -75,6 +97,8 @@ def parse(text: str, path: Path | str) -> list[Entry]:
             raise FormatError(path, f"not a log entry: {line.strip()[:60]!r}", i,
                               "Logs are written by HeartCompass and append-only; restore the line with "
                               "'heartcompass restore' or 'git checkout' rather than editing it.")
+    for i in dropped(entries):
+        entries[i].dropped = True
     return entries
 
 
@@ -82,18 +106,20 @@ def load(path: Path) -> list[Entry]:
     return parse(read_text(path), path)
 
 
-def append(path: Path, entry: Entry, day: dt.date) -> None:
+def append(path: Path, entry: Entry, day: dt.date) -> int:
     """Append one entry as a single write, under an exclusive lock, flushed to
-    disk: two chats at once never interleave, and a crash loses nothing."""
-    append_many(path, [entry], day)
+    disk: two chats at once never interleave, and a crash loses nothing.
+    Returns the entry's position in the file (0-based), for a later marker."""
+    return append_many(path, [entry], day)
 
 
-def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = True) -> None:
+def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = True) -> int:
     """Append entries in one write (an import of a year of chats must not
     pay one fsync per message). durable=False leaves the flush to the caller
-    (an import writes every day file, then syncs once)."""
+    (an import writes every day file, then syncs once). Returns the first
+    entry's position in the file (0-based), for a later marker."""
     if not entries:
-        return
+        return -1
     from heartcompass import paths
     from heartcompass.atomic import writing
 
@@ -104,13 +130,80 @@ def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = 
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         data = "".join(e.render() for e in entries)
-        if os.fstat(fd).st_size == 0:
+        size = os.fstat(fd).st_size
+        position = _count_entries(_read_fd(path)) if size else 0
+        if size == 0:
             data = header(day) + data
-        os.write(fd, data.encode("utf-8"))
-        if durable:
-            os.fsync(fd)
+        with writing(path):  # a full disk is named, not a traceback
+            os.write(fd, data.encode("utf-8"))
+            if durable:
+                os.fsync(fd)
     finally:
         os.close(fd)
+    return position
+
+
+def _read_fd(path: Path) -> str:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as f:
+        return f.read().decode("utf-8", "replace")
+
+
+def _count_entries(text: str) -> int:
+    """How many entries parse() would find, without raising on a bad line."""
+    body = text.split("\n---\n", 1)[1] if text.startswith("---") and "\n---\n" in text else text
+    return sum(1 for line in body.splitlines() if _ENTRY.match(line))
+
+
+# -- markers ----------------------------------------------------------------------------
+def marker(time: str, verb: str, positions: list[int], why: str) -> Entry:
+    """A marker entry for the entries at these 0-based positions."""
+    if verb not in MARK_VERBS:
+        raise ValueError(f"unknown marker verb {verb!r}")
+    numbers = sorted({p + 1 for p in positions})
+    refs: list[str] = []
+    start = prev = None
+    for n in [*numbers, None]:
+        if start is not None and n == prev + 1:
+            prev = n
+            continue
+        if start is not None:
+            refs.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = n
+    return Entry(time, MARK, why, [f"{verb} {' '.join(refs)}"])
+
+
+def marked(entries: list[Entry]) -> dict[int, str]:
+    """0-based position -> verb, for every entry a valid marker names."""
+    out: dict[int, str] = {}
+    for own, entry in enumerate(entries):
+        if entry.speaker != MARK:
+            continue
+        for tag in entry.tags:
+            verb, _, refs = tag.partition(" ")
+            if verb not in MARK_VERBS:
+                continue
+            for ref in refs.split():
+                m = _REF.match(ref)
+                if not m:
+                    continue
+                first, last = int(m[1]), int(m[2] or m[1])
+                for n in range(first, min(last, own) + 1):  # only earlier entries
+                    if n >= 1 and entries[n - 1].speaker != MARK:
+                        out.setdefault(n - 1, verb)
+    return out
+
+
+def dropped(entries: list[Entry]) -> set[int]:
+    """0-based positions that chat history and the gardener leave out: the
+    markers and the entries they mark."""
+    return {i for i, e in enumerate(entries) if e.speaker == MARK} | set(marked(entries))
+
+
+def effective_entries(entries: list[Entry]) -> list[Entry]:
+    """The entries still in force: markers and what they mark left out."""
+    gone = dropped(entries)
+    return [e for i, e in enumerate(entries) if i not in gone]
 
 
 def log_dates(person_dir: Path) -> list[str]:
@@ -119,4 +212,10 @@ def log_dates(person_dir: Path) -> list[str]:
         names = os.listdir(person_dir / "logs")
     except FileNotFoundError:
         return []
+    except NotADirectoryError:
+        raise FormatError(person_dir / "logs", "is a file, not a folder",
+                          hint="Move it out of the way: HeartCompass keeps the daily logs in this folder.") from None
+    except PermissionError:
+        raise FormatError(person_dir / "logs", "cannot be read (permission denied)",
+                          hint=f"Give yourself access, e.g. 'chmod u+rwx {person_dir / 'logs'}'.") from None
     return sorted(n[:-3] for n in names if re.fullmatch(r"\d{4}-\d{2}-\d{2}\.md", n))

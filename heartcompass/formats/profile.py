@@ -13,7 +13,6 @@ from heartcompass.formats import frontmatter_doc as fm, read_text
 FILENAME = "PROFILE.md"
 RELATIONS = ("self", "family", "friend", "dating", "ambiguous", "tension",
              "broken_up", "failed", "stranger")
-KNOWN_FIELDS = ("name", "aliases", "relation", "mbti", "gender", "birthday", "tags", "related")
 BODY_SECTIONS = ("Personality", "How they talk", "Likes", "Dislikes", "Boundaries", "Background")
 _MBTI = re.compile(r"^[EI][NS][TF][JP](-[AT])?$")
 

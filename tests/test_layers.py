@@ -1,0 +1,66 @@
+"""The layers point one way (read from the source with ast, nothing is run):
+the core knows nothing of the terminal, and the file formats know nothing
+of models or git."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "heartcompass"
+TERMINAL = ("typer", "rich", "questionary", "prompt_toolkit", "click")
+HEAVY = ("langchain_core", "langchain_openai", "volcenginesdkarkruntime", "git", "gitdb", "watchdog")
+
+
+def imports(path: Path) -> set[str]:
+    """Every module a file imports, at any depth (lazy imports count too)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def modules(under: str = "") -> list[Path]:
+    return sorted(p for p in (PACKAGE / under).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _uses(names: set[str], roots: tuple[str, ...]) -> list[str]:
+    return sorted(n for n in names if n.split(".")[0] in roots)
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if "cli" not in p.relative_to(PACKAGE).parts
+                                  and p.name != "__main__.py"],  # the entry point starts the CLI
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_core_knows_nothing_of_the_terminal(path):
+    names = imports(path)
+    assert not _uses(names, TERMINAL), f"{path.name} imports terminal code"
+    assert not [n for n in names if n.startswith("heartcompass.cli")], f"{path.name} imports the CLI"
+
+
+@pytest.mark.parametrize("path", modules("formats"), ids=lambda p: p.name)
+def test_file_formats_know_nothing_of_models_or_git(path):
+    names = imports(path)
+    assert not _uses(names, HEAVY), f"formats/{path.name} imports {_uses(names, HEAVY)}"
+    assert not [n for n in names if n in ("heartcompass.llm", "heartcompass.gitrepo", "heartcompass.audit")]
+
+
+def test_git_lives_in_one_module():
+    users = [p.relative_to(PACKAGE).as_posix() for p in modules() if _uses(imports(p), ("git", "gitdb"))]
+    assert users == ["gitrepo.py"], users
+
+
+def test_model_providers_live_in_one_place():
+    users = [p.relative_to(PACKAGE).as_posix() for p in modules()
+             if _uses(imports(p), ("langchain_openai", "volcenginesdkarkruntime"))]
+    assert set(users) <= {"llm.py", "ark_reasoning.py"}, users
+
+
+def test_the_checker_sees_lazy_imports(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    import rich.console\n    from typer import Exit\n", encoding="utf-8")
+    assert _uses(imports(probe), TERMINAL) == ["rich.console", "typer"]
