@@ -278,3 +278,9 @@ def test_a_run_loads_only_the_command_it_names():
              "print(sorted(m for m in sys.modules if m.endswith('_cmd')), file=sys.stderr)")
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stderr.splitlines()[-1]
     assert loaded == "['heartcompass.cli.person_cmd']"
+
+
+def test_the_index_follows_user_name_for_your_own_person(cli: Runner, settled):
+    assert "Me" in cli("person", "list").output  # cached with no user.name
+    cli("config", "set", "user.name", "王磊")
+    assert "王磊" in cli("person", "list").output
