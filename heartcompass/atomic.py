@@ -4,7 +4,6 @@ crash sees the old file or the new one, never half of either."""
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import tempfile
 from contextlib import contextmanager
@@ -19,6 +18,8 @@ class ConcurrentEditError(HeartCompassError):
 
 
 def checksum(data: bytes | str) -> str:
+    import hashlib  # here: loading OpenSSL is a tenth of `person list`'s start
+
     if isinstance(data, str):
         data = data.encode("utf-8")
     return hashlib.sha256(data).hexdigest()

@@ -75,27 +75,36 @@ class CoachSession:
     turns: list[tuple[str, str]] = field(default_factory=list)   # (role, text) after the system prompt
     exchange: list[tuple[str, str]] = field(default_factory=list)  # (who, text) for saving to the log
 
+    built: context_mod.Context | None = field(default=None, repr=False)  # this turn's context
+
     def context(self) -> context_mod.Context:
-        return context_mod.build(self.ws, self.person, self.now, rules="coach.md", voice="about")
+        self.built = context_mod.build(self.ws, self.person, self.now, rules="coach.md", voice="about")
+        return self.built
+
+    @property
+    def name(self) -> str:
+        return (self.built or self.context()).name
 
     def advise(self, their_message: str, my_reply: str | None = None) -> Advice:
         """Advice on their (new) message; my_reply is what the user actually
-        sent after the previous advice, so the advice follows the conversation."""
-        name = self.context().name
+        sent after the previous advice, so the advice follows the conversation.
+        The context is built once per turn, from the files as they are now."""
+        ctx = self.context()
+        system, name = ctx.system, ctx.name
         if my_reply:
             self.exchange.append(("me", my_reply))
         self.exchange.append(("them", their_message))
         text = (f"I replied: {my_reply}\n\n" if my_reply else "") + f"{name} wrote:\n{their_message}"
         self.turns.append(("user", text))
-        advice = self._ask()
+        advice = self._ask(system)
         self.turns.append(("assistant", advice.model_dump_json()))
         return advice
 
-    def _ask(self) -> Advice:
+    def _ask(self, system: str) -> Advice:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
         kinds = {"user": HumanMessage, "assistant": AIMessage}
-        messages = [SystemMessage(content=self.context().system),
+        messages = [SystemMessage(content=system),
                     *[kinds[r](content=t) for r, t in self.turns]]
         last = ""
         for _ in range(2):
@@ -115,7 +124,7 @@ class CoachSession:
 
     def save(self) -> int:
         """Append the exchange to today's log as trusted notes, for the gardener."""
-        name = self.context().name
+        name = self.name
         day = self.now.date()
         path = dailylog.log_path(self.person.dir, day)
         for who, text in self.exchange:

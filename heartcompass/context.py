@@ -14,12 +14,13 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from heartcompass import prompts
 from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
 from heartcompass.formats import voice as voice_fmt
-from heartcompass.people import DEFAULT_SELF_NAME, Person, list_people
+from heartcompass.people import DEFAULT_SELF_NAME, Person
 from heartcompass.people import display_name as people_display_name
 from heartcompass.slugs import is_safe_slug
 from heartcompass.tokens import estimate_tokens
@@ -79,10 +80,11 @@ class Snapshot:
     neighbours: list[tuple[str, str, profile_fmt.Profile | None]]
     rev: str | None = None
     voice: voice_fmt.Voice | None = None
-    incoming: list[tuple[str, str, profile_fmt.Profile]] = field(default_factory=list)
+    incoming: list[tuple[str, str, Any]] = field(default_factory=list)  # (slug, as-words, ProfileFacts)
 
 
-def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
+def _reader(ws: Workspace, person: Person, rev: str | None):
+    """A function path -> text (None if missing), from disk or as at rev."""
     then = person.dir
     if rev is not None:
         from heartcompass import lineage
@@ -96,14 +98,20 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
             path = then / Path(path).name
         return ws.git.file_at(rev, path)
 
+    return read
+
+
+def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
+    read = _reader(ws, person, rev)
     prof_text = read(person.profile_path)
     if prof_text is None:
         raise PersonError(f"people/{person.slug}/PROFILE.md did not exist at {rev}.",
                           "Pick a later date or commit (see 'heartcompass log').")
     prof = profile_fmt.parse(prof_text, person.profile_path)
     ev_text = read(person.events_path)
-    evs = events_fmt.parse(ev_text, person.events_path) if ev_text is not None else events_fmt.new(
-        person.events_path, prof.name)
+    # read-only: the prompt never writes EVENTS.md back, so no copy of every event is kept
+    evs = (events_fmt.parse(ev_text, person.events_path, readonly=True) if ev_text is not None
+           else events_fmt.new(person.events_path, prof.name))
     mem_text = read(person.memory_path)
     mem = memory_fmt.parse(mem_text, person.memory_path) if mem_text is not None else memory_fmt.new(
         person.memory_path, prof.name)
@@ -122,18 +130,11 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
         except FormatError:  # a broken neighbour never breaks this chat
             neighbours.append((link["person"], link["as"], None))
     incoming = []
-    if rev is None:  # who links to this person (from their PROFILE frontmatter only)
+    if rev is None:  # who links to this person (from their PROFILE frontmatter only, through the index)
+        from heartcompass.people_index import for_workspace
+
         linked = {slug for slug, _, _ in neighbours}
-        for other in list_people(ws):
-            if other.slug == person.slug or other.slug in linked:
-                continue
-            try:
-                other_prof = other.load_profile()
-            except FormatError:
-                continue
-            for link in other_prof.related:
-                if link["person"] == person.slug:
-                    incoming.append((other.slug, link["as"], other_prof))
+        incoming = [link for link in for_workspace(ws).incoming(person.slug) if link[0] not in linked]
     return Snapshot(person, prof, evs, mem, estimate_tokens(prof_text), estimate_tokens(mem_text or ""),
                     neighbours, rev, voice, incoming)
 
@@ -310,17 +311,44 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
             parts.append(f"## {headings[key]}\n{body}" if headings[key] else body)
         reports.append(report)
     system = "\n\n".join(parts)
-    warnings = []
-    for label, tokens in (("PROFILE.md", snap.profile_tokens), ("MEMORY.md", snap.memory_tokens)):
-        if tokens > budget:
-            warnings.append(f"people/{person.slug}/{label} is about {tokens} tokens, more than the whole context "
-                            f"budget ({budget}), so parts of it are left out. Trim the file or raise "
-                            f"memory.context_budget_tokens.")
+    warnings = size_warnings(person, snap.profile_tokens, snap.memory_tokens, budget)
     history_budget = int(ws.config.get("chat.history_budget_tokens"))
     hist = recent_history(person, now.date(), history_budget, history_tag, fresh_after)
     hist_tokens = sum(estimate_tokens(text) for _, text in hist)
     return Context(system, hist, reports, left, warnings, budget, estimate_tokens(system), hist_tokens,
                    history_budget, rev, now.strftime("%Y-%m-%d %H:%M"), name, voice)
+
+
+def size_warnings(person: Person, profile_tokens: int, memory_tokens: int, budget: int) -> list[str]:
+    warnings = []
+    for label, tokens in (("PROFILE.md", profile_tokens), ("MEMORY.md", memory_tokens)):
+        if tokens > budget:
+            warnings.append(f"people/{person.slug}/{label} is about {tokens} tokens, more than the whole context "
+                            f"budget ({budget}), so parts of it are left out. Trim the file or raise "
+                            f"memory.context_budget_tokens.")
+    return warnings
+
+
+@dataclass
+class Preview:
+    name: str
+    warnings: list[str]
+    voice: str  # as Context.voice: "reflection" for the user's own person
+
+
+def preview(ws: Workspace, person: Person, rev: str | None = None) -> Preview:
+    """What a chat says as it opens (the name, files too big for the budget),
+    without building the prompt: the first message builds it, once."""
+    read = _reader(ws, person, rev)
+    prof_text = read(person.profile_path)
+    if prof_text is None:
+        raise PersonError(f"people/{person.slug}/PROFILE.md did not exist at {rev}.",
+                          "Pick a later date or commit (see 'heartcompass log').")
+    prof = profile_fmt.parse(prof_text, person.profile_path)
+    budget = int(ws.config.get("memory.context_budget_tokens"))
+    return Preview(display_name(ws, prof), size_warnings(person, estimate_tokens(prof_text),
+                                                         estimate_tokens(read(person.memory_path) or ""), budget),
+                   "reflection" if prof.relation == "self" else "persona")
 
 
 FEW_TURNS = 6

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from heartcompass.errors import FormatError
 from heartcompass.people import list_people
 from heartcompass.workspace import Workspace
 
@@ -82,17 +81,16 @@ class Node:
 
 
 def build(ws: Workspace) -> Graph:
+    from heartcompass.people_index import for_workspace
+
     graph = Graph()
-    for person in list_people(ws):
-        try:
-            prof = person.load_profile()
-        except FormatError:
-            graph.names[person.slug] = person.slug
+    for slug, facts in for_workspace(ws).profiles(list_people(ws)).items():
+        graph.names[slug] = facts.name if not facts.error else slug
+        if facts.error:
             continue
-        graph.names[person.slug] = prof.name
-        graph.relations[person.slug] = prof.relation
-        for link in prof.related:
-            graph.edges.append((person.slug, link["person"], link["as"]))
+        graph.relations[slug] = facts.relation
+        for target, words in facts.related:
+            graph.edges.append((slug, target, words))
     return graph
 
 

@@ -74,12 +74,13 @@ def display_name(prof: profile.Profile, user_name: str) -> str:
 
 
 def list_people(ws: Workspace) -> list[Person]:
+    folder = ws.people_dir  # once, and plain os.path below: at 2,000 people pathlib was a tenth of a chat's start
     try:
-        names = sorted(os.listdir(ws.people_dir))
+        names = sorted(os.listdir(folder))
     except FileNotFoundError:
         return []
-    return [Person(n, ws.people_dir / n) for n in names
-            if not n.startswith(".") and (ws.people_dir / n / profile.FILENAME).is_file()]
+    return [Person(n, folder / n) for n in names
+            if not n.startswith(".") and os.path.isfile(os.path.join(folder, n, profile.FILENAME))]
 
 
 def resolve(ws: Workspace, name: str) -> Person:

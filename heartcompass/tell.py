@@ -90,14 +90,17 @@ def image_url(path: Path) -> str:
 
 def mentioned(ws: Workspace, person: Person, narrative: str) -> list[Person]:
     """The person, then any other known person named in the narrative."""
+    from heartcompass.people_index import for_workspace
+
     out = [person]
     text = narrative.casefold()
-    for other in list_people(ws):
+    people = list_people(ws)
+    facts = for_workspace(ws).profiles(people)  # cached: not every profile parsed before the request
+    for other in people:
         if other.slug == person.slug:
             continue
-        try:
-            prof = other.load_profile()
-        except HeartCompassError:
+        prof = facts[other.slug]
+        if prof.error:
             continue
         if prof.relation == "self":
             continue  # the narrator: "me" in a narrative is not a mention
@@ -160,12 +163,11 @@ def _unknown_people(ws: Workspace, model: Any, narrative: str) -> list[NewPerson
         return []
     from langchain_core.messages import HumanMessage, SystemMessage
 
+    from heartcompass.people_index import for_workspace
+
     known = []
-    for p in list_people(ws):
-        try:
-            known += p.load_profile().names()
-        except HeartCompassError:
-            known.append(p.slug)
+    for slug, facts in for_workspace(ws).profiles(list_people(ws)).items():
+        known += [slug] if facts.error else facts.names()
     try:
         raw = structured_invoke(model, Mentions, [
             SystemMessage(content="List the people this narrative mentions by name who are not in the known list "

@@ -1,6 +1,5 @@
 """heartcompass chat — the terminal conversation with a persona."""
 
-from __future__ import annotations
 
 import json
 import random
@@ -82,7 +81,7 @@ class ChatView:
     def open(self, person) -> None:
         from heartcompass import audit
         from heartcompass.chat import ChatSession
-        from heartcompass.context import parse_time_travel
+        from heartcompass.context import parse_time_travel, preview
 
         from heartcompass.errors import GitError
         from heartcompass.lock import LockBusy
@@ -96,7 +95,7 @@ class ChatView:
                 err.print(f"[yellow]Warning:[/] {escape(exc.message)} [dim](Your messages are still logged.)[/]")
         rev, tag = parse_time_travel(self.ws, self.as_of) if self.as_of else (None, None)
         self.session = ChatSession(self.ws, person, self.chat_model, settings=self.settings, rev=rev, tag=tag)
-        c = self.session.context()
+        c = preview(self.ws, person, rev)  # the prompt itself is built once per message, as it is sent
         self.name = "Reflection" if c.voice == "reflection" else c.name  # your own person is not "you"
         for warning in c.warnings:  # said once, at the start
             err.print(f"[yellow]Warning:[/] {escape(warning)}")

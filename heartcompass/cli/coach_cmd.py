@@ -1,6 +1,5 @@
 """heartcompass coach — what to reply to the real person."""
 
-from __future__ import annotations
 
 import sys
 from typing import Annotated, Optional
@@ -40,7 +39,7 @@ def coach(
         raise HeartCompassError("No message to coach on.", f"heartcompass coach {name} \"the message they sent\"")
     settings = llm.settings(ws, model)
     session = CoachSession(ws, person, llm.make_chat_model(ws, settings), now_in_zone(ws))
-    show = (lambda a: typer.echo(advice_json(a))) if as_json else lambda a: render(a, session.context().name)
+    show = (lambda a: typer.echo(advice_json(a))) if as_json else lambda a: render(a, session.name)
     show(session.advise(message.strip()))
     while follow:
         mine = _read("What did you reply? (Enter to skip) ")

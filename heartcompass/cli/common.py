@@ -8,14 +8,30 @@ import sys
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
 from typer.core import TyperGroup
 
 from heartcompass.errors import HeartCompassError
 from heartcompass.sanitize import strip_controls
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+class LazyConsole:
+    """A rich Console made on first use: importing rich.console is a fifth
+    of what --help costs, and --help never prints through it."""
+
+    def __init__(self, **settings: Any):
+        self._settings = settings
+        self._console = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._settings)
+        return getattr(self._console, name)
+
+
+out = LazyConsole(highlight=False, soft_wrap=True)
+err = LazyConsole(stderr=True, highlight=False, soft_wrap=True)
 DEBUG_ENV = "HEARTCOMPASS_DEBUG"
 # Every command that calls a model takes the same override.
 ModelOption = Annotated[Optional[str], typer.Option("--model", help="Use this model instead of llm.model.",
@@ -95,7 +111,9 @@ def escape(text: object) -> str:
 
 def print_columns(headers: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> None:
     """A plain aligned table. rich's Table costs ~0.5 ms a row to lay out,
-    too slow for `person list` of hundreds of people; this stays CJK-aware."""
+    too slow for `person list` of hundreds of people, and even rich's
+    Console is a fifth of that command's start: this writes plain lines
+    (bold header on a terminal), CJK-aware, control characters removed."""
     from rich.cells import cell_len
 
     headers = [strip_controls(h) for h in headers]  # names and file text: never terminal controls
@@ -109,8 +127,8 @@ def print_columns(headers: list[str], rows: list[list[str]], right: set[int] = f
             parts.append(pad + cell if i in right else cell + pad)
         return "  ".join(parts).rstrip()
 
-    out.print(fmt(headers), style="bold", markup=False, highlight=False)
-    out.print("\n".join(fmt(r) for r in rows), markup=False, highlight=False)
+    typer.secho(fmt(headers), bold=True)  # the style is dropped when stdout is not a terminal
+    typer.echo("\n".join(fmt(r) for r in rows))
 
 
 def print_diff(text: str) -> None:

@@ -1,6 +1,5 @@
 """heartcompass config show | get | set | unset"""
 
-from __future__ import annotations
 
 from typing import Annotated
 

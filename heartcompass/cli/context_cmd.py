@@ -1,6 +1,5 @@
 """heartcompass context — exactly what chat would send."""
 
-from __future__ import annotations
 
 import json
 from typing import Annotated, Optional

@@ -1,6 +1,5 @@
 """heartcompass doctor — is everything set up? Each check says its fix."""
 
-from __future__ import annotations
 
 import time
 from typing import Annotated

@@ -1,6 +1,5 @@
 """heartcompass edit — open a person's file in your editor; validated, committed."""
 
-from __future__ import annotations
 
 from typing import Annotated
 

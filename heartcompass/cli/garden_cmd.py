@@ -1,6 +1,5 @@
 """heartcompass garden — the nightly consolidation (run it from cron)."""
 
-from __future__ import annotations
 
 import datetime as dt
 import json

@@ -1,6 +1,5 @@
 """heartcompass graph — how the people in your life are connected."""
 
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

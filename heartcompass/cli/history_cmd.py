@@ -1,6 +1,5 @@
 """heartcompass log | diff | undo | restore — the audit trail."""
 
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

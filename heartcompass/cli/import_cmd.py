@@ -1,6 +1,5 @@
 """heartcompass import — bring a real chat export into someone's logs."""
 
-from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path

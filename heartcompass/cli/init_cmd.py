@@ -1,6 +1,5 @@
 """heartcompass init"""
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Optional

@@ -1,6 +1,5 @@
 """heartcompass person add | list | show | rename | archive"""
 
-from __future__ import annotations
 
 import json
 from pathlib import Path
@@ -130,11 +129,12 @@ def _ask(name, relation, mbti, aliases, about):
 def list_(ctx: typer.Context,
           as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False) -> None:
     """Everyone in the workspace (archived people are hidden)."""
-    from heartcompass.people import list_people, summarize
+    from heartcompass.people import list_people
+    from heartcompass.people_index import for_workspace
 
     ws = workspace(ctx)
     user = str(ws.config.get("user.name") or "")
-    rows = [summarize(p, user) for p in list_people(ws)]
+    rows = for_workspace(ws).summaries(list_people(ws), user)
     if as_json:
         typer.echo(json.dumps([r.__dict__ for r in rows], ensure_ascii=False, indent=2))
     elif not rows:

@@ -1,6 +1,5 @@
 """heartcompass sync — share one brain between devices through your own git remote."""
 
-from __future__ import annotations
 
 from typing import Annotated
 

@@ -1,6 +1,5 @@
 """heartcompass tell — add knowledge by narrative or screenshots, after a look at the diff."""
 
-from __future__ import annotations
 
 import sys
 from pathlib import Path

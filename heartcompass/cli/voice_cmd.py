@@ -1,6 +1,5 @@
 """heartcompass voice / quote — the person's own words and rhythm (VOICE.md)."""
 
-from __future__ import annotations
 
 import json
 from typing import Annotated

@@ -1,6 +1,5 @@
 """heartcompass watch — commit hand edits from any editor as they happen."""
 
-from __future__ import annotations
 
 from typing import Annotated
 

@@ -54,7 +54,7 @@ class EventsFile:
     path: Path
     preamble: str
     events: list[Event] = field(default_factory=list)
-    _orig_events: list[Event] = field(default_factory=list, repr=False)
+    _orig_events: list[Event] | None = field(default_factory=list, repr=False)  # None: parsed only to read
 
     def sorted_events(self) -> list[Event]:
         return sorted(self.events, key=lambda e: e.date, reverse=True)
@@ -90,7 +90,10 @@ def parse_line(line: str, path: Path | str, lineno: int) -> Event:
     return Event(date, text, weight, source)
 
 
-def parse(text: str, path: Path) -> EventsFile:
+def parse(text: str, path: Path, *, readonly: bool = False) -> EventsFile:
+    """readonly: for a reader such as the prompt, which never renders the
+    file back: no copy of every event is kept to detect changes (most of
+    the time of a 100,000-event file), and render() refuses the result."""
     doc = fm.parse(text, path)
     body_start = text.count("\n", 0, len(text) - len(doc.body))  # lines before the body
     preamble: list[str] = []
@@ -106,7 +109,8 @@ def parse(text: str, path: Path) -> EventsFile:
                               lineno, FORMAT_HINT)
     pre = "\n".join(preamble).rstrip("\n")
     # a copy of each event: a changed weight must count as a change
-    return EventsFile(doc, path, pre + "\n\n" if pre else "", events, [replace(e) for e in events])
+    return EventsFile(doc, path, pre + "\n\n" if pre else "", events,
+                      None if readonly else [replace(e) for e in events])
 
 
 def load(path: Path) -> EventsFile:
@@ -114,6 +118,8 @@ def load(path: Path) -> EventsFile:
 
 
 def render(ef: EventsFile) -> str:
+    if ef._orig_events is None:  # its original order and bytes were not kept: rendering could reorder them
+        raise ValueError(f"{ef.path} was parsed read-only; load it without readonly to write it.")
     if ef.events == ef._orig_events and ef.doc._orig_text is not None:
         return fm.render(ef.doc)  # unchanged: the original bytes
     lines = "".join(e.render() + "\n" for e in ef.sorted_events())

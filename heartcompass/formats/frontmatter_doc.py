@@ -1,7 +1,8 @@
 """The shared layer under every format: YAML frontmatter plus a Markdown body.
 
-python-frontmatter finds and loads the frontmatter; this module owns the exact
-bytes. Its `dumps` alone is not a stable renderer (it sorts keys, strips the
+PyYAML loads the frontmatter (imported on first use: `person list` answers
+from people_index without it); this module owns the exact bytes.
+python-frontmatter's `dumps` alone is not a stable renderer (it sorts keys, strips the
 body's trailing newline and reflows lists), so we keep the original text of
 each part and reuse it when that part did not change: load + save of an
 unchanged file is a byte-for-byte no-op."""
@@ -13,24 +14,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-from frontmatter.default_handlers import YAMLHandler
-
 from heartcompass.errors import FormatError
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^---[ \t]*\r?$\n?", re.MULTILINE)
 
 
-class _FastYAML(YAMLHandler):
-    def load(self, fm: str, **kwargs: Any) -> Any:
-        kwargs.setdefault("Loader", _Loader)
-        return super().load(fm, **kwargs)
+def _yaml():
+    import yaml
+
+    return yaml
 
 
-_HANDLER = _FastYAML()
+def _load(text: str) -> Any:
+    yaml = _yaml()
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def _dumper():
+    yaml = _yaml()
+    return getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 @dataclass
@@ -57,8 +60,8 @@ def parse(text: str, path: Path | str) -> Document:
     raw_meta = text[m.end():close.start()]
     body = text[close.end():]
     try:
-        meta = _HANDLER.load(raw_meta) if raw_meta.strip() else {}
-    except yaml.YAMLError as exc:
+        meta = _load(raw_meta) if raw_meta.strip() else {}
+    except _yaml().YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else None  # +1 fence, +1 one-based
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -77,10 +80,10 @@ def dump_meta(meta: dict[str, Any], flow_keys: tuple[str, ...] = ()) -> str:
     out = []
     for key, value in meta.items():
         if key in flow_keys and isinstance(value, dict):
-            flow = yaml.dump(value, Dumper=_Dumper, allow_unicode=True, default_flow_style=True, width=1_000_000)
+            flow = _yaml().dump(value, Dumper=_dumper(), allow_unicode=True, default_flow_style=True, width=1_000_000)
             out.append(f"{key}: {flow.strip()}\n")
         else:
-            out.append(yaml.dump({key: value}, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+            out.append(_yaml().dump({key: value}, Dumper=_dumper(), sort_keys=False, allow_unicode=True,
                                  default_flow_style=False, width=10_000))
     return "".join(out)
 
@@ -137,9 +140,9 @@ def _patch_meta(doc: Document) -> str:
         lines[start:end] = [edits[key]]
     raw = "".join(lines) + "".join(dump_meta({k: doc.meta[k]}, doc.flow_keys) for k in changed if k not in doc._orig_meta)
     try:
-        if _HANDLER.load(raw) == doc.meta:
+        if _load(raw) == doc.meta:
             return raw
-    except yaml.YAMLError:
+    except _yaml().YAMLError:
         pass
     return dump_meta(doc.meta, doc.flow_keys)
 
