@@ -15,8 +15,8 @@ def register(app: typer.Typer) -> None:
 
 def edit(ctx: typer.Context,
          name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
-         file: Annotated[str, typer.Argument(help="profile, events or memory.")] = "profile") -> None:
-    """Edit PROFILE.md, EVENTS.md or MEMORY.md; an invalid result never reaches the file."""
+         file: Annotated[str, typer.Argument(help="profile, events, memory or voice.")] = "profile") -> None:
+    """Edit PROFILE.md, EVENTS.md, MEMORY.md or VOICE.md; an invalid result never reaches the file."""
     from heartcompass import audit, formats
     from heartcompass.atomic import file_checksum, write_atomic
     from heartcompass.errors import FormatError

@@ -81,7 +81,7 @@ def undo(ctx: typer.Context,
 
 def restore(ctx: typer.Context,
             name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
-            file: Annotated[str, typer.Argument(help="profile, events or memory.")],
+            file: Annotated[str, typer.Argument(help="profile, events, memory or voice.")],
             at: Annotated[str, typer.Option("--at", help="The commit to bring the file back from.")]) -> None:
     """Bring one file back as it was at a commit, as a new commit."""
     from heartcompass import audit
