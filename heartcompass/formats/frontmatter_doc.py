@@ -1,8 +1,8 @@
 """The shared layer under every format: YAML frontmatter plus a Markdown body.
 
-PyYAML loads the frontmatter (imported on first use: `person list` answers
-from people_index without it); this module owns the exact bytes.
-python-frontmatter's `dumps` alone is not a stable renderer (it sorts keys, strips the
+python-frontmatter's YAML handler loads the frontmatter (imported on first
+use: `person list` answers from people_index without it); this module owns
+the exact bytes. Its `dumps` alone is not a stable renderer (it sorts keys, strips the
 body's trailing newline and reflows lists), so we keep the original text of
 each part and reuse it when that part did not change: load + save of an
 unchanged file is a byte-for-byte no-op."""
@@ -26,9 +26,27 @@ def _yaml():
     return yaml
 
 
+_HANDLER = None
+
+
 def _load(text: str) -> Any:
-    yaml = _yaml()
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    """python-frontmatter's YAML handler, on PyYAML's C loader when there is
+    one; imported on first use, so `person list` (served from the people
+    index) and --help never pay for it."""
+    global _HANDLER
+    if _HANDLER is None:
+        from frontmatter.default_handlers import YAMLHandler
+
+        yaml = _yaml()
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+        class _FastYAML(YAMLHandler):
+            def load(self, fm: str, **kwargs: Any) -> Any:
+                kwargs.setdefault("Loader", loader)
+                return super().load(fm, **kwargs)
+
+        _HANDLER = _FastYAML()
+    return _HANDLER.load(text)
 
 
 def _dumper():
