@@ -249,6 +249,7 @@ class Workbench:
     touched: set[str] = field(default_factory=set)   # which files' content changed
     days_read: set[str] = field(default_factory=set)  # logs whose new entries this run read
     event_index: "EventIndex | None" = field(default=None, repr=False, compare=False)  # see events_index()
+    event_undo: list | None = field(default=None, repr=False, compare=False)  # (event, old copy) since a snapshot
 
     def is_protected(self, line: str) -> bool:
         return line in self.protected or line.rstrip().endswith("(hand)")
@@ -737,6 +738,8 @@ def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source) 
             _thread_for_hand_line(wb, line, text, source or "log")
         return
     idx, before = events_index(wb), copy.copy(event)
+    if wb.event_undo is not None:  # put back in place if the proposal is rejected (gardener._restore)
+        wb.event_undo.append((event, before))
     if idx is not None and not idx.holds(event):  # not (or no longer) in the list: rebuilt when next asked
         idx = wb.event_index = None
     if weight is not None:

@@ -94,3 +94,19 @@ def test_the_index_is_rebuilt_when_the_list_is_restored_replaced_or_grown_around
     wb.today = TODAY + dt.timedelta(days=400)  # another day or half-life: other scores
     check(wb, rng, half_life=30.0)
     check(wb, rng, half_life=7.0)
+
+
+def test_a_restored_snapshot_puts_changed_events_back_in_place():
+    first, second = events_fmt.Event(TODAY, "hiking", 0.5, "log"), events_fmt.Event(TODAY, "the sea", None)
+    wb = bench([first, second])
+    snap = _snapshot(wb)
+    _change_event(wb, first, 0.9, "hiking in the rain", "chat")
+    _change_event(wb, first, 0.1, None, None)
+    _remove_event(wb, second)
+    _add_event(wb, TODAY, "new", 1.0, "log")
+    assert len(wb.changes) == 4
+    _restore(wb, snap)
+    assert wb.events.events == [events_fmt.Event(TODAY, "hiking", 0.5, "log"), events_fmt.Event(TODAY, "the sea", None)]
+    assert wb.events.events[0] is first and wb.events.events[1] is second  # the ones shown to the model
+    assert wb.changes == [] and wb.counts == {"events_added": 0, "events_changed": 0}
+    assert shown_events(wb, items(), 800, 30.0) == _shown_by_walk(wb, items(), 800, 30.0)
