@@ -11,6 +11,7 @@ becomes an open thread that quotes both."""
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
 from dataclasses import dataclass, field
@@ -247,6 +248,8 @@ class Workbench:
     counts: dict[str, int] = field(default_factory=lambda: {"events_added": 0, "events_changed": 0})
     touched: set[str] = field(default_factory=set)   # which files' content changed
     days_read: set[str] = field(default_factory=set)  # logs whose new entries this run read
+    event_index: "EventIndex | None" = field(default=None, repr=False, compare=False)  # see events_index()
+    event_undo: list | None = field(default=None, repr=False, compare=False)  # (event, old copy) since a snapshot
 
     def is_protected(self, line: str) -> bool:
         return line in self.protected or line.rstrip().endswith("(hand)")
@@ -255,11 +258,148 @@ class Workbench:
 SECTION_IDS = (("F", memory_fmt.FACTS), ("C", memory_fmt.CHATS), ("T", memory_fmt.THREADS))
 
 
+class EventIndex:
+    """wb.events.events ranked and indexed once, then kept up to date by the
+    operations below (_add_event, _change_event, _remove_event), so a chunk's
+    work does not grow with the person's history: the shown events are picked
+    with a few binary searches, and a duplicate is found by (date, text).
+
+    Ranks are (-score, seq): seq is the position in the list (new events
+    get the next one), so ties keep the list's order, as a stable sort does.
+    The index belongs to one list object of one length for one (today,
+    half-life); anything else (a restored snapshot, a list replaced or grown
+    by other code) rebuilds it, see events_index()."""
+
+    def __init__(self, wb: Workbench, half_life: float):
+        self.events = wb.events.events
+        self.today, self.half_life = wb.today, half_life
+        self.rank: dict[int, tuple[float, int]] = {}          # id(event) -> its key
+        self.by_key: dict[tuple[float, int], events_fmt.Event] = {}
+        self.cost: dict[int, int] = {}                         # id(event) -> tokens shown
+        self.buckets: dict[int, list[tuple[float, int]]] = {}  # cost -> sorted keys
+        self.by_date: dict[dt.date, list[tuple[float, int]]] = {}  # date -> sorted keys
+        self.same: dict[tuple[dt.date, str], list[tuple[int, events_fmt.Event]]] = {}  # dedup, in list order
+        self.seq = 0
+        for event in self.events:
+            self._insert(event, self._next())
+        self.count = len(self.events)
+
+    def _next(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def valid(self, wb: Workbench, half_life: float | None = None) -> bool:
+        return (self.events is wb.events.events and len(self.events) == self.count and self.today == wb.today
+                and (half_life is None or half_life == self.half_life))
+
+    def _insert(self, event: events_fmt.Event, seq: int) -> None:
+        from bisect import insort
+
+        from heartcompass.context import score
+
+        key = (-score(event, self.today, self.half_life), seq)
+        cost = estimate_tokens(event.render()) + 2
+        self.rank[id(event)], self.by_key[key], self.cost[id(event)] = key, event, cost
+        insort(self.buckets.setdefault(cost, []), key)
+        insort(self.by_date.setdefault(event.date, []), key)
+        insort(self.same.setdefault((event.date, _norm(event.text)), []), (seq, event))
+
+    def _drop(self, event: events_fmt.Event, date: dt.date, text: str) -> int:
+        from bisect import bisect_left
+
+        key, cost = self.rank.pop(id(event)), self.cost.pop(id(event))
+        del self.by_key[key]
+        for keys in (self.buckets[cost], self.by_date[date]):
+            del keys[bisect_left(keys, key)]
+        same = self.same[(date, _norm(text))]
+        same.remove(next(pair for pair in same if pair[1] is event))
+        return key[1]
+
+    def holds(self, event: events_fmt.Event) -> bool:
+        key = self.rank.get(id(event))
+        return key is not None and self.by_key[key] is event
+
+    # -- kept up to date by the operations
+    def added(self, event: events_fmt.Event) -> None:
+        self._insert(event, self._next())
+        self.count += 1
+
+    def changed(self, event: events_fmt.Event, before: events_fmt.Event) -> None:
+        """event's fields changed in place; before: a copy with the old fields."""
+        self._insert(event, self._drop(event, before.date, before.text))
+
+    def removed(self, event: events_fmt.Event, events: list[events_fmt.Event]) -> None:
+        self._drop(event, event.date, event.text)
+        self.events, self.count = events, len(events)
+
+    # -- asked
+    def first_same(self, date: dt.date, text: str) -> events_fmt.Event | None:
+        same = self.same.get((date, _norm(text)))
+        return same[0][1] if same else None
+
+    def shown(self, days: set[str], budget_tokens: int) -> list[events_fmt.Event]:
+        """What the ranked walk in shown_events picks: each next event in rank
+        order that is on one of the days or still fits the budget."""
+        from bisect import bisect_right
+
+        day_keys = sorted(k for day in days for k in self.by_date.get(_as_date(day), ()))
+        costs = sorted(self.buckets)
+        picked, used, pos = [], 0, (float("-inf"), -1)
+        while True:
+            best = None
+            i = bisect_right(day_keys, pos)
+            if i < len(day_keys):
+                best = day_keys[i]
+            for cost in costs:
+                if used + cost > budget_tokens:
+                    break
+                keys = self.buckets[cost]
+                j = bisect_right(keys, pos)
+                if j < len(keys) and (best is None or keys[j] < best):
+                    best = keys[j]
+            if best is None:
+                return picked
+            event = self.by_key[best]
+            picked.append(event)
+            used += self.cost[id(event)]
+            pos = best
+
+
+def _as_date(day: str) -> dt.date | None:
+    try:
+        date = dt.date.fromisoformat(day)
+    except (TypeError, ValueError):
+        return None
+    return date if date.isoformat() == day else None
+
+
+def events_index(wb: Workbench, half_life: float | None = None) -> EventIndex | None:
+    """wb's EventIndex, (re)built when it no longer matches wb.events.events.
+    Without a half-life, only an index already built (None if there is none)."""
+    idx = wb.event_index
+    if idx is not None and idx.valid(wb, half_life):
+        return idx
+    if half_life is None:
+        wb.event_index = None
+        return None
+    wb.event_index = EventIndex(wb, half_life)
+    return wb.event_index
+
+
 def shown_events(wb: Workbench, items: list[LogItem], budget_tokens: int, half_life: float
                  ) -> list[events_fmt.Event]:
     """The events the model sees: the highest-scoring ones within a budget,
     plus any on the dates the new entries talk about. Bounded, so the
-    prompt does not grow with a person's history."""
+    prompt does not grow with a person's history; so is the work, through
+    an index kept with the workbench (the same pick as ranking all events
+    and walking them, see _shown_by_walk)."""
+    days = {i.day for i in items}
+    return events_index(wb, half_life).shown(days, budget_tokens)
+
+
+def _shown_by_walk(wb: Workbench, items: list[LogItem], budget_tokens: int, half_life: float
+                   ) -> list[events_fmt.Event]:
+    """The plain definition of shown_events (tests compare the two)."""
     from heartcompass.context import score
 
     days = {i.day for i in items}
@@ -574,12 +714,19 @@ def _check_field(ck: _Checker, name: str, value: str):
 
 # -- the operations ------------------------------------------------------------------
 def _add_event(wb: Workbench, date: dt.date, text: str, weight: float, source: str) -> None:
-    for existing in wb.events.events:  # the same event twice is one event, weighted up
-        if existing.date == date and _norm(existing.text) == _norm(text):
-            if weight > existing.effective_weight and not wb.is_protected(existing.render()):
-                _change_event(wb, existing, weight, None, None)
-            return
-    wb.events.events.append(events_fmt.Event(date, text, weight, source))
+    idx = events_index(wb)
+    if idx is not None:
+        existing = idx.first_same(date, text)
+    else:
+        existing = next((e for e in wb.events.events if e.date == date and _norm(e.text) == _norm(text)), None)
+    if existing is not None:  # the same event twice is one event, weighted up
+        if weight > existing.effective_weight and not wb.is_protected(existing.render()):
+            _change_event(wb, existing, weight, None, None)
+        return
+    event = events_fmt.Event(date, text, weight, source)
+    wb.events.events.append(event)
+    if idx is not None:
+        idx.added(event)
     wb.counts["events_added"] += 1
     wb.changes.append(f"+ event {date} · w{weight} · {text} ({source})")
 
@@ -590,10 +737,17 @@ def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source) 
         if text:
             _thread_for_hand_line(wb, line, text, source or "log")
         return
+    idx, before = events_index(wb), copy.copy(event)
+    if wb.event_undo is not None:  # put back in place if the proposal is rejected (gardener._restore)
+        wb.event_undo.append((event, before))
+    if idx is not None and not idx.holds(event):  # not (or no longer) in the list: rebuilt when next asked
+        idx = wb.event_index = None
     if weight is not None:
         event.weight = weight
     if text:
         event.text, event.source = text, source or event.source
+    if idx is not None:
+        idx.changed(event, before)
     if event.render() != line:
         wb.counts["events_changed"] += 1
         wb.changes.append(f"~ event {line[2:]} -> {event.render()[2:]}")
@@ -602,7 +756,13 @@ def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source) 
 def _remove_event(wb: Workbench, event: events_fmt.Event) -> None:
     if wb.is_protected(event.render()):
         return  # the user's own line stays
+    idx = events_index(wb)
+    before = len(wb.events.events)
     wb.events.events = [e for e in wb.events.events if e is not event]
+    if idx is not None and idx.holds(event) and len(wb.events.events) == before - 1:
+        idx.removed(event, wb.events.events)
+    else:
+        wb.event_index = None
     wb.counts["events_changed"] += 1
     wb.changes.append(f"- event {event.render()[2:]}")
 

@@ -692,17 +692,26 @@ def _body_of(text: str | None) -> str:
 
 def _snapshot(wb: Workbench):
     """What applying a proposal may change, to put back if it is rejected. Copies
-    one level deep where that is all a proposal touches (an event's fields, a
-    section's lines): a deep copy of a long history per chunk made a backlog quadratic."""
+    one level deep where that is all a proposal touches (a section's lines), and
+    no event: the list is copied (its references), an event changed in place is
+    copied when it changes (wb.event_undo), and wb.changes only grows; so the
+    cost does not grow with a long history (a deep copy of one per chunk made a
+    backlog quadratic)."""
     import copy
 
-    return (copy.deepcopy(wb.profile.doc.meta), wb.profile.doc.body, [copy.copy(e) for e in wb.events.events],
-            {title: list(lines) for title, lines in wb.memory.sections.items()}, list(wb.changes), dict(wb.counts))
+    wb.event_undo = []
+    return (copy.deepcopy(wb.profile.doc.meta), wb.profile.doc.body, list(wb.events.events), wb.event_undo,
+            {title: list(lines) for title, lines in wb.memory.sections.items()}, len(wb.changes), dict(wb.counts))
 
 
 def _restore(wb: Workbench, snap) -> None:
-    (wb.profile.doc.meta, wb.profile.doc.body, wb.events.events, wb.memory.sections,
-     wb.changes, wb.counts) = snap
+    meta, body, events, undo, sections, changes, counts = snap
+    for event, before in reversed(undo):  # the events' own fields, as they were
+        vars(event).update(vars(before))
+    undo.clear()
+    (wb.profile.doc.meta, wb.profile.doc.body, wb.events.events, wb.memory.sections, wb.counts) = (
+        meta, body, events, sections, counts)
+    del wb.changes[changes:]
 
 
 def diff_text(old: str, new: str, name: str) -> str:
