@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import errno
 import os
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -45,6 +44,7 @@ def write_atomic(path: Path, text: str | bytes, expected_checksum: str | None = 
         )
     with writing(path):
         path.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # here, not at the top: `person list` never writes
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with writing(path):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -183,6 +182,7 @@ def create(ws: Workspace, name: str, relation: str, *, mbti: str | None = None,
             raise PersonError(f"Unknown related person {link['person']!r}.", "Add them first, or use their slug.")
     final = ws.people_dir / slug
     ws.people_dir.mkdir(parents=True, exist_ok=True)
+    import tempfile  # here, not at the top: `person list` never writes
     staging = Path(tempfile.mkdtemp(prefix=f".new-{slug}.", dir=ws.people_dir))
     try:
         prof = profile.new(staging / profile.FILENAME, name, relation, mbti=mbti, aliases=aliases,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -110,6 +109,8 @@ def copy_template(dest: Path) -> list[Path]:
             target.mkdir(parents=True, exist_ok=True)
         elif not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
+            import shutil  # only init copies files: listing people never needs it
+
             shutil.copyfile(item, target)
             created.append(target)
     return created
@@ -153,6 +154,8 @@ def add_example(ws: Workspace) -> bool:
     from heartcompass.audit import commit_or_roll_back, writing
 
     with writing(ws, "init --example"):
+        import shutil
+
         shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))
         commit_or_roll_back(ws, [dest], f"add({EXAMPLE_SLUG}): example person", what=f"people/{EXAMPLE_SLUG}/")
     return True
