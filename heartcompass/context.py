@@ -101,13 +101,18 @@ def _reader(ws: Workspace, person: Person, rev: str | None):
     return read
 
 
-def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
-    read = _reader(ws, person, rev)
-    prof_text = read(person.profile_path)
-    if prof_text is None:
+def _profile(read, person: Person, rev: str | None):
+    """PROFILE.md's text and parse, from disk or at rev (a person needs one)."""
+    text = read(person.profile_path)
+    if text is None:
         raise PersonError(f"people/{person.slug}/PROFILE.md did not exist at {rev}.",
                           "Pick a later date or commit (see 'heartcompass log').")
-    prof = profile_fmt.parse(prof_text, person.profile_path)
+    return text, profile_fmt.parse(text, person.profile_path)
+
+
+def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
+    read = _reader(ws, person, rev)
+    prof_text, prof = _profile(read, person, rev)
     ev_text = read(person.events_path)
     # read-only: the prompt never writes EVENTS.md back, so no copy of every event is kept
     evs = (events_fmt.parse(ev_text, person.events_path, readonly=True) if ev_text is not None
@@ -340,11 +345,7 @@ def preview(ws: Workspace, person: Person, rev: str | None = None) -> Preview:
     """What a chat says as it opens (the name, files too big for the budget),
     without building the prompt: the first message builds it, once."""
     read = _reader(ws, person, rev)
-    prof_text = read(person.profile_path)
-    if prof_text is None:
-        raise PersonError(f"people/{person.slug}/PROFILE.md did not exist at {rev}.",
-                          "Pick a later date or commit (see 'heartcompass log').")
-    prof = profile_fmt.parse(prof_text, person.profile_path)
+    prof_text, prof = _profile(read, person, rev)
     budget = int(ws.config.get("memory.context_budget_tokens"))
     return Preview(display_name(ws, prof), size_warnings(person, estimate_tokens(prof_text),
                                                          estimate_tokens(read(person.memory_path) or ""), budget),
