@@ -241,3 +241,12 @@ def test_typing_shows_while_waiting_for_the_first_token(example_ws, fake_llm, mo
     v.send("hi")
     shown = screen.getvalue()
     assert "Alice Chen is typing…" in shown and shown.index("is typing") < shown.index("hello")
+
+
+def test_note_with_json_prints_json_and_unknown_commands_say_so(example_cli, fake_llm):
+    import json as _json
+
+    result = example_cli("chat", "alice", "-m", "/note She sings in a choir", "--json")
+    assert _json.loads(result.output) == {"person": "alice", "note": "She sings in a choir"}
+    result = example_cli("chat", "alice", "-m", "/bogus")
+    assert "Unknown command /bogus." in result.output and "/note TEXT" in result.output

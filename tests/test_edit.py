@@ -104,3 +104,9 @@ def test_an_alias_someone_else_has_is_warned_about(example_cli: Runner, tmp_path
     result = example_cli("edit", "bob", env={"EDITOR": editor})
     assert "Saved people/bob/PROFILE.md" in result.output
     assert "Warning: '小爱' is already the alias of people/alice" in result.output
+
+
+def test_no_editor_and_no_terminal_is_a_clear_error_not_vi(example_cli):
+    result = example_cli("edit", "alice", ok=False)
+    assert result.exit_code == 1 and "No terminal to open an editor in" in result.output
+    assert "EDITOR" in result.output

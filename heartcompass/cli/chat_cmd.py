@@ -274,7 +274,11 @@ class ChatView:
                 return "exit"
             if cmd == "/note":
                 self.session.note(arg)
-                out.print("[dim]Noted: it goes into memory at the next garden.[/]")
+                if self.as_json:
+                    typer.echo(json.dumps({"person": self.session.person.slug, "note": arg.strip()},
+                                          ensure_ascii=False))
+                else:
+                    out.print("[dim]Noted: it goes into memory at the next garden.[/]")
             elif cmd == "/quote":
                 from heartcompass.voice import quote_and_commit
 
@@ -298,6 +302,8 @@ class ChatView:
                 self.close()
                 self.open(person)
             else:
+                if cmd not in ("/help", "/?"):
+                    err.print(f"[yellow]Unknown command {escape(cmd)}.[/]")
                 out.print(HELP)
         except HeartCompassError as exc:
             err.print(f"[bold red]Error:[/] {escape(exc.message)}")

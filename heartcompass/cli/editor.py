@@ -8,6 +8,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from heartcompass.errors import HeartCompassError
@@ -27,6 +28,10 @@ def editor_command() -> tuple[list[str], str]:
                                         FIX.format(var=var)) from None
             if argv:
                 return argv, f"${var}"
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):  # a terminal editor with no terminal only garbles
+        raise HeartCompassError("No terminal to open an editor in, and $VISUAL / $EDITOR is not set.",
+                                "Run it in a terminal, or set one that opens its own window, e.g. "
+                                "export EDITOR='code --wait'.")
     for fallback in ("nano", "vi"):
         if shutil.which(fallback):
             return [fallback], "default"
