@@ -61,12 +61,14 @@ _PLACEHOLDERS = (
       | (?:图片|圖片|图像|圖像|照片|视频|影片|視訊|音频|音訊|语音|語音|贴图|貼圖|文件|文档|檔案|GIF|联系人名片|聯絡人卡片)
         (?:已省略|已忽略|已略去|省略|被省略)
       | <?省略(?:图片|圖片|视频|影片|音频|語音|语音|贴图|貼圖|文件)>?
+      | \[(?:图片|语音|表情|视频|动画表情|文件|链接)\]
       | null
     )$""")),
     ("deleted", re.compile(r"""(?ix)^(?:
         this\ message\ was\ deleted | you\ deleted\ this\ message | this\ message\ was\ deleted\ by\ an?\ admin.*
       | 此消息已删除 | 此消息已被删除 | 这条消息已删除 | 你删除了此消息 | 您删除了此消息 | 你已删除此消息
       | 此訊息已刪除 | 此訊息已被刪除 | 這則訊息已刪除 | 你已刪除此訊息 | 您已刪除此訊息
+      | .*撤回了一条消息
     )$""")),
     ("call", re.compile(r"(?i)^(?:missed (?:voice|video|group) call|voice call|video call|未接(?:语音|視訊|视频|語音)通话|"
                         r"未接(?:语音|视频)通話)$")),

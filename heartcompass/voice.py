@@ -21,6 +21,7 @@ from pathlib import Path
 from heartcompass.atomic import file_checksum, write_atomic
 from heartcompass.errors import HeartCompassError
 from heartcompass.formats import dailylog, read_text, voice as voice_fmt
+from heartcompass.importers import matches_person, placeholder_kind
 from heartcompass.tokens import estimate_tokens
 
 MAX_THEIRS, MAX_MINE = 12, 6
@@ -29,11 +30,6 @@ BURST_GAP = dt.timedelta(minutes=10)   # their messages closer than this, uninte
 HALF_LIFE_DAYS = 180
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
-# Export placeholders are not words anyone wrote.
-_PLACEHOLDER = re.compile(
-    r"^(<media omitted>|<附件[:：].*>|image omitted|video omitted|audio omitted|sticker omitted|gif omitted|"
-    r"document omitted|this message was deleted|you deleted this message|missed (voice|video) call|"
-    r"\[(图片|语音|表情|视频|动画表情|文件|链接)\]|.*撤回了一条消息|null)$", re.I)
 _PRIVATE = re.compile(r"https?://|www\.|\S+@\S+\.\w+|\d[\d\s-]{5,}\d")
 GROUPS = (
     ("greeting", re.compile(r"^(hi|hey|hello|yo|morning|good (morning|night)|night|gn|你好|嗨|哈喽|早|晚安|在吗)\b|"
@@ -73,9 +69,8 @@ def length_of(text: str, cjk: bool) -> int:
 def their_speakers(entries_speakers: set[str], names: list[str]) -> set[str]:
     """Which `import:` speakers are this person: those matching a name or
     alias; else the only one who is not the user."""
-    wanted = {re.sub(r"[\s·\[\]_]+", "", n).casefold() for n in names if n}
     others = {s for s in entries_speakers if s.startswith("import:") and s != "import:me"}
-    mine = {s for s in others if re.sub(r"[\s·\[\]_]+", "", s[len("import:"):]).casefold() in wanted}
+    mine = {s for s in others if matches_person(s[len("import:"):], names)}  # as import's own check
     if mine:
         return mine
     return others if len(others) == 1 else set()
@@ -83,7 +78,7 @@ def their_speakers(entries_speakers: set[str], names: list[str]) -> set[str]:
 
 def _usable(text: str, private: list[str]) -> bool:
     text = text.strip()
-    if not text or "\n" in text or '"' in text or _PLACEHOLDER.match(text):
+    if not text or "\n" in text or '"' in text or placeholder_kind(text):
         return False
     if len(text) > MAX_CHARS or length_of(text, is_cjk(text)) > MAX_WORDS:
         return False
@@ -111,7 +106,7 @@ def collect(person_dir: Path, names: list[str], private: list[str]):
         run: list[str] = []
         last: dt.datetime | None = None
         for e in entries:
-            if _PLACEHOLDER.match(e.text.strip()):
+            if placeholder_kind(e.text):
                 continue  # "<Media omitted>": nobody wrote that
             when = dt.datetime.fromisoformat(f"{day}T{e.time}")
             if e.speaker in them:

@@ -212,14 +212,8 @@ class ChatView:
             except (EOFError, KeyboardInterrupt):
                 out.print()
                 return True
-            line = line.strip()
-            if not line:
-                continue
-            if line.startswith("/"):
-                if self.command(line) == "exit":
-                    return True
-                continue
-            self.send(line)
+            if self._typed(line, self.send) == "exit":
+                return True
 
     def _burst_loop(self, prompt) -> bool:
         """Messages are logged as they are typed; the persona answers the
@@ -256,15 +250,17 @@ class ChatView:
                 if burst.pending:
                     err.print("[dim](left before the reply; your messages are in the log)[/]")
                 return True
-            line = (line or "").strip()
-            if not line:
-                continue
-            if line.startswith("/"):
-                if self.command(line) == "exit":
-                    return True
-                continue
-            self.session.hold(line)
-            burst.add(line)
+            if self._typed(line or "", lambda text: (self.session.hold(text), burst.add(text))) == "exit":
+                return True
+
+    def _typed(self, line: str, message) -> str | None:
+        """One typed line: a /command (returns "exit" to leave), or a message for `message`."""
+        line = line.strip()
+        if line.startswith("/"):
+            return self.command(line)
+        if line:
+            message(line)
+        return None
 
     def command(self, line: str) -> str | None:
         cmd, _, arg = line.partition(" ")
