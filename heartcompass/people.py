@@ -7,7 +7,6 @@ start fast. Changes go through the audit trail (audit.py)."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,12 +14,10 @@ from pathlib import Path
 from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import dailylog, events, memory, profile, read_text
+from heartcompass.formats.sources import MARKER
 from heartcompass.slugs import clean_name, slugify
 from heartcompass.tokens import estimate_tokens
 from heartcompass.workspace import Workspace
-
-
-_SOURCED = re.compile(r"\((told|hand|import|log \d{4}-\d{2}-\d{2})\)$")
 
 
 @dataclass(frozen=True)
@@ -189,7 +186,7 @@ def create(ws: Workspace, name: str, relation: str, *, mbti: str | None = None,
                            gender=gender, about=about, related=related, tags=tags, sections=sections, extra=extra)
         budget = int(ws.config.get("memory.memory_budget_tokens"))
         mem = memory.new(staging / memory.FILENAME, name, budget)
-        mem.sections[memory.FACTS] = [f"- {fact}" if _SOURCED.search(fact) else f"- {fact} (import)"
+        mem.sections[memory.FACTS] = [f"- {fact}" if MARKER.search(fact) else f"- {fact} (import)"
                                       for fact in facts or []]
         evs = events.new(staging / events.FILENAME, name)
         evs.events = list(past_events or [])
