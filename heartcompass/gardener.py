@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from heartcompass import audit
+from heartcompass import audit, clock
 from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic, write_cache
 from heartcompass.consolidation import State as ConsolidationState, prefix_sum, trailer
 from heartcompass.errors import HeartCompassError, MissingKeyError
@@ -139,7 +139,7 @@ class Gardener:
         self.ws = ws
         self.make_model = make_model
         self._model = None
-        self.today = today or dt.date.today()
+        self.today = today or clock.today(ws)
         self.dry_run = dry_run
         self.review = review
         self.counts = EntryCounts(ws)

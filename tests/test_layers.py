@@ -81,3 +81,17 @@ def _from_package(path: Path) -> set[str]:
     """Names a file imports as `from heartcompass import x`."""
     return {alias.name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))
             if isinstance(node, ast.ImportFrom) and node.module == "heartcompass" for alias in node.names}
+
+
+def test_one_clock():
+    """Dates and times come from clock.py, in user.timezone: no module reads
+    the machine's own date (a log's day and the gardener's today must agree)."""
+    readers = []
+    for path in modules():
+        if path.name == "clock.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in ("today", "now") and ast.unparse(node.func.value).endswith(("date", "datetime")):
+                readers.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert readers == []
