@@ -27,8 +27,6 @@ _CODEISH = re.compile(r"`|<\s*/?\s*(script|html|div|iframe|style|img)\b|"
 # A pasted log entry ("- 10:00:00 · note · ...", the leading "- " already
 # stripped) or a line as the model was shown it ("L3 [2026-12-01 20:00 · me ...").
 _LOG_LINE = re.compile(r"^(- ?)?\d{1,2}:\d{2}(:\d{2})? ?·|^L\d+ \[|\[\d{4}-\d{2}-\d{2} \d{2}:\d{2} ·")
-_REPORTED = re.compile(r"^([\w.'-]+\s+){0,3}(said|says|told|tells|claims?|claimed|mentioned|wrote|writes)\b|"
-                       r"^.{0,12}(说|告诉|提到|表示)", re.I)
 
 
 # -- does the cited evidence support the statement? ----------------------------------
@@ -149,6 +147,11 @@ class Checker:
             self.problems.append(f"{what}: weight {value} is outside 0..1")
             return None
         return None if value is None else round(float(value), 2)
+
+
+# Already says who said it ("Alice said ...", "她说..."): left as it is.
+_REPORTED = re.compile(r"^([\w.'-]+\s+){0,3}(said|says|told|tells|claims?|claimed|mentioned|wrote|writes)\b|"
+                       r"^.{0,12}(说|告诉|提到|表示)", re.I)
 
 
 def reported(text: str, found: list[LogItem]) -> str:
