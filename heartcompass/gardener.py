@@ -134,6 +134,9 @@ def chunks(items: list[LogItem], budget: int) -> list[list[LogItem]]:
 
 # -- one person ----------------------------------------------------------------------------
 class Gardener:
+    """One run: for each person, the new entries in chunks, a proposal on
+    each applied to the workbench, then the files written and committed."""
+
     def __init__(self, ws: Workspace, make_model: Callable[[], Any], *, today: dt.date | None = None,
                  dry_run: bool = False, review: Callable[[PersonResult], bool] | None = None):
         self.ws = ws
