@@ -46,7 +46,7 @@ def add(
     A name or alias someone already answers to (name, alias or folder name,
     any case) is asked about in a terminal, refused otherwise (and with
     --yes); --force adds anyway."""
-    from heartcompass import audit
+    from heartcompass import lifecycle
     from heartcompass.formats.profile import check_relation, normalize_mbti
     from heartcompass.people import check_new_name, refuse_taken
     from heartcompass.slugs import clean_name
@@ -61,7 +61,7 @@ def add(
         force = _allow_taken(lambda: refuse_taken(ws, [name, *(alias or [])]), yes)
     if interactive() and not yes and (relation is None or mbti is None or alias is None or about is None):
         relation, mbti, alias, about = _ask(name, relation, mbti, alias, about)
-    person = _allowing_taken(lambda allow: audit.add_person(
+    person = _allowing_taken(lambda allow: lifecycle.add_person(
         ws, name, relation or "friend", mbti=mbti, aliases=list(alias or []), gender=gender, about=about,
         related=_parse_related(related or []), allow_taken=allow), yes, force)
     out.print(f"Added [bold]{escape(name)}[/] in people/{escape(person.slug)}/.")
@@ -209,10 +209,10 @@ def rename(ctx: typer.Context,
            force: Annotated[bool, typer.Option("--force", help="Rename even if someone else already has this "
                                                "name.")] = False) -> None:
     """Rename someone; their folder moves and links in other profiles follow."""
-    from heartcompass import audit
+    from heartcompass import lifecycle
 
     ws = workspace(ctx)
-    person, linkers = _allowing_taken(lambda allow: audit.rename_person(ws, old, new, allow_taken=allow),
+    person, linkers = _allowing_taken(lambda allow: lifecycle.rename_person(ws, old, new, allow_taken=allow),
                                       False, force)
     out.print(f"Renamed to [bold]{escape(new)}[/] (people/{escape(person.slug)}/)."
               + (f" Links updated in: {', '.join(linkers)}." if linkers else ""))
@@ -221,10 +221,10 @@ def rename(ctx: typer.Context,
 @app.command("archive")
 def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, name or alias.")]) -> None:
     """Move someone to people/.archive/ (kept in git, hidden from list)."""
-    from heartcompass import audit
+    from heartcompass import lifecycle
 
     ws = workspace(ctx)
-    dest = audit.archive_person(ws, name)
+    dest = lifecycle.archive_person(ws, name)
     out.print(f"Archived to {escape(ws.rel(dest))}/. Bring them back with 'heartcompass undo'.")
 
 
@@ -265,8 +265,8 @@ def import_card(ctx: typer.Context,
                 force: Annotated[bool, typer.Option("--force", help="Import even if someone already has this "
                                                     "name or alias.")] = False) -> None:
     """Create a person from a character card; unknown extension fields are kept in the profile."""
-    from heartcompass import audit
+    from heartcompass import lifecycle
 
     ws = workspace(ctx)
-    person = _allowing_taken(lambda allow: audit.import_card(ws, file, allow_taken=allow), False, force)
+    person = _allowing_taken(lambda allow: lifecycle.import_card(ws, file, allow_taken=allow), False, force)
     out.print(f"Added [bold]{escape(person.load_profile().name)}[/] in people/{escape(person.slug)}/ from the card.")
