@@ -3,13 +3,16 @@
 Before HeartCompass writes a person's files, the user's uncommitted hand
 edits to them are validated and committed on their own (`edit(<slug>): by
 hand`), so the tool's change is always a separate commit that `undo` can
-take back exactly. Commit subjects are `<verb>(<slug>): <what>`."""
+take back exactly. Commit subjects are `<verb>(<slug>): <what>` (or
+`<verb>: <what>` for the whole workspace), built by `subject` and read back
+by `parse_subject`: nowhere else."""
 
 from __future__ import annotations
 
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Iterator
 
@@ -17,11 +20,77 @@ from heartcompass import formats, paths
 from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError, GitError, HeartCompassError
 from heartcompass.formats import profile as profile_fmt
-from heartcompass.gitrepo import Commit
+from heartcompass.gitrepo import Commit, RevertConflict
 from heartcompass.people import Person
 from heartcompass.workspace import Workspace
 
-SUBJECT = re.compile(r"^(?P<verb>[a-z-]+)\((?P<scope>[^)]+)\): ")
+
+class Verb(str, Enum):
+    """Every commit subject's verb. All are HeartCompass's own changes except
+    EDIT, the user's hand edits (the gardener never rewrites their lines)."""
+    INIT = "init"            # init: new HeartCompass workspace
+    ADD = "add"              # add(<slug>): new person | example person | from character card X
+    RENAME = "rename"        # rename(<new>): from <old>
+    ARCHIVE = "archive"      # archive(<slug>): moved to people/.archive
+    UNARCHIVE = "unarchive"  # unarchive(<slug>): back from people/.archive
+    RESTORE = "restore"      # restore(<slug>): FILE as of <sha>
+    UNDO = "undo"            # undo(<scope of the undone commit>): <its subject>
+    CONFIG = "config"        # config: KEY = VALUE | config: unset KEY
+    CHAT = "chat"            # chat(<slug>): N messages on DAY
+    LOG = "log"              # log(<slug>): chat log DAY (a log left uncommitted)
+    GARDEN = "garden"        # garden(<slug>): what changed, from which logs
+    TELL = "tell"            # tell(<slug>): what the user told
+    IMPORT = "import"        # import(<slug>): N messages from a FORMAT export
+    SYNC = "sync"            # no commit of its own today; a workspace's older history may have it
+    COACH = "coach"          # coach(<slug>): N messages of a real conversation
+    VOICE = "voice"          # voice(<slug>): their lines and rhythm from the logs
+    QUOTE = "quote"          # quote(<slug>): “a line kept”
+    EDIT = "edit"            # edit(<slug or config>): by hand | FILE by hand
+
+
+BY_HAND = "by hand"  # what a hand edit's commit says: edit(<slug>): by hand
+OURS = frozenset(v.value for v in Verb if v is not Verb.EDIT)
+
+
+@dataclass(frozen=True)
+class Subject:
+    verb: str          # one of Verb's values for our commits; a user's own commit may use any word
+    scope: str | None  # a person's slug, "config", or None for the whole workspace
+    what: str
+
+    @property
+    def by_hand(self) -> bool:
+        """The user's change: `edit(...)`, or a verb that is not ours."""
+        return self.verb not in OURS
+
+
+# A scope is a slug or "config": slugs hold no ':' (slugs.py) but may hold ')'.
+_SUBJECT = re.compile(r"(?P<verb>[a-z-]+)(?:\((?P<scope>[^:]+?)\))?: (?P<what>.*)", re.S)
+
+
+def subject(verb: Verb, scope: str | None, what: str) -> str:
+    """`verb(scope): what`, or `verb: what` without a scope."""
+    return f"{verb.value}({scope}): {what}" if scope else f"{verb.value}: {what}"
+
+
+def parse_subject(text: str) -> Subject | None:
+    """`verb(scope): what` or `verb: what` read back; None for any other
+    shape (a merge, a free-form message the user committed with git)."""
+    m = _SUBJECT.fullmatch(text)
+    return Subject(m["verb"], m["scope"], m["what"]) if m else None
+
+
+def is_hand_subject(text: str) -> bool:
+    """A commit the user made: `edit(...)` or anything not HeartCompass's own."""
+    parsed = parse_subject(text)
+    return parsed is None or parsed.by_hand
+
+
+def scope_of(text: str) -> str:
+    parsed = parse_subject(text)
+    return parsed.scope if parsed and parsed.scope else "workspace"
+
+
 WAIT = 30.0  # seconds a short command waits for another writer (a commit, a gardener) to finish
 
 
@@ -91,14 +160,14 @@ def commit_pending(ws: Workspace, people: list[Person] | None = None) -> list[st
         _check(ws, item)
     shas = []
     for slug in sorted({i.slug for i in items}):
-        for kind, verb in (("hand edit", "edit"), ("chat log", "log")):
+        for kind, verb in (("hand edit", Verb.EDIT), ("chat log", Verb.LOG)):
             mine = [i for i in items if i.slug == slug and i.kind == kind]
             if not mine:
                 continue
             names = sorted({Path(i.path).name for i in mine})
-            what = "by hand" if verb == "edit" else "chat log " + ", ".join(n.removesuffix(".md") for n in names)
+            what = BY_HAND if verb is Verb.EDIT else "chat log " + ", ".join(n.removesuffix(".md") for n in names)
             body = _file_list(mine)
-            sha = ws.git.commit([ws.root / i.path for i in mine], f"{verb}({slug}): {what}", body)
+            sha = ws.git.commit([ws.root / i.path for i in mine], subject(verb, slug, what), body)
             if sha:
                 shas.append(sha)
     return shas
@@ -118,8 +187,18 @@ def commit_valid_edits(ws: Workspace, person: Person) -> tuple[str | None, list[
             invalid.append(exc)
     sha = None
     if valid:
-        sha = ws.git.commit([ws.root / i.path for i in valid], f"edit({person.slug}): by hand", _file_list(valid))
+        sha = ws.git.commit([ws.root / i.path for i in valid], subject(Verb.EDIT, person.slug, BY_HAND),
+                            _file_list(valid))
     return sha, invalid
+
+
+def save_edit(ws: Workspace, person: Person, path: Path, text: str, expected_checksum: str | None) -> str | None:
+    """`heartcompass edit`: the validated text replaces the file (refused if
+    it changed meanwhile) and is committed as the user's hand edit."""
+    with writing(ws, "edit"):
+        write_atomic(path, text, expected_checksum=expected_checksum)
+        # Not committed (a hook refused)? It is a hand edit: the next command commits it as one.
+        return commit_or_roll_back(ws, [], subject(Verb.EDIT, person.slug, f"{path.name} {BY_HAND}"), keep=[path])
 
 
 def _check(ws: Workspace, item: Pending) -> None:
@@ -149,11 +228,6 @@ def history(ws: Workspace, person: Person | None = None, limit: int = 50) -> lis
     return lineage.history(ws, person, limit)  # across renames
 
 
-def scope_of(subject: str) -> str:
-    m = SUBJECT.match(subject)
-    return m["scope"] if m else "workspace"
-
-
 def undo(ws: Workspace, rev: str | None = None) -> tuple[Commit, str]:
     """Revert one commit with a new commit (never a reset)."""
     with writing(ws, "undo"):
@@ -174,9 +248,23 @@ def _undo(ws: Workspace, rev: str | None) -> tuple[Commit, str]:
         raise HeartCompassError(
             "These files have uncommitted changes that the undo would mix with: " + ", ".join(clash) + ".",
             "Let HeartCompass commit them first (any command that writes does), or revert them yourself.")
-    new_sha = ws.git.revert(sha, f"undo({scope_of(target.subject)}): {target.subject}",
-                            f"This reverts commit {sha}.")
+    try:
+        new_sha = ws.git.revert(sha, subject(Verb.UNDO, scope_of(target.subject), target.subject),
+                                f"This reverts commit {sha}.")
+    except RevertConflict as exc:
+        raise HeartCompassError(
+            f"Cannot undo {target.short} ({target.subject}): later changes touch the same lines of "
+            f"{', '.join(exc.files)}; nothing was changed.",
+            f"Edit those lines by hand ('heartcompass edit'), or bring the file back as it was before that change: "
+            f"{_restore_command(exc.files[0], target.short)}.") from None
     return target, new_sha
+
+
+def _restore_command(rel: str, short: str) -> str:
+    parts = Path(rel).parts
+    if len(parts) == 3 and parts[0] == "people" and parts[2].lower().removesuffix(".md") in formats.FILE_KINDS:
+        return f"heartcompass restore {parts[1]} {parts[2].lower().removesuffix('.md')} --at {short}~1"
+    return f"git checkout {short}~1 -- {rel}"
 
 
 def restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | None:
@@ -200,7 +288,7 @@ def _restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | N
     if path.exists() and formats.read_text(path) == text:
         return None
     write_atomic(path, text)
-    return commit_or_roll_back(ws, [path], f"restore({person.slug}): {filename} as of {sha[:8]}",
+    return commit_or_roll_back(ws, [path], subject(Verb.RESTORE, person.slug, f"{filename} as of {sha[:8]}"),
                                what=f"{ws.rel(path)}")
 
 
@@ -213,4 +301,4 @@ def commit_chat(ws: Workspace, person: Person, paths: set[Path] | list[Path], me
     what = f"{messages} message{'s' if messages != 1 else ''} on {days}"
     if time_travel:
         what += f" (time travel, {time_travel})"
-    return ws.git.commit(list(paths), f"chat({person.slug}): {what}")
+    return ws.git.commit(list(paths), subject(Verb.CHAT, person.slug, what))

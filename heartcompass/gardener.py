@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from heartcompass import audit, prompts
+from heartcompass.audit import is_hand_subject
 from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic
 from heartcompass.consolidation import State as ConsolidationState, prefix_sum, trailer
 from heartcompass.errors import FormatError, HeartCompassError, LLMError, MissingKeyError
@@ -42,8 +43,6 @@ from heartcompass.people import Person, list_people
 from heartcompass.tokens import estimate_tokens
 from heartcompass.workspace import Workspace
 
-TOOL_VERBS = {"init", "add", "rename", "archive", "restore", "undo", "config", "chat", "log", "garden",
-              "tell", "import", "sync", "coach", "voice"}
 SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 EVENTS_SHOWN_TOKENS = 800
 CHECKPOINT_SECONDS = 5.0  # a long backlog is written (journal, files, state) at most this often, and at the end
@@ -63,12 +62,6 @@ class PersonResult:
     message: str = ""
     diffs: dict[str, str] = field(default_factory=dict)
     changes: list[str] = field(default_factory=list)
-
-
-def is_hand_subject(subject: str) -> bool:
-    """A commit the user made: `edit(...)` or anything not HeartCompass's own."""
-    m = re.match(r"^([a-z-]+)(\(|:)", subject)
-    return not m or m.group(1) == "edit" or m.group(1) not in TOOL_VERBS
 
 
 # -- finding new entries --------------------------------------------------------
@@ -675,7 +668,7 @@ def _message(slug: str, wb: Workbench, summaries: list[str]) -> tuple[str, str]:
     source = (f"from {days[0]} log" if len(days) == 1 else
               f"from {days[0]} and {days[1]} logs" if len(days) == 2 else
               f"from {len(days)} logs, {days[0]} to {days[-1]}" if days else "")
-    subject = f"garden({slug}): {', '.join(parts) or 'nothing new'} {source}".strip()
+    subject = audit.subject(audit.Verb.GARDEN, slug, f"{', '.join(parts) or 'nothing new'} {source}".strip())
     body = "\n".join(s for s in summaries if s) + "\n\n" + "\n".join(wb.changes)
     return subject, body.strip()
 

@@ -31,6 +31,15 @@ NETWORK_OPTIONS = ("-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=30"
 SYNC_MARK = "heartcompass-sync"  # in .git/: the rebase in progress is an unfinished `heartcompass sync`
 
 
+class RevertConflict(GitError):
+    """Taking a commit back would conflict with later changes to these
+    files; the revert was abandoned, nothing changed."""
+
+    def __init__(self, files: list[str]):
+        super().__init__(f"later changes touch the same lines of {', '.join(files)}")
+        self.files = files
+
+
 @dataclass
 class Commit:
     sha: str
@@ -416,24 +425,29 @@ class WorkspaceGit:
         self._git("mv", self._rel(src), self._rel(dst))
 
     def revert(self, sha: str, subject: str, body: str) -> str:
+        """A new commit taking sha back. Later changes to the same lines:
+        RevertConflict, with the working tree and index as they were."""
         try:
             self._git("revert", "--no-commit", sha)
         except GitError as exc:
-            try:
-                self._git("revert", "--abort")
-            except GitError:
-                pass
-            raise GitError(f"That change cannot be undone cleanly: later changes touch the same lines ({exc}).",
-                           "Edit the files by hand instead; 'heartcompass restore' brings back one file.") from None
+            conflicted = self.conflicted()
+            self._abort_revert()
+            if conflicted:
+                raise RevertConflict(conflicted) from None
+            raise GitError(f"That change cannot be undone: {exc.message}") from None
         try:
             self._git("commit", *self._verify(), "-q", "-m", f"{subject}\n\n{body.strip()}\n")
         except GitError:
-            try:  # nothing half-done: the files go back to how they were
-                self._git("revert", "--abort")
-            except GitError:
-                self._git("reset", "-q", "--merge")
+            self._abort_revert()
             raise
         return self.head() or ""
+
+    def _abort_revert(self) -> None:
+        """Nothing half-done: the files and the index go back to how they were."""
+        try:
+            self._git("revert", "--abort")
+        except GitError:
+            self._git("reset", "-q", "--merge")
 
     # -- reading ----------------------------------------------------------
     def head(self) -> str | None:
@@ -493,6 +507,31 @@ class WorkspaceGit:
             commits.append(Commit(sha, date, author, subject, body.strip(),
                                   [f for f in files.strip().splitlines() if f]))
         return commits
+
+    def messages(self, grep: str, rev: str = "HEAD") -> list[tuple[str, str, str]]:
+        """(sha, subject, body) of the commits whose message matches the
+        extended regex `grep`, newest first: no file lists, so it stays fast."""
+        if self.head() is None:
+            return []
+        out = self._git("log", "--format=%H%x1f%s%x1f%b%x1e", "-E", f"--grep={grep}", rev)
+        found = []
+        for chunk in out.split("\x1e"):
+            sha, _, rest = chunk.strip().partition("\x1f")
+            if sha:
+                subject, _, body = rest.partition("\x1f")
+                found.append((sha, subject, body))
+        return found
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        try:
+            self._git("merge-base", "--is-ancestor", older, newer)
+            return True
+        except GitError:
+            return False
+
+    def rev_list(self, rev: str = "HEAD") -> list[str]:
+        """Every commit reachable from rev, newest first."""
+        return self._git("rev-list", rev).split()
 
     def diff(self, rev: str | None, paths: list[Path | str]) -> str:
         rels = [self._rel(p) for p in paths]

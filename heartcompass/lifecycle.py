@@ -8,11 +8,12 @@ commit puts everything back."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from heartcompass import formats
 from heartcompass.atomic import write_atomic
-from heartcompass.audit import commit_or_roll_back, commit_pending, writing
+from heartcompass.audit import Verb, commit_or_roll_back, commit_pending, subject, writing
 from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.people import Person, check_new_name, create, linking_profiles, refuse_taken, resolve
@@ -23,19 +24,27 @@ from heartcompass.workspace import Workspace
 def add_person(ws: Workspace, name: str, relation: str, **fields) -> Person:
     with writing(ws, "person add"):
         person = create(ws, name, relation, **fields)
-        commit_or_roll_back(ws, [person.dir], f"add({person.slug}): new person",
+        commit_or_roll_back(ws, [person.dir], subject(Verb.ADD, person.slug, "new person"),
                             what=f"people/{person.slug}/ (nothing was added)")
     return person
 
 
-def rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool = False) -> tuple[Person, list[str]]:
+@dataclass
+class Renamed:
+    person: Person         # under the new name and folder
+    linkers: list[str]     # slugs of the people whose `related` links followed
+    kept_alias: str | None  # the old name, now an alias (None: not kept, or already one)
+
+
+def rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool = False,
+                  keep_alias: bool = True) -> Renamed:
     """Rename a person: the folder moves (git mv), the old name becomes an
-    alias, and `related` links in other profiles follow."""
+    alias (unless keep_alias is False), and `related` links in other profiles follow."""
     with writing(ws, "rename"):
-        return _rename_person(ws, old, new_name, allow_taken)
+        return _rename_person(ws, old, new_name, allow_taken, keep_alias)
 
 
-def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool) -> tuple[Person, list[str]]:
+def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool, keep_alias: bool) -> Renamed:
     person = resolve(ws, old)
     new_name = clean_name(new_name)
     new_slug = slugify(new_name)
@@ -55,8 +64,10 @@ def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool) ->
         ws.git.move(person.dir, target.dir)
     prof.path = target.profile_path
     prof.set("name", new_name)
-    if old_name != new_name and old_name.casefold() not in (a.casefold() for a in prof.aliases):
+    kept = None
+    if keep_alias and old_name != new_name and old_name.casefold() not in (a.casefold() for a in prof.aliases):
         prof.set("aliases", [*prof.aliases, old_name])
+        kept = old_name
     _retitle(prof.doc, f"# {old_name}", f"# {new_name}")
     write_atomic(target.profile_path, profile_fmt.render(prof))
     for path, prefix in ((target.events_path, "# Events — "), (target.memory_path, "# Memory — ")):
@@ -76,10 +87,10 @@ def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool) ->
     if linkers:
         body += "\nLinks updated in: " + ", ".join(p.slug for p in linkers)
     commit_or_roll_back(ws, [person.dir, *[p.profile_path for p in linkers]],
-                        f"rename({new_slug}): from {person.slug}", body,
+                        subject(Verb.RENAME, new_slug, f"from {person.slug}"), body,
                         what=f"the rename (people/{person.slug} is as it was)",
                         moved=(person.dir, target.dir) if target.dir != person.dir else None)
-    return target, [p.slug for p in linkers]
+    return Renamed(target, [p.slug for p in linkers], kept)
 
 
 def _retitle_text(text: str, old: str, new: str) -> str:
@@ -105,19 +116,78 @@ def _archive_person(ws: Workspace, name: str) -> Path:
                           "Rename the archived folder first, or this person.")
     ws.archive_dir.mkdir(parents=True, exist_ok=True)
     ws.git.move(person.dir, dest)
-    commit_or_roll_back(ws, [person.dir], f"archive({person.slug}): moved to people/.archive",
+    commit_or_roll_back(ws, [person.dir], subject(Verb.ARCHIVE, person.slug, "moved to people/.archive"),
                         what=f"the move (people/{person.slug} is where it was)", moved=(person.dir, dest))
     return dest
 
 
+def unarchive_person(ws: Workspace, name: str, allow_taken: bool = False) -> Person:
+    """Bring an archived person back from people/.archive/ (slug, name or
+    alias), one commit. Refused when their folder name is in use again."""
+    with writing(ws, "unarchive"):
+        return _unarchive_person(ws, name, allow_taken)
 
 
-def import_card(ws: Workspace, path: Path, allow_taken: bool = False) -> Person:
-    """A new person from a character card (V1 or V2), one commit."""
+def _unarchive_person(ws: Workspace, name: str, allow_taken: bool) -> Person:
+    src = _archived(ws, name)
+    slug = src.name
+    dest = ws.people_dir / slug
+    if dest.exists():
+        raise PersonError(f"people/{slug} exists: someone else has that folder name now, so {name!r} "
+                          "cannot come back there.", f"Rename that person first (heartcompass person rename {slug} "
+                          "NEW-NAME), then unarchive again.")
+    changed = [rel for _, rel in ws.git.status([src])]
+    if changed:
+        raise PersonError(f"people/.archive/{slug} has uncommitted changes ({', '.join(changed)}); nothing was moved.",
+                          f"Commit them with git, or take them back with 'git checkout -- people/.archive/{slug}', "
+                          "then unarchive again.")
+    prof = Person(slug, src).load_profile()  # a profile that does not parse is named, and nothing moves
+    if not allow_taken:
+        refuse_taken(ws, prof.names())
+    ws.git.move(src, dest)
+    commit_or_roll_back(ws, [src], subject(Verb.UNARCHIVE, slug, "back from people/.archive"),
+                        what=f"the move (people/.archive/{slug} is where it was)", moved=(src, dest))
+    return Person(slug, dest)
+
+
+def _archived(ws: Workspace, name: str) -> Path:
+    """The archived folder for a slug, name or alias (any case)."""
+    folders = sorted(p for p in ws.archive_dir.iterdir() if p.is_dir()) if ws.archive_dir.is_dir() else []
+    key = clean_name(name).casefold()
+    try:
+        slug = slugify(name)
+    except PersonError:
+        slug = None
+    found = [f for f in folders if f.name.casefold() in (key, slug)]
+    if not found:
+        for folder in folders:
+            try:
+                names = Person(folder.name, folder).load_profile().names()
+            except FormatError:
+                continue
+            if key in (n.casefold() for n in names):
+                found.append(folder)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise PersonError(f"{name!r} matches several archived people: {', '.join(f.name for f in found)}.",
+                          "Use the folder name under people/.archive/.")
+    active = f" (people/{slug}/ is not archived)" if slug and (ws.people_dir / slug).is_dir() else ""
+    raise PersonError(f"No archived person {name!r}{active}.",
+                      "Archived people: " + (", ".join(f.name for f in folders) or "none") + ".")
+
+
+def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str | None = None) -> Person:
+    """A new person from a character card (V1 or V2), one commit. `name`
+    replaces the card's own name (and its {{char}}), with add's name rules."""
     from heartcompass import cards
     from heartcompass.formats.profile import normalize_mbti
 
-    fields = cards.person_fields(cards.read_card(path), str(ws.config.get("user.name") or "me"))
+    card = cards.read_card(path)
+    if name is not None:
+        card = {**card, "name": clean_name(name)}
+        check_new_name(ws, card["name"])  # before anything else about the card
+    fields = cards.person_fields(card, str(ws.config.get("user.name") or "me"))
     try:
         mbti = normalize_mbti(fields["mbti"])
     except FormatError:
@@ -143,6 +213,6 @@ def import_card(ws: Workspace, path: Path, allow_taken: bool = False) -> Person:
 
         for line in fields.get("voice") or []:  # the card's example dialogue: how they write
             add_line(person.dir, fields["name"], line, "card")
-        commit_or_roll_back(ws, [person.dir], f"add({person.slug}): from character card {Path(path).name}",
+        commit_or_roll_back(ws, [person.dir], subject(Verb.ADD, person.slug, f"from character card {Path(path).name}"),
                             what=f"people/{person.slug}/ (nothing was added)")
     return person

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from heartcompass import formats
 from heartcompass.audit import commit_pending
+from heartcompass.config_edit import commit_hand_edit
 from heartcompass.errors import HeartCompassError
 from heartcompass.workspace import Workspace
 
@@ -84,13 +85,7 @@ def _continue_rebase(ws: Workspace) -> list[str]:
 
 
 def _sync(ws: Workspace, remote: str) -> SyncResult:
-    committed = len(commit_pending(ws))
-    if ws.git.status([ws.config_path]):
-        from heartcompass.config import load_for_commit
-
-        load_for_commit(ws.config_path)  # never push a credential put in by hand
-        ws.git.commit([ws.config_path], "edit(config): by hand")
-        committed += 1
+    committed = len(commit_pending(ws)) + commit_hand_edit(ws)  # never pushes a credential put in by hand
     branch = ws.git.branch()
     conflicts = ws.git.pull_rebase(remote, branch)
     if conflicts:

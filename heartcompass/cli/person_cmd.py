@@ -1,4 +1,4 @@
-"""heartcompass person add | list | show | rename | archive"""
+"""heartcompass person add | list | show | rename | archive | unarchive | export | import-card"""
 
 
 import json
@@ -10,7 +10,7 @@ import typer
 from heartcompass.cli.common import err, escape, interactive, new_app, out, print_columns, workspace
 from heartcompass.errors import PersonError
 
-app = new_app("Add, list, show, rename and archive people.")
+app = new_app("Add, list, show, rename, archive and unarchive people.")
 
 
 def _parse_related(values: list[str]) -> list[dict[str, str]]:
@@ -207,15 +207,23 @@ def rename(ctx: typer.Context,
            old: Annotated[str, typer.Argument(help="Slug, name or alias.")],
            new: Annotated[str, typer.Argument(help="The new name.")],
            force: Annotated[bool, typer.Option("--force", help="Rename even if someone else already has this "
-                                               "name.")] = False) -> None:
-    """Rename someone; their folder moves and links in other profiles follow."""
+                                               "name.")] = False,
+           no_alias: Annotated[bool, typer.Option("--no-alias", help="Do not keep the old name as an alias.")
+                               ] = False) -> None:
+    """Rename someone; their folder moves and links in other profiles follow.
+
+    The old name is kept as an alias (so text that still says it finds them),
+    unless --no-alias."""
     from heartcompass import lifecycle
 
     ws = workspace(ctx)
-    person, linkers = _allowing_taken(lambda allow: lifecycle.rename_person(ws, old, new, allow_taken=allow),
-                                      False, force)
-    out.print(f"Renamed to [bold]{escape(new)}[/] (people/{escape(person.slug)}/)."
-              + (f" Links updated in: {', '.join(linkers)}." if linkers else ""))
+    done = _allowing_taken(lambda allow: lifecycle.rename_person(ws, old, new, allow_taken=allow,
+                                                                 keep_alias=not no_alias), False, force)
+    out.print(f"Renamed to [bold]{escape(new)}[/] (people/{escape(done.person.slug)}/)."
+              + (f" Links updated in: {escape(', '.join(done.linkers))}." if done.linkers else ""))
+    if done.kept_alias:
+        out.print(f"Kept {escape(repr(done.kept_alias))} as an alias; remove it from aliases in "
+                  f"people/{escape(done.person.slug)}/PROFILE.md, or rename with --no-alias.")
 
 
 @app.command("archive")
@@ -225,7 +233,21 @@ def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, 
 
     ws = workspace(ctx)
     dest = lifecycle.archive_person(ws, name)
-    out.print(f"Archived to {escape(ws.rel(dest))}/. Bring them back with 'heartcompass undo'.")
+    out.print(f"Archived to {escape(ws.rel(dest))}/. Bring them back with 'heartcompass person unarchive "
+              f"{escape(dest.name)}'.")
+
+
+@app.command("unarchive")
+def unarchive(ctx: typer.Context,
+              name: Annotated[str, typer.Argument(help="Folder name under people/.archive/, name or alias.")],
+              force: Annotated[bool, typer.Option("--force", help="Bring them back even if someone else now "
+                                                  "has their name or alias.")] = False) -> None:
+    """Bring someone back from people/.archive/, one commit."""
+    from heartcompass import lifecycle
+
+    ws = workspace(ctx)
+    person = _allowing_taken(lambda allow: lifecycle.unarchive_person(ws, name, allow_taken=allow), False, force)
+    out.print(f"Back in people/{escape(person.slug)}/.")
 
 
 @app.command("export")
@@ -263,10 +285,14 @@ def import_card(ctx: typer.Context,
                 file: Annotated[Path, typer.Argument(help="A V1 or V2 character card: JSON, or PNG with the card "
                                                    "inside.")],
                 force: Annotated[bool, typer.Option("--force", help="Import even if someone already has this "
-                                                    "name or alias.")] = False) -> None:
+                                                    "name or alias.")] = False,
+                name: Annotated[Optional[str], typer.Option("--name", help="Their name here instead of the card's "
+                                                            "(the card's {{char}} becomes it too).",
+                                                            show_default=False)] = None) -> None:
     """Create a person from a character card; unknown extension fields are kept in the profile."""
     from heartcompass import lifecycle
 
     ws = workspace(ctx)
-    person = _allowing_taken(lambda allow: lifecycle.import_card(ws, file, allow_taken=allow), False, force)
+    person = _allowing_taken(lambda allow: lifecycle.import_card(ws, file, allow_taken=allow, name=name),
+                             False, force)
     out.print(f"Added [bold]{escape(person.load_profile().name)}[/] in people/{escape(person.slug)}/ from the card.")
