@@ -17,9 +17,8 @@ from __future__ import annotations
 import math
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -128,8 +127,7 @@ def _url(v: Any) -> str:
     return v
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(NamedTuple):  # not a dataclass: config loads on every command's start
     default: Any
     parse: Callable[[Any], Any]
     kind: str  # the allowed values, as shown in errors

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from heartcompass import audit, prompts
+from heartcompass import audit, clock, prompts
 from heartcompass.audit import is_hand_subject
 from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic
 from heartcompass.consolidation import State as ConsolidationState, prefix_sum, trailer
@@ -202,7 +202,7 @@ class Gardener:
         self.ws = ws
         self.make_model = make_model
         self._model = None
-        self.today = today or dt.date.today()
+        self.today = today or clock.today(ws)
         self.dry_run = dry_run
         self.review = review
         self.counts = EntryCounts(ws)
