@@ -42,7 +42,7 @@ def sync(ws: Workspace, action: str | None = None) -> SyncResult:
         if not ws.git.rebase_in_progress():
             ws.git.clear_sync_mark()
             raise HeartCompassError(f"There is no stopped sync to {action}.", "Run 'heartcompass sync'.")
-        branch = _rebased_branch(ws)
+        branch = ws.git.rebased_branch()
         if action == "abort":
             ws.git.rebase_abort()
             return SyncResult(remote, branch, 0, [], False)
@@ -52,14 +52,6 @@ def sync(ws: Workspace, action: str | None = None) -> SyncResult:
         ws.git.clear_sync_mark()
         ws.git.push(remote, branch)
         return SyncResult(remote, branch, 0, [], True)
-
-
-def _rebased_branch(ws: Workspace) -> str:
-    for name in ("rebase-merge", "rebase-apply"):
-        head = ws.git.git_dir / name / "head-name"
-        if head.exists():
-            return head.read_text(encoding="utf-8").strip().removeprefix("refs/heads/")
-    return "main"
 
 
 _MARKERS = re.compile(r"(?m)^(<{7}|>{7})( |$)")
