@@ -375,7 +375,7 @@ def _message(slug: str, wb: Workbench, summaries: list[str]) -> tuple[str, str]:
     source = (f"from {days[0]} log" if len(days) == 1 else
               f"from {days[0]} and {days[1]} logs" if len(days) == 2 else
               f"from {len(days)} logs, {days[0]} to {days[-1]}" if days else "")
-    subject = f"garden({slug}): {', '.join(parts) or 'nothing new'} {source}".strip()
+    subject = audit.subject(audit.Verb.GARDEN, slug, f"{', '.join(parts) or 'nothing new'} {source}".strip())
     body = "\n".join(s for s in summaries if s) + "\n\n" + "\n".join(wb.changes)
     return subject, body.strip()
 

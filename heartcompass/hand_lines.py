@@ -7,23 +7,13 @@ blob ids it holds for, and kept valid by the gardener's own commits."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from heartcompass.atomic import write_cache
+from heartcompass.audit import is_hand_subject
 from heartcompass.errors import HeartCompassError
 from heartcompass.people import Person
 from heartcompass.workspace import Workspace
-
-TOOL_VERBS = {"init", "add", "rename", "archive", "restore", "undo", "config", "chat", "log", "garden",
-              "tell", "import", "sync", "coach", "voice"}
-
-
-def is_hand_subject(subject: str) -> bool:
-    """A commit the user made: `edit(...)` or anything not HeartCompass's own."""
-    m = re.match(r"^([a-z-]+)(\(|:)", subject)
-    return not m or m.group(1) == "edit" or m.group(1) not in TOOL_VERBS
-
 
 def hand_lines(ws: Workspace, person: Person, heads: dict[str, str] | None = None,
                history: tuple[str | None, set[str]] | None = None) -> set[str]:

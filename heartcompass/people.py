@@ -1,8 +1,9 @@
-"""People in the workspace: finding, creating, renaming, archiving.
+"""People in the workspace: finding them, reading and creating their files.
 
 A person is a folder people/<slug>/ with PROFILE.md, EVENTS.md, MEMORY.md
 and logs/. This module never imports git at load time: listing people must
-start fast. Changes go through the audit trail (audit.py)."""
+start fast. Adding, renaming and archiving someone, one commit each, is
+lifecycle.py."""
 
 from __future__ import annotations
 

@@ -54,6 +54,14 @@ def test_git_lives_in_one_module():
     assert users == ["gitrepo.py"], users
 
 
+def test_gitrepos_parts_are_used_through_it_alone():
+    """gitstate and gitremote are parts of gitrepo.WorkspaceGit (mixins): the
+    rest of the code reaches them as ws.git, never by importing them."""
+    parts = {"heartcompass.gitstate", "heartcompass.gitremote"}
+    users = sorted(p.relative_to(PACKAGE).as_posix() for p in modules() if imports(p) & parts)
+    assert users == ["gitremote.py", "gitrepo.py"], users
+
+
 def test_model_providers_live_in_one_place():
     users = [p.relative_to(PACKAGE).as_posix() for p in modules()
              if _uses(imports(p), ("langchain_openai", "volcenginesdkarkruntime"))]

@@ -113,7 +113,7 @@ def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli
     import threading
     import time
 
-    from heartcompass import gitrepo
+    from heartcompass import gitremote
     from heartcompass.lock import holder
 
     server = socket.socket()
@@ -130,7 +130,7 @@ def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli
             accepted.append(conn)
 
     threading.Thread(target=accept_and_say_nothing, daemon=True).start()
-    monkeypatch.setattr(gitrepo, "NETWORK_TIMEOUT", 5.0)  # long enough for git to connect on a busy machine
+    monkeypatch.setattr(gitremote, "NETWORK_TIMEOUT", 5.0)  # long enough for git to connect on a busy machine
     ws = example_cli.ws
     git(ws, "remote", "add", "origin", f"http://127.0.0.1:{server.getsockname()[1]}/brain.git")
     started = time.monotonic()
