@@ -46,6 +46,9 @@ def _effective(ws) -> dict[str, dict]:
 
 
 def _text(value) -> str:
+    """A value as `config show` prints it: a list as `config set` takes it (0.8,2.2)."""
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
     return repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
 
 
