@@ -82,9 +82,18 @@ def garden(
 
 
 def _summary(results) -> None:
-    rows = [[r.slug, r.status, str(r.entries), f"+{r.events_added} ~{r.events_changed}",
-             f"{r.memory_before} → {r.memory_after}", r.commit[:8] if r.commit else ""] for r in results]
+    rows = [[r.slug, r.status, str(r.entries), *_changes(r), r.commit[:8] if r.commit else ""] for r in results]
     print_columns(["person", "status", "entries", "events", "memory tokens", "commit"], rows, right={2})
+
+
+def _changes(r) -> list[str]:
+    """The events and memory-tokens cells: "—" for a person whose files were not
+    read (nothing new, or stopped before), one number for memory that kept its size."""
+    if not r.entries:
+        return ["—", "—"]
+    memory = (str(r.memory_after) if r.memory_before == r.memory_after
+              else f"{r.memory_before} → {r.memory_after}")
+    return [f"+{r.events_added} ~{r.events_changed}", memory]
 
 
 class StopGarden(Exception):
