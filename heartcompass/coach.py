@@ -5,7 +5,6 @@ a bad answer gets one corrected try, then a clear error."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,6 +132,3 @@ class CoachSession:
                                                  line, ["coach"]), day)
         return len(self.exchange)
 
-
-def as_json(advice: Advice) -> str:
-    return json.dumps(advice.model_dump(), ensure_ascii=False, indent=2)

@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from heartcompass.cli.common import escape, new_app, out, workspace
+from heartcompass.cli.common import escape, new_app, out, print_json, workspace
 from heartcompass.errors import ConfigError
 
 app = new_app("Show or change the workspace settings (heartcompass.toml).")
@@ -61,9 +61,7 @@ def show(ctx: typer.Context,
     ws = workspace(ctx)
     values = _effective(ws)
     if as_json:
-        import json
-
-        typer.echo(json.dumps({k: v["value"] for k, v in values.items()}, ensure_ascii=False, indent=2))
+        print_json({k: v["value"] for k, v in values.items()}, indent=2)
         return
     # One line per setting, wrapped rather than cut: a URL or model id is shown whole.
     out.print(f"[dim]# {escape(str(ws.config_path))}[/]")
@@ -86,9 +84,7 @@ def get(ctx: typer.Context,
         raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
     entry = _effective(workspace(ctx))[key]
     if as_json:
-        import json
-
-        typer.echo(json.dumps({"key": key, **entry}, ensure_ascii=False))
+        print_json({"key": key, **entry})
         return
     value = entry["value"]
     typer.echo(",".join(str(v) for v in value) if isinstance(value, list) else _text(value).strip("'")

@@ -2,7 +2,6 @@
 
 
 import datetime as dt
-import json
 import shlex
 import shutil
 import sys
@@ -11,7 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import ModelOption, err, escape, out, print_columns, print_diff, workspace
+from heartcompass.cli.common import (ModelOption, err, escape, out, print_columns, print_diff, print_json,
+                                     workspace)
 from heartcompass.errors import HeartCompassError
 
 
@@ -67,8 +67,7 @@ def garden(
         append_run_log(ws, results, started)
     failed = [r for r in results if r.status in ("failed", "skipped")]
     if as_json:
-        typer.echo(json.dumps([{k: v for k, v in r.__dict__.items() if k != "diffs" or dry_run}
-                               for r in results], ensure_ascii=False, indent=2))
+        print_json([{k: v for k, v in r.__dict__.items() if k != "diffs" or dry_run} for r in results], indent=2)
     elif not (quiet and not failed):
         if dry_run:
             for r in results:
