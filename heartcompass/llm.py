@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from heartcompass.errors import ConfigError, LLMError, MissingKeyError
+from heartcompass.config import env_overrides
+from heartcompass.errors import LLMError, MissingKeyError
 from heartcompass.workspace import Workspace
 
 ARK_BASE_URL = "https://ark.cn-beijing.volces.com/api/v3"
 KEY_VARS = {"openai": "OPENAI_API_KEY", "ark": "ARK_API_KEY", "openai-compatible": "HEARTCOMPASS_LLM_API_KEY"}
-ENV_OVERRIDES = {"provider": "HEARTCOMPASS_LLM_PROVIDER", "model": "HEARTCOMPASS_LLM_MODEL",
-                 "base_url": "HEARTCOMPASS_LLM_BASE_URL"}
 
 
 @dataclass(frozen=True)
@@ -50,16 +49,12 @@ def settings(ws: Workspace, model: str | None = None) -> LLMSettings:
     cfg = ws.config
     values: dict[str, Any] = {name: cfg.get(f"llm.{name}") for name in
                               ("provider", "model", "base_url", "temperature", "timeout", "max_retries", "reasoning")}
-    for name, var in ENV_OVERRIDES.items():
-        if os.environ.get(var):
-            values[name] = os.environ[var]
+    for key, (_var, value) in env_overrides().items():  # HEARTCOMPASS_LLM_*, checked like the file's values
+        values[key.removeprefix("llm.")] = value
     if model:
         values["model"] = model
     if values["provider"] == "auto":
         values["provider"] = _auto_provider(ws, str(values["base_url"] or ""))
-    if values["provider"] not in KEY_VARS:
-        raise ConfigError(f"Unknown LLM provider {values['provider']!r}.",
-                          "Use openai, ark or openai-compatible (llm.provider or $HEARTCOMPASS_LLM_PROVIDER).")
     return LLMSettings(str(values["provider"]), str(values["model"]), str(values["base_url"] or ""),
                        float(values["temperature"]), float(values["timeout"]), int(values["max_retries"]),
                        bool(values["reasoning"]))

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import Runner, subjects
+from conftest import Runner, subjects, tree_snapshot
 from heartcompass import config
 from heartcompass.errors import FormatError
 
@@ -260,3 +260,18 @@ def test_config_show_prints_a_list_as_config_set_takes_it(cli: Runner):
     assert line.startswith("chat.reply_delay = 0.5,1.5 ") and "[" not in line.split("#")[0], line
     cli("config", "set", "chat.reply_delay", line.split(" = ")[1].split()[0])  # what is shown can be typed back
     assert json.loads(cli("config", "show", "--json").output)["chat.reply_delay"] == [0.5, 1.5]
+
+
+@pytest.mark.parametrize("var, value, words", [
+    ("HEARTCOMPASS_LLM_BASE_URL", "ftp://127.0.0.1/v1", "http:// or https://"),
+    ("HEARTCOMPASS_LLM_MODEL", "m" * 300, "at most 200 characters"),
+    ("HEARTCOMPASS_LLM_MODEL", "qwen\x1b]0;x", "control characters"),
+    ("HEARTCOMPASS_LLM_PROVIDER", "ollama", "auto, openai, ark, openai-compatible"),
+])
+def test_environment_overrides_are_checked_like_the_file(example_cli: Runner, fake_llm, var, value, words):
+    before = tree_snapshot(example_cli.ws.root)
+    for args in (("chat", "alice", "-m", "hi"), ("config", "show"), ("doctor",)):
+        result = example_cli(*args, env={var: value}, ok=False)
+        assert result.exit_code != 0 and f"${var}" in result.output and words in result.output, result.output
+        assert "Traceback" not in result.output
+    assert fake_llm.calls == [] and tree_snapshot(example_cli.ws.root) == before

@@ -25,22 +25,18 @@ def _effective(ws) -> dict[str, dict]:
     """Each setting: its value, where it comes from (file, default or an
     environment variable) and the file's value when the environment overrides it.
     A credential put in the file by hand is never echoed (terminals get shared)."""
-    import os
-
-    from heartcompass.config import KEYS
+    from heartcompass.config import KEYS, env_overrides
     from heartcompass.credentials import redact
-    from heartcompass.llm import ENV_OVERRIDES
 
     def shown(value):
         return redact(value) if isinstance(value, str) else value
 
-    cfg, out_ = ws.config, {}
+    cfg, out_, env = ws.config, {}, env_overrides()
     for key in KEYS:
         entry = {"value": shown(cfg.get(key)), "source": "file" if cfg.is_set(key) else "default"}
-        section, name = key.split(".", 1)
-        var = ENV_OVERRIDES.get(name) if section == "llm" else None
-        if var and os.environ.get(var):
-            entry.update(file_value=entry["value"], value=shown(os.environ[var]), source=f"${var}")
+        if key in env:
+            var, value = env[key]
+            entry.update(file_value=entry["value"], value=shown(value), source=f"${var}")
         out_[key] = entry
     return out_
 
