@@ -278,8 +278,11 @@ def _bounded(model: Any, max_tokens: int) -> Any:
     """A copy of the client that stops after max_tokens: a runaway answer must
     end, not hold a one-request-at-a-time local server after we gave up.
     OpenAI itself takes max_completion_tokens (langchain renames max_tokens to
-    it); other OpenAI-compatible servers know max_tokens."""
+    it); other OpenAI-compatible servers know max_tokens. The Ark SDK's model
+    (ark_reasoning) has a max_tokens field of its own."""
     if not hasattr(model, "openai_api_base") or not hasattr(model, "model_copy"):
+        if "max_tokens" in (getattr(type(model), "model_fields", None) or {}):
+            return model.model_copy(update={"max_tokens": max_tokens})
         return model
     if model.openai_api_base is None:
         return model.model_copy(update={"max_tokens": max_tokens})
