@@ -133,7 +133,7 @@ def main() -> None:
                 voice.path_of(person.dir).unlink()
             fits = 0
             for i, (said, _) in enumerate(test):
-                session = ChatSession(ws, person, model, clock=lambda i=i: dt.datetime(2030, 1, 1, 10, 0) +
+                session = ChatSession(ws, person, model, time_source=lambda i=i: dt.datetime(2030, 1, 1, 10, 0) +
                                       dt.timedelta(minutes=i))
                 session.fresh_after = 0
                 replies = [e.text for e in session.send(said) if e.kind == "message"]

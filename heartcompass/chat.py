@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from heartcompass import context as context_mod
+from heartcompass import clock, context as context_mod
 from heartcompass.errors import HeartCompassError, LLMError
 from heartcompass.formats import dailylog
 from heartcompass.llm import LLMSettings, retrying
@@ -22,15 +22,6 @@ from heartcompass.people import Person
 from heartcompass.workspace import Workspace
 
 SEPARATOR = context_mod.SEPARATOR
-
-
-def now_in_zone(ws: Workspace) -> dt.datetime:
-    zone = str(ws.config.get("user.timezone") or "")
-    if zone:
-        from zoneinfo import ZoneInfo
-
-        return dt.datetime.now(ZoneInfo(zone))
-    return dt.datetime.now().astimezone()
 
 
 @dataclass
@@ -97,7 +88,7 @@ class ChatSession:
     person: Person
     model: Any                                   # a LangChain chat model
     settings: LLMSettings | None = None
-    clock: Callable[[], dt.datetime] | None = None
+    time_source: Callable[[], dt.datetime] | None = None  # for replays; default: the user's clock
     rev: str | None = None                       # time travel: files as of this commit
     tag: str | None = None                       # "as-of ..." on every log entry
     sleep: Callable[[float], None] | None = None  # backoff between retries
@@ -106,7 +97,7 @@ class ChatSession:
     count: int = 0
 
     def now(self) -> dt.datetime:
-        return self.clock() if self.clock else now_in_zone(self.ws)
+        return self.time_source() if self.time_source else clock.now(self.ws)
 
     def context(self) -> context_mod.Context:
         return context_mod.build(self.ws, self.person, self.now(), rev=self.rev, history_tag=self.tag,

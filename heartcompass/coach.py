@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from heartcompass import context as context_mod
+from heartcompass import clock, context as context_mod
 from heartcompass.errors import LLMError
 from heartcompass.formats import dailylog
 from heartcompass.llm import ask_structured
@@ -128,7 +128,7 @@ class CoachSession:
         path = dailylog.log_path(self.person.dir, day)
         for who, text in self.exchange:
             line = f"{name} wrote to me: {text}" if who == "them" else f"I replied to {name}: {text}"
-            dailylog.append(path, dailylog.Entry(dt.datetime.now(self.now.tzinfo).strftime("%H:%M:%S"), "note",
+            dailylog.append(path, dailylog.Entry(clock.now(self.ws).strftime("%H:%M:%S"), "note",
                                                  line, ["coach"]), day)
         return len(self.exchange)
 

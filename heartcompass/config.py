@@ -18,9 +18,8 @@ import math
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -129,8 +128,7 @@ def _url(v: Any) -> str:
     return v
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(NamedTuple):  # not a dataclass: config loads on every command's start
     default: Any
     parse: Callable[[Any], Any]
     kind: str  # the allowed values, as shown in errors

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from heartcompass import audit, prompts
+from heartcompass import audit, clock, prompts
 from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic
 from heartcompass.consolidation import State as ConsolidationState, prefix_sum, trailer
 from heartcompass.errors import FormatError, HeartCompassError, LLMError, MissingKeyError
@@ -209,7 +209,7 @@ class Gardener:
         self.ws = ws
         self.make_model = make_model
         self._model = None
-        self.today = today or dt.date.today()
+        self.today = today or clock.today(ws)
         self.dry_run = dry_run
         self.review = review
         self.counts = EntryCounts(ws)

@@ -9,36 +9,40 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError, PersonError
-from heartcompass.formats import dailylog, events, memory, profile, read_text
+from heartcompass.formats import FILE_KINDS, read_text
 from heartcompass.slugs import clean_name, slugify
 from heartcompass.tokens import estimate_tokens
 from heartcompass.workspace import Workspace
+
+if TYPE_CHECKING:  # the format modules load on first use: `person list` reads only its index
+    from heartcompass.formats import events, memory, profile
 
 
 _SOURCED = re.compile(r"\((told|hand|import|log \d{4}-\d{2}-\d{2})\)$")
 
 
-@dataclass(frozen=True)
-class Person:
+# NamedTuples, not dataclasses, on the `person list` path: a frozen dataclass
+# costs about a millisecond to define at startup, a NamedTuple a tenth of that.
+class Person(NamedTuple):
     slug: str
     dir: Path
 
     @property
     def profile_path(self) -> Path:
-        return self.dir / profile.FILENAME
+        return self.dir / FILE_KINDS["profile"]
 
     @property
     def events_path(self) -> Path:
-        return self.dir / events.FILENAME
+        return self.dir / FILE_KINDS["events"]
 
     @property
     def memory_path(self) -> Path:
-        return self.dir / memory.FILENAME
+        return self.dir / FILE_KINDS["memory"]
 
     @property
     def logs_dir(self) -> Path:
@@ -48,14 +52,20 @@ class Person:
         return [self.profile_path, self.events_path, self.memory_path]
 
     def load_profile(self) -> profile.Profile:
+        from heartcompass.formats import profile
+
         return profile.load(self.profile_path)
 
     def load_events(self) -> events.EventsFile:
+        from heartcompass.formats import events
+
         if not self.events_path.exists():
             return events.new(self.events_path, self.slug)
         return events.load(self.events_path)
 
     def load_memory(self) -> memory.Memory:
+        from heartcompass.formats import memory
+
         if not self.memory_path.exists():
             return memory.new(self.memory_path, self.slug)
         return memory.load(self.memory_path)
@@ -73,13 +83,13 @@ def display_name(prof: profile.Profile, user_name: str) -> str:
 
 
 def list_people(ws: Workspace) -> list[Person]:
-    folder = ws.people_dir  # once, and plain os.path below: at 2,000 people pathlib was a tenth of a chat's start
+    folder, profile_name = ws.people_dir, FILE_KINDS["profile"]  # once, and plain os.path below: at 2,000 people pathlib was a tenth of a chat's start
     try:
         names = sorted(os.listdir(folder))
     except FileNotFoundError:
         return []
     return [Person(n, folder / n) for n in names
-            if not n.startswith(".") and os.path.isfile(os.path.join(folder, n, profile.FILENAME))]
+            if not n.startswith(".") and os.path.isfile(os.path.join(folder, n, profile_name))]
 
 
 def resolve(ws: Workspace, name: str) -> Person:
@@ -108,8 +118,7 @@ def resolve(ws: Workspace, name: str) -> Person:
                       "See 'heartcompass person list', or add them with 'heartcompass person add'.")
 
 
-@dataclass
-class Summary:
+class Summary(NamedTuple):
     slug: str
     name: str
     relation: str
@@ -122,6 +131,8 @@ class Summary:
 
 def summarize(person: Person, user_name: str = "") -> Summary:
     """What `person list` shows, read cheaply (no full event parsing)."""
+    from heartcompass.formats import dailylog, events
+
     errors: list[str] = []  # each bad file is listed with its problem; the others still are
     try:
         last = (dailylog.log_dates(person.dir) or [None])[-1]
@@ -183,6 +194,9 @@ def create(ws: Workspace, name: str, relation: str, *, mbti: str | None = None,
     final = ws.people_dir / slug
     ws.people_dir.mkdir(parents=True, exist_ok=True)
     import tempfile  # here, not at the top: `person list` never writes
+
+    from heartcompass.formats import events, memory, profile
+
     staging = Path(tempfile.mkdtemp(prefix=f".new-{slug}.", dir=ws.people_dir))
     try:
         prof = profile.new(staging / profile.FILENAME, name, relation, mbti=mbti, aliases=aliases,
@@ -218,8 +232,7 @@ def linking_profiles(ws: Workspace, slug: str) -> list[Person]:
 
 
 # -- names that are already taken ---------------------------------------------------------
-@dataclass(frozen=True)
-class Collision:
+class Collision(NamedTuple):
     wanted: str      # the name or alias asked for
     person: Person   # who already answers to it
     as_what: str     # "name", "alias" or "folder name"

@@ -18,8 +18,8 @@ import json
 import os
 import time
 import weakref
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from heartcompass.errors import FormatError
 from heartcompass.people import Person, Summary, list_people, summarize
@@ -31,8 +31,7 @@ RACY_NS = 2_000_000_000
 SUMMARY_FILES = ("PROFILE.md", "EVENTS.md", "MEMORY.md")
 
 
-@dataclass(frozen=True)
-class ProfileFacts:
+class ProfileFacts(NamedTuple):  # a NamedTuple: cheaper to define at startup than a dataclass
     """PROFILE.md frontmatter as linking needs it; error when it does not parse."""
     name: str
     relation: str
@@ -59,11 +58,11 @@ def _settled(keys: list) -> bool:
     return all(not isinstance(k, list) or now - max(k[2], k[3]) >= RACY_NS for k in keys)
 
 
-@dataclass
 class PeopleIndex:
-    ws: Workspace
-    entries: dict[str, dict] = field(default_factory=dict)
-    dirty: bool = False
+    def __init__(self, ws: Workspace, entries: dict[str, dict] | None = None):
+        self.ws = ws
+        self.entries: dict[str, dict] = entries if entries is not None else {}
+        self.dirty = False
 
     @property
     def path(self) -> Path:
@@ -114,7 +113,7 @@ class PeopleIndex:
                                      tuple((link["person"], link["as"]) for link in prof.related))
             except FormatError as exc:
                 facts = ProfileFacts(person.slug, "?", error=str(exc))
-            value = asdict(facts)
+            value = facts._asdict()
             self._store(person.slug, "profile", keys, value)
         return ProfileFacts(value["name"], value["relation"], value["mbti"], tuple(value["aliases"]),
                             tuple(tuple(link) for link in value["related"]), value["error"])
@@ -132,7 +131,7 @@ class PeopleIndex:
             except TypeError:  # written by a version with other fields
                 pass
         summary = summarize(person, user_name)
-        self._store(person.slug, "summary", keys, asdict(summary))
+        self._store(person.slug, "summary", keys, summary._asdict())
         return summary
 
     def summaries(self, people: list[Person], user_name: str = "") -> list[Summary]:

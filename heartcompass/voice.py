@@ -266,14 +266,12 @@ def refresh_and_commit(ws, person, names: list[str]) -> str | None:
 
 def quote_and_commit(ws, person, text: str, *, mine: bool = False) -> str | None:
     """`quote` and chat's /quote: a real line the user keeps, one commit."""
-    import datetime as _dt
-
-    from heartcompass import audit
+    from heartcompass import audit, clock
 
     with audit.writing(ws, "quote"):
         audit.commit_pending(ws, [person])
         section = voice_fmt.MINE if mine else voice_fmt.THEIRS
-        if not add_line(person.dir, person.load_profile().name, text, f"quote {_dt.date.today().isoformat()}",
+        if not add_line(person.dir, person.load_profile().name, text, f"quote {clock.today(ws).isoformat()}",
                         section):
             return None
         short = " ".join(text.split())[:40]

@@ -64,3 +64,17 @@ def test_the_checker_sees_lazy_imports(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text("def f():\n    import rich.console\n    from typer import Exit\n", encoding="utf-8")
     assert _uses(imports(probe), TERMINAL) == ["rich.console", "typer"]
+
+
+def test_one_clock():
+    """Dates and times come from clock.py, in user.timezone: no module reads
+    the machine's own date (a log's day and the gardener's today must agree)."""
+    readers = []
+    for path in modules():
+        if path.name == "clock.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in ("today", "now") and ast.unparse(node.func.value).endswith(("date", "datetime")):
+                readers.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert readers == []

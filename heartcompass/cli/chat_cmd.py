@@ -1,7 +1,6 @@
 """heartcompass chat — the terminal conversation with a persona."""
 
 
-import random
 import sys
 import time
 from typing import Annotated, Optional
@@ -154,6 +153,8 @@ class ChatView:
                         in_reasoning = False
                     if not streaming:
                         if not first_message and self.delays:
+                            import random  # here: --help loads this module
+
                             with out.status(f"[dim]{escape(self.name)} is typing…[/]", spinner="point"):
                                 time.sleep(random.uniform(*self.delay_range))
                         out.print(f"[bold magenta]{escape(self.name)}[/]: ", end="")

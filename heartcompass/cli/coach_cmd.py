@@ -27,7 +27,7 @@ def coach(
 ) -> None:
     """2 to 4 reply candidates with tone and why, the risks, and a suggestion or two."""
     from heartcompass import llm
-    from heartcompass.chat import now_in_zone
+    from heartcompass import clock
     from heartcompass.coach import CoachSession
     from heartcompass.people import resolve
 
@@ -38,7 +38,7 @@ def coach(
     if not message.strip():
         raise HeartCompassError("No message to coach on.", f"heartcompass coach {name} \"the message they sent\"")
     settings = llm.settings(ws, model)
-    session = CoachSession(ws, person, llm.make_chat_model(ws, settings), now_in_zone(ws))
+    session = CoachSession(ws, person, llm.make_chat_model(ws, settings), clock.now(ws))
     show = (lambda a: print_json(a.model_dump(), indent=2)) if as_json else lambda a: render(a, session.name)
     show(session.advise(message.strip()))
     while follow:

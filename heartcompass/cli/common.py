@@ -130,13 +130,33 @@ def print_json(data: Any, indent: int | None = None) -> None:
     typer.echo(to_json(data, indent))
 
 
+def cell_len(text: str) -> int:
+    """Columns text takes in a terminal: East Asian wide and full-width
+    characters take two, combining marks none. As rich.cells.cell_len
+    counts, without loading rich's tables on `person list`'s start."""
+    if text.isascii():
+        return len(text)
+    import unicodedata
+
+    width = last = 0
+    for ch in text:
+        if ch == "\ufe0f":  # emoji presentation: a symbol before it is drawn wide
+            if last == 1:
+                width, last = width + 1, 2
+        elif "\U0001f3fb" <= ch <= "\U0001f3ff" or unicodedata.combining(ch) or \
+                unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue  # skin tones and marks join the character before them
+        else:
+            last = 2 if unicodedata.east_asian_width(ch) in "WF" else 1 if ord(ch) > 0x7f else 0
+            width += last or 1
+    return width
+
+
 def print_columns(headers: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> None:
     """A plain aligned table. rich's Table costs ~0.5 ms a row to lay out,
     too slow for `person list` of hundreds of people, and even rich's
     Console is a fifth of that command's start: this writes plain lines
     (bold header on a terminal), CJK-aware, control characters removed."""
-    from rich.cells import cell_len
-
     headers = [strip_controls(h) for h in headers]  # names and file text: never terminal controls
     rows = [[strip_controls(c) for c in r] for r in rows]
     widths = [max([cell_len(h), *(cell_len(r[i]) for r in rows)]) for i, h in enumerate(headers)]

@@ -14,12 +14,12 @@ def register(app: typer.Typer) -> None:
 
 def build_for(ws, name: str, as_of: str | None):
     from heartcompass import context as context_mod
-    from heartcompass.chat import now_in_zone
+    from heartcompass import clock
     from heartcompass.people import resolve
 
     person = resolve(ws, name)
     rev, tag = context_mod.parse_time_travel(ws, as_of) if as_of else (None, None)
-    return person, context_mod.build(ws, person, now_in_zone(ws), rev=rev, history_tag=tag), tag
+    return person, context_mod.build(ws, person, clock.now(ws), rev=rev, history_tag=tag), tag
 
 
 def context(

@@ -6,7 +6,6 @@ from typing import Annotated
 import typer
 
 from heartcompass.cli.common import err, escape, interactive, out, workspace
-from heartcompass.cli.editor import run_editor
 
 
 def register(app: typer.Typer) -> None:
@@ -19,6 +18,7 @@ def edit(ctx: typer.Context,
     """Edit PROFILE.md, EVENTS.md, MEMORY.md or VOICE.md; an invalid result never reaches the file."""
     from heartcompass import audit, formats
     from heartcompass.atomic import file_checksum, write_atomic
+    from heartcompass.cli.editor import run_editor
     from heartcompass.errors import FormatError
     from heartcompass.people import resolve
 

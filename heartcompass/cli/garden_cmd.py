@@ -1,8 +1,6 @@
 """heartcompass garden — the nightly consolidation (run it from cron)."""
 
 
-import datetime as dt
-import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -38,7 +36,7 @@ def garden(
     if review and not _terminal():
         raise HeartCompassError("--review asks before writing each person's changes, so it needs a terminal.",
                                 "Run it in a terminal, or see the diffs without writing: heartcompass garden --dry-run")
-    from heartcompass import llm
+    from heartcompass import clock, llm
     from heartcompass.gardener import Gardener, append_run_log
     from heartcompass.people import resolve
 
@@ -46,7 +44,7 @@ def garden(
 
     people = [resolve(ws, name) for name in person] if person else list_people(ws)
     settings = llm.settings(ws, model)
-    started = dt.datetime.now().astimezone()
+    started = clock.now(ws)
     shown = Progress(len(people), live=err.is_terminal and not review, plain=not (quiet or as_json))
     gardener = _shown_gardener(Gardener, shown)(ws, lambda: llm.make_chat_model(ws, settings), dry_run=dry_run,
                                                 review=_ask if review else None)
@@ -171,6 +169,8 @@ def _ask(result) -> bool:
 
 
 def _cron_line(root: Path) -> str:
+    import shlex  # here: --help loads this module
+
     exe = shutil.which("heartcompass") or f"{sys.executable} -m heartcompass"
     exe = str(Path(exe).resolve()) if shutil.which("heartcompass") else exe
     log = root / ".heartcompass" / "garden.cron.log"

@@ -27,13 +27,13 @@ def import_(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Real messages go to the logs on their original dates, as trusted `import` entries."""
-    from heartcompass import audit, importers
+    from heartcompass import audit, clock, importers
     from heartcompass.people import resolve
 
     ws = workspace(ctx)
     person = resolve(ws, name)
     text = importers.read_export(file)
-    today = dt.date.today()
+    today = clock.today(ws)
     fmt = importers.detect(text) if fmt == "auto" else fmt
     messages = importers.parse(fmt, text, file, today)
     found = importers.speakers(messages)

@@ -136,7 +136,7 @@ def list_(ctx: typer.Context,
     user = str(ws.config.get("user.name") or "")
     rows = for_workspace(ws).summaries(list_people(ws), user)
     if as_json:
-        print_json([r.__dict__ for r in rows], indent=2)
+        print_json([r._asdict() for r in rows], indent=2)
     elif not rows:
         out.print("No people yet. Add one with 'heartcompass person add NAME'.")
     else:

@@ -35,7 +35,7 @@ def tell(
     the gardener or discard it; without a terminal it is kept (exit 1).
     --dry-run writes nothing at all, not even the note."""
     from heartcompass import audit, llm, tell as tell_mod
-    from heartcompass.chat import now_in_zone
+    from heartcompass import clock
     from heartcompass.people import resolve
 
     ws = workspace(ctx)
@@ -49,7 +49,7 @@ def tell(
         raise HeartCompassError("Nothing to tell.", f'heartcompass tell {name} "She moved to Berlin in March"')
     settings = llm.settings(ws, model)
     chat_model = llm.make_chat_model(ws, settings)
-    now = now_in_zone(ws)
+    now = clock.now(ws)
     note = None
     if not dry_run:
         with audit.writing(ws, "tell"):
@@ -89,7 +89,7 @@ def tell(
         raise typer.Exit(1)
     try:
         with audit.writing(ws, "tell"):
-            sha = tell_mod.apply_plan(ws, plan, note, now_in_zone(ws))
+            sha = tell_mod.apply_plan(ws, plan, note, clock.now(ws))
     except HeartCompassError:
         _keep_quietly(ws, tell_mod, note, "not applied")
         err.print("[dim]What you told is kept in the log as a note; the next garden learns from it.[/]")
@@ -126,14 +126,14 @@ def _declined(ws, tell_mod, note, why: str) -> None:
     """Keep the logged note for the gardener, or discard it (a marker entry:
     the log itself is never rewritten). Ctrl-C here keeps it: nothing lost."""
     from heartcompass import audit
-    from heartcompass.chat import now_in_zone
+    from heartcompass import clock
 
     keep = not interactive() or _ask_keep()
     with audit.writing(ws, "tell"):
         if keep:
             tell_mod.keep_note(ws, note, why)
         else:
-            tell_mod.discard_note(ws, note, now_in_zone(ws))
+            tell_mod.discard_note(ws, note, clock.now(ws))
     if keep:
         out.print("Not applied. What you told is kept in the log as a note for the gardener.")
     else:

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from heartcompass.errors import FormatError
-from heartcompass.formats import frontmatter_doc as fm, read_text
+from heartcompass.formats import FILE_KINDS, frontmatter_doc as fm, read_text
 
-FILENAME = "EVENTS.md"
+FILENAME = FILE_KINDS["events"]
 DEFAULT_WEIGHT = 0.5
 _SEP = r"\s*[·|]\s*"
 # No lazy quantifier and no trailing \s*$: this runs 20,000 times per prompt.

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from heartcompass.errors import FormatError
-from heartcompass.formats import frontmatter_doc as fm, read_text
+from heartcompass.formats import FILE_KINDS, frontmatter_doc as fm, read_text
 from heartcompass.tokens import estimate_tokens
 
-FILENAME = "MEMORY.md"
+FILENAME = FILE_KINDS["memory"]
 FACTS, CHATS, THREADS = "Facts", "From our chats", "Open threads"
 SECTIONS = (FACTS, CHATS, THREADS)
 DEFAULT_BUDGET = 1200

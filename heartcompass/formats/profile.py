@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from heartcompass.errors import FormatError
-from heartcompass.formats import frontmatter_doc as fm, read_text
+from heartcompass.formats import FILE_KINDS, frontmatter_doc as fm, read_text
 
-FILENAME = "PROFILE.md"
+FILENAME = FILE_KINDS["profile"]
 RELATIONS = ("self", "family", "friend", "dating", "ambiguous", "tension",
              "broken_up", "failed", "stranger")
 BODY_SECTIONS = ("Personality", "How they talk", "Likes", "Dislikes", "Boundaries", "Background")

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from heartcompass.errors import FormatError
-from heartcompass.formats import frontmatter_doc as fm, read_text
+from heartcompass.formats import FILE_KINDS, frontmatter_doc as fm, read_text
 
-FILENAME = "VOICE.md"
+FILENAME = FILE_KINDS["voice"]
 THEIRS, MINE = "Their words", "My words to them"
 SECTIONS = (THEIRS, MINE)
 DEFAULT_BUDGET = 300
