@@ -275,3 +275,34 @@ def test_environment_overrides_are_checked_like_the_file(example_cli: Runner, fa
         assert result.exit_code != 0 and f"${var}" in result.output and words in result.output, result.output
         assert "Traceback" not in result.output
     assert fake_llm.calls == [] and tree_snapshot(example_cli.ws.root) == before
+
+
+def test_sync_continue_never_commits_a_credential_put_in_while_resolving(example_cli: Runner, tmp_path):
+    """The one path that committed heartcompass.toml unchecked: a sync conflict
+    in it, resolved by hand, staged by 'sync --continue' and pushed."""
+    import subprocess
+
+    from conftest import git
+    from heartcompass.workspace import Workspace
+
+    desktop = example_cli
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    git(desktop.ws, "remote", "add", "origin", str(bare))
+    desktop("sync")
+    subprocess.run(["git", "clone", "-q", str(bare), str(tmp_path / "laptop")], check=True)
+    laptop = Runner(Workspace(tmp_path / "laptop"))
+    desktop("config", "set", "llm.model", "qwen2.5")
+    desktop("sync")
+    laptop("config", "set", "llm.model", "deepseek-chat")
+    assert "Conflict" in laptop("sync", ok=False).output
+    secret = "sk-proj-resolvedwithakey1234567890"
+    text = laptop.ws.config_path.read_text()
+    laptop.ws.config_path.write_text(re.sub(r"<<<<<<< [^\n]*\n.*?>>>>>>> [^\n]*\n", f'model = "{secret}"\n', text,
+                                            flags=re.S))
+    result = laptop("sync", "--continue", ok=False)
+    assert result.exit_code != 0 and "llm.model" in result.output and ".env" in result.output
+    assert secret not in result.output and "Traceback" not in result.output
+    assert secret not in git(laptop.ws, "log", "--all", "-p") and secret not in git(desktop.ws, "log", "-p")
+    assert secret not in subprocess.run(["git", "--git-dir", str(bare), "log", "--all", "-p"], capture_output=True,
+                                        text=True, check=True).stdout
