@@ -254,12 +254,13 @@ def test_setting_names_complete_in_the_shell(cli: Runner):
 
 
 def test_config_show_prints_a_list_as_config_set_takes_it(cli: Runner):
-    cli("config", "set", "chat.reply_delay", "0.5,1.5")
+    assert "chat.reply_delay = 0.5,1.5 " in cli("config", "set", "chat.reply_delay", "0.5,1.5").output
     shown = cli("config", "show").output
     line = next(line for line in shown.splitlines() if line.startswith("chat.reply_delay"))
     assert line.startswith("chat.reply_delay = 0.5,1.5 ") and "[" not in line.split("#")[0], line
     cli("config", "set", "chat.reply_delay", line.split(" = ")[1].split()[0])  # what is shown can be typed back
     assert json.loads(cli("config", "show", "--json").output)["chat.reply_delay"] == [0.5, 1.5]
+    assert "its default 0.8,2.2 applies" in cli("config", "unset", "chat.reply_delay").output
 
 
 @pytest.mark.parametrize("var, value, words", [

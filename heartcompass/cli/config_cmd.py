@@ -95,7 +95,7 @@ def set_(ctx: typer.Context,
     from heartcompass.audit import set_config
 
     new, sha = set_config(workspace(ctx), key, value)
-    out.print(escape(f"{key} = {new!r}") + (f"  [dim]({sha[:8]})[/]" if sha else "  [dim](unchanged)[/]"))
+    out.print(escape(f"{key} = {_text(new)}") + (f"  [dim]({sha[:8]})[/]" if sha else "  [dim](unchanged)[/]"))
 
 
 @app.command("unset")
@@ -108,7 +108,7 @@ def unset(ctx: typer.Context,
     removed, sha = unset_config(workspace(ctx), key)
     default = KEYS[key].default
     if not removed:
-        out.print(escape(f"{key} is not set in the file; its default is {default!r}.") + "  [dim](unchanged)[/]")
+        out.print(escape(f"{key} is not set in the file; its default is {_text(default)}.") + "  [dim](unchanged)[/]")
     else:
-        out.print(escape(f"{key} removed; its default {default!r} applies.")
+        out.print(escape(f"{key} removed; its default {_text(default)} applies.")
                   + (f"  [dim]({sha[:8]})[/]" if sha else ""))
