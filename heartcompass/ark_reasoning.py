@@ -8,7 +8,6 @@ every structured call (llm.structured_invoke sets it on a copy)."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Iterator, Optional
 
@@ -92,9 +91,8 @@ class ArkReasoningChat(BaseChatModel):
 
 
 def _json_answer(message: BaseMessage) -> Any:
+    from heartcompass.llm import json_answer
+
     if (getattr(message, "response_metadata", None) or {}).get("finish_reason") == "length":
         raise LengthFinishReasonError("the answer stopped at its max_tokens bound")
-    text = str(message.content).strip()
-    if text.startswith("```"):  # a fenced answer is still the answer
-        text = re.sub(r"^```\w*\s*|\s*```$", "", text)
-    return json.loads(text, strict=False)
+    return json_answer(str(message.content))

@@ -319,7 +319,14 @@ def _ask_json_object(model: Any, spec: dict, messages: list) -> Any:
     hint = SystemMessage(content="Answer with one JSON object, and nothing else, that follows this JSON schema:\n"
                                  + json.dumps(untitled(spec), ensure_ascii=False, separators=(",", ":")))
     reply = model.bind(response_format={"type": "json_object", "schema": spec}).invoke([*messages, hint])
-    text = str(reply.content).strip()
+    return json_answer(str(reply.content))
+
+
+def json_answer(text: str) -> Any:
+    """A model's JSON answer, parsed (a JSONDecodeError is a ValueError: bad output)."""
+    import json
+
+    text = text.strip()
     if text.startswith("```"):  # some servers fence JSON even in JSON mode
         text = re.sub(r"^```\w*\s*|\s*```$", "", text)
     return json.loads(text, strict=False)  # a raw control character inside a string is still readable
