@@ -4,7 +4,6 @@ discarded) and finished with `sync --continue` or undone with `--abort`."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from heartcompass import formats
@@ -54,9 +53,6 @@ def sync(ws: Workspace, action: str | None = None) -> SyncResult:
         return SyncResult(remote, branch, 0, [], True)
 
 
-_MARKERS = re.compile(r"(?m)^(<{7}|>{7})( |$)")
-
-
 def _continue_rebase(ws: Workspace) -> list[str]:
     """Stage the files the user fixed (no conflict marks left, and they
     parse) and let the rebase go on; returns files still in conflict."""
@@ -65,7 +61,7 @@ def _continue_rebase(ws: Workspace) -> list[str]:
         path = ws.root / rel
         if path.is_file():
             text = path.read_text(encoding="utf-8", errors="replace")
-            if _MARKERS.search(text):
+            if formats.conflict_line(text, leftovers=True):
                 raise HeartCompassError(f"{rel} still has conflict marks (<<<<<<< ... >>>>>>>).",
                                         "Keep the lines you want, delete the marks, then run "
                                         "'heartcompass sync --continue' again.")

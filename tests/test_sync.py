@@ -145,3 +145,37 @@ def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli
     assert result.exit_code == 1 and "did not answer within 5 s" in result.output
     assert holder(ws.state_dir / "lock") is None
     example_cli("person", "add", "Bob", "-y")  # the lock is free for the next command
+
+
+def test_conflict_marks_are_a_format_error_and_never_reach_the_model(two_devices, fake_llm):
+    _, laptop = _conflict(two_devices)
+    for args in (("context", "alice"), ("chat", "alice", "-m", "still there?")):
+        result = laptop(*args, ok=False)
+        assert result.exit_code == 1, args
+        assert "people/alice/PROFILE.md:" in result.output and "has unresolved conflict marks" in result.output
+        assert "heartcompass sync --continue" in result.output and "Known facts" not in result.output
+    assert fake_llm.calls == []
+
+
+def test_conflict_marks_committed_by_hand_keep_that_person_from_the_gardener(example_cli, fake_llm):
+    ws = example_cli.ws
+    prof = ws.people_dir / "alice" / "PROFILE.md"
+    line = "Mountains, bad puns, oolong tea, night markets, her cat Mochi.\n"
+    prof.write_text(prof.read_text().replace(line, f"<<<<<<< HEAD\n{line}=======\n{line.replace('oolong', 'hojicha')}"
+                                                   ">>>>>>> 489928c (edit(alice): by hand)\n"))
+    git(ws, "commit", "-qam", "merged badly")
+    from garden_helpers import say
+
+    say(ws, "alice", "note", "She moved to Hangzhou")
+    result = example_cli("garden", ok=False)
+    assert "has unresolved conflict marks" in result.output and fake_llm.calls == []
+    assert "<<<<<<< HEAD" in prof.read_text()  # never rewritten
+
+
+def test_a_setext_heading_underline_is_not_a_conflict():
+    from heartcompass.formats import conflict_line
+
+    assert conflict_line("# Notes\n\nTitle\n=======\n\n> quote\n") is None
+    assert conflict_line("a\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> 489928c (edit)\n") == 2
+    assert conflict_line("a\n<<<<<<< HEAD\nx\n=======\ny\n") is None  # no closing mark: not git's shape
+    assert conflict_line("x\n>>>>>>> 489928c\n", leftovers=True) == 2
