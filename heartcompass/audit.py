@@ -146,9 +146,25 @@ def pending(ws: Workspace, people: list[Person] | None = None) -> list[Pending]:
             continue
         if "/.new-" in rel or Path(rel).name.startswith("."):
             continue  # our own staging and temp files
-        kind = "chat log" if parts[2] == "logs" else "hand edit"
+        kind = "chat log" if parts[2] == "logs" and _appended(ws, rel, code) else "hand edit"
         out.append(Pending(parts[1], rel, code, kind))
     return out
+
+
+def _appended(ws: Workspace, rel: str, code: str) -> bool:
+    """Is this change to a log entries appended (ours to commit as a log), or
+    a rewrite of lines already committed (the user's, by hand: logs are
+    append-only, so it is never taken for a chat's)?"""
+    if "D" in code or "R" in code:
+        return False  # deleted or moved by hand
+    if code == "??" or "A" in code:
+        return True  # a new day's log
+    committed = ws.git.file_at("HEAD", rel)
+    try:
+        now = (ws.root / rel).read_bytes()
+    except OSError:
+        return False
+    return committed is not None and now.startswith(committed.encode("utf-8"))
 
 
 def commit_pending(ws: Workspace, people: list[Person] | None = None) -> list[str]:

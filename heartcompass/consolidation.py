@@ -2,10 +2,11 @@
 
 One small JSON file per person in .heartcompass/consolidated/: for each log
 day, how many entries the gardener has read and a checksum of those entries.
-The checksum is what keeps it right across undo and restore: when a log is
-rewritten under it (an undone chat), the consumed entries still there are
-found again (in git's history of that log) and the pointer moves back to
-them, so later entries are never skipped.
+The checksum is what keeps it right across undo, restore and a hand edit: when
+a log is rewritten under it (an undone chat, a line edited by hand), the
+consumed entries are found again (in git's history of that log), and what
+the log holds now that is not one of them is read: a changed line again,
+an unchanged one not twice, a later one never skipped.
 
 Undoing a garden commit does not hand its entries back: the user took back
 what the gardener made of them, and the next night would only make it again.
@@ -17,6 +18,7 @@ once, when no state exists, and dropped by the next garden commit."""
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import re
@@ -101,24 +103,30 @@ class State:
     def count(self, day: str) -> int:
         return self.days.get(day, [0, None])[0]
 
-    def verified(self, day: str, entries: list[dailylog.Entry]) -> int:
-        """How many of these entries (the log as it is now) are consumed."""
+    def unread(self, day: str, entries: list[dailylog.Entry]) -> list[int]:
+        """Positions of these entries (the log as it is now) the gardener has
+        not read: those past the consumed ones, and, when the log was
+        rewritten under us (undo, restore, a line edited by hand), every entry
+        that is not one it read, each once. When those are not all at the end,
+        the state is left as it was (a prefix cannot say so): the next run
+        finds the same ones, until the gardener's commit moves it past them."""
         n, c = self.days.get(day, [0, None])
         if n == 0:
-            return 0
+            return list(range(len(entries)))
         if c is None and n <= len(entries):  # from the old MEMORY.md map: trusted once
             self.set(day, n, entries)
-            return n
+            return list(range(n, len(entries)))
         if n <= len(entries) and prefix_sum(entries, n) == c:
-            return n
-        # The log was rewritten under us (undo, restore): keep what is still there.
-        old = self._consumed_from_history(day, n, c)
-        k = 0
-        if old is not None:
-            while k < min(len(old), len(entries)) and old[k].render() == entries[k].render():
-                k += 1
-        self.set(day, k, entries)
-        return k
+            return list(range(n, len(entries)))
+        old = self._consumed_from_history(day, n, c) or []
+        matcher = difflib.SequenceMatcher(None, [e.render() for e in old], [e.render() for e in entries],
+                                          autojunk=False)
+        read = {i for block in matcher.get_matching_blocks() for i in range(block.b, block.b + block.size)}
+        unread = [i for i in range(len(entries)) if i not in read]
+        done = unread[0] if unread else len(entries)
+        if unread == list(range(done, len(entries))):
+            self.set(day, done, entries)
+        return unread
 
     def _consumed_from_history(self, day: str, n: int, c: str | None) -> list[dailylog.Entry] | None:
         path = self.person.logs_dir / f"{day}.md"

@@ -104,12 +104,13 @@ def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts
         if counts.known(path) == state.count(day):
             continue
         entries = dailylog.load(path)
-        counts.remember(path, len(entries))
-        done = state.verified(day, entries)  # a log rewritten by undo or restore moves it back
-        if len(entries) <= done:
+        unread = state.unread(day, entries)  # a log rewritten (undo, restore, by hand): what changed
+        # a count that says "all read" only when the state says so too (else the next run must look again)
+        counts.remember(path, len(entries) if state.count(day) + len(unread) == len(entries) else -1)
+        if not unread:
             continue
         logs[day] = entries
-        for index in range(done, len(entries)):
+        for index in unread:
             entry = entries[index]
             if not entry.dropped and not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):  # dropped: markers
                 items.append(LogItem("", day, entry, index))
@@ -229,7 +230,8 @@ class Gardener:
             summaries.append(proposal.summary.strip())
             fit_budget(self.ws, self.model, wb)
             for day in {i.day for i in chunk}:  # this chunk's entries are now in memory
-                count = max(i.index for i in chunk if i.day == day) + 1
+                later = [i.index for c in batches[n:] for i in c if i.day == day]  # all before: read
+                count = min(later) if later else len(logs[day])
                 self._days[day] = [count, prefix_sum(logs[day], count)]
             if n < len(batches) and time.monotonic() - checkpoint >= CHECKPOINT_SECONDS:
                 self._write(person, wb, originals, result, summaries, final=False)  # progress kept

@@ -326,3 +326,39 @@ def test_a_hand_edit_to_the_next_person_during_the_run_is_committed_before_their
     assert "+" + HAND_LINE not in git(ws, "show", "HEAD", "--", "people/carol/MEMORY.md")  # not the gardener's
     assert _blame_subject(ws, "people/carol/MEMORY.md", HAND_LINE) == "edit(carol): by hand"
     assert git(ws, "status", "--porcelain") == ""
+
+
+def test_a_log_line_edited_by_hand_is_the_users_commit_and_only_it_is_gardened_again(example_cli: Runner,
+                                                                                   fake_llm):
+    alice, ws = example_cli, example_cli.ws
+    for i, (speaker, text) in enumerate([("me", "She moved to Kyoto"), ("note", "Her cat is called Mochi"),
+                                         ("me", "She starts at the bakery on Monday")]):
+        say(ws, "alice", speaker, text, time=f"20:0{i}:00")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Lives in Kyoto", "evidence": ["L1"]}]))
+    alice("garden")
+    assert consolidated(ws) == {"2026-12-01": 3}
+    log = ws.people_dir / "alice" / "logs" / "2026-12-01.md"
+    log.write_text(log.read_text().replace("called Mochi", "called Miso"))  # sed -i: the user fixes a line
+    say(ws, "alice", "me", "She got a bike", time="21:00:00")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Her cat is called Miso", "evidence": ["L1"]}]))
+    alice("garden")
+    assert subjects(ws)[1] == "edit(alice): by hand" and subjects(ws)[0].startswith("garden(alice)")
+    assert "called Miso" in git(ws, "show", "HEAD~1", "--", "people/alice/logs/2026-12-01.md")
+    assert sum(s.startswith("log(alice)") for s in subjects(ws)) == 1  # the new log, before the first run
+    prompt = user_prompt(fake_llm)
+    assert "called Miso" in prompt and "She got a bike" in prompt  # the changed line is read again
+    assert "Kyoto" not in prompt.split("## New log entries")[-1] and "bakery" not in prompt  # the others not twice
+    assert consolidated(ws) == {"2026-12-01": 4}
+    calls = len(fake_llm.calls)
+    alice("garden")
+    assert len(fake_llm.calls) == calls  # and nothing is left over
+
+
+def test_a_log_appended_to_is_still_committed_as_a_chat_log(example_cli: Runner):
+    ws = example_cli.ws
+    say(ws, "alice", "note", "She moved to Kyoto")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "log(alice): chat log 2026-12-01")
+    say(ws, "alice", "me", "She got a bike", time="21:00:00")
+    example_cli("person", "add", "Bob", "-y")  # commits what is pending first
+    assert subjects(ws)[1] == "log(alice): chat log 2026-12-01"
