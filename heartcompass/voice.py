@@ -21,7 +21,7 @@ from pathlib import Path
 from heartcompass.atomic import file_checksum, write_atomic
 from heartcompass.errors import HeartCompassError
 from heartcompass.formats import dailylog, read_text, voice as voice_fmt
-from heartcompass.importers import matches_person, placeholder_kind
+from heartcompass.messages import matches_person, placeholder_kind
 from heartcompass.tokens import estimate_tokens
 
 MAX_THEIRS, MAX_MINE = 12, 6
