@@ -159,5 +159,6 @@ def add_example(ws: Workspace) -> bool:
         import shutil
 
         shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))
-        commit_or_roll_back(ws, [dest], subject(Verb.ADD, EXAMPLE_SLUG, "example person"), what=f"people/{EXAMPLE_SLUG}/")
+        commit_or_roll_back(ws, [dest], subject(Verb.ADD, EXAMPLE_SLUG, "example person"),
+                            what=f"people/{EXAMPLE_SLUG}/")
     return True
