@@ -16,7 +16,7 @@ from heartcompass.atomic import write_atomic
 from heartcompass.audit import Verb, commit_or_roll_back, commit_pending, subject, writing
 from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import profile as profile_fmt
-from heartcompass.people import Person, check_new_name, create, linking_profiles, refuse_taken, resolve
+from heartcompass.people import Person, check_new_name, create, linking_profiles, matching, refuse_taken, resolve
 from heartcompass.slugs import clean_name, slugify
 from heartcompass.workspace import Workspace
 
@@ -153,25 +153,16 @@ def _unarchive_person(ws: Workspace, name: str, allow_taken: bool) -> Person:
 def _archived(ws: Workspace, name: str) -> Path:
     """The archived folder for a slug, name or alias (any case)."""
     folders = sorted(p for p in ws.archive_dir.iterdir() if p.is_dir()) if ws.archive_dir.is_dir() else []
-    key = clean_name(name).casefold()
+    found = matching([Person(f.name, f) for f in folders], name)
+    if len(found) == 1:
+        return found[0].dir
+    if found:
+        raise PersonError(f"{name!r} matches several archived people: {', '.join(p.slug for p in found)}.",
+                          "Use the folder name under people/.archive/.")
     try:
         slug = slugify(name)
     except PersonError:
         slug = None
-    found = [f for f in folders if f.name.casefold() in (key, slug)]
-    if not found:
-        for folder in folders:
-            try:
-                names = Person(folder.name, folder).load_profile().names()
-            except FormatError:
-                continue
-            if key in (n.casefold() for n in names):
-                found.append(folder)
-    if len(found) == 1:
-        return found[0]
-    if found:
-        raise PersonError(f"{name!r} matches several archived people: {', '.join(f.name for f in found)}.",
-                          "Use the folder name under people/.archive/.")
     active = f" (people/{slug}/ is not archived)" if slug and (ws.people_dir / slug).is_dir() else ""
     raise PersonError(f"No archived person {name!r}{active}.",
                       "Archived people: " + (", ".join(f.name for f in folders) or "none") + ".")
