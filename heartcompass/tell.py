@@ -23,10 +23,10 @@ from pydantic import BaseModel, Field
 from heartcompass.atomic import checksum, write_atomic
 from heartcompass.errors import HeartCompassError
 from heartcompass.formats import dailylog
-from heartcompass.garden_proposal import LogItem
-from heartcompass.gardener import diff_text, fit_budget, propose, read_person, render_texts, workbench
 from heartcompass.llm import structured_invoke
 from heartcompass.people import Person, list_people
+from heartcompass.proposal.propose import fit_budget, propose
+from heartcompass.proposal.workbench import LogItem, diff_text, read_person, render_texts, workbench
 from heartcompass.workspace import Workspace
 
 IMAGE_TYPES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF87a": "image/gif",

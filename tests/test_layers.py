@@ -74,6 +74,23 @@ def test_the_checker_sees_lazy_imports(tmp_path):
     assert _uses(imports(probe), TERMINAL) == ["rich.console", "typer"]
 
 
+def test_tell_and_the_proposal_machinery_do_not_import_the_nightly_runner():
+    """The proposal package is what the gardener and `tell` share; neither it
+    nor `tell` pulls in the runner (its lock, journal and per-person loop)."""
+    runner = {"heartcompass.gardener", "heartcompass.garden_journal"}
+    shared = [*modules("proposal"), PACKAGE / "tell.py"]
+    assert len(shared) > 1
+    users = [p.relative_to(PACKAGE).as_posix() for p in shared
+             if runner & (imports(p) | {f"heartcompass.{name}" for name in _from_package(p)})]
+    assert users == [], users
+
+
+def _from_package(path: Path) -> set[str]:
+    """Names a file imports as `from heartcompass import x`."""
+    return {alias.name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+            if isinstance(node, ast.ImportFrom) and node.module == "heartcompass" for alias in node.names}
+
+
 def test_one_clock():
     """Dates and times come from clock.py, in user.timezone: no module reads
     the machine's own date (a log's day and the gardener's today must agree)."""
