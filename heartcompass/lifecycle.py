@@ -1,4 +1,4 @@
-"""Person lifecycle: add, rename, archive, import a card — each one commit.
+"""Person lifecycle: add, rename, archive, unarchive, import a card — each one commit.
 
 people.py finds, reads and creates a person's files; this module changes
 who is in the workspace through the audit trail (audit.py): pending hand
@@ -138,7 +138,8 @@ def _unarchive_person(ws: Workspace, name: str, allow_taken: bool) -> Person:
                           "NEW-NAME), then unarchive again.")
     changed = [rel for _, rel in ws.git.status([src])]
     if changed:
-        raise PersonError(f"people/.archive/{slug} has uncommitted changes ({', '.join(changed)}); nothing was moved.",
+        raise PersonError(f"people/.archive/{slug} has uncommitted changes ({', '.join(changed)}); "
+                          "nothing was moved.",
                           f"Commit them with git, or take them back with 'git checkout -- people/.archive/{slug}', "
                           "then unarchive again.")
     prof = Person(slug, src).load_profile()  # a profile that does not parse is named, and nothing moves
@@ -204,6 +205,7 @@ def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str 
 
         for line in fields.get("voice") or []:  # the card's example dialogue: how they write
             add_line(person.dir, fields["name"], line, "card")
-        commit_or_roll_back(ws, [person.dir], subject(Verb.ADD, person.slug, f"from character card {Path(path).name}"),
+        commit_or_roll_back(ws, [person.dir],
+                            subject(Verb.ADD, person.slug, f"from character card {Path(path).name}"),
                             what=f"people/{person.slug}/ (nothing was added)")
     return person

@@ -69,6 +69,19 @@ def test_unarchive_refuses_when_the_folder_name_is_in_use_again(example_cli: Run
     assert tree_snapshot(ws.root) == before and subjects(ws) == log
 
 
+def test_unarchive_refuses_an_archived_folder_with_uncommitted_changes(example_cli: Runner):
+    ws = example_cli.ws
+    example_cli("person", "archive", "alice")
+    events = ws.archive_dir / "alice" / "EVENTS.md"
+    events.write_text(events.read_text(encoding="utf-8") + "- 2026-11-30 · w0.5 · edited in the archive\n",
+                      encoding="utf-8")
+    before, log = tree_snapshot(ws.root), subjects(ws)
+    result = example_cli("person", "unarchive", "alice", ok=False)
+    assert result.exit_code == 1 and "people/.archive/alice/EVENTS.md" in result.output
+    assert "nothing was moved" in result.output and "git checkout -- people/.archive/alice" in result.output
+    assert tree_snapshot(ws.root) == before and subjects(ws) == log
+
+
 def test_unarchive_of_someone_not_archived_is_a_clear_error(example_cli: Runner):
     result = example_cli("person", "unarchive", "alice", ok=False)
     assert result.exit_code == 1 and "No archived person 'alice' (people/alice/ is not archived)" in result.output
