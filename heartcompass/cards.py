@@ -285,6 +285,26 @@ def example_lines(data: dict[str, Any]) -> list[str]:
     return out
 
 
+# A line the card has {{user}} say (V1 cards write <USER>): the user's words, not the character's.
+_USER_TURN = re.compile(r"^\s*(?:\{\{user\}\}|<user>)\s*:", re.I)
+_TURN_END = re.compile(r"^\s*(?:\{\{(?:char|user)\}\}|<(?:bot|user)>)\s*:|^\s*<START>\s*$|^\s*$", re.I)
+
+
+def without_user_turns(text: str, *, dialogue: bool) -> str:
+    """The text without what {{user}} says. In a dialogue (mes_example) a turn
+    runs from its `{{user}}:` line to the next speaker, <START> or blank line;
+    elsewhere (first_mes is the character's one message) only that line goes."""
+    kept, in_user_turn = [], False
+    for line in text.split("\n"):
+        if _USER_TURN.match(line):
+            in_user_turn = True
+        elif _TURN_END.match(line) or not dialogue:
+            in_user_turn = False
+        if not in_user_turn:
+            kept.append(line)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept))
+
+
 def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
     """What `person add` needs, from card data; unknown extensions are kept."""
     ext = dict(data.get("extensions") or {})
@@ -325,7 +345,9 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
     if not ours and clean(data.get("scenario")):  # our own scenario line is generated, not knowledge
         background.append(clean(data.get("scenario")))
     sections["Background"] = "\n\n".join([sections["Background"], *background]).strip()
-    first, example = clean(data.get("first_mes")), clean(data.get("mes_example"))
+    # How *they* talk: what the card has {{user}} say stays out
+    first = clean(without_user_turns(str(data.get("first_mes") or ""), dialogue=False))
+    example = clean(without_user_turns(str(data.get("mes_example") or ""), dialogue=True))
     if not sections["How they talk"]:  # our own export carries the section itself in the description
         sections["How they talk"] = "\n".join(t for t in (first if f'"{first}"' not in example else "", example)
                                                if t)

@@ -5,7 +5,6 @@ a bad answer gets one corrected try, then a clear error."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,6 +151,3 @@ class CoachSession:
                                          "HeartCompass command that can commit will commit it.") from None
         return count
 
-
-def as_json(advice: Advice) -> str:
-    return json.dumps(advice.model_dump(), ensure_ascii=False, indent=2)

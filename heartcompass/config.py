@@ -15,10 +15,11 @@ The typed parsers below are the model: one place, explicit types and ranges."""
 from __future__ import annotations
 
 import math
+import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -166,6 +167,10 @@ KEYS: dict[str, Key] = {
     "sync.remote": Key("origin", _text(100), "text", "git remote for heartcompass sync"),
     "git.hooks": Key(True, _bool, "true|false", "run the repository's git hooks (e.g. a secret scanner) on our commits"),
 }
+# Variables that override a setting for one shell or one run (keys stay out of this file;
+# these are settings, checked by the same parsers as the file's values).
+ENV_OVERRIDES = {"llm.provider": "HEARTCOMPASS_LLM_PROVIDER", "llm.model": "HEARTCOMPASS_LLM_MODEL",
+                 "llm.base_url": "HEARTCOMPASS_LLM_BASE_URL"}
 _SECRET_NAME = re.compile(r"(api_?key|secret|token(?!s)|password|passwd)", re.I)
 
 
@@ -213,6 +218,27 @@ def _validate(data: dict[str, Any], path: Path | None, text: str | None) -> dict
     return values
 
 
+def env_overrides(environ: Mapping[str, str] | None = None) -> dict[str, tuple[str, Any]]:
+    """key -> (variable, typed value) for each override set in the environment,
+    validated like the file's values; a bad one is a ConfigError naming it."""
+    environ = os.environ if environ is None else environ
+    found: dict[str, tuple[str, Any]] = {}
+    for key, var in ENV_OVERRIDES.items():
+        raw = environ.get(var)
+        if not raw:
+            continue
+        spec = KEYS[key]
+        try:
+            found[key] = (var, spec.parse(raw))
+        except (ValueError, TypeError) as exc:
+            from heartcompass.credentials import redact
+
+            raise ConfigError(f"${var} = {redact(repr(raw))} is not valid ({exc}); allowed for {key}: {spec.kind}.",
+                              f"Fix the variable, or unset it ('unset {var}') to use {key} from {FILENAME}."
+                              ) from None
+    return found
+
+
 def load(path: Path) -> Config:
     from heartcompass.formats import read_text
 
@@ -254,6 +280,13 @@ def load_for_commit(path: Path) -> Config:
             f"Move the key to .env (git-ignored), e.g. HEARTCOMPASS_LLM_API_KEY=..., and remove it from the "
             f"file (by hand, or with 'heartcompass config set {key} ...').")
     return cfg
+
+
+def check_committable(root: Path, rel: str) -> None:
+    """For any path that commits files it did not write itself (a sync conflict
+    resolved by hand): when rel is this file, load_for_commit's checks."""
+    if rel == FILENAME:
+        load_for_commit(root / rel)
 
 
 def _line_of(text: str | None, section: str, name: str | None) -> int | None:

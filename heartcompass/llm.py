@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from heartcompass.errors import ConfigError, LLMError, MissingKeyError
+from heartcompass.config import env_overrides
+from heartcompass.errors import LLMError, MissingKeyError
 from heartcompass.workspace import Workspace
 
 ARK_BASE_URL = "https://ark.cn-beijing.volces.com/api/v3"
 KEY_VARS = {"openai": "OPENAI_API_KEY", "ark": "ARK_API_KEY", "openai-compatible": "HEARTCOMPASS_LLM_API_KEY"}
-ENV_OVERRIDES = {"provider": "HEARTCOMPASS_LLM_PROVIDER", "model": "HEARTCOMPASS_LLM_MODEL",
-                 "base_url": "HEARTCOMPASS_LLM_BASE_URL"}
 
 
 @dataclass(frozen=True)
@@ -50,16 +49,12 @@ def settings(ws: Workspace, model: str | None = None) -> LLMSettings:
     cfg = ws.config
     values: dict[str, Any] = {name: cfg.get(f"llm.{name}") for name in
                               ("provider", "model", "base_url", "temperature", "timeout", "max_retries", "reasoning")}
-    for name, var in ENV_OVERRIDES.items():
-        if os.environ.get(var):
-            values[name] = os.environ[var]
+    for key, (_var, value) in env_overrides().items():  # HEARTCOMPASS_LLM_*, checked like the file's values
+        values[key.removeprefix("llm.")] = value
     if model:
         values["model"] = model
     if values["provider"] == "auto":
         values["provider"] = _auto_provider(ws, str(values["base_url"] or ""))
-    if values["provider"] not in KEY_VARS:
-        raise ConfigError(f"Unknown LLM provider {values['provider']!r}.",
-                          "Use openai, ark or openai-compatible (llm.provider or $HEARTCOMPASS_LLM_PROVIDER).")
     return LLMSettings(str(values["provider"]), str(values["model"]), str(values["base_url"] or ""),
                        float(values["temperature"]), float(values["timeout"]), int(values["max_retries"]),
                        bool(values["reasoning"]))
@@ -283,8 +278,11 @@ def _bounded(model: Any, max_tokens: int) -> Any:
     """A copy of the client that stops after max_tokens: a runaway answer must
     end, not hold a one-request-at-a-time local server after we gave up.
     OpenAI itself takes max_completion_tokens (langchain renames max_tokens to
-    it); other OpenAI-compatible servers know max_tokens."""
+    it); other OpenAI-compatible servers know max_tokens. The Ark SDK's model
+    (ark_reasoning) has a max_tokens field of its own."""
     if not hasattr(model, "openai_api_base") or not hasattr(model, "model_copy"):
+        if "max_tokens" in (getattr(type(model), "model_fields", None) or {}):
+            return model.model_copy(update={"max_tokens": max_tokens})
         return model
     if model.openai_api_base is None:
         return model.model_copy(update={"max_tokens": max_tokens})
@@ -321,7 +319,14 @@ def _ask_json_object(model: Any, spec: dict, messages: list) -> Any:
     hint = SystemMessage(content="Answer with one JSON object, and nothing else, that follows this JSON schema:\n"
                                  + json.dumps(untitled(spec), ensure_ascii=False, separators=(",", ":")))
     reply = model.bind(response_format={"type": "json_object", "schema": spec}).invoke([*messages, hint])
-    text = str(reply.content).strip()
+    return json_answer(str(reply.content))
+
+
+def json_answer(text: str) -> Any:
+    """A model's JSON answer, parsed (a JSONDecodeError is a ValueError: bad output)."""
+    import json
+
+    text = text.strip()
     if text.startswith("```"):  # some servers fence JSON even in JSON mode
         text = re.sub(r"^```\w*\s*|\s*```$", "", text)
     return json.loads(text, strict=False)  # a raw control character inside a string is still readable

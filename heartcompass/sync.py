@@ -71,6 +71,8 @@ def _continue_rebase(ws: Workspace) -> list[str]:
                                         "'heartcompass sync --continue' again.")
             if rel.startswith("people/") and rel.endswith(".md"):
                 formats.validate(path)
+            from heartcompass.config import check_committable
+            check_committable(ws.root, rel)  # heartcompass.toml: parses, and no credential goes out
     if fixed:
         ws.git.stage(fixed)
     return ws.git.rebase_continue()

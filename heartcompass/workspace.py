@@ -141,6 +141,7 @@ def create_workspace(path: Path, force: bool = False, example: bool = False) -> 
 
 
 EXAMPLE_SLUG = "alice"
+EXAMPLE_LINK_BACK = "close friend since university"  # how the user's profile names her (hers names them so)
 
 
 def add_example(ws: Workspace) -> bool:
@@ -159,6 +160,33 @@ def add_example(ws: Workspace) -> bool:
         import shutil
 
         shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))
-        commit_or_roll_back(ws, [dest], subject(Verb.ADD, EXAMPLE_SLUG, "example person"),
+        linked = _link_back_to_example(ws)
+        commit_or_roll_back(ws, [dest, *linked], subject(Verb.ADD, EXAMPLE_SLUG, "example person"),
                             what=f"people/{EXAMPLE_SLUG}/")
     return True
+
+
+def _link_back_to_example(ws: Workspace) -> list[Path]:
+    """Alice names `me` in her `related`; the user's own profile names her back,
+    so the example's link goes both ways (doctor warns about a one-sided one).
+    A hand edit of that profile is committed first, on its own; a profile that
+    does not parse is left as it is (the link then stays one-sided)."""
+    from heartcompass.atomic import write_atomic
+    from heartcompass.audit import commit_pending
+    from heartcompass.errors import HeartCompassError
+    from heartcompass.formats import profile as profile_fmt
+    from heartcompass.people import Person
+
+    me = Person("me", ws.people_dir / "me")
+    if not me.profile_path.is_file():
+        return []
+    try:
+        commit_pending(ws, [me])
+        prof = me.load_profile()
+    except HeartCompassError:
+        return []
+    if prof.relation != "self" or any(link["person"] == EXAMPLE_SLUG for link in prof.related):
+        return []
+    prof.set("related", [*(prof.doc.meta.get("related") or []), {"person": EXAMPLE_SLUG, "as": EXAMPLE_LINK_BACK}])
+    write_atomic(me.profile_path, profile_fmt.render(prof))
+    return [me.profile_path]

@@ -1,5 +1,8 @@
 """The hostile user's tour (issue 10): run every attack against the real
-`heartcompass` command in throwaway workspaces and report each case.
+`heartcompass` command in throwaway workspaces and report each case. The one
+harness for them: git states (rebase, merge, cherry-pick, revert, detached
+HEAD, index.lock, a refusing hook), concurrent writers (20 chats, watch and
+the gardener, a silent sync remote), the workspace boundary, bad bytes.
 
     python tests/attack_run.py [--only NAME] [--keep]
 
@@ -16,10 +19,12 @@ import json
 import os
 import resource
 import shutil
+import socket
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -57,9 +62,10 @@ class Trial:
         self.outside_before = snapshot(self.outside)
 
     def hc(self, *args: str, workspace: bool = True, input: str | None = None, timeout: float = 120,
-           check: bool = True) -> subprocess.CompletedProcess:
+           check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
         cmd = [sys.executable, "-m", "heartcompass", *(["--workspace", str(self.root)] if workspace else []), *args]
-        proc = subprocess.run(cmd, env=self.env, input=input or "", capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, env={**self.env, **(env or {})}, input=input or "", capture_output=True,
+                              text=True, timeout=timeout)
         self.outputs.append(proc.stdout + proc.stderr)
         if check and proc.returncode != 0:
             raise AssertionError(f"{' '.join(args)} exited {proc.returncode}: {proc.stdout}{proc.stderr}")
@@ -146,7 +152,7 @@ def rebase_in_progress(t: Trial) -> list[str]:
     t.git("rebase", "side", check=False)
     if not (t.root / ".git" / "rebase-merge").exists() and not (t.root / ".git" / "rebase-apply").exists():
         return ["setup: no rebase in progress"]
-    problems = _writers_refuse(t, ("rebase",))
+    problems = _writers_refuse(t, ("middle of a rebase", "git rebase --continue", "git rebase --abort"))
     t.git("rebase", "--abort")
     if "typed during a git operation" not in t.log_text("alice"):
         problems.append("the typed message was lost on rebase --abort")
@@ -165,7 +171,7 @@ def merge_in_progress(t: Trial) -> list[str]:
     t.git("merge", "side", check=False)
     if not (t.root / ".git" / "MERGE_HEAD").exists():
         return ["setup: no merge in progress"]
-    return _writers_refuse(t, ("merge",))
+    return _writers_refuse(t, ("middle of a merge", "git merge --abort"))
 
 
 @case
@@ -174,25 +180,58 @@ def cherry_pick_in_progress(t: Trial) -> list[str]:
     t.git("cherry-pick", "side", check=False)
     if not (t.root / ".git" / "CHERRY_PICK_HEAD").exists():
         return ["setup: no cherry-pick in progress"]
-    return _writers_refuse(t, ("cherry-pick",))
+    return _writers_refuse(t, ("middle of a cherry-pick", "git cherry-pick --continue"))
 
 
 @case
 def detached_head(t: Trial) -> list[str]:
     t.git("checkout", "-q", "--detach", "HEAD")
-    return _writers_refuse(t, ("detached",))
+    return _writers_refuse(t, ("detached head", "git checkout main"))
+
+
+@case
+def revert_in_progress(t: Trial) -> list[str]:
+    profile = t.root / "people" / "bob" / "PROFILE.md"
+    for name in ("Robert", "Bobby"):
+        profile.write_text(profile.read_text(encoding="utf-8").replace("name: Bob", f"name: {name}", 1)
+                           .replace("name: Robert", f"name: {name}", 1), encoding="utf-8")
+        t.git("commit", "-q", "-am", f"call him {name}")
+    t.git("revert", "--no-edit", "HEAD~1", check=False)
+    if not (t.root / ".git" / "REVERT_HEAD").exists():
+        return ["setup: no revert in progress"]
+    problems = _writers_refuse(t, ("middle of a revert", "git revert --abort"))
+    problems += [f"undo: {p}" for p in refused(t.hc("undo", check=False), "middle of a revert")]
+    return problems
 
 
 @case
 def stale_index_lock(t: Trial) -> list[str]:
     (t.root / ".git" / "index.lock").write_text("")
-    problems = refused(t.hc("person", "add", "Carol", "--yes", check=False), "index.lock")
+    problems = refused(t.hc("person", "add", "Carol", "--yes", check=False), "index.lock", "stale", "rm ")
     carol = t.root / "people" / "carol"
     if carol.exists() and "carol" not in (t.outputs[-1]).lower():
         problems.append("an untracked people/carol was left behind without saying so")
     doctor = t.hc("doctor", check=False)
-    if "index.lock" not in doctor.stdout + doctor.stderr:
+    if "✗ git" not in doctor.stdout or "index.lock" not in doctor.stdout + doctor.stderr:
         problems.append("doctor does not report the stale index.lock")
+    return problems
+
+
+@case
+def hook_rejects_the_commit(t: Trial) -> list[str]:
+    """A pre-commit hook of the user's (a secret scanner, say) says no."""
+    hook = t.root / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'secret found' >&2\nexit 1\n", encoding="utf-8")
+    hook.chmod(0o755)
+    head, toml = t.head(), (t.root / "heartcompass.toml").read_bytes()
+    problems = refused(t.hc("person", "add", "Carol", "--yes", check=False), "secret found", "rolled back")
+    problems += refused(t.hc("config", "set", "user.name", "Sam", check=False), "secret found", "rolled back")
+    if (t.root / "people" / "carol").exists():
+        problems.append("people/carol was left behind")
+    if (t.root / "heartcompass.toml").read_bytes() != toml:
+        problems.append("heartcompass.toml was not rolled back")
+    if t.head() != head or t.git("status", "--porcelain"):
+        problems.append("a commit was made, or files were left pending")
     return problems
 
 
@@ -203,14 +242,18 @@ def non_ascii_paths(t: Trial) -> list[str]:
     profile.write_text(profile.read_text(encoding="utf-8") + "\nLikes 火锅.\n", encoding="utf-8")
     t.hc("person", "list")  # commits nothing; the next writer commits the edit
     t.hc("config", "set", "user.name", "王磊")
-    t.hc("person", "rename", "bob", "Bobby")
+    t.hc("person", "rename", "小明", "小明明")
     problems = []
-    diff = t.hc("diff", "小明", "HEAD~3", check=False)
+    diff = t.hc("diff", "小明明", "HEAD~3", check=False)
     if "\\345" in diff.stdout or "\\" + "347" in diff.stdout:
         problems.append("diff shows octal-quoted path names")
+    if "people/小明/PROFILE.md" not in diff.stdout:
+        problems.append("diff does not name people/小明/PROFILE.md: " + diff.stdout[:300])
     proc = t.hc("undo", check=False)
     if proc.returncode != 0:
         problems.append("undo failed: " + proc.stdout + proc.stderr)
+    if not profile.exists() or "火锅" not in profile.read_text(encoding="utf-8") or t.git("status", "--porcelain"):
+        problems.append("undo of the rename did not bring people/小明/ back as it was")
     return problems
 
 
@@ -263,6 +306,63 @@ def hand_edit_during_garden(t: Trial) -> list[str]:
             problems.append(f"{subject!r} contains the user's hand line")
         if subject.startswith("edit(") and "Miso" in t.git("show", sha):
             problems.append(f"{subject!r} contains the gardener's lines")
+    return problems
+
+
+HOLD_LOCK = ("import sys, time\nfrom heartcompass.lock import WorkspaceLock\n"
+             "with WorkspaceLock(sys.argv[1], 'gardener'):\n    print('held', flush=True)\n    time.sleep(4)\n")
+
+
+@case
+def watch_waits_for_the_gardeners_lock(t: Trial) -> list[str]:
+    """A hand save while another process holds the workspace lock: watch
+    commits nothing until the lock is released, then commits it on its own."""
+    watch = t.spawn("watch", "--debounce", "0.3")
+    problems = []
+    try:
+        time.sleep(3)
+        holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(t.root / ".heartcompass" / "lock")],
+                                  stdout=subprocess.PIPE, text=True, env=t.env)
+        if holder.stdout.readline().strip() != "held":
+            return ["setup: the lock was not taken"]
+        before = t.head()
+        memory = t.root / "people" / "alice" / "MEMORY.md"
+        memory.write_text(memory.read_text(encoding="utf-8").replace("## Facts\n\n", "## Facts\n\n- typed during "
+                                                                      "the garden\n"), encoding="utf-8")
+        time.sleep(2)
+        if t.head() != before:
+            problems.append("watch committed while the lock was held")
+        holder.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        while t.head() == before and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if t.git("log", "-1", "--format=%s").strip() != "edit(alice): by hand":
+            problems.append("the hand edit was not committed as edit(alice) once the lock was free")
+    finally:
+        watch.terminate()
+        t.outputs.append(watch.communicate(timeout=30)[0])
+    return problems
+
+
+@case
+def sync_to_a_silent_remote(t: Trial) -> list[str]:
+    """A remote that accepts the connection and never answers: sync gives up
+    with a clear line and the lock is released."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    conns = []
+    threading.Thread(target=lambda: [conns.append(server.accept()) for _ in range(8)], daemon=True).start()
+    t.git("remote", "add", "origin", f"http://127.0.0.1:{server.getsockname()[1]}/brain.git")
+    started = time.monotonic()
+    proc = t.hc("sync", check=False, env={"HEARTCOMPASS_GIT_TIMEOUT": "3"})
+    took = time.monotonic() - started
+    server.close()
+    problems = refused(proc, "did not answer")
+    if took > 30:
+        problems.append(f"sync took {took:.0f} s to give up")
+    if t.hc("person", "add", "Carol", "--yes", check=False).returncode != 0:
+        problems.append("the lock was not released")
     return problems
 
 

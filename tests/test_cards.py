@@ -164,3 +164,21 @@ def test_lorebook_keys_are_keywords_not_clauses(example_cli: Runner):
     chinese = next(e for e in book if "京都" in e["content"])
     assert any(k.startswith("京都") or k == "京都" for k in chinese["keys"]), chinese["keys"]
     assert all(len(k) <= 4 for k in chinese["keys"][1:])
+
+
+def test_lines_the_card_gives_user_stay_out_of_how_they_talk(cli: Runner, tmp_path):
+    card = {"name": "小林", "description": "A barista.", "personality": "", "scenario": "",
+            "first_mes": "{{user}}: 有人吗?\n*小林 looks up* 来了来了!",
+            "mes_example": "<START>\n{{user}}: I'm so tired today,\nwork was endless\n{{char}}: 又加班了?\n"
+                           "*pours a coffee*\n<START>\n<USER>: can I get a latte?\n{{char}}: 当然。"}
+    path = tmp_path / "card.json"
+    path.write_text(json.dumps(card, ensure_ascii=False), encoding="utf-8")
+    cli("person", "import-card", str(path))
+    folder = cli.ws.people_dir / "小林"
+    talk = (folder / "PROFILE.md").read_text(encoding="utf-8").split("## How they talk")[1].split("## Likes")[0]
+    for theirs in ('"又加班了?"', "*pours a coffee*", '"当然。"', "来了来了!"):
+        assert theirs in talk, talk
+    for users in ("有人吗", "so tired", "work was endless", "latte", "me:"):
+        assert users not in talk, talk
+    voice = (folder / "VOICE.md").read_text(encoding="utf-8")
+    assert "又加班了?" in voice and "tired" not in voice and "latte" not in voice

@@ -282,3 +282,29 @@ def test_append_returns_the_entry_position(tmp_path):
 def test_a_new_memory_has_no_bookkeeping(tmp_path):
     text = memory.render(memory.new(tmp_path / "MEMORY.md", "Alice"))
     assert text.startswith("---\nbudget_tokens: 1200\n---\n") and "consolidated" not in text
+
+
+def test_a_log_entry_holding_unicode_line_separators_stays_one_entry(tmp_path):
+    """A reply may carry U+2028, U+0085 or a form feed; str.splitlines() breaks
+    there, which made the day's log unparseable (or a forged entry count)."""
+    day = dt.date(2026, 12, 1)
+    path = dailylog.log_path(tmp_path, day)
+    text = "ok\u2028- 10:00:00 · note · I owe Alice $1000\x85next\x0cpage\x1cend"
+    dailylog.append(path, dailylog.Entry("20:00:00", "persona", text, []), day)
+    dailylog.append(path, dailylog.Entry("20:00:01", "me", "two\nlines", []), day)
+    entries = dailylog.load(path)
+    assert [(e.speaker, e.text) for e in entries] == [("persona", text), ("me", "two\nlines")]
+    assert dailylog._count_entries(path.read_text(encoding="utf-8")) == 2
+
+
+@pytest.mark.parametrize("edit, line, words", [
+    (lambda t: t.replace("## Facts", "## Known facts"), 9, "'## Facts' is missing (is '## Known facts' on this"),
+    (lambda t: t.replace("## From our chats", "## from our chats"), 14, "'## From our chats' is missing"),
+    (lambda t: t.replace("## Open threads\n", ""), 19, "'## Open threads' is missing"),
+    (lambda t: t.split("## Facts")[0], 8, "'## Facts' and '## From our chats' and '## Open threads' are missing"),
+])
+def test_memory_without_a_required_section_names_the_line_and_the_sections(tmp_path, edit, line, words):
+    with pytest.raises(FormatError) as info:
+        memory.parse(edit(MEMORY_TEXT), tmp_path / "MEMORY.md")
+    assert info.value.line == line and words in info.value.message, (info.value.line, info.value.message)
+    assert "'## Facts', '## From our chats', '## Open threads'" in info.value.hint

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import Runner, subjects
+from conftest import Runner, subjects, tree_snapshot
 from heartcompass import config
 from heartcompass.errors import FormatError
 
@@ -251,3 +251,59 @@ def test_setting_names_complete_in_the_shell(cli: Runner):
     result = CliRunner().invoke(app, [], prog_name="heartcompass", env={
         "_HEARTCOMPASS_COMPLETE": "complete_bash", "COMP_WORDS": "heartcompass config set llm.t", "COMP_CWORD": "3"})
     assert result.output.split() == ["llm.temperature", "llm.timeout"]
+
+
+def test_config_show_prints_a_list_as_config_set_takes_it(cli: Runner):
+    assert "chat.reply_delay = 0.5,1.5 " in cli("config", "set", "chat.reply_delay", "0.5,1.5").output
+    shown = cli("config", "show").output
+    line = next(line for line in shown.splitlines() if line.startswith("chat.reply_delay"))
+    assert line.startswith("chat.reply_delay = 0.5,1.5 ") and "[" not in line.split("#")[0], line
+    cli("config", "set", "chat.reply_delay", line.split(" = ")[1].split()[0])  # what is shown can be typed back
+    assert json.loads(cli("config", "show", "--json").output)["chat.reply_delay"] == [0.5, 1.5]
+    assert "its default 0.8,2.2 applies" in cli("config", "unset", "chat.reply_delay").output
+
+
+@pytest.mark.parametrize("var, value, words", [
+    ("HEARTCOMPASS_LLM_BASE_URL", "ftp://127.0.0.1/v1", "http:// or https://"),
+    ("HEARTCOMPASS_LLM_MODEL", "m" * 300, "at most 200 characters"),
+    ("HEARTCOMPASS_LLM_MODEL", "qwen\x1b]0;x", "control characters"),
+    ("HEARTCOMPASS_LLM_PROVIDER", "ollama", "auto, openai, ark, openai-compatible"),
+])
+def test_environment_overrides_are_checked_like_the_file(example_cli: Runner, fake_llm, var, value, words):
+    before = tree_snapshot(example_cli.ws.root)
+    for args in (("chat", "alice", "-m", "hi"), ("config", "show"), ("doctor",)):
+        result = example_cli(*args, env={var: value}, ok=False)
+        assert result.exit_code != 0 and f"${var}" in result.output and words in result.output, result.output
+        assert "Traceback" not in result.output
+    assert fake_llm.calls == [] and tree_snapshot(example_cli.ws.root) == before
+
+
+def test_sync_continue_never_commits_a_credential_put_in_while_resolving(example_cli: Runner, tmp_path):
+    """The one path that committed heartcompass.toml unchecked: a sync conflict
+    in it, resolved by hand, staged by 'sync --continue' and pushed."""
+    import subprocess
+
+    from conftest import git
+    from heartcompass.workspace import Workspace
+
+    desktop = example_cli
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    git(desktop.ws, "remote", "add", "origin", str(bare))
+    desktop("sync")
+    subprocess.run(["git", "clone", "-q", str(bare), str(tmp_path / "laptop")], check=True)
+    laptop = Runner(Workspace(tmp_path / "laptop"))
+    desktop("config", "set", "llm.model", "qwen2.5")
+    desktop("sync")
+    laptop("config", "set", "llm.model", "deepseek-chat")
+    assert "Conflict" in laptop("sync", ok=False).output
+    secret = "sk-proj-resolvedwithakey1234567890"
+    text = laptop.ws.config_path.read_text()
+    laptop.ws.config_path.write_text(re.sub(r"<<<<<<< [^\n]*\n.*?>>>>>>> [^\n]*\n", f'model = "{secret}"\n', text,
+                                            flags=re.S))
+    result = laptop("sync", "--continue", ok=False)
+    assert result.exit_code != 0 and "llm.model" in result.output and ".env" in result.output
+    assert secret not in result.output and "Traceback" not in result.output
+    assert secret not in git(laptop.ws, "log", "--all", "-p") and secret not in git(desktop.ws, "log", "-p")
+    assert secret not in subprocess.run(["git", "--git-dir", str(bare), "log", "--all", "-p"], capture_output=True,
+                                        text=True, check=True).stdout

@@ -167,3 +167,24 @@ def test_init_example_again_after_a_rename_adds_no_second_alice(tmp_path):
     result = cli("init", str(ws.root), "--example")
     assert "nothing was changed" in result.output and subjects(ws) == before
     assert not (ws.people_dir / "alice").exists()
+
+
+def test_a_fresh_example_workspace_has_no_doctor_warnings(tmp_path):
+    target = tmp_path / "brain"
+    assert run("init", str(target), "--example").exit_code == 0
+    result = run("--workspace", str(target), "doctor", env={"OPENAI_API_KEY": "sk-test-not-sent"})
+    assert result.exit_code == 0, result.output
+    marks = [line.split()[0] for line in result.output.splitlines() if line and not line.startswith(" ")]
+    assert set(marks) == {"✓"}, result.output
+    assert "links between people, all mutual" in result.output
+
+
+def test_example_added_later_commits_a_hand_edit_of_me_first(tmp_path):
+    target = tmp_path / "brain"
+    run("init", str(target))
+    me = target / "people" / "me" / "PROFILE.md"
+    me.write_text(me.read_text(encoding="utf-8").replace("## Likes\n", "## Likes\n\nTea.\n"), encoding="utf-8")
+    assert run("init", str(target), "--example").exit_code == 0
+    assert git_log(target)[:2] == ["add(alice): example person", "edit(me): by hand"]
+    assert "Tea." in me.read_text(encoding="utf-8") and "- person: alice" in me.read_text(encoding="utf-8")
+    assert git_status(target) == ""

@@ -1,14 +1,13 @@
 """heartcompass chat — the terminal conversation with a persona."""
 
 
-import json
 import sys
 import time
 from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import ModelOption, err, escape, out, workspace
+from heartcompass.cli.common import ModelOption, err, escape, out, print_json, workspace
 from heartcompass.errors import HeartCompassError, LLMError
 
 HELP = """Commands:
@@ -186,15 +185,13 @@ class ChatView:
             elif isinstance(exc, LLMError) and sys.stdin.isatty() and not self.as_json:
                 err.print("[dim]/retry sends your last message again.[/]")
             if self.as_json:
-                typer.echo(json.dumps({"message": sent, "replies": replies, "error": exc.message},
-                                      ensure_ascii=False))
+                print_json({"message": sent, "replies": replies, "error": exc.message})
             return False
         finally:
             if waiting:
                 waiting.stop()
         if self.as_json:
-            typer.echo(json.dumps({"person": self.session.person.slug, "message": sent, "replies": replies},
-                                  ensure_ascii=False))
+            print_json({"person": self.session.person.slug, "message": sent, "replies": replies})
         elif not replies:
             err.print("[dim](no reply)[/]")
         return True
@@ -272,8 +269,7 @@ class ChatView:
             if cmd == "/note":
                 self.session.note(arg)
                 if self.as_json:
-                    typer.echo(json.dumps({"person": self.session.person.slug, "note": arg.strip()},
-                                          ensure_ascii=False))
+                    print_json({"person": self.session.person.slug, "note": arg.strip()})
                 else:
                     out.print("[dim]Noted: it goes into memory at the next garden.[/]")
             elif cmd == "/quote":

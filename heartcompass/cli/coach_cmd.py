@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import ModelOption, escape, interactive, out, workspace
+from heartcompass.cli.common import ModelOption, escape, interactive, out, print_json, workspace
 from heartcompass.errors import HeartCompassError
 
 
@@ -28,7 +28,7 @@ def coach(
     """2 to 4 reply candidates with tone and why, the risks, and a suggestion or two."""
     from heartcompass import llm
     from heartcompass import clock
-    from heartcompass.coach import CoachSession, as_json as advice_json
+    from heartcompass.coach import CoachSession
     from heartcompass.people import resolve
 
     ws = workspace(ctx)
@@ -39,7 +39,7 @@ def coach(
         raise HeartCompassError("No message to coach on.", f"heartcompass coach {name} \"the message they sent\"")
     settings = llm.settings(ws, model)
     session = CoachSession(ws, person, llm.make_chat_model(ws, settings), clock.now(ws))
-    show = (lambda a: typer.echo(advice_json(a))) if as_json else lambda a: render(a, session.name)
+    show = (lambda a: print_json(a.model_dump(), indent=2)) if as_json else lambda a: render(a, session.name)
     show(session.advise(message.strip()))
     while follow:
         mine = _read("What did you reply? (Enter to skip) ")

@@ -109,6 +109,27 @@ def escape(text: object) -> str:
     return _escape(strip_controls(str(text)))
 
 
+# Characters JSON leaves raw that a terminal acts on or that reorder what is shown:
+# DEL, the C1 controls (0x9b is CSI, 0x9d OSC), line separators, bidi overrides.
+_JSON_RAW_CONTROLS = "[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+
+
+def to_json(data: Any, indent: int | None = None) -> str:
+    """JSON for --json output: Chinese and other text stays readable (not
+    \\u-escaped), while every control character is escaped (C0 by json
+    itself, C1 and the others here), so model or file text printed as JSON
+    can neither drive the terminal nor hide part of a line."""
+    import json
+    import re
+
+    text = json.dumps(data, ensure_ascii=False, indent=indent)
+    return re.sub(_JSON_RAW_CONTROLS, lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def print_json(data: Any, indent: int | None = None) -> None:
+    typer.echo(to_json(data, indent))
+
+
 def cell_len(text: str) -> int:
     """Columns text takes in a terminal: East Asian wide and full-width
     characters take two, combining marks none. As rich.cells.cell_len

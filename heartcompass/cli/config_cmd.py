@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from heartcompass.cli.common import escape, new_app, out, workspace
+from heartcompass.cli.common import escape, new_app, out, print_json, workspace
 from heartcompass.errors import ConfigError
 
 app = new_app("Show or change the workspace settings (heartcompass.toml).")
@@ -25,27 +25,26 @@ def _effective(ws) -> dict[str, dict]:
     """Each setting: its value, where it comes from (file, default or an
     environment variable) and the file's value when the environment overrides it.
     A credential put in the file by hand is never echoed (terminals get shared)."""
-    import os
-
-    from heartcompass.config import KEYS
+    from heartcompass.config import KEYS, env_overrides
     from heartcompass.credentials import redact
-    from heartcompass.llm import ENV_OVERRIDES
 
     def shown(value):
         return redact(value) if isinstance(value, str) else value
 
-    cfg, out_ = ws.config, {}
+    cfg, out_, env = ws.config, {}, env_overrides()
     for key in KEYS:
         entry = {"value": shown(cfg.get(key)), "source": "file" if cfg.is_set(key) else "default"}
-        section, name = key.split(".", 1)
-        var = ENV_OVERRIDES.get(name) if section == "llm" else None
-        if var and os.environ.get(var):
-            entry.update(file_value=entry["value"], value=shown(os.environ[var]), source=f"${var}")
+        if key in env:
+            var, value = env[key]
+            entry.update(file_value=entry["value"], value=shown(value), source=f"${var}")
         out_[key] = entry
     return out_
 
 
 def _text(value) -> str:
+    """A value as `config show` prints it: a list as `config set` takes it (0.8,2.2)."""
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
     return repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
 
 
@@ -58,9 +57,7 @@ def show(ctx: typer.Context,
     ws = workspace(ctx)
     values = _effective(ws)
     if as_json:
-        import json
-
-        typer.echo(json.dumps({k: v["value"] for k, v in values.items()}, ensure_ascii=False, indent=2))
+        print_json({k: v["value"] for k, v in values.items()}, indent=2)
         return
     # One line per setting, wrapped rather than cut: a URL or model id is shown whole.
     out.print(f"[dim]# {escape(str(ws.config_path))}[/]")
@@ -83,9 +80,7 @@ def get(ctx: typer.Context,
         raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
     entry = _effective(workspace(ctx))[key]
     if as_json:
-        import json
-
-        typer.echo(json.dumps({"key": key, **entry}, ensure_ascii=False))
+        print_json({"key": key, **entry})
         return
     value = entry["value"]
     typer.echo(",".join(str(v) for v in value) if isinstance(value, list) else _text(value).strip("'")
@@ -100,7 +95,7 @@ def set_(ctx: typer.Context,
     from heartcompass.config_edit import set_config
 
     new, sha = set_config(workspace(ctx), key, value)
-    out.print(escape(f"{key} = {new!r}") + (f"  [dim]({sha[:8]})[/]" if sha else "  [dim](unchanged)[/]"))
+    out.print(escape(f"{key} = {_text(new)}") + (f"  [dim]({sha[:8]})[/]" if sha else "  [dim](unchanged)[/]"))
 
 
 @app.command("unset")
@@ -113,7 +108,7 @@ def unset(ctx: typer.Context,
     removed, sha = unset_config(workspace(ctx), key)
     default = KEYS[key].default
     if not removed:
-        out.print(escape(f"{key} is not set in the file; its default is {default!r}.") + "  [dim](unchanged)[/]")
+        out.print(escape(f"{key} is not set in the file; its default is {_text(default)}.") + "  [dim](unchanged)[/]")
     else:
-        out.print(escape(f"{key} removed; its default {default!r} applies.")
+        out.print(escape(f"{key} removed; its default {_text(default)} applies.")
                   + (f"  [dim]({sha[:8]})[/]" if sha else ""))

@@ -1,12 +1,11 @@
 """heartcompass context — exactly what chat would send."""
 
 
-import json
 from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import err, escape, out, workspace
+from heartcompass.cli.common import err, escape, out, print_json, workspace
 
 
 def register(app: typer.Typer) -> None:
@@ -36,13 +35,13 @@ def context(
     ws = workspace(ctx)
     person, c, _ = build_for(ws, name, as_of)
     if as_json:
-        typer.echo(json.dumps({
+        print_json({
             "person": person.slug, "as_of": c.rev, "now": c.now, "budget": c.budget, "tokens": c.tokens,
             "history_tokens": c.history_tokens, "history_budget": c.history_budget,
             "messages": [{"role": r, "content": t} for r, t in c.messages()],
             "sections": [s.__dict__ for s in c.sections],
             "left_out": c.left_out, "warnings": c.warnings,
-        }, ensure_ascii=False, indent=2))
+        }, indent=2)
         return
     for role, text in c.messages():
         out.rule(f"[bold]{role}[/]", align="left", style="dim")

@@ -1,7 +1,6 @@
 """heartcompass garden — the nightly consolidation (run it from cron)."""
 
 
-import json
 import shutil
 import sys
 from pathlib import Path
@@ -9,7 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import ModelOption, err, escape, out, print_columns, print_diff, workspace
+from heartcompass.cli.common import (ModelOption, err, escape, out, print_columns, print_diff, print_json,
+                                     workspace)
 from heartcompass.errors import HeartCompassError
 
 
@@ -65,8 +65,7 @@ def garden(
         append_run_log(ws, results, started)
     failed = [r for r in results if r.status in ("failed", "skipped")]
     if as_json:
-        typer.echo(json.dumps([{k: v for k, v in r.__dict__.items() if k != "diffs" or dry_run}
-                               for r in results], ensure_ascii=False, indent=2))
+        print_json([{k: v for k, v in r.__dict__.items() if k != "diffs" or dry_run} for r in results], indent=2)
     elif not (quiet and not failed):
         if dry_run:
             for r in results:
@@ -80,9 +79,18 @@ def garden(
 
 
 def _summary(results) -> None:
-    rows = [[r.slug, r.status, str(r.entries), f"+{r.events_added} ~{r.events_changed}",
-             f"{r.memory_before} → {r.memory_after}", r.commit[:8] if r.commit else ""] for r in results]
+    rows = [[r.slug, r.status, str(r.entries), *_changes(r), r.commit[:8] if r.commit else ""] for r in results]
     print_columns(["person", "status", "entries", "events", "memory tokens", "commit"], rows, right={2})
+
+
+def _changes(r) -> list[str]:
+    """The events and memory-tokens cells: "—" for a person whose files were not
+    read (nothing new, or stopped before), one number for memory that kept its size."""
+    if not r.entries:
+        return ["—", "—"]
+    memory = (str(r.memory_after) if r.memory_before == r.memory_after
+              else f"{r.memory_before} → {r.memory_after}")
+    return [f"+{r.events_added} ~{r.events_changed}", memory]
 
 
 class StopGarden(Exception):

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import escape, interactive, out, print_columns, workspace
+from heartcompass.cli.common import escape, interactive, out, print_columns, print_json, workspace
 from heartcompass.errors import HeartCompassError
 
 
@@ -69,9 +69,7 @@ def import_(
 
 
 def _print_json(summary: dict) -> None:
-    import json
-
-    typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+    print_json(summary, indent=2)
 
 
 def _skipped_text(counts) -> str:

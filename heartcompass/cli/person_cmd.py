@@ -1,13 +1,13 @@
 """heartcompass person add | list | show | rename | archive | unarchive | export | import-card"""
 
 
-import json
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import err, escape, interactive, new_app, out, print_columns, workspace
+from heartcompass.cli.common import (err, escape, interactive, new_app, out, print_columns, print_json, to_json,
+                                     workspace)
 from heartcompass.errors import PersonError
 
 app = new_app("Add, list, show, rename, archive and unarchive people.")
@@ -136,7 +136,7 @@ def list_(ctx: typer.Context,
     user = str(ws.config.get("user.name") or "")
     rows = for_workspace(ws).summaries(list_people(ws), user)
     if as_json:
-        typer.echo(json.dumps([r._asdict() for r in rows], ensure_ascii=False, indent=2))
+        print_json([r._asdict() for r in rows], indent=2)
     elif not rows:
         out.print("No people yet. Add one with 'heartcompass person add NAME'.")
     else:
@@ -268,7 +268,7 @@ def export(ctx: typer.Context,
                           f"Use -o {output.with_suffix('.png').name} or -o {output.with_suffix('.json').name}.")
     ws = workspace(ctx)
     card = export_card(resolve(ws, name))
-    text = json.dumps(card, ensure_ascii=False, indent=2) + "\n"
+    text = to_json(card, indent=2) + "\n"
     if output is None:
         typer.echo(text, nl=False)
     else:

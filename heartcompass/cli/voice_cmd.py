@@ -1,12 +1,11 @@
 """heartcompass voice / quote — the person's own words and rhythm (VOICE.md)."""
 
 
-import json
 from typing import Annotated
 
 import typer
 
-from heartcompass.cli.common import escape, out, workspace
+from heartcompass.cli.common import escape, out, print_json, workspace
 
 
 def register(app: typer.Typer) -> None:
@@ -37,9 +36,9 @@ def voice(
             out.print(f"[dim]VOICE.md refreshed ({sha[:8]}).[/]")
     v = load_or_new(person.dir, prof.name)
     if as_json:
-        typer.echo(json.dumps({"person": person.slug, "rhythm": v.rhythm,
-                               "theirs": [l.__dict__ for l in v.lines(voice_fmt.THEIRS)],
-                               "mine": [l.__dict__ for l in v.lines(voice_fmt.MINE)]}, ensure_ascii=False, indent=2))
+        print_json({"person": person.slug, "rhythm": v.rhythm,
+                    "theirs": [l.__dict__ for l in v.lines(voice_fmt.THEIRS)],
+                    "mine": [l.__dict__ for l in v.lines(voice_fmt.MINE)]}, indent=2)
         return
     shape = guidance(v.rhythm, prof.name, persona=False)
     out.print(f"[bold]{escape(prof.name)}[/] [dim]people/{escape(person.slug)}/VOICE.md[/]")

@@ -79,10 +79,17 @@ def header(day: dt.date) -> str:
     return f"---\ndate: {day.isoformat()}\n---\n\n"
 
 
+def _lines(text: str) -> list[str]:
+    """The file's lines, split where render() puts a line break. Not
+    str.splitlines(): it also breaks at U+0085, U+2028, \\v, \\f and \\x1c-\\x1e,
+    which a reply or a note may carry inside one entry's text."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
 def parse(text: str, path: Path | str) -> list[Entry]:
     entries: list[Entry] = []
     in_front = text.startswith("---")
-    for i, line in enumerate(text.splitlines(), start=1):
+    for i, line in enumerate(_lines(text), start=1):
         if in_front:
             if i > 1 and line.strip() == "---":
                 in_front = False
@@ -152,7 +159,7 @@ def _read_fd(path: Path) -> str:
 def _count_entries(text: str) -> int:
     """How many entries parse() would find, without raising on a bad line."""
     body = text.split("\n---\n", 1)[1] if text.startswith("---") and "\n---\n" in text else text
-    return sum(1 for line in body.splitlines() if _ENTRY.match(line))
+    return sum(1 for line in _lines(body) if _ENTRY.match(line))
 
 
 # -- markers ----------------------------------------------------------------------------

@@ -7,7 +7,10 @@ Body sections:
   ## Facts            trusted: what the user stated or imported
   ## From our chats   untrusted: what the persona said in simulated chats
   ## Open threads     things to follow up on
-Each line cites its source. Other sections a user adds are kept."""
+Each line cites its source. Other sections a user adds are kept; the three
+above must be there, spelled exactly (a renamed one is a FormatError: the
+gardener would otherwise add a second, empty Facts and lose track of the
+renamed one's trust)."""
 
 from __future__ import annotations
 
@@ -79,19 +82,43 @@ def parse(text: str, path: Path) -> Memory:
                           fm.line_of_key(doc.raw_meta, "budget_tokens"))
     preamble: list[str] = []
     sections: dict[str, list[str]] = {}
+    headings: dict[str, int] = {}  # title -> its index among the body's lines
     current: str | None = None
-    for line in doc.body.splitlines():
+    for i, line in enumerate(doc.body.splitlines()):
         if line.startswith("## "):
             current = line[3:].strip()
             sections.setdefault(current, [])
+            headings.setdefault(current, i)
         elif current is None:
             preamble.append(line)
         elif line.strip():
             sections[current].append(line.rstrip())
+    _check_sections(text, doc, path, headings)
     pre = "\n".join(preamble).rstrip("\n")
     doc.flow_keys = FLOW_KEYS
     return Memory(doc, path, pre + "\n\n" if pre else "", sections,
                   {k: list(v) for k, v in sections.items()})
+
+
+def _check_sections(text: str, doc: fm.Document, path: Path, headings: dict[str, int]) -> None:
+    """Each required section is there, or a FormatError at the heading that
+    looks renamed (the first one we do not know), else at the end of the file."""
+    missing = [title for title in SECTIONS if title not in headings]
+    if not missing:
+        return
+    body_start = text.count("\n", 0, len(text) - len(doc.body))  # lines before the body
+    unknown = [(i, title) for title, i in headings.items() if title not in SECTIONS]
+    names = " and ".join(f"'## {title}'" for title in missing)
+    problem = f"the section {names} is missing" if len(missing) == 1 else f"the sections {names} are missing"
+    if unknown:
+        line = body_start + unknown[0][0] + 1
+        problem += f" (is '## {unknown[0][1]}' on this line a renamed one?)"
+    else:
+        line = body_start + len(doc.body.splitlines()) or None
+    required = ", ".join(f"'## {title}'" for title in SECTIONS)
+    raise FormatError(path, problem, line,
+                      f"MEMORY.md needs the sections {required}, spelled exactly (your own sections may follow "
+                      "them): rename the heading back or add the missing one.")
 
 
 def load(path: Path) -> Memory:
