@@ -65,7 +65,8 @@ def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool, ke
     prof.path = target.profile_path
     prof.set("name", new_name)
     kept = None
-    if keep_alias and old_name != new_name and old_name.casefold() not in (a.casefold() for a in prof.aliases):
+    if keep_alias and old_name.casefold() != new_name.casefold() \
+            and old_name.casefold() not in (a.casefold() for a in prof.aliases):  # names match in any case
         prof.set("aliases", [*prof.aliases, old_name])
         kept = old_name
     _retitle(prof.doc, f"# {old_name}", f"# {new_name}")

@@ -36,6 +36,13 @@ def test_rename_with_no_alias_keeps_nothing_and_says_nothing_of_it(cli: Runner):
     assert cli("person", "show", "Alice", ok=False).exit_code == 1  # nobody answers to the old name
 
 
+def test_a_rename_that_only_changes_case_keeps_no_alias(cli: Runner):
+    cli("person", "add", "alice chen", "--yes")
+    result = cli("person", "rename", "alice-chen", "Alice Chen")
+    assert "alias" not in result.output and _profile(cli.ws, "alice-chen").aliases == []
+    assert _profile(cli.ws, "alice-chen").name == "Alice Chen"
+
+
 # -- unarchive --------------------------------------------------------------------------
 def test_unarchive_brings_them_back_with_one_commit_and_their_whole_history(example_cli: Runner):
     ws = example_cli.ws
