@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError, PersonError
@@ -101,9 +101,10 @@ def resolve(ws: Workspace, name: str) -> Person:
                       "See 'heartcompass person list', or add them with 'heartcompass person add'.")
 
 
-def matching(people: list[Person], name: str, user_name=lambda: "") -> list[Person]:
+def matching(people: list[Person], name: str, user_name: Callable[[], str] = lambda: "") -> list[Person]:
     """The one whose folder name is `name` (any case), else everyone who
-    answers to it by name or alias (the user's person also by user.name)."""
+    answers to it by name or alias (the user's person also by user.name,
+    read only when a profile is)."""
     wanted = clean_name(name).casefold()
     for person in people:
         if person.slug == name or person.slug.casefold() == wanted:
