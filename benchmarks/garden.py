@@ -35,8 +35,8 @@ from heartcompass.consolidation import State  # noqa: E402
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt  # noqa: E402
 from heartcompass.formats import profile as profile_fmt  # noqa: E402
 from heartcompass.gardener import Gardener  # noqa: E402
-from heartcompass.garden_proposal import Compressed, Proposal  # noqa: E402
 from heartcompass.people import create, list_people  # noqa: E402
+from heartcompass.proposal.model import Compressed, Proposal  # noqa: E402
 from heartcompass.tokens import estimate_tokens  # noqa: E402
 from heartcompass.workspace import create_workspace  # noqa: E402
 

@@ -1,5 +1,6 @@
 """Atomic writes: temp file in the same folder, fsync, rename. A reader or a
-crash sees the old file or the new one, never half of either."""
+crash sees the old file or the new one, never half of either. (A cache
+file, rebuilt when lost, is replaced whole without the fsync: write_cache.)"""
 
 from __future__ import annotations
 
@@ -60,6 +61,15 @@ def write_atomic(path: Path, text: str | bytes, expected_checksum: str | None = 
         except FileNotFoundError:
             pass
         raise
+
+
+def write_cache(path: Path, text: str) -> None:
+    """A cache file: replaced whole (never half-written), not fsynced (it is
+    rebuilt when lost or stale)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 _FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))

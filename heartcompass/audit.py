@@ -3,26 +3,94 @@
 Before HeartCompass writes a person's files, the user's uncommitted hand
 edits to them are validated and committed on their own (`edit(<slug>): by
 hand`), so the tool's change is always a separate commit that `undo` can
-take back exactly. Commit subjects are `<verb>(<slug>): <what>`."""
+take back exactly. Commit subjects are `<verb>(<slug>): <what>` (or
+`<verb>: <what>` for the whole workspace), built by `subject` and read back
+by `parse_subject`: nowhere else."""
 
 from __future__ import annotations
 
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Iterator
 
 from heartcompass import formats, paths
 from heartcompass.atomic import write_atomic
-from heartcompass.errors import FormatError, GitError, HeartCompassError, PersonError
+from heartcompass.errors import FormatError, GitError, HeartCompassError
 from heartcompass.formats import profile as profile_fmt
-from heartcompass.gitrepo import Commit
-from heartcompass.people import Person, check_new_name, create, linking_profiles, refuse_taken, resolve
-from heartcompass.slugs import clean_name, slugify
+from heartcompass.gitrepo import Commit, RevertConflict
+from heartcompass.people import Person
 from heartcompass.workspace import Workspace
 
-SUBJECT = re.compile(r"^(?P<verb>[a-z-]+)\((?P<scope>[^)]+)\): ")
+
+class Verb(str, Enum):
+    """Every commit subject's verb. All are HeartCompass's own changes except
+    EDIT, the user's hand edits (the gardener never rewrites their lines)."""
+    INIT = "init"            # init: new HeartCompass workspace
+    ADD = "add"              # add(<slug>): new person | example person | from character card X
+    RENAME = "rename"        # rename(<new>): from <old>
+    ARCHIVE = "archive"      # archive(<slug>): moved to people/.archive
+    UNARCHIVE = "unarchive"  # unarchive(<slug>): back from people/.archive
+    RESTORE = "restore"      # restore(<slug>): FILE as of <sha>
+    UNDO = "undo"            # undo(<scope of the undone commit>): <its subject>
+    CONFIG = "config"        # config: KEY = VALUE | config: unset KEY
+    CHAT = "chat"            # chat(<slug>): N messages on DAY
+    LOG = "log"              # log(<slug>): chat log DAY (a log left uncommitted)
+    GARDEN = "garden"        # garden(<slug>): what changed, from which logs
+    TELL = "tell"            # tell(<slug>): what the user told
+    IMPORT = "import"        # import(<slug>): N messages from a FORMAT export
+    SYNC = "sync"            # no commit of its own today; a workspace's older history may have it
+    COACH = "coach"          # coach(<slug>): N messages of a real conversation
+    VOICE = "voice"          # voice(<slug>): their lines and rhythm from the logs
+    QUOTE = "quote"          # quote(<slug>): “a line kept”
+    EDIT = "edit"            # edit(<slug or config>): by hand | FILE by hand
+
+
+BY_HAND = "by hand"  # what a hand edit's commit says: edit(<slug>): by hand
+OURS = frozenset(v.value for v in Verb if v is not Verb.EDIT)
+
+
+@dataclass(frozen=True)
+class Subject:
+    verb: str          # one of Verb's values for our commits; a user's own commit may use any word
+    scope: str | None  # a person's slug, "config", or None for the whole workspace
+    what: str
+
+    @property
+    def by_hand(self) -> bool:
+        """The user's change: `edit(...)`, or a verb that is not ours."""
+        return self.verb not in OURS
+
+
+# A scope is a slug or "config": slugs hold no ':' (slugs.py) but may hold ')'.
+_SUBJECT = re.compile(r"(?P<verb>[a-z-]+)(?:\((?P<scope>[^:]+?)\))?: (?P<what>.*)", re.S)
+
+
+def subject(verb: Verb, scope: str | None, what: str) -> str:
+    """`verb(scope): what`, or `verb: what` without a scope."""
+    return f"{verb.value}({scope}): {what}" if scope else f"{verb.value}: {what}"
+
+
+def parse_subject(text: str) -> Subject | None:
+    """`verb(scope): what` or `verb: what` read back; None for any other
+    shape (a merge, a free-form message the user committed with git)."""
+    m = _SUBJECT.fullmatch(text)
+    return Subject(m["verb"], m["scope"], m["what"]) if m else None
+
+
+def is_hand_subject(text: str) -> bool:
+    """A commit the user made: `edit(...)` or anything not HeartCompass's own."""
+    parsed = parse_subject(text)
+    return parsed is None or parsed.by_hand
+
+
+def scope_of(text: str) -> str:
+    parsed = parse_subject(text)
+    return parsed.scope if parsed and parsed.scope else "workspace"
+
+
 WAIT = 30.0  # seconds a short command waits for another writer (a commit, a gardener) to finish
 
 
@@ -92,14 +160,14 @@ def commit_pending(ws: Workspace, people: list[Person] | None = None) -> list[st
         _check(ws, item)
     shas = []
     for slug in sorted({i.slug for i in items}):
-        for kind, verb in (("hand edit", "edit"), ("chat log", "log")):
+        for kind, verb in (("hand edit", Verb.EDIT), ("chat log", Verb.LOG)):
             mine = [i for i in items if i.slug == slug and i.kind == kind]
             if not mine:
                 continue
             names = sorted({Path(i.path).name for i in mine})
-            what = "by hand" if verb == "edit" else "chat log " + ", ".join(n.removesuffix(".md") for n in names)
+            what = BY_HAND if verb is Verb.EDIT else "chat log " + ", ".join(n.removesuffix(".md") for n in names)
             body = _file_list(mine)
-            sha = ws.git.commit([ws.root / i.path for i in mine], f"{verb}({slug}): {what}", body)
+            sha = ws.git.commit([ws.root / i.path for i in mine], subject(verb, slug, what), body)
             if sha:
                 shas.append(sha)
     return shas
@@ -119,8 +187,18 @@ def commit_valid_edits(ws: Workspace, person: Person) -> tuple[str | None, list[
             invalid.append(exc)
     sha = None
     if valid:
-        sha = ws.git.commit([ws.root / i.path for i in valid], f"edit({person.slug}): by hand", _file_list(valid))
+        sha = ws.git.commit([ws.root / i.path for i in valid], subject(Verb.EDIT, person.slug, BY_HAND),
+                            _file_list(valid))
     return sha, invalid
+
+
+def save_edit(ws: Workspace, person: Person, path: Path, text: str, expected_checksum: str | None) -> str | None:
+    """`heartcompass edit`: the validated text replaces the file (refused if
+    it changed meanwhile) and is committed as the user's hand edit."""
+    with writing(ws, "edit"):
+        write_atomic(path, text, expected_checksum=expected_checksum)
+        # Not committed (a hook refused)? It is a hand edit: the next command commits it as one.
+        return commit_or_roll_back(ws, [], subject(Verb.EDIT, person.slug, f"{path.name} {BY_HAND}"), keep=[path])
 
 
 def _check(ws: Workspace, item: Pending) -> None:
@@ -142,142 +220,12 @@ def _file_list(items: list[Pending]) -> str:
 _CODES = {"M": "changed", "A": "added", "D": "deleted", "??": "new", "R": "renamed"}
 
 
-def set_config(ws: Workspace, key: str, raw: str):
-    """`config set`: a hand edit of heartcompass.toml is committed first."""
-    from heartcompass.config import load_for_commit, parse_value, set_value
-
-    parse_value(key, raw)  # refuse before touching anything
-    with writing(ws, "config set"):
-        if ws.git.status([ws.config_path]):
-            load_for_commit(ws.config_path)
-            ws.git.commit([ws.config_path], "edit(config): by hand")
-        value = set_value(ws.config_path, key, raw)
-        ws.reload_config()  # the commit already follows the new setting (git.hooks false: no hooks)
-        try:
-            return value, commit_or_roll_back(ws, [ws.config_path], f"config: {key} = {value!r}",
-                                              what=f"{ws.config_path.name}")
-        finally:
-            ws.reload_config()
-
-
-def unset_config(ws: Workspace, key: str):
-    """`config unset`: like set_config, the key's line leaves the file."""
-    from heartcompass.config import KEYS, load_for_commit, unset_value, valid_keys_text
-    from heartcompass.errors import ConfigError
-
-    if key not in KEYS:
-        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
-    with writing(ws, "config unset"):
-        if ws.git.status([ws.config_path]):
-            load_for_commit(ws.config_path)
-            ws.git.commit([ws.config_path], "edit(config): by hand")
-        if not unset_value(ws.config_path, key):
-            return False, None
-        return True, commit_or_roll_back(ws, [ws.config_path], f"config: unset {key}",
-                                         what=f"{ws.config_path.name}")
-
-
-def add_person(ws: Workspace, name: str, relation: str, **fields) -> Person:
-    with writing(ws, "person add"):
-        person = create(ws, name, relation, **fields)
-        commit_or_roll_back(ws, [person.dir], f"add({person.slug}): new person",
-                            what=f"people/{person.slug}/ (nothing was added)")
-    return person
-
-
-def rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool = False) -> tuple[Person, list[str]]:
-    """Rename a person: the folder moves (git mv), the old name becomes an
-    alias, and `related` links in other profiles follow."""
-    with writing(ws, "rename"):
-        return _rename_person(ws, old, new_name, allow_taken)
-
-
-def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool) -> tuple[Person, list[str]]:
-    person = resolve(ws, old)
-    new_name = clean_name(new_name)
-    new_slug = slugify(new_name)
-    if new_name == person.load_profile().name and new_slug == person.slug:
-        raise PersonError(f"{person.slug} is already called {new_name!r}; nothing to rename.")
-    if new_slug != person.slug:
-        check_new_name(ws, new_name)
-    if not allow_taken:
-        refuse_taken(ws, [new_name], exclude=person.slug)
-    linkers = linking_profiles(ws, person.slug)
-    commit_pending(ws, [person, *linkers])
-    prof = person.load_profile()  # validated before anything moves
-    linker_profiles = [(p, p.load_profile()) for p in linkers]
-    old_name = prof.name
-    target = Person(new_slug, ws.people_dir / new_slug)
-    if new_slug != person.slug:
-        ws.git.move(person.dir, target.dir)
-    prof.path = target.profile_path
-    prof.set("name", new_name)
-    if old_name != new_name and old_name.casefold() not in (a.casefold() for a in prof.aliases):
-        prof.set("aliases", [*prof.aliases, old_name])
-    _retitle(prof.doc, f"# {old_name}", f"# {new_name}")
-    write_atomic(target.profile_path, profile_fmt.render(prof))
-    for path, prefix in ((target.events_path, "# Events — "), (target.memory_path, "# Memory — ")):
-        if path.exists():
-            text = formats.read_text(path)
-            new_text = _retitle_text(text, prefix + old_name, prefix + new_name)
-            if new_text != text:
-                formats.validate(path, new_text)
-                write_atomic(path, new_text)
-    for other, other_prof in linker_profiles:
-        other_prof.set("related", [
-            {**link, "person": new_slug} if link.get("person") == person.slug else link
-            for link in other_prof.doc.meta.get("related") or []
-        ])
-        write_atomic(other.profile_path, profile_fmt.render(other_prof))
-    body = f"{old_name} is now {new_name}."
-    if linkers:
-        body += "\nLinks updated in: " + ", ".join(p.slug for p in linkers)
-    commit_or_roll_back(ws, [person.dir, *[p.profile_path for p in linkers]],
-                        f"rename({new_slug}): from {person.slug}", body,
-                        what=f"the rename (people/{person.slug} is as it was)",
-                        moved=(person.dir, target.dir) if target.dir != person.dir else None)
-    return target, [p.slug for p in linkers]
-
-
-def _retitle_text(text: str, old: str, new: str) -> str:
-    """Replace a title line that is exactly `old` (the first such line)."""
-    return re.sub(rf"(?m)^{re.escape(old)}[ \t]*$", new.replace("\\", r"\\"), text, count=1)
-
-
-def _retitle(doc, old: str, new: str) -> None:
-    doc.body = _retitle_text(doc.body, old, new)
-
-
-def archive_person(ws: Workspace, name: str) -> Path:
-    with writing(ws, "archive"):
-        return _archive_person(ws, name)
-
-
-def _archive_person(ws: Workspace, name: str) -> Path:
-    person = resolve(ws, name)
-    commit_pending(ws, [person])
-    dest = ws.archive_dir / person.slug
-    if dest.exists():
-        raise PersonError(f"people/.archive/{person.slug} already exists.",
-                          "Rename the archived folder first, or this person.")
-    ws.archive_dir.mkdir(parents=True, exist_ok=True)
-    ws.git.move(person.dir, dest)
-    commit_or_roll_back(ws, [person.dir], f"archive({person.slug}): moved to people/.archive",
-                        what=f"the move (people/{person.slug} is where it was)", moved=(person.dir, dest))
-    return dest
-
-
 def history(ws: Workspace, person: Person | None = None, limit: int = 50) -> list[Commit]:
     if person is None:
         return ws.git.log(None, limit)
     from heartcompass import lineage
 
     return lineage.history(ws, person, limit)  # across renames
-
-
-def scope_of(subject: str) -> str:
-    m = SUBJECT.match(subject)
-    return m["scope"] if m else "workspace"
 
 
 def undo(ws: Workspace, rev: str | None = None) -> tuple[Commit, str]:
@@ -300,9 +248,23 @@ def _undo(ws: Workspace, rev: str | None) -> tuple[Commit, str]:
         raise HeartCompassError(
             "These files have uncommitted changes that the undo would mix with: " + ", ".join(clash) + ".",
             "Let HeartCompass commit them first (any command that writes does), or revert them yourself.")
-    new_sha = ws.git.revert(sha, f"undo({scope_of(target.subject)}): {target.subject}",
-                            f"This reverts commit {sha}.")
+    try:
+        new_sha = ws.git.revert(sha, subject(Verb.UNDO, scope_of(target.subject), target.subject),
+                                f"This reverts commit {sha}.")
+    except RevertConflict as exc:
+        raise HeartCompassError(
+            f"Cannot undo {target.short} ({target.subject}): later changes touch the same lines of "
+            f"{', '.join(exc.files)}; nothing was changed.",
+            f"Edit those lines by hand ('heartcompass edit'), or bring the file back as it was before that change: "
+            f"{_restore_command(exc.files[0], target.short)}.") from None
     return target, new_sha
+
+
+def _restore_command(rel: str, short: str) -> str:
+    parts = Path(rel).parts
+    if len(parts) == 3 and parts[0] == "people" and parts[2].lower().removesuffix(".md") in formats.FILE_KINDS:
+        return f"heartcompass restore {parts[1]} {parts[2].lower().removesuffix('.md')} --at {short}~1"
+    return f"git checkout {short}~1 -- {rel}"
 
 
 def restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | None:
@@ -326,7 +288,7 @@ def _restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | N
     if path.exists() and formats.read_text(path) == text:
         return None
     write_atomic(path, text)
-    return commit_or_roll_back(ws, [path], f"restore({person.slug}): {filename} as of {sha[:8]}",
+    return commit_or_roll_back(ws, [path], subject(Verb.RESTORE, person.slug, f"{filename} as of {sha[:8]}"),
                                what=f"{ws.rel(path)}")
 
 
@@ -339,129 +301,4 @@ def commit_chat(ws: Workspace, person: Person, paths: set[Path] | list[Path], me
     what = f"{messages} message{'s' if messages != 1 else ''} on {days}"
     if time_travel:
         what += f" (time travel, {time_travel})"
-    return ws.git.commit(list(paths), f"chat({person.slug}): {what}")
-
-
-@dataclass
-class SyncResult:
-    remote: str
-    branch: str
-    committed: int
-    conflicts: list[str]
-    pushed: bool
-
-
-def sync(ws: Workspace, action: str | None = None) -> SyncResult:
-    """Commit pending valid hand edits, pull with rebase, push. A conflict is
-    left in place for the user: nothing is discarded. action "continue"
-    finishes a sync stopped on a conflict (once the files are fixed), "abort"
-    goes back to before it."""
-    remote = str(ws.config.get("sync.remote"))
-    if remote not in ws.git.remotes():
-        raise HeartCompassError(f"This workspace has no git remote {remote!r}.",
-                                f"Add one: git -C {ws.root} remote add {remote} <url>  (or set sync.remote).")
-    from heartcompass.lock import WorkspaceLock
-
-    # Fails fast rather than waiting: a sync is never run mid-garden (its writes are not hand edits).
-    with WorkspaceLock(ws.state_dir / "lock", "sync"):
-        if action is None:
-            ws.git.check_writable()
-            return _sync(ws, remote)
-        if not ws.git.rebase_in_progress():
-            ws.git.clear_sync_mark()
-            raise HeartCompassError(f"There is no stopped sync to {action}.", "Run 'heartcompass sync'.")
-        branch = _rebased_branch(ws)
-        if action == "abort":
-            ws.git.rebase_abort()
-            return SyncResult(remote, branch, 0, [], False)
-        conflicts = _continue_rebase(ws)
-        if conflicts:
-            return SyncResult(remote, branch, 0, conflicts, False)
-        ws.git.clear_sync_mark()
-        ws.git.push(remote, branch)
-        return SyncResult(remote, branch, 0, [], True)
-
-
-def _rebased_branch(ws: Workspace) -> str:
-    for name in ("rebase-merge", "rebase-apply"):
-        head = ws.git.git_dir / name / "head-name"
-        if head.exists():
-            return head.read_text(encoding="utf-8").strip().removeprefix("refs/heads/")
-    return "main"
-
-
-_MARKERS = re.compile(r"(?m)^(<{7}|>{7})( |$)")
-
-
-def _continue_rebase(ws: Workspace) -> list[str]:
-    """Stage the files the user fixed (no conflict marks left, and they
-    parse) and let the rebase go on; returns files still in conflict."""
-    fixed = ws.git.conflicted()
-    for rel in fixed:
-        path = ws.root / rel
-        if path.is_file():
-            text = path.read_text(encoding="utf-8", errors="replace")
-            if _MARKERS.search(text):
-                raise HeartCompassError(f"{rel} still has conflict marks (<<<<<<< ... >>>>>>>).",
-                                        "Keep the lines you want, delete the marks, then run "
-                                        "'heartcompass sync --continue' again.")
-            if rel.startswith("people/") and rel.endswith(".md"):
-                formats.validate(path)
-            from heartcompass.config import check_committable
-            check_committable(ws.root, rel)  # heartcompass.toml: parses, and no credential goes out
-    if fixed:
-        ws.git.stage(fixed)
-    return ws.git.rebase_continue()
-
-
-def _sync(ws: Workspace, remote: str) -> SyncResult:
-    committed = len(commit_pending(ws))
-    if ws.git.status([ws.config_path]):
-        from heartcompass.config import load_for_commit
-
-        load_for_commit(ws.config_path)  # never push a credential put in by hand
-        ws.git.commit([ws.config_path], "edit(config): by hand")
-        committed += 1
-    branch = ws.git.branch()
-    conflicts = ws.git.pull_rebase(remote, branch)
-    if conflicts:
-        return SyncResult(remote, branch, committed, conflicts, False)
-    ws.git.push(remote, branch)
-    return SyncResult(remote, branch, committed, [], True)
-
-
-def import_card(ws: Workspace, path: Path, allow_taken: bool = False) -> Person:
-    """A new person from a character card (V1 or V2), one commit."""
-    from heartcompass import cards
-    from heartcompass.errors import FormatError as _FormatError
-    from heartcompass.formats.profile import normalize_mbti
-
-    fields = cards.person_fields(cards.read_card(path), str(ws.config.get("user.name") or "me"))
-    try:
-        mbti = normalize_mbti(fields["mbti"])
-    except _FormatError:
-        mbti = None  # a card's odd type is not worth refusing the card for
-    extra = {"card_extensions": fields["extensions"]} if fields["extensions"] else {}
-    if fields.get("birthday"):
-        extra = {"birthday": fields["birthday"], **extra}
-    import datetime as dt
-
-    from heartcompass.formats.events import Event
-
-    past = []
-    for day, text, weight in fields["events"]:
-        try:
-            past.append(Event(dt.date.fromisoformat(day), text, weight, "import"))
-        except ValueError:
-            fields["facts"].append(f"{day}: {text}")  # not a real date: kept as a fact
-    with writing(ws, "import-card"):
-        person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
-                        gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
-                        facts=fields["facts"], extra=extra, past_events=past, allow_taken=allow_taken)
-        from heartcompass.voice import add_line
-
-        for line in fields.get("voice") or []:  # the card's example dialogue: how they write
-            add_line(person.dir, fields["name"], line, "card")
-        commit_or_roll_back(ws, [person.dir], f"add({person.slug}): from character card {Path(path).name}",
-                            what=f"people/{person.slug}/ (nothing was added)")
-    return person
+    return ws.git.commit(list(paths), subject(Verb.CHAT, person.slug, what))

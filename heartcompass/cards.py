@@ -15,6 +15,7 @@ from typing import Any
 from heartcompass.errors import HeartCompassError
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.formats.profile import RELATIONS
+from heartcompass.formats.sources import without_source
 from heartcompass.people import Person
 
 V2 = "chara_card_v2"
@@ -54,7 +55,7 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 def _keys(text: str, name: str) -> list[str]:
     """Trigger words for a lorebook entry: the name plus up to three keywords
     (names and long content words; short pieces of Chinese text), never clauses."""
-    text = re.sub(r"\((?:log [\d-]+|told|hand|import)\)\s*$", "", text)  # our source marker is no keyword
+    text = without_source(text.rstrip())  # our source marker is no keyword
     found: list[str] = []
     for word in re.findall(r"[A-Za-z][A-Za-z'-]{2,}", text):
         low = word.lower()

@@ -132,3 +132,21 @@ class CoachSession:
                                                  line, ["coach"]), day)
         return len(self.exchange)
 
+    def save_and_commit(self) -> int:
+        """save(), then one commit of the day's log. A commit that cannot be
+        made now loses nothing: the log has the exchange, the next command commits it."""
+        from heartcompass import audit
+        from heartcompass.errors import GitError
+        from heartcompass.lock import LockBusy
+
+        count = self.save()
+        paths = list(self.person.logs_dir.glob(f"{self.now.date().isoformat()}.md"))
+        try:
+            with audit.writing(self.ws, "coach"):
+                audit.commit_or_roll_back(self.ws, [], audit.subject(audit.Verb.COACH, self.person.slug,
+                                                                     f"{count} messages of a real conversation"),
+                                          keep=paths)
+        except (GitError, LockBusy) as exc:
+            raise type(exc)(exc.message, f"The exchange is saved in people/{self.person.slug}/logs/; the next "
+                                         "HeartCompass command that can commit will commit it.") from None
+        return count

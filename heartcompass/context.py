@@ -10,7 +10,6 @@ never cut mid-entry. No terminal code here: `context` and `chat` render it."""
 from __future__ import annotations
 
 import datetime as dt
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,11 +187,6 @@ def display_name(ws: Workspace, prof: profile_fmt.Profile) -> str:
     return people_display_name(prof, str(ws.config.get("user.name") or ""))
 
 
-def score(event: events_fmt.Event, today: dt.date, half_life_days: float) -> float:
-    age = max((today - event.date).days, 0)
-    return event.effective_weight * math.exp(-math.log(2) * age / half_life_days)
-
-
 def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: str, voice: str,
            name: str) -> list[Unit]:
     prof = snap.profile
@@ -294,7 +288,7 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
     # Events by score, rendered only while they can still fit.
     half_life = float(ws.config.get("memory.half_life_days"))
     today = now.date()
-    ranked = sorted(snap.events.events, key=lambda e: score(e, today, half_life), reverse=True)
+    ranked = sorted(snap.events.events, key=lambda e: events_fmt.score(e, today, half_life), reverse=True)
     smallest = 4 + (0 if "events" in opened else header_tokens["events"])
     for i, event in enumerate(ranked):
         if budget - used < smallest:

@@ -2,7 +2,11 @@
 
 Every change HeartCompass makes is one commit of exactly the files it
 touched. Commits carry the user's identity when git has one, else a
-HeartCompass identity, so they work on fresh machines and in CI."""
+HeartCompass identity, so they work on fresh machines and in CI.
+
+WorkspaceGit is this module's class plus two parts, each its own module
+that imports no git: gitstate.py (may a commit be made now?) and
+gitremote.py (pull, push, a sync's rebase)."""
 
 from __future__ import annotations
 
@@ -20,15 +24,23 @@ import git
 from git.exc import BadName, GitCommandError, InvalidGitRepositoryError, NoSuchPathError
 
 from heartcompass.errors import GitError
+from heartcompass.gitremote import Remote
+from heartcompass.gitstate import RepoState
 
 FALLBACK_NAME = "HeartCompass"
 FALLBACK_EMAIL = "heartcompass@localhost"
 GIT_ERRORS = (GitCommandError, BadName, InvalidGitRepositoryError, NoSuchPathError, ValueError)
 # Paths printed as they are (小明, not "\345\260\217").
 BASE_OPTIONS = ("-c", "core.quotepath=false")
-NETWORK_TIMEOUT = 120.0  # seconds a fetch or push may take before it is killed ($HEARTCOMPASS_GIT_TIMEOUT)
-NETWORK_OPTIONS = ("-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=30")
-SYNC_MARK = "heartcompass-sync"  # in .git/: the rebase in progress is an unfinished `heartcompass sync`
+
+
+class RevertConflict(GitError):
+    """Taking a commit back would conflict with later changes to these
+    files; the revert was abandoned, nothing changed."""
+
+    def __init__(self, files: list[str]):
+        super().__init__(f"later changes touch the same lines of {', '.join(files)}")
+        self.files = files
 
 
 @dataclass
@@ -45,7 +57,7 @@ class Commit:
         return self.sha[:8]
 
 
-class WorkspaceGit:
+class WorkspaceGit(RepoState, Remote):
     def __init__(self, root: Path, hooks: Callable[[], bool] = lambda: True):
         self.root = Path(root).resolve()
         self._repo: git.Repo | None = None
@@ -100,66 +112,6 @@ class WorkspaceGit:
     @property
     def git_dir(self) -> Path:
         return Path(self.repo.git_dir)
-
-    # -- repository state -----------------------------------------------------
-    def state_problem(self) -> str | None:
-        """A rebase, merge, cherry-pick or revert in progress, or a detached
-        HEAD: one line naming it and the fix; None when commits may be made."""
-        gd = self.git_dir
-        if not self.rebase_in_progress():
-            self.clear_sync_mark()  # the user finished or dropped that sync's rebase with git itself
-        if (gd / "rebase-merge").is_dir() or (gd / "rebase-apply").is_dir():
-            if (gd / SYNC_MARK).exists():
-                return ("A 'heartcompass sync' conflict is still being resolved: fix the marked files, then run "
-                        "'heartcompass sync --continue' (or 'heartcompass sync --abort' to go back).")
-            return ("git is in the middle of a rebase: finish it with 'git rebase --continue' "
-                    "or go back with 'git rebase --abort'.")
-        if (gd / "MERGE_HEAD").exists():
-            return ("git is in the middle of a merge: finish it with 'git commit' "
-                    "or go back with 'git merge --abort'.")
-        if (gd / "CHERRY_PICK_HEAD").exists():
-            return ("git is in the middle of a cherry-pick: finish it with 'git cherry-pick --continue' "
-                    "or go back with 'git cherry-pick --abort'.")
-        if (gd / "REVERT_HEAD").exists():
-            return ("git is in the middle of a revert: finish it with 'git revert --continue' "
-                    "or go back with 'git revert --abort'.")
-        try:
-            head = (gd / "HEAD").read_text(encoding="utf-8").strip()
-        except OSError:
-            head = "ref:"
-        if not head.startswith("ref:"):
-            return f"git is on a detached HEAD (commit {head[:8]}), not a branch: go back with 'git checkout {self._home_branch()}'."
-        return None
-
-    def _home_branch(self) -> str:
-        heads = self.git_dir / "refs" / "heads"
-        names = sorted(p.name for p in heads.iterdir()) if heads.is_dir() else []
-        return "main" if "main" in names or not names else names[0] if len(names) == 1 else "main"
-
-    def index_lock_problem(self, settle: float = 2.0) -> str | None:
-        """An index.lock that stays: a running git command's, or a stale one
-        left by a killed commit. None when there is none."""
-        path = self.git_dir / "index.lock"
-        deadline = time.monotonic() + settle
-        while path.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)  # a git command of the user's may be finishing
-        if not path.exists():
-            return None
-        running = git_processes(self.root)
-        if running:
-            return (f"git is busy in this workspace (git process {running[0]} holds {path}): "
-                    "wait for it to finish and try again.")
-        return (f"A stale {path} is left by a git command that was killed (no git process is running): "
-                f"remove it with: rm '{path}'")
-
-    def index_lock_error(self) -> GitError:
-        return GitError(self.index_lock_problem(settle=0.5) or "git found an index.lock; try again.")
-
-    def check_writable(self) -> None:
-        """Refuse (GitError, one line) when a commit now would be wrong or fail."""
-        problem = self.state_problem() or self.index_lock_problem()
-        if problem:
-            raise GitError(problem)
 
     # -- writing ----------------------------------------------------------
     def commit(self, paths: list[Path | str], subject: str, body: str = "") -> str | None:
@@ -416,24 +368,29 @@ class WorkspaceGit:
         self._git("mv", self._rel(src), self._rel(dst))
 
     def revert(self, sha: str, subject: str, body: str) -> str:
+        """A new commit taking sha back. Later changes to the same lines:
+        RevertConflict, with the working tree and index as they were."""
         try:
             self._git("revert", "--no-commit", sha)
         except GitError as exc:
-            try:
-                self._git("revert", "--abort")
-            except GitError:
-                pass
-            raise GitError(f"That change cannot be undone cleanly: later changes touch the same lines ({exc}).",
-                           "Edit the files by hand instead; 'heartcompass restore' brings back one file.") from None
+            conflicted = self.conflicted()
+            self._abort_revert()
+            if conflicted:
+                raise RevertConflict(conflicted) from None
+            raise GitError(f"That change cannot be undone: {exc.message}") from None
         try:
             self._git("commit", *self._verify(), "-q", "-m", f"{subject}\n\n{body.strip()}\n")
         except GitError:
-            try:  # nothing half-done: the files go back to how they were
-                self._git("revert", "--abort")
-            except GitError:
-                self._git("reset", "-q", "--merge")
+            self._abort_revert()
             raise
         return self.head() or ""
+
+    def _abort_revert(self) -> None:
+        """Nothing half-done: the files and the index go back to how they were."""
+        try:
+            self._git("revert", "--abort")
+        except GitError:
+            self._git("reset", "-q", "--merge")
 
     # -- reading ----------------------------------------------------------
     def head(self) -> str | None:
@@ -493,6 +450,31 @@ class WorkspaceGit:
             commits.append(Commit(sha, date, author, subject, body.strip(),
                                   [f for f in files.strip().splitlines() if f]))
         return commits
+
+    def messages(self, grep: str, rev: str = "HEAD") -> list[tuple[str, str, str]]:
+        """(sha, subject, body) of the commits whose message matches the
+        extended regex `grep`, newest first: no file lists, so it stays fast."""
+        if self.head() is None:
+            return []
+        out = self._git("log", "--format=%H%x1f%s%x1f%b%x1e", "-E", f"--grep={grep}", rev)
+        found = []
+        for chunk in out.split("\x1e"):
+            sha, _, rest = chunk.strip().partition("\x1f")
+            if sha:
+                subject, _, body = rest.partition("\x1f")
+                found.append((sha, subject, body))
+        return found
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        try:
+            self._git("merge-base", "--is-ancestor", older, newer)
+            return True
+        except GitError:
+            return False
+
+    def rev_list(self, rev: str = "HEAD") -> list[str]:
+        """Every commit reachable from rev, newest first."""
+        return self._git("rev-list", rev).split()
 
     def diff(self, rev: str | None, paths: list[Path | str]) -> str:
         rels = [self._rel(p) for p in paths]
@@ -562,78 +544,6 @@ class WorkspaceGit:
                 subjects[sha] = line[len("summary "):]
         return lines
 
-    # -- remotes ------------------------------------------------------------
-    def branch(self) -> str:
-        return self._git("rev-parse", "--abbrev-ref", "HEAD").strip()
-
-    def remotes(self) -> list[str]:
-        return self._git("remote").split()
-
-    def _network(self, *args: str) -> str:
-        """A fetch or push: bounded in time, so a remote that never answers
-        cannot hang the command (and the workspace lock with it)."""
-        timeout = network_timeout()
-        try:
-            return self._git(*args, options=NETWORK_OPTIONS, kill_after_timeout=timeout)
-        except GitError as exc:
-            if "did not complete in" in exc.message or "Timeout" in exc.message:
-                raise GitError(f"git {args[0]} gave up: the remote did not answer within {timeout:g} s.",
-                               "Check the remote's address and your connection (git remote -v), then sync again. "
-                               "Nothing was lost: your commits are all here.") from None
-            raise
-
-    def pull_rebase(self, remote: str, branch: str) -> list[str]:
-        """Fetch, then rebase onto what was fetched. Returns the conflicted
-        files ([] when clean); on a conflict the rebase is left in progress
-        for the user to resolve (marked as ours, for `sync --continue`)."""
-        if not self._network("ls-remote", "--heads", remote, branch).strip():
-            return []  # the remote has no such branch yet: nothing to pull
-        self._network("fetch", "-q", remote, branch)
-        try:
-            self._git("rebase", "-q", "FETCH_HEAD")
-        except GitError:
-            conflicted = self.conflicted()
-            if conflicted:
-                (self.git_dir / SYNC_MARK).write_text(f"{remote} {branch}\n", encoding="utf-8")
-                return conflicted
-            raise
-        return []
-
-    def conflicted(self) -> list[str]:
-        out = self._git("diff", "--name-only", "-z", "--diff-filter=U", strip_newline_in_stdout=False)
-        return [p for p in out.split("\0") if p]
-
-    def stage(self, rels: list[str]) -> None:
-        self._git("add", "--", *rels)
-
-    def rebase_in_progress(self) -> bool:
-        return (self.git_dir / "rebase-merge").is_dir() or (self.git_dir / "rebase-apply").is_dir()
-
-    def rebase_continue(self) -> list[str]:
-        """`git rebase --continue` after the user fixed the files: [] when done,
-        else the files still (or newly) in conflict."""
-        left = self.conflicted()
-        if left:
-            return left
-        try:
-            self._git("rebase", "--continue", options=("-c", "core.editor=true"))
-        except GitError:
-            left = self.conflicted()
-            if left:
-                return left
-            raise
-        return []
-
-    def rebase_abort(self) -> None:
-        self._git("rebase", "--abort")
-        self.clear_sync_mark()
-
-    def clear_sync_mark(self) -> None:
-        (self.git_dir / SYNC_MARK).unlink(missing_ok=True)
-
-    def push(self, remote: str, branch: str) -> None:
-        self._network("push", "-u", remote, f"HEAD:{branch}")
-
     def parents(self, sha: str) -> int:
         return len(self.repo.commit(sha).parents)
 
@@ -646,48 +556,3 @@ def _kept(rel: str) -> bool:
     """Never deleted or reverted by a roll back: logs (append-only) and dot files."""
     parts = Path(rel).parts
     return "logs" in parts[:-1] or parts[-1].startswith(".")
-
-
-def network_timeout() -> float:
-    try:
-        value = float(os.environ.get("HEARTCOMPASS_GIT_TIMEOUT") or NETWORK_TIMEOUT)
-    except ValueError:
-        value = NETWORK_TIMEOUT
-    return value if 0 < value < 86400 else NETWORK_TIMEOUT
-
-
-def git_processes(root: Path) -> list[int]:
-    """Pids of git processes working in this repository (Linux: by their
-    working directory); elsewhere, any git process, to be safe."""
-    root = Path(root).resolve()
-    proc = Path("/proc")
-    if proc.is_dir():
-        found = []
-        for entry in proc.iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                if (entry / "comm").read_text().strip() != "git":
-                    continue
-                cwd = Path(os.readlink(entry / "cwd"))
-                args = (entry / "cmdline").read_bytes().split(b"\0")
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            if ppid == os.getpid() or b"cat-file" in args:
-                continue  # GitPython's own long-lived readers never hold index.lock
-            if cwd == root or root in cwd.parents:
-                found.append(int(entry.name))
-        return found
-    try:
-        out = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,comm="], capture_output=True, text=True,
-                             timeout=5).stdout
-    except (OSError, subprocess.SubprocessError):
-        return []
-    found = []
-    for line in out.splitlines():
-        parts = line.split(None, 2)
-        if len(parts) == 3 and parts[0].isdigit() and Path(parts[2].strip()).name == "git" \
-                and parts[1] != str(os.getpid()):
-            found.append(int(parts[0]))
-    return found

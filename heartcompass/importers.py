@@ -325,6 +325,27 @@ def to_logs(person_dir: Path, messages: list[Message], me: str) -> dict[str, int
     return added
 
 
+def import_and_commit(ws, person, messages: list[Message], me: str, fmt: str) -> tuple[dict[str, int], str | None]:
+    """`heartcompass import`: pending hand edits first, then the messages into
+    the logs and the person's voice refreshed, one commit. Returns (messages
+    added per day, the commit); nothing new: ({}, None)."""
+    from heartcompass import audit, voice
+
+    with audit.writing(ws, "import"):
+        audit.commit_pending(ws, [person])
+        added = to_logs(person.dir, messages, me)
+        if not added:
+            return added, None
+        paths = [person.logs_dir / f"{day}.md" for day in added]
+        derived = []
+        if voice.refresh(person.dir, person.load_profile().names()):  # their lines and rhythm, in the same commit
+            derived.append(voice.path_of(person.dir))
+        what = f"{sum(added.values())} messages from a {fmt} export"
+        return added, audit.commit_or_roll_back(
+            ws, derived, audit.subject(audit.Verb.IMPORT, person.slug, what),
+            "\n".join(f"- {day}: {n}" for day, n in sorted(added.items())), keep=paths, what="the voice file")
+
+
 def skipped(messages: list[Message]) -> Counter:
     """How many app placeholders of each kind the export held."""
     return Counter(m.placeholder for m in messages if m.placeholder)

@@ -10,12 +10,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from heartcompass.errors import GitError
+from heartcompass.audit import Verb, parse_subject
 from heartcompass.gitrepo import Commit
 from heartcompass.people import Person
 from heartcompass.workspace import Workspace
-
-_RENAME = re.compile(r"^rename\((?P<new>[^)]+)\): from (?P<old>\S+)$")
 
 
 @dataclass(frozen=True)
@@ -25,21 +23,29 @@ class Era:
     until: str | None     # the rename commit that took it away (None: still current)
 
 
-_ARCHIVE = re.compile(r"^archive\((?P<old>[^)]+)\): ")
 _REVERTS = re.compile(r"This reverts commit ([0-9a-f]{40})")
+_MOVES = (Verb.RENAME, Verb.ARCHIVE, Verb.UNARCHIVE, Verb.UNDO)
 
 
 def _moves(ws: Workspace) -> list[tuple[str, str, str]]:
-    """(sha, new slug or '', old slug) of every rename and archive not undone, newest first."""
-    out = ws.git._git("log", "--format=%H%x1f%s%x1f%b%x1e", "-E", "--grep=^(rename|archive|undo)\\(", "HEAD")
-    undone, moves = set(), []
-    for chunk in out.split("\x1e"):
-        sha, _, rest = chunk.strip().partition("\x1f")
-        subject, _, body = rest.partition("\x1f")
-        undone.update(_REVERTS.findall(body) if subject.startswith("undo(") else [])
-        m = _RENAME.match(subject.strip()) or _ARCHIVE.match(subject.strip())
-        if m and sha not in undone:
-            moves.append((sha, m.groupdict().get("new") or "", m["old"]))
+    """(sha, new slug or '', old slug) of every rename and archive not undone
+    (by `undo`, or by an `unarchive` of that person), newest first."""
+    grep = "^(" + "|".join(v.value for v in _MOVES) + ")\\("
+    undone, unarchived, moves = set(), [], []
+    for sha, text, body in ws.git.messages(grep):
+        parsed = parse_subject(text.strip())
+        if parsed is None or sha in undone:
+            continue
+        if parsed.verb == Verb.UNDO:
+            undone.update(_REVERTS.findall(body))
+        elif parsed.verb == Verb.UNARCHIVE:
+            unarchived.append(parsed.scope)
+        elif parsed.verb == Verb.ARCHIVE and parsed.scope in unarchived:
+            unarchived.remove(parsed.scope)  # they came back: this archive is taken back
+        elif parsed.verb == Verb.ARCHIVE:
+            moves.append((sha, "", parsed.scope))
+        elif parsed.verb == Verb.RENAME and parsed.what.startswith("from "):
+            moves.append((sha, parsed.scope, parsed.what.removeprefix("from ")))
     return moves
 
 
@@ -57,25 +63,17 @@ def eras(ws: Workspace, person: Person) -> list[Era]:
             slug, until = old, sha
     start = None
     for sha, new, old in moves:  # the newest departure from this folder before the oldest era ends
-        if old == slug and new != slug and sha != until and _is_ancestor(ws, sha, until or "HEAD"):
+        if old == slug and new != slug and sha != until and ws.git.is_ancestor(sha, until or "HEAD"):
             start = sha
             break
     found.append(Era(slug, start, until))
     return found
 
 
-def _is_ancestor(ws: Workspace, older: str, newer: str) -> bool:
-    try:
-        ws.git._git("merge-base", "--is-ancestor", older, newer)
-        return True
-    except GitError:
-        return False
-
-
 def dir_at(ws: Workspace, person: Person, rev: str) -> Path:
     """The person's folder as it was named at rev."""
     for era in eras(ws, person):
-        if era.since is None or _is_ancestor(ws, era.since, rev):
+        if era.since is None or ws.git.is_ancestor(era.since, rev):
             return ws.people_dir / era.slug
     return person.dir
 
@@ -102,5 +100,5 @@ def history(ws: Workspace, person: Person, limit: int = 50) -> list[Commit]:
             rev = f"{era.since}^..{rev}"
         for c in ws.git.log([ws.people_dir / era.slug], limit, rev=rev):
             seen.setdefault(c.sha, c)
-    order = {sha: i for i, sha in enumerate(ws.git._git("rev-list", "HEAD").split())}
+    order = {sha: i for i, sha in enumerate(ws.git.rev_list("HEAD"))}
     return sorted(seen.values(), key=lambda c: order.get(c.sha, len(order)))[:limit]

@@ -1,13 +1,13 @@
-"""People in the workspace: finding, creating, renaming, archiving.
+"""People in the workspace: finding them, reading and creating their files.
 
 A person is a folder people/<slug>/ with PROFILE.md, EVENTS.md, MEMORY.md
 and logs/. This module never imports git at load time: listing people must
-start fast. Changes go through the audit trail (audit.py)."""
+start fast. Adding, renaming and archiving someone, one commit each, is
+lifecycle.py."""
 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -21,9 +21,6 @@ from heartcompass.workspace import Workspace
 
 if TYPE_CHECKING:  # the format modules load on first use: `person list` reads only its index
     from heartcompass.formats import events, memory, profile
-
-
-_SOURCED = re.compile(r"\((told|hand|import|log \d{4}-\d{2}-\d{2})\)$")
 
 
 # NamedTuples, not dataclasses, on the `person list` path: a frozen dataclass
@@ -196,6 +193,7 @@ def create(ws: Workspace, name: str, relation: str, *, mbti: str | None = None,
     import tempfile  # here, not at the top: `person list` never writes
 
     from heartcompass.formats import events, memory, profile
+    from heartcompass.formats.sources import MARKER
 
     staging = Path(tempfile.mkdtemp(prefix=f".new-{slug}.", dir=ws.people_dir))
     try:
@@ -203,7 +201,7 @@ def create(ws: Workspace, name: str, relation: str, *, mbti: str | None = None,
                            gender=gender, about=about, related=related, tags=tags, sections=sections, extra=extra)
         budget = int(ws.config.get("memory.memory_budget_tokens"))
         mem = memory.new(staging / memory.FILENAME, name, budget)
-        mem.sections[memory.FACTS] = [f"- {fact}" if _SOURCED.search(fact) else f"- {fact} (import)"
+        mem.sections[memory.FACTS] = [f"- {fact}" if MARKER.search(fact) else f"- {fact} (import)"
                                       for fact in facts or []]
         evs = events.new(staging / events.FILENAME, name)
         evs.events = list(past_events or [])

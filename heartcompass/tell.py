@@ -23,10 +23,10 @@ from pydantic import BaseModel, Field
 from heartcompass.atomic import checksum, write_atomic
 from heartcompass.errors import HeartCompassError
 from heartcompass.formats import dailylog
-from heartcompass.garden_proposal import LogItem
-from heartcompass.gardener import diff_text, fit_budget, propose, read_person, render_texts, workbench
 from heartcompass.llm import structured_invoke
 from heartcompass.people import Person, list_people
+from heartcompass.proposal.propose import fit_budget, propose
+from heartcompass.proposal.workbench import LogItem, diff_text, read_person, render_texts, workbench
 from heartcompass.workspace import Workspace
 
 IMAGE_TYPES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF87a": "image/gif",
@@ -203,7 +203,8 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> s
     touched = [note.path, *(path for p in plan.plans for path in p.texts)]
     others = [p.person.slug for p in plan.plans[1:] if p.texts]
     summary = plan.plans[0].summary if plan.plans else "noted"
-    subject = f"tell({plan.person.slug}): {summary[:60]}" + (f" (also {', '.join(others)})" if others else "")
+    subject = audit.subject(audit.Verb.TELL, plan.person.slug,
+                            summary[:60] + (f" (also {', '.join(others)})" if others else ""))
     body = "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
     try:
         return audit.commit_or_roll_back(ws, touched[1:], subject, f"Told: {plan.narrative}\n\n{body}",
@@ -218,8 +219,8 @@ def keep_note(ws: Workspace, note: Note, why: str = "proposal declined") -> str 
     """Not applied: the note stays in the log, unmarked, for the gardener."""
     from heartcompass import audit
 
-    return audit.commit_or_roll_back(ws, [], f"tell({note.person.slug}): noted, {why}", f"Told: {note.text}",
-                                     keep=[note.path])
+    return audit.commit_or_roll_back(ws, [], audit.subject(audit.Verb.TELL, note.person.slug, f"noted, {why}"),
+                                     f"Told: {note.text}", keep=[note.path])
 
 
 def discard_note(ws: Workspace, note: Note, now: dt.datetime) -> str | None:
@@ -227,5 +228,5 @@ def discard_note(ws: Workspace, note: Note, now: dt.datetime) -> str | None:
     from heartcompass import audit
 
     _mark(note, "discards", "tell declined; not for the gardener", now)
-    return audit.commit_or_roll_back(ws, [], f"tell({note.person.slug}): discarded", f"Discarded: {note.text}",
-                                     keep=[note.path])
+    return audit.commit_or_roll_back(ws, [], audit.subject(audit.Verb.TELL, note.person.slug, "discarded"),
+                                     f"Discarded: {note.text}", keep=[note.path])

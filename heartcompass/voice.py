@@ -260,7 +260,7 @@ def refresh_and_commit(ws, person, names: list[str]) -> str | None:
         if not refresh(person.dir, names):
             return None
         return audit.commit_or_roll_back(ws, [path_of(person.dir)],
-                                         f"voice({person.slug}): their lines and rhythm from the logs",
+                                         audit.subject(audit.Verb.VOICE, person.slug, "their lines and rhythm from the logs"),
                                          what="the voice file")
 
 
@@ -275,5 +275,5 @@ def quote_and_commit(ws, person, text: str, *, mine: bool = False) -> str | None
                         section):
             return None
         short = " ".join(text.split())[:40]
-        return audit.commit_or_roll_back(ws, [path_of(person.dir)], f"quote({person.slug}): “{short}”",
+        return audit.commit_or_roll_back(ws, [path_of(person.dir)], audit.subject(audit.Verb.QUOTE, person.slug, f"“{short}”"),
                                          what="the quote")

@@ -132,7 +132,9 @@ def create_workspace(path: Path, force: bool = False, example: bool = False) -> 
     ws = Workspace(path)
     created = copy_template(ws.root)
     ws.git.init()
-    ws.git.commit(created, "init: new HeartCompass workspace")
+    from heartcompass.audit import Verb, subject
+
+    ws.git.commit(created, subject(Verb.INIT, None, "new HeartCompass workspace"))
     if example:
         add_example(ws)
     return ws, True
@@ -152,14 +154,15 @@ def add_example(ws: Workspace) -> bool:
     if collisions(ws, ["Alice Chen", "小爱"]):  # she is there under another name (renamed)
         return False
     src = shipped_dir("examples") / EXAMPLE_SLUG
-    from heartcompass.audit import commit_or_roll_back, writing
+    from heartcompass.audit import Verb, commit_or_roll_back, subject, writing
 
     with writing(ws, "init --example"):
         import shutil
 
         shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))
         linked = _link_back_to_example(ws)
-        commit_or_roll_back(ws, [dest, *linked], f"add({EXAMPLE_SLUG}): example person", what=f"people/{EXAMPLE_SLUG}/")
+        commit_or_roll_back(ws, [dest, *linked], subject(Verb.ADD, EXAMPLE_SLUG, "example person"),
+                            what=f"people/{EXAMPLE_SLUG}/")
     return True
 
 

@@ -63,6 +63,14 @@ def example_cli(example_ws) -> Runner:
     return Runner(example_ws)
 
 
+@pytest.fixture
+def alice(example_cli) -> Runner:
+    """The example workspace, for gardening Alice (see garden_helpers.py)."""
+    example_cli.ws.people_dir.joinpath("alice", "logs").mkdir(exist_ok=True)
+    git(example_cli.ws, "add", "-A")
+    return example_cli
+
+
 def git(ws: Workspace, *args: str) -> str:
     """git as the user runs it by hand (with an identity of their own)."""
     who = ["-c", "user.name=The User", "-c", "user.email=user@example.com"]

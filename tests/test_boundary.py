@@ -13,15 +13,10 @@ import subprocess
 import pytest
 
 from conftest import Runner, git, subjects, tree_snapshot
+from garden_helpers import DAY, say
 from heartcompass.formats import dailylog
 
-DAY = dt.date(2026, 12, 1)
 SECRET = "TOP-SECRET-ssh-key-material"
-
-
-def say(ws, slug, speaker, text):
-    path = dailylog.log_path(ws.people_dir / slug, DAY)
-    dailylog.append(path, dailylog.Entry("20:00:00", speaker, text, []), DAY)
 
 
 def no_traceback(result):

@@ -48,7 +48,7 @@ def test_events_are_ranked_by_weight_and_recency_and_never_cut(example_ws):
     ] + [(dt.date(2020, 1, 1) + dt.timedelta(days=i), f"filler event number {i}", 0.1) for i in range(400)])
     half_life = 90
     ranked = sorted(events_fmt.load(ws.people_dir / "alice" / "EVENTS.md").events,
-                    key=lambda e: context_mod.score(e, NOW.date(), half_life), reverse=True)
+                    key=lambda e: events_fmt.score(e, NOW.date(), half_life), reverse=True)
     assert ranked[0].text == "recent and big" and ranked[1].text == "yesterday, small"
     c = _context(ws)
     assert c.tokens <= c.budget
@@ -58,9 +58,9 @@ def test_events_are_ranked_by_weight_and_recency_and_never_cut(example_ws):
     for line in included:  # whole entries only
         assert line.endswith("(told)")
     # what was left out scores no higher than what was kept
-    kept_min = min(context_mod.score(events_fmt.parse_line(line, "x", 1), NOW.date(), half_life)
+    kept_min = min(events_fmt.score(events_fmt.parse_line(line, "x", 1), NOW.date(), half_life)
                    for line in included)
-    left_max = max(context_mod.score(events_fmt.parse_line(line, "x", 1), NOW.date(), half_life)
+    left_max = max(events_fmt.score(events_fmt.parse_line(line, "x", 1), NOW.date(), half_life)
                    for line in c.left_out["events"])
     assert left_max <= kept_min + 1e-9
 

@@ -98,6 +98,18 @@ def test_events_hand_lines_parse_and_round_trip(tmp_path):
     assert ef.events[2].weight == 1.0 and ef.events[2].source == "told"
 
 
+@pytest.mark.parametrize("marker, is_source", [("log 2026-11-28", True), ("told", True), ("import", True),
+                                               ("hand", True), ("log 2026-1-2", False), ("Hand", False)])
+def test_a_source_marker_reads_the_same_in_events_and_memory_lines(marker, is_source):
+    from heartcompass.formats.sources import MARKER, without_source
+
+    event = events.parse_line(f"- 2026-11-28 · w0.8 · Hiked Mount Takao ({marker})", "EVENTS.md", 1)
+    assert (event.source == marker) is is_source
+    fact = f"- Hiked Mount Takao ({marker})"
+    assert bool(MARKER.search(fact)) is is_source
+    assert without_source(fact) == ("- Hiked Mount Takao" if is_source else fact)
+
+
 def test_events_render_sorts_newest_first_and_is_stable(tmp_path):
     ef = events.parse(EVENTS_HAND, tmp_path / "EVENTS.md")
     ef.events.append(events.Event(dt.date(2026, 12, 1), "Called about Kyoto", 0.5, "told"))

@@ -8,43 +8,9 @@ import json
 import pytest
 
 from conftest import Runner, git, subjects
-from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt
-
-DAY = dt.date(2026, 12, 1)
-
-
-def say(ws, slug, speaker, text, day=DAY, time="20:00:00", tags=None):
-    path = dailylog.log_path(ws.people_dir / slug, day)
-    dailylog.append(path, dailylog.Entry(time, speaker, text, tags or []), day)
-
-
-def proposal(**kw):
-    return {"summary": kw.pop("summary", "consolidated the chat"), **kw}
-
-
-def memory(ws, slug="alice"):
-    return memory_fmt.load(ws.people_dir / slug / "MEMORY.md")
-
-
-def consolidated(ws, slug="alice"):
-    """How many entries of each log the gardener has consumed (its local state)."""
-    path = ws.state_dir / "consolidated" / f"{slug}.json"
-    return {day: n for day, (n, _) in json.loads(path.read_text())["days"].items()} if path.exists() else {}
-
-
-def events(ws, slug="alice"):
-    return events_fmt.load(ws.people_dir / slug / "EVENTS.md").events
-
-
-def user_prompt(fake, call=-1):
-    return str(fake.calls[call][-1].content)
-
-
-@pytest.fixture
-def alice(example_cli: Runner):
-    example_cli.ws.people_dir.joinpath("alice", "logs").mkdir(exist_ok=True)
-    git(example_cli.ws, "add", "-A")
-    return example_cli
+from garden_helpers import (backlog, consolidated, events, memory, proposal, say, smaller_memory_budget,
+                            user_prompt)
+from heartcompass.formats import memory as memory_fmt
 
 
 def test_no_new_entries_means_no_model_call_and_no_commit(alice: Runner, fake_llm):
@@ -186,9 +152,7 @@ def test_profile_is_patched_not_regenerated(alice: Runner, fake_llm):
 
 def test_memory_is_compressed_when_over_budget(alice: Runner, fake_llm):
     ws = alice.ws
-    path = ws.people_dir / "alice" / "MEMORY.md"
-    path.write_text(path.read_text().replace("budget_tokens: 1200", "budget_tokens: 90"))
-    git(ws, "commit", "-qam", "smaller memory budget")
+    smaller_memory_budget(ws, 90)
     say(ws, "alice", "note", "She is allergic to cats but keeps Mochi anyway")
     fake_llm.enqueue(
         proposal(new_facts=[{"text": "Allergic to cats, keeps Mochi anyway", "evidence": ["L1"]}]),
@@ -204,9 +168,7 @@ def test_memory_is_compressed_when_over_budget(alice: Runner, fake_llm):
 
 def test_compression_that_drops_a_hand_line_is_rejected(alice: Runner, fake_llm):
     ws = alice.ws
-    path = ws.people_dir / "alice" / "MEMORY.md"
-    path.write_text(path.read_text().replace("budget_tokens: 1200", "budget_tokens: 90"))
-    git(ws, "commit", "-qam", "smaller memory budget")
+    smaller_memory_budget(ws, 90)
     say(ws, "alice", "note", "She is allergic to cats")
     fake_llm.enqueue(proposal(new_facts=[{"text": "Allergic to cats", "evidence": ["L1"]}]),
                      {"facts": ["- Allergic to cats (log 2026-12-01)"], "chat_notes": [], "threads": []})
@@ -287,11 +249,7 @@ def test_imported_entries_with_old_dates_are_picked_up(alice: Runner, fake_llm):
 
 def test_big_backlogs_are_consolidated_in_chunks_oldest_first(alice: Runner, fake_llm):
     ws = alice.ws
-    alice("config", "set", "memory.context_budget_tokens", "400")
-    for d in range(1, 6):
-        for i in range(6):
-            say(ws, "alice", "me", f"day {d} message {i} " + "words " * 12, day=dt.date(2026, 11, d),
-                time=f"10:0{i}:00")
+    backlog(alice, 5, "me", "message")
     fake_llm.enqueue(*[proposal(nothing_worth_keeping=True) for _ in range(20)])
     alice("garden")
     n = len(fake_llm.calls)
@@ -409,11 +367,7 @@ def test_an_unexplained_empty_proposal_leaves_the_entries_for_the_next_run(alice
 
 def test_an_unexplained_empty_chunk_stops_the_backlog_where_it_is(alice: Runner, fake_llm):
     ws = alice.ws
-    alice("config", "set", "memory.context_budget_tokens", "400")
-    for d in range(1, 4):
-        for i in range(6):
-            say(ws, "alice", "note", f"day {d} fact {i} " + "words " * 12, day=dt.date(2026, 11, d),
-                time=f"10:0{i}:00")
+    backlog(alice, 3, "note", "fact")
     fake_llm.enqueue(proposal(nothing_worth_keeping=True), proposal(summary="ok"))
     result = alice("garden", "--json")
     row = next(r for r in json.loads(result.output) if r["slug"] == "alice")

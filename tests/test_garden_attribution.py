@@ -12,7 +12,7 @@ import pytest
 from conftest import Runner, git, log_entries, subjects
 from heartcompass import atomic
 from heartcompass.formats import memory as memory_fmt
-from test_garden import consolidated, memory, proposal, say, user_prompt
+from garden_helpers import answer_with, consolidated, memory, proposal, say, user_prompt
 
 HAND_LINE = "- Bob told me himself: he is allergic to peanuts (hand)"
 
@@ -23,16 +23,20 @@ def bob(cli: Runner):
     return cli
 
 
-def _structured(monkeypatch, fake_llm, answer):
-    """The model's structured output is `answer(messages)`: lets a test act mid-run."""
-    from langchain_core.runnables import RunnableLambda
-
-    monkeypatch.setattr(type(fake_llm), "with_structured_output",
-                        lambda self, schema, **kw: RunnableLambda(answer))
-
-
 def _add_hand_line(path):
     path.write_text(path.read_text(encoding="utf-8") + HAND_LINE + "\n", encoding="utf-8")
+
+
+def _user_saves_right_after_the_gardener_writes(monkeypatch, path):
+    """The user's editor saves a hand line to `path` just after each gardener write to it."""
+    real_write = atomic.write_atomic
+
+    def write_then_user_saves(target, text, expected_checksum="any"):
+        real_write(target, text, expected_checksum)
+        if target == path:
+            _add_hand_line(path)
+
+    monkeypatch.setattr("heartcompass.gardener.write_atomic", write_then_user_saves)
 
 
 def _blame_subject(ws, rel, text):
@@ -53,14 +57,7 @@ def test_a_hand_edit_saved_after_the_gardener_wrote_stays_the_users(bob: Runner,
     ws = bob.ws
     path = ws.people_dir / "bob" / "MEMORY.md"
     say(ws, "bob", "me", "Bob got the job at the bakery")
-    real_write = atomic.write_atomic
-
-    def write_then_user_saves(target, text, expected_checksum="any"):
-        real_write(target, text, expected_checksum)
-        if target == path:
-            _add_hand_line(path)  # the user's editor saves right after the gardener's write
-
-    monkeypatch.setattr("heartcompass.gardener.write_atomic", write_then_user_saves)
+    _user_saves_right_after_the_gardener_writes(monkeypatch, path)
     fake_llm.enqueue(proposal(new_facts=[{"text": "Works at the bakery", "evidence": ["L1"]}]))
     bob("garden")
     monkeypatch.undo()
@@ -101,7 +98,7 @@ def test_a_hand_edit_between_two_chunks_is_not_committed_as_the_gardeners(bob: R
         return proposal(nothing_worth_keeping=True)
 
     with monkeypatch.context() as m:
-        _structured(m, fake_llm, answer)
+        answer_with(m, fake_llm, answer)
         result = bob("garden", ok=False)
     assert len(calls) == 2 and result.exit_code == 1 and "edited while the gardener ran" in result.output
     assert subjects(ws)[0].startswith("garden(bob):")
@@ -270,14 +267,7 @@ def test_the_gardeners_commit_runs_the_users_hook_and_holds_only_its_bytes(bob: 
     hook.chmod(0o755)
     path = ws.people_dir / "bob" / "MEMORY.md"
     say(ws, "bob", "me", "Bob got the job at the bakery")
-    real_write = atomic.write_atomic
-
-    def write_then_user_saves(target, text, expected_checksum="any"):
-        real_write(target, text, expected_checksum)
-        if target == path:
-            _add_hand_line(path)
-
-    monkeypatch.setattr("heartcompass.gardener.write_atomic", write_then_user_saves)
+    _user_saves_right_after_the_gardener_writes(monkeypatch, path)
     fake_llm.enqueue(proposal(new_facts=[{"text": "Works at the bakery", "evidence": ["L1"]}]))
     bob("garden")
     assert (ws.root / ".git" / "hook-ran").exists()
@@ -329,7 +319,7 @@ def test_a_hand_edit_to_the_next_person_during_the_run_is_committed_before_their
         return answers.pop(0)
 
     with monkeypatch.context() as m:
-        _structured(m, fake_llm, answer)
+        answer_with(m, fake_llm, answer)
         bob("garden")
     assert subjects(ws)[:3] == ["garden(carol): memory updated from 2026-12-01 log", "edit(carol): by hand",
                                 "garden(bob): memory updated from 2026-12-01 log"]

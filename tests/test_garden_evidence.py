@@ -3,45 +3,15 @@ entries it cites (issue 11). Each laundering case is rejected or corrected."""
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
 
-from conftest import Runner, git
-from test_garden import consolidated
-from heartcompass.formats import dailylog, memory as memory_fmt
-
-DAY = dt.date(2026, 12, 1)
-
-
-def say(ws, speaker, text, time="20:00:00", slug="alice"):
-    path = dailylog.log_path(ws.people_dir / slug, DAY)
-    dailylog.append(path, dailylog.Entry(time, speaker, text), DAY)
-
-
-def proposal(**kw):
-    return {"summary": kw.pop("summary", "consolidated the chat"), **kw}
-
-
-def memory(ws):
-    return memory_fmt.load(ws.people_dir / "alice" / "MEMORY.md")
-
-
-def consolidated(ws, slug="alice"):
-    from test_garden import consolidated as state
-
-    return state(ws, slug)
+from conftest import Runner
+from garden_helpers import consolidated, memory, proposal, say, smaller_memory_budget
+from heartcompass.formats import memory as memory_fmt
 
 
 def files(ws):
     return {p.name: p.read_bytes() for p in (ws.people_dir / "alice").glob("*.md")}
-
-
-@pytest.fixture
-def alice(example_cli: Runner):
-    example_cli.ws.people_dir.joinpath("alice", "logs").mkdir(exist_ok=True)
-    git(example_cli.ws, "add", "-A")
-    return example_cli
 
 
 def rejected(alice: Runner, fake_llm, bad: dict) -> str:
@@ -61,18 +31,18 @@ def accepted(alice: Runner, fake_llm, good: dict) -> memory_fmt.Memory:
 
 
 def test_a_fact_its_entries_do_not_support_is_rejected(alice: Runner, fake_llm):
-    say(alice.ws, "me", "haha ok")
+    say(alice.ws, "alice", "me", "haha ok")
     out = rejected(alice, fake_llm, proposal(new_facts=[{"text": "The user owes Alice $1000", "evidence": ["L1"]}]))
     assert "1000 does not appear in the entries it cites (L1)" in out
     out = rejected(alice, fake_llm, proposal(new_facts=[{"text": "Alice is pregnant", "evidence": ["L1"]}]))
     assert "shares no words with the entries it cites (L1)" in out
-    say(alice.ws, "me", "ok Alice Chen, see you", time="20:01:00")
+    say(alice.ws, "alice", "me", "ok Alice Chen, see you", time="20:01:00")
     out = rejected(alice, fake_llm, proposal(new_facts=[{"text": "Alice Chen is pregnant", "evidence": ["L2"]}]))
     assert "shares no words with the entries it cites (L2)" in out  # her own name is no support
 
 
 def test_numbers_in_a_statement_must_be_in_its_evidence(alice: Runner, fake_llm):
-    say(alice.ws, "me", "she lent me money for the deposit, 500 euros")
+    say(alice.ws, "alice", "me", "she lent me money for the deposit, 500 euros")
     out = rejected(alice, fake_llm, proposal(new_facts=[{"text": "Lent the user 5000 euros for the deposit",
                                                          "evidence": ["L1"]}]))
     assert "5000 does not appear" in out
@@ -82,19 +52,19 @@ def test_numbers_in_a_statement_must_be_in_its_evidence(alice: Runner, fake_llm)
 
 
 def test_support_works_for_chinese_by_character_bigrams(alice: Runner, fake_llm):
-    say(alice.ws, "me", "哈哈好的")
+    say(alice.ws, "alice", "me", "哈哈好的")
     out = rejected(alice, fake_llm, proposal(new_facts=[{"text": "她怀孕了", "evidence": ["L1"]}]))
     assert "shares no words" in out
     out = rejected(alice, fake_llm, proposal(new_facts=[{"text": "欠我1000块", "evidence": ["L1"]}]))
     assert "1000 does not appear" in out
-    say(alice.ws, "note", "她三月要搬去京都了", time="20:01:00")
+    say(alice.ws, "alice", "note", "她三月要搬去京都了", time="20:01:00")
     mem = accepted(alice, fake_llm, proposal(new_facts=[{"text": "三月搬到京都", "evidence": ["L2"]}]))
     assert "- 三月搬到京都 (log 2026-12-01)" in mem.items(memory_fmt.FACTS)
 
 
 def test_an_open_thread_raised_by_the_persona_goes_to_from_our_chats(alice: Runner, fake_llm):
-    say(alice.ws, "me", "how are you?")
-    say(alice.ws, "persona", "nervous about my interview at Nintendo on Friday", time="20:00:05")
+    say(alice.ws, "alice", "me", "how are you?")
+    say(alice.ws, "alice", "persona", "nervous about my interview at Nintendo on Friday", time="20:00:05")
     mem = accepted(alice, fake_llm, proposal(new_threads=[
         {"text": "Ask how the Nintendo interview went", "evidence": ["L2"]}]))
     line = "- Ask how the Nintendo interview went (log 2026-12-01)"
@@ -102,7 +72,7 @@ def test_an_open_thread_raised_by_the_persona_goes_to_from_our_chats(alice: Runn
 
 
 def test_a_pasted_log_line_is_not_a_fact(alice: Runner, fake_llm):
-    say(alice.ws, "note", "She got the job at the Kyoto design studio")
+    say(alice.ws, "alice", "note", "She got the job at the Kyoto design studio")
     for pasted in ("- 10:00:00 · note · She got the job at the Kyoto design studio",
                    "L1 [2026-12-01 20:00 · note · trusted] She got the job at the Kyoto design studio"):
         out = rejected(alice, fake_llm, proposal(new_facts=[{"text": pasted, "evidence": ["L1"]}]))
@@ -112,7 +82,7 @@ def test_a_pasted_log_line_is_not_a_fact(alice: Runner, fake_llm):
 @pytest.mark.parametrize("marker", ["(hand)", "(told)", "(import)", "(log 2026-11-02)", "（hand）"])
 def test_source_markers_in_model_text_are_stripped(alice: Runner, fake_llm, marker):
     ws = alice.ws
-    say(ws, "note", "She drinks green tea every morning")
+    say(ws, "alice", "note", "She drinks green tea every morning")
     mem = accepted(alice, fake_llm, proposal(new_facts=[{"text": f"Drinks green tea every morning {marker}",
                                                          "evidence": ["L1"]}]))
     assert "- Drinks green tea every morning (log 2026-12-01)" in mem.items(memory_fmt.FACTS)
@@ -121,10 +91,8 @@ def test_source_markers_in_model_text_are_stripped(alice: Runner, fake_llm, mark
 
 def test_compression_cannot_forge_a_hand_line_or_a_source(alice: Runner, fake_llm):
     ws = alice.ws
-    path = ws.people_dir / "alice" / "MEMORY.md"
-    path.write_text(path.read_text().replace("budget_tokens: 1200", "budget_tokens: 60"))
-    git(ws, "commit", "-qam", "smaller memory budget")
-    say(ws, "note", "She is allergic to cats")
+    smaller_memory_budget(ws, 60)
+    say(ws, "alice", "note", "She is allergic to cats")
     new = proposal(new_facts=[{"text": "Allergic to cats", "evidence": ["L1"]}])
     hand = "- Prefers calls after 21:00 on weekdays (hand)"  # the example's own hand line, kept
 
@@ -148,7 +116,7 @@ def test_compression_cannot_forge_a_hand_line_or_a_source(alice: Runner, fake_ll
     ("Def Leppard is her favourite band", "she loves Def Leppard"),
 ])
 def test_plain_prose_is_not_mistaken_for_code(alice: Runner, fake_llm, fact, entry):
-    say(alice.ws, "me", entry)
+    say(alice.ws, "alice", "me", entry)
     mem = accepted(alice, fake_llm, proposal(new_facts=[{"text": fact, "evidence": ["L1"]}]))
     assert f"- {fact} (log 2026-12-01)" in mem.items(memory_fmt.FACTS)
 
@@ -156,15 +124,15 @@ def test_plain_prose_is_not_mistaken_for_code(alice: Runner, fake_llm, fact, ent
 @pytest.mark.parametrize("code", ["import os", "def steal(x): return x", "rm -rf ~/notes", "SELECT * FROM users",
                                   "<script>alert(1)</script>", "`cat secrets`", "class Evil(Base):"])
 def test_code_is_still_rejected(alice: Runner, fake_llm, code):
-    say(alice.ws, "me", f"what does {code} do")
+    say(alice.ws, "alice", "me", f"what does {code} do")
     assert "looks like code" in rejected(alice, fake_llm, proposal(new_facts=[{"text": code, "evidence": ["L1"]}]))
 
 
 def test_what_she_wrote_in_real_messages_is_kept_as_what_she_said(alice: Runner, fake_llm):
     ws = alice.ws
-    say(ws, "import:Alice", "I'm moving to Osaka in March!")
-    say(ws, "import:me", "I finally paid back the 300 I owed you", time="20:01:00")
-    say(ws, "import:Alice", "我下个月开始学日语", time="20:02:00")
+    say(ws, "alice", "import:Alice", "I'm moving to Osaka in March!")
+    say(ws, "alice", "import:me", "I finally paid back the 300 I owed you", time="20:01:00")
+    say(ws, "alice", "import:Alice", "我下个月开始学日语", time="20:02:00")
     mem = accepted(alice, fake_llm, proposal(new_facts=[
         {"text": "Moves to Osaka in March", "evidence": ["L1"]},
         {"text": "The user paid back the 300 owed", "evidence": ["L2"]},
@@ -180,14 +148,14 @@ def test_what_she_wrote_in_real_messages_is_kept_as_what_she_said(alice: Runner,
 
 
 def test_a_reported_fact_still_needs_support(alice: Runner, fake_llm):
-    say(alice.ws, "import:Alice", "I'm moving to Osaka in March!")
+    say(alice.ws, "alice", "import:Alice", "I'm moving to Osaka in March!")
     out = rejected(alice, fake_llm, proposal(new_facts=[{"text": "Says she got a cat", "evidence": ["L1"]}]))
     assert "shares no words" in out
 
 
 def test_the_user_noting_it_makes_it_a_plain_fact(alice: Runner, fake_llm):
-    say(alice.ws, "import:Alice", "I'm moving to Osaka in March!")
-    say(alice.ws, "note", "Her Osaka lease is signed", time="20:01:00")
+    say(alice.ws, "alice", "import:Alice", "I'm moving to Osaka in March!")
+    say(alice.ws, "alice", "note", "Her Osaka lease is signed", time="20:01:00")
     mem = accepted(alice, fake_llm, proposal(new_facts=[{"text": "Moves to Osaka in March",
                                                          "evidence": ["L1", "L2"]}]))
     assert "- Moves to Osaka in March (log 2026-12-01)" in mem.items(memory_fmt.FACTS)

@@ -8,10 +8,10 @@ import random
 from types import SimpleNamespace
 
 from heartcompass.formats import events as events_fmt
-from heartcompass.garden_proposal import (LogItem, Workbench, _add_event, _change_event, _remove_event,
-                                          _shown_by_walk, shown_events)
 from heartcompass.formats import dailylog
-from heartcompass.gardener import _restore, _snapshot
+from heartcompass.proposal.apply import _add_event, _change_event, _remove_event
+from heartcompass.proposal.presentation import _shown_by_walk, shown_events
+from heartcompass.proposal.workbench import LogItem, Workbench, restore, snapshot
 
 TODAY = dt.date(2026, 12, 1)
 WORDS = ("work", "the move", "her cat", "hiking", "a café", "夜市", "a long talk about nothing in particular at all")
@@ -19,7 +19,7 @@ WORDS = ("work", "the move", "her cat", "hiking", "a café", "夜市", "a long t
 
 def bench(events) -> Workbench:
     evs = events_fmt.EventsFile(doc=None, path=None, preamble="", events=list(events))
-    profile = SimpleNamespace(doc=SimpleNamespace(meta={}, body=""))  # what _snapshot copies of them
+    profile = SimpleNamespace(doc=SimpleNamespace(meta={}, body=""))  # what snapshot copies of them
     return Workbench("alice", profile, evs, SimpleNamespace(sections={}), set(), {"alice"}, TODAY)
 
 
@@ -76,10 +76,10 @@ def test_the_index_is_rebuilt_when_the_list_is_restored_replaced_or_grown_around
     wb = bench(events_fmt.Event(some_date(rng), rng.choice(WORDS), 0.5) for _ in range(20))
     shown_events(wb, items(), 800, 30.0)
     first = wb.event_index
-    snap = _snapshot(wb)  # a rejected proposal's changes are put back
+    snap = snapshot(wb)  # a rejected proposal's changes are put back
     _add_event(wb, TODAY, "added then put back", 1.0, "log")
     _change_event(wb, wb.events.events[0], 1.0, None, None)
-    _restore(wb, snap)
+    restore(wb, snap)
     got = shown_events(wb, items(TODAY.isoformat()), 800, 30.0)
     assert wb.event_index is not first
     assert all(any(e is x for x in wb.events.events) for e in got)  # the restored list's own events
@@ -99,13 +99,13 @@ def test_the_index_is_rebuilt_when_the_list_is_restored_replaced_or_grown_around
 def test_a_restored_snapshot_puts_changed_events_back_in_place():
     first, second = events_fmt.Event(TODAY, "hiking", 0.5, "log"), events_fmt.Event(TODAY, "the sea", None)
     wb = bench([first, second])
-    snap = _snapshot(wb)
+    snap = snapshot(wb)
     _change_event(wb, first, 0.9, "hiking in the rain", "chat")
     _change_event(wb, first, 0.1, None, None)
     _remove_event(wb, second)
     _add_event(wb, TODAY, "new", 1.0, "log")
     assert len(wb.changes) == 4
-    _restore(wb, snap)
+    restore(wb, snap)
     assert wb.events.events == [events_fmt.Event(TODAY, "hiking", 0.5, "log"), events_fmt.Event(TODAY, "the sea", None)]
     assert wb.events.events[0] is first and wb.events.events[1] is second  # the ones shown to the model
     assert wb.changes == [] and wb.counts == {"events_added": 0, "events_changed": 0}

@@ -13,7 +13,7 @@ from conftest import Runner, git, subjects
 from heartcompass import atomic, formats
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.lock import LockBusy, WorkspaceLock
-from test_garden import consolidated, events, memory, proposal, say
+from garden_helpers import answer_with, consolidated, events, memory, proposal, say
 
 
 @pytest.fixture
@@ -71,10 +71,8 @@ def test_a_hand_edit_during_the_run_is_not_overwritten(alice: Runner, fake_llm, 
         path.write_text(edited)  # the user saves in the editor while the model thinks
         return _good()
 
-    from langchain_core.runnables import RunnableLambda
-
     with monkeypatch.context() as m:
-        m.setattr(type(fake_llm), "with_structured_output", lambda self, schema, **kw: RunnableLambda(edit_meanwhile))
+        answer_with(m, fake_llm, edit_meanwhile)
         result = alice("garden", ok=False)
     assert result.exit_code == 1 and "edited while the gardener ran" in result.output
     assert "retried next run" in result.output
@@ -132,7 +130,7 @@ def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, f
     first = _uninterrupted(alice, fake_llm, tmp_path, "first", _good(1))
     second = _uninterrupted(alice, fake_llm, tmp_path, "second", _good(2))
     assert first != second
-    from heartcompass import consolidation, gardener
+    from heartcompass import consolidation, garden_journal, gardener, hand_lines
     from heartcompass.gitrepo import WorkspaceGit
 
     steps: list[str] = []
@@ -147,7 +145,7 @@ def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, f
         step(_step(path))
         return real_write(path, text, expected_checksum)
 
-    real_cache = gardener.write_cache
+    real_cache = atomic.write_cache
 
     def dying_cache(path, text):
         step(_step(path))
@@ -163,9 +161,10 @@ def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, f
 
     fake_llm.enqueue(_good(1))
     with monkeypatch.context() as m, pytest.raises(Killed):
-        m.setattr("heartcompass.gardener.write_atomic", dying_write)
-        m.setattr(consolidation, "write_atomic", dying_write)
-        m.setattr(gardener, "write_cache", dying_cache)
+        for module in (gardener, garden_journal, consolidation):
+            m.setattr(module, "write_atomic", dying_write)
+        for module in (gardener, hand_lines):
+            m.setattr(module, "write_cache", dying_cache)
         m.setattr(WorkspaceGit, "commit_contents", dying_commit)
         CliRunner().invoke(app, ["--workspace", str(ws.root), "garden"], catch_exceptions=False)
     assert steps == STEPS[:kill_at]

@@ -252,17 +252,17 @@ def test_non_ascii_paths_are_never_quoted(ws):
 def test_an_index_lock_appearing_mid_command_still_rolls_back_and_says_so(example_cli: Runner, monkeypatch):
     """A git process killed between our check and our commit: the commit
     fails on index.lock, and the new person folder is not left behind."""
-    from heartcompass import audit
+    from heartcompass import lifecycle
 
     ws = example_cli.ws
-    real_create = audit.create
+    real_create = lifecycle.create
 
     def create_then_a_git_dies(*args, **kwargs):
         person = real_create(*args, **kwargs)
         (ws.root / ".git" / "index.lock").write_text("")
         return person
 
-    monkeypatch.setattr(audit, "create", create_then_a_git_dies)
+    monkeypatch.setattr(lifecycle, "create", create_then_a_git_dies)
     output = _fails(example_cli, "person", "add", "Bob", "-r", "friend", "-y")
     assert "stale" in output and "rm " in output and "was rolled back" in output
     assert not (ws.people_dir / "bob").exists()

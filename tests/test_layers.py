@@ -54,6 +54,14 @@ def test_git_lives_in_one_module():
     assert users == ["gitrepo.py"], users
 
 
+def test_gitrepos_parts_are_used_through_it_alone():
+    """gitstate and gitremote are parts of gitrepo.WorkspaceGit (mixins): the
+    rest of the code reaches them as ws.git, never by importing them."""
+    parts = {"heartcompass.gitstate", "heartcompass.gitremote"}
+    users = sorted(p.relative_to(PACKAGE).as_posix() for p in modules() if imports(p) & parts)
+    assert users == ["gitremote.py", "gitrepo.py"], users
+
+
 def test_model_providers_live_in_one_place():
     users = [p.relative_to(PACKAGE).as_posix() for p in modules()
              if _uses(imports(p), ("langchain_openai", "volcenginesdkarkruntime"))]
@@ -64,6 +72,23 @@ def test_the_checker_sees_lazy_imports(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text("def f():\n    import rich.console\n    from typer import Exit\n", encoding="utf-8")
     assert _uses(imports(probe), TERMINAL) == ["rich.console", "typer"]
+
+
+def test_tell_and_the_proposal_machinery_do_not_import_the_nightly_runner():
+    """The proposal package is what the gardener and `tell` share; neither it
+    nor `tell` pulls in the runner (its lock, journal and per-person loop)."""
+    runner = {"heartcompass.gardener", "heartcompass.garden_journal"}
+    shared = [*modules("proposal"), PACKAGE / "tell.py"]
+    assert len(shared) > 1
+    users = [p.relative_to(PACKAGE).as_posix() for p in shared
+             if runner & (imports(p) | {f"heartcompass.{name}" for name in _from_package(p)})]
+    assert users == [], users
+
+
+def _from_package(path: Path) -> set[str]:
+    """Names a file imports as `from heartcompass import x`."""
+    return {alias.name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+            if isinstance(node, ast.ImportFrom) and node.module == "heartcompass" for alias in node.names}
 
 
 def test_one_clock():

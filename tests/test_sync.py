@@ -19,6 +19,18 @@ def two_devices(example_cli: Runner, tmp_path):
     return example_cli, Runner(Workspace(laptop))
 
 
+def _conflict(two_devices):
+    """Both devices change the same line; the laptop's sync stops on the conflict."""
+    desktop, laptop = two_devices
+    for runner, drink in ((desktop, "matcha"), (laptop, "hojicha")):
+        prof = runner.ws.people_dir / "alice" / "PROFILE.md"
+        prof.write_text(prof.read_text().replace("oolong tea", drink))
+    desktop("sync")
+    result = laptop("sync", ok=False)
+    assert result.exit_code == 1 and "Conflict" in result.output and "people/alice/PROFILE.md" in result.output
+    return desktop, laptop
+
+
 def test_sync_shares_changes_between_two_clones(two_devices):
     desktop, laptop = two_devices
     desktop("person", "add", "Bob", "--yes")
@@ -35,13 +47,7 @@ def test_sync_shares_changes_between_two_clones(two_devices):
 
 
 def test_a_conflict_is_reported_and_nothing_is_lost(two_devices):
-    desktop, laptop = two_devices
-    for runner, drink in ((desktop, "matcha"), (laptop, "hojicha")):
-        prof = runner.ws.people_dir / "alice" / "PROFILE.md"
-        prof.write_text(prof.read_text().replace("oolong tea", drink))
-    desktop("sync")
-    result = laptop("sync", ok=False)
-    assert result.exit_code == 1 and "Conflict" in result.output and "people/alice/PROFILE.md" in result.output
+    _, laptop = _conflict(two_devices)  # reported, with the file
     text = (laptop.ws.people_dir / "alice" / "PROFILE.md").read_text()
     assert "matcha" in text and "hojicha" in text and "<<<<<<<" in text
     again = laptop("sync", ok=False)
@@ -60,16 +66,6 @@ def test_sync_does_not_run_while_the_gardener_does(two_devices):
     with WorkspaceLock(desktop.ws.state_dir / "lock"):
         result = desktop("sync", ok=False)
     assert result.exit_code == 1 and "gardener is running" in result.output
-
-
-def _conflict(two_devices):
-    desktop, laptop = two_devices
-    for runner, drink in ((desktop, "matcha"), (laptop, "hojicha")):
-        prof = runner.ws.people_dir / "alice" / "PROFILE.md"
-        prof.write_text(prof.read_text().replace("oolong tea", drink))
-    desktop("sync")
-    assert "Conflict" in laptop("sync", ok=False).output
-    return desktop, laptop
 
 
 def test_an_open_sync_conflict_blocks_writing_commands_with_the_sync_fix(two_devices, fake_llm):
@@ -117,7 +113,7 @@ def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli
     import threading
     import time
 
-    from heartcompass import gitrepo
+    from heartcompass import gitremote
     from heartcompass.lock import holder
 
     server = socket.socket()
@@ -134,7 +130,7 @@ def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli
             accepted.append(conn)
 
     threading.Thread(target=accept_and_say_nothing, daemon=True).start()
-    monkeypatch.setattr(gitrepo, "NETWORK_TIMEOUT", 5.0)  # long enough for git to connect on a busy machine
+    monkeypatch.setattr(gitremote, "NETWORK_TIMEOUT", 5.0)  # long enough for git to connect on a busy machine
     ws = example_cli.ws
     git(ws, "remote", "add", "origin", f"http://127.0.0.1:{server.getsockname()[1]}/brain.git")
     started = time.monotonic()

@@ -48,20 +48,7 @@ def coach(
             break
         show(session.advise(theirs.strip(), (mine or "").strip() or None))
     if save or (interactive() and not as_json and _confirm("Save this exchange to their log for the gardener?")):
-        from heartcompass import audit
-
-        count = session.save()
-        paths = list(person.logs_dir.glob(f"{session.now.date().isoformat()}.md"))
-        from heartcompass.errors import GitError
-        from heartcompass.lock import LockBusy
-
-        try:
-            with audit.writing(ws, "coach"):
-                audit.commit_or_roll_back(ws, [], f"coach({person.slug}): {count} messages of a real conversation",
-                                          keep=paths)
-        except (GitError, LockBusy) as exc:  # the log has them: the next command commits them
-            raise type(exc)(exc.message, f"The exchange is saved in people/{person.slug}/logs/; the next "
-                                         "HeartCompass command that can commit will commit it.") from None
+        count = session.save_and_commit()
         if not as_json:
             out.print(f"[dim]Saved {count} messages to people/{escape(person.slug)}/logs/ as notes.[/]")
 

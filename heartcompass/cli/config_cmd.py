@@ -92,7 +92,7 @@ def set_(ctx: typer.Context,
          key: KeyArg,
          value: Annotated[str, typer.Argument(help="New value.")]) -> None:
     """Change one setting, keeping the file's comments. Secrets are refused."""
-    from heartcompass.audit import set_config
+    from heartcompass.config_edit import set_config
 
     new, sha = set_config(workspace(ctx), key, value)
     out.print(escape(f"{key} = {_text(new)}") + (f"  [dim]({sha[:8]})[/]" if sha else "  [dim](unchanged)[/]"))
@@ -102,7 +102,7 @@ def set_(ctx: typer.Context,
 def unset(ctx: typer.Context,
           key: KeyArg) -> None:
     """Remove one setting from the file, so its default applies again."""
-    from heartcompass.audit import unset_config
+    from heartcompass.config_edit import unset_config
     from heartcompass.config import KEYS
 
     removed, sha = unset_config(workspace(ctx), key)

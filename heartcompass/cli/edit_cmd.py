@@ -17,7 +17,7 @@ def edit(ctx: typer.Context,
          file: Annotated[str, typer.Argument(help="profile, events, memory or voice.")] = "profile") -> None:
     """Edit PROFILE.md, EVENTS.md, MEMORY.md or VOICE.md; an invalid result never reaches the file."""
     from heartcompass import audit, formats
-    from heartcompass.atomic import file_checksum, write_atomic
+    from heartcompass.atomic import file_checksum
     from heartcompass.cli.editor import run_editor
     from heartcompass.errors import FormatError
     from heartcompass.people import resolve
@@ -51,10 +51,7 @@ def edit(ctx: typer.Context,
         if text == original:
             out.print("[dim]No changes.[/]")
             return
-        with audit.writing(ws, "edit"):
-            write_atomic(path, text, expected_checksum=before)
-            # Not committed (a hook refused)? It is a hand edit: the next command commits it as one.
-            sha = audit.commit_or_roll_back(ws, [], f"edit({person.slug}): {filename} by hand", keep=[path])
+        sha = audit.save_edit(ws, person, path, text, before)
         out.print(f"Saved {escape(ws.rel(path))}" + (f" [dim]({sha[:8]})[/]" if sha else "") + ".")
         if filename == "PROFILE.md":
             _warn_taken(ws, person)

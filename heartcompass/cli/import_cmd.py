@@ -27,7 +27,7 @@ def import_(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Real messages go to the logs on their original dates, as trusted `import` entries."""
-    from heartcompass import audit, clock, importers
+    from heartcompass import clock, importers
     from heartcompass.people import resolve
 
     ws = workspace(ctx)
@@ -42,30 +42,19 @@ def import_(
     placeholders = importers.skipped(messages)
     real = len(messages) - sum(placeholders.values())
     skipped = _skipped_text(placeholders)
-    with audit.writing(ws, "import"):
-        audit.commit_pending(ws, [person])
-        added = importers.to_logs(person.dir, messages, me)
-        summary = {"person": person.slug, "format": fmt, "messages": real, "added": sum(added.values()),
-                   "already_there": real - sum(added.values()), "days": dict(sorted(added.items())),
-                   "skipped": dict(placeholders), "undated_filed_under": today.isoformat() if undated else None,
-                   "undated": undated, "speakers": found, "speaker_is_person": matched, "commit": None}
-        if not added and as_json:
-            _print_json(summary)
-            return
-        if not added:
-            out.print(f"Nothing new: all {_n(real, 'message')} are already in people/{escape(person.slug)}/logs/."
-                      + (f" Skipped {skipped}." if skipped else ""))
-            return
-        total = sum(added.values())
-        paths = [person.logs_dir / f"{day}.md" for day in added]
-        from heartcompass import voice
-
-        derived = []
-        if voice.refresh(person.dir, person.load_profile().names()):  # their lines and rhythm, in the same commit
-            derived.append(voice.path_of(person.dir))
-        summary["commit"] = audit.commit_or_roll_back(
-            ws, derived, f"import({person.slug}): {total} messages from a {fmt} export",
-            "\n".join(f"- {day}: {n}" for day, n in sorted(added.items())), keep=paths, what="the voice file")
+    added, sha = importers.import_and_commit(ws, person, messages, me, fmt)
+    summary = {"person": person.slug, "format": fmt, "messages": real, "added": sum(added.values()),
+               "already_there": real - sum(added.values()), "days": dict(sorted(added.items())),
+               "skipped": dict(placeholders), "undated_filed_under": today.isoformat() if undated else None,
+               "undated": undated, "speakers": found, "speaker_is_person": matched, "commit": sha}
+    if not added and as_json:
+        _print_json(summary)
+        return
+    if not added:
+        out.print(f"Nothing new: all {_n(real, 'message')} are already in people/{escape(person.slug)}/logs/."
+                  + (f" Skipped {skipped}." if skipped else ""))
+        return
+    total = sum(added.values())
     if as_json:
         _print_json(summary)
         return

@@ -1,4 +1,4 @@
-"""heartcompass person add | list | show | rename | archive"""
+"""heartcompass person add | list | show | rename | archive | unarchive | export | import-card"""
 
 
 from pathlib import Path
@@ -10,7 +10,7 @@ from heartcompass.cli.common import (err, escape, interactive, new_app, out, pri
                                      workspace)
 from heartcompass.errors import PersonError
 
-app = new_app("Add, list, show, rename and archive people.")
+app = new_app("Add, list, show, rename, archive and unarchive people.")
 
 
 def _parse_related(values: list[str]) -> list[dict[str, str]]:
@@ -46,7 +46,7 @@ def add(
     A name or alias someone already answers to (name, alias or folder name,
     any case) is asked about in a terminal, refused otherwise (and with
     --yes); --force adds anyway."""
-    from heartcompass import audit
+    from heartcompass import lifecycle
     from heartcompass.formats.profile import check_relation, normalize_mbti
     from heartcompass.people import check_new_name, refuse_taken
     from heartcompass.slugs import clean_name
@@ -61,7 +61,7 @@ def add(
         force = _allow_taken(lambda: refuse_taken(ws, [name, *(alias or [])]), yes)
     if interactive() and not yes and (relation is None or mbti is None or alias is None or about is None):
         relation, mbti, alias, about = _ask(name, relation, mbti, alias, about)
-    person = _allowing_taken(lambda allow: audit.add_person(
+    person = _allowing_taken(lambda allow: lifecycle.add_person(
         ws, name, relation or "friend", mbti=mbti, aliases=list(alias or []), gender=gender, about=about,
         related=_parse_related(related or []), allow_taken=allow), yes, force)
     out.print(f"Added [bold]{escape(name)}[/] in people/{escape(person.slug)}/.")
@@ -207,25 +207,47 @@ def rename(ctx: typer.Context,
            old: Annotated[str, typer.Argument(help="Slug, name or alias.")],
            new: Annotated[str, typer.Argument(help="The new name.")],
            force: Annotated[bool, typer.Option("--force", help="Rename even if someone else already has this "
-                                               "name.")] = False) -> None:
-    """Rename someone; their folder moves and links in other profiles follow."""
-    from heartcompass import audit
+                                               "name.")] = False,
+           no_alias: Annotated[bool, typer.Option("--no-alias", help="Do not keep the old name as an alias.")
+                               ] = False) -> None:
+    """Rename someone; their folder moves and links in other profiles follow.
+
+    The old name is kept as an alias (so text that still says it finds them),
+    unless --no-alias."""
+    from heartcompass import lifecycle
 
     ws = workspace(ctx)
-    person, linkers = _allowing_taken(lambda allow: audit.rename_person(ws, old, new, allow_taken=allow),
-                                      False, force)
-    out.print(f"Renamed to [bold]{escape(new)}[/] (people/{escape(person.slug)}/)."
-              + (f" Links updated in: {', '.join(linkers)}." if linkers else ""))
+    done = _allowing_taken(lambda allow: lifecycle.rename_person(ws, old, new, allow_taken=allow,
+                                                                 keep_alias=not no_alias), False, force)
+    out.print(f"Renamed to [bold]{escape(new)}[/] (people/{escape(done.person.slug)}/)."
+              + (f" Links updated in: {escape(', '.join(done.linkers))}." if done.linkers else ""))
+    if done.kept_alias:
+        out.print(f"Kept {escape(repr(done.kept_alias))} as an alias; remove it from aliases in "
+                  f"people/{escape(done.person.slug)}/PROFILE.md, or rename with --no-alias.")
 
 
 @app.command("archive")
 def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, name or alias.")]) -> None:
     """Move someone to people/.archive/ (kept in git, hidden from list)."""
-    from heartcompass import audit
+    from heartcompass import lifecycle
 
     ws = workspace(ctx)
-    dest = audit.archive_person(ws, name)
-    out.print(f"Archived to {escape(ws.rel(dest))}/. Bring them back with 'heartcompass undo'.")
+    dest = lifecycle.archive_person(ws, name)
+    out.print(f"Archived to {escape(ws.rel(dest))}/. Bring them back with 'heartcompass person unarchive "
+              f"{escape(dest.name)}'.")
+
+
+@app.command("unarchive")
+def unarchive(ctx: typer.Context,
+              name: Annotated[str, typer.Argument(help="Folder name under people/.archive/, name or alias.")],
+              force: Annotated[bool, typer.Option("--force", help="Bring them back even if someone else now "
+                                                  "has their name or alias.")] = False) -> None:
+    """Bring someone back from people/.archive/, one commit."""
+    from heartcompass import lifecycle
+
+    ws = workspace(ctx)
+    person = _allowing_taken(lambda allow: lifecycle.unarchive_person(ws, name, allow_taken=allow), False, force)
+    out.print(f"Back in people/{escape(person.slug)}/.")
 
 
 @app.command("export")
@@ -263,10 +285,14 @@ def import_card(ctx: typer.Context,
                 file: Annotated[Path, typer.Argument(help="A V1 or V2 character card: JSON, or PNG with the card "
                                                    "inside.")],
                 force: Annotated[bool, typer.Option("--force", help="Import even if someone already has this "
-                                                    "name or alias.")] = False) -> None:
+                                                    "name or alias.")] = False,
+                name: Annotated[Optional[str], typer.Option("--name", help="Their name here instead of the card's "
+                                                            "(the card's {{char}} becomes it too).",
+                                                            show_default=False)] = None) -> None:
     """Create a person from a character card; unknown extension fields are kept in the profile."""
-    from heartcompass import audit
+    from heartcompass import lifecycle
 
     ws = workspace(ctx)
-    person = _allowing_taken(lambda allow: audit.import_card(ws, file, allow_taken=allow), False, force)
+    person = _allowing_taken(lambda allow: lifecycle.import_card(ws, file, allow_taken=allow, name=name),
+                             False, force)
     out.print(f"Added [bold]{escape(person.load_profile().name)}[/] in people/{escape(person.slug)}/ from the card.")

@@ -20,12 +20,12 @@ def sync(ctx: typer.Context,
                                              "how things were before it (your commits are kept).")] = False,
          ) -> None:
     """Commit pending hand edits, pull (rebase) and push to sync.remote."""
-    from heartcompass import audit
+    from heartcompass import sync as sync_mod
 
     if cont and abort:
         raise HeartCompassError("Use --continue or --abort, not both.")
     ws = workspace(ctx)
-    result = audit.sync(ws, "continue" if cont else "abort" if abort else None)
+    result = sync_mod.sync(ws, "continue" if cont else "abort" if abort else None)
     if result.conflicts:
         err.print(f"[bold red]Conflict[/] while pulling from {escape(result.remote)}/{escape(result.branch)} in:")
         for path in result.conflicts:

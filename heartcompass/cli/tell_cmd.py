@@ -98,11 +98,12 @@ def tell(
               else "Logged as a note; there was nothing to change in the files.")
     for new in plan.unknown:
         if interactive() and not yes and _confirm(f"Add {new.name} as a new person ({new.relation})?"):
+            from heartcompass import lifecycle
             from heartcompass.formats.profile import RELATIONS
 
             relation = new.relation if new.relation in RELATIONS else "friend"
             try:
-                added = audit.add_person(ws, new.name, relation, about=new.about)
+                added = lifecycle.add_person(ws, new.name, relation, about=new.about)
                 out.print(f"Added {escape(new.name)} in people/{escape(added.slug)}/.")
             except HeartCompassError as exc:  # the tell is done; this extra only reports
                 err.print(f"[yellow]Not added:[/] {escape(exc.message)}")

@@ -4,17 +4,20 @@
 
 Weight and source are optional for hand-added lines, '|' is accepted for '·'
 (it is easier to type), and lines may come in any order: the renderer sorts.
-Text before the first event (a title, a note to self) is kept as written."""
+Text before the first event (a title, a note to self) is kept as written.
+An event's score (its weight, halved every half-life) ranks it for prompts."""
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from heartcompass.errors import FormatError
 from heartcompass.formats import FILE_KINDS, frontmatter_doc as fm, read_text
+from heartcompass.formats.sources import SOURCE
 
 FILENAME = FILE_KINDS["events"]
 DEFAULT_WEIGHT = 0.5
@@ -24,7 +27,6 @@ _LINE = re.compile(
     rf"- (?P<date>\d{{4}}-\d{{2}}-\d{{2}})(?:{_SEP}|\s+)"
     rf"(?:w(?P<weight>\d+(?:\.\d+)?){_SEP})?(?P<text>.*)"
 )
-_SOURCE = re.compile(r"log \d{4}-\d{2}-\d{2}|told|import|hand")
 FORMAT_HINT = "Write events as '- YYYY-MM-DD · w0.8 · what happened (source)'; weight and source are optional."
 
 
@@ -60,6 +62,12 @@ class EventsFile:
         return sorted(self.events, key=lambda e: e.date, reverse=True)
 
 
+def score(event: Event, today: dt.date, half_life_days: float) -> float:
+    """How much an event matters today: its weight, halved every half-life."""
+    age = max((today - event.date).days, 0)
+    return event.effective_weight * math.exp(-math.log(2) * age / half_life_days)
+
+
 def _fmt_weight(w: float) -> str:
     text = f"{w:.2f}".rstrip("0")
     return text + "0" if text.endswith(".") else text
@@ -83,7 +91,7 @@ def parse_line(line: str, path: Path | str, lineno: int) -> Event:
     source = None
     if text.endswith(")"):
         start = text.rfind("(")
-        if start >= 0 and _SOURCE.fullmatch(text, start + 1, len(text) - 1):
+        if start >= 0 and SOURCE.fullmatch(text, start + 1, len(text) - 1):
             source, text = text[start + 1:-1], text[:start].rstrip()
     if not text:
         raise FormatError(path, "the event has a date but no text", lineno, FORMAT_HINT)

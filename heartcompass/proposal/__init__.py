@@ -1,0 +1,13 @@
+"""The proposal machinery the gardener and `tell` share. The model never
+writes file text: it names lines by id and gives short statements with the
+ids of the log entries they rest on; sources are derived from that
+evidence, trust is checked against it, and lines the user wrote by hand are
+never touched. Nothing here writes files.
+
+- model.py        the Proposal and Compressed the model fills; ProposalError
+- schema.py       their JSON schema, tightened to each request's ids
+- workbench.py    a person's files in memory: read, render, snapshot, diff
+- presentation.py what the model is shown (the events that matter most)
+- evidence.py     whether a statement may stand on the entries it cites
+- apply.py        a validated proposal applied to the workbench
+- propose.py      the model calls (one corrected try), and fit_budget"""

@@ -1,0 +1,113 @@
+"""What the model fills in: a Proposal (changes to one person's PROFILE.md,
+EVENTS.md and MEMORY.md, each naming lines by id and citing the log entries
+it rests on) and Compressed (MEMORY.md rewritten shorter); ProposalError
+when one is rejected, and whether a proposal consumes the entries shown."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, Optional
+
+from pydantic import BaseModel, Field
+
+from heartcompass.errors import HeartCompassError
+
+MAX_TEXT = 200
+
+
+# -- the schema the model fills ---------------------------------------------
+class NewEvent(BaseModel):
+    date: str = Field(description="YYYY-MM-DD: when it happened (or is planned)")
+    text: str = Field(description="one short statement, at most 25 words, no quotes of the chat")
+    weight: float = Field(description="how much it matters: 0 trivial .. 1 life-changing")
+    evidence: list[str] = Field(description="ids of the log entries it comes from, e.g. ['L3']")
+
+
+class EventChange(BaseModel):
+    id: str = Field(description="id of an existing event, e.g. 'E2'")
+    weight: Optional[float] = Field(None, description="new weight; raise it when the event is mentioned again")
+    text: Optional[str] = Field(None, description="corrected text, only when the new entries correct it")
+    evidence: list[str] = Field(default_factory=list)
+
+
+class Line(BaseModel):
+    text: str = Field(description="one short statement, at most 25 words")
+    evidence: list[str] = Field(description="ids of the log entries it comes from")
+
+
+class Rewrite(BaseModel):
+    id: str = Field(description="id of the existing line, e.g. 'F2'")
+    text: str = Field(description="the corrected statement (newer information wins)")
+    evidence: list[str]
+
+
+class FieldChange(BaseModel):
+    field: Literal["relation", "mbti", "gender", "birthday", "alias", "tag"]
+    value: str = Field(description="new value; for alias and tag, one item to add")
+    evidence: list[str]
+
+
+class SectionNote(BaseModel):
+    section: str = Field(description="PROFILE.md section: Personality, How they talk, Likes, Dislikes, "
+                                     "Boundaries or Background")
+    text: str = Field(description="one short statement to add to that section")
+    evidence: list[str]
+
+
+class Link(BaseModel):
+    person: str = Field(description="slug of a known person")
+    relation_words: str = Field(description="who they are to this person, e.g. 'her brother'")
+    evidence: list[str]
+
+
+class Proposal(BaseModel):
+    """Changes to one person's PROFILE.md, EVENTS.md and MEMORY.md."""
+    summary: str = Field(description="one line: what changed and why")
+    new_events: list[NewEvent] = Field(default_factory=list)
+    changed_events: list[EventChange] = Field(default_factory=list)
+    removed_events: list[str] = Field(default_factory=list, description="ids of stale, minor events to drop")
+    new_facts: list[Line] = Field(default_factory=list, description="trusted facts: only from entries marked trusted")
+    rewritten_facts: list[Rewrite] = Field(default_factory=list)
+    removed_facts: list[str] = Field(default_factory=list)
+    new_chat_notes: list[Line] = Field(default_factory=list,
+                                       description="what the persona said in simulated chats (untrusted)")
+    rewritten_chat_notes: list[Rewrite] = Field(default_factory=list)
+    removed_chat_notes: list[str] = Field(default_factory=list)
+    new_threads: list[Line] = Field(default_factory=list, description="things to follow up on")
+    closed_threads: list[str] = Field(default_factory=list, description="ids of threads now resolved")
+    profile_fields: list[FieldChange] = Field(default_factory=list)
+    profile_notes: list[SectionNote] = Field(default_factory=list)
+    new_links: list[Link] = Field(default_factory=list)
+    nothing_worth_keeping: bool = Field(False, description="true only when the new entries hold nothing worth "
+                                                           "keeping; then every list stays empty")
+
+
+_NOTHING_SAID = re.compile(r"nothing (new |else |here )?(worth|to) (keep|record|add|note|remember)|nothing new|"
+                           r"no new (information|facts|details)|没有(什么)?(值得|新)|无新", re.I)
+
+
+def consumes(proposal: Proposal) -> bool:
+    """Whether the entries shown may be marked consolidated: the proposal
+    changes something, or the model said outright there is nothing worth
+    keeping (the flag, or its summary). An empty answer alone is not that."""
+    changes = any(value for name, value in proposal if isinstance(value, list))
+    return changes or proposal.nothing_worth_keeping or bool(_NOTHING_SAID.search(proposal.summary))
+
+
+class Compressed(BaseModel):
+    """MEMORY.md rewritten shorter: fewer, merged lines, sources kept."""
+    facts: list[str]
+    chat_notes: list[str]
+    threads: list[str]
+
+
+class ProposalError(HeartCompassError):
+    """The model's output was rejected; nothing was written."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("; ".join(problems), "Nothing was written. Run it again, or try a more capable model.")
+        self.problems = problems
+
+    def __str__(self) -> str:
+        return self.message
+
