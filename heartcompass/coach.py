@@ -150,3 +150,4 @@ class CoachSession:
             raise type(exc)(exc.message, f"The exchange is saved in people/{self.person.slug}/logs/; the next "
                                          "HeartCompass command that can commit will commit it.") from None
         return count
+
