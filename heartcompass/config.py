@@ -282,6 +282,13 @@ def load_for_commit(path: Path) -> Config:
     return cfg
 
 
+def check_committable(root: Path, rel: str) -> None:
+    """For any path that commits files it did not write itself (a sync conflict
+    resolved by hand): when rel is this file, load_for_commit's checks."""
+    if rel == FILENAME:
+        load_for_commit(root / rel)
+
+
 def _line_of(text: str | None, section: str, name: str | None) -> int | None:
     if text is None:
         return None

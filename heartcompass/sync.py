@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from heartcompass import formats
 from heartcompass.audit import commit_pending
-from heartcompass.config import load_for_commit
 from heartcompass.config_edit import commit_hand_edit
 from heartcompass.errors import HeartCompassError
 from heartcompass.workspace import Workspace
@@ -72,8 +71,8 @@ def _continue_rebase(ws: Workspace) -> list[str]:
                                         "'heartcompass sync --continue' again.")
             if rel.startswith("people/") and rel.endswith(".md"):
                 formats.validate(path)
-            elif rel == ws.config_path.name:
-                load_for_commit(path)  # resolved by hand: it must parse, and no credential goes out
+            from heartcompass.config import check_committable
+            check_committable(ws.root, rel)  # heartcompass.toml: parses, and no credential goes out
     if fixed:
         ws.git.stage(fixed)
     return ws.git.rebase_continue()
