@@ -1,4 +1,5 @@
-"""Person lifecycle: add, rename, archive, unarchive, import a card — each one commit.
+"""Person lifecycle: add, rename, archive, unarchive — each one commit (a card
+becomes a person in cards.import_card).
 
 people.py finds, reads and creates a person's files; this module changes
 who is in the workspace through the audit trail (audit.py): pending hand
@@ -14,7 +15,7 @@ from pathlib import Path
 from heartcompass import formats
 from heartcompass.atomic import write_atomic
 from heartcompass.audit import Verb, commit_or_roll_back, commit_pending, subject, writing
-from heartcompass.errors import FormatError, PersonError
+from heartcompass.errors import PersonError
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.people import Person, check_new_name, create, linking_profiles, matching, refuse_taken, resolve
 from heartcompass.slugs import clean_name, slugify
@@ -168,45 +169,3 @@ def _archived(ws: Workspace, name: str) -> Path:
     active = f" (people/{slug}/ is not archived)" if slug and (ws.people_dir / slug).is_dir() else ""
     raise PersonError(f"No archived person {name!r}{active}.",
                       "Archived people: " + (", ".join(f.name for f in folders) or "none") + ".")
-
-
-def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str | None = None) -> Person:
-    """A new person from a character card (V1 or V2), one commit. `name`
-    replaces the card's own name (and its {{char}}), with add's name rules."""
-    from heartcompass import cards
-    from heartcompass.formats.profile import normalize_mbti
-
-    card = cards.read_card(path)
-    if name is not None:
-        card = {**card, "name": clean_name(name)}
-        check_new_name(ws, card["name"])  # before anything else about the card
-    fields = cards.person_fields(card, str(ws.config.get("user.name") or "me"))
-    try:
-        mbti = normalize_mbti(fields["mbti"])
-    except FormatError:
-        mbti = None  # a card's odd type is not worth refusing the card for
-    extra = {"card_extensions": fields["extensions"]} if fields["extensions"] else {}
-    if fields.get("birthday"):
-        extra = {"birthday": fields["birthday"], **extra}
-    import datetime as dt
-
-    from heartcompass.formats.events import Event
-
-    past = []
-    for day, text, weight in fields["events"]:
-        try:
-            past.append(Event(dt.date.fromisoformat(day), text, weight, "import"))
-        except ValueError:
-            fields["facts"].append(f"{day}: {text}")  # not a real date: kept as a fact
-    with writing(ws, "import-card"):
-        person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
-                        gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
-                        facts=fields["facts"], extra=extra, past_events=past, allow_taken=allow_taken)
-        from heartcompass.voice import add_line
-
-        for line in fields.get("voice") or []:  # the card's example dialogue: how they write
-            add_line(person.dir, fields["name"], line, "card")
-        commit_or_roll_back(ws, [person.dir],
-                            subject(Verb.ADD, person.slug, f"from character card {Path(path).name}"),
-                            what=f"people/{person.slug}/ (nothing was added)")
-    return person
