@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from conftest import Runner, git, log_entries, subjects
-from heartcompass.workspace import Workspace
+from heartcompass.store.workspace import Workspace
 
 
 @pytest.fixture
@@ -61,7 +61,7 @@ def test_sync_without_a_remote_says_how_to_add_one(example_cli: Runner):
 
 
 def test_sync_does_not_run_while_the_gardener_does(two_devices):
-    from heartcompass.lock import WorkspaceLock
+    from heartcompass.store.lock import WorkspaceLock
 
     desktop, _ = two_devices
     with WorkspaceLock(desktop.ws.state_dir / "lock"):
@@ -114,8 +114,8 @@ def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli
     import threading
     import time
 
-    from heartcompass import gitremote
-    from heartcompass.lock import holder
+    from heartcompass.store import gitremote
+    from heartcompass.store.lock import holder
 
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
@@ -277,7 +277,7 @@ def test_a_first_log_of_the_day_not_yet_replayed_plus_a_chat_during_the_conflict
 
 
 def test_what_was_typed_survives_a_crash_between_git_and_putting_it_back(bob_conflict, fake_llm, monkeypatch):
-    from heartcompass import sync as sync_mod
+    from heartcompass.store import sync as sync_mod
 
     cli, other = bob_conflict
     _stop_on_bob(cli, other)
@@ -294,7 +294,7 @@ def test_what_was_typed_survives_a_crash_between_git_and_putting_it_back(bob_con
 
 
 def _log_path(cli: Runner, slug: str) -> str:
-    from heartcompass import clock
+    from heartcompass.store import clock
 
     return f"people/{slug}/logs/{clock.today(cli.ws).isoformat()}.md"
 
