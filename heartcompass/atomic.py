@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -82,8 +83,8 @@ def writing(path: Path) -> Iterator[None]:
         yield
     except PermissionError:
         raise WriteError(path, "permission denied",
-                         f"Give yourself write access to its folder (e.g. 'chmod u+w {Path(path).parent}'), "
-                         "then run the command again.") from None
+                         f"Give yourself write access to its folder, then run the command again "
+                         f"(e.g.: chmod u+w {shlex.quote(str(Path(path).parent))})") from None
     except OSError as exc:
         if exc.errno == errno.EROFS:
             raise WriteError(path, "the disk is read-only", "Remount it writable, or use a workspace on a "

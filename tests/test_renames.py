@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from conftest import Runner, git, subjects
 
 
@@ -60,3 +62,49 @@ def test_an_undone_rename_keeps_the_whole_history(example_cli: Runner, tmp_path)
     example_cli("undo")
     out = example_cli("log", "alice").output
     assert "edit(alice): MEMORY.md by hand" in out and "add(alice): example person" in out
+
+
+@pytest.mark.parametrize("then", ["chat", "sync"])
+def test_a_folder_moved_by_hand_is_one_hand_rename(cli, fake_llm, tmp_path, then):
+    cli("person", "add", "O'Brien", "--yes")
+    fake_llm.enqueue("hi")
+    cli("chat", "o'brien", "-m", "hello")
+    ws = cli.ws
+    _remote(cli, tmp_path)
+    (ws.people_dir / "o'brien").rename(ws.people_dir / "obrien")  # mv "people/o'brien" people/obrien
+    if then == "chat":
+        fake_llm.enqueue("still me")
+        cli("chat", "obrien", "-m", "new folder")  # commits what is pending for obrien first
+    cli("sync")
+    hand = [c for c in git(ws, "log", "--format=%h %s").splitlines() if c.endswith(" edit(obrien): by hand")]
+    assert len(hand) == 1
+    stat = git(ws, "show", "-M", "--format=", "--name-status", hand[0].split()[0])
+    assert "R100\tpeople/o'brien/PROFILE.md\tpeople/obrien/PROFILE.md" in stat
+    assert "people/o'brien/logs/" in stat and "people/obrien/logs/" in stat
+    assert git(ws, "status", "--porcelain") == ""
+
+
+def _remote(cli, tmp_path):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(tmp_path / "remote.git")], check=True)
+    git(cli.ws, "remote", "add", "origin", str(tmp_path / "remote.git"))
+
+
+def test_a_folder_deleted_by_hand_is_one_error_with_a_quoted_fix(cli, tmp_path):
+    cli("person", "add", "O'Brien", "--yes")
+    import shutil
+
+    _remote(cli, tmp_path)
+    shutil.rmtree(cli.ws.people_dir / "o'brien")
+    result = cli("sync", ok=False)
+    assert "people/o'brien: was deleted or moved by hand" in result.output
+    assert "git checkout -- 'people/o'\"'\"'brien'" in result.output
+
+
+def test_every_fix_command_we_print_is_shell_quoted():
+    from heartcompass.store.audit import _restore_command
+
+    assert _restore_command("people/o'brien/PROFILE.md", "abc123") == \
+        "heartcompass restore 'o'\"'\"'brien' profile --at abc123~1"
+    assert _restore_command("notes/my file.md", "abc123") == "git checkout abc123~1 -- 'notes/my file.md'"

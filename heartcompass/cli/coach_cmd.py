@@ -1,6 +1,7 @@
 """heartcompass coach — what to reply to the real person."""
 
 
+import shlex
 import sys
 from typing import Annotated, Optional
 
@@ -36,7 +37,8 @@ def coach(
     if message is None:
         message = _read("Their message: ") if interactive() else sys.stdin.read().strip()
     if not message.strip():
-        raise HeartCompassError("No message to coach on.", f"heartcompass coach {name} \"the message they sent\"")
+        raise HeartCompassError("No message to coach on.",
+                                f"heartcompass coach {shlex.quote(name)} \"the message they sent\"")
     settings = llm.settings(ws, model)
     session = CoachSession(ws, person, llm.make_chat_model(ws, settings), clock.now(ws))
     show = (lambda a: print_json(a.model_dump(), indent=2)) if as_json else lambda a: render(a, session.name)

@@ -1,6 +1,7 @@
 """heartcompass doctor — is everything set up? Each check says its fix."""
 
 
+import shlex
 import time
 from typing import Annotated
 
@@ -116,7 +117,7 @@ def _check_people(ws, line) -> None:
         if windows_reserved(person.slug):
             line(False, "files", f"people/{person.slug}: Windows reserves this name for a device, so the "
                  "workspace cannot sync to a Windows machine",
-                 f"Rename the person: heartcompass person rename {person.slug} 'A LONGER NAME'")
+                 f"Rename the person: heartcompass person rename {shlex.quote(person.slug)} 'A LONGER NAME'")
     if problems:
         for exc in problems:
             line(False, "files", exc.message, exc.hint)
@@ -158,7 +159,7 @@ def _check_names(ws, line) -> None:
     for name, people in shared:
         slugs = ", ".join(p.slug for p in people)
         line(False, "names", f"{name!r} is a name or alias of {len(people)} people ({slugs}); looking it up is "
-             "ambiguous", f"Remove it from all but one of them ('heartcompass edit {people[-1].slug}'), or "
+             "ambiguous", f"Remove it from all but one of them (heartcompass edit {shlex.quote(people[-1].slug)}), or "
              "archive a duplicate ('heartcompass person archive SLUG').", warn=True)
     if not shared:
         line(True, "names", "every name and alias belongs to one person")

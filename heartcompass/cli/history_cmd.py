@@ -1,6 +1,7 @@
 """heartcompass log | diff | undo | restore — the audit trail."""
 
 
+import shlex
 from typing import Annotated, Optional
 
 import typer
@@ -37,7 +38,8 @@ def log(ctx: typer.Context,
         table.add_row(c.date[:16].replace("T", " "), f"[dim]{c.short}[/]", escape(c.subject), str(len(c.files)))
     out.print(table)
     if len(commits) > limit:
-        out.print(f"[dim]The newest {limit} changes; older ones: heartcompass log{' ' + escape(name) if name else ''} "
+        named = " " + escape(shlex.quote(name)) if name else ""
+        out.print(f"[dim]The newest {limit} changes; older ones: heartcompass log{named} "
                   f"-n {limit * 4}[/]")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import shlex
 import stat
 from pathlib import Path
 
@@ -98,7 +99,7 @@ def read_text(path: Path | str) -> str:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except PermissionError:
         raise FormatError(path, "cannot be read (permission denied)",
-                          hint=f"Give yourself read access, e.g. 'chmod u+r {path}'.") from None
+                          hint=f"Give yourself read access, e.g.: chmod u+r {shlex.quote(str(path))}") from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise UnsafePathError(path, "is a symbolic link; HeartCompass reads no file through a link",

@@ -35,6 +35,7 @@ import datetime as dt
 import fcntl
 import os
 import re
+import shlex
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -271,6 +272,7 @@ def log_dates(person_dir: Path) -> list[str]:
         raise FormatError(person_dir / "logs", "is a file, not a folder",
                           hint="Move it out of the way: HeartCompass keeps the daily logs in this folder.") from None
     except PermissionError:
+        logs = shlex.quote(str(person_dir / "logs"))
         raise FormatError(person_dir / "logs", "cannot be read (permission denied)",
-                          hint=f"Give yourself access, e.g. 'chmod u+rwx {person_dir / 'logs'}'.") from None
+                          hint=f"Give yourself access, e.g.: chmod u+rwx {logs}") from None
     return sorted(n[:-3] for n in names if re.fullmatch(r"\d{4}-\d{2}-\d{2}\.md", n))

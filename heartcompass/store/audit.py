@@ -10,6 +10,7 @@ by `parse_subject`: nowhere else."""
 from __future__ import annotations
 
 import re
+import shlex
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
@@ -137,8 +138,22 @@ class Pending:
 
 
 def pending(ws: Workspace, people: list[Person] | None = None) -> list[Pending]:
-    """Uncommitted changes under people/, by person."""
-    paths = [p.dir for p in people] if people is not None else [ws.people_dir]
+    """Uncommitted changes under people/, by person. A person's folder moved
+    by hand (mv people/a people/b) is one hand edit of the new one: its
+    files and the old folder's deletions, together (git sees the rename)."""
+    out = _changes(ws, [p.dir for p in people] if people is not None else [ws.people_dir])
+    new = {i.slug for i in out if i.code == "??" and i.path == f"people/{i.slug}/{profile_fmt.FILENAME}"}
+    if not new:
+        return out
+    everyone = out if people is None else _changes(ws, [ws.people_dir])
+    for old, moved_to in _moved_folders(ws, everyone, new).items():
+        out = [i for i in out if i.slug != old]
+        out += [Pending(moved_to, i.path, i.code, "hand edit") for i in everyone if i.slug == old]
+        out = [Pending(i.slug, i.path, i.code, "hand edit") if i.slug == moved_to else i for i in out]
+    return out
+
+
+def _changes(ws: Workspace, paths: list[Path]) -> list[Pending]:
     out = []
     for code, rel in ws.git.status(paths):
         parts = Path(rel).parts
@@ -149,6 +164,31 @@ def pending(ws: Workspace, people: list[Person] | None = None) -> list[Pending]:
         kind = "chat log" if parts[2] == "logs" and _appended(ws, rel, code) else "hand edit"
         out.append(Pending(parts[1], rel, code, kind))
     return out
+
+
+def _moved_folders(ws: Workspace, items: list[Pending], new: set[str]) -> dict[str, str]:
+    """{old slug: new slug} for folders gone whole whose files reappear, the
+    same bytes, in a new person's folder (the one holding the most of them)."""
+    gone: dict[str, list[str]] = {}
+    for i in items:
+        if "D" in i.code and not (ws.people_dir / i.slug).exists():
+            gone.setdefault(i.slug, []).append(i.path)
+    if not gone:
+        return {}
+    before = ws.git.blob_ids([rel for rels in gone.values() for rel in rels])
+    moves = {}
+    for old, rels in gone.items():
+        inside = [rel.split("/", 2)[2] for rel in rels]
+        best = max(new, key=lambda slug: _same_files(ws, before, old, slug, inside))
+        if _same_files(ws, before, old, best, inside):
+            moves[old] = best
+    return moves
+
+
+def _same_files(ws: Workspace, before: dict[str, str], old: str, slug: str, inside: list[str]) -> int:
+    here = [f"people/{slug}/{name}" for name in inside if (ws.people_dir / slug / name).is_file()]
+    now = ws.git.working_blob_ids(here)
+    return sum(1 for rel in here if now.get(rel) == before.get(f"people/{old}/{rel.split('/', 2)[2]}"))
 
 
 def _appended(ws: Workspace, rel: str, code: str) -> bool:
@@ -237,9 +277,18 @@ def _check(ws: Workspace, item: Pending) -> None:
     path = ws.root / item.path
     paths.check(path)  # a person folder or file that is a link is named as such, never committed
     if item.code == "D":
+        if Path(item.path).parts[1] != item.slug:
+            return  # its folder was moved to the person's by hand: committed with it, as a rename
+        folder = Path(item.path).parent
+        if not (ws.root / folder).exists():
+            raise FormatError(ws.root / folder, "was deleted or moved by hand, and is no person's folder now",
+                              hint=f"Bring it back with: git checkout -- {shlex.quote(folder.as_posix())}  (a "
+                              "person is renamed with 'heartcompass person rename', put away with "
+                              "'heartcompass person archive').")
         if path.name == profile_fmt.FILENAME:
             raise FormatError(path, "was deleted by hand; a person needs a PROFILE.md",
-                              hint=f"Bring it back with 'git checkout -- {item.path}', or archive the person.")
+                              hint=f"Bring it back with: git checkout -- {shlex.quote(item.path)}  (or archive "
+                              "the person).")
     elif path.is_file():
         formats.validate(path)
 
@@ -303,8 +352,8 @@ def reverted_by(body: str) -> list[str]:
 def _restore_command(rel: str, short: str) -> str:
     parts = Path(rel).parts
     if len(parts) == 3 and parts[0] == "people" and parts[2].lower().removesuffix(".md") in formats.FILE_KINDS:
-        return f"heartcompass restore {parts[1]} {parts[2].lower().removesuffix('.md')} --at {short}~1"
-    return f"git checkout {short}~1 -- {rel}"
+        return f"heartcompass restore {shlex.quote(parts[1])} {parts[2].lower().removesuffix('.md')} --at {short}~1"
+    return f"git checkout {short}~1 -- {shlex.quote(rel)}"
 
 
 def restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | None:

@@ -523,6 +523,13 @@ class WorkspaceGit(RepoState, Remote):
                 ids[rel] = sha.hex()
         return ids
 
+    def working_blob_ids(self, paths: list[Path | str]) -> dict[str, str]:
+        """{path: blob id} of these files as they are in the working tree."""
+        rels = [self._rel(p) for p in paths]
+        if not rels:
+            return {}
+        return dict(zip(rels, self._git("hash-object", "--", *rels).split()))
+
     def blame(self, path: Path | str) -> list[tuple[str, str]]:
         """(subject of the commit that last changed it, text) for each line
         of the committed file; [] when it is not committed."""

@@ -9,6 +9,7 @@ module imports no git. Only gitrepo.py (and gitremote.py) import it."""
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import time
 from pathlib import Path
@@ -51,7 +52,7 @@ class RepoState:
             head = "ref:"
         if not head.startswith("ref:"):
             return (f"git is on a detached HEAD (commit {head[:8]}), not a branch: "
-                    f"go back with 'git checkout {self._home_branch()}'.")
+                    f"go back with: git checkout {shlex.quote(self._home_branch())}")
         return None
 
     def _home_branch(self) -> str:
@@ -73,7 +74,7 @@ class RepoState:
             return (f"git is busy in this workspace (git process {running[0]} holds {path}): "
                     "wait for it to finish and try again.")
         return (f"A stale {path} is left by a git command that was killed (no git process is running): "
-                f"remove it with: rm '{path}'")
+                f"remove it with: rm {shlex.quote(str(path))}")
 
     def index_lock_error(self) -> GitError:
         return GitError(self.index_lock_problem(settle=0.5) or "git found an index.lock; try again.")

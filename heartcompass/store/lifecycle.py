@@ -9,6 +9,7 @@ commit puts everything back."""
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,14 +137,14 @@ def _unarchive_person(ws: Workspace, name: str, allow_taken: bool) -> Person:
     dest = ws.people_dir / slug
     if dest.exists():
         raise PersonError(f"people/{slug} exists: someone else has that folder name now, so {name!r} "
-                          "cannot come back there.", f"Rename that person first (heartcompass person rename {slug} "
-                          "NEW-NAME), then unarchive again.")
+                          "cannot come back there.", "Rename that person first (heartcompass person rename "
+                          f"{shlex.quote(slug)} NEW-NAME), then unarchive again.")
     changed = [rel for _, rel in ws.git.status([src])]
     if changed:
         raise PersonError(f"people/.archive/{slug} has uncommitted changes ({', '.join(changed)}); "
                           "nothing was moved.",
-                          f"Commit them with git, or take them back with 'git checkout -- people/.archive/{slug}', "
-                          "then unarchive again.")
+                          "Commit them with git, or take them back with: git checkout -- "
+                          f"{shlex.quote(f'people/.archive/{slug}')} ; then unarchive again.")
     prof = Person(slug, src).load_profile()  # a profile that does not parse is named, and nothing moves
     if not allow_taken:
         refuse_taken(ws, prof.names())

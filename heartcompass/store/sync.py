@@ -49,7 +49,8 @@ def sync(ws: Workspace, action: str | None = None) -> SyncResult:
     remote = str(ws.config.get("sync.remote"))
     if remote not in ws.git.remotes():
         raise HeartCompassError(f"This workspace has no git remote {remote!r}.",
-                                f"Add one: git -C {ws.root} remote add {remote} <url>  (or set sync.remote).")
+                                f"Add one: git -C {shlex.quote(str(ws.root))} remote add {shlex.quote(remote)} <url>  "
+                                "(or set sync.remote).")
     from heartcompass.store.lock import WorkspaceLock
 
     # Fails fast rather than waiting: a sync is never run mid-garden (its writes are not hand edits).
