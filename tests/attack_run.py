@@ -366,6 +366,50 @@ def sync_to_a_silent_remote(t: Trial) -> list[str]:
     return problems
 
 
+@case
+def chat_during_a_stopped_sync(t: Trial) -> list[str]:
+    """Messages typed while a sync is stopped on a conflict survive both
+    `sync --abort` and `sync --continue`, and are committed (and pushed)."""
+    bare, other = t.base / "remote.git", t.base / "other"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True, env=t.env)
+    t.git("remote", "add", "origin", str(bare))
+    t.hc("chat", "alice", "-m", "before the sync")
+    t.hc("sync")
+    subprocess.run(["git", "clone", "-q", str(bare), str(other)], check=True, env=t.env)
+    who = ["-c", "user.name=Other", "-c", "user.email=other@example.com"]
+    memory = "people/bob/MEMORY.md"
+    problems = []
+    for n, action in enumerate(("--abort", "--continue")):
+        with open(other / memory, "a", encoding="utf-8") as f:
+            f.write(f"- from the other device {n}\n")
+        subprocess.run(["git", *who, "commit", "-qam", "edit(bob): by hand"], cwd=other, check=True, env=t.env)
+        subprocess.run(["git", "push", "-q"], cwd=other, check=True, env=t.env)
+        with open(t.root / memory, "a", encoding="utf-8") as f:
+            f.write(f"- from this device {n}\n")
+        problems += [f"sync: {p}" for p in refused(t.hc("sync", check=False), "conflict")]
+        typed = f"typed while the sync was stopped, then {action}"
+        t.hc("chat", "alice", "-m", typed, check=False)
+        if action == "--continue":
+            text = (t.root / memory).read_text(encoding="utf-8")
+            (t.root / memory).write_text("".join(line for line in text.splitlines(True)
+                                                 if not line.startswith(("<<<<<<<", "=======", ">>>>>>>"))),
+                                         encoding="utf-8")
+        proc = t.hc("sync", action, check=False)
+        if proc.returncode != 0:
+            problems.append(f"sync {action} failed: {proc.stdout}{proc.stderr}")
+        elif "kept 1 message typed during the sync; committed" not in (proc.stdout + proc.stderr).lower():
+            problems.append(f"sync {action} did not say what it kept: {proc.stdout}{proc.stderr}")
+        if typed not in t.log_text("alice"):
+            problems.append(f"the message typed during the stopped sync was lost by {action}")
+        if typed not in t.git("log", "-p", "--", "people/alice/logs"):
+            problems.append(f"the message typed during the stopped sync was not committed after {action}")
+        if t.git("status", "--porcelain").strip():
+            problems.append(f"uncommitted changes left after {action}: {t.git('status', '--porcelain')}")
+    if "then --continue" not in t.git("log", "-p", "origin/main", "--", "people/alice/logs"):
+        problems.append("the message kept by --continue was not pushed")
+    return problems
+
+
 # -- the workspace is a boundary ------------------------------------------------------
 @case
 def symlinked_memory_out(t: Trial) -> list[str]:
