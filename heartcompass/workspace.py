@@ -97,6 +97,17 @@ def discover(explicit: str | Path | None = None, cwd: Path | None = None) -> Wor
     raise WorkspaceNotFound("No HeartCompass workspace here or in any parent folder.", NOT_FOUND_HINT)
 
 
+def init_target(path: str | Path | None, explicit: str | Path | None = None) -> tuple[Path, str]:
+    """Where `init` builds the workspace, and why there: PATH, else
+    --workspace, else $HEARTCOMPASS_HOME, else ~/HeartCompass (the order
+    every other command finds it in, so the next command finds this one)."""
+    for source, given in (("the PATH given", path), ("--workspace", explicit),
+                          (f"${ENV_HOME}", os.environ.get(ENV_HOME))):
+        if given:
+            return Path(given).expanduser(), source
+    return DEFAULT_PATH.expanduser(), "the default"
+
+
 def copy_template(dest: Path) -> list[Path]:
     """Copy the shipped template into dest, never overwriting a file."""
     src = shipped_dir("workspace_template")
