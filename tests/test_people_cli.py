@@ -5,6 +5,7 @@ import json
 import pytest
 
 from conftest import Runner, git, subjects, tree_snapshot
+from fakes import CTRL_C, Questions
 
 
 def test_add_creates_three_files_and_one_commit(cli: Runner):
@@ -151,26 +152,15 @@ def test_taken_alias_and_slug_are_refused_case_insensitively(example_cli: Runner
 
 
 def test_a_taken_name_is_asked_about_in_a_terminal(example_cli: Runner, monkeypatch):
-    import questionary
-
     from heartcompass.cli import person_cmd
 
-    answers = []
-
-    class Ask:
-        def __init__(self, answer):
-            self.answer = answer
-
-        def ask(self):
-            return self.answer
-
     monkeypatch.setattr(person_cmd, "interactive", lambda: True)
-    monkeypatch.setattr(questionary, "confirm", lambda q, default=False: answers.append(q) or Ask(False))
+    questions = Questions(monkeypatch, False)
     result = example_cli("person", "add", "alice chen", "--relation", "friend", "--mbti", "", "--alias", "x",
                          "--about", "", ok=False)
     assert result.exit_code == 1 and "Warning:" in result.output and "Nothing was changed" in result.output
-    assert answers == ["Go ahead anyway?"] and not (example_cli.ws.people_dir / "alice-chen").exists()
-    monkeypatch.setattr(questionary, "confirm", lambda q, default=False: Ask(True))
+    assert questions.asked == ["Go ahead anyway?"] and not (example_cli.ws.people_dir / "alice-chen").exists()
+    Questions(monkeypatch, True)
     example_cli("person", "add", "alice chen", "--relation", "friend", "--mbti", "", "--alias", "x", "--about", "")
     assert (example_cli.ws.people_dir / "alice-chen").exists()
 
@@ -195,3 +185,31 @@ def test_doctor_lists_names_shared_by_several_people(example_cli: Runner):
     example_cli("person", "add", "Alicia", "--alias", "小爱", "--force")
     out = example_cli("doctor", ok=False).output
     assert "! names: '小爱' is a name or alias of 2 people (alice, alicia)" in out
+
+
+@pytest.mark.parametrize("at", range(4))
+def test_ctrl_c_at_any_question_of_person_add_cancels_it(cli: Runner, monkeypatch, at):
+    """questionary's .ask() turns Ctrl-C into None: read as an empty answer,
+    the add went on and committed. Every question now cancels the whole add."""
+    from heartcompass.cli import person_cmd
+
+    monkeypatch.setattr(person_cmd, "interactive", lambda: True)
+    answers = ["friend", "ENFP", "小雨", "met at work"]
+    answers[at] = CTRL_C
+    questions = Questions(monkeypatch, *answers[:at + 1])
+    head = git(cli.ws, "rev-parse", "HEAD")
+    result = cli("person", "add", "王磊", ok=False)
+    assert result.exit_code == 130 and "Cancelled; nothing was added." in result.output
+    assert "Added" not in result.output and len(questions.asked) == at + 1
+    assert not (cli.ws.people_dir / "王磊").exists() and git(cli.ws, "rev-parse", "HEAD") == head
+    assert git(cli.ws, "status", "--porcelain") == ""
+
+
+def test_ctrl_c_at_a_taken_name_question_cancels(example_cli: Runner, monkeypatch):
+    from heartcompass.cli import person_cmd
+
+    monkeypatch.setattr(person_cmd, "interactive", lambda: True)
+    Questions(monkeypatch, CTRL_C)
+    result = example_cli("person", "add", "alice chen", ok=False)
+    assert result.exit_code == 130 and "Cancelled; nothing was changed." in result.output
+    assert not (example_cli.ws.people_dir / "alice-chen").exists()

@@ -119,7 +119,7 @@ def _who_is_me(me: str | None, found: list[str], person) -> str:
     if interactive():
         import questionary
 
-        choice = questionary.select("Which speaker is you?", choices=found).ask()
-        if choice:
-            return choice
+        from heartcompass.cli.ask import answer
+
+        return answer(questionary.select("Which speaker is you?", choices=found), "nothing was imported")
     raise HeartCompassError("Which speaker is you? Say it with --me.", "Speakers found: " + ", ".join(found))

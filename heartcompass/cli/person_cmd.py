@@ -80,10 +80,12 @@ def _allow_taken(check, yes: bool) -> bool:
             raise
         import questionary
 
+        from heartcompass.cli.ask import answer
+
         for c in exc.taken:
             err.print(f"[yellow]Warning:[/] {escape(c.describe())}.")
         err.print("[dim]Two people answering to one name makes that name ambiguous everywhere.[/]")
-        if not questionary.confirm("Go ahead anyway?", default=False).ask():
+        if not answer(questionary.confirm("Go ahead anyway?", default=False)):
             err.print("Nothing was changed.")
             raise typer.Exit(1) from None
         return True
@@ -101,6 +103,7 @@ def _allowing_taken(action, yes: bool, force: bool):
 def _ask(name, relation, mbti, aliases, about):
     import questionary
 
+    from heartcompass.cli.ask import answer
     from heartcompass.errors import FormatError
     from heartcompass.formats.profile import RELATIONS, normalize_mbti
 
@@ -111,17 +114,17 @@ def _ask(name, relation, mbti, aliases, about):
         except FormatError:
             return "Four letters such as ENFP, or leave empty"
 
+    cancelled = "nothing was added"  # Ctrl-C at any question cancels the whole add
     if relation is None:
-        relation = questionary.select(f"Who is {name} to you?", choices=list(RELATIONS), default="friend").ask()
-        if relation is None:
-            raise typer.Exit(130)
+        relation = answer(questionary.select(f"Who is {name} to you?", choices=list(RELATIONS), default="friend"),
+                          cancelled)
     if mbti is None:
-        mbti = (questionary.text("MBTI (optional, e.g. ENFP):", validate=mbti_ok).ask() or "").strip() or None
+        mbti = answer(questionary.text("MBTI (optional, e.g. ENFP):", validate=mbti_ok), cancelled).strip() or None
     if aliases is None:
-        text = questionary.text("Other names or nicknames (comma separated, optional):").ask() or ""
+        text = answer(questionary.text("Other names or nicknames (comma separated, optional):"), cancelled)
         aliases = [a.strip() for a in text.replace("，", ",").split(",") if a.strip()]
     if about is None:
-        about = (questionary.text("A few words about them (optional):").ask() or "").strip() or None
+        about = answer(questionary.text("A few words about them (optional):"), cancelled).strip() or None
     return relation, mbti, aliases, about
 
 
