@@ -250,7 +250,7 @@ def _undo(ws: Workspace, rev: str | None) -> tuple[Commit, str]:
             "Let HeartCompass commit them first (any command that writes does), or revert them yourself.")
     try:
         new_sha = ws.git.revert(sha, subject(Verb.UNDO, scope_of(target.subject), target.subject),
-                                f"This reverts commit {sha}.")
+                                f"{_REVERTS_PREFIX}{sha}.")
     except RevertConflict as exc:
         raise HeartCompassError(
             f"Cannot undo {target.short} ({target.subject}): later changes touch the same lines of "
@@ -258,6 +258,15 @@ def _undo(ws: Workspace, rev: str | None) -> tuple[Commit, str]:
             f"Edit those lines by hand ('heartcompass edit'), or bring the file back as it was before that change: "
             f"{_restore_command(exc.files[0], target.short)}.") from None
     return target, new_sha
+
+
+_REVERTS_PREFIX = "This reverts commit "  # an undo's body, as git revert writes it
+_REVERTS = re.compile(re.escape(_REVERTS_PREFIX) + r"([0-9a-f]{40})")
+
+
+def reverted_by(body: str) -> list[str]:
+    """The commits an undo's message body says it takes back."""
+    return _REVERTS.findall(body)
 
 
 def _restore_command(rel: str, short: str) -> str:

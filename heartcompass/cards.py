@@ -10,13 +10,16 @@ import re
 import struct
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from heartcompass.errors import HeartCompassError
+from heartcompass.errors import FormatError, HeartCompassError
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.formats.profile import RELATIONS
 from heartcompass.formats.sources import without_source
 from heartcompass.people import Person
+
+if TYPE_CHECKING:
+    from heartcompass.workspace import Workspace
 
 V2 = "chara_card_v2"
 V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
@@ -363,3 +366,46 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
         "tags": _names(data.get("tags")),
         "voice": example_lines(data),
     }
+
+
+# -- a new person from a card ------------------------------------------------------
+def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str | None = None) -> Person:
+    """A new person from a character card (V1 or V2), one commit. `name`
+    replaces the card's own name (and its {{char}}), with add's name rules."""
+    import datetime as dt
+
+    from heartcompass.audit import Verb, commit_or_roll_back, subject, writing
+    from heartcompass.formats.events import Event
+    from heartcompass.formats.profile import normalize_mbti
+    from heartcompass.people import check_new_name, create
+    from heartcompass.slugs import clean_name
+    from heartcompass.voice import add_line
+
+    card = read_card(path)
+    if name is not None:
+        card = {**card, "name": clean_name(name)}
+        check_new_name(ws, card["name"])  # before anything else about the card
+    fields = person_fields(card, str(ws.config.get("user.name") or "me"))
+    try:
+        mbti = normalize_mbti(fields["mbti"])
+    except FormatError:
+        mbti = None  # a card's odd type is not worth refusing the card for
+    extra = {"card_extensions": fields["extensions"]} if fields["extensions"] else {}
+    if fields.get("birthday"):
+        extra = {"birthday": fields["birthday"], **extra}
+    past = []
+    for day, text, weight in fields["events"]:
+        try:
+            past.append(Event(dt.date.fromisoformat(day), text, weight, "import"))
+        except ValueError:
+            fields["facts"].append(f"{day}: {text}")  # not a real date: kept as a fact
+    with writing(ws, "import-card"):
+        person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
+                        gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
+                        facts=fields["facts"], extra=extra, past_events=past, allow_taken=allow_taken)
+        for line in fields.get("voice") or []:  # the card's example dialogue: how they write
+            add_line(person.dir, fields["name"], line, "card")
+        commit_or_roll_back(ws, [person.dir],
+                            subject(Verb.ADD, person.slug, f"from character card {Path(path).name}"),
+                            what=f"people/{person.slug}/ (nothing was added)")
+    return person

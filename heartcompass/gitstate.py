@@ -50,7 +50,8 @@ class RepoState:
         except OSError:
             head = "ref:"
         if not head.startswith("ref:"):
-            return f"git is on a detached HEAD (commit {head[:8]}), not a branch: go back with 'git checkout {self._home_branch()}'."
+            return (f"git is on a detached HEAD (commit {head[:8]}), not a branch: "
+                    f"go back with 'git checkout {self._home_branch()}'.")
         return None
 
     def _home_branch(self) -> str:

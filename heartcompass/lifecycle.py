@@ -1,4 +1,5 @@
-"""Person lifecycle: add, rename, archive, import a card — each one commit.
+"""Person lifecycle: add, rename, archive, unarchive — each one commit (a card
+becomes a person in cards.import_card).
 
 people.py finds, reads and creates a person's files; this module changes
 who is in the workspace through the audit trail (audit.py): pending hand
@@ -14,9 +15,9 @@ from pathlib import Path
 from heartcompass import formats
 from heartcompass.atomic import write_atomic
 from heartcompass.audit import Verb, commit_or_roll_back, commit_pending, subject, writing
-from heartcompass.errors import FormatError, PersonError
+from heartcompass.errors import PersonError
 from heartcompass.formats import profile as profile_fmt
-from heartcompass.people import Person, check_new_name, create, linking_profiles, refuse_taken, resolve
+from heartcompass.people import Person, check_new_name, create, linking_profiles, matching, refuse_taken, resolve
 from heartcompass.slugs import clean_name, slugify
 from heartcompass.workspace import Workspace
 
@@ -65,7 +66,8 @@ def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool, ke
     prof.path = target.profile_path
     prof.set("name", new_name)
     kept = None
-    if keep_alias and old_name != new_name and old_name.casefold() not in (a.casefold() for a in prof.aliases):
+    if keep_alias and old_name.casefold() != new_name.casefold() \
+            and old_name.casefold() not in (a.casefold() for a in prof.aliases):  # names match in any case
         prof.set("aliases", [*prof.aliases, old_name])
         kept = old_name
     _retitle(prof.doc, f"# {old_name}", f"# {new_name}")
@@ -138,7 +140,8 @@ def _unarchive_person(ws: Workspace, name: str, allow_taken: bool) -> Person:
                           "NEW-NAME), then unarchive again.")
     changed = [rel for _, rel in ws.git.status([src])]
     if changed:
-        raise PersonError(f"people/.archive/{slug} has uncommitted changes ({', '.join(changed)}); nothing was moved.",
+        raise PersonError(f"people/.archive/{slug} has uncommitted changes ({', '.join(changed)}); "
+                          "nothing was moved.",
                           f"Commit them with git, or take them back with 'git checkout -- people/.archive/{slug}', "
                           "then unarchive again.")
     prof = Person(slug, src).load_profile()  # a profile that does not parse is named, and nothing moves
@@ -153,66 +156,16 @@ def _unarchive_person(ws: Workspace, name: str, allow_taken: bool) -> Person:
 def _archived(ws: Workspace, name: str) -> Path:
     """The archived folder for a slug, name or alias (any case)."""
     folders = sorted(p for p in ws.archive_dir.iterdir() if p.is_dir()) if ws.archive_dir.is_dir() else []
-    key = clean_name(name).casefold()
+    found = matching([Person(f.name, f) for f in folders], name)
+    if len(found) == 1:
+        return found[0].dir
+    if found:
+        raise PersonError(f"{name!r} matches several archived people: {', '.join(p.slug for p in found)}.",
+                          "Use the folder name under people/.archive/.")
     try:
         slug = slugify(name)
     except PersonError:
         slug = None
-    found = [f for f in folders if f.name.casefold() in (key, slug)]
-    if not found:
-        for folder in folders:
-            try:
-                names = Person(folder.name, folder).load_profile().names()
-            except FormatError:
-                continue
-            if key in (n.casefold() for n in names):
-                found.append(folder)
-    if len(found) == 1:
-        return found[0]
-    if found:
-        raise PersonError(f"{name!r} matches several archived people: {', '.join(f.name for f in found)}.",
-                          "Use the folder name under people/.archive/.")
     active = f" (people/{slug}/ is not archived)" if slug and (ws.people_dir / slug).is_dir() else ""
     raise PersonError(f"No archived person {name!r}{active}.",
                       "Archived people: " + (", ".join(f.name for f in folders) or "none") + ".")
-
-
-def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str | None = None) -> Person:
-    """A new person from a character card (V1 or V2), one commit. `name`
-    replaces the card's own name (and its {{char}}), with add's name rules."""
-    from heartcompass import cards
-    from heartcompass.formats.profile import normalize_mbti
-
-    card = cards.read_card(path)
-    if name is not None:
-        card = {**card, "name": clean_name(name)}
-        check_new_name(ws, card["name"])  # before anything else about the card
-    fields = cards.person_fields(card, str(ws.config.get("user.name") or "me"))
-    try:
-        mbti = normalize_mbti(fields["mbti"])
-    except FormatError:
-        mbti = None  # a card's odd type is not worth refusing the card for
-    extra = {"card_extensions": fields["extensions"]} if fields["extensions"] else {}
-    if fields.get("birthday"):
-        extra = {"birthday": fields["birthday"], **extra}
-    import datetime as dt
-
-    from heartcompass.formats.events import Event
-
-    past = []
-    for day, text, weight in fields["events"]:
-        try:
-            past.append(Event(dt.date.fromisoformat(day), text, weight, "import"))
-        except ValueError:
-            fields["facts"].append(f"{day}: {text}")  # not a real date: kept as a fact
-    with writing(ws, "import-card"):
-        person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
-                        gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
-                        facts=fields["facts"], extra=extra, past_events=past, allow_taken=allow_taken)
-        from heartcompass.voice import add_line
-
-        for line in fields.get("voice") or []:  # the card's example dialogue: how they write
-            add_line(person.dir, fields["name"], line, "card")
-        commit_or_roll_back(ws, [person.dir], subject(Verb.ADD, person.slug, f"from character card {Path(path).name}"),
-                            what=f"people/{person.slug}/ (nothing was added)")
-    return person

@@ -6,11 +6,10 @@ every commit that touched them under any of their folders."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from heartcompass.audit import Verb, parse_subject
+from heartcompass.audit import Verb, parse_subject, reverted_by
 from heartcompass.gitrepo import Commit
 from heartcompass.people import Person
 from heartcompass.workspace import Workspace
@@ -23,7 +22,6 @@ class Era:
     until: str | None     # the rename commit that took it away (None: still current)
 
 
-_REVERTS = re.compile(r"This reverts commit ([0-9a-f]{40})")
 _MOVES = (Verb.RENAME, Verb.ARCHIVE, Verb.UNARCHIVE, Verb.UNDO)
 
 
@@ -37,7 +35,7 @@ def _moves(ws: Workspace) -> list[tuple[str, str, str]]:
         if parsed is None or sha in undone:
             continue
         if parsed.verb == Verb.UNDO:
-            undone.update(_REVERTS.findall(body))
+            undone.update(reverted_by(body))
         elif parsed.verb == Verb.UNARCHIVE:
             unarchived.append(parsed.scope)
         elif parsed.verb == Verb.ARCHIVE and parsed.scope in unarchived:

@@ -225,11 +225,15 @@ def inline_schema(schema: Any) -> dict:
 
 
 def endpoint_key(model: Any) -> str | None:
-    """base_url and model name of a real client; None for anything else."""
+    """base_url and model name of a real client (langchain-openai's, or the
+    Ark SDK's in ark_reasoning); None for anything else."""
     name = getattr(model, "model_name", None) or getattr(model, "model", None)
-    if not isinstance(name, str) or not hasattr(model, "openai_api_base"):
+    if not isinstance(name, str):
         return None
-    return f"{model.openai_api_base or 'https://api.openai.com/v1'} {name}"
+    if hasattr(model, "openai_api_base"):
+        return f"{model.openai_api_base or 'https://api.openai.com/v1'} {name}"
+    base = getattr(model, "base_url", None)
+    return f"{base} {name}" if isinstance(base, str) and base else None
 
 
 class ModeMemory:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError, PersonError
@@ -91,21 +91,7 @@ def list_people(ws: Workspace) -> list[Person]:
 
 def resolve(ws: Workspace, name: str) -> Person:
     """By slug, name or alias, case-insensitively; ambiguity is an error."""
-    people = list_people(ws)
-    wanted = clean_name(name).casefold()
-    for person in people:
-        if person.slug == name or person.slug.casefold() == wanted:
-            return person
-    matches = []
-    user = str(ws.config.get("user.name") or "")
-    for person in people:
-        try:
-            prof = person.load_profile()
-            names = [*prof.names(), display_name(prof, user)]
-        except FormatError:  # an unparsable profile cannot match by name
-            continue
-        if wanted in (n.casefold() for n in names):
-            matches.append(person)
+    matches = matching(list_people(ws), name, lambda: str(ws.config.get("user.name") or ""))
     if len(matches) == 1:
         return matches[0]
     if matches:
@@ -113,6 +99,27 @@ def resolve(ws: Workspace, name: str) -> Person:
                           "Use the folder name (slug) to choose one.")
     raise PersonError(f"No person called {name!r} in this workspace.",
                       "See 'heartcompass person list', or add them with 'heartcompass person add'.")
+
+
+def matching(people: list[Person], name: str, user_name: Callable[[], str] = lambda: "") -> list[Person]:
+    """The one whose folder name is `name` (any case), else everyone who
+    answers to it by name or alias (the user's person also by user.name,
+    read only when a profile is)."""
+    wanted = clean_name(name).casefold()
+    for person in people:
+        if person.slug == name or person.slug.casefold() == wanted:
+            return [person]
+    matches, user = [], None
+    for person in people:
+        try:
+            prof = person.load_profile()
+            user = user_name() if user is None else user
+            names = [*prof.names(), display_name(prof, user)]
+        except FormatError:  # an unparsable profile cannot match by name
+            continue
+        if wanted in (n.casefold() for n in names):
+            matches.append(person)
+    return matches
 
 
 class Summary(NamedTuple):

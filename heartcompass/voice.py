@@ -21,7 +21,7 @@ from pathlib import Path
 from heartcompass.atomic import file_checksum, write_atomic
 from heartcompass.errors import HeartCompassError
 from heartcompass.formats import dailylog, read_text, voice as voice_fmt
-from heartcompass.importers import matches_person, placeholder_kind
+from heartcompass.messages import matches_person, placeholder_kind
 from heartcompass.tokens import estimate_tokens
 
 MAX_THEIRS, MAX_MINE = 12, 6
@@ -259,9 +259,8 @@ def refresh_and_commit(ws, person, names: list[str]) -> str | None:
         audit.commit_pending(ws, [person])
         if not refresh(person.dir, names):
             return None
-        return audit.commit_or_roll_back(ws, [path_of(person.dir)],
-                                         audit.subject(audit.Verb.VOICE, person.slug, "their lines and rhythm from the logs"),
-                                         what="the voice file")
+        message = audit.subject(audit.Verb.VOICE, person.slug, "their lines and rhythm from the logs")
+        return audit.commit_or_roll_back(ws, [path_of(person.dir)], message, what="the voice file")
 
 
 def quote_and_commit(ws, person, text: str, *, mine: bool = False) -> str | None:
@@ -275,5 +274,5 @@ def quote_and_commit(ws, person, text: str, *, mine: bool = False) -> str | None
                         section):
             return None
         short = " ".join(text.split())[:40]
-        return audit.commit_or_roll_back(ws, [path_of(person.dir)], audit.subject(audit.Verb.QUOTE, person.slug, f"“{short}”"),
-                                         what="the quote")
+        return audit.commit_or_roll_back(ws, [path_of(person.dir)],
+                                         audit.subject(audit.Verb.QUOTE, person.slug, f"“{short}”"), what="the quote")

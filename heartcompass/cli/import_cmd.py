@@ -87,7 +87,7 @@ def _warn_about(messages, found: list[str], me: str, person, today: dt.date) -> 
     """Say what would otherwise surprise: a chat with someone else, undated lines filed under today.
     Returns whether a speaker is the person, and how many lines had no date."""
     from heartcompass.cli.common import err
-    from heartcompass.importers import matches_person
+    from heartcompass.messages import matches_person
 
     names = person.load_profile().names()
     others = [s for s in found if s != me]

@@ -293,9 +293,9 @@ def import_card(ctx: typer.Context,
                                                             "(the card's {{char}} becomes it too).",
                                                             show_default=False)] = None) -> None:
     """Create a person from a character card; unknown extension fields are kept in the profile."""
-    from heartcompass import lifecycle
+    from heartcompass import cards
 
     ws = workspace(ctx)
-    person = _allowing_taken(lambda allow: lifecycle.import_card(ws, file, allow_taken=allow, name=name),
+    person = _allowing_taken(lambda allow: cards.import_card(ws, file, allow_taken=allow, name=name),
                              False, force)
     out.print(f"Added [bold]{escape(person.load_profile().name)}[/] in people/{escape(person.slug)}/ from the card.")
