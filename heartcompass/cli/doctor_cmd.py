@@ -142,8 +142,13 @@ def _check_links(ws, line) -> None:
 
     g = build(ws)
     for a, b in g.missing():
-        line(False, "links", f"people/{a}/PROFILE.md links to {b!r}, who is not in the workspace",
-             "Fix the 'related' entry, or add them with 'heartcompass person add'.")
+        if (ws.archive_dir / b).is_dir():
+            line(False, "links", f"people/{a}/PROFILE.md links to {b!r}, who is archived",
+                 f"Remove the '{b}' entry from 'related' (heartcompass edit {a}), or bring them back with "
+                 f"'heartcompass person unarchive {b}'.")
+        else:
+            line(False, "links", f"people/{a}/PROFILE.md links to {b!r}, who is not in the workspace",
+                 f"Fix the 'related' entry (heartcompass edit {a}), or add them with 'heartcompass person add'.")
     for a, b in g.one_sided():
         line(False, "links", f"{a} names {b} in 'related', but {b} does not name {a}",
              f"Add '- {{person: {a}, as: ...}}' to people/{b}/PROFILE.md if the link goes both ways.", warn=True)

@@ -210,7 +210,7 @@ def rename(ctx: typer.Context,
            old: Annotated[str, typer.Argument(help="Slug, name or alias.")],
            new: Annotated[str, typer.Argument(help="The new name.")],
            force: Annotated[bool, typer.Option("--force", help="Rename even if someone else already has this "
-                                               "name.")] = False,
+                                               "name, or if it is you (relation: self).")] = False,
            no_alias: Annotated[bool, typer.Option("--no-alias", help="Do not keep the old name as an alias.")
                                ] = False) -> None:
     """Rename someone; their folder moves and links in other profiles follow.
@@ -221,7 +221,8 @@ def rename(ctx: typer.Context,
 
     ws = workspace(ctx)
     done = _allowing_taken(lambda allow: lifecycle.rename_person(ws, old, new, allow_taken=allow,
-                                                                 keep_alias=not no_alias), False, force)
+                                                                 keep_alias=not no_alias, allow_self=force),
+                           False, force)
     out.print(f"Renamed to [bold]{escape(new)}[/] (people/{escape(done.person.slug)}/)."
               + (f" Links updated in: {escape(', '.join(done.linkers))}." if done.linkers else ""))
     if done.kept_alias:
@@ -230,14 +231,21 @@ def rename(ctx: typer.Context,
 
 
 @app.command("archive")
-def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, name or alias.")]) -> None:
+def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+            force: Annotated[bool, typer.Option("--force", help="Archive even if it is you (relation: self).")
+                             ] = False) -> None:
     """Move someone to people/.archive/ (kept in git, hidden from list)."""
     from heartcompass import lifecycle
 
     ws = workspace(ctx)
-    dest = lifecycle.archive_person(ws, name)
-    out.print(f"Archived to {escape(ws.rel(dest))}/. Bring them back with 'heartcompass person unarchive "
-              f"{escape(dest.name)}'.")
+    done = lifecycle.archive_person(ws, name, allow_self=force)
+    slug = escape(done.dest.name)
+    out.print(f"Archived to {escape(ws.rel(done.dest))}/. Bring them back with 'heartcompass person unarchive "
+              f"{slug}'.")
+    if done.linkers:
+        err.print(f"[yellow]Warning:[/] {escape(', '.join(done.linkers))} still name {slug} in 'related' "
+                  "(the link now points at no one: 'heartcompass doctor' reports it). Remove the entry from "
+                  "their PROFILE.md ('heartcompass edit NAME'), or unarchive them.")
 
 
 @app.command("unarchive")
