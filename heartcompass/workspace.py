@@ -60,7 +60,10 @@ class Workspace:
         # `person list` must not pay.
         from heartcompass.gitrepo import WorkspaceGit
 
-        return WorkspaceGit(self.root, hooks=lambda: bool(self.config.get("git.hooks")))
+        # Leniently: `config set` commits a file that may still hold another bad
+        # value; an unreadable git.hooks is its default, no hooks.
+        return WorkspaceGit(self.root, hooks=lambda: bool(config_mod.load(self.config_path, strict=False)
+                                                           .get("git.hooks")))
 
     def rel(self, path: Path) -> str:
         # Lexically first: a path through a link (refused elsewhere) must still

@@ -94,8 +94,10 @@ def set_(ctx: typer.Context,
     """Change one setting, keeping the file's comments. Secrets are refused."""
     from heartcompass.config_edit import set_config
 
-    new, sha = set_config(workspace(ctx), key, value)
+    ws = workspace(ctx, check_config=False)  # the file may have a bad value: this may be its fix
+    new, sha = set_config(ws, key, value)
     out.print(escape(f"{key} = {_text(new)}") + (f"  [dim]({sha[:8]})[/]" if sha else "  [dim](unchanged)[/]"))
+    _still_invalid(ws)
 
 
 @app.command("unset")
@@ -105,10 +107,26 @@ def unset(ctx: typer.Context,
     from heartcompass.config_edit import unset_config
     from heartcompass.config import KEYS
 
-    removed, sha = unset_config(workspace(ctx), key)
+    ws = workspace(ctx, check_config=False)
+    removed, sha = unset_config(ws, key)
     default = KEYS[key].default
     if not removed:
         out.print(escape(f"{key} is not set in the file; its default is {_text(default)}.") + "  [dim](unchanged)[/]")
     else:
         out.print(escape(f"{key} removed; its default {_text(default)} applies.")
                   + (f"  [dim]({sha[:8]})[/]" if sha else ""))
+    _still_invalid(ws)
+
+
+def _still_invalid(ws) -> None:
+    """After set/unset: another bad value the file still has, with its fix."""
+    from heartcompass.cli.common import err
+    from heartcompass.errors import HeartCompassError
+
+    ws.reload_config()
+    try:
+        ws.config  # noqa: B018 - validates the whole file
+    except HeartCompassError as exc:
+        err.print(f"[yellow]Warning:[/] {escape(exc.message)}")
+        if exc.hint:
+            err.print(f"[dim]{escape(exc.hint)}[/]")
