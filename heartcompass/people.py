@@ -275,6 +275,24 @@ def collisions(ws: Workspace, names: list[str], exclude: str | None = None) -> l
     return found
 
 
+def user_name_taken(ws: Workspace, user_name: str) -> list[Collision]:
+    """People other than the user's own (relation: self) who answer to
+    user.name: a prompt would then read "You are 王磊, chatting with 王磊"."""
+    found = []
+    for c in collisions(ws, [user_name]):
+        try:
+            if c.person.load_profile().relation == "self":
+                continue
+        except FormatError:
+            pass
+        found.append(c)
+    return found
+
+
+USER_NAME_FIX = ("Set user.name to what sets you apart (e.g. 'heartcompass config set user.name \"{name} (me)\"'), "
+                 "or rename them ('heartcompass person rename {slug} NEW-NAME').")
+
+
 def all_collisions(ws: Workspace) -> list[tuple[str, list[Person]]]:
     """For doctor: every name or alias that more than one person answers to."""
     owners: dict[str, tuple[str, list[Person]]] = {}

@@ -213,3 +213,31 @@ def test_ctrl_c_at_a_taken_name_question_cancels(example_cli: Runner, monkeypatc
     result = example_cli("person", "add", "alice chen", ok=False)
     assert result.exit_code == 130 and "Cancelled; nothing was changed." in result.output
     assert not (example_cli.ws.people_dir / "alice-chen").exists()
+
+
+def test_user_name_that_is_someone_elses_name_is_warned_about(cli: Runner):
+    """The prompt read "You are 王磊, chatting with 王磊 ... 王磊 and 王磊 are dating"."""
+    cli("person", "add", "王磊", "--relation", "dating", "--yes")
+    result = cli("config", "set", "user.name", "王磊")
+    assert "Warning: '王磊' is already the name of people/王磊" in result.output
+    assert 'user.name "王磊 (me)"' in result.output and cli.ws.config.get("user.name") == "王磊"
+    doctor = cli("doctor", ok=False).output
+    assert "! names: user.name '王磊' is also the name of people/王磊" in doctor
+    cli("config", "set", "user.name", "Lei")  # the self person's own name or alias is no clash
+    assert "Warning" not in cli("config", "set", "user.name", "Me").output
+
+
+def test_yes_refuses_a_taken_name_without_asking_everywhere_readme_says(example_cli: Runner, monkeypatch,
+                                                                         tmp_path):
+    """README: add, rename and import-card refuse a taken name "also with --yes"."""
+    from heartcompass.cli import person_cmd
+
+    monkeypatch.setattr(person_cmd, "interactive", lambda: True)
+    Questions(monkeypatch)  # any question fails the test
+    example_cli("person", "add", "Bob", "--yes")
+    card = tmp_path / "alice.json"
+    example_cli("person", "export", "alice", "-o", str(card))
+    for args in (("rename", "bob", "小爱", "--yes"), ("import-card", str(card), "--yes")):
+        result = example_cli("person", *args, ok=False)
+        assert result.exit_code == 1 and "is already the" in result.output and "--force" in result.output
+    assert (example_cli.ws.people_dir / "bob").exists()

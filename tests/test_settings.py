@@ -343,3 +343,12 @@ def test_config_set_refuses_to_commit_a_key_hidden_in_a_bad_value(cli: Runner):
     _hand_edit(path, 'temperature = "sk-' + "a" * 40 + '"')
     result = cli("config", "set", "user.name", "王磊", ok=False)
     assert result.exit_code == 1 and "not committing it" in result.output
+
+
+def test_config_show_labels_every_source(cli: Runner):
+    cli("config", "set", "llm.temperature", "0.7")
+    cli("config", "unset", "llm.timeout")
+    shown = cli("config", "show", env={"HEARTCOMPASS_LLM_MODEL": "qwen-from-env"}).output.splitlines()
+    line = {ln.split(" = ")[0]: ln for ln in shown if " = " in ln}
+    assert "(file)" in line["llm.temperature"] and "(default)" in line["llm.timeout"]
+    assert "from $HEARTCOMPASS_LLM_MODEL" in line["llm.model"]

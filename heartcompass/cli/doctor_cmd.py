@@ -167,6 +167,13 @@ def _check_names(ws, line) -> None:
              "archive a duplicate ('heartcompass person archive SLUG').", warn=True)
     if not shared:
         line(True, "names", "every name and alias belongs to one person")
+    from heartcompass.people import USER_NAME_FIX, user_name_taken
+
+    user = str(ws.config.get("user.name") or "")
+    for c in user_name_taken(ws, user) if user.strip() else []:
+        line(False, "names", f"user.name {user!r} is also the {c.as_what} of people/{c.person.slug}: prompts "
+             "about them would mix the two of you up", USER_NAME_FIX.format(name=user, slug=c.person.slug),
+             warn=True)
 
 
 def _ping(ws, settings, line) -> None:

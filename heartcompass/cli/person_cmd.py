@@ -23,6 +23,10 @@ def _parse_related(values: list[str]) -> list[dict[str, str]]:
     return links
 
 
+YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Never ask: a name someone else already answers to "
+                                         "is refused (--force allows it).")]
+
+
 @app.command("add")
 def add(
     ctx: typer.Context,
@@ -212,7 +216,8 @@ def rename(ctx: typer.Context,
            force: Annotated[bool, typer.Option("--force", help="Rename even if someone else already has this "
                                                "name, or if it is you (relation: self).")] = False,
            no_alias: Annotated[bool, typer.Option("--no-alias", help="Do not keep the old name as an alias.")
-                               ] = False) -> None:
+                               ] = False,
+           yes: YesOption = False) -> None:
     """Rename someone; their folder moves and links in other profiles follow.
 
     The old name is kept as an alias (so text that still says it finds them),
@@ -222,7 +227,7 @@ def rename(ctx: typer.Context,
     ws = workspace(ctx)
     done = _allowing_taken(lambda allow: lifecycle.rename_person(ws, old, new, allow_taken=allow,
                                                                  keep_alias=not no_alias, allow_self=force),
-                           False, force)
+                           yes, force)
     out.print(f"Renamed to [bold]{escape(new)}[/] (people/{escape(done.person.slug)}/)."
               + (f" Links updated in: {escape(', '.join(done.linkers))}." if done.linkers else ""))
     if done.kept_alias:
@@ -252,12 +257,13 @@ def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, 
 def unarchive(ctx: typer.Context,
               name: Annotated[str, typer.Argument(help="Folder name under people/.archive/, name or alias.")],
               force: Annotated[bool, typer.Option("--force", help="Bring them back even if someone else now "
-                                                  "has their name or alias.")] = False) -> None:
+                                                  "has their name or alias.")] = False,
+              yes: YesOption = False) -> None:
     """Bring someone back from people/.archive/, one commit."""
     from heartcompass import lifecycle
 
     ws = workspace(ctx)
-    person = _allowing_taken(lambda allow: lifecycle.unarchive_person(ws, name, allow_taken=allow), False, force)
+    person = _allowing_taken(lambda allow: lifecycle.unarchive_person(ws, name, allow_taken=allow), yes, force)
     out.print(f"Back in people/{escape(person.slug)}/.")
 
 
@@ -299,11 +305,12 @@ def import_card(ctx: typer.Context,
                                                     "name or alias.")] = False,
                 name: Annotated[Optional[str], typer.Option("--name", help="Their name here instead of the card's "
                                                             "(the card's {{char}} becomes it too).",
-                                                            show_default=False)] = None) -> None:
+                                                            show_default=False)] = None,
+                yes: YesOption = False) -> None:
     """Create a person from a character card; unknown extension fields are kept in the profile."""
     from heartcompass import cards
 
     ws = workspace(ctx)
     person = _allowing_taken(lambda allow: cards.import_card(ws, file, allow_taken=allow, name=name),
-                             False, force)
+                             yes, force)
     out.print(f"Added [bold]{escape(person.load_profile().name)}[/] in people/{escape(person.slug)}/ from the card.")
