@@ -309,7 +309,7 @@ def hand_edit_during_garden(t: Trial) -> list[str]:
     return problems
 
 
-HOLD_LOCK = ("import sys, time\nfrom heartcompass.lock import WorkspaceLock\n"
+HOLD_LOCK = ("import sys, time\nfrom heartcompass.store.lock import WorkspaceLock\n"
              "with WorkspaceLock(sys.argv[1], 'gardener'):\n    print('held', flush=True)\n    time.sleep(4)\n")
 
 

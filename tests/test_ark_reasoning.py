@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from conftest import Runner
-from heartcompass import llm
+from heartcompass.llm import providers as llm
 from heartcompass.formats import dailylog
 
 
@@ -45,7 +45,7 @@ class Answer(BaseModel):
 
 
 def _model():
-    from heartcompass.ark_reasoning import ArkReasoningChat
+    from heartcompass.llm.ark_reasoning import ArkReasoningChat
 
     return ArkReasoningChat(model="doubao-seed", api_key="k", base_url=llm.ARK_BASE_URL)
 
@@ -69,7 +69,7 @@ def test_an_answer_cut_at_the_bound_is_reported_as_cut_off(ark):
 
 def test_garden_through_the_ark_sdk_is_bounded_and_chat_is_not(example_cli: Runner, ark, monkeypatch):
     monkeypatch.setenv("ARK_API_KEY", "ark-test-key")
-    monkeypatch.setattr("heartcompass.chat.time.sleep", lambda s: None)
+    monkeypatch.setattr("heartcompass.talk.chat.time.sleep", lambda s: None)
     example_cli("config", "set", "llm.provider", "ark")
     example_cli("config", "set", "llm.reasoning", "true")
     ws, day = example_cli.ws, dt.date(2026, 12, 1)

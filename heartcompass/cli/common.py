@@ -86,7 +86,7 @@ def new_app(help_text: str) -> typer.Typer:
 def workspace(ctx: typer.Context, check_config: bool = True):
     """The workspace for this command (--workspace, $HEARTCOMPASS_HOME, cwd).
     check_config=False: for `config set/unset`, which may be the fix."""
-    from heartcompass.workspace import discover
+    from heartcompass.store.workspace import discover
 
     root = ctx.find_root()
     obj = root.obj if isinstance(root.obj, dict) else {}

@@ -27,8 +27,9 @@ def import_(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Real messages go to the logs on their original dates, as trusted `import` entries."""
-    from heartcompass import clock, importers
-    from heartcompass.people import resolve
+    from heartcompass.intake import importers
+    from heartcompass.store import clock
+    from heartcompass.store.people import resolve
 
     ws = workspace(ctx)
     person = resolve(ws, name)

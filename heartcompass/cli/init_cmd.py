@@ -23,7 +23,7 @@ def init(
     example: Annotated[bool, typer.Option("--example", help="Also add an example person, Alice.")] = False,
 ) -> None:
     """Create a workspace: template files, people/me/, git, first commit."""
-    from heartcompass.workspace import add_example, create_workspace, init_target
+    from heartcompass.store.workspace import add_example, create_workspace, init_target
 
     root = ctx.find_root()
     option = root.obj.get("workspace_option") if isinstance(root.obj, dict) else None
