@@ -323,3 +323,8 @@ def test_ctrl_c_at_which_speaker_is_you_cancels_the_import(example_cli: Runner, 
     assert questions.asked == ["Which speaker is you?"]
     assert result.exit_code == 130 and "Cancelled; nothing was imported." in result.output
     assert git(example_cli.ws, "rev-parse", "HEAD") == head and git(example_cli.ws, "status", "--porcelain") == ""
+
+
+def test_one_imported_message_is_one_message(example_cli: Runner, tmp_path):
+    example_cli("import", "alice", _write(tmp_path, "one.txt", "[2024-03-01 21:04] Alice: 👍\n"), "--format", "plain")
+    assert subjects(example_cli.ws)[0] == "import(alice): 1 message from a plain export"

@@ -202,3 +202,9 @@ def test_init_uses_workspace_option_then_env_and_says_which(tmp_path, isolated_h
     assert run("person", "list").exit_code == 0  # found where init put it
     result = run("-w", str(tmp_path / "ws7"), "init", str(tmp_path / "ws8"))  # PATH wins
     assert (tmp_path / "ws8" / "heartcompass.toml").is_file() and not (tmp_path / "ws7").exists()
+
+
+def test_doctor_counts_in_good_english(tmp_path):
+    run("init", str(tmp_path / "brain"))
+    out = run("-w", str(tmp_path / "brain"), "doctor").output
+    assert "repository with 1 commit\n" in out and "1 person, every file parses" in out

@@ -8,6 +8,7 @@ import typer
 
 from heartcompass.cli.common import escape, out, workspace
 from heartcompass.errors import HeartCompassError
+from heartcompass.wording import counted
 
 
 def register(app: typer.Typer) -> None:
@@ -84,7 +85,7 @@ def _check_git(ws, line) -> None:
         if problem:
             line(False, "git", problem)
         else:
-            line(head is not None, "git", f"repository with {len(ws.git.log(None, 10_000))} commits" if head
+            line(head is not None, "git", f"repository with {counted(len(ws.git.log(None, 10_000)), 'commit')}" if head
                  else "no commits yet", "Run 'heartcompass init' in the workspace.")
     except HeartCompassError as exc:
         line(False, "git", exc.message, exc.hint)
@@ -121,7 +122,7 @@ def _check_people(ws, line) -> None:
         for exc in problems:
             line(False, "files", exc.message, exc.hint)
     else:
-        line(True, "files", f"{len(people)} people, every file parses")
+        line(True, "files", f"{counted(len(people), 'person', 'people')}, every file parses")
 
 
 def _check_symlinks(ws, line) -> None:
@@ -153,7 +154,7 @@ def _check_links(ws, line) -> None:
         line(False, "links", f"{a} names {b} in 'related', but {b} does not name {a}",
              f"Add '- {{person: {a}, as: ...}}' to people/{b}/PROFILE.md if the link goes both ways.", warn=True)
     if not g.missing() and not g.one_sided():
-        line(True, "links", f"{len(g.edges)} links between people, all mutual")
+        line(True, "links", f"{counted(len(g.edges), 'link')} between people, all mutual")
 
 
 def _check_names(ws, line) -> None:
