@@ -241,3 +241,15 @@ def test_yes_refuses_a_taken_name_without_asking_everywhere_readme_says(example_
         result = example_cli("person", *args, ok=False)
         assert result.exit_code == 1 and "is already the" in result.output and "--force" in result.output
     assert (example_cli.ws.people_dir / "bob").exists()
+
+
+def test_show_skips_empty_sections(cli: Runner):
+    cli("person", "add", "Bob", "--yes")
+    shown = cli("person", "show", "bob").output
+    for heading in ("Personality", "How they talk", "Likes", "Boundaries", "Facts", "Open threads"):
+        assert heading not in shown, heading
+    assert "nothing yet" in shown
+    path = cli.ws.people_dir / "bob" / "PROFILE.md"
+    path.write_text(path.read_text().replace("## Likes\n", "## Likes\n\n- 茉莉花茶\n"))
+    shown = cli("person", "show", "bob").output
+    assert "Likes" in shown and "茉莉花茶" in shown and "Dislikes" not in shown and "Personality" not in shown

@@ -190,7 +190,7 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
     shown = display_name(prof, str(ws.config.get("user.name") or ""))
     out.print(Panel(facts, title=f"[bold]{escape(shown)}[/]  [dim]people/{escape(person.slug)}[/]",
                     title_align="left"))
-    body = prof.body.strip()
+    body = _without_empty_sections(prof.body).strip()
     if body:
         out.print(Markdown(strip_controls(body)))
     out.rule("Events")
@@ -201,12 +201,37 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
         src = f" [dim]({escape(e.source)})[/]" if e.source else ""
         out.print(f"[cyan]{e.date}[/] [dim]{weight}[/] {escape(e.text)}{src}")
     out.rule(f"Memory [dim]({mem.body_tokens()} of {mem.budget_tokens} tokens)[/]")
-    for title, lines in mem.sections.items():
+    filled = {title: lines for title, lines in mem.sections.items() if lines}
+    if not filled:
+        out.print("[dim]nothing yet[/]")
+    for title, lines in filled.items():
         out.print(f"[bold]{escape(title)}[/]")
         for line in lines:  # a hand-written line may look like markup: always escaped
             out.print("  " + escape(line))
-        if not lines:
-            out.print("  [dim]—[/]")
+
+
+def _without_empty_sections(body: str) -> str:
+    """The profile's Markdown without headings that have nothing under them
+    (a new profile's Personality, Likes...): `person show` shows what is known."""
+    import re
+
+    lines = body.splitlines()
+    heading = [re.match(r"(#{1,6})\s", line) for line in lines]
+    fence = False
+    for i, line in enumerate(lines):  # a '#' line inside a code block is not a heading
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+        if fence:
+            heading[i] = None
+    keep = [True] * len(lines)
+    for i, m in enumerate(heading):
+        if not m:
+            continue
+        end = next((j for j in range(i + 1, len(lines)) if heading[j] and len(heading[j].group(1)) <= len(m.group(1))),
+                   len(lines))
+        if all(not lines[j].strip() or heading[j] for j in range(i + 1, end)):
+            keep[i] = False
+    return "\n".join(line for line, k in zip(lines, keep) if k)
 
 
 @app.command("rename")
