@@ -182,3 +182,21 @@ def test_archiving_someone_others_link_to_warns_and_doctor_says_how_to_fix(examp
     doctor = example_cli("doctor", ok=False).output
     assert "people/me/PROFILE.md links to 'alice', who is archived" in doctor
     assert "heartcompass person unarchive alice" in doctor and "heartcompass edit me" in doctor
+
+
+def test_looking_up_an_archived_person_points_to_unarchive(example_cli: Runner):
+    """It said "add them with 'heartcompass person add'", which then refused the name."""
+    example_cli("person", "archive", "alice")
+    for name in ("alice", "小爱"):
+        result = example_cli("person", "show", name, ok=False)
+        assert result.exit_code == 1 and "is archived (people/.archive/alice/)" in result.output
+        assert "heartcompass person unarchive alice" in result.output and "person add" not in result.output
+
+
+def test_a_lookup_that_misses_names_the_profiles_it_could_not_read(cli: Runner):
+    cli("person", "add", "王磊", "--alias", "磊磊", "--yes")
+    path = cli.ws.people_dir / "王磊" / "PROFILE.md"
+    path.write_text(path.read_text().replace("relation: friend", "relation: [broken"))
+    result = cli("context", "磊磊", ok=False)
+    assert result.exit_code == 1 and "people/王磊/PROFILE.md could not" in result.output
+    assert "heartcompass doctor" in result.output
