@@ -208,3 +208,7 @@ def test_doctor_counts_in_good_english(tmp_path):
     run("init", str(tmp_path / "brain"))
     out = run("-w", str(tmp_path / "brain"), "doctor").output
     assert "repository with 1 commit\n" in out and "1 person, every file parses" in out
+
+
+def test_workspace_option_help_names_the_last_default():
+    assert "else ~/HeartCompass" in " ".join(run("--help").output.split())
