@@ -200,3 +200,12 @@ def test_a_lookup_that_misses_names_the_profiles_it_could_not_read(cli: Runner):
     result = cli("context", "磊磊", ok=False)
     assert result.exit_code == 1 and "people/王磊/PROFILE.md could not" in result.output
     assert "heartcompass doctor" in result.output
+
+
+def test_someone_whose_committed_profile_does_not_parse_can_still_be_archived(example_cli: Runner):
+    ws = example_cli.ws
+    path = ws.people_dir / "alice" / "PROFILE.md"
+    path.write_text(path.read_text().replace("relation: friend", "relation: [broken"))
+    git(ws, "commit", "-qam", "broken by hand, committed")
+    example_cli("person", "archive", "alice")
+    assert (ws.archive_dir / "alice").is_dir()

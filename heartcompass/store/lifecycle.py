@@ -15,7 +15,7 @@ from pathlib import Path
 from heartcompass import formats
 from heartcompass.atomic import write_atomic
 from heartcompass.store.audit import Verb, commit_or_roll_back, commit_pending, subject, writing
-from heartcompass.errors import PersonError
+from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.store.people import Person, check_new_name, create, linking_profiles, matching, refuse_taken, resolve
 from heartcompass.store.slugs import clean_name, slugify
@@ -113,7 +113,11 @@ def _retitle(doc, old: str, new: str) -> None:
 def _refuse_self(person: Person, why: str, hint: str) -> None:
     """The user's own person (relation: self) is who 'chat me', coach and
     everyone's links to the user read: changed only on purpose (--force)."""
-    if person.load_profile().relation == "self":
+    try:
+        relation = person.load_profile().relation
+    except FormatError:  # archiving someone whose profile does not parse stays possible
+        relation = "self" if person.slug == "me" else None
+    if relation == "self":
         raise PersonError(f"people/{person.slug} is you (relation: self): {why}. Nothing was changed.", hint)
 
 
