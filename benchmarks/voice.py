@@ -32,6 +32,7 @@ from heartcompass.intake import importers
 from heartcompass.memory import voice  # noqa: E402
 from heartcompass.talk.chat import ChatSession  # noqa: E402
 from heartcompass.memory.context import SEPARATOR  # noqa: E402
+from heartcompass.errors import HeartCompassError  # noqa: E402
 from heartcompass.store.people import create  # noqa: E402
 from heartcompass.store.workspace import create_workspace  # noqa: E402
 
@@ -96,20 +97,31 @@ def iqr(values):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("export", nargs="?")
-    ap.add_argument("--them", default="Alice")
-    ap.add_argument("--me", default="Lei")
+    ap.add_argument("export", nargs="?", help="A WhatsApp .txt export (default: a synthetic chat).")
+    ap.add_argument("--them", default="Alice", help="Their name as the export writes it (default: Alice).")
+    ap.add_argument("--me", default="Lei", help="Your name as the export writes it (default: Lei).")
     ap.add_argument("--base-url")
     ap.add_argument("--model", default="gpt-4o-mini")
     ap.add_argument("--turns", type=int, default=30)
     args = ap.parse_args()
     text = Path(args.export).read_text(encoding="utf-8") if args.export else synthetic_export()
-    messages = sorted(importers.parse("whatsapp", text, Path(args.export or "synthetic.txt"), dt.date.today()),
-                      key=lambda m: m.when)
+    try:
+        messages = sorted(importers.parse("whatsapp", text, Path(args.export or "synthetic.txt"), dt.date.today()),
+                          key=lambda m: m.when)
+    except HeartCompassError as exc:
+        ap.error(f"{exc.message} (this benchmark reads a WhatsApp .txt export).")
+    speakers = sorted({m.speaker for m in messages})
+    missing = [f"--{flag} {name!r}" for flag, name in (("them", args.them), ("me", args.me)) if name not in speakers]
+    if missing:  # else an empty hold-out set, and a traceback far from the cause
+        ap.error(f"{' and '.join(missing)}: no such speaker in the export. Speakers found: {', '.join(speakers)}. "
+                 "Name both with --them NAME --me NAME.")
     days = sorted({m.when.date() for m in messages})
     cut = days[int(len(days) * 0.8)]
     train = [m for m in messages if m.when.date() < cut]
     test = moments([m for m in messages if m.when.date() >= cut], args.me)[:args.turns]
+    if not test:
+        ap.error(f"the last 20% of the chat's days have no message from {args.me!r} answered by {args.them!r}; "
+                 "use a longer export.")
     real_counts = [len(r) for _, r in test]
     real_lengths = [statistics.median(voice.length_of(t, voice.is_cjk(t)) for t in r) for _, r in test]
     (c_lo, c_hi), (l_lo, l_hi) = iqr(real_counts), iqr(real_lengths)

@@ -1,4 +1,5 @@
-"""A scripted, recording fake chat model built on langchain_core's fakes."""
+"""A scripted, recording fake chat model built on langchain_core's fakes,
+and scripted terminal questions (questionary)."""
 
 from __future__ import annotations
 
@@ -93,3 +94,41 @@ class FakeStatusError(Exception):
     def __init__(self, status_code: int):
         super().__init__(f"HTTP {status_code}")
         self.status_code = status_code
+
+
+CTRL_C = object()  # an answer to Questions: the user presses Ctrl-C at that question
+
+
+class Questions:
+    """Stands in for questionary's confirm, select and text: each question
+    asked takes the next scripted answer and is recorded in `asked`. Like
+    questionary, .ask() turns Ctrl-C into a printed "Cancelled by user" and
+    None, while .unsafe_ask() lets the KeyboardInterrupt through."""
+
+    def __init__(self, monkeypatch, *answers: Any):
+        import questionary
+
+        self.answers, self.asked = list(answers), []
+        for kind in ("confirm", "select", "text"):
+            monkeypatch.setattr(questionary, kind, self._question)
+
+    def _question(self, message: str, *args: Any, **kwargs: Any) -> "Questions._Question":
+        self.asked.append(message)
+        if not self.answers:
+            raise AssertionError(f"unexpected question: {message!r}")
+        return Questions._Question(self.answers.pop(0))
+
+    class _Question:
+        def __init__(self, answer: Any):
+            self.answer = answer
+
+        def unsafe_ask(self) -> Any:
+            if self.answer is CTRL_C:
+                raise KeyboardInterrupt
+            return self.answer
+
+        def ask(self) -> Any:
+            if self.answer is CTRL_C:
+                print("Cancelled by user")
+                return None
+            return self.answer

@@ -139,3 +139,11 @@ def test_chat_context_has_one_line_per_neighbour_both_ways(family: Runner):
     system = context.build(ws, resolve(ws, "bob"), dt.datetime(2026, 12, 2, tzinfo=dt.timezone.utc)).system
     assert "- Alice: her brother" in system
     assert "- Carol (to them, you are: his wife)" in system
+
+
+def test_one_saved_message_is_one_message(example_cli: Runner, fake_llm):
+    """It read "Saved 1 messages" and "coach(alice): 1 messages ..."."""
+    fake_llm.enqueue(ADVICE)
+    result = example_cli("coach", "alice", "hi", "--save")
+    assert "Saved 1 message to" in result.output
+    assert subjects(example_cli.ws)[0] == "coach(alice): 1 message of a real conversation"

@@ -165,5 +165,5 @@ def test_user_name_names_the_default_self_person(example_cli: Runner):
     assert "王磊" in example_cli("person", "show", "王磊").output
     # a self person renamed by hand keeps that name, and others call the user by it
     example_cli("config", "set", "user.name", "")
-    example_cli("person", "rename", "me", "Lei Wang")
+    example_cli("person", "rename", "me", "Lei Wang", "--force")  # the self person: only on purpose
     assert "chatting by text message with Lei Wang" in _context(Workspace(example_cli.ws.root), "alice").system

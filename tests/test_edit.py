@@ -42,9 +42,21 @@ def test_invalid_edit_never_reaches_the_file(example_cli: Runner, tmp_path):
     before = path.read_bytes()
     editor = scripted_editor(tmp_path, ("relation: friend", "relation: bestie"))
     result = example_cli("edit", "alice", env={"EDITOR": editor}, ok=False)
-    assert result.exit_code == 1 and "unknown relation" in result.output and "Discarded" in result.output
+    assert result.exit_code == 1 and "unknown relation" in result.output and "is unchanged" in result.output
     assert path.read_bytes() == before
     assert git(example_cli.ws, "status", "--porcelain") == ""
+
+
+def test_a_rejected_edit_keeps_the_text_and_says_where(example_cli: Runner, tmp_path):
+    """Without a terminal to reopen the editor in, the edited text was thrown away."""
+    editor = scripted_editor(tmp_path, ("relation: friend", "relation: bestie\nnote: jasmine tea, not oolong"))
+    result = example_cli("edit", "alice", "profile", env={"EDITOR": editor}, input="", ok=False)
+    assert result.exit_code == 1 and "unknown relation" in result.output
+    kept = list((example_cli.ws.root / ".heartcompass" / "rejected").iterdir())
+    assert [p.name.startswith("alice-PROFILE.md.") for p in kept] == [True]
+    assert "jasmine tea, not oolong" in kept[0].read_text() and "relation: bestie" in kept[0].read_text()
+    assert example_cli.ws.rel(kept[0]) in result.output and "heartcompass edit alice profile" in result.output
+    assert git(example_cli.ws, "status", "--porcelain") == ""  # git-ignored: never committed
 
 
 def test_invalid_edit_can_be_reopened_and_fixed(example_cli: Runner, tmp_path, monkeypatch):

@@ -309,3 +309,22 @@ def test_ambiguous_whatsapp_dates_never_land_in_the_future_and_12_hour_clocks_ar
     # A 12-hour clock suggests month first, but 1 May and 3 May would be in the future: day first.
     future = "03/01/26, 8:01 PM - Kaito: hi\n05/01/26, 8:01 PM - Kaito: later\n"
     assert parse_whatsapp(future, "f.txt", dt.date(2026, 1, 6))[1].when.date() == dt.date(2026, 1, 5)
+
+
+def test_ctrl_c_at_which_speaker_is_you_cancels_the_import(example_cli: Runner, tmp_path, monkeypatch):
+    from fakes import CTRL_C, Questions
+    from heartcompass.cli import import_cmd
+
+    monkeypatch.setattr(import_cmd, "interactive", lambda: True)
+    questions = Questions(monkeypatch, CTRL_C)
+    head = git(example_cli.ws, "rev-parse", "HEAD")
+    path = _write(tmp_path, "t.txt", "Bob: hi\nCarol: hello\nDan: hey\n")
+    result = example_cli("import", "alice", path, "--format", "plain", ok=False)
+    assert questions.asked == ["Which speaker is you?"]
+    assert result.exit_code == 130 and "Cancelled; nothing was imported." in result.output
+    assert git(example_cli.ws, "rev-parse", "HEAD") == head and git(example_cli.ws, "status", "--porcelain") == ""
+
+
+def test_one_imported_message_is_one_message(example_cli: Runner, tmp_path):
+    example_cli("import", "alice", _write(tmp_path, "one.txt", "[2024-03-01 21:04] Alice: 👍\n"), "--format", "plain")
+    assert subjects(example_cli.ws)[0] == "import(alice): 1 message from a plain export"

@@ -156,3 +156,56 @@ def test_an_undo_that_conflicts_says_so_in_one_line_and_changes_nothing(example_
     assert "hint:" not in result.output and "git revert" not in result.output
     assert tree_snapshot(ws.root) == before and subjects(ws) == log
     assert git(ws, "status", "--porcelain") == "" and not (ws.root / ".git" / "REVERT_HEAD").exists()
+
+
+# -- the user's own person, and links to an archived one ---------------------------------
+def test_renaming_or_archiving_yourself_needs_force(example_cli: Runner):
+    ws = example_cli.ws
+    before, log = tree_snapshot(ws.root), subjects(ws)
+    for args in (("rename", "me", "小雨"), ("archive", "me")):
+        result = example_cli("person", *args, ok=False)
+        assert result.exit_code == 1 and "people/me is you (relation: self)" in result.output
+        assert "--force" in result.output and "Nothing was changed" in result.output
+        assert tree_snapshot(ws.root) == before and subjects(ws) == log
+    assert "user.name" in example_cli("person", "rename", "me", "小雨", ok=False).output
+    example_cli("person", "rename", "me", "小雨", "--force")
+    assert subjects(ws)[0] == "rename(小雨): from me"
+    assert any(link["person"] == "小雨" for link in _profile(ws, "alice").related)  # her link followed, same commit
+    assert "people/alice/PROFILE.md" in git(ws, "show", "--name-only", "--format=", "HEAD")
+    example_cli("person", "archive", "小雨", "--force")
+    assert (ws.archive_dir / "小雨").is_dir()
+
+
+def test_archiving_someone_others_link_to_warns_and_doctor_says_how_to_fix(example_cli: Runner):
+    result = example_cli("person", "archive", "alice")
+    assert "Warning:" in result.output and "me still name alice in 'related'" in result.output
+    doctor = example_cli("doctor", ok=False).output
+    assert "people/me/PROFILE.md links to 'alice', who is archived" in doctor
+    assert "heartcompass person unarchive alice" in doctor and "heartcompass edit me" in doctor
+
+
+def test_looking_up_an_archived_person_points_to_unarchive(example_cli: Runner):
+    """It said "add them with 'heartcompass person add'", which then refused the name."""
+    example_cli("person", "archive", "alice")
+    for name in ("alice", "小爱"):
+        result = example_cli("person", "show", name, ok=False)
+        assert result.exit_code == 1 and "is archived (people/.archive/alice/)" in result.output
+        assert "heartcompass person unarchive alice" in result.output and "person add" not in result.output
+
+
+def test_a_lookup_that_misses_names_the_profiles_it_could_not_read(cli: Runner):
+    cli("person", "add", "王磊", "--alias", "磊磊", "--yes")
+    path = cli.ws.people_dir / "王磊" / "PROFILE.md"
+    path.write_text(path.read_text().replace("relation: friend", "relation: [broken"))
+    result = cli("context", "磊磊", ok=False)
+    assert result.exit_code == 1 and "people/王磊/PROFILE.md could not" in result.output
+    assert "heartcompass doctor" in result.output
+
+
+def test_someone_whose_committed_profile_does_not_parse_can_still_be_archived(example_cli: Runner):
+    ws = example_cli.ws
+    path = ws.people_dir / "alice" / "PROFILE.md"
+    path.write_text(path.read_text().replace("relation: friend", "relation: [broken"))
+    git(ws, "commit", "-qam", "broken by hand, committed")
+    example_cli("person", "archive", "alice")
+    assert (ws.archive_dir / "alice").is_dir()

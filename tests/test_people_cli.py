@@ -5,6 +5,7 @@ import json
 import pytest
 
 from conftest import Runner, git, subjects, tree_snapshot
+from fakes import CTRL_C, Questions
 
 
 def test_add_creates_three_files_and_one_commit(cli: Runner):
@@ -151,26 +152,15 @@ def test_taken_alias_and_slug_are_refused_case_insensitively(example_cli: Runner
 
 
 def test_a_taken_name_is_asked_about_in_a_terminal(example_cli: Runner, monkeypatch):
-    import questionary
-
     from heartcompass.cli import person_cmd
 
-    answers = []
-
-    class Ask:
-        def __init__(self, answer):
-            self.answer = answer
-
-        def ask(self):
-            return self.answer
-
     monkeypatch.setattr(person_cmd, "interactive", lambda: True)
-    monkeypatch.setattr(questionary, "confirm", lambda q, default=False: answers.append(q) or Ask(False))
+    questions = Questions(monkeypatch, False)
     result = example_cli("person", "add", "alice chen", "--relation", "friend", "--mbti", "", "--alias", "x",
                          "--about", "", ok=False)
     assert result.exit_code == 1 and "Warning:" in result.output and "Nothing was changed" in result.output
-    assert answers == ["Go ahead anyway?"] and not (example_cli.ws.people_dir / "alice-chen").exists()
-    monkeypatch.setattr(questionary, "confirm", lambda q, default=False: Ask(True))
+    assert questions.asked == ["Go ahead anyway?"] and not (example_cli.ws.people_dir / "alice-chen").exists()
+    Questions(monkeypatch, True)
     example_cli("person", "add", "alice chen", "--relation", "friend", "--mbti", "", "--alias", "x", "--about", "")
     assert (example_cli.ws.people_dir / "alice-chen").exists()
 
@@ -195,3 +185,71 @@ def test_doctor_lists_names_shared_by_several_people(example_cli: Runner):
     example_cli("person", "add", "Alicia", "--alias", "小爱", "--force")
     out = example_cli("doctor", ok=False).output
     assert "! names: '小爱' is a name or alias of 2 people (alice, alicia)" in out
+
+
+@pytest.mark.parametrize("at", range(4))
+def test_ctrl_c_at_any_question_of_person_add_cancels_it(cli: Runner, monkeypatch, at):
+    """questionary's .ask() turns Ctrl-C into None: read as an empty answer,
+    the add went on and committed. Every question now cancels the whole add."""
+    from heartcompass.cli import person_cmd
+
+    monkeypatch.setattr(person_cmd, "interactive", lambda: True)
+    answers = ["friend", "ENFP", "小雨", "met at work"]
+    answers[at] = CTRL_C
+    questions = Questions(monkeypatch, *answers[:at + 1])
+    head = git(cli.ws, "rev-parse", "HEAD")
+    result = cli("person", "add", "王磊", ok=False)
+    assert result.exit_code == 130 and "Cancelled; nothing was added." in result.output
+    assert "Added" not in result.output and len(questions.asked) == at + 1
+    assert not (cli.ws.people_dir / "王磊").exists() and git(cli.ws, "rev-parse", "HEAD") == head
+    assert git(cli.ws, "status", "--porcelain") == ""
+
+
+def test_ctrl_c_at_a_taken_name_question_cancels(example_cli: Runner, monkeypatch):
+    from heartcompass.cli import person_cmd
+
+    monkeypatch.setattr(person_cmd, "interactive", lambda: True)
+    Questions(monkeypatch, CTRL_C)
+    result = example_cli("person", "add", "alice chen", ok=False)
+    assert result.exit_code == 130 and "Cancelled; nothing was changed." in result.output
+    assert not (example_cli.ws.people_dir / "alice-chen").exists()
+
+
+def test_user_name_that_is_someone_elses_name_is_warned_about(cli: Runner):
+    """The prompt read "You are 王磊, chatting with 王磊 ... 王磊 and 王磊 are dating"."""
+    cli("person", "add", "王磊", "--relation", "dating", "--yes")
+    result = cli("config", "set", "user.name", "王磊")
+    assert "Warning: '王磊' is already the name of people/王磊" in result.output
+    assert 'user.name "王磊 (me)"' in result.output and cli.ws.config.get("user.name") == "王磊"
+    doctor = cli("doctor", ok=False).output
+    assert "! names: user.name '王磊' is also the name of people/王磊" in doctor
+    cli("config", "set", "user.name", "Lei")  # the self person's own name or alias is no clash
+    assert "Warning" not in cli("config", "set", "user.name", "Me").output
+
+
+def test_yes_refuses_a_taken_name_without_asking_everywhere_readme_says(example_cli: Runner, monkeypatch,
+                                                                         tmp_path):
+    """README: add, rename and import-card refuse a taken name "also with --yes"."""
+    from heartcompass.cli import person_cmd
+
+    monkeypatch.setattr(person_cmd, "interactive", lambda: True)
+    Questions(monkeypatch)  # any question fails the test
+    example_cli("person", "add", "Bob", "--yes")
+    card = tmp_path / "alice.json"
+    example_cli("person", "export", "alice", "-o", str(card))
+    for args in (("rename", "bob", "小爱", "--yes"), ("import-card", str(card), "--yes")):
+        result = example_cli("person", *args, ok=False)
+        assert result.exit_code == 1 and "is already the" in result.output and "--force" in result.output
+    assert (example_cli.ws.people_dir / "bob").exists()
+
+
+def test_show_skips_empty_sections(cli: Runner):
+    cli("person", "add", "Bob", "--yes")
+    shown = cli("person", "show", "bob").output
+    for heading in ("Personality", "How they talk", "Likes", "Boundaries", "Facts", "Open threads"):
+        assert heading not in shown, heading
+    assert "nothing yet" in shown
+    path = cli.ws.people_dir / "bob" / "PROFILE.md"
+    path.write_text(path.read_text().replace("## Likes\n", "## Likes\n\n- 茉莉花茶\n"))
+    shown = cli("person", "show", "bob").output
+    assert "Likes" in shown and "茉莉花茶" in shown and "Dislikes" not in shown and "Personality" not in shown

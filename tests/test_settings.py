@@ -307,3 +307,48 @@ def test_sync_continue_never_commits_a_credential_put_in_while_resolving(example
     assert secret not in git(laptop.ws, "log", "--all", "-p") and secret not in git(desktop.ws, "log", "-p")
     assert secret not in subprocess.run(["git", "--git-dir", str(bare), "log", "--all", "-p"], capture_output=True,
                                         text=True, check=True).stdout
+
+
+def test_the_printed_fix_for_a_bad_value_works(cli: Runner):
+    """The error said "run 'heartcompass config set llm.temperature VALUE'",
+    and that command failed with the same error."""
+    path = cli.ws.config_path
+    _hand_edit(path, 'temperature = "hot"')
+    result = cli("person", "list", ok=False)
+    assert "config set llm.temperature VALUE" in result.output
+    result = cli("config", "set", "llm.temperature", "0.7")
+    assert "temperature = 0.7" in path.read_text() and "hot" not in path.read_text()
+    assert subjects(cli.ws)[:2] == ["config: llm.temperature = 0.7", "edit(config): by hand"]
+    assert "Warning" not in result.output and cli("person", "list").exit_code == 0
+    # another key bad: set works, the file keeps that line and says so; unset works too
+    _hand_edit(path, "timeout = -1")
+    result = cli("config", "set", "user.name", "王磊")
+    assert 'name = "王磊"' in path.read_text() and "Warning:" in result.output and "llm.timeout" in result.output
+    _hand_edit(path, 'temperature = "hot"')
+    cli("config", "unset", "llm.temperature")
+    cli("config", "unset", "llm.timeout")
+    assert "temperature" not in path.read_text() and cli("config", "show").exit_code == 0
+
+
+def test_config_set_still_refuses_a_file_that_is_not_toml(cli: Runner):
+    path = cli.ws.config_path
+    path.write_text(path.read_text() + "[llm\n")
+    before = path.read_text()
+    result = cli("config", "set", "llm.temperature", "0.7", ok=False)
+    assert result.exit_code == 1 and "not valid TOML" in result.output and path.read_text() == before
+
+
+def test_config_set_refuses_to_commit_a_key_hidden_in_a_bad_value(cli: Runner):
+    path = cli.ws.config_path
+    _hand_edit(path, 'temperature = "sk-' + "a" * 40 + '"')
+    result = cli("config", "set", "user.name", "王磊", ok=False)
+    assert result.exit_code == 1 and "not committing it" in result.output
+
+
+def test_config_show_labels_every_source(cli: Runner):
+    cli("config", "set", "llm.temperature", "0.7")
+    cli("config", "unset", "llm.timeout")
+    shown = cli("config", "show", env={"HEARTCOMPASS_LLM_MODEL": "qwen-from-env"}).output.splitlines()
+    line = {ln.split(" = ")[0]: ln for ln in shown if " = " in ln}
+    assert "(file)" in line["llm.temperature"] and "(default)" in line["llm.timeout"]
+    assert "from $HEARTCOMPASS_LLM_MODEL" in line["llm.model"]

@@ -244,3 +244,19 @@ def test_a_burst_is_logged_as_typed_and_answered_once(example_ws, fake_llm):
     assert len(fake_llm.calls) == 1
     last_user = fake_llm.calls[0][-1].content
     assert last_user == "hey\nguess what\nI got the job!!"
+
+
+def test_voice_benchmark_names_the_speakers_when_me_or_them_is_wrong(tmp_path):
+    """With the defaults (--them Alice --me Lei) on a chat between other
+    people, it ended in an IndexError traceback inside iqr()."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    export = tmp_path / "chat.txt"
+    export.write_text("".join(f"0{d}/03/2024, 10:0{i} - {who}: hi {d}{i}\n" for d in range(1, 9)
+                              for i, who in enumerate(("王磊", "小雨", "小雨"))), encoding="utf-8")
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "voice.py"
+    run = subprocess.run([sys.executable, str(script), str(export)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "--them 'Alice' and --me 'Lei': no such speaker" in run.stderr and "小雨, 王磊" in run.stderr

@@ -188,3 +188,27 @@ def test_example_added_later_commits_a_hand_edit_of_me_first(tmp_path):
     assert git_log(target)[:2] == ["add(alice): example person", "edit(me): by hand"]
     assert "Tea." in me.read_text(encoding="utf-8") and "- person: alice" in me.read_text(encoding="utf-8")
     assert git_status(target) == ""
+
+
+def test_init_uses_workspace_option_then_env_and_says_which(tmp_path, isolated_home, monkeypatch):
+    result = run("-w", str(tmp_path / "ws5"), "init")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "ws5" / "heartcompass.toml").is_file()
+    assert "--workspace" in result.output and not (isolated_home / "HeartCompass").exists()
+    monkeypatch.setenv("HEARTCOMPASS_HOME", str(tmp_path / "ws6"))
+    result = run("init")
+    assert (tmp_path / "ws6" / "heartcompass.toml").is_file(), result.output
+    assert "$HEARTCOMPASS_HOME" in result.output and not (isolated_home / "HeartCompass").exists()
+    assert run("person", "list").exit_code == 0  # found where init put it
+    result = run("-w", str(tmp_path / "ws7"), "init", str(tmp_path / "ws8"))  # PATH wins
+    assert (tmp_path / "ws8" / "heartcompass.toml").is_file() and not (tmp_path / "ws7").exists()
+
+
+def test_doctor_counts_in_good_english(tmp_path):
+    run("init", str(tmp_path / "brain"))
+    out = run("-w", str(tmp_path / "brain"), "doctor").output
+    assert "repository with 1 commit\n" in out and "1 person, every file parses" in out
+
+
+def test_workspace_option_help_names_the_last_default():
+    assert "else ~/HeartCompass" in " ".join(run("--help").output.split())

@@ -36,7 +36,7 @@ def root(
     ctx: typer.Context,
     workspace: Annotated[Optional[Path], typer.Option(
         "--workspace", "-w", help="Workspace folder (default: $HEARTCOMPASS_HOME, else the nearest parent "
-        "folder with heartcompass.toml).", show_default=False)] = None,
+        "folder with heartcompass.toml, else ~/HeartCompass).", show_default=False)] = None,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Show the version and exit.")] = False,
 ) -> None:

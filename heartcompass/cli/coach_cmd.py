@@ -9,6 +9,7 @@ import typer
 
 from heartcompass.cli.common import ModelOption, escape, interactive, out, print_json, workspace
 from heartcompass.errors import HeartCompassError
+from heartcompass.wording import counted
 
 
 def register(app: typer.Typer) -> None:
@@ -52,7 +53,7 @@ def coach(
     if save or (interactive() and not as_json and _confirm("Save this exchange to their log for the gardener?")):
         count = session.save_and_commit()
         if not as_json:
-            out.print(f"[dim]Saved {count} messages to people/{escape(person.slug)}/logs/ as notes.[/]")
+            out.print(f"[dim]Saved {counted(count, 'message')} to people/{escape(person.slug)}/logs/ as notes.[/]")
 
 
 def _read(prompt: str) -> str | None:

@@ -83,15 +83,17 @@ def new_app(help_text: str) -> typer.Typer:
                        context_settings={"help_option_names": ["-h", "--help"]})
 
 
-def workspace(ctx: typer.Context):
-    """The workspace for this command (--workspace, $HEARTCOMPASS_HOME, cwd)."""
+def workspace(ctx: typer.Context, check_config: bool = True):
+    """The workspace for this command (--workspace, $HEARTCOMPASS_HOME, cwd).
+    check_config=False: for `config set/unset`, which may be the fix."""
     from heartcompass.store.workspace import discover
 
     root = ctx.find_root()
     obj = root.obj if isinstance(root.obj, dict) else {}
     if "ws" not in obj:
         ws = discover(obj.get("workspace_option"))
-        ws.config  # noqa: B018 - a broken heartcompass.toml is named by every command, first
+        if check_config:
+            ws.config  # noqa: B018 - a broken heartcompass.toml is named by every command, first
         obj["ws"] = ws
         root.obj = obj
     return obj["ws"]

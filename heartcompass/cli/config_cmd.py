@@ -64,7 +64,7 @@ def show(ctx: typer.Context,
     for key, entry in values.items():
         source = ("" if entry["source"] in ("file", "default") else
                   f" [yellow]from {escape(entry['source'])}[/] [dim](the file says {escape(_text(entry['file_value']))})[/]")
-        default = "  [dim](default)[/]" if entry["source"] == "default" else ""
+        default = f"  [dim]({entry['source']})[/]" if entry["source"] in ("file", "default") else ""
         out.print(f"[bold]{escape(key)}[/] = {escape(_text(entry['value']))}{source}{default}  "
                   f"[dim]# {escape(KEYS[key].doc)}[/]")
 
@@ -94,8 +94,22 @@ def set_(ctx: typer.Context,
     """Change one setting, keeping the file's comments. Secrets are refused."""
     from heartcompass.store.config_edit import set_config
 
-    new, sha = set_config(workspace(ctx), key, value)
+    ws = workspace(ctx, check_config=False)  # the file may have a bad value: this may be its fix
+    new, sha = set_config(ws, key, value)
     out.print(escape(f"{key} = {_text(new)}") + (f"  [dim]({sha[:8]})[/]" if sha else "  [dim](unchanged)[/]"))
+    if key == "user.name" and new:
+        _warn_user_name_taken(ws, new)
+    _still_invalid(ws)
+
+
+def _warn_user_name_taken(ws, name: str) -> None:
+    from heartcompass.cli.common import err
+    from heartcompass.store.people import USER_NAME_FIX, user_name_taken
+
+    for c in user_name_taken(ws, name):
+        err.print(f"[yellow]Warning:[/] {escape(c.describe())}: prompts about them would mix the two of you up "
+                  f"(\"You are {escape(name)}, chatting with {escape(name)}\").")
+        err.print(f"[dim]{escape(USER_NAME_FIX.format(name=name, slug=c.person.slug))}[/]")
 
 
 @app.command("unset")
@@ -105,10 +119,26 @@ def unset(ctx: typer.Context,
     from heartcompass.store.config_edit import unset_config
     from heartcompass.store.config import KEYS
 
-    removed, sha = unset_config(workspace(ctx), key)
+    ws = workspace(ctx, check_config=False)
+    removed, sha = unset_config(ws, key)
     default = KEYS[key].default
     if not removed:
         out.print(escape(f"{key} is not set in the file; its default is {_text(default)}.") + "  [dim](unchanged)[/]")
     else:
         out.print(escape(f"{key} removed; its default {_text(default)} applies.")
                   + (f"  [dim]({sha[:8]})[/]" if sha else ""))
+    _still_invalid(ws)
+
+
+def _still_invalid(ws) -> None:
+    """After set/unset: another bad value the file still has, with its fix."""
+    from heartcompass.cli.common import err
+    from heartcompass.errors import HeartCompassError
+
+    ws.reload_config()
+    try:
+        ws.config  # noqa: B018 - validates the whole file
+    except HeartCompassError as exc:
+        err.print(f"[yellow]Warning:[/] {escape(exc.message)}")
+        if exc.hint:
+            err.print(f"[dim]{escape(exc.hint)}[/]")

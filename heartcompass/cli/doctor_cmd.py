@@ -9,6 +9,7 @@ import typer
 
 from heartcompass.cli.common import escape, out, workspace
 from heartcompass.errors import HeartCompassError
+from heartcompass.wording import counted
 
 
 def register(app: typer.Typer) -> None:
@@ -85,7 +86,7 @@ def _check_git(ws, line) -> None:
         if problem:
             line(False, "git", problem)
         else:
-            line(head is not None, "git", f"repository with {len(ws.git.log(None, 10_000))} commits" if head
+            line(head is not None, "git", f"repository with {counted(len(ws.git.log(None, 10_000)), 'commit')}" if head
                  else "no commits yet", "Run 'heartcompass init' in the workspace.")
     except HeartCompassError as exc:
         line(False, "git", exc.message, exc.hint)
@@ -122,7 +123,7 @@ def _check_people(ws, line) -> None:
         for exc in problems:
             line(False, "files", exc.message, exc.hint)
     else:
-        line(True, "files", f"{len(people)} people, every file parses")
+        line(True, "files", f"{counted(len(people), 'person', 'people')}, every file parses")
 
 
 def _check_symlinks(ws, line) -> None:
@@ -143,13 +144,18 @@ def _check_links(ws, line) -> None:
 
     g = build(ws)
     for a, b in g.missing():
-        line(False, "links", f"people/{a}/PROFILE.md links to {b!r}, who is not in the workspace",
-             "Fix the 'related' entry, or add them with 'heartcompass person add'.")
+        if (ws.archive_dir / b).is_dir():
+            line(False, "links", f"people/{a}/PROFILE.md links to {b!r}, who is archived",
+                 f"Remove the '{b}' entry from 'related' (heartcompass edit {a}), or bring them back with "
+                 f"'heartcompass person unarchive {b}'.")
+        else:
+            line(False, "links", f"people/{a}/PROFILE.md links to {b!r}, who is not in the workspace",
+                 f"Fix the 'related' entry (heartcompass edit {a}), or add them with 'heartcompass person add'.")
     for a, b in g.one_sided():
         line(False, "links", f"{a} names {b} in 'related', but {b} does not name {a}",
              f"Add '- {{person: {a}, as: ...}}' to people/{b}/PROFILE.md if the link goes both ways.", warn=True)
     if not g.missing() and not g.one_sided():
-        line(True, "links", f"{len(g.edges)} links between people, all mutual")
+        line(True, "links", f"{counted(len(g.edges), 'link')} between people, all mutual")
 
 
 def _check_names(ws, line) -> None:
@@ -163,6 +169,13 @@ def _check_names(ws, line) -> None:
              "archive a duplicate ('heartcompass person archive SLUG').", warn=True)
     if not shared:
         line(True, "names", "every name and alias belongs to one person")
+    from heartcompass.store.people import USER_NAME_FIX, user_name_taken
+
+    user = str(ws.config.get("user.name") or "")
+    for c in user_name_taken(ws, user) if user.strip() else []:
+        line(False, "names", f"user.name {user!r} is also the {c.as_what} of people/{c.person.slug}: prompts "
+             "about them would mix the two of you up", USER_NAME_FIX.format(name=user, slug=c.person.slug),
+             warn=True)
 
 
 def _ping(ws, settings, line) -> None:

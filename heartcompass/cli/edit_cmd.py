@@ -47,7 +47,11 @@ def edit(ctx: typer.Context,
                 if exc.hint:
                     err.print(f"[dim]{escape(exc.hint)}[/]")
                 if not ask_reopen():
-                    err.print(f"[dim]Discarded; {escape(ws.rel(path))} is unchanged.[/]")
+                    kept = keep_rejected(ws, person.slug, filename, text)
+                    err.print(f"{escape(ws.rel(path))} is unchanged. Your text is kept in {escape(ws.rel(kept))} "
+                              "(never committed): fix it there and copy it over "
+                              f"{escape(ws.rel(path))}, or run 'heartcompass edit {escape(person.slug)} "
+                              f"{escape(file)}' again and paste it in.")
                     raise typer.Exit(1)
         if text == original:
             out.print("[dim]No changes.[/]")
@@ -58,6 +62,24 @@ def edit(ctx: typer.Context,
             _warn_taken(ws, person)
     finally:
         scratch.unlink(missing_ok=True)
+
+
+def keep_rejected(ws, slug: str, filename: str, text: str):
+    """Keep an edit that did not validate under .heartcompass/rejected/
+    (git-ignored, so never committed): the user's typing is never lost."""
+    from heartcompass.store import clock
+    from heartcompass.atomic import write_atomic
+
+    folder = ws.state_dir / "rejected"
+    folder.mkdir(exist_ok=True)
+    stamp = clock.now(ws).strftime("%Y%m%d-%H%M%S")
+    path = folder / f"{slug}-{filename}.{stamp}"
+    n = 1
+    while path.exists():  # two rejections in one second: keep both
+        n += 1
+        path = folder / f"{slug}-{filename}.{stamp}-{n}"
+    write_atomic(path, text)
+    return path
 
 
 def _warn_taken(ws, person) -> None:

@@ -9,6 +9,7 @@ import typer
 
 from heartcompass.cli.common import escape, interactive, out, print_columns, print_json, workspace
 from heartcompass.errors import HeartCompassError
+from heartcompass.wording import counted
 
 
 def register(app: typer.Typer) -> None:
@@ -52,7 +53,7 @@ def import_(
         _print_json(summary)
         return
     if not added:
-        out.print(f"Nothing new: all {_n(real, 'message')} are already in people/{escape(person.slug)}/logs/."
+        out.print(f"Nothing new: all {counted(real, 'message')} are already in people/{escape(person.slug)}/logs/."
                   + (f" Skipped {skipped}." if skipped else ""))
         return
     total = sum(added.values())
@@ -63,7 +64,7 @@ def import_(
         print_columns(["day", "messages added"], [[d, str(n)] for d, n in sorted(added.items())], right={1})
     days = sorted(added)
     span = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
-    out.print(f"Imported {_n(total, 'message')} into people/{escape(person.slug)}/logs/ ({_n(len(days), 'day')}, "
+    out.print(f"Imported {counted(total, 'message')} into people/{escape(person.slug)}/logs/ ({counted(len(days), 'day')}, "
               f"{span}); {real - total} already there"
               + (f"; skipped {skipped}" if skipped else "") + ". The next 'heartcompass garden' consolidates them."
               + ("" if verbose or len(days) == 1 else " Per day: --verbose."))
@@ -78,10 +79,6 @@ def _skipped_text(counts) -> str:
              "call": ("call notice", "call notices"),
              "pending": ("message the app never received", "messages the app never received")}
     return ", ".join(f"{n} {words.get(kind, (kind, kind))[n != 1]}" for kind, n in counts.most_common())
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _warn_about(messages, found: list[str], me: str, person, today: dt.date) -> tuple[bool, int]:
@@ -120,7 +117,7 @@ def _who_is_me(me: str | None, found: list[str], person) -> str:
     if interactive():
         import questionary
 
-        choice = questionary.select("Which speaker is you?", choices=found).ask()
-        if choice:
-            return choice
+        from heartcompass.cli.ask import answer
+
+        return answer(questionary.select("Which speaker is you?", choices=found), "nothing was imported")
     raise HeartCompassError("Which speaker is you? Say it with --me.", "Speakers found: " + ", ".join(found))

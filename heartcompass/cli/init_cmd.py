@@ -14,19 +14,23 @@ def register(app: typer.Typer) -> None:
 
 
 def init(
-    path: Annotated[Optional[Path], typer.Argument(help="Folder for the workspace (default ~/HeartCompass).",
-                                                   show_default=False)] = None,
+    ctx: typer.Context,
+    path: Annotated[Optional[Path], typer.Argument(
+        help="Folder for the workspace (default: --workspace, else $HEARTCOMPASS_HOME, else ~/HeartCompass).",
+        show_default=False)] = None,
     force: Annotated[bool, typer.Option("--force", help="Set up a workspace in a non-empty folder "
                                         "(existing files are kept).")] = False,
     example: Annotated[bool, typer.Option("--example", help="Also add an example person, Alice.")] = False,
 ) -> None:
     """Create a workspace: template files, people/me/, git, first commit."""
-    from heartcompass.store.workspace import DEFAULT_PATH, add_example, create_workspace
+    from heartcompass.store.workspace import add_example, create_workspace, init_target
 
-    target = (path or DEFAULT_PATH).expanduser()
+    root = ctx.find_root()
+    option = root.obj.get("workspace_option") if isinstance(root.obj, dict) else None
+    target, source = init_target(path, option)
     ws, created = create_workspace(target, force=force, example=example)
     if created:
-        out.print(f"Created a HeartCompass workspace in [bold]{escape(str(ws.root))}[/].")
+        out.print(f"Created a HeartCompass workspace in [bold]{escape(str(ws.root))}[/] ({escape(source)}).")
     elif example and add_example(ws):
         out.print(f"{escape(str(ws.root))} is already a HeartCompass workspace; added the example person (one commit).")
     else:

@@ -23,6 +23,10 @@ def _parse_related(values: list[str]) -> list[dict[str, str]]:
     return links
 
 
+YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Never ask: a name someone else already answers to "
+                                         "is refused (--force allows it).")]
+
+
 @app.command("add")
 def add(
     ctx: typer.Context,
@@ -80,10 +84,12 @@ def _allow_taken(check, yes: bool) -> bool:
             raise
         import questionary
 
+        from heartcompass.cli.ask import answer
+
         for c in exc.taken:
             err.print(f"[yellow]Warning:[/] {escape(c.describe())}.")
         err.print("[dim]Two people answering to one name makes that name ambiguous everywhere.[/]")
-        if not questionary.confirm("Go ahead anyway?", default=False).ask():
+        if not answer(questionary.confirm("Go ahead anyway?", default=False)):
             err.print("Nothing was changed.")
             raise typer.Exit(1) from None
         return True
@@ -101,6 +107,7 @@ def _allowing_taken(action, yes: bool, force: bool):
 def _ask(name, relation, mbti, aliases, about):
     import questionary
 
+    from heartcompass.cli.ask import answer
     from heartcompass.errors import FormatError
     from heartcompass.formats.profile import RELATIONS, normalize_mbti
 
@@ -111,17 +118,17 @@ def _ask(name, relation, mbti, aliases, about):
         except FormatError:
             return "Four letters such as ENFP, or leave empty"
 
+    cancelled = "nothing was added"  # Ctrl-C at any question cancels the whole add
     if relation is None:
-        relation = questionary.select(f"Who is {name} to you?", choices=list(RELATIONS), default="friend").ask()
-        if relation is None:
-            raise typer.Exit(130)
+        relation = answer(questionary.select(f"Who is {name} to you?", choices=list(RELATIONS), default="friend"),
+                          cancelled)
     if mbti is None:
-        mbti = (questionary.text("MBTI (optional, e.g. ENFP):", validate=mbti_ok).ask() or "").strip() or None
+        mbti = answer(questionary.text("MBTI (optional, e.g. ENFP):", validate=mbti_ok), cancelled).strip() or None
     if aliases is None:
-        text = questionary.text("Other names or nicknames (comma separated, optional):").ask() or ""
+        text = answer(questionary.text("Other names or nicknames (comma separated, optional):"), cancelled)
         aliases = [a.strip() for a in text.replace("，", ",").split(",") if a.strip()]
     if about is None:
-        about = (questionary.text("A few words about them (optional):").ask() or "").strip() or None
+        about = answer(questionary.text("A few words about them (optional):"), cancelled).strip() or None
     return relation, mbti, aliases, about
 
 
@@ -183,7 +190,7 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
     shown = display_name(prof, str(ws.config.get("user.name") or ""))
     out.print(Panel(facts, title=f"[bold]{escape(shown)}[/]  [dim]people/{escape(person.slug)}[/]",
                     title_align="left"))
-    body = prof.body.strip()
+    body = _without_empty_sections(prof.body).strip()
     if body:
         out.print(Markdown(strip_controls(body)))
     out.rule("Events")
@@ -194,12 +201,37 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
         src = f" [dim]({escape(e.source)})[/]" if e.source else ""
         out.print(f"[cyan]{e.date}[/] [dim]{weight}[/] {escape(e.text)}{src}")
     out.rule(f"Memory [dim]({mem.body_tokens()} of {mem.budget_tokens} tokens)[/]")
-    for title, lines in mem.sections.items():
+    filled = {title: lines for title, lines in mem.sections.items() if lines}
+    if not filled:
+        out.print("[dim]nothing yet[/]")
+    for title, lines in filled.items():
         out.print(f"[bold]{escape(title)}[/]")
         for line in lines:  # a hand-written line may look like markup: always escaped
             out.print("  " + escape(line))
-        if not lines:
-            out.print("  [dim]—[/]")
+
+
+def _without_empty_sections(body: str) -> str:
+    """The profile's Markdown without headings that have nothing under them
+    (a new profile's Personality, Likes...): `person show` shows what is known."""
+    import re
+
+    lines = body.splitlines()
+    heading = [re.match(r"(#{1,6})\s", line) for line in lines]
+    fence = False
+    for i, line in enumerate(lines):  # a '#' line inside a code block is not a heading
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+        if fence:
+            heading[i] = None
+    keep = [True] * len(lines)
+    for i, m in enumerate(heading):
+        if not m:
+            continue
+        end = next((j for j in range(i + 1, len(lines)) if heading[j] and len(heading[j].group(1)) <= len(m.group(1))),
+                   len(lines))
+        if all(not lines[j].strip() or heading[j] for j in range(i + 1, end)):
+            keep[i] = False
+    return "\n".join(line for line, k in zip(lines, keep) if k)
 
 
 @app.command("rename")
@@ -207,9 +239,10 @@ def rename(ctx: typer.Context,
            old: Annotated[str, typer.Argument(help="Slug, name or alias.")],
            new: Annotated[str, typer.Argument(help="The new name.")],
            force: Annotated[bool, typer.Option("--force", help="Rename even if someone else already has this "
-                                               "name.")] = False,
+                                               "name, or if it is you (relation: self).")] = False,
            no_alias: Annotated[bool, typer.Option("--no-alias", help="Do not keep the old name as an alias.")
-                               ] = False) -> None:
+                               ] = False,
+           yes: YesOption = False) -> None:
     """Rename someone; their folder moves and links in other profiles follow.
 
     The old name is kept as an alias (so text that still says it finds them),
@@ -218,7 +251,8 @@ def rename(ctx: typer.Context,
 
     ws = workspace(ctx)
     done = _allowing_taken(lambda allow: lifecycle.rename_person(ws, old, new, allow_taken=allow,
-                                                                 keep_alias=not no_alias), False, force)
+                                                                 keep_alias=not no_alias, allow_self=force),
+                           yes, force)
     out.print(f"Renamed to [bold]{escape(new)}[/] (people/{escape(done.person.slug)}/)."
               + (f" Links updated in: {escape(', '.join(done.linkers))}." if done.linkers else ""))
     if done.kept_alias:
@@ -227,26 +261,34 @@ def rename(ctx: typer.Context,
 
 
 @app.command("archive")
-def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, name or alias.")]) -> None:
+def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+            force: Annotated[bool, typer.Option("--force", help="Archive even if it is you (relation: self).")
+                             ] = False) -> None:
     """Move someone to people/.archive/ (kept in git, hidden from list)."""
     from heartcompass.store import lifecycle
 
     ws = workspace(ctx)
-    dest = lifecycle.archive_person(ws, name)
-    out.print(f"Archived to {escape(ws.rel(dest))}/. Bring them back with 'heartcompass person unarchive "
-              f"{escape(dest.name)}'.")
+    done = lifecycle.archive_person(ws, name, allow_self=force)
+    slug = escape(done.dest.name)
+    out.print(f"Archived to {escape(ws.rel(done.dest))}/. Bring them back with 'heartcompass person unarchive "
+              f"{slug}'.")
+    if done.linkers:
+        err.print(f"[yellow]Warning:[/] {escape(', '.join(done.linkers))} still name {slug} in 'related' "
+                  "(the link now points at no one: 'heartcompass doctor' reports it). Remove the entry from "
+                  "their PROFILE.md ('heartcompass edit NAME'), or unarchive them.")
 
 
 @app.command("unarchive")
 def unarchive(ctx: typer.Context,
               name: Annotated[str, typer.Argument(help="Folder name under people/.archive/, name or alias.")],
               force: Annotated[bool, typer.Option("--force", help="Bring them back even if someone else now "
-                                                  "has their name or alias.")] = False) -> None:
+                                                  "has their name or alias.")] = False,
+              yes: YesOption = False) -> None:
     """Bring someone back from people/.archive/, one commit."""
     from heartcompass.store import lifecycle
 
     ws = workspace(ctx)
-    person = _allowing_taken(lambda allow: lifecycle.unarchive_person(ws, name, allow_taken=allow), False, force)
+    person = _allowing_taken(lambda allow: lifecycle.unarchive_person(ws, name, allow_taken=allow), yes, force)
     out.print(f"Back in people/{escape(person.slug)}/.")
 
 
@@ -288,11 +330,12 @@ def import_card(ctx: typer.Context,
                                                     "name or alias.")] = False,
                 name: Annotated[Optional[str], typer.Option("--name", help="Their name here instead of the card's "
                                                             "(the card's {{char}} becomes it too).",
-                                                            show_default=False)] = None) -> None:
+                                                            show_default=False)] = None,
+                yes: YesOption = False) -> None:
     """Create a person from a character card; unknown extension fields are kept in the profile."""
     from heartcompass.intake import cards
 
     ws = workspace(ctx)
     person = _allowing_taken(lambda allow: cards.import_card(ws, file, allow_taken=allow, name=name),
-                             False, force)
+                             yes, force)
     out.print(f"Added [bold]{escape(person.load_profile().name)}[/] in people/{escape(person.slug)}/ from the card.")

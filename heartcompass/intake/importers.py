@@ -23,6 +23,7 @@ from pathlib import Path
 from heartcompass.errors import FormatError, HeartCompassError
 from heartcompass.formats import dailylog
 from heartcompass.messages import placeholder_kind
+from heartcompass.wording import counted
 
 # Years of daily chat are tens of MiB; more is the wrong file, and parsing it would hold GiBs.
 MAX_EXPORT_BYTES = 100 << 20
@@ -309,7 +310,7 @@ def import_and_commit(ws, person, messages: list[Message], me: str, fmt: str) ->
         derived = []
         if voice.refresh(person.dir, person.load_profile().names()):  # their lines and rhythm, in the same commit
             derived.append(voice.path_of(person.dir))
-        what = f"{sum(added.values())} messages from a {fmt} export"
+        what = f"{counted(sum(added.values()), 'message')} from a {fmt} export"
         return added, audit.commit_or_roll_back(
             ws, derived, audit.subject(audit.Verb.IMPORT, person.slug, what),
             "\n".join(f"- {day}: {n}" for day, n in sorted(added.items())), keep=paths, what="the voice file")

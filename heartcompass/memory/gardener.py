@@ -44,6 +44,7 @@ from heartcompass.memory.proposal.workbench import (LogItem, Workbench, diff_tex
                                              workbench)
 from heartcompass.tokens import estimate_tokens
 from heartcompass.store.workspace import Workspace
+from heartcompass.wording import counted
 
 SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 CHECKPOINT_SECONDS = 5.0  # a long backlog is written (journal, files, state) at most this often, and at the end
@@ -243,8 +244,8 @@ class Gardener:
         if kept_back:
             if result.status == "gardened" and kept_back == len(items):
                 result.status = "skipped"  # nothing consumed: say so, the exit code too
-            result.message = (f"the model proposed nothing for {kept_back} entries without saying they hold "
-                              "nothing worth keeping; they stay for the next run")
+            result.message = (f"the model proposed nothing for {counted(kept_back, 'entry', 'entries')} without "
+                              "saying they hold nothing worth keeping; they stay for the next run")
         return result
 
     @staticmethod

@@ -175,11 +175,15 @@ _SECRET_NAME = re.compile(r"(api_?key|secret|token(?!s)|password|passwd)", re.I)
 
 
 class Config:
-    """The validated settings: get(key) returns the typed value (or the default)."""
+    """The validated settings: get(key) returns the typed value (or the default).
+    strict=False (config set/unset, which may be the fix): a bad value is kept
+    aside in `invalid` (key -> the raw value) and its default applies."""
 
-    def __init__(self, data: dict[str, Any], path: Path | None = None, text: str | None = None):
+    def __init__(self, data: dict[str, Any], path: Path | None = None, text: str | None = None,
+                 strict: bool = True):
         self.path = path
-        self._values = _validate(data, path, text)
+        self.invalid: dict[str, Any] = {}
+        self._values = _validate(data, path, text, None if strict else self.invalid)
 
     def get(self, key: str) -> Any:
         value = self._values.get(key, KEYS[key].default)
@@ -193,9 +197,11 @@ class Config:
         return {key: self.get(key) for key in KEYS}
 
 
-def _validate(data: dict[str, Any], path: Path | None, text: str | None) -> dict[str, Any]:
+def _validate(data: dict[str, Any], path: Path | None, text: str | None,
+              invalid: dict[str, Any] | None = None) -> dict[str, Any]:
     """Each known key present in the file, parsed by its typed parser.
-    Unknown keys are left alone for forward compatibility."""
+    Unknown keys are left alone for forward compatibility. A bad value
+    raises, or with `invalid` given, is put there (key -> raw value)."""
     where = path or FILENAME
     values: dict[str, Any] = {}
     for key, spec in KEYS.items():
@@ -209,6 +215,9 @@ def _validate(data: dict[str, Any], path: Path | None, text: str | None) -> dict
         try:
             values[key] = spec.parse(table[name])
         except (ValueError, TypeError) as exc:
+            if invalid is not None:
+                invalid[key] = table[name]
+                continue
             from heartcompass.store.credentials import redact  # lazily: regexes cost startup time
 
             shown = redact(repr(table[name]))
@@ -239,13 +248,15 @@ def env_overrides(environ: Mapping[str, str] | None = None) -> dict[str, tuple[s
     return found
 
 
-def load(path: Path) -> Config:
+def load(path: Path, strict: bool = True) -> Config:
+    """The settings in path; strict=False lets bad values through (see Config),
+    while a file that is not TOML is refused either way."""
     from heartcompass.formats import read_text
 
     try:
         text = read_text(path)  # not UTF-8, a folder, a link: named, never a traceback
     except FileNotFoundError:
-        return Config({}, path)
+        return Config({}, path, strict=strict)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -253,7 +264,7 @@ def load(path: Path) -> Config:
         raise FormatError(path, f"not valid TOML ({str(exc).split(' (at')[0]})",
                           int(m.group(1)) if m else None,
                           "Fix the line, or restore it with 'heartcompass restore'.") from None
-    return Config(data, path, text)  # with the text, so errors name the line
+    return Config(data, path, text, strict)  # with the text, so errors name the line
 
 
 def secrets_in(cfg: Config) -> list[tuple[str, str]]:
@@ -262,16 +273,16 @@ def secrets_in(cfg: Config) -> list[tuple[str, str]]:
 
     found = []
     for key in KEYS:
-        value = cfg.get(key)
+        value = cfg.invalid.get(key, cfg.get(key))  # a bad value may carry a key too
         problem = secret_problem(value) if isinstance(value, str) and value else None
         if problem:
             found.append((key, problem))
     return found
 
 
-def load_for_commit(path: Path) -> Config:
+def load_for_commit(path: Path, strict: bool = True) -> Config:
     """load(), and refuse to commit (or push) a file that carries a credential."""
-    cfg = load(path)
+    cfg = load(path, strict)
     found = secrets_in(cfg)
     if found:
         key, problem = found[0]
@@ -343,7 +354,7 @@ def unset_value(path: Path, key: str) -> bool:
     """Remove one key from the file, keeping comments and layout. Whether it was there."""
     if key not in KEYS:
         raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
-    load(path)  # refuse to edit a file that does not parse
+    load(path, strict=False)  # refuse to edit a file that is not TOML; a bad value may be the one unset
     if not path.exists():
         return False
     import tomlkit
@@ -364,7 +375,7 @@ def set_value(path: Path, key: str, raw: str) -> Any:
     value = parse_value(key, raw)
     import tomlkit  # only this command needs the style-preserving parser
 
-    load(path)  # refuse to edit a file that does not parse
+    load(path, strict=False)  # refuse to edit a file that is not TOML; a bad value may be the one set
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     doc = tomlkit.parse(text)
     section, name = key.split(".", 1)

@@ -11,12 +11,14 @@ from heartcompass.errors import ConfigError
 from heartcompass.store.workspace import Workspace
 
 
-def commit_hand_edit(ws: Workspace) -> bool:
+def commit_hand_edit(ws: Workspace, strict: bool = True) -> bool:
     """Commit a hand edit of heartcompass.toml on its own (`edit(config): by
-    hand`), refusing one that carries a credential. False: none pending."""
+    hand`), refusing one that carries a credential. False: none pending.
+    strict=False: a bad value is committed as the user wrote it (config
+    set/unset, about to fix it, keep the user's bytes and ours apart)."""
     if not ws.git.status([ws.config_path]):
         return False
-    load_for_commit(ws.config_path)  # never commit (or push) a credential put in by hand
+    load_for_commit(ws.config_path, strict)  # never commit (or push) a credential put in by hand
     ws.git.commit([ws.config_path], subject(Verb.EDIT, "config", BY_HAND))
     return True
 
@@ -25,7 +27,7 @@ def set_config(ws: Workspace, key: str, raw: str):
     """`config set`: a hand edit of heartcompass.toml is committed first."""
     parse_value(key, raw)  # refuse before touching anything
     with writing(ws, "config set"):
-        commit_hand_edit(ws)
+        commit_hand_edit(ws, strict=False)
         value = set_value(ws.config_path, key, raw)
         ws.reload_config()  # the commit already follows the new setting (git.hooks false: no hooks)
         try:
@@ -40,7 +42,7 @@ def unset_config(ws: Workspace, key: str):
     if key not in KEYS:
         raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
     with writing(ws, "config unset"):
-        commit_hand_edit(ws)
+        commit_hand_edit(ws, strict=False)
         if not unset_value(ws.config_path, key):
             return False, None
         return True, commit_or_roll_back(ws, [ws.config_path], subject(Verb.CONFIG, None, f"unset {key}"),

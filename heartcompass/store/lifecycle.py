@@ -16,7 +16,7 @@ from pathlib import Path
 from heartcompass import formats
 from heartcompass.atomic import write_atomic
 from heartcompass.store.audit import Verb, commit_or_roll_back, commit_pending, subject, writing
-from heartcompass.errors import PersonError
+from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.store.people import Person, check_new_name, create, linking_profiles, matching, refuse_taken, resolve
 from heartcompass.store.slugs import clean_name, slugify
@@ -39,15 +39,21 @@ class Renamed:
 
 
 def rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool = False,
-                  keep_alias: bool = True) -> Renamed:
+                  keep_alias: bool = True, allow_self: bool = False) -> Renamed:
     """Rename a person: the folder moves (git mv), the old name becomes an
-    alias (unless keep_alias is False), and `related` links in other profiles follow."""
+    alias (unless keep_alias is False), and `related` links in other profiles
+    follow. The user's own person only with allow_self."""
     with writing(ws, "rename"):
-        return _rename_person(ws, old, new_name, allow_taken, keep_alias)
+        return _rename_person(ws, old, new_name, allow_taken, keep_alias, allow_self)
 
 
-def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool, keep_alias: bool) -> Renamed:
+def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool, keep_alias: bool,
+                   allow_self: bool) -> Renamed:
     person = resolve(ws, old)
+    if not allow_self:
+        _refuse_self(person, "renaming it moves your folder and replaces the name chats call you by "
+                     "(user.name)", "What you are called comes from user.name: set it with 'heartcompass "
+                     "config set user.name NAME'. Add --force to rename the folder anyway (links follow).")
     new_name = clean_name(new_name)
     new_slug = slugify(new_name)
     if new_name == person.load_profile().name and new_slug == person.slug:
@@ -105,23 +111,48 @@ def _retitle(doc, old: str, new: str) -> None:
     doc.body = _retitle_text(doc.body, old, new)
 
 
-def archive_person(ws: Workspace, name: str) -> Path:
+def _refuse_self(person: Person, why: str, hint: str) -> None:
+    """The user's own person (relation: self) is who 'chat me', coach and
+    everyone's links to the user read: changed only on purpose (--force)."""
+    try:
+        relation = person.load_profile().relation
+    except FormatError:  # archiving someone whose profile does not parse stays possible
+        relation = "self" if person.slug == "me" else None
+    if relation == "self":
+        raise PersonError(f"people/{person.slug} is you (relation: self): {why}. Nothing was changed.", hint)
+
+
+@dataclass
+class Archived:
+    dest: Path            # people/.archive/<slug>
+    linkers: list[str]    # slugs of the people whose `related` still names them
+
+
+def archive_person(ws: Workspace, name: str, allow_self: bool = False) -> Archived:
+    """Move a person to people/.archive/ (one commit). Links others have to
+    them are left as they are (they come back with unarchive) and reported.
+    The user's own person only with allow_self."""
     with writing(ws, "archive"):
-        return _archive_person(ws, name)
+        return _archive_person(ws, name, allow_self)
 
 
-def _archive_person(ws: Workspace, name: str) -> Path:
+def _archive_person(ws: Workspace, name: str, allow_self: bool) -> Archived:
     person = resolve(ws, name)
     commit_pending(ws, [person])
+    if not allow_self:
+        _refuse_self(person, "archiving it leaves 'chat me', coach and everyone's links to you without you",
+                     "Edit people/{0}/PROFILE.md instead; add --force to archive "
+                     "it anyway.".format(person.slug))
     dest = ws.archive_dir / person.slug
     if dest.exists():
         raise PersonError(f"people/.archive/{person.slug} already exists.",
                           "Rename the archived folder first, or this person.")
     ws.archive_dir.mkdir(parents=True, exist_ok=True)
     ws.git.move(person.dir, dest)
+    linkers = [p.slug for p in linking_profiles(ws, person.slug)]
     commit_or_roll_back(ws, [person.dir], subject(Verb.ARCHIVE, person.slug, "moved to people/.archive"),
                         what=f"the move (people/{person.slug} is where it was)", moved=(person.dir, dest))
-    return dest
+    return Archived(dest, linkers)
 
 
 def unarchive_person(ws: Workspace, name: str, allow_taken: bool = False) -> Person:

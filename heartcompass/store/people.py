@@ -97,8 +97,30 @@ def resolve(ws: Workspace, name: str) -> Person:
     if matches:
         raise PersonError(f"{name!r} could be several people: " + ", ".join(p.slug for p in matches) + ".",
                           "Use the folder name (slug) to choose one.")
-    raise PersonError(f"No person called {name!r} in this workspace.",
-                      "See 'heartcompass person list', or add them with 'heartcompass person add'.")
+    raise _not_found(ws, name)
+
+
+def _not_found(ws: Workspace, name: str) -> PersonError:
+    """Why no one answers to name: archived, or behind a profile that does
+    not parse (its names cannot be searched), or simply not there."""
+    archive = sorted(p for p in ws.archive_dir.iterdir() if p.is_dir()) if ws.archive_dir.is_dir() else []
+    archived = matching([Person(f.name, f) for f in archive], name)
+    if len(archived) == 1:
+        slug = archived[0].slug
+        return PersonError(f"{name!r} is archived (people/.archive/{slug}/).",
+                           f"Bring them back with 'heartcompass person unarchive {slug}'.")
+    unreadable = []
+    for person in list_people(ws):
+        try:
+            person.load_profile()
+        except FormatError:
+            unreadable.append(f"people/{person.slug}/PROFILE.md")
+    if unreadable:
+        return PersonError(f"No person called {name!r} among those whose profile could be read; "
+                           f"{', '.join(unreadable)} could not, so the names and aliases there were not searched.",
+                           "Fix that file ('heartcompass doctor' names the line), or use the folder name.")
+    return PersonError(f"No person called {name!r} in this workspace.",
+                       "See 'heartcompass person list', or add them with 'heartcompass person add'.")
 
 
 def matching(people: list[Person], name: str, user_name: Callable[[], str] = lambda: "") -> list[Person]:
@@ -273,6 +295,24 @@ def collisions(ws: Workspace, names: list[str], exclude: str | None = None) -> l
             if hit:
                 found.append(Collision(original, person, hit))
     return found
+
+
+def user_name_taken(ws: Workspace, user_name: str) -> list[Collision]:
+    """People other than the user's own (relation: self) who answer to
+    user.name: a prompt would then read "You are 王磊, chatting with 王磊"."""
+    found = []
+    for c in collisions(ws, [user_name]):
+        try:
+            if c.person.load_profile().relation == "self":
+                continue
+        except FormatError:
+            pass
+        found.append(c)
+    return found
+
+
+USER_NAME_FIX = ("Set user.name to what sets you apart (e.g. 'heartcompass config set user.name \"{name} (me)\"'), "
+                 "or rename them ('heartcompass person rename {slug} NEW-NAME').")
 
 
 def all_collisions(ws: Workspace) -> list[tuple[str, list[Person]]]:

@@ -60,7 +60,10 @@ class Workspace:
         # `person list` must not pay.
         from heartcompass.store.gitrepo import WorkspaceGit
 
-        return WorkspaceGit(self.root, hooks=lambda: bool(self.config.get("git.hooks")))
+        # Leniently: `config set` commits a file that may still hold another bad
+        # value; an unreadable git.hooks is its default, no hooks.
+        return WorkspaceGit(self.root, hooks=lambda: bool(config_mod.load(self.config_path, strict=False)
+                                                           .get("git.hooks")))
 
     def rel(self, path: Path) -> str:
         # Lexically first: a path through a link (refused elsewhere) must still
@@ -95,6 +98,17 @@ def discover(explicit: str | Path | None = None, cwd: Path | None = None) -> Wor
     if is_workspace(default):  # where a plain `heartcompass init` puts it
         return Workspace(default)
     raise WorkspaceNotFound("No HeartCompass workspace here or in any parent folder.", NOT_FOUND_HINT)
+
+
+def init_target(path: str | Path | None, explicit: str | Path | None = None) -> tuple[Path, str]:
+    """Where `init` builds the workspace, and why there: PATH, else
+    --workspace, else $HEARTCOMPASS_HOME, else ~/HeartCompass (the order
+    every other command finds it in, so the next command finds this one)."""
+    for source, given in (("the PATH given", path), ("--workspace", explicit),
+                          (f"${ENV_HOME}", os.environ.get(ENV_HOME))):
+        if given:
+            return Path(given).expanduser(), source
+    return DEFAULT_PATH.expanduser(), "the default"
 
 
 def copy_template(dest: Path) -> list[Path]:

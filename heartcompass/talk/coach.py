@@ -17,6 +17,7 @@ from heartcompass.formats import dailylog
 from heartcompass.llm.providers import ask_structured
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace
+from heartcompass.wording import counted
 
 
 class Candidate(BaseModel):
@@ -145,7 +146,7 @@ class CoachSession:
         try:
             with audit.writing(self.ws, "coach"):
                 audit.commit_or_roll_back(self.ws, [], audit.subject(audit.Verb.COACH, self.person.slug,
-                                                                     f"{count} messages of a real conversation"),
+                                                                     f"{counted(count, 'message')} of a real conversation"),
                                           keep=paths)
         except (GitError, LockBusy) as exc:
             raise type(exc)(exc.message, f"The exchange is saved in people/{self.person.slug}/logs/; the next "
