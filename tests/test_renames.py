@@ -82,6 +82,8 @@ def test_a_folder_moved_by_hand_is_one_hand_rename(cli, fake_llm, tmp_path, then
     assert "R100\tpeople/o'brien/PROFILE.md\tpeople/obrien/PROFILE.md" in stat
     assert "people/o'brien/logs/" in stat and "people/obrien/logs/" in stat
     assert git(ws, "status", "--porcelain") == ""
+    history = cli("log", "obrien").output  # followed back across the move
+    assert "add(o'brien): new person" in history and "chat(o'brien)" in history
 
 
 def _remote(cli, tmp_path):

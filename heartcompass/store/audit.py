@@ -293,8 +293,13 @@ def _check(ws: Workspace, item: Pending) -> None:
         formats.validate(path)
 
 
+MOVED_FROM = "Moved by hand from "  # a hand edit's body line: the person's folder was moved (lineage follows it)
+
+
 def _file_list(items: list[Pending]) -> str:
-    return "\n".join(f"- {i.path} ({_CODES.get(i.code, i.code)})" for i in items)
+    moved = sorted({Path(i.path).parts[1] for i in items if Path(i.path).parts[1] != i.slug})
+    return "\n".join([f"- {i.path} ({_CODES.get(i.code, i.code)})" for i in items]
+                     + [f"\n{MOVED_FROM}people/{old}/" for old in moved])
 
 
 _CODES = {"M": "changed", "A": "added", "D": "deleted", "??": "new", "R": "renamed"}

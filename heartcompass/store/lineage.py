@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from heartcompass.store.audit import Verb, parse_subject, reverted_by
+from heartcompass.store.audit import MOVED_FROM, Verb, parse_subject, reverted_by
 from heartcompass.store.gitrepo import Commit
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace
@@ -26,9 +26,10 @@ _MOVES = (Verb.RENAME, Verb.ARCHIVE, Verb.UNARCHIVE, Verb.UNDO)
 
 
 def _moves(ws: Workspace) -> list[tuple[str, str, str]]:
-    """(sha, new slug or '', old slug) of every rename and archive not undone
-    (by `undo`, or by an `unarchive` of that person), newest first."""
-    grep = "^(" + "|".join(v.value for v in _MOVES) + ")\\("
+    """(sha, new slug or '', old slug) of every rename (with `person rename`,
+    or a folder moved by hand and committed as one edit) and archive not
+    undone (by `undo`, or by an `unarchive` of that person), newest first."""
+    grep = "^(" + "|".join(v.value for v in _MOVES) + ")\\(|^" + MOVED_FROM
     undone, unarchived, moves = set(), [], []
     for sha, text, body in ws.git.messages(grep):
         parsed = parse_subject(text.strip())
@@ -44,6 +45,9 @@ def _moves(ws: Workspace) -> list[tuple[str, str, str]]:
             moves.append((sha, "", parsed.scope))
         elif parsed.verb == Verb.RENAME and parsed.what.startswith("from "):
             moves.append((sha, parsed.scope, parsed.what.removeprefix("from ")))
+        elif parsed.verb == Verb.EDIT and parsed.scope:  # a folder moved by hand (mv), committed as one edit
+            moves += [(sha, parsed.scope, line.removeprefix(MOVED_FROM + "people/").rstrip("/"))
+                      for line in body.splitlines() if line.startswith(MOVED_FROM + "people/")]
     return moves
 
 
