@@ -250,3 +250,39 @@ def test_note_with_json_prints_json_and_unknown_commands_say_so(example_cli, fak
     assert _json.loads(result.output) == {"person": "alice", "note": "She sings in a choir"}
     result = example_cli("chat", "alice", "-m", "/bogus")
     assert "Unknown command /bogus." in result.output and "/note TEXT" in result.output
+
+
+def _ctrl_c_at_the_terminal() -> None:
+    """What a Ctrl-C does besides interrupting us: SIGINT to every process of
+    the terminal's foreground group, here our child processes in our group."""
+    import os
+    import signal
+    from pathlib import Path
+
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and int(fields[2]) == os.getpgrp():
+            os.kill(int(stat.parent.name), signal.SIGINT)
+
+
+@pytest.mark.skipif(not __import__("pathlib").Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_every_person_chatted_with_is_committed_after_switch_ctrl_c_and_retry(example_ws, fake_llm):
+    from fakes import Partial
+
+    from conftest import git
+
+    v = ChatView(example_ws, llm.settings(example_ws), fake_llm, None, delays=False, as_json=False)
+    v.open(resolve(example_ws, "me"))
+    fake_llm.enqueue("hi", Partial("the party was ||| lovely and", KeyboardInterrupt()), "it was great")
+    v.send("你好")
+    v.command("/switch 小爱")
+    assert subjects(example_ws)[0].startswith("chat(me)")
+    v.send("how was the farewell party?")
+    _ctrl_c_at_the_terminal()
+    v.command("/retry")
+    v.close()
+    assert subjects(example_ws)[0].startswith("chat(alice): 4 messages"), subjects(example_ws)[0]
+    assert git(example_ws, "status", "--porcelain") == ""
