@@ -133,3 +133,38 @@ def test_splitter_streams_messages_without_trailing_whitespace():
     events += list(sp.close())
     assert [e.text for e in events if e.kind == "message"] == ["hello", "second", "third"]
     assert "".join(e.text for e in events if e.kind == "delta") == "hellosecondthird"
+
+
+class _ClosedAfterFirstLine:
+    """stdout read by `head -1`: the first line goes through, then the reader is gone."""
+
+    def __init__(self):
+        self.text = ""
+
+    def write(self, text: str) -> int:
+        if "\n" in self.text:
+            raise BrokenPipeError(32, "Broken pipe")
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        if self.text.count("\n") > 1:
+            raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_stdout_keeps_the_whole_reply_commits_and_exits_quietly(example_cli: Runner, fake_llm,
+                                                                          monkeypatch):
+    from heartcompass.cli import chat_cmd
+    from heartcompass.cli.common import LazyConsole
+
+    screen = _ClosedAfterFirstLine()
+    monkeypatch.setattr(chat_cmd, "out", LazyConsole(file=screen, highlight=False, soft_wrap=True))
+    fake_llm.enqueue("hey, it's bob!\n|||\nyou said: hi\n|||\nI know: nothing yet", "never asked")
+    result = example_cli("chat", "alice", input="hi\nsecond message\n", ok=False)
+    assert result.exit_code == 0 and "Error" not in result.output and "Traceback" not in result.output
+    assert screen.text.startswith("Alice Chen: hey, it's bob!")
+    entries = log_entries(example_cli.ws, "alice")
+    assert [(e.speaker, e.text, e.tags) for e in entries] == [
+        ("me", "hi", []), ("persona", "hey, it's bob!", []), ("persona", "you said: hi", []),
+        ("persona", "I know: nothing yet", [])]  # nothing cut off, and no second message sent to nobody
+    assert subjects(example_cli.ws)[0].startswith("chat(alice): 4 messages")

@@ -72,8 +72,10 @@ def test_switch_commits_and_changes_person(view, example_ws, fake_llm):
 def test_context_help_exit_and_unknown(view, capsys):
     view.command("/context")
     assert "system prompt" in capsys.readouterr().out
-    view.command("/bogus")
+    view.command("/help")
     assert "/note TEXT" in capsys.readouterr().out
+    assert view.command("/bogus") == "error"
+    assert "Unknown command /bogus." in capsys.readouterr().err
     assert view.command("/exit") == "exit"
 
 
@@ -248,7 +250,8 @@ def test_note_with_json_prints_json_and_unknown_commands_say_so(example_cli, fak
 
     result = example_cli("chat", "alice", "-m", "/note She sings in a choir", "--json")
     assert _json.loads(result.output) == {"person": "alice", "note": "She sings in a choir"}
-    result = example_cli("chat", "alice", "-m", "/bogus")
+    result = example_cli("chat", "alice", "-m", "/bogus", ok=False)  # a mistake: not a success
+    assert result.exit_code == 1
     assert "Unknown command /bogus." in result.output and "/note TEXT" in result.output
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import ModelOption, err, escape, out, print_json, workspace
+from heartcompass.cli.common import ModelOption, discard_stdout, err, escape, out, print_json, workspace
 from heartcompass.errors import HeartCompassError, LLMError
 
 HELP = """Commands:
@@ -55,7 +55,11 @@ def chat(
         if message is not None:
             ok = view.send_or_command(message)
         elif not sys.stdin.isatty():
-            ok = all([view.send_or_command(line) for line in sys.stdin.read().splitlines() if line.strip()])
+            ok = True
+            for line in (line for line in sys.stdin.read().splitlines() if line.strip()):
+                if view.output_closed:  # nobody reads the replies any more: send nothing more
+                    break
+                ok = view.send_or_command(line) and ok
         else:
             ok = view.interactive(ws.config.get("chat.burst") if burst is None else burst)
     finally:
@@ -72,6 +76,7 @@ class ChatView:
         self.ws, self.settings, self.chat_model, self.as_of = ws, settings, chat_model, as_of
         self.delays, self.as_json = delays, as_json
         self.session = None
+        self.output_closed = False  # stdout's reader went away (`| head`)
         low, high = ws.config.get("chat.reply_delay")
         self.delay_range = (float(low), float(high))
 
@@ -129,72 +134,98 @@ class ChatView:
         from heartcompass.sanitize import StreamStripper
 
         # Model text reaches the screen without control sequences (the log keeps it verbatim).
-        screen, reasoning_screen = StreamStripper(), StreamStripper()
+        self._screen, self._reasoning_screen = StreamStripper(), StreamStripper()
         replies: list[str] = []
-        first_message = True
-        streaming = False
-        in_reasoning = False
+        self._streaming = self._in_reasoning = False
+        self._first_message = True
         # Until the first token arrives (a slow model can take many seconds), say so.
         waiting = (out.status(f"[dim]{escape(self.name)} is typing…[/]", spinner="point")
                    if out.is_terminal and not self.as_json else None)
         if waiting:
             waiting.start()
         try:
-            for event in events:
-                if waiting:
-                    waiting.stop()
-                    waiting = None
-                if event.kind == "reasoning" and not self.as_json:
-                    out.print(escape(reasoning_screen.feed(event.text)), style="dim italic", end="")
-                    in_reasoning = True
-                elif event.kind == "delta" and not self.as_json:
-                    if in_reasoning:
-                        out.print()
-                        in_reasoning = False
-                    if not streaming:
-                        if not first_message and self.delays:
-                            import random  # here: --help loads this module
-
-                            with out.status(f"[dim]{escape(self.name)} is typing…[/]", spinner="point"):
-                                time.sleep(random.uniform(*self.delay_range))
-                        out.print(f"[bold magenta]{escape(self.name)}[/]: ", end="")
-                        streaming = True
-                    out.print(escape(screen.feed(event.text)), end="")
-                elif event.kind == "message":
-                    screen.flush()
-                    replies.append(event.text)
-                    if not self.as_json:
-                        out.print()
-                    streaming, first_message = False, False
+            while True:
+                try:
+                    for event in events:
+                        if waiting:
+                            waiting.stop()
+                            waiting = None
+                        if event.kind == "message":
+                            replies.append(event.text)
+                        if not self.output_closed:
+                            self._show(event)
+                    break
+                except BrokenPipeError:  # stdout closed (`| head`): the reply is still received and logged whole
+                    self._close_output()
         except KeyboardInterrupt:
             if waiting:
                 waiting.stop()
             events.close()  # the partial reply is logged as cut off
-            if streaming:
-                out.print()
+            if self._streaming:
+                self._print_quietly()
             err.print("[dim](reply interrupted; /retry asks again)[/]")
             return True
         except HeartCompassError as exc:
             if waiting:
                 waiting.stop()
-            if streaming:
-                out.print()
+            if self._streaming:
+                self._print_quietly()
             err.print(f"[bold red]Error:[/] {escape(exc.message)}")
             if exc.hint:
                 err.print(f"[dim]{escape(exc.hint)}[/]")
             elif isinstance(exc, LLMError) and sys.stdin.isatty() and not self.as_json:
                 err.print("[dim]/retry sends your last message again.[/]")
             if self.as_json:
-                print_json({"message": sent, "replies": replies, "error": exc.message})
+                self._print_quietly(lambda: print_json({"message": sent, "replies": replies, "error": exc.message}))
             return False
         finally:
             if waiting:
                 waiting.stop()
         if self.as_json:
-            print_json({"person": self.session.person.slug, "message": sent, "replies": replies})
+            self._print_quietly(lambda: print_json({"person": self.session.person.slug, "message": sent,
+                                                    "replies": replies}))
         elif not replies:
             err.print("[dim](no reply)[/]")
         return True
+
+    def _show(self, event) -> None:
+        """One event on the screen: reasoning dimmed, text as it streams, a
+        typing delay before each message after the first."""
+        if event.kind == "reasoning" and not self.as_json:
+            out.print(escape(self._reasoning_screen.feed(event.text)), style="dim italic", end="")
+            self._in_reasoning = True
+        elif event.kind == "delta" and not self.as_json:
+            if self._in_reasoning:
+                out.print()
+                self._in_reasoning = False
+            if not self._streaming:
+                if not self._first_message and self.delays:
+                    import random  # here: --help loads this module
+
+                    with out.status(f"[dim]{escape(self.name)} is typing…[/]", spinner="point"):
+                        time.sleep(random.uniform(*self.delay_range))
+                out.print(f"[bold magenta]{escape(self.name)}[/]: ", end="")
+                self._streaming = True
+            out.print(escape(self._screen.feed(event.text)), end="")
+        elif event.kind == "message":
+            self._screen.flush()
+            if not self.as_json:
+                out.print()
+            self._streaming, self._first_message = False, False
+
+    def _print_quietly(self, show=lambda: out.print()) -> None:
+        if self.output_closed:
+            return
+        try:
+            show()
+        except BrokenPipeError:
+            self._close_output()
+
+    def _close_output(self) -> None:
+        """The reader of stdout went away: print nothing more; the chat still
+        logs the whole reply and commits, and exits 0, quietly."""
+        self.output_closed = True
+        discard_stdout()
 
     # -- the interactive loop ---------------------------------------------------
     def interactive(self, burst: bool = False) -> bool:
@@ -294,10 +325,12 @@ class ChatView:
                     raise HeartCompassError("/switch needs a name, e.g. /switch bob.")
                 self.close()
                 self.open(person)
-            else:
-                if cmd not in ("/help", "/?"):
-                    err.print(f"[yellow]Unknown command {escape(cmd)}.[/]")
+            elif cmd in ("/help", "/?"):
                 out.print(HELP)
+            else:  # a mistake: an error (exit 1 with -m or piped lines), and the list to pick from
+                err.print(f"[bold red]Error:[/] Unknown command {escape(cmd)}.")
+                err.print(HELP)
+                return "error"
         except HeartCompassError as exc:
             err.print(f"[bold red]Error:[/] {escape(exc.message)}")
             return "error"
