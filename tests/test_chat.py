@@ -83,20 +83,31 @@ def test_a_reply_cut_off_by_an_error_is_logged_as_such(example_cli: Runner, fake
     assert [m.content for m in fake_llm.calls[-1][1:]] == ["tell me"]
 
 
-def test_missing_key_names_the_variable_and_exits_2(example_cli: Runner):
+def test_missing_key_names_the_variable_and_exits_1(example_cli: Runner):
     example_cli("config", "set", "llm.provider", "openai")
     result = example_cli("chat", "alice", "-m", "hi", ok=False)
-    assert result.exit_code == 2 and "OPENAI_API_KEY" in result.output and ".env" in result.output
+    assert result.exit_code == 1 and "OPENAI_API_KEY" in result.output and ".env" in result.output
     assert log_entries(example_cli.ws, "alice") == []
     example_cli("config", "set", "llm.provider", "ark")
     result = example_cli("chat", "alice", "-m", "hi", ok=False)
-    assert result.exit_code == 2 and "ARK_API_KEY" in result.output
+    assert result.exit_code == 1 and "ARK_API_KEY" in result.output
 
 
 def test_without_any_model_configured_it_says_what_to_set(example_cli: Runner):
     result = example_cli("chat", "alice", "-m", "hi", ok=False)
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert "OPENAI_API_KEY" in result.output and "llm.base_url" in result.output
+
+
+def test_every_model_command_exits_1_without_a_key_and_2_only_for_usage_errors(example_cli: Runner):
+    from garden_helpers import say
+
+    say(example_cli.ws, "alice", "me", "hi")  # work for the gardener
+    for args in (("chat", "alice", "-m", "hi"), ("coach", "alice", "hi"), ("tell", "alice", "She sings", "--yes"),
+                 ("garden",), ("doctor", "--ping")):
+        result = example_cli(*args, ok=False)
+        assert result.exit_code == 1 and "OPENAI_API_KEY" in result.output, args
+    assert example_cli("chat", "alice", "--no-such-option", ok=False).exit_code == 2  # click's usage error
 
 
 def test_time_travel_uses_old_files_and_is_marked(example_cli: Runner, fake_llm):

@@ -128,7 +128,7 @@ def test_auto_picks_ark_when_only_its_key_is_there(example_ws, monkeypatch):
 def test_missing_key_is_raised_before_any_request(example_ws):
     with pytest.raises(MissingKeyError) as info:
         llm.check_ready(example_ws, llm.LLMSettings("openai", "gpt", "", 0.7, 30, 1, False))
-    assert info.value.exit_code == 2 and "OPENAI_API_KEY" in info.value.message
+    assert info.value.exit_code == 1 and "OPENAI_API_KEY" in info.value.message
 
 
 def test_ark_reasoning_model_streams_reasoning_from_the_sdk(monkeypatch):
