@@ -75,6 +75,7 @@ class CoachSession:
     exchange: list[tuple[str, str]] = field(default_factory=list)  # (who, text) for saving to the log
 
     built: context_mod.Context | None = field(default=None, repr=False)  # this turn's context
+    last: Advice | None = field(default=None, repr=False)                # the advice shown last
 
     def context(self) -> context_mod.Context:
         self.built = context_mod.build(self.ws, self.person, self.now, rules="coach.md", voice="about")
@@ -95,9 +96,17 @@ class CoachSession:
         self.exchange.append(("them", their_message))
         text = (f"I replied: {my_reply}\n\n" if my_reply else "") + f"{name} wrote:\n{their_message}"
         self.turns.append(("user", text))
-        advice = self._ask(system)
+        advice = self.last = self._ask(system)
         self.turns.append(("assistant", advice.model_dump_json()))
         return advice
+
+    def chosen(self, typed: str) -> str:
+        """What the user replied: a shown candidate's number ("2") stands for
+        that candidate's text; anything else is their own words."""
+        typed = typed.strip()
+        if self.last and typed.isdigit() and 1 <= int(typed) <= len(self.last.candidates):
+            return self.last.candidates[int(typed) - 1].reply.strip()
+        return typed
 
     def _ask(self, system: str) -> Advice:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -129,7 +138,7 @@ class CoachSession:
         for who, text in self.exchange:
             line = f"{name} wrote to me: {text}" if who == "them" else f"I replied to {name}: {text}"
             dailylog.append(path, dailylog.Entry(clock.now(self.ws).strftime("%H:%M:%S"), "note",
-                                                 line, ["coach"]), day)
+                                                 line, [dailylog.COACH_TAG]), day)
         return len(self.exchange)
 
     def save_and_commit(self) -> int:
