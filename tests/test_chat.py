@@ -179,3 +179,17 @@ def test_a_closed_stdout_keeps_the_whole_reply_commits_and_exits_quietly(example
         ("me", "hi", []), ("persona", "hey, it's bob!", []), ("persona", "you said: hi", []),
         ("persona", "I know: nothing yet", [])]  # nothing cut off, and no second message sent to nobody
     assert subjects(example_cli.ws)[0].startswith("chat(alice): 4 messages")
+
+
+def test_no_model_is_made_for_a_note_a_bad_as_of_or_a_broken_file(example_cli: Runner, monkeypatch):
+    from heartcompass import llm
+
+    made = []
+    monkeypatch.setattr(llm, "make_chat_model", lambda ws, settings: made.append(1))  # the provider's import
+    example_cli("chat", "alice", "-m", "/note She sings in a choir")  # no key needed either
+    assert log_entries(example_cli.ws, "alice")[-1].text == "She sings in a choir"
+    assert "No commit 'someday'" in example_cli("chat", "alice", "--as-of", "someday", "-m", "hi", ok=False).output
+    profile = example_cli.ws.people_dir / "alice" / "PROFILE.md"
+    profile.write_text(profile.read_text().replace("relation: friend", "relation: [broken"))
+    assert example_cli("chat", "alice", "-m", "hi", ok=False).exit_code == 1
+    assert made == []

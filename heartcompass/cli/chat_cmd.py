@@ -47,10 +47,13 @@ def chat(
     ws = workspace(ctx)
     person = resolve(ws, name)
     settings = llm.settings(ws, model)
-    chat_model = llm.make_chat_model(ws, settings)  # a missing key stops here, before anything is sent
-    view = ChatView(ws, settings, chat_model, as_of,
+    # The provider (langchain_openai: a second to import) is made when a reply is first asked for;
+    # a /note, a bad --as-of or a broken file never waits for it.
+    view = ChatView(ws, settings, None, as_of, make_model=lambda: llm.make_chat_model(ws, settings),
                     delays=not no_delay and out.is_terminal and not as_json, as_json=as_json)
     view.open(person)
+    if message is None and sys.stdin.isatty():
+        llm.check_ready(ws, settings)  # a missing key stops an interactive chat before its first prompt
     try:
         if message is not None:
             ok = view.send_or_command(message)
@@ -72,8 +75,9 @@ class ChatView:
     """Drives a ChatSession and renders it: streamed text, several messages
     with a typing delay, reasoning dimmed, errors as one line."""
 
-    def __init__(self, ws, settings, chat_model, as_of, *, delays: bool, as_json: bool):
+    def __init__(self, ws, settings, chat_model, as_of, *, delays: bool, as_json: bool, make_model=None):
         self.ws, self.settings, self.chat_model, self.as_of = ws, settings, chat_model, as_of
+        self.make_model = make_model  # when chat_model is None: makes it, when a reply is first asked for
         self.delays, self.as_json = delays, as_json
         self.session = None
         self.output_closed = False  # stdout's reader went away (`| head`)
@@ -97,7 +101,8 @@ class ChatView:
             if not self.as_json and sys.stdin.isatty():
                 err.print(f"[yellow]Warning:[/] {escape(exc.message)} [dim](Your messages are still logged.)[/]")
         rev, tag = parse_time_travel(self.ws, self.as_of) if self.as_of else (None, None)
-        self.session = ChatSession(self.ws, person, self.chat_model, settings=self.settings, rev=rev, tag=tag)
+        self.session = ChatSession(self.ws, person, self.chat_model, settings=self.settings, rev=rev, tag=tag,
+                                   make_model=self.model)
         c = preview(self.ws, person, rev)  # the prompt itself is built once per message, as it is sent
         self.name = "Reflection" if c.voice == "reflection" else c.name  # your own person is not "you"
         for warning in c.warnings:  # said once, at the start
@@ -126,6 +131,12 @@ class ChatView:
                 out.print(f"[dim]Saved {s.count} entr{'y' if s.count == 1 else 'ies'} to "
                           f"people/{escape(s.person.slug)}/logs/.[/]")
 
+    def model(self):
+        """The chat model, made once for the whole chat (/switch keeps it)."""
+        if self.chat_model is None:
+            self.chat_model = self.make_model()
+        return self.chat_model
+
     # -- sending --------------------------------------------------------------
     def send(self, text: str) -> bool:
         return self._run(self.session.send(text), text)
@@ -144,6 +155,7 @@ class ChatView:
         if waiting:
             waiting.start()
         try:
+            self.model()  # inside the indicator; a missing key stops here, before the message is logged
             while True:
                 try:
                     for event in events:
