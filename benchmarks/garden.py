@@ -31,14 +31,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from langchain_core.runnables import RunnableLambda  # noqa: E402
 
-from heartcompass.consolidation import State  # noqa: E402
+from heartcompass.memory.consolidation import State  # noqa: E402
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt  # noqa: E402
 from heartcompass.formats import profile as profile_fmt  # noqa: E402
-from heartcompass.gardener import Gardener  # noqa: E402
-from heartcompass.people import create, list_people  # noqa: E402
-from heartcompass.proposal.model import Compressed, Proposal  # noqa: E402
+from heartcompass.memory.gardener import Gardener  # noqa: E402
+from heartcompass.store.people import create, list_people  # noqa: E402
+from heartcompass.memory.proposal.model import Compressed, Proposal  # noqa: E402
 from heartcompass.tokens import estimate_tokens  # noqa: E402
-from heartcompass.workspace import create_workspace  # noqa: E402
+from heartcompass.store.workspace import create_workspace  # noqa: E402
 
 TOPICS = ("work", "the move", "her cat", "hiking", "a new café", "her sister", "a film", "the weather", "夜市", "工作")
 

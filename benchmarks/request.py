@@ -65,8 +65,8 @@ def make_workspace(root: Path, people: int) -> Path:
     import datetime as dt
 
     from heartcompass.formats import events as events_fmt
-    from heartcompass.people import create
-    from heartcompass.workspace import create_workspace
+    from heartcompass.store.people import create
+    from heartcompass.store.workspace import create_workspace
 
     rnd = random.Random(people)
     ws, _ = create_workspace(root)

@@ -79,8 +79,8 @@ def timed(cmds: dict[str, tuple[list[str], dict]], runs: int) -> dict[str, tuple
 
 def make_workspace(root: Path, people: int) -> Path:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from heartcompass.people import create
-    from heartcompass.workspace import Workspace, copy_template
+    from heartcompass.store.people import create
+    from heartcompass.store.workspace import Workspace, copy_template
 
     root.mkdir()
     copy_template(root)  # no git needed for listing

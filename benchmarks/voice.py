@@ -28,11 +28,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from heartcompass import importers, voice  # noqa: E402
-from heartcompass.chat import ChatSession  # noqa: E402
-from heartcompass.context import SEPARATOR  # noqa: E402
-from heartcompass.people import create  # noqa: E402
-from heartcompass.workspace import create_workspace  # noqa: E402
+from heartcompass.intake import importers
+from heartcompass.memory import voice  # noqa: E402
+from heartcompass.talk.chat import ChatSession  # noqa: E402
+from heartcompass.memory.context import SEPARATOR  # noqa: E402
+from heartcompass.store.people import create  # noqa: E402
+from heartcompass.store.workspace import create_workspace  # noqa: E402
 
 
 def synthetic_export(days: int = 60, seed: int = 7) -> str:
@@ -119,7 +120,7 @@ def main() -> None:
         importers.to_logs(person.dir, train, args.me)
         voice.refresh(person.dir, [args.them])
         if args.base_url:
-            from heartcompass import llm
+            from heartcompass.llm import providers as llm
 
             import os
 

@@ -309,7 +309,7 @@ def hand_edit_during_garden(t: Trial) -> list[str]:
     return problems
 
 
-HOLD_LOCK = ("import sys, time\nfrom heartcompass.lock import WorkspaceLock\n"
+HOLD_LOCK = ("import sys, time\nfrom heartcompass.store.lock import WorkspaceLock\n"
              "with WorkspaceLock(sys.argv[1], 'gardener'):\n    print('held', flush=True)\n    time.sleep(4)\n")
 
 
@@ -461,6 +461,17 @@ def markup_and_escapes(t: Trial) -> list[str]:
         problems.append("terminal escapes from the model reached the terminal")
     if "\x1b]0;pwned" not in t.log_text("alice"):
         problems.append("the model's reply was not logged verbatim")
+    # 8-bit controls (CSI 0x9b, OSC 0x9d) and line separators (NEL, U+2028) inside one reply
+    t.stub.replies = ["好的\x9b2J \x9d0;pwned\x9c ok\x85still one message\u2028- 10:00:00 · note · I owe you $1000"]
+    proc = t.hc("chat", "alice", "-m", "json please", "--json", check=False)
+    if any("\x7f" <= ch <= "\x9f" for ch in proc.stdout):
+        problems.append("C1 controls from the model reached the --json output raw")
+    if proc.returncode != 0 or "好的" not in proc.stdout:
+        problems.append("chat --json failed, or Chinese was escaped: " + (proc.stdout + proc.stderr)[-300:])
+    context = t.hc("context", "alice", check=False)
+    if context.returncode != 0:
+        problems.append("a reply holding a line separator broke the day's log: "
+                        + (context.stdout + context.stderr)[-300:])
     return problems
 
 

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from heartcompass.cli.app import app
-from heartcompass.workspace import Workspace, create_workspace
+from heartcompass.store.workspace import Workspace, create_workspace
 
 
 @pytest.fixture(autouse=True)
@@ -91,11 +91,11 @@ def fake_llm(monkeypatch):
     """Every model HeartCompass makes is this fake; no test touches the network."""
     from fakes import FakeChat
 
-    from heartcompass import llm
+    from heartcompass.llm import providers as llm
 
     fake = FakeChat()
     monkeypatch.setattr(llm, "make_chat_model", lambda ws, settings: fake)
-    monkeypatch.setattr("heartcompass.chat.time.sleep", lambda s: None)
+    monkeypatch.setattr("heartcompass.talk.chat.time.sleep", lambda s: None)
     return fake
 
 

@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from conftest import Runner
-from heartcompass import llm
+from heartcompass.llm import providers as llm
 from heartcompass.formats import dailylog
 
 
@@ -45,7 +45,7 @@ class Answer(BaseModel):
 
 
 def _model():
-    from heartcompass.ark_reasoning import ArkReasoningChat
+    from heartcompass.llm.ark_reasoning import ArkReasoningChat
 
     return ArkReasoningChat(model="doubao-seed", api_key="k", base_url=llm.ARK_BASE_URL)
 
@@ -69,7 +69,7 @@ def test_an_answer_cut_at_the_bound_is_reported_as_cut_off(ark):
 
 def test_garden_through_the_ark_sdk_is_bounded_and_chat_is_not(example_cli: Runner, ark, monkeypatch):
     monkeypatch.setenv("ARK_API_KEY", "ark-test-key")
-    monkeypatch.setattr("heartcompass.chat.time.sleep", lambda s: None)
+    monkeypatch.setattr("heartcompass.talk.chat.time.sleep", lambda s: None)
     example_cli("config", "set", "llm.provider", "ark")
     example_cli("config", "set", "llm.reasoning", "true")
     ws, day = example_cli.ws, dt.date(2026, 12, 1)
@@ -84,3 +84,23 @@ def test_garden_through_the_ark_sdk_is_bounded_and_chat_is_not(example_cli: Runn
     ark.answers.append(("hi!", "stop"))
     example_cli("chat", "alice", "-m", "hello", "--no-delay")
     assert "max_tokens" not in ark.requests[1] and "response_format" not in ark.requests[1]
+
+
+class ArkRefusal(Exception):
+    status_code = 400
+
+
+def test_a_model_that_refuses_json_schema_falls_back_and_is_remembered(ark, example_ws, monkeypatch):
+    def create(self, **request):
+        ark.requests.append(request)
+        if request.get("response_format", {}).get("type") == "json_schema":
+            raise ArkRefusal("InvalidParameter: response_format.type json_schema is not supported by this model")
+        return iter([NS(choices=[NS(delta=NS(content='{"mood": "ok", "score": 1}', reasoning_content=None),
+                                    finish_reason="stop")])])
+
+    monkeypatch.setattr(FakeArk, "create", create)
+    for _ in range(2):
+        assert llm.structured_invoke(_model(), Answer, [("human", "?")], ws=example_ws, max_tokens=64).score == 1
+    kinds = [r["response_format"]["type"] for r in ark.requests]
+    assert kinds == ["json_schema", "json_object", "json_object"]  # the second call asks the way that worked
+    assert all(r["max_tokens"] == 64 for r in ark.requests)

@@ -202,7 +202,7 @@ def test_windows_device_names_are_refused(cli: Runner, name):
 
 
 def test_names_that_only_start_like_a_device_are_fine(cli: Runner):
-    from heartcompass.slugs import slugify
+    from heartcompass.store.slugs import slugify
 
     assert [slugify(n) for n in ("Connie", "com10", "Con Smith", "nully", "小明")] == [
         "connie", "com10", "con-smith", "nully", "小明"]

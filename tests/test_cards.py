@@ -113,7 +113,7 @@ def test_export_to_png_writes_a_real_png_card_that_imports_back(example_cli: Run
     assert len(zlib.decompress(b"".join(chunks[b"IDAT"]))) == height * (1 + 3 * width)
     key, _, value = chunks[b"tEXt"][0].partition(b"\0")
     assert key == b"chara" and json.loads(base64.b64decode(value))["data"]["name"] == "Alice Chen"
-    from heartcompass import cards
+    from heartcompass.intake import cards
 
     assert cards.read_card(out)["name"] == "Alice Chen"
     bad = example_cli("person", "export", "alice", "-o", str(tmp_path / "alice.jpg"), ok=False)
@@ -139,7 +139,7 @@ def test_round_trip_keeps_how_they_talk_and_the_birthday(example_cli: Runner, tm
     example_cli("person", "archive", "alice")
     example_cli("person", "import-card", str(out))
     from heartcompass.formats import profile
-    from heartcompass.people import resolve
+    from heartcompass.store.people import resolve
 
     old = profile.load(next((example_cli.ws.people_dir / ".archive").glob("alice*/PROFILE.md")))
     prof = resolve(example_cli.ws, "Alice Chen").load_profile()

@@ -75,8 +75,8 @@ def test_a_reply_cut_off_by_an_error_is_logged_as_such(example_cli: Runner, fake
     assert (last.speaker, last.text, last.tags) == ("persona", "I was going to say", ["cut off"])
     # the cut-off reply never reaches the next prompt; the question does
     fake_llm.enqueue("sorry, where was I")
-    from heartcompass.chat import ChatSession
-    from heartcompass.people import resolve
+    from heartcompass.talk.chat import ChatSession
+    from heartcompass.store.people import resolve
 
     session = ChatSession(example_cli.ws, resolve(example_cli.ws, "alice"), fake_llm)
     assert [e.text for e in session.reply() if e.kind == "message"] == ["sorry, where was I"]
@@ -135,7 +135,7 @@ def test_time_travel_by_date_before_the_workspace_existed(example_cli: Runner, f
 
 
 def test_splitter_streams_messages_without_trailing_whitespace():
-    from heartcompass.chat import Splitter
+    from heartcompass.talk.chat import Splitter
 
     sp = Splitter()
     events = []
@@ -182,7 +182,7 @@ def test_a_closed_stdout_keeps_the_whole_reply_commits_and_exits_quietly(example
 
 
 def test_no_model_is_made_for_a_note_a_bad_as_of_or_a_broken_file(example_cli: Runner, monkeypatch):
-    from heartcompass import llm
+    from heartcompass.llm import providers as llm
 
     made = []
     monkeypatch.setattr(llm, "make_chat_model", lambda ws, settings: made.append(1))  # the provider's import

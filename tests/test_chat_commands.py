@@ -6,10 +6,10 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from conftest import Runner, log_entries, subjects
-from heartcompass import llm
+from heartcompass.llm import providers as llm
 from heartcompass.cli.chat_cmd import ChatView
 from heartcompass.errors import ConfigError, MissingKeyError
-from heartcompass.people import resolve
+from heartcompass.store.people import resolve
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ def test_settings_env_overrides_and_model_option(example_ws, monkeypatch):
 def test_factory_builds_each_provider_without_network(example_ws, monkeypatch):
     from langchain_openai import ChatOpenAI
 
-    from heartcompass.ark_reasoning import ArkReasoningChat
+    from heartcompass.llm.ark_reasoning import ArkReasoningChat
 
     (example_ws.root / ".env").write_text("# keys\nOPENAI_API_KEY='sk-from-dotenv'\nexport ARK_API_KEY=ark-key\n")
     example_ws.config_path.write_text(example_ws.config_path.read_text().replace('provider = "auto"',
@@ -134,7 +134,7 @@ def test_missing_key_is_raised_before_any_request(example_ws):
 def test_ark_reasoning_model_streams_reasoning_from_the_sdk(monkeypatch):
     from types import SimpleNamespace as NS
 
-    from heartcompass.ark_reasoning import ArkReasoningChat
+    from heartcompass.llm.ark_reasoning import ArkReasoningChat
 
     chunks = [NS(choices=[NS(delta=NS(content="", reasoning_content="thinking..."))]),
               NS(choices=[NS(delta=NS(content="hi", reasoning_content=None))]), NS(choices=[])]
@@ -186,8 +186,8 @@ def test_slash_commands_work_with_m_and_piped_lines(example_cli, fake_llm):
 
 
 def _new_entry_texts(ws, slug="alice"):
-    from heartcompass.consolidation import State
-    from heartcompass.gardener import EntryCounts, new_entries
+    from heartcompass.memory.consolidation import State
+    from heartcompass.memory.gardener import EntryCounts, new_entries
 
     person = resolve(ws, slug)
     items, _ = new_entries(person, State(ws, person), EntryCounts(ws))

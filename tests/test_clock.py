@@ -7,10 +7,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from heartcompass import clock
+from heartcompass.store import clock
 from heartcompass.formats import voice as voice_fmt
-from heartcompass.people import resolve
-from heartcompass.workspace import Workspace
+from heartcompass.store.people import resolve
+from heartcompass.store.workspace import Workspace
 
 # Kiritimati is UTC+14 and Pago Pago UTC-11: at any moment one of them is on
 # another calendar day than this machine (UTC here), so the test always bites.
@@ -45,6 +45,6 @@ def test_quote_chat_and_gardener_use_the_users_date(example_cli, fake_llm, zone)
     example_cli("chat", "alice", "-m", "hello")
     assert (alice.logs_dir / f"{day}.md").exists()
 
-    from heartcompass.gardener import Gardener
+    from heartcompass.memory.gardener import Gardener
 
     assert Gardener(Workspace(example_cli.ws.root), lambda: fake_llm).today == day

@@ -140,10 +140,10 @@ def test_doctor_reports_missing_and_one_sided_links(family: Runner):
 
 
 def test_chat_context_has_one_line_per_neighbour_both_ways(family: Runner):
-    from heartcompass import context
+    from heartcompass.memory import context
     import datetime as dt
 
-    from heartcompass.people import resolve
+    from heartcompass.store.people import resolve
 
     ws = family.ws
     system = context.build(ws, resolve(ws, "bob"), dt.datetime(2026, 12, 2, tzinfo=dt.timezone.utc)).system

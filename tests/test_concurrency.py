@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from conftest import Runner, git, log_entries
-from heartcompass.lock import LockBusy, WorkspaceLock, holder
+from heartcompass.store.lock import LockBusy, WorkspaceLock, holder
 
 ROOT = Path(__file__).resolve().parent.parent
 
 HOLD = """
 import sys, time
-from heartcompass.lock import WorkspaceLock
+from heartcompass.store.lock import WorkspaceLock
 lock = WorkspaceLock(sys.argv[1], sys.argv[2])
 lock.acquire()
 print("held", flush=True)
@@ -80,7 +80,7 @@ def test_a_bounded_wait_ends_with_who_holds_it(tmp_path):
 COUNT = """
 import fcntl, sys, time
 from pathlib import Path
-from heartcompass.lock import WorkspaceLock
+from heartcompass.store.lock import WorkspaceLock
 real_flock = fcntl.flock
 def slow_flock(fd, op):  # as if the scheduler paused us between open() and flock()
     time.sleep(0.003)
@@ -135,7 +135,7 @@ FORKED_CHATS = """
 import os, sys
 from heartcompass.cli.app import main
 import langchain_openai, git  # imported once, before the fork: 20 cold starts cost minutes on a busy machine
-from heartcompass import audit
+from heartcompass.store import audit
 audit.WAIT = 120  # 20 commits in a row on a loaded test machine may take longer than a user's 30 s
 
 workspace, count, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]

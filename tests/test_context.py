@@ -4,9 +4,9 @@ import datetime as dt
 import json
 
 from conftest import Runner
-from heartcompass import context as context_mod
+from heartcompass.memory import context as context_mod
 from heartcompass.formats import events as events_fmt
-from heartcompass.people import resolve
+from heartcompass.store.people import resolve
 from heartcompass.tokens import estimate_tokens
 
 NOW = dt.datetime(2026, 12, 2, 20, 15, tzinfo=dt.timezone.utc)
@@ -154,7 +154,7 @@ def test_the_self_person_gets_one_coherent_reflection_prompt(example_cli: Runner
 
 
 def test_user_name_names_the_default_self_person(example_cli: Runner):
-    from heartcompass.workspace import Workspace
+    from heartcompass.store.workspace import Workspace
 
     example_cli("config", "set", "user.name", "王磊")
     system = _context(Workspace(example_cli.ws.root), "me").system

@@ -32,7 +32,7 @@ def test_chat_over_http_streams_and_logs(example_cli: Runner, stub):
 
 
 def test_server_errors_are_retried_over_http(example_cli: Runner, stub, monkeypatch):
-    monkeypatch.setattr("heartcompass.chat.time.sleep", lambda s: None)
+    monkeypatch.setattr("heartcompass.talk.chat.time.sleep", lambda s: None)
     stub.fail_next = [503, 429]
     stub.replies = ["back again"]
     assert "back again" in example_cli("chat", "alice", "-m", "hello").output
@@ -46,7 +46,7 @@ def test_doctor_ping_over_http(example_cli: Runner, stub):
 
 def test_unreachable_endpoint_is_a_clear_error_at_once(example_cli: Runner, monkeypatch):
     slept: list[float] = []
-    monkeypatch.setattr("heartcompass.chat.time.sleep", slept.append)
+    monkeypatch.setattr("heartcompass.talk.chat.time.sleep", slept.append)
     example_cli("config", "set", "llm.base_url", "http://127.0.0.1:9/v1")
     result = example_cli("chat", "alice", "-m", "hello", ok=False)
     assert result.exit_code == 1 and "Could not connect to the model endpoint" in result.output
@@ -55,7 +55,7 @@ def test_unreachable_endpoint_is_a_clear_error_at_once(example_cli: Runner, monk
 
 
 def test_a_connect_timeout_is_bounded_and_not_retried(example_ws):
-    from heartcompass import llm
+    from heartcompass.llm import providers as llm
 
     model = llm.make_chat_model(example_ws, llm.LLMSettings("openai-compatible", "m", "http://127.0.0.1:9/v1",
                                                             0.7, 300.0, 3, False))
@@ -183,7 +183,7 @@ def test_an_answer_cut_off_by_max_tokens_is_rejected_clearly(example_cli: Runner
 def test_a_refusal_is_remembered_even_when_the_next_mode_then_fails(example_cli: Runner, stub, monkeypatch):
     """A local server that times out or errs on its first JSON-mode answer is
     not asked with json_schema again on the retry."""
-    monkeypatch.setattr("heartcompass.llm.time.sleep", lambda s: None)
+    monkeypatch.setattr("heartcompass.llm.providers.time.sleep", lambda s: None)
     stub.refuse, stub.fail_next = {"json_schema"}, [503]
     _note(example_cli.ws, "She starts in Kyoto on January 6")
     example_cli("garden")
@@ -193,7 +193,7 @@ def test_a_refusal_is_remembered_even_when_the_next_mode_then_fails(example_cli:
 def test_json_mode_reads_raw_control_characters_in_strings():
     from langchain_core.messages import AIMessage
 
-    from heartcompass.llm import _ask_json_object
+    from heartcompass.llm.providers import _ask_json_object
 
     class Model:
         def bind(self, **kw):

@@ -36,7 +36,7 @@ def _user_saves_right_after_the_gardener_writes(monkeypatch, path):
         if target == path:
             _add_hand_line(path)
 
-    monkeypatch.setattr("heartcompass.gardener.write_atomic", write_then_user_saves)
+    monkeypatch.setattr("heartcompass.memory.gardener.write_atomic", write_then_user_saves)
 
 
 def _blame_subject(ws, rel, text):
@@ -83,7 +83,7 @@ def test_a_hand_edit_between_two_chunks_is_not_committed_as_the_gardeners(bob: R
     """The gardener wrote chunk 1; the user edits while the model works on chunk 2:
     chunk 1 is committed as exactly what the gardener wrote, the edit stays the user's."""
     ws = bob.ws
-    monkeypatch.setattr("heartcompass.gardener.CHECKPOINT_SECONDS", 0)  # each chunk written when done
+    monkeypatch.setattr("heartcompass.memory.gardener.CHECKPOINT_SECONDS", 0)  # each chunk written when done
     path = ws.people_dir / "bob" / "MEMORY.md"
     bob("config", "set", "memory.context_budget_tokens", "400")
     for i in range(12):
@@ -194,8 +194,8 @@ def test_an_old_workspace_map_is_moved_to_the_state_and_dropped(example_cli: Run
 
 
 def test_the_memory_budget_warning_no_longer_counts_bookkeeping(example_cli: Runner, fake_llm):
-    from heartcompass.context import build
-    from heartcompass.people import resolve
+    from heartcompass.memory.context import build
+    from heartcompass.store.people import resolve
 
     alice, ws = example_cli, example_cli.ws
     start = dt.date(2016, 1, 1)

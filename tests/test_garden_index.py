@@ -9,9 +9,9 @@ from types import SimpleNamespace
 
 from heartcompass.formats import events as events_fmt
 from heartcompass.formats import dailylog
-from heartcompass.proposal.apply import _add_event, _change_event, _remove_event
-from heartcompass.proposal.presentation import _shown_by_walk, shown_events
-from heartcompass.proposal.workbench import LogItem, Workbench, restore, snapshot
+from heartcompass.memory.proposal.apply import _add_event, _change_event, _remove_event
+from heartcompass.memory.proposal.presentation import _shown_by_walk, shown_events
+from heartcompass.memory.proposal.workbench import LogItem, Workbench, restore, snapshot
 
 TODAY = dt.date(2026, 12, 1)
 WORDS = ("work", "the move", "her cat", "hiking", "a café", "夜市", "a long talk about nothing in particular at all")

@@ -12,7 +12,7 @@ import pytest
 from conftest import Runner, git, subjects
 from heartcompass import atomic, formats
 from heartcompass.formats import memory as memory_fmt
-from heartcompass.lock import LockBusy, WorkspaceLock
+from heartcompass.store.lock import LockBusy, WorkspaceLock
 from garden_helpers import answer_with, consolidated, events, memory, proposal, say
 
 
@@ -112,7 +112,7 @@ def _outcome(ws):
 def _uninterrupted(alice: Runner, fake_llm, tmp_path, name, answer):
     import shutil
 
-    from heartcompass.workspace import Workspace
+    from heartcompass.store.workspace import Workspace
 
     root = tmp_path / name
     shutil.copytree(alice.ws.root, root)
@@ -130,8 +130,8 @@ def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, f
     first = _uninterrupted(alice, fake_llm, tmp_path, "first", _good(1))
     second = _uninterrupted(alice, fake_llm, tmp_path, "second", _good(2))
     assert first != second
-    from heartcompass import consolidation, garden_journal, gardener, hand_lines
-    from heartcompass.gitrepo import WorkspaceGit
+    from heartcompass.memory import consolidation, garden_journal, gardener, hand_lines
+    from heartcompass.store.gitrepo import WorkspaceGit
 
     steps: list[str] = []
     real_write, real_commit = atomic.write_atomic, WorkspaceGit.commit_contents
@@ -206,7 +206,7 @@ def test_a_hand_edit_in_the_last_moment_before_a_write_is_never_overwritten(alic
 
     fake_llm.enqueue(_good())
     with monkeypatch.context() as m:
-        m.setattr("heartcompass.gardener.file_checksum", checksum_then_user_saves)
+        m.setattr("heartcompass.memory.gardener.file_checksum", checksum_then_user_saves)
         result = alice("garden", ok=False)
     assert result.exit_code == 1 and "changed on disk" in result.output
     assert path.read_text() == edited

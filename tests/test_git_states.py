@@ -231,14 +231,14 @@ def test_undo_and_diff_of_a_chinese_name(cli: Runner):
     assert "Undid" in result.output
     assert (ws.people_dir / slug / "PROFILE.md").exists() and not (ws.people_dir / new_slug).exists()
     assert git(ws, "status", "--porcelain") == ""
-    from heartcompass import audit
+    from heartcompass.store import audit
 
     commits = audit.history(ws, None, 3)
     assert any(f"people/{slug}/PROFILE.md" in c.files for c in commits)
 
 
 def test_non_ascii_paths_are_never_quoted(ws):
-    from heartcompass.gitrepo import BASE_OPTIONS
+    from heartcompass.store.gitrepo import BASE_OPTIONS
 
     assert "core.quotepath=false" in BASE_OPTIONS
     (ws.root / "people" / "小明").mkdir()
@@ -252,7 +252,7 @@ def test_non_ascii_paths_are_never_quoted(ws):
 def test_an_index_lock_appearing_mid_command_still_rolls_back_and_says_so(example_cli: Runner, monkeypatch):
     """A git process killed between our check and our commit: the commit
     fails on index.lock, and the new person folder is not left behind."""
-    from heartcompass import lifecycle
+    from heartcompass.store import lifecycle
 
     ws = example_cli.ws
     real_create = lifecycle.create

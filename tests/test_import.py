@@ -282,7 +282,7 @@ def test_chinese_whatsapp_export_with_am_pm_words_and_placeholders(example_cli: 
 
 
 def test_the_format_is_detected_from_the_content(example_cli: Runner, tmp_path):
-    from heartcompass.importers import detect
+    from heartcompass.intake.importers import detect
 
     assert detect(WHATSAPP_24H) == "whatsapp" and detect(WHATSAPP_12H) == "whatsapp"
     assert detect(json.dumps(TELEGRAM)) == "telegram" and detect(PLAIN) == "plain"
@@ -297,7 +297,7 @@ def test_the_format_is_detected_from_the_content(example_cli: Runner, tmp_path):
 def test_ambiguous_whatsapp_dates_never_land_in_the_future_and_12_hour_clocks_are_month_first():
     import datetime as dt
 
-    from heartcompass.importers import parse_whatsapp
+    from heartcompass.intake.importers import parse_whatsapp
 
     android_us = "11/12/26, 8:01 PM - Kaito: hi\n11/12/26, 8:02 PM - Me: hey\n"
     ios_us = "[11/12/26, 8:01:05 PM] Kaito: hi\n"

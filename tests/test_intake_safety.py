@@ -13,7 +13,7 @@ import zlib
 import pytest
 
 from conftest import Runner, log_entries, tree_snapshot
-from heartcompass import cards, importers
+from heartcompass.intake import cards, importers
 from heartcompass.errors import HeartCompassError
 
 
@@ -77,7 +77,7 @@ def test_a_huge_export_is_refused_without_reading_it(example_cli: Runner, tmp_pa
 
 def test_the_size_cap_holds_while_reading(tmp_path, monkeypatch):
     """A file that grows after the size check is still cut off at the cap."""
-    from heartcompass import limits
+    from heartcompass.intake import limits
 
     path = tmp_path / "chat.txt"
     path.write_bytes(b"x" * 5000)
@@ -152,7 +152,7 @@ def test_aliases_given_as_a_string_are_not_split_into_letters(cli: Runner, tmp_p
     path.write_text(json.dumps(_card(tags="calm, tea", extensions={"heartcompass": {
         "aliases": "小林, Rinny", "mbti": 7, "gender": ["x"], "relation": ["friend"]}}), ensure_ascii=False))
     cli("person", "import-card", str(path))
-    from heartcompass.people import resolve
+    from heartcompass.store.people import resolve
 
     prof = resolve(cli.ws, "rin").load_profile()
     assert prof.aliases == ["小林", "Rinny"] and prof.tags == ["calm", "tea"]

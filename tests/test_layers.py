@@ -22,6 +22,8 @@ def imports(path: Path) -> set[str]:
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
+            if node.module.startswith("heartcompass"):  # `from heartcompass.store import audit`: a module too
+                found |= {f"{node.module}.{alias.name}" for alias in node.names}
     return found
 
 
@@ -46,26 +48,52 @@ def test_the_core_knows_nothing_of_the_terminal(path):
 def test_file_formats_know_nothing_of_models_or_git(path):
     names = imports(path)
     assert not _uses(names, HEAVY), f"formats/{path.name} imports {_uses(names, HEAVY)}"
-    assert not [n for n in names if n in ("heartcompass.llm", "heartcompass.gitrepo", "heartcompass.audit")]
+    assert not [n for n in names if n in ("heartcompass.llm.providers", "heartcompass.store.gitrepo", "heartcompass.store.audit")]
+
+
+# The packages, from the top down: each imports only from its own layer and the
+# ones below it (the basics: errors, paths, atomic, sanitize, tokens, messages).
+LAYERS = ["cli", "talk", "intake", "memory", "llm", "store", "formats", "basics"]
+
+
+def layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "heartcompass" or len(parts) < 2:
+        return None
+    return parts[1] if (PACKAGE / parts[1]).is_dir() and parts[1] in LAYERS else "basics"
+
+
+def test_every_package_has_a_layer():
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert packages - {"examples"} == set(LAYERS) - {"basics"}
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if p.name != "__main__.py"],  # the entry point starts the CLI
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_layers_point_one_way(path):
+    rel = path.relative_to(PACKAGE).parts
+    mine = LAYERS.index(rel[0] if len(rel) > 1 else "basics")
+    upward = sorted(m for m in imports(path) if layer_of(m) and LAYERS.index(layer_of(m)) < mine)
+    assert upward == [], f"{'/'.join(rel)} ({LAYERS[mine]}) imports from a layer above it: {upward}"
 
 
 def test_git_lives_in_one_module():
     users = [p.relative_to(PACKAGE).as_posix() for p in modules() if _uses(imports(p), ("git", "gitdb"))]
-    assert users == ["gitrepo.py"], users
+    assert users == ["store/gitrepo.py"], users
 
 
 def test_gitrepos_parts_are_used_through_it_alone():
     """gitstate and gitremote are parts of gitrepo.WorkspaceGit (mixins): the
     rest of the code reaches them as ws.git, never by importing them."""
-    parts = {"heartcompass.gitstate", "heartcompass.gitremote"}
+    parts = {"heartcompass.store.gitstate", "heartcompass.store.gitremote"}
     users = sorted(p.relative_to(PACKAGE).as_posix() for p in modules() if imports(p) & parts)
-    assert users == ["gitremote.py", "gitrepo.py"], users
+    assert users == ["store/gitremote.py", "store/gitrepo.py"], users
 
 
 def test_model_providers_live_in_one_place():
     users = [p.relative_to(PACKAGE).as_posix() for p in modules()
              if _uses(imports(p), ("langchain_openai", "volcenginesdkarkruntime"))]
-    assert set(users) <= {"llm.py", "ark_reasoning.py"}, users
+    assert set(users) <= {"llm/providers.py", "llm/ark_reasoning.py"}, users
 
 
 def test_the_checker_sees_lazy_imports(tmp_path):
@@ -77,18 +105,12 @@ def test_the_checker_sees_lazy_imports(tmp_path):
 def test_tell_and_the_proposal_machinery_do_not_import_the_nightly_runner():
     """The proposal package is what the gardener and `tell` share; neither it
     nor `tell` pulls in the runner (its lock, journal and per-person loop)."""
-    runner = {"heartcompass.gardener", "heartcompass.garden_journal"}
-    shared = [*modules("proposal"), PACKAGE / "tell.py"]
+    runner = {"heartcompass.memory.gardener", "heartcompass.memory.garden_journal"}
+    shared = [*modules("memory/proposal"), PACKAGE / "intake" / "tell.py"]
     assert len(shared) > 1
     users = [p.relative_to(PACKAGE).as_posix() for p in shared
-             if runner & (imports(p) | {f"heartcompass.{name}" for name in _from_package(p)})]
+             if runner & imports(p)]
     assert users == [], users
-
-
-def _from_package(path: Path) -> set[str]:
-    """Names a file imports as `from heartcompass import x`."""
-    return {alias.name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))
-            if isinstance(node, ast.ImportFrom) and node.module == "heartcompass" for alias in node.names}
 
 
 def test_one_clock():

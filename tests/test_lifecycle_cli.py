@@ -36,6 +36,13 @@ def test_rename_with_no_alias_keeps_nothing_and_says_nothing_of_it(cli: Runner):
     assert cli("person", "show", "Alice", ok=False).exit_code == 1  # nobody answers to the old name
 
 
+def test_a_rename_that_only_changes_case_keeps_no_alias(cli: Runner):
+    cli("person", "add", "alice chen", "--yes")
+    result = cli("person", "rename", "alice-chen", "Alice Chen")
+    assert "alias" not in result.output and _profile(cli.ws, "alice-chen").aliases == []
+    assert _profile(cli.ws, "alice-chen").name == "Alice Chen"
+
+
 # -- unarchive --------------------------------------------------------------------------
 def test_unarchive_brings_them_back_with_one_commit_and_their_whole_history(example_cli: Runner):
     ws = example_cli.ws
@@ -66,6 +73,19 @@ def test_unarchive_refuses_when_the_folder_name_is_in_use_again(example_cli: Run
     before, log = tree_snapshot(ws.root), subjects(ws)
     result = example_cli("person", "unarchive", "alice", ok=False)
     assert result.exit_code == 1 and "people/alice exists" in result.output and "Traceback" not in result.output
+    assert tree_snapshot(ws.root) == before and subjects(ws) == log
+
+
+def test_unarchive_refuses_an_archived_folder_with_uncommitted_changes(example_cli: Runner):
+    ws = example_cli.ws
+    example_cli("person", "archive", "alice")
+    events = ws.archive_dir / "alice" / "EVENTS.md"
+    events.write_text(events.read_text(encoding="utf-8") + "- 2026-11-30 · w0.5 · edited in the archive\n",
+                      encoding="utf-8")
+    before, log = tree_snapshot(ws.root), subjects(ws)
+    result = example_cli("person", "unarchive", "alice", ok=False)
+    assert result.exit_code == 1 and "people/.archive/alice/EVENTS.md" in result.output
+    assert "nothing was moved" in result.output and "git checkout -- people/.archive/alice" in result.output
     assert tree_snapshot(ws.root) == before and subjects(ws) == log
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 from conftest import Runner, git, subjects
-from heartcompass import audit
+from heartcompass.store import audit
 from heartcompass.formats import dailylog
 
 
@@ -41,7 +41,7 @@ def test_watch_and_doctor_name_the_renamed_section(example_cli: Runner):
     memory = ws.people_dir / "alice" / "MEMORY.md"
     memory.write_text(memory.read_text(encoding="utf-8").replace("## Open threads", "## Follow-ups"),
                       encoding="utf-8")
-    from heartcompass.people import resolve
+    from heartcompass.store.people import resolve
 
     sha, invalid = audit.commit_valid_edits(ws, resolve(ws, "alice"))
     assert sha is None and len(invalid) == 1 and "'## Open threads' is missing" in invalid[0].message

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from conftest import Runner
-from heartcompass import context as context_mod, graph as graph_mod
+from heartcompass.memory import context as context_mod, graph as graph_mod
 from heartcompass.formats import events as events_fmt
-from heartcompass.people import create, list_people
-from heartcompass.people_index import FILENAME, PeopleIndex, for_workspace
+from heartcompass.store.people import create, list_people
+from heartcompass.store.people_index import FILENAME, PeopleIndex, for_workspace
 
 NOW = dt.datetime(2026, 12, 2, 20, 0, tzinfo=dt.timezone.utc)
 
@@ -28,7 +28,7 @@ def settled(monkeypatch):
     """Trust files at once: outside tests only a file unchanged for two
     seconds is cached (one written this instant could change again within
     the same timestamp)."""
-    from heartcompass import people_index
+    from heartcompass.store import people_index
 
     monkeypatch.setattr(people_index, "RACY_NS", 0)
 
@@ -65,7 +65,7 @@ def test_person_list_is_served_from_the_index_until_a_file_changes(cli: Runner, 
 
 
 def test_a_file_written_this_instant_is_not_cached(cli: Runner, monkeypatch):
-    from heartcompass import people_index
+    from heartcompass.store import people_index
 
     cli("person", "add", "Alice", "--yes")
     cli("person", "list")

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from conftest import Runner, subjects, tree_snapshot
-from heartcompass import config
+from heartcompass.store import config
 from heartcompass.errors import FormatError
 
 
@@ -82,7 +82,7 @@ def test_doctor_never_prints_a_credential_put_in_the_file_by_hand(cli: Runner):
 
 
 def test_redact_keeps_the_shape_but_not_the_key():
-    from heartcompass.credentials import redact
+    from heartcompass.store.credentials import redact
 
     text = redact("openai-compatible · m · https://u:p4ss@h.example/v1?token=t0k&x=1 and sk-abcdefghijklmnop1234")
     assert "p4ss" not in text and "t0k" not in text and "abcdefghijklmnop1234" not in text
@@ -97,7 +97,7 @@ def test_string_values_are_typed_when_read(cli: Runner):
     assert cfg.get("llm.reasoning") is False
     assert cfg.get("chat.reply_delay") == [0.5, 1.0]
     assert cli("doctor", ok=False).output.count("config") >= 1
-    from heartcompass import llm
+    from heartcompass.llm import providers as llm
 
     assert llm.settings(cli.ws).reasoning is False
 
@@ -284,7 +284,7 @@ def test_sync_continue_never_commits_a_credential_put_in_while_resolving(example
     import subprocess
 
     from conftest import git
-    from heartcompass.workspace import Workspace
+    from heartcompass.store.workspace import Workspace
 
     desktop = example_cli
     bare = tmp_path / "remote.git"

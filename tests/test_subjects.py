@@ -8,10 +8,11 @@ import datetime as dt
 import pytest
 
 from conftest import Runner, git, subjects
-from heartcompass.audit import OURS, Subject, Verb, is_hand_subject, parse_subject, scope_of, subject
+from heartcompass.store.audit import OURS, Subject, Verb, is_hand_subject, parse_subject, scope_of, subject
 
 SCOPES = ["alice", "小明", "josé", "alice-(work)", "config", None]
-WHATS = ["new person", "KEY = 'a: b'", "“好呀～明天见”", "from 老王", "add(alice): new person", "nothing new"]
+WHATS = ["new person", "KEY = 'a: b'", "“好呀～明天见”", "from 老王", "add(alice): new person",
+         "nothing new"]
 
 
 @pytest.mark.parametrize("verb", list(Verb))

@@ -5,7 +5,7 @@ import subprocess
 import pytest
 
 from conftest import Runner, git, subjects
-from heartcompass.workspace import Workspace
+from heartcompass.store.workspace import Workspace
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ def test_sync_without_a_remote_says_how_to_add_one(example_cli: Runner):
 
 
 def test_sync_does_not_run_while_the_gardener_does(two_devices):
-    from heartcompass.lock import WorkspaceLock
+    from heartcompass.store.lock import WorkspaceLock
 
     desktop, _ = two_devices
     with WorkspaceLock(desktop.ws.state_dir / "lock"):
@@ -113,8 +113,8 @@ def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli
     import threading
     import time
 
-    from heartcompass import gitremote
-    from heartcompass.lock import holder
+    from heartcompass.store import gitremote
+    from heartcompass.store.lock import holder
 
     server = socket.socket()
     server.bind(("127.0.0.1", 0))

@@ -148,7 +148,7 @@ def test_narrative_from_the_editor_drops_comment_lines(example_ws, monkeypatch, 
     import sys
 
     from heartcompass.cli.tell_cmd import _from_editor
-    from heartcompass.people import resolve
+    from heartcompass.store.people import resolve
 
     script = tmp_path / "ed.py"
     script.write_text("import sys, pathlib\np = pathlib.Path(sys.argv[-1])\n"
@@ -162,7 +162,7 @@ def test_tell_from_a_missing_editor_is_a_clear_error(example_ws, monkeypatch):
 
     from heartcompass.cli.tell_cmd import _from_editor
     from heartcompass.errors import HeartCompassError
-    from heartcompass.people import resolve
+    from heartcompass.store.people import resolve
 
     monkeypatch.setenv("EDITOR", "nonexistent-editor --wait")
     with pytest.raises(HeartCompassError) as info:

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from conftest import Runner, git, subjects
-from heartcompass import voice
+from heartcompass.memory import voice
 from heartcompass.formats import dailylog, voice as voice_fmt
 
 EXPORT = """01/11/2026, 09:00 - Alice Chen: morning!! ☀️
@@ -84,8 +84,8 @@ def test_context_shows_their_words_and_rhythm_before_events(example_cli: Runner,
 
 
 def test_coach_prompt_has_both_their_words_and_mine(example_cli: Runner, tmp_path):
-    from heartcompass import context as context_mod
-    from heartcompass.people import resolve
+    from heartcompass.memory import context as context_mod
+    from heartcompass.store.people import resolve
 
     _import(example_cli, tmp_path)
     ws = example_cli.ws
@@ -212,7 +212,7 @@ def test_line_formats_round_trip(tmp_path, line):
 
 # -- burst mode -------------------------------------------------------------------------
 def test_burst_waits_for_quiet_and_each_message_restarts_the_wait():
-    from heartcompass.burst import Burst
+    from heartcompass.talk.burst import Burst
 
     now = [100.0]
     burst = Burst(8.0, clock=lambda: now[0])
@@ -229,8 +229,8 @@ def test_burst_waits_for_quiet_and_each_message_restarts_the_wait():
 
 
 def test_a_burst_is_logged_as_typed_and_answered_once(example_ws, fake_llm):
-    from heartcompass.chat import ChatSession
-    from heartcompass.people import resolve
+    from heartcompass.talk.chat import ChatSession
+    from heartcompass.store.people import resolve
     from conftest import log_entries
 
     session = ChatSession(example_ws, resolve(example_ws, "alice"), fake_llm)

@@ -6,8 +6,8 @@ import time
 import pytest
 
 from conftest import git, subjects
-from heartcompass.lock import WorkspaceLock
-from heartcompass.watcher import EditWatcher, relevant
+from heartcompass.store.lock import WorkspaceLock
+from heartcompass.intake.watcher import EditWatcher, relevant
 
 
 def wait_for(cond, timeout=8.0):
@@ -81,8 +81,8 @@ def test_the_watchers_commit_holds_the_workspace_lock(watching, monkeypatch):
     commit is made holding the lock, so no gardener can run meanwhile."""
     import os
 
-    from heartcompass import audit
-    from heartcompass.lock import holder
+    from heartcompass.store import audit
+    from heartcompass.store.lock import holder
 
     ws, commits, invalid, _ = watching
     seen = []

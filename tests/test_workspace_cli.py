@@ -6,7 +6,7 @@ from typer.testing import CliRunner
 
 from conftest import Runner, subjects
 from heartcompass.cli.app import app
-from heartcompass.gitrepo import FALLBACK_NAME
+from heartcompass.store.gitrepo import FALLBACK_NAME
 
 
 def run(*args, **kw):
@@ -158,7 +158,7 @@ def test_init_example_again_says_what_it_did(tmp_path):
 
 def test_init_example_again_after_a_rename_adds_no_second_alice(tmp_path):
     from conftest import Runner
-    from heartcompass.workspace import create_workspace
+    from heartcompass.store.workspace import create_workspace
 
     ws, _ = create_workspace(tmp_path / "brain", example=True)
     cli = Runner(ws)

@@ -41,8 +41,8 @@ def chat(
                        ] = False,
 ) -> None:
     """Chat with a persona grounded in their files. Lines piped on stdin are sent one by one."""
-    from heartcompass import llm
-    from heartcompass.people import resolve
+    from heartcompass.llm import providers as llm
+    from heartcompass.store.people import resolve
 
     ws = workspace(ctx)
     person = resolve(ws, name)
@@ -86,12 +86,12 @@ class ChatView:
 
     # -- session lifecycle --------------------------------------------------
     def open(self, person) -> None:
-        from heartcompass import audit
-        from heartcompass.chat import ChatSession
-        from heartcompass.context import parse_time_travel, preview
+        from heartcompass.store import audit
+        from heartcompass.talk.chat import ChatSession
+        from heartcompass.memory.context import parse_time_travel, preview
 
         from heartcompass.errors import GitError
-        from heartcompass.lock import LockBusy
+        from heartcompass.store.lock import LockBusy
 
         try:
             # Only a short wait: this commit is a courtesy, the chat's own commit at the end waits longer.
@@ -113,10 +113,10 @@ class ChatView:
                       f"({escape(self.settings.describe())}). /help for commands.[/]{travel}")
 
     def close(self) -> None:
-        from heartcompass import audit
+        from heartcompass.store import audit
 
         from heartcompass.errors import GitError
-        from heartcompass.lock import LockBusy
+        from heartcompass.store.lock import LockBusy
 
         s = self.session
         if s and s.logged:
@@ -263,7 +263,7 @@ class ChatView:
         that follow are read as typed, so the wait can run meanwhile."""
         import select
 
-        from heartcompass.burst import Burst
+        from heartcompass.talk.burst import Burst
 
         quiet = float(self.ws.config.get("chat.burst_quiet_seconds"))
         burst = Burst(quiet)
@@ -316,7 +316,7 @@ class ChatView:
                 else:
                     out.print("[dim]Noted: it goes into memory at the next garden.[/]")
             elif cmd == "/quote":
-                from heartcompass.voice import quote_and_commit
+                from heartcompass.memory.voice import quote_and_commit
 
                 sha = quote_and_commit(self.ws, self.session.person, arg)
                 out.print("[dim]Kept in VOICE.md: an example of how they write.[/]" if sha else "[dim]Already kept.[/]")
@@ -330,7 +330,7 @@ class ChatView:
 
                 print_summary(self.session.context())
             elif cmd == "/switch":
-                from heartcompass.people import resolve
+                from heartcompass.store.people import resolve
 
                 person = resolve(self.ws, arg.strip()) if arg.strip() else None
                 if person is None:

@@ -26,10 +26,10 @@ def coach(
     model: ModelOption = None,
 ) -> None:
     """2 to 4 reply candidates with tone and why, the risks, and a suggestion or two."""
-    from heartcompass import llm
-    from heartcompass import clock
-    from heartcompass.coach import CoachSession
-    from heartcompass.people import resolve
+    from heartcompass.llm import providers as llm
+    from heartcompass.store import clock
+    from heartcompass.talk.coach import CoachSession
+    from heartcompass.store.people import resolve
 
     ws = workspace(ctx)
     person = resolve(ws, name)

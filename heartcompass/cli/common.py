@@ -104,7 +104,7 @@ def new_app(help_text: str) -> typer.Typer:
 
 def workspace(ctx: typer.Context):
     """The workspace for this command (--workspace, $HEARTCOMPASS_HOME, cwd)."""
-    from heartcompass.workspace import discover
+    from heartcompass.store.workspace import discover
 
     root = ctx.find_root()
     obj = root.obj if isinstance(root.obj, dict) else {}

@@ -13,7 +13,7 @@ app = new_app("Show or change the workspace settings (heartcompass.toml).")
 
 def complete_key(incomplete: str) -> list[str]:
     """Shell completion of setting names (config get/set/unset)."""
-    from heartcompass.config import KEYS
+    from heartcompass.store.config import KEYS
 
     return [key for key in KEYS if key.startswith(incomplete)]
 
@@ -25,8 +25,8 @@ def _effective(ws) -> dict[str, dict]:
     """Each setting: its value, where it comes from (file, default or an
     environment variable) and the file's value when the environment overrides it.
     A credential put in the file by hand is never echoed (terminals get shared)."""
-    from heartcompass.config import KEYS, env_overrides
-    from heartcompass.credentials import redact
+    from heartcompass.store.config import KEYS, env_overrides
+    from heartcompass.store.credentials import redact
 
     def shown(value):
         return redact(value) if isinstance(value, str) else value
@@ -52,7 +52,7 @@ def _text(value) -> str:
 def show(ctx: typer.Context,
          as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False) -> None:
     """Every setting with its value (defaults and environment overrides included)."""
-    from heartcompass.config import KEYS
+    from heartcompass.store.config import KEYS
 
     ws = workspace(ctx)
     values = _effective(ws)
@@ -74,7 +74,7 @@ def get(ctx: typer.Context,
         key: KeyArg,
         as_json: Annotated[bool, typer.Option("--json", help="Print as JSON (value and source).")] = False) -> None:
     """One setting's value as used (an environment override wins over the file)."""
-    from heartcompass.config import KEYS, valid_keys_text
+    from heartcompass.store.config import KEYS, valid_keys_text
 
     if key not in KEYS:
         raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
@@ -92,7 +92,7 @@ def set_(ctx: typer.Context,
          key: KeyArg,
          value: Annotated[str, typer.Argument(help="New value.")]) -> None:
     """Change one setting, keeping the file's comments. Secrets are refused."""
-    from heartcompass.config_edit import set_config
+    from heartcompass.store.config_edit import set_config
 
     new, sha = set_config(workspace(ctx), key, value)
     out.print(escape(f"{key} = {_text(new)}") + (f"  [dim]({sha[:8]})[/]" if sha else "  [dim](unchanged)[/]"))
@@ -102,8 +102,8 @@ def set_(ctx: typer.Context,
 def unset(ctx: typer.Context,
           key: KeyArg) -> None:
     """Remove one setting from the file, so its default applies again."""
-    from heartcompass.config_edit import unset_config
-    from heartcompass.config import KEYS
+    from heartcompass.store.config_edit import unset_config
+    from heartcompass.store.config import KEYS
 
     removed, sha = unset_config(workspace(ctx), key)
     default = KEYS[key].default

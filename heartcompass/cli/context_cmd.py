@@ -13,9 +13,9 @@ def register(app: typer.Typer) -> None:
 
 
 def build_for(ws, name: str, as_of: str | None):
-    from heartcompass import context as context_mod
-    from heartcompass import clock
-    from heartcompass.people import resolve
+    from heartcompass.memory import context as context_mod
+    from heartcompass.store import clock
+    from heartcompass.store.people import resolve
 
     person = resolve(ws, name)
     rev, tag = context_mod.parse_time_travel(ws, as_of) if as_of else (None, None)

@@ -18,7 +18,7 @@ def doctor(ctx: typer.Context,
            ping: Annotated[bool, typer.Option("--ping", help="Also send one tiny request to the model.")] = False
            ) -> None:
     """Check the workspace, git, settings, people files, the model provider and its key."""
-    from heartcompass.credentials import redact
+    from heartcompass.store.credentials import redact
 
     results: list[bool] = []
 
@@ -47,7 +47,7 @@ def doctor(ctx: typer.Context,
     _check_people(ws, line)
     _check_links(ws, line)
     _check_names(ws, line)
-    from heartcompass import llm
+    from heartcompass.llm import providers as llm
 
     try:
         settings = llm.settings(ws)
@@ -67,7 +67,7 @@ def doctor(ctx: typer.Context,
 
 def _check_config_secrets(ws, line) -> None:
     """A credential put into heartcompass.toml by hand: say so (redacted), it is committed."""
-    from heartcompass.config import secrets_in
+    from heartcompass.store.config import secrets_in
 
     for key, problem in secrets_in(ws.config):
         line(False, "secrets", f"{key} in {ws.config_path.name}: {problem} (the file is committed)",
@@ -76,7 +76,7 @@ def _check_config_secrets(ws, line) -> None:
 
 
 def _check_git(ws, line) -> None:
-    from heartcompass.lock import holder
+    from heartcompass.store.lock import holder
 
     try:
         head = ws.git.head()
@@ -96,7 +96,7 @@ def _check_git(ws, line) -> None:
 
 def _check_people(ws, line) -> None:
     from heartcompass import formats
-    from heartcompass.people import list_people
+    from heartcompass.store.people import list_people
 
     people = list_people(ws)
     problems = []
@@ -110,7 +110,7 @@ def _check_people(ws, line) -> None:
                     formats.validate(path)
                 except HeartCompassError as exc:
                     problems.append(exc)
-    from heartcompass.slugs import windows_reserved
+    from heartcompass.store.slugs import windows_reserved
 
     for person in people:
         if windows_reserved(person.slug):
@@ -138,7 +138,7 @@ def _check_symlinks(ws, line) -> None:
 
 
 def _check_links(ws, line) -> None:
-    from heartcompass.graph import build
+    from heartcompass.memory.graph import build
 
     g = build(ws)
     for a, b in g.missing():
@@ -152,7 +152,7 @@ def _check_links(ws, line) -> None:
 
 
 def _check_names(ws, line) -> None:
-    from heartcompass.people import all_collisions
+    from heartcompass.store.people import all_collisions
 
     shared = all_collisions(ws)
     for name, people in shared:
@@ -167,7 +167,7 @@ def _check_names(ws, line) -> None:
 def _ping(ws, settings, line) -> None:
     from langchain_core.messages import HumanMessage
 
-    from heartcompass import llm
+    from heartcompass.llm import providers as llm
 
     started = time.monotonic()
     try:

@@ -16,11 +16,12 @@ def edit(ctx: typer.Context,
          name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
          file: Annotated[str, typer.Argument(help="profile, events, memory or voice.")] = "profile") -> None:
     """Edit PROFILE.md, EVENTS.md, MEMORY.md or VOICE.md; an invalid result never reaches the file."""
-    from heartcompass import audit, formats
+    from heartcompass import formats
+    from heartcompass.store import audit
     from heartcompass.atomic import file_checksum
     from heartcompass.cli.editor import run_editor
     from heartcompass.errors import FormatError
-    from heartcompass.people import resolve
+    from heartcompass.store.people import resolve
 
     ws = workspace(ctx)
     person = resolve(ws, name)
@@ -61,7 +62,7 @@ def edit(ctx: typer.Context,
 
 def _warn_taken(ws, person) -> None:
     """A name or alias typed by hand that someone else already answers to."""
-    from heartcompass.people import collisions
+    from heartcompass.store.people import collisions
 
     for c in collisions(ws, person.load_profile().names(), exclude=person.slug):
         err.print(f"[yellow]Warning:[/] {escape(c.describe())}; looking it up is now ambiguous "

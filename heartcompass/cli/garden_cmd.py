@@ -36,11 +36,12 @@ def garden(
     if review and not _terminal():
         raise HeartCompassError("--review asks before writing each person's changes, so it needs a terminal.",
                                 "Run it in a terminal, or see the diffs without writing: heartcompass garden --dry-run")
-    from heartcompass import clock, llm
-    from heartcompass.gardener import Gardener, append_run_log
-    from heartcompass.people import resolve
+    from heartcompass.llm import providers as llm
+    from heartcompass.store import clock
+    from heartcompass.memory.gardener import Gardener, append_run_log
+    from heartcompass.store.people import resolve
 
-    from heartcompass.people import list_people
+    from heartcompass.store.people import list_people
 
     people = [resolve(ws, name) for name in person] if person else list_people(ws)
     settings = llm.settings(ws, model)

@@ -26,8 +26,8 @@ def graph(
     fmt: Annotated[str, typer.Option("--format", help="tree, mermaid or dot.")] = "tree",
 ) -> None:
     """The relationship map from the `related` links in PROFILE.md."""
-    from heartcompass import graph as graph_mod
-    from heartcompass.people import resolve
+    from heartcompass.memory import graph as graph_mod
+    from heartcompass.store.people import resolve
 
     if fmt not in ("tree", "mermaid", "dot"):
         raise HeartCompassError(f"Unknown format {fmt!r}.", "Use tree, mermaid or dot.")
@@ -49,7 +49,7 @@ def _roots(g) -> list[str]:
     """Everyone, starting with the user, then whoever is not reached yet."""
     order = sorted(g.names, key=lambda s: (g.relations.get(s) != "self", s))
     roots, seen = [], set()
-    from heartcompass.graph import reachable
+    from heartcompass.memory.graph import reachable
 
     for slug in order:
         if slug not in seen:

@@ -22,8 +22,8 @@ def log(ctx: typer.Context,
     """Every change as a commit, newest first, with pending hand edits on top."""
     from rich.table import Table
 
-    from heartcompass import audit
-    from heartcompass.people import resolve
+    from heartcompass.store import audit
+    from heartcompass.store.people import resolve
 
     ws = workspace(ctx)
     person = resolve(ws, name) if name else None
@@ -47,8 +47,8 @@ def diff(ctx: typer.Context,
                                                       "hand edits, else the last change).", show_default=False)] = None
          ) -> None:
     """What changed in someone's files."""
-    from heartcompass import lineage
-    from heartcompass.people import resolve
+    from heartcompass.store import lineage
+    from heartcompass.store.people import resolve
 
     ws = workspace(ctx)
     person = resolve(ws, name)
@@ -73,7 +73,7 @@ def undo(ctx: typer.Context,
          rev: Annotated[Optional[str], typer.Argument(help="The commit to undo (default: the last one).",
                                                       show_default=False)] = None) -> None:
     """Take back one change with a new commit (history is never rewritten)."""
-    from heartcompass import audit
+    from heartcompass.store import audit
 
     target, new_sha = audit.undo(workspace(ctx), rev)
     out.print(f"Undid {target.short} [bold]{escape(target.subject)}[/] with commit {new_sha[:8]}.")
@@ -84,8 +84,8 @@ def restore(ctx: typer.Context,
             file: Annotated[str, typer.Argument(help="profile, events, memory or voice.")],
             at: Annotated[str, typer.Option("--at", help="The commit to bring the file back from.")]) -> None:
     """Bring one file back as it was at a commit, as a new commit."""
-    from heartcompass import audit
-    from heartcompass.people import resolve
+    from heartcompass.store import audit
+    from heartcompass.store.people import resolve
 
     ws = workspace(ctx)
     sha = audit.restore(ws, resolve(ws, name), file, at)

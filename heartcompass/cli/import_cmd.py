@@ -27,8 +27,9 @@ def import_(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Real messages go to the logs on their original dates, as trusted `import` entries."""
-    from heartcompass import clock, importers
-    from heartcompass.people import resolve
+    from heartcompass.intake import importers
+    from heartcompass.store import clock
+    from heartcompass.store.people import resolve
 
     ws = workspace(ctx)
     person = resolve(ws, name)
@@ -87,7 +88,7 @@ def _warn_about(messages, found: list[str], me: str, person, today: dt.date) -> 
     """Say what would otherwise surprise: a chat with someone else, undated lines filed under today.
     Returns whether a speaker is the person, and how many lines had no date."""
     from heartcompass.cli.common import err
-    from heartcompass.importers import matches_person
+    from heartcompass.messages import matches_person
 
     names = person.load_profile().names()
     others = [s for s in found if s != me]

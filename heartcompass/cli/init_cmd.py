@@ -21,7 +21,7 @@ def init(
     example: Annotated[bool, typer.Option("--example", help="Also add an example person, Alice.")] = False,
 ) -> None:
     """Create a workspace: template files, people/me/, git, first commit."""
-    from heartcompass.workspace import DEFAULT_PATH, add_example, create_workspace
+    from heartcompass.store.workspace import DEFAULT_PATH, add_example, create_workspace
 
     target = (path or DEFAULT_PATH).expanduser()
     ws, created = create_workspace(target, force=force, example=example)

@@ -46,10 +46,10 @@ def add(
     A name or alias someone already answers to (name, alias or folder name,
     any case) is asked about in a terminal, refused otherwise (and with
     --yes); --force adds anyway."""
-    from heartcompass import lifecycle
+    from heartcompass.store import lifecycle
     from heartcompass.formats.profile import check_relation, normalize_mbti
-    from heartcompass.people import check_new_name, refuse_taken
-    from heartcompass.slugs import clean_name
+    from heartcompass.store.people import check_new_name, refuse_taken
+    from heartcompass.store.slugs import clean_name
 
     ws = workspace(ctx)
     name = clean_name(name)
@@ -70,7 +70,7 @@ def add(
 def _allow_taken(check, yes: bool) -> bool:
     """Run check(); if it finds a name or alias taken, warn and, in a
     terminal, ask. True: go ahead anyway. Refused: NameTakenError."""
-    from heartcompass.people import NameTakenError
+    from heartcompass.store.people import NameTakenError
 
     try:
         check()
@@ -129,8 +129,8 @@ def _ask(name, relation, mbti, aliases, about):
 def list_(ctx: typer.Context,
           as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False) -> None:
     """Everyone in the workspace (archived people are hidden)."""
-    from heartcompass.people import list_people
-    from heartcompass.people_index import for_workspace
+    from heartcompass.store.people import list_people
+    from heartcompass.store.people_index import for_workspace
 
     ws = workspace(ctx)
     user = str(ws.config.get("user.name") or "")
@@ -158,7 +158,7 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
     from rich.panel import Panel
     from rich.table import Table
 
-    from heartcompass.people import display_name, resolve
+    from heartcompass.store.people import display_name, resolve
     from heartcompass.sanitize import strip_controls
 
     ws = workspace(ctx)
@@ -173,7 +173,7 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
                                                for r in prof.related))):
         if value:
             facts.add_row(label, escape(str(value)))
-    from heartcompass.voice import guidance, path_of
+    from heartcompass.memory.voice import guidance, path_of
 
     if path_of(person.dir).exists():
         from heartcompass.formats import voice as voice_fmt
@@ -214,7 +214,7 @@ def rename(ctx: typer.Context,
 
     The old name is kept as an alias (so text that still says it finds them),
     unless --no-alias."""
-    from heartcompass import lifecycle
+    from heartcompass.store import lifecycle
 
     ws = workspace(ctx)
     done = _allowing_taken(lambda allow: lifecycle.rename_person(ws, old, new, allow_taken=allow,
@@ -229,7 +229,7 @@ def rename(ctx: typer.Context,
 @app.command("archive")
 def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, name or alias.")]) -> None:
     """Move someone to people/.archive/ (kept in git, hidden from list)."""
-    from heartcompass import lifecycle
+    from heartcompass.store import lifecycle
 
     ws = workspace(ctx)
     dest = lifecycle.archive_person(ws, name)
@@ -243,7 +243,7 @@ def unarchive(ctx: typer.Context,
               force: Annotated[bool, typer.Option("--force", help="Bring them back even if someone else now "
                                                   "has their name or alias.")] = False) -> None:
     """Bring someone back from people/.archive/, one commit."""
-    from heartcompass import lifecycle
+    from heartcompass.store import lifecycle
 
     ws = workspace(ctx)
     person = _allowing_taken(lambda allow: lifecycle.unarchive_person(ws, name, allow_taken=allow), False, force)
@@ -257,8 +257,8 @@ def export(ctx: typer.Context,
            output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: "
                              "stdout).", show_default=False)] = None) -> None:
     """Export someone as a character card for persona-chat apps (SillyTavern and others)."""
-    from heartcompass.cards import export_card
-    from heartcompass.people import resolve
+    from heartcompass.intake.cards import export_card
+    from heartcompass.store.people import resolve
 
     if fmt != "card":
         raise PersonError(f"Unknown export format {fmt!r}.", "Use --format card.")
@@ -273,7 +273,7 @@ def export(ctx: typer.Context,
         typer.echo(text, nl=False)
     else:
         from heartcompass.atomic import write_atomic
-        from heartcompass.cards import card_png
+        from heartcompass.intake.cards import card_png
 
         write_atomic(output, card_png(card) if suffix == ".png" else text)
         out.print(f"Wrote {escape(str(output))}" + (" (a PNG card: the card is inside the image)." if suffix ==
@@ -290,9 +290,9 @@ def import_card(ctx: typer.Context,
                                                             "(the card's {{char}} becomes it too).",
                                                             show_default=False)] = None) -> None:
     """Create a person from a character card; unknown extension fields are kept in the profile."""
-    from heartcompass import lifecycle
+    from heartcompass.intake import cards
 
     ws = workspace(ctx)
-    person = _allowing_taken(lambda allow: lifecycle.import_card(ws, file, allow_taken=allow, name=name),
+    person = _allowing_taken(lambda allow: cards.import_card(ws, file, allow_taken=allow, name=name),
                              False, force)
     out.print(f"Added [bold]{escape(person.load_profile().name)}[/] in people/{escape(person.slug)}/ from the card.")

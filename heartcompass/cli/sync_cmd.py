@@ -20,7 +20,7 @@ def sync(ctx: typer.Context,
                                              "how things were before it (your commits are kept).")] = False,
          ) -> None:
     """Commit pending hand edits, pull (rebase) and push to sync.remote."""
-    from heartcompass import sync as sync_mod
+    from heartcompass.store import sync as sync_mod
 
     if cont and abort:
         raise HeartCompassError("Use --continue or --abort, not both.")

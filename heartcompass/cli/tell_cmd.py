@@ -34,9 +34,11 @@ def tell(
     cannot be reached. Declined (No, Ctrl-C): you choose to keep the note for
     the gardener or discard it; without a terminal it is kept (exit 1).
     --dry-run writes nothing at all, not even the note."""
-    from heartcompass import audit, llm, tell as tell_mod
-    from heartcompass import clock
-    from heartcompass.people import resolve
+    from heartcompass.intake import tell as tell_mod
+    from heartcompass.llm import providers as llm
+    from heartcompass.store import audit
+    from heartcompass.store import clock
+    from heartcompass.store.people import resolve
 
     ws = workspace(ctx)
     person = resolve(ws, name)
@@ -98,7 +100,7 @@ def tell(
               else "Logged as a note; there was nothing to change in the files.")
     for new in plan.unknown:
         if interactive() and not yes and _confirm(f"Add {new.name} as a new person ({new.relation})?"):
-            from heartcompass import lifecycle
+            from heartcompass.store import lifecycle
             from heartcompass.formats.profile import RELATIONS
 
             relation = new.relation if new.relation in RELATIONS else "friend"
@@ -114,7 +116,7 @@ def tell(
 def _keep_quietly(ws, tell_mod, note, why: str) -> None:
     """On the way out after an error: commit the note if git lets us; if not,
     it is on disk and the next command commits it. The first error is the one to show."""
-    from heartcompass import audit
+    from heartcompass.store import audit
 
     try:
         with audit.writing(ws, "tell"):
@@ -126,8 +128,8 @@ def _keep_quietly(ws, tell_mod, note, why: str) -> None:
 def _declined(ws, tell_mod, note, why: str) -> None:
     """Keep the logged note for the gardener, or discard it (a marker entry:
     the log itself is never rewritten). Ctrl-C here keeps it: nothing lost."""
-    from heartcompass import audit
-    from heartcompass import clock
+    from heartcompass.store import audit
+    from heartcompass.store import clock
 
     keep = not interactive() or _ask_keep()
     with audit.writing(ws, "tell"):

@@ -22,14 +22,14 @@ def voice(
 ) -> None:
     """Show how someone writes: their real lines, yours to them, and their reply rhythm."""
     from heartcompass.formats import voice as voice_fmt
-    from heartcompass.people import resolve
-    from heartcompass.voice import guidance, load_or_new
+    from heartcompass.store.people import resolve
+    from heartcompass.memory.voice import guidance, load_or_new
 
     ws = workspace(ctx)
     person = resolve(ws, name)
     prof = person.load_profile()
     if refresh:
-        from heartcompass import voice as voice_mod
+        from heartcompass.memory import voice as voice_mod
 
         sha = voice_mod.refresh_and_commit(ws, person, prof.names())
         if sha and not as_json:
@@ -60,8 +60,8 @@ def quote(
                                        "you).")] = False,
 ) -> None:
     """Keep a line someone really wrote, as an example of how they write."""
-    from heartcompass import voice as voice_mod
-    from heartcompass.people import resolve
+    from heartcompass.memory import voice as voice_mod
+    from heartcompass.store.people import resolve
 
     ws = workspace(ctx)
     person = resolve(ws, name)

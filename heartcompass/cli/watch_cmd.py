@@ -16,8 +16,8 @@ def watch(ctx: typer.Context,
           debounce: Annotated[float, typer.Option("--debounce", help="Seconds of quiet before a burst of saves "
                                                   "is committed.", min=0.1)] = 1.0) -> None:
     """Validate and commit every hand edit under people/ (until Ctrl-C)."""
-    from heartcompass import audit
-    from heartcompass.watcher import EditWatcher
+    from heartcompass.store import audit
+    from heartcompass.intake.watcher import EditWatcher
 
     ws = workspace(ctx)
     with audit.writing(ws, "watch"):

@@ -1,7 +1,7 @@
 """MEMORY.md: consolidated knowledge, bounded in tokens.
 
 Frontmatter: `budget_tokens` bounds the body. (How far each log has been
-consolidated is local state, heartcompass/consolidation.py; older versions
+consolidated is local state, heartcompass/memory/consolidation.py; older versions
 kept it here as a `consolidated` map, still read once and then dropped.)
 Body sections:
   ## Facts            trusted: what the user stated or imported

@@ -1,0 +1,1 @@
+"""Language models: the providers, structured output, the Ark SDK, the prompt files."""

@@ -1,0 +1,425 @@
+"""The one module that owns LLM providers.
+
+Settings come from [llm] in heartcompass.toml, overridden by
+HEARTCOMPASS_LLM_* variables and --model. Keys come from the environment or
+the workspace's git-ignored .env, never from the toml. Every provider is a
+LangChain chat model, so the rest of the code (and the tests, with fake
+models) sees one interface. langchain and the Ark SDK are imported only
+when a model is actually made."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from heartcompass.store.config import env_overrides
+from heartcompass.errors import LLMError, MissingKeyError
+from heartcompass.store.workspace import Workspace
+
+ARK_BASE_URL = "https://ark.cn-beijing.volces.com/api/v3"
+KEY_VARS = {"openai": "OPENAI_API_KEY", "ark": "ARK_API_KEY", "openai-compatible": "HEARTCOMPASS_LLM_API_KEY"}
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    provider: str
+    model: str
+    base_url: str
+    temperature: float
+    timeout: float
+    max_retries: int
+    reasoning: bool
+
+    @property
+    def key_var(self) -> str:
+        return KEY_VARS[self.provider]
+
+    def describe(self) -> str:
+        from heartcompass.store.credentials import redact  # a hand-edited URL may carry a key: never print it
+
+        where = self.base_url or (ARK_BASE_URL if self.provider == "ark" else "api.openai.com")
+        return redact(f"{self.provider} · {self.model} · {where}")
+
+
+def settings(ws: Workspace, model: str | None = None) -> LLMSettings:
+    cfg = ws.config
+    values: dict[str, Any] = {name: cfg.get(f"llm.{name}") for name in
+                              ("provider", "model", "base_url", "temperature", "timeout", "max_retries", "reasoning")}
+    for key, (_var, value) in env_overrides().items():  # HEARTCOMPASS_LLM_*, checked like the file's values
+        values[key.removeprefix("llm.")] = value
+    if model:
+        values["model"] = model
+    if values["provider"] == "auto":
+        values["provider"] = _auto_provider(ws, str(values["base_url"] or ""))
+    return LLMSettings(str(values["provider"]), str(values["model"]), str(values["base_url"] or ""),
+                       float(values["temperature"]), float(values["timeout"]), int(values["max_retries"]),
+                       bool(values["reasoning"]))
+
+
+def _auto_provider(ws: Workspace, base_url: str) -> str:
+    if base_url:
+        return "openai-compatible"
+    env = read_dotenv(ws.root / ".env")
+    if os.environ.get(KEY_VARS["ark"]) or env.get(KEY_VARS["ark"]):
+        return "ark"
+    return "openai"
+
+
+def read_dotenv(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines; comments, blank lines and `export ` are allowed."""
+    out: dict[str, str] = {}
+    from heartcompass.formats import read_text
+
+    try:
+        text = read_text(path)  # not UTF-8, a folder, a link: named, never a traceback
+    except FileNotFoundError:
+        return out
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.removeprefix("export ").partition("=")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        out[key.strip()] = value
+    return out
+
+
+def api_key(ws: Workspace, s: LLMSettings) -> str | None:
+    return os.environ.get(s.key_var) or read_dotenv(ws.root / ".env").get(s.key_var) or None
+
+
+def check_ready(ws: Workspace, s: LLMSettings) -> str | None:
+    """Everything needed before a request, or a clear error. Returns the key."""
+    key = api_key(ws, s)
+    if s.provider == "openai-compatible":
+        if not s.base_url:
+            raise MissingKeyError(
+                "No model endpoint is configured (llm.base_url is empty).",
+                "Set one, e.g. 'heartcompass config set llm.base_url http://localhost:11434/v1' (Ollama), "
+                "or use OpenAI with 'heartcompass config set llm.provider openai' and OPENAI_API_KEY in .env.")
+        return key
+    if not key:
+        other = ("" if s.provider != "openai" else
+                 " Or chat with a local model: 'heartcompass config set llm.base_url http://localhost:11434/v1'.")
+        raise MissingKeyError(
+            f"{s.key_var} is not set, so HeartCompass cannot call {s.provider}.",
+            f"Put '{s.key_var}=...' in {ws.root / '.env'} (git-ignored), or export it in your shell.{other}")
+    return key
+
+
+def make_chat_model(ws: Workspace, s: LLMSettings):
+    """A LangChain chat model for these settings (network only when used)."""
+    key = check_ready(ws, s)
+    if s.provider == "ark" and s.reasoning:
+        from heartcompass.llm.ark_reasoning import ArkReasoningChat
+
+        return ArkReasoningChat(model=s.model, api_key=key, base_url=s.base_url or ARK_BASE_URL,
+                                temperature=s.temperature, timeout=s.timeout)
+    from langchain_openai import ChatOpenAI
+
+    from openai import Timeout
+
+    base_url = s.base_url or (ARK_BASE_URL if s.provider == "ark" else None)
+    # Retries are ours (retrying() below), so the client must not retry too. llm.timeout is for a slow
+    # answer; an endpoint that does not even accept the connection is given CONNECT_TIMEOUT seconds.
+    return ChatOpenAI(model=s.model, api_key=key or "not-needed", base_url=base_url, temperature=s.temperature,
+                      timeout=Timeout(s.timeout, connect=min(s.timeout, CONNECT_TIMEOUT)), max_retries=0)
+
+
+# -- errors and retries --------------------------------------------------
+CONNECT_TIMEOUT = 10.0
+_RETRYABLE_NAMES = ("Timeout", "ConnectionError", "APIConnectionError", "RateLimit", "InternalServerError",
+                    "ServiceUnavailable", "RemoteProtocolError", "ReadError")
+_NO_CONNECTION_NAMES = ("ConnectError", "ConnectTimeout")  # httpx's: the request never reached the server
+
+
+def never_connected(exc: BaseException) -> bool:
+    """The endpoint did not take the connection (refused, unreachable, no
+    such host): asking again at once finds it the same, and each try of an
+    unreachable host would wait the whole connect timeout again."""
+    import socket
+
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, (ConnectionRefusedError, socket.gaierror)) or type(exc).__name__ in _NO_CONNECTION_NAMES:
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost error's words ("[Errno 111] Connection refused")."""
+    while (exc.__cause__ or exc.__context__) is not None and (exc.__cause__ or exc.__context__) is not exc:
+        exc = exc.__cause__ or exc.__context__
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def is_retryable(exc: BaseException) -> bool:
+    if never_connected(exc):
+        return False
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        return status == 429 or status >= 500
+    if isinstance(exc, (TimeoutError, ConnectionError)):
+        return True
+    return any(n in type(exc).__name__ for n in _RETRYABLE_NAMES)
+
+
+def describe_error(exc: BaseException, s: LLMSettings | None = None) -> str:
+    """What went wrong, in words for any command; each command adds its own
+    way to try again (chat: /retry)."""
+    status = getattr(exc, "status_code", None)
+    target = f" ({s.describe()})" if s else ""
+    if status in (401, 403):
+        return f"The model endpoint refused the API key{target}: check {s.key_var if s else 'the key'}."
+    if status == 400 and "image" in str(exc).lower():
+        model = s.model if s else "this model"
+        return (f"{model} does not accept images{target}: use a vision-capable model for --image "
+                "(set llm.model, or pass --model).")
+    if status == 404:
+        return f"The endpoint does not know model {s.model if s else ''!r}{target}: check llm.model."
+    if status == 429:
+        return f"The model endpoint is rate limiting requests{target}; wait a moment and try again."
+    if isinstance(status, int) and status >= 500:
+        return f"The model endpoint had a server error ({status}){target}; try again later."
+    if never_connected(exc):
+        return f"Could not connect to the model endpoint{target}: {_root_cause(exc)}. Is it running?"
+    if is_retryable(exc):
+        return f"Could not reach the model endpoint{target}: {type(exc).__name__}. Is it running?"
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return f"The model call failed{target}: {text}"
+
+
+def retrying(attempt: Callable[[], Iterator[Any]], max_retries: int, *,
+             sleep: Callable[[float], None] = time.sleep, base_delay: float = 0.5,
+             settings: LLMSettings | None = None) -> Iterator[Any]:
+    """Iterate attempt(), retrying retryable errors with exponential backoff
+    as long as nothing has been yielded yet (a half-shown reply is never
+    silently repeated). Gives up with an LLMError that says what to do."""
+    tries = 0
+    while True:
+        started = False
+        try:
+            for item in attempt():
+                started = True
+                yield item
+            return
+        except LLMError:
+            raise
+        except Exception as exc:  # provider errors come in many classes
+            if started or not is_retryable(exc) or tries >= max_retries:
+                raise LLMError(describe_error(exc, settings)) from exc
+            sleep(base_delay * (2 ** tries))
+            tries += 1
+
+
+# -- structured output ------------------------------------------------------
+# Three ways to ask for a schema-shaped answer, best first. Servers that refuse
+# json_schema (llama-cpp-python's, for one) still constrain their output by a
+# grammar when sent json_object with the schema attached, or a forced tool
+# call. Which one an endpoint takes is decided once and remembered per
+# endpoint (base_url and model) in .heartcompass/structured-output.json.
+MODES = ("json_schema", "json_object", "tool_call")
+MODES_FILE = "structured-output.json"
+DEFAULT_MAX_TOKENS = 2048
+
+
+class TruncatedOutput(ValueError):
+    """The answer hit its max_tokens bound before it was complete."""
+
+
+def inline_schema(schema: Any) -> dict:
+    """The pydantic class's JSON schema with every $ref resolved in place, so
+    callers can tighten each property (enums, sizes) where it is used."""
+    import copy
+
+    raw = schema.model_json_schema()
+    defs = raw.pop("$defs", {})
+
+    def resolve(node):
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return resolve(copy.deepcopy(defs[node["$ref"].rsplit("/", 1)[-1]]))
+            return {k: resolve(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [resolve(v) for v in node]
+        return node
+
+    return resolve(raw)
+
+
+def endpoint_key(model: Any) -> str | None:
+    """base_url and model name of a real client (langchain-openai's, or the
+    Ark SDK's in ark_reasoning); None for anything else."""
+    name = getattr(model, "model_name", None) or getattr(model, "model", None)
+    if not isinstance(name, str):
+        return None
+    if hasattr(model, "openai_api_base"):
+        return f"{model.openai_api_base or 'https://api.openai.com/v1'} {name}"
+    base = getattr(model, "base_url", None)
+    return f"{base} {name}" if isinstance(base, str) and base else None
+
+
+class ModeMemory:
+    """The structured-output mode each endpoint accepted, kept across runs."""
+
+    def __init__(self, ws: Workspace | None):
+        self.path = ws.state_dir / MODES_FILE if ws is not None else None
+
+    def _load(self) -> dict[str, str]:
+        import json
+
+        if self.path is None:
+            return {}
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def get(self, key: str | None) -> str | None:
+        mode = self._load().get(key) if key else None
+        return mode if mode in MODES else None
+
+    def remember(self, key: str | None, mode: str) -> None:
+        if key is None or self.path is None or self.get(key) == mode:
+            return
+        data = self._load()
+        data[key] = mode
+        self._save(data)
+
+    def forget(self, key: str | None) -> None:
+        data = self._load()
+        if key is not None and self.path is not None and data.pop(key, None) is not None:
+            self._save(data)
+
+    def _save(self, data: dict[str, str]) -> None:
+        import json
+
+        from heartcompass.atomic import write_atomic
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+
+
+def _bounded(model: Any, max_tokens: int) -> Any:
+    """A copy of the client that stops after max_tokens: a runaway answer must
+    end, not hold a one-request-at-a-time local server after we gave up.
+    OpenAI itself takes max_completion_tokens (langchain renames max_tokens to
+    it); other OpenAI-compatible servers know max_tokens. The Ark SDK's model
+    (ark_reasoning) has a max_tokens field of its own."""
+    if not hasattr(model, "openai_api_base") or not hasattr(model, "model_copy"):
+        if "max_tokens" in (getattr(type(model), "model_fields", None) or {}):
+            return model.model_copy(update={"max_tokens": max_tokens})
+        return model
+    if model.openai_api_base is None:
+        return model.model_copy(update={"max_tokens": max_tokens})
+    return model.model_copy(update={"extra_body": {**(model.extra_body or {}), "max_tokens": max_tokens}})
+
+
+def _refuses(exc: BaseException) -> bool:
+    """An endpoint saying it does not support this way of asking (as opposed
+    to being down, or the answer being bad)."""
+    if isinstance(exc, ValueError):
+        return False
+    status = getattr(exc, "status_code", None)
+    text = str(exc).lower()
+    if status not in (400, 415, 422, 500, 501):
+        return False
+    return status == 422 or any(w in text for w in ("response_format", "json_schema", "json_object", "schema",
+                                                     "tool", "function"))
+
+
+def _ask_json_schema(model: Any, spec: dict, messages: list) -> Any:
+    return model.with_structured_output(spec, method="json_schema").invoke(messages)
+
+
+def _ask_json_object(model: Any, spec: dict, messages: list) -> Any:
+    import json
+
+    from langchain_core.messages import SystemMessage
+
+    def untitled(node):  # property titles only repeat their names: fewer tokens for a small local model
+        if isinstance(node, dict):
+            return {k: untitled(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+        return [untitled(v) for v in node] if isinstance(node, list) else node
+
+    hint = SystemMessage(content="Answer with one JSON object, and nothing else, that follows this JSON schema:\n"
+                                 + json.dumps(untitled(spec), ensure_ascii=False, separators=(",", ":")))
+    reply = model.bind(response_format={"type": "json_object", "schema": spec}).invoke([*messages, hint])
+    return json_answer(str(reply.content))
+
+
+def json_answer(text: str) -> Any:
+    """A model's JSON answer, parsed (a JSONDecodeError is a ValueError: bad output)."""
+    import json
+
+    text = text.strip()
+    if text.startswith("```"):  # some servers fence JSON even in JSON mode
+        text = re.sub(r"^```\w*\s*|\s*```$", "", text)
+    return json.loads(text, strict=False)  # a raw control character inside a string is still readable
+
+
+def _ask_tool_call(model: Any, spec: dict, messages: list) -> Any:
+    answer = model.with_structured_output(spec, method="function_calling").invoke(messages)
+    if answer is None:
+        raise ValueError("the answer had no tool call")
+    return answer
+
+
+_ASK = {"json_schema": _ask_json_schema, "json_object": _ask_json_object, "tool_call": _ask_tool_call}
+
+
+def structured_invoke(model: Any, schema: Any, messages: list, *, ws: Workspace | None = None,
+                      spec: dict | None = None, max_tokens: int = DEFAULT_MAX_TOKENS) -> Any:
+    """A schema-shaped answer, validated into `schema` (a pydantic class).
+    spec is the JSON schema sent (default: schema's own; callers tighten it
+    per request). Tries the modes in order from the one remembered for this
+    endpoint; an answer that does not fit raises ValueError."""
+    spec = spec or inline_schema(schema)
+    spec.setdefault("title", schema.__name__)
+    key = endpoint_key(model)
+    memory = ModeMemory(ws)
+    remembered = memory.get(key)
+    bounded = _bounded(model, max_tokens)
+    refusal: BaseException | None = None
+    for mode in MODES[MODES.index(remembered or MODES[0]):]:
+        try:
+            raw = _ASK[mode](bounded, spec, messages)
+        except Exception as exc:
+            if "LengthFinishReason" in type(exc).__name__:
+                memory.remember(key, mode)
+                raise TruncatedOutput(f"the answer hit its {max_tokens}-token limit before it was complete") from None
+            if not _refuses(exc):
+                raise
+            refusal = exc
+            if mode != MODES[-1]:  # known now, whatever happens to the next try (a timeout, a retry)
+                memory.remember(key, MODES[MODES.index(mode) + 1])
+            continue
+        memory.remember(key, mode)
+        return raw if isinstance(raw, schema) else schema.model_validate(raw)
+    memory.forget(key)  # refused every way: decide afresh next time (the server may change)
+    raise LLMError("The model endpoint refused every way of asking for structured output "
+                   f"(json_schema, json_object with a schema, a tool call): {describe_error(refusal)}",
+                   "Use a server that supports one of them (llama-cpp-python's server, Ollama, vLLM, "
+                   "OpenAI, DeepSeek, Ark), or another model with --model.")
+
+
+def ask_structured(model: Any, schema: Any, messages: list, retries: int = 2, **kwargs: Any) -> Any:
+    """structured_invoke with provider retries. Output that does not fit the
+    schema is returned as its ValueError, for the caller's corrected try:
+    bad output is not a provider failure."""
+    def attempt():
+        try:
+            yield structured_invoke(model, schema, messages, **kwargs)
+        except ValueError as exc:  # pydantic, JSON or output-parser errors, a cut-off answer
+            yield exc
+
+    return next(retrying(attempt, retries))

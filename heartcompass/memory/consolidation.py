@@ -1,0 +1,164 @@
+"""How far each daily log has been consolidated: local state, not the person's files.
+
+One small JSON file per person in .heartcompass/consolidated/: for each log
+day, how many entries the gardener has read and a checksum of those entries.
+The checksum is what keeps it right across undo and restore: when a log is
+rewritten under it (an undone chat), the consumed entries still there are
+found again (in git's history of that log) and the pointer moves back to
+them, so later entries are never skipped.
+
+Undoing a garden commit does not hand its entries back: the user took back
+what the gardener made of them, and the next night would only make it again.
+
+Lost state is rebuilt from git: every garden commit ends with a
+`Consolidated:` trailer naming what it consumed (day=count:checksum). Old
+workspaces kept a `consolidated` map in MEMORY.md's frontmatter; it is read
+once, when no state exists, and dropped by the next garden commit."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from heartcompass.atomic import write_atomic
+from heartcompass.errors import FormatError
+from heartcompass.formats import dailylog
+
+if TYPE_CHECKING:
+    from heartcompass.store.people import Person
+    from heartcompass.store.workspace import Workspace
+
+TRAILER = "Consolidated:"
+_ITEM = re.compile(r"(\d{4}-\d{2}-\d{2})=(\d+)(?::([0-9a-f]+))?")
+HISTORY_VERSIONS = 200  # versions of one log searched for the consumed entries after a rewrite
+
+Days = dict[str, list]  # day -> [count, checksum or None (not yet verified)]
+
+
+def prefix_sum(entries: list[dailylog.Entry], n: int) -> str:
+    """Checksum of the first n entries, as they read."""
+    h = hashlib.sha256()
+    for entry in entries[:n]:
+        h.update(entry.render().encode("utf-8"))
+    return h.hexdigest()[:12]
+
+
+def trailer(days: Days) -> str:
+    """The commit trailer that lets the state be rebuilt from git."""
+    items = " ".join(f"{day}={n}:{c}" if c else f"{day}={n}" for day, (n, c) in sorted(days.items()))
+    return f"{TRAILER} {items}" if items else ""
+
+
+def parse_trailer(message: str) -> Days:
+    out: Days = {}
+    for line in message.splitlines():
+        if line.startswith(TRAILER):
+            for m in _ITEM.finditer(line):
+                out[m[1]] = [int(m[2]), m[3]]
+    return out
+
+
+class State:
+    def __init__(self, ws: "Workspace", person: "Person"):
+        self.ws, self.person = ws, person
+        self.path = ws.state_dir / "consolidated" / f"{person.slug}.json"
+        self.dirty = False
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            self.days: Days = {str(k): [int(v[0]), v[1]] for k, v in data["days"].items()}
+        except (FileNotFoundError, ValueError, KeyError, TypeError, IndexError):
+            self.days = self.rebuild()
+            self.dirty = True
+
+    # -- rebuilding ---------------------------------------------------------
+    def rebuild(self) -> Days:
+        """From the garden commits' trailers (newest wins), then the old
+        MEMORY.md map for days no trailer names."""
+        days: Days = {}
+        git = self.ws.git
+        if git.is_repo() and git.head() is not None:
+            sep = "\x1e"
+            found: dict[str, tuple[int, int, str]] = {}  # sha -> (-time, place in git's order, message)
+            for path in self.person.files():  # --follow: across renames of the person
+                if git.blob_ids([path]):
+                    out = git._git("log", "--follow", f"--format={sep}%H %ct%n%B", "--", self.ws.rel(path))
+                    for place, chunk in enumerate(out.split(sep)[1:]):
+                        head, _, message = chunk.partition("\n")
+                        sha, when = head.split()
+                        if TRAILER in message:
+                            found.setdefault(sha, (-int(when), place, message))
+            for _, _, message in sorted(found.values()):  # newest first
+                for day, value in parse_trailer(message).items():
+                    days.setdefault(day, value)
+        for day, n in legacy_map(self.person.memory_path).items():
+            days.setdefault(day, [n, None])
+        return days
+
+    # -- reading ------------------------------------------------------------
+    def count(self, day: str) -> int:
+        return self.days.get(day, [0, None])[0]
+
+    def verified(self, day: str, entries: list[dailylog.Entry]) -> int:
+        """How many of these entries (the log as it is now) are consumed."""
+        n, c = self.days.get(day, [0, None])
+        if n == 0:
+            return 0
+        if c is None and n <= len(entries):  # from the old MEMORY.md map: trusted once
+            self.set(day, n, entries)
+            return n
+        if n <= len(entries) and prefix_sum(entries, n) == c:
+            return n
+        # The log was rewritten under us (undo, restore): keep what is still there.
+        old = self._consumed_from_history(day, n, c)
+        k = 0
+        if old is not None:
+            while k < min(len(old), len(entries)) and old[k].render() == entries[k].render():
+                k += 1
+        self.set(day, k, entries)
+        return k
+
+    def _consumed_from_history(self, day: str, n: int, c: str | None) -> list[dailylog.Entry] | None:
+        path = self.person.logs_dir / f"{day}.md"
+        git = self.ws.git
+        if c is None or not git.is_repo() or git.head() is None:
+            return None
+        try:
+            shas = git._git("log", f"-n{HISTORY_VERSIONS}", "--format=%H", "--", self.ws.rel(path)).split()
+        except Exception:
+            return None
+        for sha in shas:
+            text = git.file_at(sha, path)
+            if text is None:
+                continue
+            try:
+                entries = dailylog.parse(text, path)
+            except FormatError:
+                continue
+            if len(entries) >= n and prefix_sum(entries, n) == c:
+                return entries[:n]
+        return None
+
+    # -- writing ------------------------------------------------------------
+    def set(self, day: str, n: int, entries: list[dailylog.Entry]) -> None:
+        value = [n, prefix_sum(entries, n)]
+        if self.days.get(day) != value:
+            self.days[day] = value
+            self.dirty = True
+
+    def save(self) -> None:
+        if self.dirty:
+            write_atomic(self.path, json.dumps({"days": dict(sorted(self.days.items()))}, separators=(",", ":")))
+            self.dirty = False
+
+
+def legacy_map(memory_path: Path) -> dict[str, int]:
+    """The `consolidated` map old versions kept in MEMORY.md's frontmatter."""
+    from heartcompass.formats import memory as memory_fmt
+
+    try:
+        return memory_fmt.load(memory_path).legacy_consolidated
+    except (FileNotFoundError, FormatError, UnicodeDecodeError, IsADirectoryError):
+        return {}

@@ -1,0 +1,408 @@
+"""Prompt assembly: what a persona knows, within a token budget.
+
+The system prompt is built from one person's folder only (plus one line per
+related person): rules, the current time, PROFILE.md, MEMORY.md (facts and
+chat impressions labelled apart), the highest-scoring EVENTS and relation /
+MBTI guidance. Every piece is a whole entry; entries are taken by priority
+and score until the budget is spent, and what does not fit is reported,
+never cut mid-entry. No terminal code here: `context` and `chat` render it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from heartcompass.llm import prompts
+from heartcompass.errors import FormatError, PersonError
+from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
+from heartcompass.formats import voice as voice_fmt
+from heartcompass.store.people import DEFAULT_SELF_NAME, Person
+from heartcompass.store.people import display_name as people_display_name
+from heartcompass.store.slugs import is_safe_slug
+from heartcompass.tokens import estimate_tokens
+from heartcompass.store.workspace import Workspace
+
+SEPARATOR = "|||"
+TIME_TRAVEL_TAG = "as-of"
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+# (key, heading) in the order they appear in the prompt; "persona" speaks to
+# the persona (chat), "about" describes the person to an adviser (coach).
+SECTIONS = ("rules", "relation", "profile", "words", "mywords", "facts", "threads", "chats", "events", "related",
+            "mbti")
+HEADINGS = {
+    "persona": {"relation": "How you relate to {user}", "profile": "Who you are (from PROFILE.md)",
+                "words": "How you write (your own real messages, from VOICE.md: match this style; they are not "
+                         "facts)",
+                "facts": "Known facts (true) — except lines “X said: …” (what X said in a real message) and "
+                         "lines ending (import) (from an imported card): those are not verified",
+                "threads": "Open threads (things to follow up on)",
+                "chats": "Said in earlier simulated chats (stay consistent; not facts)",
+                "events": "Things that happened (newest first)", "related": "People in your life",
+                "mbti": "Personality type hint"},
+    # the self person: a reflection partner talking with the user about the user
+    "reflection": {"relation": "Your role with {user}", "profile": "Who {user} is (from their own PROFILE.md)",
+                   "words": "How {user} writes (their own real messages: style, not facts)",
+                   "mywords": "How {user} writes (their own real messages: style, not facts)",
+                   "facts": "Known facts about {user} (true)", "threads": "Open threads in {user}'s life",
+                   "chats": "Said in earlier reflection chats (stay consistent; not facts)",
+                   "events": "What happened to {user} (newest first)", "related": "People in {user}'s life",
+                   "mbti": "Personality type hint (about {user})"},
+    "about": {"relation": "How {name} relates to {user}", "profile": "Who {name} is (from PROFILE.md)",
+              "words": "How {name} writes (their real messages: style, not facts)",
+              "mywords": "How {user} writes to {name} (real messages: make suggested replies sound like this)",
+              "facts": "Known facts about {name} (true) — except lines “X said: …” (what X said in a real "
+                       "message) and lines ending (import) (from an imported card): those are not verified",
+              "threads": "Open threads with {name}",
+              "chats": "What a simulated {name} said in practice chats (not facts)",
+              "events": "What happened (newest first)", "related": "People in {name}'s life",
+              "mbti": "Personality type hint"},
+}
+# Events come last: they are the one unbounded list, and fill what is left.
+PRIORITY = {"rules": 0, "relation": 1, "profile": 2, "words": 2.5, "mywords": 2.7, "facts": 3, "threads": 4, "chats": 5, "related": 6,
+            "mbti": 7, "events": 8}
+LEFT_OUT_SHOWN = 50  # per section; the counts are always complete
+
+
+@dataclass
+class Snapshot:
+    """One person's files, from disk or from a git revision."""
+    person: Person
+    profile: profile_fmt.Profile
+    events: events_fmt.EventsFile
+    memory: memory_fmt.Memory
+    profile_tokens: int
+    memory_tokens: int
+    neighbours: list[tuple[str, str, profile_fmt.Profile | None]]
+    rev: str | None = None
+    voice: voice_fmt.Voice | None = None
+    incoming: list[tuple[str, str, Any]] = field(default_factory=list)  # (slug, as-words, ProfileFacts)
+
+
+def _reader(ws: Workspace, person: Person, rev: str | None):
+    """A function path -> text (None if missing), from disk or as at rev."""
+    then = person.dir
+    if rev is not None:
+        from heartcompass.store import lineage
+
+        then = lineage.dir_at(ws, person, rev)  # the folder's name at rev (renames)
+
+    def read(path):
+        if rev is None:
+            return read_text(path) if path.exists() else None
+        if Path(path).parent == person.dir:
+            path = then / Path(path).name
+        return ws.git.file_at(rev, path)
+
+    return read
+
+
+def _profile(read, person: Person, rev: str | None):
+    """PROFILE.md's text and parse, from disk or at rev (a person needs one)."""
+    text = read(person.profile_path)
+    if text is None:
+        raise PersonError(f"people/{person.slug}/PROFILE.md did not exist at {rev}.",
+                          "Pick a later date or commit (see 'heartcompass log').")
+    return text, profile_fmt.parse(text, person.profile_path)
+
+
+def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
+    read = _reader(ws, person, rev)
+    prof_text, prof = _profile(read, person, rev)
+    ev_text = read(person.events_path)
+    # read-only: the prompt never writes EVENTS.md back, so no copy of every event is kept
+    evs = (events_fmt.parse(ev_text, person.events_path, readonly=True) if ev_text is not None
+           else events_fmt.new(person.events_path, prof.name))
+    mem_text = read(person.memory_path)
+    mem = memory_fmt.parse(mem_text, person.memory_path) if mem_text is not None else memory_fmt.new(
+        person.memory_path, prof.name)
+    voice_path = person.dir / voice_fmt.FILENAME
+    voice_text = read(voice_path)
+    voice = voice_fmt.parse(voice_text, voice_path) if voice_text is not None else None
+    neighbours = []
+    for link in prof.related:
+        # Only the neighbour's PROFILE frontmatter is read: their memory stays private.
+        other = ws.people_dir / link["person"] / profile_fmt.FILENAME
+        try:
+            if not is_safe_slug(link["person"]):  # '../..' in a hand-edited link: not a folder of ours
+                raise FormatError(other, "not a person's folder")
+            text = read(other)
+            neighbours.append((link["person"], link["as"], profile_fmt.parse(text, other) if text else None))
+        except FormatError:  # a broken neighbour never breaks this chat
+            neighbours.append((link["person"], link["as"], None))
+    incoming = []
+    if rev is None:  # who links to this person (from their PROFILE frontmatter only, through the index)
+        from heartcompass.store.people_index import for_workspace
+
+        linked = {slug for slug, _, _ in neighbours}
+        incoming = [link for link in for_workspace(ws).incoming(person.slug) if link[0] not in linked]
+    return Snapshot(person, prof, evs, mem, estimate_tokens(prof_text), estimate_tokens(mem_text or ""),
+                    neighbours, rev, voice, incoming)
+
+
+@dataclass
+class Unit:
+    section: str
+    text: str
+    priority: float
+    tokens: int = 0
+
+    def __post_init__(self):
+        self.tokens = estimate_tokens(self.text) + 1  # +1 for the newline that joins it
+
+
+@dataclass
+class SectionReport:
+    key: str
+    heading: str
+    tokens: int = 0
+    included: int = 0
+    left_out: int = 0
+
+
+@dataclass
+class Context:
+    system: str
+    history: list[tuple[str, str]]
+    sections: list[SectionReport]
+    left_out: dict[str, list[str]]
+    warnings: list[str]
+    budget: int
+    tokens: int
+    history_tokens: int
+    history_budget: int
+    rev: str | None = None
+    now: str = ""
+    name: str = ""
+    voice: str = "persona"   # "reflection" for the user's own person
+
+    def messages(self) -> list[tuple[str, str]]:
+        return [("system", self.system), *self.history]
+
+
+def display_name(ws: Workspace, prof: profile_fmt.Profile) -> str:
+    return people_display_name(prof, str(ws.config.get("user.name") or ""))
+
+
+def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: str, voice: str,
+           name: str) -> list[Unit]:
+    prof = snap.profile
+    values = dict(name=name, user_name=user, separator=SEPARATOR, mbti=prof.mbti or "",
+                  now=now.strftime("%Y-%m-%d %H:%M"), weekday=WEEKDAYS[now.weekday()])
+    units = [Unit("rules", prompts.render(ws, rules, **values), 0)]
+    units.append(Unit("relation", prompts.render(ws, f"relation/{prof.relation}.md", **values), 1))
+    facts = [f"Name: {name}"]
+    for label, value in (("Also called", ", ".join(prof.aliases)), ("Gender", prof.gender),
+                         ("Birthday", prof.birthday), ("MBTI", prof.mbti), ("Tags", ", ".join(prof.tags))):
+        if value:
+            facts.append(f"{label}: {value}")
+    units.append(Unit("profile", "\n".join(facts), 2))
+    for i, (heading, text) in enumerate(prof.sections().items()):
+        if text:
+            units.append(Unit("profile", f"### {heading}\n{text}", 2 + (i + 1) / 100))
+    units += _voice_units(snap, voice == "persona")
+    for key, title in (("facts", memory_fmt.FACTS), ("threads", memory_fmt.THREADS), ("chats", memory_fmt.CHATS)):
+        for i, line in enumerate(snap.memory.items(title)):
+            units.append(Unit(key, line, PRIORITY[key] + i / 1e6))
+    for title, lines in snap.memory.sections.items():
+        if title not in memory_fmt.SECTIONS:  # the user's own sections count as facts
+            for line in lines:
+                units.append(Unit("facts", line, PRIORITY["facts"] + 0.5))
+    you = "the person you are chatting with" if voice in ("persona", "reflection") else "the user"
+    for slug, as_words, other in snap.neighbours:
+        who = other.name if other else slug
+        if other and other.relation == "self":
+            who = f"{user} ({you})"
+        units.append(Unit("related", f"- {who}: {as_words or 'related'}", PRIORITY["related"]))
+    for slug, as_words, other in snap.incoming:  # links only the other profile has
+        who = f"{user} ({you})" if other.relation == "self" else other.name
+        whom = "you are" if voice == "persona" else f"{name} is"
+        if voice == "reflection":
+            whom = f"{user} is"
+        units.append(Unit("related", f"- {who} (to them, {whom}: {as_words or 'related'})", PRIORITY["related"]))
+    if prof.mbti:
+        units.append(Unit("mbti", prompts.render(ws, "mbti.md", **values), PRIORITY["mbti"]))
+    return units
+
+
+def _voice_units(snap: Snapshot, persona: bool) -> list[Unit]:
+    """Their own words (and, for the coach, the user's words to them) as
+    style examples, with one line on the rhythm of their replies."""
+    from heartcompass.memory.voice import guidance
+
+    if snap.voice is None:
+        return []
+    units = []
+    shape = guidance(snap.voice.rhythm, snap.profile.name, persona)
+    if shape:
+        units.append(Unit("words", shape, PRIORITY["words"]))
+    for i, line in enumerate(snap.voice.lines(voice_fmt.THEIRS)):
+        units.append(Unit("words", f'- "{line.text}"', PRIORITY["words"] + (i + 1) / 1000))
+    if not persona:
+        for i, line in enumerate(snap.voice.lines(voice_fmt.MINE)):
+            units.append(Unit("mywords", f'- "{line.text}"', PRIORITY["mywords"] + i / 1000))
+    return units
+
+
+def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = None,
+          history_tag: str | None = None, fresh_after: int | None = None,
+          rules: str = "persona.md", voice: str = "persona") -> Context:
+    snap = snapshot(ws, person, rev)
+    user = str(ws.config.get("user.name") or "").strip()
+    name = display_name(ws, snap.profile)
+    selves = [p for p in [snap.profile, *(o for _, _, o in [*snap.neighbours, *snap.incoming])]
+              if p is not None and p.relation == "self" and p.name != DEFAULT_SELF_NAME]
+    user = user or (selves[0].name if selves else "the user")  # the user's own person, renamed by hand
+    if snap.profile.relation == "self" and voice == "persona":
+        rules, voice = "reflection.md", "reflection"  # a reflection partner, never a simulated someone
+    budget = int(ws.config.get("memory.context_budget_tokens"))
+    units = _units(ws, snap, now, user, rules, voice, name)
+    headings = {k: (HEADINGS[voice][k].format(user=user, name=name) if k in HEADINGS[voice] else None)
+                for k in SECTIONS}
+    header_tokens = {k: estimate_tokens(f"## {h}\n") + 1 if h else 0 for k, h in headings.items()}
+    chosen: list[Unit] = []
+    left: dict[str, list[str]] = {}
+    left_count: dict[str, int] = {}
+    used, opened = 0, set()
+
+    def offer(unit: Unit) -> None:
+        nonlocal used
+        cost = unit.tokens + (0 if unit.section in opened else header_tokens[unit.section])
+        if used + cost <= budget:
+            chosen.append(unit)
+            used += cost
+            opened.add(unit.section)
+        else:
+            leave(unit.section, unit.text)
+
+    def leave(section: str, text: str) -> None:
+        left_count[section] = left_count.get(section, 0) + 1
+        if len(left.setdefault(section, [])) < LEFT_OUT_SHOWN:
+            left[section].append(text)
+
+    for unit in sorted(units, key=lambda u: u.priority):
+        offer(unit)
+    # Events by score, rendered only while they can still fit.
+    half_life = float(ws.config.get("memory.half_life_days"))
+    today = now.date()
+    ranked = sorted(snap.events.events, key=lambda e: events_fmt.score(e, today, half_life), reverse=True)
+    smallest = 4 + (0 if "events" in opened else header_tokens["events"])
+    for i, event in enumerate(ranked):
+        if budget - used < smallest:
+            for rest in ranked[i:i + max(0, LEFT_OUT_SHOWN - len(left.get("events", [])))]:
+                left.setdefault("events", []).append(rest.render())
+            left_count["events"] = left_count.get("events", 0) + len(ranked) - i
+            break
+        offer(Unit("events", event.render(), PRIORITY["events"]))
+    parts, reports = [], []
+    for key in SECTIONS:
+        mine = [u for u in chosen if u.section == key]
+        if key == "events":  # picked by score, shown newest first
+            mine.sort(key=lambda u: u.text, reverse=True)
+        report = SectionReport(key, headings[key] or "Rules and now", sum(u.tokens for u in mine),
+                               len(mine), left_count.get(key, 0))
+        if mine:
+            report.tokens += header_tokens[key]
+            body = "\n".join(u.text for u in mine)
+            parts.append(f"## {headings[key]}\n{body}" if headings[key] else body)
+        reports.append(report)
+    system = "\n\n".join(parts)
+    warnings = size_warnings(person, snap.profile_tokens, snap.memory_tokens, budget)
+    history_budget = int(ws.config.get("chat.history_budget_tokens"))
+    hist = recent_history(person, now.date(), history_budget, history_tag, fresh_after)
+    hist_tokens = sum(estimate_tokens(text) for _, text in hist)
+    return Context(system, hist, reports, left, warnings, budget, estimate_tokens(system), hist_tokens,
+                   history_budget, rev, now.strftime("%Y-%m-%d %H:%M"), name, voice)
+
+
+def size_warnings(person: Person, profile_tokens: int, memory_tokens: int, budget: int) -> list[str]:
+    warnings = []
+    for label, tokens in (("PROFILE.md", profile_tokens), ("MEMORY.md", memory_tokens)):
+        if tokens > budget:
+            warnings.append(f"people/{person.slug}/{label} is about {tokens} tokens, more than the whole context "
+                            f"budget ({budget}), so parts of it are left out. Trim the file or raise "
+                            f"memory.context_budget_tokens.")
+    return warnings
+
+
+@dataclass
+class Preview:
+    name: str
+    warnings: list[str]
+    voice: str  # as Context.voice: "reflection" for the user's own person
+
+
+def preview(ws: Workspace, person: Person, rev: str | None = None) -> Preview:
+    """What a chat says as it opens (the name, files too big for the budget),
+    without building the prompt: the first message builds it, once."""
+    read = _reader(ws, person, rev)
+    prof_text, prof = _profile(read, person, rev)
+    budget = int(ws.config.get("memory.context_budget_tokens"))
+    return Preview(display_name(ws, prof), size_warnings(person, estimate_tokens(prof_text),
+                                                         estimate_tokens(read(person.memory_path) or ""), budget),
+                   "reflection" if prof.relation == "self" else "persona")
+
+
+FEW_TURNS = 6
+
+
+def recent_history(person: Person, today: dt.date, budget: int, tag: str | None = None,
+                   fresh_after: int | None = None) -> list[tuple[str, str]]:
+    """Recent turns of today's log (and the previous chat day when today has
+    few), newest kept first, within budget. Only turns of the same kind of
+    chat count: a time-travel chat never leaks into a normal one. After
+    /new, only the entries of today's log past index fresh_after."""
+    today_s = today.isoformat()
+    dates = [d for d in dailylog.log_dates(person.dir) if d <= today_s]
+
+    def turns_of(day: str, skip: int = 0) -> list[dailylog.Entry]:
+        entries = dailylog.load(person.logs_dir / f"{day}.md")
+        gone = dailylog.dropped(entries)  # replies replaced by /retry
+        return [e for i, e in enumerate(entries) if i >= skip and i not in gone
+                and e.speaker in ("me", "persona") and "cut off" not in e.tags and _tag_of(e) == tag]
+
+    picked: list[dailylog.Entry] = []
+    earlier = dates
+    if dates and dates[-1] == today_s:
+        picked, earlier = turns_of(today_s, fresh_after or 0), dates[:-1]
+    if fresh_after is None and len(picked) < FEW_TURNS and earlier:
+        picked = turns_of(earlier[-1]) + picked
+    turns: list[tuple[str, str]] = []
+    for e in picked:
+        role = "user" if e.speaker == "me" else "assistant"
+        if turns and turns[-1][0] == role:  # one chat turn may be several messages
+            joiner = f"\n{SEPARATOR}\n" if role == "assistant" else "\n"
+            turns[-1] = (role, turns[-1][1] + joiner + e.text)
+        else:
+            turns.append((role, e.text))
+    kept: list[tuple[str, str]] = []
+    used = 0
+    for role, text in reversed(turns):
+        cost = estimate_tokens(text) + 4
+        if used + cost > budget and kept:  # the newest turn always goes
+            break
+        kept.insert(0, (role, text))
+        used += cost
+    return kept
+
+
+def _tag_of(entry: dailylog.Entry) -> str | None:
+    for tag in entry.tags:
+        if tag.startswith(TIME_TRAVEL_TAG):
+            return tag
+    return None
+
+
+def parse_time_travel(ws: Workspace, value: str) -> tuple[str, str]:
+    """--as-of DATE|REV -> (commit sha, label for the log tag)."""
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        try:
+            dt.date.fromisoformat(value)
+        except ValueError:
+            raise PersonError(f"--as-of {value}: not a real date.") from None
+        return ws.git.commit_before(f"{value} 23:59:59"), f"{TIME_TRAVEL_TAG} {value}"
+    sha = ws.git.resolve(value)
+    return sha, f"{TIME_TRAVEL_TAG} {sha[:8]}"

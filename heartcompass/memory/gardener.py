@@ -1,0 +1,398 @@
+"""The gardener: consolidates new log entries into PROFILE.md, EVENTS.md and
+MEMORY.md, one reviewable commit per person. This is the nightly runner
+(which entries are new, in chunks, per person, under the lock); what the
+model is asked and how its answer is checked and applied is the proposal
+package (heartcompass/proposal/), which `tell` shares.
+
+Safety, in order of the steps below:
+- one gardener at a time (a workspace lock; a stale lock is taken over);
+- a journal (garden_journal.py) holds the new texts before any file is
+  written, so a run killed at any moment is finished by the next one, and
+  the consolidation state (.heartcompass/consolidated/, see consolidation.py)
+  moves with the files it describes, never apart from them;
+- pending hand edits are committed first, as their own commits; the
+  gardener's commit holds exactly the bytes it wrote (built from them, not
+  from the working files), so a hand edit saved meanwhile stays the user's,
+  for its own `edit(...)` commit;
+- the model's proposal is validated before anything is written; a bad one
+  (after one corrected try) leaves that person's entries unconsumed;
+- each write checks the file is still what was read: a hand edit made while
+  the gardener ran is never overwritten."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from heartcompass.store import audit, clock
+from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic, write_cache
+from heartcompass.memory.consolidation import State as ConsolidationState, prefix_sum, trailer
+from heartcompass.errors import HeartCompassError, MissingKeyError
+from heartcompass.formats import dailylog, memory as memory_fmt
+from heartcompass.memory.garden_journal import Journal, with_note
+from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
+from heartcompass.store.lock import WorkspaceLock
+from heartcompass.store.people import Person, list_people
+from heartcompass.memory.proposal.model import ProposalError, consumes
+from heartcompass.memory.proposal.propose import fit_budget, propose
+from heartcompass.memory.proposal.workbench import (LogItem, Workbench, diff_text, name_index, read_person, render_texts,
+                                             workbench)
+from heartcompass.tokens import estimate_tokens
+from heartcompass.store.workspace import Workspace
+
+SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
+CHECKPOINT_SECONDS = 5.0  # a long backlog is written (journal, files, state) at most this often, and at the end
+
+
+@dataclass
+class PersonResult:
+    slug: str
+    status: str = "up to date"    # up to date | gardened | dry run | declined | skipped | failed
+    entries: int = 0
+    events_added: int = 0
+    events_changed: int = 0
+    memory_before: int = 0
+    memory_after: int = 0
+    commit: str | None = None
+    message: str = ""
+    diffs: dict[str, str] = field(default_factory=dict)
+    changes: list[str] = field(default_factory=list)
+
+
+# -- finding new entries --------------------------------------------------------
+class EntryCounts:
+    """Cache of entries per log file (keyed by size and mtime), so a nightly
+    run over many people and a year of logs parses only what changed."""
+
+    def __init__(self, ws: Workspace):
+        self.path = ws.state_dir / "log-counts.json"
+        try:
+            self.data: dict[str, list[int]] = json.loads(self.path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            self.data = {}
+        self.dirty = False
+
+    def known(self, path: Path) -> int | None:
+        st = path.stat()
+        hit = self.data.get(str(path))
+        return hit[2] if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns else None
+
+    def remember(self, path: Path, count: int) -> None:
+        st = path.stat()
+        self.data[str(path)] = [st.st_size, st.st_mtime_ns, count]
+        self.dirty = True
+
+    def save(self) -> None:
+        if self.dirty:
+            write_cache(self.path, json.dumps(self.data))
+
+
+def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts
+                ) -> tuple[list[LogItem], dict[str, list[dailylog.Entry]]]:
+    """Entries past what each log has had consolidated; and those logs'
+    entries, whose full count becomes the new state once they are written.
+    A log unchanged since it was last read (size, mtime) is not read."""
+    items: list[LogItem] = []
+    logs: dict[str, list[dailylog.Entry]] = {}
+    for day in dailylog.log_dates(person.dir):
+        path = person.logs_dir / f"{day}.md"
+        if counts.known(path) == state.count(day):
+            continue
+        entries = dailylog.load(path)
+        counts.remember(path, len(entries))
+        done = state.verified(day, entries)  # a log rewritten by undo or restore moves it back
+        if len(entries) <= done:
+            continue
+        logs[day] = entries
+        for index in range(done, len(entries)):
+            entry = entries[index]
+            if not entry.dropped and not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):  # dropped: markers
+                items.append(LogItem("", day, entry, index))
+    for n, item in enumerate(items, 1):
+        item.id = f"L{n}"
+    return items, logs
+
+
+def chunks(items: list[LogItem], budget: int) -> list[list[LogItem]]:
+    """Oldest first, each within budget (a single huge entry is its own chunk)."""
+    out: list[list[LogItem]] = [[]]
+    used = 0
+    for item in items:
+        cost = estimate_tokens(item.entry.text) + 12
+        if out[-1] and used + cost > budget:
+            out.append([])
+            used = 0
+        out[-1].append(item)
+        used += cost
+    return [c for c in out if c]
+
+
+# -- one person ----------------------------------------------------------------------------
+class Gardener:
+    """One run: for each person, the new entries in chunks, a proposal on
+    each applied to the workbench, then the files written and committed."""
+
+    def __init__(self, ws: Workspace, make_model: Callable[[], Any], *, today: dt.date | None = None,
+                 dry_run: bool = False, review: Callable[[PersonResult], bool] | None = None):
+        self.ws = ws
+        self.make_model = make_model
+        self._model = None
+        self.today = today or clock.today(ws)
+        self.dry_run = dry_run
+        self.review = review
+        self.counts = EntryCounts(ws)
+        self._written: dict[Path, str] = {}  # checksums of what this run wrote
+        self._texts: dict[Path, str] = {}    # and the texts
+        self._people: list[Person] = []
+        self._names: dict[str, tuple[list[str], list[str]]] | None = None  # slug -> (names, links)
+        self._history: dict[str, list] | None = None  # slug -> [last commit, files hand commits touched]
+        self._committed: set[str] = set()  # people whose hand edits this run committed
+
+    @property
+    def model(self):
+        if self._model is None:
+            self._model = self.make_model()
+        return self._model
+
+    def run(self, people: list[Person] | None = None) -> list[PersonResult]:
+        self._people = list_people(self.ws)  # once per run, not per person
+        people = people if people is not None else self._people
+        lock = WorkspaceLock(self.ws.state_dir / "lock", "gardener")
+        with lock:
+            if not self.dry_run:
+                self.ws.git.check_writable()  # no commit onto a rebase, a merge, a detached HEAD
+            results = []
+            pending = {p.slug for p in audit.pending(self.ws, people)} if not self.dry_run else set()
+            for person in people:
+                results.append(self._one(person, person.slug in pending))
+            self.counts.save()
+        return results
+
+    def _one(self, person: Person, has_pending: bool) -> PersonResult:
+        result = PersonResult(person.slug)
+        try:
+            if not self.dry_run:
+                Journal(self.ws, person).recover()
+                if has_pending:
+                    audit.commit_pending(self.ws, [person])
+                    self._committed.add(person.slug)
+            return self._garden(person, result)
+        except MissingKeyError:
+            raise
+        except ConcurrentEditError as exc:
+            result.status, result.message = "skipped", f"{exc.message} It will be retried next run."
+        except (HeartCompassError, ProposalError) as exc:
+            result.status, result.message = "failed", str(exc)
+        if not self.dry_run and result.status in ("failed", "skipped"):
+            # chunks already written stay, committed as exactly what was written
+            try:
+                result.commit = Journal(self.ws, person).recover(self._written)
+            except HeartCompassError as exc:  # e.g. a hook refused: the journal stays, for the next run
+                result.message += f" ({exc.message})"
+            if result.commit:
+                result.message += " The entries gardened before that are committed."
+        return result
+
+    def _garden(self, person: Person, result: PersonResult) -> PersonResult:
+        state = ConsolidationState(self.ws, person)
+        items, logs = new_entries(person, state, self.counts)
+        if not items:
+            if not self.dry_run:
+                state.save()  # a rebuilt or corrected state; nothing else is read
+            return result  # nothing new: no model call, no commit
+        heads = self._check_committed(person) if not self.dry_run else None
+        originals, prof, evs, mem = read_person(person)
+        mem.drop_legacy()  # the old map moves to the state (read by it when it had none)
+        result.memory_before = result.memory_after = mem.body_tokens()
+        result.entries = len(items)
+        text = "\n".join(i.entry.text for i in items)
+        history = self._history_of(person) if person.slug not in self._committed and heads is not None else None
+        wb = workbench(self.ws, person, prof, evs, mem, self.today, people=self._people, mentions=text,
+                       names=self._name_index, heads=heads, history=history)
+        wb.days_read = set(logs)
+        self._state, self._days = state, {}
+        budget = int(self.ws.config.get("memory.context_budget_tokens"))
+        summaries = []
+        batches = chunks(items, budget)
+        checkpoint = time.monotonic()
+        kept_back = 0
+        for n, chunk in enumerate(batches, 1):
+            proposal = propose(self.ws, self.model, wb, chunk)
+            if not consumes(proposal):  # silence is not "nothing worth keeping": they wait for the next run
+                kept_back = sum(len(c) for c in batches[n - 1:])
+                break
+            summaries.append(proposal.summary.strip())
+            fit_budget(self.ws, self.model, wb)
+            for day in {i.day for i in chunk}:  # this chunk's entries are now in memory
+                count = max(i.index for i in chunk if i.day == day) + 1
+                self._days[day] = [count, prefix_sum(logs[day], count)]
+            if n < len(batches) and time.monotonic() - checkpoint >= CHECKPOINT_SECONDS:
+                self._write(person, wb, originals, result, summaries, final=False)  # progress kept
+                checkpoint = time.monotonic()
+        if not kept_back:
+            for day, entries in logs.items():  # skipped (time-travel) entries count as read
+                self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
+        self._write(person, wb, originals, result, summaries, final=True)
+        if kept_back:
+            if result.status == "gardened" and kept_back == len(items):
+                result.status = "skipped"  # nothing consumed: say so, the exit code too
+            result.message = (f"the model proposed nothing for {kept_back} entries without saying they hold "
+                              "nothing worth keeping; they stay for the next run")
+        return result
+
+    @staticmethod
+    def _put_back(path: Path, written: str, previous: str | None) -> None:
+        try:
+            if previous is None:
+                if file_checksum(path) == checksum(written):
+                    path.unlink()
+            else:
+                write_atomic(path, previous, expected_checksum=checksum(written))
+        except ConcurrentEditError:
+            pass  # edited by hand since: it is the user's now
+
+    def _check_committed(self, person: Person) -> dict[str, str] | None:
+        """The files read must be what HEAD holds, so the gardener's commit
+        holds only its own change: a hand edit saved since the start of the
+        run is committed first, on its own. Returns HEAD's blob ids of them."""
+        if self.ws.git.head() is None:
+            return None
+        heads = self.ws.git.blob_ids(person.files())
+        for path in person.files():
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:
+                data = None
+            if heads.get(self.ws.rel(path)) != (blob_id(data) if data is not None else None):
+                audit.commit_pending(self.ws, [person])
+                self._committed.add(person.slug)
+                return self.ws.git.blob_ids(person.files())
+        return heads
+
+    def _history_of(self, person: Person) -> tuple[str | None, set[str]] | None:
+        """(last commit touching the person's files, those files a hand commit
+        touched), read once for everyone when a first person's hand lines are
+        not cached yet."""
+        if self._history is None and not is_cached(self.ws, person):
+            self._history = hand_history(self.ws)
+        if self._history is None:
+            return None
+        last, by_hand = self._history.get(person.slug, (None, set()))
+        return last, set(by_hand)
+
+    def _name_index(self) -> dict[str, tuple[list[str], list[str]]]:
+        """Every person's names and links, read once per run."""
+        if self._names is None:
+            self._names = name_index(self._people)
+        return self._names
+
+    def _write(self, person: Person, wb: Workbench, originals: dict, result: PersonResult,
+               summaries: list[str], final: bool) -> PersonResult:
+        texts = render_texts(person, wb)
+        result.events_added, result.events_changed = wb.counts["events_added"], wb.counts["events_changed"]
+        result.memory_after = wb.memory.body_tokens()
+        result.changes = list(wb.changes)
+        changed = {p: t for p, t in texts.items() if t != originals[p]}
+        wb.touched = {name for name, p in (("profile", person.profile_path), ("events", person.events_path))
+                      if p in changed}
+        if memory_fmt.render_body(wb.memory) != _body_of(originals[person.memory_path]):
+            wb.touched.add("memory")
+        if not final:
+            # Each chunk is written once done (so a long backlog makes progress), unless
+            # the user is to see everything first.
+            if not self.dry_run and self.review is None:
+                self._commit_files(person, changed, originals, wb, summaries, commit=False)
+            return result
+        result.diffs = {self.ws.rel(p): diff_text(originals[p] or "", t, self.ws.rel(p)) for p, t in changed.items()}
+        if self.dry_run:
+            result.status = "dry run"
+            return result
+        if self.review is not None and not self.review(result):
+            result.status = "declined"
+            return result
+        result.commit = self._commit_files(person, changed, originals, wb, summaries, commit=True)
+        result.status = "gardened"
+        return result
+
+    def _commit_files(self, person, changed, originals, wb, summaries, commit: bool) -> str | None:
+        subject, body = _message(person.slug, wb, summaries)
+        body = with_note(body, trailer(self._days))  # what was consumed: the state can be rebuilt from git
+        journal = Journal(self.ws, person)
+        current = {p: file_checksum(p) for p in changed}
+        for path in changed:  # still what we read or last wrote? (a hand edit meanwhile wins)
+            expected = checksum(originals[path]) if originals[path] is not None else None
+            if current[path] != expected and not (self._written.get(path) == current[path]):
+                raise ConcurrentEditError(f"{self.ws.rel(path)} was edited while the gardener ran; "
+                                          "nothing more of this person was written.")
+        before = journal.raw()
+        journal.save({p: (current[p], t) for p, t in changed.items()}, self._days, subject, body)
+        done: dict[Path, str] = {}
+        try:
+            for path, text in changed.items():
+                write_atomic(path, text, expected_checksum=current[path])
+                done[path] = text
+        except ConcurrentEditError:
+            # A hand save in the instant before a write: put back this chunk's other
+            # writes, so what is on disk is the last whole chunk (its journal again).
+            for path, text in done.items():
+                self._put_back(path, text, self._texts.get(path, originals[path]))
+            journal.put_back(before)
+            raise
+        for path, text in done.items():
+            self._written[path] = checksum(text)
+            self._texts[path] = text
+        self._state.days.update(self._days)  # the state moves with the files, after them
+        self._state.dirty = True
+        self._state.save()
+        if not commit:
+            return None
+        # exactly the bytes written: a hand edit saved since stays pending, the user's own
+        sha = self.ws.git.commit_contents(changed, subject, body)
+        journal.clear()
+        if sha:
+            remember_hand_lines(self.ws, person, sha, {p: changed.get(p, originals[p] or "") for p in originals})
+        return sha
+
+
+def _message(slug: str, wb: Workbench, summaries: list[str]) -> tuple[str, str]:
+    parts = []
+    if wb.counts["events_added"]:
+        n = wb.counts["events_added"]
+        parts.append(f"{n} new event{'s' if n != 1 else ''}")
+    if wb.counts["events_changed"]:
+        n = wb.counts["events_changed"]
+        parts.append(f"{n} event{'s' if n != 1 else ''} changed")
+    if "memory" in wb.touched:
+        parts.append("memory updated")
+    if "profile" in wb.touched:
+        parts.append("profile updated")
+    days = sorted(wb.days_read)
+    source = (f"from {days[0]} log" if len(days) == 1 else
+              f"from {days[0]} and {days[1]} logs" if len(days) == 2 else
+              f"from {len(days)} logs, {days[0]} to {days[-1]}" if days else "")
+    subject = audit.subject(audit.Verb.GARDEN, slug, f"{', '.join(parts) or 'nothing new'} {source}".strip())
+    body = "\n".join(s for s in summaries if s) + "\n\n" + "\n".join(wb.changes)
+    return subject, body.strip()
+
+
+def _body_of(text: str | None) -> str:
+    if text is None:
+        return ""
+    return memory_fmt.render_body(memory_fmt.parse(text, Path(memory_fmt.FILENAME)))
+
+
+def append_run_log(ws: Workspace, results: list[PersonResult], started: dt.datetime) -> None:
+    """One line per person per run in .heartcompass/garden.log (kept locally)."""
+    lines = [f"{started.isoformat(timespec='seconds')} {r.slug} {r.status} entries={r.entries} "
+             f"+events={r.events_added} ~events={r.events_changed} memory={r.memory_before}->{r.memory_after} "
+             f"commit={r.commit[:8] if r.commit else '-'}" + (f" {' '.join(r.message.split())}" if r.message else "")
+             for r in results]
+    with open(ws.state_dir / "garden.log", "a", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())

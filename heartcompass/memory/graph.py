@@ -1,0 +1,139 @@
+"""The relationship map: `related` links in PROFILE.md frontmatter form a
+graph of the people in the workspace. Core only: building, walking, export
+to Mermaid and DOT, and the link problems `doctor` reports."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from heartcompass.store.people import list_people
+from heartcompass.store.workspace import Workspace
+
+
+@dataclass
+class Graph:
+    names: dict[str, str] = field(default_factory=dict)        # slug -> display name
+    relations: dict[str, str] = field(default_factory=dict)    # slug -> relation to the user
+    edges: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, as-words)
+    # Edges by end, built once (rebuilt if edges grew): a scan per lookup made the map quadratic.
+    _index: tuple[int, dict, dict] = field(default=(-1, {}, {}), repr=False, compare=False)
+
+    def _by_end(self) -> tuple[dict[str, list[tuple[str, str]]], dict[str, list[tuple[str, str]]]]:
+        if self._index[0] != len(self.edges):
+            out: dict[str, list[tuple[str, str]]] = {}
+            into: dict[str, list[tuple[str, str]]] = {}
+            for a, b, words in self.edges:
+                out.setdefault(a, []).append((b, words))
+                into.setdefault(b, []).append((a, words))
+            self._index = (len(self.edges), out, into)
+        return self._index[1], self._index[2]
+
+    def out_of(self, slug: str) -> list[tuple[str, str]]:
+        return list(self._by_end()[0].get(slug, ()))
+
+    def into(self, slug: str) -> list[tuple[str, str]]:
+        return list(self._by_end()[1].get(slug, ()))
+
+    def missing(self) -> list[tuple[str, str]]:
+        """Links to people who are not in the workspace: (from, to)."""
+        return [(a, b) for a, b, _ in self.edges if b not in self.names]
+
+    def one_sided(self) -> list[tuple[str, str]]:
+        pairs = {(a, b) for a, b, _ in self.edges}
+        return sorted((a, b) for a, b in pairs if b in self.names and (b, a) not in pairs)
+
+    def walk(self, root: str, depth: int) -> "Node":
+        """A tree from root, both directions, each person once. Depth first,
+        with an explicit stack: a long chain of people must not hit Python's
+        recursion limit."""
+        seen = {root}
+        top = Node(root, self.names.get(root, root))
+        stack = [(top, 0)]
+        while stack:
+            node, level = stack.pop()
+            if level >= depth:
+                continue
+            near: dict[str, tuple[str, str]] = {}
+            for other, words, direction in ([(b, w, "out") for b, w in self.out_of(node.slug)] +
+                                            [(a, w, "in") for a, w in self.into(node.slug)]):
+                if other in seen:
+                    continue
+                if other in near:  # linked both ways: one branch with both descriptions
+                    words = " / ".join(w for w in (near[other][0], words) if w)
+                    direction = "both"
+                near[other] = (words, direction)
+            seen.update(near)  # nearest first: a person is shown where they are closest
+            for other, (words, direction) in near.items():
+                node.children.append(Node(other, self.names.get(other, other), words, direction))
+            # the first child's whole branch is grown before the second's, as a recursion would
+            stack.extend((child, level + 1) for child in reversed(node.children))
+        return top
+
+
+@dataclass
+class Node:
+    slug: str
+    name: str
+    words: str = ""
+    direction: str = ""     # "out": the parent's profile names them; "in": theirs names the parent; "both"
+    children: list["Node"] = field(default_factory=list)
+
+
+def build(ws: Workspace) -> Graph:
+    from heartcompass.store.people_index import for_workspace
+
+    graph = Graph()
+    for slug, facts in for_workspace(ws).profiles(list_people(ws)).items():
+        graph.names[slug] = facts.name if not facts.error else slug
+        if facts.error:
+            continue
+        graph.relations[slug] = facts.relation
+        for target, words in facts.related:
+            graph.edges.append((slug, target, words))
+    return graph
+
+
+def _quote(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def to_dot(graph: Graph, slugs: set[str] | None = None) -> str:
+    keep = slugs if slugs is not None else set(graph.names) | {b for _, b, _ in graph.edges}
+    lines = ["digraph heartcompass {", "  rankdir=LR;", "  node [shape=box, style=rounded];"]
+    for slug in sorted(keep):
+        label = graph.names.get(slug, f"{slug} (missing)")
+        lines.append(f'  "{_quote(slug)}" [label="{_quote(label)}"];')
+    for a, b, words in graph.edges:
+        if a in keep and b in keep:
+            lines.append(f'  "{_quote(a)}" -> "{_quote(b)}"' + (f' [label="{_quote(words)}"]' if words else "") + ";")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _mermaid_text(text: str) -> str:
+    # Mermaid labels in quotes cannot hold a double quote; #quot; is its escape.
+    return re.sub(r'["\n]', lambda m: "#quot;" if m.group() == '"' else " ", text)
+
+
+def to_mermaid(graph: Graph, slugs: set[str] | None = None) -> str:
+    keep = slugs if slugs is not None else set(graph.names) | {b for _, b, _ in graph.edges}
+    ids = {slug: f"p{i}" for i, slug in enumerate(sorted(keep))}  # slugs may be Unicode: ids stay ASCII
+    lines = ["graph LR"]
+    for slug in sorted(keep):
+        label = graph.names.get(slug, f"{slug} (missing)")
+        lines.append(f'  {ids[slug]}["{_mermaid_text(label)}"]')
+    for a, b, words in graph.edges:
+        if a in keep and b in keep:
+            arrow = f'-->|"{_mermaid_text(words)}"|' if words else "-->"
+            lines.append(f"  {ids[a]} {arrow} {ids[b]}")
+    return "\n".join(lines) + "\n"
+
+
+def reachable(node: Node) -> set[str]:
+    out, stack = set(), [node]
+    while stack:
+        current = stack.pop()
+        out.add(current.slug)
+        stack.extend(current.children)
+    return out

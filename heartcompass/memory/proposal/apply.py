@@ -1,0 +1,278 @@
+"""Applying a proposal: the whole of it is validated first (ids known,
+evidence checked, see evidence.py), then applied to the workbench by the
+operations below; nothing here writes files. Lines the user wrote by hand
+are never touched: a proposal to change one becomes an open thread that
+quotes both. apply_compression replaces MEMORY.md's sections with a
+shorter version, keeping every hand-written line and every source."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import re
+
+from heartcompass.formats import events as events_fmt, memory as memory_fmt, profile as profile_fmt
+from heartcompass.formats.sources import MARKER, without_source
+from heartcompass.memory.proposal.evidence import Checker, check_field, reported
+from heartcompass.memory.proposal.model import Compressed, Proposal, ProposalError
+from heartcompass.memory.proposal.presentation import events_index
+from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, norm
+
+
+def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown: list[events_fmt.Event],
+          visual: bool = False) -> None:
+    """Validate the whole proposal, then apply it to the workbench. Raises
+    ProposalError (and changes nothing) when any part is invalid. visual:
+    the entries came with screenshots, whose words the text does not hold."""
+    ck = Checker(wb, items)
+    ck.visual = visual
+    ops: list = []  # closures applied only once everything is valid
+    event_ids = {f"E{i + 1}": e for i, e in enumerate(events_shown)}
+    mem_ids = {f"{p}{i + 1}": (title, line) for p, title in SECTION_IDS
+               for i, line in enumerate(wb.memory.items(title))}
+
+    def known(kind: str, ident: str, table: dict):
+        if ident.strip() not in table:
+            ck.problems.append(f"{kind} {ident!r}: no such id")
+            return None
+        return table[ident.strip()]
+
+    for n, ev in enumerate(proposal.new_events, 1):
+        what = f"new event {n}"
+        date, text = ck.date(what, ev.date), ck.text(what, ev.text)
+        weight, source = ck.weight(what, ev.weight), ck.evidence(what, ev.evidence, "trusted", text)
+        if date and weight is not None and source:
+            ops.append(lambda d=date, t=text, w=weight, s=source: _add_event(wb, d, t, w, s))
+    for ch in proposal.changed_events:
+        event = known("event", ch.id, event_ids)
+        weight = ck.weight(f"event {ch.id}", ch.weight)
+        text = ck.text(f"event {ch.id}", ch.text) if ch.text else None
+        source = ck.evidence(f"event {ch.id}", ch.evidence, "trusted", text) if (text or ch.evidence) else None
+        if event is not None and (weight is not None or text):
+            ops.append(lambda e=event, w=weight, t=text, s=source: _change_event(wb, e, w, t, s))
+    for ident in proposal.removed_events:
+        event = known("event", ident, event_ids)
+        if event is not None:
+            ops.append(lambda e=event: _remove_event(wb, e))
+    for key, title, need in (("facts", memory_fmt.FACTS, "trusted"), ("chat_notes", memory_fmt.CHATS, "persona"),
+                             ("threads", memory_fmt.THREADS, "any")):
+        for n, line in enumerate(getattr(proposal, f"new_{key}"), 1):
+            what = f"new {key[:-1].replace('_', ' ')} {n}"
+            text = ck.text(what, line.text)
+            source = ck.evidence(what, line.evidence, need, text)
+            if source and key == "threads" and not all(i.entry.trusted for i in ck.found):
+                # what the persona raised is not the user's to follow up as true: it is a chat note
+                ops.append(lambda x=text, s=source: _add_line(wb, memory_fmt.CHATS, f"- {x} ({s})"))
+            elif source:
+                x = reported(text, ck.found) if key == "facts" else text
+                ops.append(lambda t=title, x=x, s=source: _add_line(wb, t, f"- {x} ({s})"))
+        for rw in getattr(proposal, f"rewritten_{key}", []):
+            target = known(key, rw.id, mem_ids)
+            text = ck.text(f"{key} {rw.id}", rw.text)
+            source = ck.evidence(f"{key} {rw.id}", rw.evidence, need, text)
+            text = reported(text, ck.found) if key == "facts" and source else text
+            if target and target[0] == title and source:
+                ops.append(lambda tg=target, x=text, s=source: _rewrite_line(wb, tg[0], tg[1], f"- {x} ({s})", s))
+            elif target:
+                ck.problems.append(f"{rw.id} is not in {title}")
+        removed = proposal.closed_threads if key == "threads" else getattr(proposal, f"removed_{key}")
+        for ident in removed:
+            target = known(key, ident, mem_ids)
+            if target and target[0] == title:
+                ops.append(lambda tg=target: _remove_line(wb, tg[0], tg[1]))
+            elif target:
+                ck.problems.append(f"{ident} is not in {title}")
+    for n, fc in enumerate(proposal.profile_fields, 1):
+        what = f"profile field {fc.field}"
+        value = check_field(ck, fc.field, fc.value)
+        if ck.evidence(what, fc.evidence, "trusted") and value is not None:
+            ops.append(lambda f=fc.field, v=value: _set_field(wb, f, v))
+    for note in proposal.profile_notes:
+        what = f"profile note for {note.section}"
+        text = ck.text(what, note.text)
+        source = ck.evidence(what, note.evidence, "trusted", text)
+        if note.section not in (*profile_fmt.BODY_SECTIONS, *wb.profile.sections()):
+            ck.problems.append(f"{what}: unknown section (use {', '.join(profile_fmt.BODY_SECTIONS)})")
+        elif source:
+            ops.append(lambda sec=note.section, x=text, s=source: _add_profile_note(wb, sec, f"- {x} ({s})"))
+    for link in proposal.new_links:
+        what = f"link to {link.person}"
+        if link.person not in wb.known_slugs or link.person == wb.slug:
+            ck.problems.append(f"{what}: not a known person's slug")
+        words = ck.text(what, link.relation_words)
+        if ck.evidence(what, link.evidence, "trusted"):
+            ops.append(lambda p=link.person, w=words: _add_link(wb, p, w))
+    ck.text("summary", proposal.summary)
+    if ck.problems:
+        raise ProposalError(ck.problems)
+    for op in ops:
+        op()
+
+
+# -- the operations ------------------------------------------------------------------
+def _add_event(wb: Workbench, date: dt.date, text: str, weight: float, source: str) -> None:
+    idx = events_index(wb)
+    if idx is not None:
+        existing = idx.first_same(date, text)
+    else:
+        existing = next((e for e in wb.events.events if e.date == date and norm(e.text) == norm(text)), None)
+    if existing is not None:  # the same event twice is one event, weighted up
+        if weight > existing.effective_weight and not wb.is_protected(existing.render()):
+            _change_event(wb, existing, weight, None, None)
+        return
+    event = events_fmt.Event(date, text, weight, source)
+    wb.events.events.append(event)
+    if idx is not None:
+        idx.added(event)
+    wb.counts["events_added"] += 1
+    wb.changes.append(f"+ event {date} · w{weight} · {text} ({source})")
+
+
+def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source) -> None:
+    line = event.render()
+    if wb.is_protected(line):
+        if text:
+            _thread_for_hand_line(wb, line, text, source or "log")
+        return
+    idx, before = events_index(wb), copy.copy(event)
+    if wb.event_undo is not None:  # put back in place if the proposal is rejected (workbench.restore)
+        wb.event_undo.append((event, before))
+    if idx is not None and not idx.holds(event):  # not (or no longer) in the list: rebuilt when next asked
+        idx = wb.event_index = None
+    if weight is not None:
+        event.weight = weight
+    if text:
+        event.text, event.source = text, source or event.source
+    if idx is not None:
+        idx.changed(event, before)
+    if event.render() != line:
+        wb.counts["events_changed"] += 1
+        wb.changes.append(f"~ event {line[2:]} -> {event.render()[2:]}")
+
+
+def _remove_event(wb: Workbench, event: events_fmt.Event) -> None:
+    if wb.is_protected(event.render()):
+        return  # the user's own line stays
+    idx = events_index(wb)
+    before = len(wb.events.events)
+    wb.events.events = [e for e in wb.events.events if e is not event]
+    if idx is not None and idx.holds(event) and len(wb.events.events) == before - 1:
+        idx.removed(event, wb.events.events)
+    else:
+        wb.event_index = None
+    wb.counts["events_changed"] += 1
+    wb.changes.append(f"- event {event.render()[2:]}")
+
+
+def _add_line(wb: Workbench, title: str, line: str) -> None:
+    lines = wb.memory.sections.setdefault(title, [])
+    if norm(line) not in (norm(x) for x in lines):
+        lines.append(line)
+        wb.changes.append(f"+ {title}: {line[2:]}")
+
+
+def _rewrite_line(wb: Workbench, title: str, old: str, new: str, source: str) -> None:
+    if wb.is_protected(old):
+        _thread_for_hand_line(wb, old, new[2:], source)
+        return
+    lines = wb.memory.sections[title]
+    if old in lines:
+        lines[lines.index(old)] = new
+        wb.changes.append(f"~ {title}: {old[2:]} -> {new[2:]}")
+
+
+def _remove_line(wb: Workbench, title: str, old: str) -> None:
+    if wb.is_protected(old):
+        return
+    lines = wb.memory.sections[title]
+    if old in lines:
+        lines.remove(old)
+        wb.changes.append(f"{'✓ closed' if title == memory_fmt.THREADS else '-'} {title}: {old[2:]}")
+
+
+def _thread_for_hand_line(wb: Workbench, hand_line: str, suggestion: str, source: str) -> None:
+    """The user's line wins; the disagreement becomes an open thread."""
+    wrote = without_source(hand_line[2:].strip())
+    suggestion = without_source(suggestion.strip())
+    src = source if source.startswith("log ") else "log"
+    _add_line(wb, memory_fmt.THREADS, f'- You wrote "{wrote}", but the chats suggest "{suggestion}" ({src})')
+
+
+def _set_field(wb: Workbench, name: str, value: str) -> None:
+    meta = wb.profile.doc.meta
+    if name in ("alias", "tag"):
+        key = "aliases" if name == "alias" else "tags"
+        current = list(meta.get(key) or [])
+        if norm(value) not in (norm(str(x)) for x in current):
+            meta[key] = [*current, value]
+            wb.changes.append(f"+ profile {key}: {value}")
+        return
+    if meta.get(name) != value:
+        old = meta.get(name)
+        raw_line = next((line for line in wb.profile.doc.raw_meta.splitlines()
+                         if re.match(rf"{name}\s*:", line)), None)
+        if raw_line is not None and wb.is_protected(raw_line):
+            _thread_for_hand_line(wb, f"- {raw_line.strip()}", f"{name}: {value}", "log")
+            return
+        meta[name] = value
+        wb.changes.append(f"~ profile {name}: {old} -> {value}")
+
+
+def _add_profile_note(wb: Workbench, section: str, line: str) -> None:
+    """Append a line to one body section; every other byte stays put."""
+    body = wb.profile.doc.body
+    if norm(line) in norm(body):
+        return
+    m = re.search(rf"(?m)^## {re.escape(section)}[ \t]*$", body)
+    if not m:
+        body = body.rstrip("\n") + f"\n\n## {section}\n\n{line}\n"
+    else:
+        nxt = re.search(r"(?m)^## ", body[m.end():])
+        end = m.end() + nxt.start() if nxt else len(body)
+        content = body[m.end():end]
+        kept = content.rstrip("\n")
+        trailing = content[len(kept):] or "\n"
+        sep = "\n" if kept.strip() else "\n\n"
+        body = body[:m.end()] + kept + sep + line + trailing + body[end:]
+    wb.profile.doc.body = body
+    wb.changes.append(f"+ profile {section}: {line[2:]}")
+
+
+def _add_link(wb: Workbench, person: str, words: str) -> None:
+    related = list(wb.profile.doc.meta.get("related") or [])
+    if any(isinstance(r, dict) and r.get("person") == person for r in related):
+        return
+    wb.profile.doc.meta["related"] = [*related, {"person": person, "as": words}]
+    wb.changes.append(f"+ profile related: {person} ({words})")
+
+
+def apply_compression(wb: Workbench, result: Compressed) -> list[str]:
+    """Replace MEMORY's three sections with the compressed ones, after checks:
+    every hand-written line kept verbatim, every line citing a source."""
+    problems = []
+    new = {memory_fmt.FACTS: result.facts, memory_fmt.CHATS: result.chat_notes, memory_fmt.THREADS: result.threads}
+    cleaned: dict[str, list[str]] = {}
+    for title, lines in new.items():
+        cleaned[title] = []
+        before = wb.memory.items(title)
+        sources = {m.group(0) for old in before if (m := MARKER.search(old))}
+        for line in lines:
+            line = line.strip()
+            line = line if line.startswith("- ") else f"- {line}"
+            mark = MARKER.search(line)
+            if not mark:
+                problems.append(f"compressed line without a source: {line[:60]!r}")
+            elif mark.group(0) == "(hand)" and not (line in before and wb.is_protected(line)):
+                # a model-written "(hand)" would forge the user's protection
+                problems.append(f"only the user's own lines end in (hand): {line[:60]!r}")
+            elif mark.group(0) not in sources:
+                problems.append(f"compressed line cites a source its section does not have: {line[:60]!r}")
+            cleaned[title].append(line)
+        for old in wb.memory.items(title):
+            if wb.is_protected(old) and old not in cleaned[title]:
+                problems.append(f"compression dropped a hand-written line: {old[:60]!r}")
+    if not problems:
+        for title, lines in cleaned.items():
+            wb.memory.sections[title] = lines
+        wb.changes.append("~ memory compressed to fit its budget")
+    return problems

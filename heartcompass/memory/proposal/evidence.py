@@ -1,0 +1,221 @@
+"""Whether a proposal's statements may stand: each a short line of prose
+(not code, instructions, a pasted log line, a message relayed as it was
+said or a near-verbatim copy of one, and no source marker of its own:
+sources are derived from the evidence, by us),
+citing entries of this request that are trusted enough for what it claims
+and that support it (a cheap lexical check: a shared content word, name or
+number; every number in it must be in them). A fact resting only on what
+someone else wrote in imported messages is reported as what they said."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from heartcompass.formats import dailylog, profile as profile_fmt
+from heartcompass.formats.sources import FORGED
+from heartcompass.memory.proposal.model import MAX_TEXT
+from heartcompass.memory.proposal.workbench import LogItem, Workbench, norm
+
+
+# Code and injected instructions, not prose: keywords only in code's own shape
+# (lowercase, with its punctuation), so "Class reunion in June" or "Import
+# business is growing" are ordinary facts.
+_CODEISH = re.compile(r"`|<\s*/?\s*(script|html|div|iframe|style|img)\b|"
+                      r"(?-i:^\s*(import [\w.]+\s*$|from [\w.]+ import |def \w+\(|class \w+(\(.*\))?:|"
+                      r"rm -[a-z]*[rf]|sudo \w)|\bSELECT\b.+\bFROM\b|\bDROP TABLE\b)|"
+                      r"ignore (all |the )?(previous|above) instructions|you are now|system prompt", re.I)
+# A pasted log entry ("- 10:00:00 · note · ...", the leading "- " already
+# stripped) or a line as the model was shown it ("L3 [2026-12-01 20:00 · me ...").
+_LOG_LINE = re.compile(r"^(- ?)?\d{1,2}:\d{2}(:\d{2})? ?·|^L\d+ \[|\[\d{4}-\d{2}-\d{2} \d{2}:\d{2} ·")
+# A message relayed as it was said ("Alice wrote to me: ...", "I replied to Alice: ...", the
+# shape `coach --save` logs a real conversation in; "她对我说：…", "我回复她：…"): chat text, not a fact.
+_RELAYED = re.compile(r"^([^:：\n]{1,40}\s(wrote|writes|texted|messaged)( to me)?|I (replied|wrote|answered)( to "
+                      r"[^:：\n]{1,40})?)\s*[:：]|^[^:：\n]{0,20}(对我说|跟我说|给我发|发来|写道)[^:：\n]{0,6}[:：]|"
+                      r"^我(回复|回|答复|回答)[^:：\n]{0,20}[:：]", re.I)
+NEAR_VERBATIM = 0.9  # similarity (difflib's ratio) from which a statement is a copy of an entry's text
+
+
+def _bare(text: str) -> str:
+    """A text as compared for copying: no relay prefix, case, spacing or punctuation."""
+    return re.sub(r"[\W_]+", "", _RELAYED.sub("", text.strip()).casefold())
+
+
+# -- does the cited evidence support the statement? ----------------------------------
+_STOP = frozenset("""a an the and or but if of to in on at by for with from into onto about as is are was were be
+been being am has have had do does did will would shall should can could may might must not no yes so than
+then too very just also really still even only that this these those there here it its it's he she they we
+you i me my mine her hers him his them their theirs our ours your yours who whom whose what which when where
+why how all any some each both more most much many few other such own same again once now new user
+said says told tell tells""".split())
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]+|\d[\d,]*(?:\.\d+)?|[^\W\d_]+(?:'[^\W\d_]+)?")
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[:-len(suffix)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+def _number(token: str) -> str:
+    whole, _, frac = token.replace(",", "").partition(".")
+    frac = frac.rstrip("0")
+    return (whole.lstrip("0") or "0") + (f".{frac}" if frac else "")
+
+
+def lexical(text: str) -> tuple[set[str], set[str]]:
+    """(content words and CJK character bigrams, numbers) of a text: a cheap
+    check that a statement says something its evidence says."""
+    from heartcompass.sanitize import strip_controls
+
+    words, numbers = set(), set()
+    for token in _TOKEN.findall(strip_controls(text).casefold()):  # an escape sequence's digits are no claim
+        if token[0].isdigit():
+            numbers.add(_number(token))
+        elif re.match(rf"[{_CJK}]", token):
+            words.update(token[i:i + 2] for i in range(len(token) - 1)) if len(token) > 1 else words.add(token)
+        elif len(token) >= 3 and token not in _STOP:
+            words.add(_stem(token))
+    return words, numbers
+
+
+class Checker:
+    def __init__(self, wb: Workbench, items: list[LogItem]):
+        self.wb = wb
+        self.items = {i.id: i for i in items}
+        self.problems: list[str] = []
+        self.found: list[LogItem] = []
+        self.visual = False
+        # the person's own names: every statement is about them, so they show no support
+        self.subject = lexical(" ".join([wb.profile.name, wb.slug, *map(str, wb.profile.doc.meta.get("aliases")
+                                                                          or [])]))[0]
+        # Chat messages must not be pasted in; a /note is already a statement and may be kept as written,
+        # but a note `coach --save` wrote is a message of a real conversation: chat text.
+        messages = [i.entry.text for i in items if i.entry.speaker != "note" or dailylog.COACH_TAG in i.entry.tags]
+        self.raw = [norm(t) for t in messages if len(norm(t)) >= 30]
+        self.relayed = [_bare(i.entry.text) for i in items if dailylog.COACH_TAG in i.entry.tags]
+
+    def text(self, what: str, text: str | None) -> str:
+        from heartcompass.sanitize import strip_controls
+
+        text = strip_controls(text or "").strip()  # a model's escape sequences never reach a file
+        if text.startswith("- "):
+            text = text[2:].strip()
+        text = FORGED.sub("", text).strip()  # the source is derived from the evidence, by us
+        if not text:
+            self.problems.append(f"{what}: empty text")
+        elif "\n" in text:
+            self.problems.append(f"{what}: more than one line")
+        elif len(text) > MAX_TEXT:
+            self.problems.append(f"{what}: {len(text)} characters; entries are short statements ({MAX_TEXT} at most)")
+        elif _CODEISH.search(text) or _LOG_LINE.match(text):
+            self.problems.append(f"{what}: looks like code, instructions or a raw log line: {text[:60]!r}")
+        elif _RELAYED.match(text):
+            self.problems.append(f"{what}: relays a message as it was said ({text[:40]!r}); state what it tells "
+                                 "about them instead, or leave it in the log")
+        elif any(raw in norm(text) for raw in self.raw) or self._copies_an_entry(text):
+            self.problems.append(f"{what}: copies a log message word for word; write a short statement instead")
+        return text
+
+    def _copies_an_entry(self, text: str) -> bool:
+        """Near-verbatim copy of a message a coach exchange saved: with case,
+        spacing, punctuation and a relay prefix ignored, the same text, or
+        (12 characters or more) at least NEAR_VERBATIM alike. (The user's own
+        chat messages may be restated closely; only pasting a long one is not.)"""
+        import difflib
+
+        bare = _bare(text)
+        return any(bare == said or (min(len(bare), len(said)) >= 12
+                                    and difflib.SequenceMatcher(None, bare, said).ratio() >= NEAR_VERBATIM)
+                   for said in self.relayed)
+
+    def evidence(self, what: str, ids: list[str], need: str, text: str | None = None) -> str | None:
+        """Checks the cited entries (and that they support `text`); returns
+        the source to cite ('log DATE'). self.found: the cited entries."""
+        found = self.found = [self.items[i.strip()] for i in ids if i.strip() in self.items]
+        if not ids or len(found) != len(ids):
+            bad = [i for i in ids if i.strip() not in self.items]
+            self.problems.append(f"{what}: needs evidence from the new entries (unknown ids: {bad or 'none given'})")
+            return None
+        if need == "trusted" and not all(i.entry.trusted for i in found):
+            self.problems.append(f"{what}: rests on what the simulated persona said; facts and events come only "
+                                 "from entries marked trusted (put it in new_chat_notes instead)")
+        if need == "persona" and not any(i.entry.speaker == "persona" for i in found):
+            self.problems.append(f"{what}: chat notes record what the persona said; cite a persona entry")
+        if text and not self.visual:
+            self.support(what, text, found)
+        return f"log {min(i.day for i in found)}"
+
+    def support(self, what: str, text: str, found: list[LogItem]) -> None:
+        """The statement must say something its entries say: a shared content
+        word, name or number; and every number in it must be in them."""
+        words, numbers = lexical(text)
+        cited = " ".join(f"{i.entry.text} {i.day}" for i in found)
+        have_words, have_numbers = lexical(cited)
+        missing = sorted(numbers - have_numbers)
+        ids = ", ".join(i.id for i in found)
+        if missing:
+            self.problems.append(f"{what}: {', '.join(missing)} does not appear in the entries it cites ({ids}); "
+                                 "numbers and amounts must come from them")
+        elif not ((words - self.subject) & have_words or numbers & have_numbers):
+            self.problems.append(f"{what}: shares no words with the entries it cites ({ids}); state only what "
+                                 "they say, in their words")
+
+    def date(self, what: str, value: str) -> dt.date | None:
+        try:
+            return dt.date.fromisoformat(value.strip())
+        except ValueError:
+            self.problems.append(f"{what}: {value!r} is not a real date (YYYY-MM-DD)")
+            return None
+
+    def weight(self, what: str, value: float | None) -> float | None:
+        if value is not None and not 0.0 <= value <= 1.0:
+            self.problems.append(f"{what}: weight {value} is outside 0..1")
+            return None
+        return None if value is None else round(float(value), 2)
+
+
+# Already says who said it ("Alice said ...", "她说..."): left as it is.
+_REPORTED = re.compile(r"^([\w.'-]+\s+){0,3}(said|says|told|tells|claims?|claimed|mentioned|wrote|writes)\b|"
+                       r"^.{0,12}(说|告诉|提到|表示)", re.I)
+
+
+def reported(text: str, found: list[LogItem]) -> str:
+    """A fact resting only on what another person wrote in real imported
+    messages is what they said, not a verified truth: it reads as such."""
+    def theirs(item: LogItem) -> bool:
+        return item.entry.speaker.startswith("import:") and item.entry.speaker != "import:me"
+
+    if not found or not all(theirs(i) for i in found) or _REPORTED.search(text):
+        return text
+    who = " and ".join(sorted({i.entry.speaker.split(":", 1)[1] for i in found}))
+    if re.search(rf"[{_CJK}]", text):
+        return f"{who}说：{text}"
+    lead = text[:1].lower() + text[1:] if text[1:2].islower() else text
+    return f"{who} said: {lead}"
+
+
+def check_field(ck: Checker, name: str, value: str):
+    """A profile field's value as it will be written, or None (and a problem)."""
+    from heartcompass.errors import FormatError, PersonError
+    from heartcompass.store.slugs import clean_name
+
+    value = value.strip()
+    try:
+        if name == "relation":
+            return profile_fmt.check_relation(value, "relation")
+        if name == "mbti":
+            return profile_fmt.normalize_mbti(value, "mbti")
+        if name == "birthday":
+            if not re.fullmatch(r"(\d{4}-)?\d{2}-\d{2}", value):
+                raise FormatError("birthday", f"{value!r} is not YYYY-MM-DD or MM-DD")
+            return value
+        if name == "alias":
+            return clean_name(value)
+        return ck.text(f"profile {name}", value)
+    except (FormatError, PersonError) as exc:
+        ck.problems.append(f"profile field {name}: {exc.message}")
+        return None

@@ -1,0 +1,92 @@
+"""Asking the model: a proposal on some log entries, applied to the
+workbench (one corrected try after an invalid one, whose problems are
+told to the model), and a compression of MEMORY.md when it is over its
+budget. What the gardener and `tell` both call; nothing here writes files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from heartcompass.llm import prompts
+from heartcompass.errors import LLMError
+from heartcompass.formats import memory as memory_fmt
+from heartcompass.llm.providers import ask_structured, structured_invoke
+from heartcompass.memory.proposal.apply import apply, apply_compression
+from heartcompass.memory.proposal.model import Compressed, Proposal, ProposalError
+from heartcompass.memory.proposal.presentation import present, shown_events
+from heartcompass.memory.proposal.schema import compressed_schema, proposal_schema
+from heartcompass.memory.proposal.workbench import LogItem, Workbench, restore, snapshot
+from heartcompass.store.workspace import Workspace
+
+EVENTS_SHOWN_TOKENS = 800
+PROPOSAL_MAX_TOKENS = 2048  # a proposal is a handful of short lines; more is a runaway
+
+
+def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], images: list[str] = ()) -> Proposal:
+    """Ask for a proposal on these entries and apply it to wb; one corrected
+    try after invalid output. images: data URLs shown with the entries."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    half_life = float(ws.config.get("memory.half_life_days"))
+    shown = shown_events(wb, chunk, EVENTS_SHOWN_TOKENS, half_life)
+    text = present(wb, chunk, shown)
+    content: Any = text if not images else [{"type": "text", "text": text},
+                                            *({"type": "image_url", "image_url": {"url": url}} for url in images)]
+    messages = [SystemMessage(content=prompts.render(ws, "garden.md", name=wb.profile.name)),
+                HumanMessage(content=content)]
+    last_error: Exception | None = None
+    for attempt in range(2):  # one corrected try after an invalid proposal
+        try:
+            raw = ask_structured(model, Proposal, messages, ws=ws, spec=proposal_schema(wb, chunk, shown),
+                                 max_tokens=PROPOSAL_MAX_TOKENS)
+            if isinstance(raw, Exception):
+                raise raw
+            proposal = raw if isinstance(raw, Proposal) else Proposal.model_validate(raw)
+            before = snapshot(wb)
+            try:
+                apply(wb, proposal, chunk, shown, visual=bool(images))
+            except ProposalError:
+                restore(wb, before)
+                raise
+            return proposal
+        except ProposalError as exc:
+            last_error = exc
+            messages = [*messages, HumanMessage(content="That proposal was rejected: " + "; ".join(
+                exc.problems) + ". Send a corrected proposal.")]
+        except LLMError:
+            raise
+        except Exception as exc:  # unparsable or schema-violating output
+            last_error = exc
+            messages = [*messages, HumanMessage(content=f"That output could not be read ({type(exc).__name__}). "
+                                                        "Answer with the JSON proposal only.")]
+    detail = str(last_error).strip().splitlines()
+    raise ProposalError([f"the model's proposal was invalid twice ({type(last_error).__name__}: "
+                         f"{' '.join(detail[:2])[:300]})"])
+
+
+def fit_budget(ws: Workspace, model: Any, wb: Workbench) -> None:
+    """Compress MEMORY.md with the model when it is over its budget."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    budget = wb.memory.budget_tokens
+    if wb.memory.body_tokens() <= budget:
+        return
+    text = memory_fmt.render_body(wb.memory)
+    keep = [line for title in memory_fmt.SECTIONS for line in wb.memory.items(title) if wb.is_protected(line)]
+    if keep:
+        text += "\n\nThe user wrote these lines by hand; keep them exactly:\n" + "\n".join(keep)
+    messages = [SystemMessage(content=prompts.render(ws, "garden_compress.md", budget=budget)),
+                HumanMessage(content=text)]
+    try:
+        result = structured_invoke(model, Compressed, messages, ws=ws, spec=compressed_schema(budget),
+                                   max_tokens=2 * budget + 512)
+        result = result if isinstance(result, Compressed) else Compressed.model_validate(result)
+    except Exception as exc:
+        raise ProposalError([f"MEMORY.md is over its budget ({wb.memory.body_tokens()} > {budget} tokens) "
+                             f"and compressing it failed: {exc}"]) from None
+    before = snapshot(wb)
+    problems = apply_compression(wb, result)
+    if problems or wb.memory.body_tokens() > budget:
+        restore(wb, before)
+        raise ProposalError(problems or [f"compressed MEMORY.md is still over budget "
+                                         f"({wb.memory.body_tokens()} > {budget} tokens)"])

@@ -1,0 +1,112 @@
+"""The JSON schema sent with each request, tightened to it: every
+constraint in the schema, not only in the descriptions (list sizes,
+lengths, weights, dates, and the enums of the ids actually shown), so a
+grammar-constrained model cannot cite an entry or a line that does not
+exist, or write a fact from an untrusted entry."""
+
+from __future__ import annotations
+
+from heartcompass.formats import events as events_fmt, profile as profile_fmt
+from heartcompass.memory.proposal.model import MAX_TEXT, Compressed, Proposal
+from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench
+
+DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+MAX_ITEMS = 20  # per list: a proposal is a handful of small changes
+# A grammar can hold a number to a list of values, not to a range: weights in steps of 0.05.
+WEIGHT = {"type": "number", "minimum": 0, "maximum": 1, "enum": [round(n * 0.05, 2) for n in range(21)]}
+
+
+def _ids(values, what: str = "") -> dict:
+    """An array of ids from this request only; none to choose from means no
+    items (an empty enum is not a valid schema)."""
+    values = sorted(set(values), key=lambda v: (len(v), v))
+    if not values:
+        return {"type": "array", "items": {"type": "string"}, "maxItems": 0}
+    return {"type": "array", "items": {"type": "string", "enum": values}, "maxItems": MAX_ITEMS}
+
+
+def _statement() -> dict:
+    return {"type": "string", "minLength": 1, "maxLength": MAX_TEXT}
+
+
+def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[events_fmt.Event]) -> dict:
+    """Proposal's JSON schema with every constraint in it, not only in the
+    descriptions, so a grammar-constrained model cannot cite an entry or a
+    line that does not exist, or write a fact from an untrusted entry."""
+    from heartcompass.llm.providers import inline_schema
+
+    spec = inline_schema(Proposal)
+    props = spec["properties"]
+    every = [i.id for i in items]
+    trusted = [i.id for i in items if i.entry.trusted]
+    persona = [i.id for i in items if not i.entry.trusted]
+    line_ids = {p: [f"{p}{n + 1}" for n in range(len(wb.memory.items(t)))] for p, t in SECTION_IDS}
+    event_ids = [f"E{n + 1}" for n in range(len(events_shown))]
+
+    def listing(item: dict, evidence: list[str], ids: list[str] | None = None, need_evidence=True) -> dict:
+        item = {**item, "properties": dict(item["properties"])}
+        if "text" in item["properties"]:
+            item["properties"]["text"] = {**item["properties"]["text"], **_statement()}
+        if "evidence" in item["properties"]:
+            ev = _ids(evidence)
+            if need_evidence and evidence:
+                ev["minItems"] = 1
+            item["properties"]["evidence"] = {**item["properties"]["evidence"], **ev}
+        if ids is not None:
+            choice = {"type": "string", "enum": sorted(ids)} if ids else {"type": "string"}
+            item["properties"]["id"] = {**item["properties"]["id"], **choice}
+        room = evidence if ids is None else (evidence and ids)
+        return {"type": "array", "items": item, "maxItems": MAX_ITEMS if room else 0}
+
+    def each(name: str) -> dict:
+        return props[name]["items"]
+
+    props["summary"] = {**props["summary"], **_statement()}
+    new_event = listing(each("new_events"), trusted)
+    new_event["items"]["properties"]["date"] = {**new_event["items"]["properties"]["date"], "type": "string",
+                                                "pattern": DATE_PATTERN}
+    new_event["items"]["properties"]["weight"] = {**new_event["items"]["properties"]["weight"], **WEIGHT}
+    props["new_events"] = {**props["new_events"], **new_event}
+    changed = listing(each("changed_events"), trusted, event_ids, need_evidence=False)
+    weight = changed["items"]["properties"]["weight"]
+    changed["items"]["properties"]["weight"] = {**weight, "anyOf": [WEIGHT, {"type": "null"}]}
+    text = changed["items"]["properties"]["text"]
+    changed["items"]["properties"]["text"] = {k: v for k, v in text.items() if k not in ("type", "minLength",
+                                                                                           "maxLength")}
+    changed["items"]["properties"]["text"]["anyOf"] = [_statement(), {"type": "null"}]
+    props["changed_events"] = {**props["changed_events"], **changed}
+    props["removed_events"] = {**props["removed_events"], **_ids(event_ids)}
+    for key, prefix, evidence in (("facts", "F", trusted), ("chat_notes", "C", persona), ("threads", "T", every)):
+        props[f"new_{key}"] = {**props[f"new_{key}"], **listing(each(f"new_{key}"), evidence)}
+        if f"rewritten_{key}" in props:
+            props[f"rewritten_{key}"] = {**props[f"rewritten_{key}"],
+                                         **listing(each(f"rewritten_{key}"), evidence, line_ids[prefix])}
+    props["removed_facts"] = {**props["removed_facts"], **_ids(line_ids["F"])}
+    props["removed_chat_notes"] = {**props["removed_chat_notes"], **_ids(line_ids["C"])}
+    props["closed_threads"] = {**props["closed_threads"], **_ids(line_ids["T"])}
+    fields = listing(each("profile_fields"), trusted)
+    fields["items"]["properties"]["value"] = {**fields["items"]["properties"]["value"], **_statement()}
+    props["profile_fields"] = {**props["profile_fields"], **fields}
+    notes = listing(each("profile_notes"), trusted)
+    sections = sorted({*profile_fmt.BODY_SECTIONS, *wb.profile.sections()})
+    notes["items"]["properties"]["section"] = {**notes["items"]["properties"]["section"], "enum": sections}
+    props["profile_notes"] = {**props["profile_notes"], **notes}
+    others = sorted(wb.known_slugs - {wb.slug})
+    links = listing(each("new_links"), trusted if others else [])
+    links["items"]["properties"]["person"] = {**links["items"]["properties"]["person"],
+                                              **({"enum": others} if others else {})}
+    links["items"]["properties"]["relation_words"] = {**links["items"]["properties"]["relation_words"],
+                                                      "maxLength": 60}
+    props["new_links"] = {**props["new_links"], **links}
+    return spec
+
+
+def compressed_schema(budget_tokens: int) -> dict:
+    from heartcompass.llm.providers import inline_schema
+
+    spec = inline_schema(Compressed)
+    for name in ("facts", "chat_notes", "threads"):
+        spec["properties"][name]["items"] = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT + 40}
+        spec["properties"][name]["maxItems"] = max(5, budget_tokens // 8)
+    return spec
+

@@ -1,0 +1,165 @@
+"""One person's files in memory while a proposal is applied (the
+Workbench), and the steps around it: read the files, mark the lines the
+user wrote by hand (hand_lines.py), render the new texts (each must parse),
+snapshot and restore what a rejected proposal changed, and diff the result."""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from heartcompass.errors import FormatError
+from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
+from heartcompass.memory.hand_lines import hand_lines
+from heartcompass.store.people import Person, list_people
+from heartcompass.memory.proposal.model import ProposalError
+from heartcompass.store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from heartcompass.memory.proposal.presentation import EventIndex
+
+
+@dataclass
+class LogItem:
+    id: str                 # L1, L2... as the model sees it
+    day: str                # the log's date
+    entry: dailylog.Entry
+    index: int = 0          # position in that day's log
+
+
+@dataclass
+class Workbench:
+    """One person's files in memory while a proposal is applied."""
+    slug: str
+    profile: profile_fmt.Profile
+    events: events_fmt.EventsFile
+    memory: memory_fmt.Memory
+    protected: set[str]                       # line texts the user wrote by hand
+    known_slugs: set[str]
+    today: dt.date
+    changes: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: {"events_added": 0, "events_changed": 0})
+    touched: set[str] = field(default_factory=set)   # which files' content changed
+    days_read: set[str] = field(default_factory=set)  # logs whose new entries this run read
+    event_index: "EventIndex | None" = field(default=None, repr=False, compare=False)  # see events_index()
+    event_undo: list | None = field(default=None, repr=False, compare=False)  # (event, old copy) since a snapshot
+
+    def is_protected(self, line: str) -> bool:
+        return line in self.protected or line.rstrip().endswith("(hand)")
+
+
+SECTION_IDS = (("F", memory_fmt.FACTS), ("C", memory_fmt.CHATS), ("T", memory_fmt.THREADS))
+
+
+def norm(text: str) -> str:
+    """A line as compared for sameness: spacing and case do not count."""
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+def read_person(person: Person):
+    """(original texts by path, profile, events, memory) as on disk now."""
+    originals = {p: (read_text(p) if p.exists() else None) for p in person.files()}
+    prof = profile_fmt.parse(originals[person.profile_path], person.profile_path)
+    evs = (events_fmt.parse(originals[person.events_path], person.events_path)
+           if originals[person.events_path] is not None else events_fmt.new(person.events_path, prof.name))
+    mem = (memory_fmt.parse(originals[person.memory_path], person.memory_path)
+           if originals[person.memory_path] is not None else memory_fmt.new(person.memory_path, prof.name))
+    return originals, prof, evs, mem
+
+
+def workbench(ws: Workspace, person: Person, prof, evs, mem, today: dt.date, *,
+              people: list[Person] | None = None, mentions: str | None = None,
+              names: Callable[[], dict[str, tuple[list[str], list[str]]]] | None = None,
+              heads: dict[str, str] | None = None,
+              history: tuple[str | None, set[str]] | None = None) -> Workbench:
+    """The files in memory, with the lines whose last change was the user's
+    (git blame) marked as theirs. With `mentions` (the new entries' text),
+    the known people are only those the entries and files mention, plus the
+    person's links: the prompt does not grow with the workspace."""
+    protected = hand_lines(ws, person, heads, history)
+    people = people if people is not None else list_people(ws)
+    known = {p.slug for p in people}
+    if mentions is not None:
+        index = names() if names else {}
+        text = "\n".join([mentions, prof.doc.body, str(prof.doc.meta.get("related") or ""),
+                          memory_fmt.render_body(mem)]).casefold()
+        known = {slug for slug, (words, _) in index.items() if any(_mentioned(w, text) for w in words)}
+        known |= {link["person"] for link in prof.related}
+        known |= {link for slug in list(known) for link in index.get(slug, ((), ()))[1]}
+        known &= {p.slug for p in people}
+    return Workbench(person.slug, prof, evs, mem, protected, known, today)
+
+
+def _mentioned(name: str, text: str) -> bool:
+    if name not in text:
+        return False
+    if not name.isascii():
+        return True  # Chinese names have no word boundaries
+    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
+
+
+def name_index(people: list[Person]) -> dict[str, tuple[list[str], list[str]]]:
+    """Every person's names and aliases (casefolded) and links, by slug."""
+    index = {}
+    for other in people:
+        try:
+            prof = other.load_profile()
+        except (FormatError, OSError, UnicodeDecodeError):
+            continue
+        names = [n.casefold() for n in [other.slug, *prof.names()] if len(n.strip()) >= 2]
+        index[other.slug] = (names, [link["person"] for link in prof.related])
+    return index
+
+
+def render_texts(person: Person, wb: Workbench) -> dict[Path, str]:
+    """The new file texts; each must parse, or nothing is written."""
+    texts = {person.profile_path: profile_fmt.render(wb.profile),
+             person.events_path: events_fmt.render(wb.events),
+             person.memory_path: memory_fmt.render(wb.memory)}
+    for path, text in texts.items():
+        formats_check(path, text)
+    return texts
+
+
+def formats_check(path: Path, text: str) -> None:
+    """What the gardener renders must parse, or nothing is written."""
+    from heartcompass import formats
+
+    try:
+        formats.validate(path, text)
+    except FormatError as exc:
+        raise ProposalError([f"the result would not parse: {exc.message}"]) from None
+
+
+def snapshot(wb: Workbench):
+    """What applying a proposal may change, to put back if it is rejected. Copies
+    one level deep where that is all a proposal touches (a section's lines), and
+    no event: the list is copied (its references), an event changed in place is
+    copied when it changes (wb.event_undo), and wb.changes only grows; so the
+    cost does not grow with a long history (a deep copy of one per chunk made a
+    backlog quadratic)."""
+    import copy
+
+    wb.event_undo = []
+    return (copy.deepcopy(wb.profile.doc.meta), wb.profile.doc.body, list(wb.events.events), wb.event_undo,
+            {title: list(lines) for title, lines in wb.memory.sections.items()}, len(wb.changes), dict(wb.counts))
+
+
+def restore(wb: Workbench, snap) -> None:
+    meta, body, events, undo, sections, changes, counts = snap
+    for event, before in reversed(undo):  # the events' own fields, as they were
+        vars(event).update(vars(before))
+    undo.clear()
+    (wb.profile.doc.meta, wb.profile.doc.body, wb.events.events, wb.memory.sections, wb.counts) = (
+        meta, body, events, sections, counts)
+    del wb.changes[changes:]
+
+
+def diff_text(old: str, new: str, name: str) -> str:
+    """A unified diff of one file, as `git diff` shows it."""
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                        f"a/{name}", f"b/{name}"))

@@ -1,0 +1,313 @@
+"""The audit trail: every change to the workspace is its own git commit.
+
+Before HeartCompass writes a person's files, the user's uncommitted hand
+edits to them are validated and committed on their own (`edit(<slug>): by
+hand`), so the tool's change is always a separate commit that `undo` can
+take back exactly. Commit subjects are `<verb>(<slug>): <what>` (or
+`<verb>: <what>` for the whole workspace), built by `subject` and read back
+by `parse_subject`: nowhere else."""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Iterator
+
+from heartcompass import formats, paths
+from heartcompass.atomic import write_atomic
+from heartcompass.errors import FormatError, GitError, HeartCompassError
+from heartcompass.formats import profile as profile_fmt
+from heartcompass.store.gitrepo import Commit, RevertConflict
+from heartcompass.store.people import Person
+from heartcompass.store.workspace import Workspace
+
+
+class Verb(str, Enum):
+    """Every commit subject's verb. All are HeartCompass's own changes except
+    EDIT, the user's hand edits (the gardener never rewrites their lines)."""
+    INIT = "init"            # init: new HeartCompass workspace
+    ADD = "add"              # add(<slug>): new person | example person | from character card X
+    RENAME = "rename"        # rename(<new>): from <old>
+    ARCHIVE = "archive"      # archive(<slug>): moved to people/.archive
+    UNARCHIVE = "unarchive"  # unarchive(<slug>): back from people/.archive
+    RESTORE = "restore"      # restore(<slug>): FILE as of <sha>
+    UNDO = "undo"            # undo(<scope of the undone commit>): <its subject>
+    CONFIG = "config"        # config: KEY = VALUE | config: unset KEY
+    CHAT = "chat"            # chat(<slug>): N messages on DAY
+    LOG = "log"              # log(<slug>): chat log DAY (a log left uncommitted)
+    GARDEN = "garden"        # garden(<slug>): what changed, from which logs
+    TELL = "tell"            # tell(<slug>): what the user told
+    IMPORT = "import"        # import(<slug>): N messages from a FORMAT export
+    SYNC = "sync"            # no commit of its own today; a workspace's older history may have it
+    COACH = "coach"          # coach(<slug>): N messages of a real conversation
+    VOICE = "voice"          # voice(<slug>): their lines and rhythm from the logs
+    QUOTE = "quote"          # quote(<slug>): “a line kept”
+    EDIT = "edit"            # edit(<slug or config>): by hand | FILE by hand
+
+
+BY_HAND = "by hand"  # what a hand edit's commit says: edit(<slug>): by hand
+OURS = frozenset(v.value for v in Verb if v is not Verb.EDIT)
+
+
+@dataclass(frozen=True)
+class Subject:
+    verb: str          # one of Verb's values for our commits; a user's own commit may use any word
+    scope: str | None  # a person's slug, "config", or None for the whole workspace
+    what: str
+
+    @property
+    def by_hand(self) -> bool:
+        """The user's change: `edit(...)`, or a verb that is not ours."""
+        return self.verb not in OURS
+
+
+# A scope is a slug or "config": slugs hold no ':' (slugs.py) but may hold ')'.
+_SUBJECT = re.compile(r"(?P<verb>[a-z-]+)(?:\((?P<scope>[^:]+?)\))?: (?P<what>.*)", re.S)
+
+
+def subject(verb: Verb, scope: str | None, what: str) -> str:
+    """`verb(scope): what`, or `verb: what` without a scope."""
+    return f"{verb.value}({scope}): {what}" if scope else f"{verb.value}: {what}"
+
+
+def parse_subject(text: str) -> Subject | None:
+    """`verb(scope): what` or `verb: what` read back; None for any other
+    shape (a merge, a free-form message the user committed with git)."""
+    m = _SUBJECT.fullmatch(text)
+    return Subject(m["verb"], m["scope"], m["what"]) if m else None
+
+
+def is_hand_subject(text: str) -> bool:
+    """A commit the user made: `edit(...)` or anything not HeartCompass's own."""
+    parsed = parse_subject(text)
+    return parsed is None or parsed.by_hand
+
+
+def scope_of(text: str) -> str:
+    parsed = parse_subject(text)
+    return parsed.scope if parsed and parsed.scope else "workspace"
+
+
+WAIT = 30.0  # seconds a short command waits for another writer (a commit, a gardener) to finish
+
+
+@contextmanager
+def writing(ws: Workspace, purpose: str, wait: float | None = None) -> Iterator[None]:
+    """Every command that commits runs inside this: one writer at a time (the
+    workspace lock, waited for up to `wait` seconds), and a repository where a
+    commit is right now (no rebase, merge, cherry-pick or revert in progress,
+    no detached HEAD, no stale index.lock), else one clear error line."""
+    from heartcompass.store.lock import WorkspaceLock
+
+    with WorkspaceLock(ws.state_dir / "lock", purpose, wait=WAIT if wait is None else wait):
+        ws.git.check_writable()
+        yield
+
+
+def commit_or_roll_back(ws: Workspace, paths: list[Path], subject: str, body: str = "",
+                        keep: list[Path] | tuple = (), what: str = "the change",
+                        moved: tuple[Path, Path] | None = None) -> str | None:
+    """Commit a change HeartCompass made. When git refuses (a hook, a full
+    disk...), `paths` go back to how they were (a folder `moved` (from, to)
+    is moved back, logs and all) and `keep` (logs, which are append-only)
+    stay pending for the next command; the error says which."""
+    try:
+        return ws.git.commit([*paths, *keep, *(moved[1:] if moved else ())], subject, body)
+    except GitError as exc:
+        said = []
+        if moved and moved[1].exists() and not moved[0].exists():
+            moved[1].rename(moved[0])
+        if paths:
+            ws.git.roll_back(list(paths))
+            said.append(f"{what} was rolled back")
+        if keep:
+            said.append(f"{', '.join(ws.rel(p) for p in keep)} stays as it is, to be committed by the next command")
+        raise GitError(f"{exc.message} (Not committed: {'; '.join(said)}.)", exc.hint) from None
+
+
+@dataclass
+class Pending:
+    slug: str
+    path: str      # relative to the workspace
+    code: str      # git status code: M, A, D, ??
+    kind: str      # "hand edit" or "chat log"
+
+
+def pending(ws: Workspace, people: list[Person] | None = None) -> list[Pending]:
+    """Uncommitted changes under people/, by person."""
+    paths = [p.dir for p in people] if people is not None else [ws.people_dir]
+    out = []
+    for code, rel in ws.git.status(paths):
+        parts = Path(rel).parts
+        if len(parts) < 3 or parts[0] != "people" or parts[1].startswith("."):
+            continue
+        if "/.new-" in rel or Path(rel).name.startswith("."):
+            continue  # our own staging and temp files
+        kind = "chat log" if parts[2] == "logs" else "hand edit"
+        out.append(Pending(parts[1], rel, code, kind))
+    return out
+
+
+def commit_pending(ws: Workspace, people: list[Person] | None = None) -> list[str]:
+    """Validate and commit pending hand edits (and uncommitted chat logs) of
+    these people, each person's edits as one commit. An invalid hand edit
+    stops the command: it is never overwritten or mixed into another commit."""
+    items = pending(ws, people)
+    for item in items:
+        _check(ws, item)
+    shas = []
+    for slug in sorted({i.slug for i in items}):
+        for kind, verb in (("hand edit", Verb.EDIT), ("chat log", Verb.LOG)):
+            mine = [i for i in items if i.slug == slug and i.kind == kind]
+            if not mine:
+                continue
+            names = sorted({Path(i.path).name for i in mine})
+            what = BY_HAND if verb is Verb.EDIT else "chat log " + ", ".join(n.removesuffix(".md") for n in names)
+            body = _file_list(mine)
+            sha = ws.git.commit([ws.root / i.path for i in mine], subject(verb, slug, what), body)
+            if sha:
+                shas.append(sha)
+    return shas
+
+
+def commit_valid_edits(ws: Workspace, person: Person) -> tuple[str | None, list[FormatError]]:
+    """For `watch`: commit the person's valid hand edits; report the invalid
+    ones and leave them uncommitted (never overwritten)."""
+    valid, invalid = [], []
+    for item in pending(ws, [person]):
+        if item.kind != "hand edit":
+            continue
+        try:
+            _check(ws, item)
+            valid.append(item)
+        except FormatError as exc:
+            invalid.append(exc)
+    sha = None
+    if valid:
+        sha = ws.git.commit([ws.root / i.path for i in valid], subject(Verb.EDIT, person.slug, BY_HAND),
+                            _file_list(valid))
+    return sha, invalid
+
+
+def save_edit(ws: Workspace, person: Person, path: Path, text: str, expected_checksum: str | None) -> str | None:
+    """`heartcompass edit`: the validated text replaces the file (refused if
+    it changed meanwhile) and is committed as the user's hand edit."""
+    with writing(ws, "edit"):
+        write_atomic(path, text, expected_checksum=expected_checksum)
+        # Not committed (a hook refused)? It is a hand edit: the next command commits it as one.
+        return commit_or_roll_back(ws, [], subject(Verb.EDIT, person.slug, f"{path.name} {BY_HAND}"), keep=[path])
+
+
+def _check(ws: Workspace, item: Pending) -> None:
+    """A pending change that may be committed, or a FormatError."""
+    path = ws.root / item.path
+    paths.check(path)  # a person folder or file that is a link is named as such, never committed
+    if item.code == "D":
+        if path.name == profile_fmt.FILENAME:
+            raise FormatError(path, "was deleted by hand; a person needs a PROFILE.md",
+                              hint=f"Bring it back with 'git checkout -- {item.path}', or archive the person.")
+    elif path.is_file():
+        formats.validate(path)
+
+
+def _file_list(items: list[Pending]) -> str:
+    return "\n".join(f"- {i.path} ({_CODES.get(i.code, i.code)})" for i in items)
+
+
+_CODES = {"M": "changed", "A": "added", "D": "deleted", "??": "new", "R": "renamed"}
+
+
+def history(ws: Workspace, person: Person | None = None, limit: int = 50) -> list[Commit]:
+    if person is None:
+        return ws.git.log(None, limit)
+    from heartcompass.store import lineage
+
+    return lineage.history(ws, person, limit)  # across renames
+
+
+def undo(ws: Workspace, rev: str | None = None) -> tuple[Commit, str]:
+    """Revert one commit with a new commit (never a reset)."""
+    with writing(ws, "undo"):
+        return _undo(ws, rev)
+
+
+def _undo(ws: Workspace, rev: str | None) -> tuple[Commit, str]:
+    sha = ws.git.resolve(rev or "HEAD")
+    target = ws.git.get(sha)
+    if ws.git.parents(sha) == 0:
+        raise HeartCompassError("That is the workspace's first commit; there is nothing before it to go back to.")
+    if ws.git.parents(sha) > 1:
+        raise HeartCompassError(f"{target.short} is a merge (from sync); undo cannot take it back safely.",
+                                "Undo the single changes inside it instead (see 'heartcompass log').")
+    dirty = {p for _, p in ws.git.status()}
+    clash = sorted(dirty & set(target.files))
+    if clash:
+        raise HeartCompassError(
+            "These files have uncommitted changes that the undo would mix with: " + ", ".join(clash) + ".",
+            "Let HeartCompass commit them first (any command that writes does), or revert them yourself.")
+    try:
+        new_sha = ws.git.revert(sha, subject(Verb.UNDO, scope_of(target.subject), target.subject),
+                                f"{_REVERTS_PREFIX}{sha}.")
+    except RevertConflict as exc:
+        raise HeartCompassError(
+            f"Cannot undo {target.short} ({target.subject}): later changes touch the same lines of "
+            f"{', '.join(exc.files)}; nothing was changed.",
+            f"Edit those lines by hand ('heartcompass edit'), or bring the file back as it was before that change: "
+            f"{_restore_command(exc.files[0], target.short)}.") from None
+    return target, new_sha
+
+
+_REVERTS_PREFIX = "This reverts commit "  # an undo's body, as git revert writes it
+_REVERTS = re.compile(re.escape(_REVERTS_PREFIX) + r"([0-9a-f]{40})")
+
+
+def reverted_by(body: str) -> list[str]:
+    """The commits an undo's message body says it takes back."""
+    return _REVERTS.findall(body)
+
+
+def _restore_command(rel: str, short: str) -> str:
+    parts = Path(rel).parts
+    if len(parts) == 3 and parts[0] == "people" and parts[2].lower().removesuffix(".md") in formats.FILE_KINDS:
+        return f"heartcompass restore {parts[1]} {parts[2].lower().removesuffix('.md')} --at {short}~1"
+    return f"git checkout {short}~1 -- {rel}"
+
+
+def restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | None:
+    """Bring one file back as it was at rev, as a new commit."""
+    with writing(ws, "restore"):
+        return _restore(ws, person, file_kind, rev)
+
+
+def _restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | None:
+    from heartcompass.store import lineage
+
+    filename = formats.file_for(file_kind)
+    sha = ws.git.resolve(rev)
+    path = person.dir / filename
+    text = ws.git.file_at(sha, lineage.path_at(ws, person, path, sha))  # under its name back then
+    if text is None:
+        raise HeartCompassError(f"people/{person.slug}/{filename} did not exist at {rev}.",
+                                f"See 'heartcompass log {person.slug}' for the commits that touched it.")
+    formats.validate(path, text)
+    commit_pending(ws, [person])
+    if path.exists() and formats.read_text(path) == text:
+        return None
+    write_atomic(path, text)
+    return commit_or_roll_back(ws, [path], subject(Verb.RESTORE, person.slug, f"{filename} as of {sha[:8]}"),
+                               what=f"{ws.rel(path)}")
+
+
+def commit_chat(ws: Workspace, person: Person, paths: set[Path] | list[Path], messages: int,
+                time_travel: str | None = None) -> str | None:
+    """The day's log after a chat: one commit, apart from any hand edit."""
+    if not paths:
+        return None
+    days = ", ".join(sorted(Path(p).stem for p in paths))
+    what = f"{messages} message{'s' if messages != 1 else ''} on {days}"
+    if time_travel:
+        what += f" (time travel, {time_travel})"
+    return ws.git.commit(list(paths), subject(Verb.CHAT, person.slug, what))

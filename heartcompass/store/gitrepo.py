@@ -1,0 +1,575 @@
+"""The one module that owns git (through GitPython).
+
+Every change HeartCompass makes is one commit of exactly the files it
+touched. Commits carry the user's identity when git has one, else a
+HeartCompass identity, so they work on fresh machines and in CI.
+
+WorkspaceGit is this module's class plus two parts, each its own module
+that imports no git: gitstate.py (may a commit be made now?) and
+gitremote.py (pull, push, a sync's rebase)."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import git
+from git.exc import BadName, GitCommandError, InvalidGitRepositoryError, NoSuchPathError
+
+from heartcompass.errors import GitError
+from heartcompass.store.gitremote import Remote
+from heartcompass.store.gitstate import RepoState
+
+FALLBACK_NAME = "HeartCompass"
+
+
+class _HelperGit(git.Git):
+    """GitPython's long-lived helpers (`git cat-file --batch...`, reused
+    for every object read) run in a session of their own: a Ctrl-C at the
+    terminal reaches its whole foreground group, and a helper it killed
+    would fail the next commit with a broken pipe (a chat interrupted once
+    could then not commit its log). Ctrl-C still stops HeartCompass itself."""
+
+    def execute(self, command, *args, **kwargs):
+        if kwargs.get("as_process"):
+            kwargs.setdefault("start_new_session", True)
+        return super().execute(command, *args, **kwargs)
+
+
+class _Repo(git.Repo):
+    GitCommandWrapperType = _HelperGit
+FALLBACK_EMAIL = "heartcompass@localhost"
+GIT_ERRORS = (GitCommandError, BadName, InvalidGitRepositoryError, NoSuchPathError, ValueError)
+# Paths printed as they are (小明, not "\345\260\217").
+BASE_OPTIONS = ("-c", "core.quotepath=false")
+
+
+class RevertConflict(GitError):
+    """Taking a commit back would conflict with later changes to these
+    files; the revert was abandoned, nothing changed."""
+
+    def __init__(self, files: list[str]):
+        super().__init__(f"later changes touch the same lines of {', '.join(files)}")
+        self.files = files
+
+
+@dataclass
+class Commit:
+    sha: str
+    date: str          # ISO 8601 with offset
+    author: str
+    subject: str
+    body: str
+    files: list[str]
+
+    @property
+    def short(self) -> str:
+        return self.sha[:8]
+
+
+class WorkspaceGit(RepoState, Remote):
+    def __init__(self, root: Path, hooks: Callable[[], bool] = lambda: True):
+        self.root = Path(root).resolve()
+        self._repo: git.Repo | None = None
+        self.hooks = hooks  # run the user's commit hooks? (the git.hooks setting)
+
+    # -- setup ------------------------------------------------------------
+    @property
+    def repo(self) -> git.Repo:
+        if self._repo is None:
+            try:
+                self._repo = _Repo(self.root)
+            except GIT_ERRORS:
+                raise GitError(f"{self.root} is not a git repository.",
+                               "Run 'heartcompass init' in it: that sets up git and keeps existing files.") from None
+        return self._repo
+
+    def is_repo(self) -> bool:
+        return (self.root / ".git").exists()
+
+    def init(self) -> None:
+        if self.is_repo():
+            return
+        try:
+            self._repo = _Repo.init(self.root, initial_branch="main")
+        except TypeError:  # very old git
+            self._repo = _Repo.init(self.root)
+
+    def _env(self) -> dict[str, str]:
+        reader = self.repo.config_reader()
+        env: dict[str, str] = {}
+        name = os.environ.get("GIT_AUTHOR_NAME") or reader.get_value("user", "name", default="")
+        email = os.environ.get("GIT_AUTHOR_EMAIL") or reader.get_value("user", "email", default="")
+        if not name:
+            env["GIT_AUTHOR_NAME"] = env["GIT_COMMITTER_NAME"] = FALLBACK_NAME
+        if not email:
+            env["GIT_AUTHOR_EMAIL"] = env["GIT_COMMITTER_EMAIL"] = FALLBACK_EMAIL
+        return env
+
+    def _git(self, *args: str, options: tuple[str, ...] = (), **kwargs) -> str:
+        # No optional index refresh by read-only commands (status): they never hold index.lock when a commit needs it.
+        env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0"}
+        if not os.isatty(0):
+            env["GIT_TERMINAL_PROMPT"] = "0"  # from cron, a password prompt would wait for nobody
+        try:
+            return self.repo.git.execute(["git", *BASE_OPTIONS, *options, *args], env=env, **kwargs)
+        except GitCommandError as exc:
+            detail = (exc.stderr or exc.stdout or "").strip().replace("stderr: ", "").strip("'\n ")
+            if "index.lock" in detail:
+                raise self.index_lock_error() from None
+            raise GitError(f"git {args[0]} failed: {detail or exc}") from None
+
+    @property
+    def git_dir(self) -> Path:
+        return Path(self.repo.git_dir)
+
+    # -- writing ----------------------------------------------------------
+    def commit(self, paths: list[Path | str], subject: str, body: str = "") -> str | None:
+        """Commit exactly `paths` (additions, changes, deletions). Returns the
+        new sha, or None when those paths had nothing to commit."""
+        rels = sorted({self._rel(p) for p in paths})
+        if not rels:
+            return None
+        present = [r for r in rels if (self.root / r).exists()]
+        gone = [r for r in rels if r not in present]
+        if present:
+            self._git("add", "-A", "--", *present)
+        if gone:  # deleted or moved away: stage the removal
+            self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *gone)
+        self._refuse_links(rels)
+        staged = self._git("diff", "--cached", "--name-only", "--", *rels)
+        if not staged.strip():
+            return None
+        message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
+        has_head = self.head() is not None
+        try:
+            self._git("commit", *self._verify(), "-q", "-m", message, *(["--"] + rels if has_head else []))
+        except GitError:
+            self.unstage(rels)  # the files stay as they are, the index as it was
+            raise
+        return self.head()
+
+    def commit_contents(self, contents: dict[Path | str, str], subject: str, body: str = "") -> str | None:
+        """Commit exactly these texts for these paths, whatever the working
+        files hold now (a hand edit saved meanwhile stays pending, for its own
+        commit). Built from objects (or, when a commit hook of the user's must
+        run, in a temporary index), so nothing else staged goes in. Returns
+        the new sha, or None when HEAD already holds these texts."""
+        import tempfile
+
+        from gitdb.base import IStream
+
+        rels = {self._rel(p): text.encode("utf-8") for p, text in contents.items()}
+        if not rels:
+            return None
+        fd, tmp_index = tempfile.mkstemp(prefix="heartcompass-index.", dir=self.repo.git_dir)
+        os.close(fd)
+        os.unlink(tmp_index)  # git wants to create it
+        env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0", "GIT_INDEX_FILE": tmp_index}
+
+        def git_(*args: str, stdin: str | None = None, index: bool = True) -> str:
+            run_env = env if index else {k: v for k, v in env.items() if k != "GIT_INDEX_FILE"}
+            done = subprocess.run(["git", *BASE_OPTIONS, *args], cwd=self.root, env=run_env, input=stdin,
+                                  capture_output=True, text=True, encoding="utf-8")
+            if done.returncode:
+                detail = (done.stderr or done.stdout).strip()
+                if "index.lock" in detail:
+                    raise self.index_lock_error()
+                raise GitError(f"git {args[0]} failed: {detail}")
+            return done.stdout
+
+        head = self.head()
+        if head is not None and not self._commit_hooks():
+            return self._commit_tree_with(head, rels, subject, body, git_)
+        try:
+            has_head = head is not None
+            modes: dict[str, str] = {}
+            before: dict[str, str] = {}
+            if has_head:
+                # HEAD's tree, with the real index's stat data where it matches (else
+                # the commit would re-read every file of the workspace)
+                real_index = Path(self.repo.git_dir) / "index"
+                if real_index.exists():
+                    shutil.copyfile(real_index, tmp_index)
+                git_("read-tree", "-m", "HEAD")
+                for line in git_("ls-files", "-s", "-z", "--", *rels).split("\0"):
+                    if "\t" in line:
+                        info, rel = line.split("\t", 1)
+                        modes[rel], before[rel] = info.split()[0], info.split()[1]
+            entries = {}
+            for rel, data in sorted(rels.items()):  # the blobs, written by us: no subprocess per file
+                sha = self.repo.odb.store(IStream("blob", len(data), io.BytesIO(data))).hexsha
+                sha = sha.decode() if isinstance(sha, bytes) else sha
+                entries[rel] = (modes.get(rel, "100644"), sha)
+            if has_head and all(before.get(rel) == sha for rel, (_, sha) in entries.items()):
+                return None
+            info = "".join(f"{mode} {sha}\t{rel}\n" for rel, (mode, sha) in entries.items())
+            git_("update-index", "--add", "--index-info", stdin=info)
+            message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
+            # stdin, not -m: a long trailer must not hit the argument limit
+            git_("commit", *self._verify(), "-q", "-F", "-", stdin=message)
+            # the real index follows HEAD for these paths, not the working file
+            self._index_follows(git_, info)
+        finally:
+            if os.path.exists(tmp_index):
+                os.unlink(tmp_index)
+        return self.head()
+
+    @staticmethod
+    def _index_follows(git_, info: str) -> None:
+        """The real index takes the committed blobs of these paths (else it would
+        hold the old ones, and a plain `git commit` would take the change back).
+        A git command of the user's may hold index.lock for a moment: wait a little."""
+        for attempt in range(20):
+            try:
+                git_("update-index", "--add", "--index-info", stdin=info, index=False)
+                return
+            except GitError:
+                if attempt == 19:
+                    raise
+                time.sleep(0.1)
+
+    def _commit_hooks(self) -> bool:
+        """Would `git commit` run a hook of the user's here?"""
+        if not self.hooks():
+            return False
+        custom = self.repo.config_reader().get_value("core", "hooksPath", default="")
+        folder = (self.root / os.path.expanduser(str(custom))) if custom else Path(self.repo.git_dir) / "hooks"
+        return any(os.access(folder / name, os.X_OK)
+                   for name in ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"))
+
+    def _commit_tree_with(self, head: str, rels: dict[str, bytes], subject: str, body: str, git_) -> str | None:
+        """commit_contents without an index (no hook to run): HEAD's tree with
+        these blobs replaced, written as objects; cost independent of the
+        workspace's size. The branch moves only if it is still at `head`."""
+        from gitdb.base import IStream
+
+        from gitdb import LooseObjectDB
+
+        loose = LooseObjectDB(os.path.join(self.repo.git_dir, "objects"))  # in-process: no git per object
+
+        def store(kind: str, data: bytes) -> bytes:
+            return loose.store(IStream(kind, len(data), io.BytesIO(data))).binsha
+
+        changes = {tuple(rel.split("/")): store("blob", data) for rel, data in rels.items()}
+        old_root = self.repo.commit(head).tree.binsha
+        new_root, blobs = self._tree_with(old_root, changes, store, "")
+        if new_root == old_root:
+            return None
+        message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
+        new = git_("commit-tree", new_root.hex(), "-p", head, "-F", "-", stdin=message, index=False).strip()
+        git_("update-ref", "-m", f"commit: {subject}", "HEAD", new, head, index=False)
+        info = "".join(f"{mode:o} {sha.hex()}\t{rel}\n" for rel, (mode, sha) in blobs.items())
+        self._index_follows(git_, info)
+        return new
+
+    def _read_tree(self, tree: bytes) -> dict[str, tuple[int, bytes]]:
+        """{name: (mode, id)} of a tree object (read through git's object stream)."""
+        data = self.repo.odb.stream(tree).read()
+        entries, i = {}, 0
+        while i < len(data):
+            space = data.index(b" ", i)
+            nul = data.index(b"\0", space)
+            entries[data[space + 1:nul].decode("utf-8", "surrogateescape")] = (int(data[i:space], 8),
+                                                                               data[nul + 1:nul + 21])
+            i = nul + 21
+        return entries
+
+    def _tree_with(self, tree: bytes | None, changes: dict[tuple[str, ...], bytes], store, prefix: str):
+        """(id of `tree` with these paths' blobs replaced, {path: (mode, blob)})."""
+        folder = 0o040000
+        entries = self._read_tree(tree) if tree is not None else {}
+        blobs: dict[str, tuple[int, bytes]] = {}
+        below: dict[str, dict[tuple[str, ...], bytes]] = {}
+        for parts, sha in changes.items():
+            if len(parts) == 1:
+                mode = entries.get(parts[0], (0o100644, b""))[0]
+                mode = mode if mode in (0o100644, 0o100755) else 0o100644
+                entries[parts[0]] = (mode, sha)
+                blobs[prefix + parts[0]] = (mode, sha)
+            else:
+                below.setdefault(parts[0], {})[parts[1:]] = sha
+        for name, sub in below.items():
+            old = entries.get(name)
+            sha, found = self._tree_with(old[1] if old and old[0] == folder else None, sub, store,
+                                         f"{prefix}{name}/")
+            entries[name] = (folder, sha)
+            blobs.update(found)
+        names = sorted(entries, key=lambda n: n.encode("utf-8", "surrogateescape") + (
+            b"/" if entries[n][0] == folder else b""))  # git's order: a folder sorts as "name/"
+        data = b"".join(f"{entries[n][0]:o} ".encode() + n.encode("utf-8", "surrogateescape") + b"\0" + entries[n][1]
+                        for n in names)
+        return store("tree", data), blobs
+
+    def roll_back(self, paths: list[Path | str]) -> None:
+        """Put paths back as they are at HEAD, after a commit of ours failed:
+        tracked files are checked out, files we created are removed."""
+        rels = sorted({self._rel(p) for p in paths})
+        if not rels:
+            return
+        self.unstage(rels)
+        has_head = self.head() is not None
+        tracked = [f for f in self._git("ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *rels,
+                                        strip_newline_in_stdout=False).split("\0") if f] if has_head else []
+        # Files not in HEAD are ours (staged or not: the index may be locked); an editor's swap or
+        # temp file is not, and a log is never taken back (a chat may have appended to it meanwhile).
+        known = set(tracked)
+        created = [r for rel in rels for p in self._files_under(self.root / rel)
+                   if (r := p.relative_to(self.root).as_posix()) not in known and not _kept(r)]
+        for rel in created:
+            (self.root / rel).unlink(missing_ok=True)
+        from heartcompass.atomic import write_atomic
+
+        for rel in tracked:  # from the commit itself, not through the index (it may be locked)
+            path = self.root / rel
+            if _kept(rel) and path.exists():
+                continue
+            text = self.file_at("HEAD", rel)
+            if text is not None and (not path.is_file() or path.read_text(encoding="utf-8") != text):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, text)
+        for rel in sorted(rels, key=len, reverse=True):  # folders we created and emptied
+            path = self.root / rel
+            for folder in sorted((p for p in path.rglob("*") if p.is_dir()), key=lambda p: len(p.parts),
+                                 reverse=True) if path.is_dir() else []:
+                if not any(folder.iterdir()):
+                    folder.rmdir()
+            if path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+
+    @staticmethod
+    def _files_under(path: Path) -> list[Path]:
+        if path.is_file():
+            return [path]
+        return [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else []
+
+    def _verify(self) -> list[str]:
+        return [] if self.hooks() else ["--no-verify"]
+
+    def unstage(self, rels: list[str]) -> None:
+        try:
+            if self.head() is not None:
+                self._git("reset", "-q", "HEAD", "--", *rels)
+            else:
+                self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *rels)
+        except GitError:
+            pass
+
+    def _refuse_links(self, rels: list[str]) -> None:
+        """A symbolic link is never committed (see paths.py): sync would
+        spread a link to outside the workspace. Unstage it and say why."""
+        raw = self._git("diff", "--cached", "--raw", "-z", "--no-renames", "--", *rels,
+                        strip_newline_in_stdout=False)
+        parts = raw.split("\0")
+        links = [parts[i + 1] for i in range(0, len(parts) - 1, 2)
+                 if parts[i].startswith(":") and parts[i].split()[1] == "120000"]
+        if links:
+            from heartcompass import paths
+            from heartcompass.errors import UnsafePathError
+
+            self._git("reset", "-q", "--", *links)
+            target, outside = paths.describe_link(self.root / links[0], self.root)
+            where = "outside the workspace" if outside else "inside the workspace"
+            raise UnsafePathError(self.root / links[0], f"is a symbolic link to {target} ({where}); HeartCompass "
+                                  "commits no link (sync would spread it), so nothing was committed",
+                                  hint=paths.FIX)
+
+    def move(self, src: Path, dst: Path) -> None:
+        self._git("mv", self._rel(src), self._rel(dst))
+
+    def revert(self, sha: str, subject: str, body: str) -> str:
+        """A new commit taking sha back. Later changes to the same lines:
+        RevertConflict, with the working tree and index as they were."""
+        try:
+            self._git("revert", "--no-commit", sha)
+        except GitError as exc:
+            conflicted = self.conflicted()
+            self._abort_revert()
+            if conflicted:
+                raise RevertConflict(conflicted) from None
+            raise GitError(f"That change cannot be undone: {exc.message}") from None
+        try:
+            self._git("commit", *self._verify(), "-q", "-m", f"{subject}\n\n{body.strip()}\n")
+        except GitError:
+            self._abort_revert()
+            raise
+        return self.head() or ""
+
+    def _abort_revert(self) -> None:
+        """Nothing half-done: the files and the index go back to how they were."""
+        try:
+            self._git("revert", "--abort")
+        except GitError:
+            self._git("reset", "-q", "--merge")
+
+    # -- reading ----------------------------------------------------------
+    def head(self) -> str | None:
+        try:
+            return self.repo.head.commit.hexsha
+        except GIT_ERRORS:
+            return None
+
+    def resolve(self, rev: str) -> str:
+        try:
+            return self.repo.commit(rev).hexsha
+        except GIT_ERRORS:
+            raise GitError(f"No commit {rev!r} in this workspace.", "See 'heartcompass log' for commit ids.") from None
+
+    def commit_before(self, when: str) -> str:
+        """The last commit at or before a date or datetime (for --as-of)."""
+        sha = self._git("rev-list", "-1", f"--before={when}", "HEAD").strip()
+        if not sha:
+            first = self._git("log", "--reverse", "--format=%ad", "--date=short", "HEAD").split()
+            raise GitError(f"The workspace has no commit from {when} or before.",
+                           f"Its history starts on {first[0]}: pick that day or later (YYYY-MM-DD), or a commit "
+                           "from 'heartcompass log'." if first else None)
+        return sha
+
+    def status(self, paths: list[Path | str] | None = None) -> list[tuple[str, str]]:
+        """(code, path) for uncommitted changes, untracked files included."""
+        args = ["status", "--porcelain=v1", "-z", "--untracked-files=all"]
+        if paths:
+            args += ["--", *[self._rel(p) for p in paths]]
+        out = self._git(*args, strip_newline_in_stdout=False)
+        items, parts = [], out.split("\0")
+        i = 0
+        while i < len(parts):
+            entry = parts[i]
+            if len(entry) > 3:
+                code, path = entry[:2], entry[3:]
+                items.append((code.strip() or code, path))
+                if code[0] in "RC":
+                    i += 1  # porcelain -z puts the rename source next
+            i += 1
+        return items
+
+    def get(self, sha: str) -> Commit:
+        return self.log(None, 1, rev=sha)[0]
+
+    def log(self, paths: list[Path | str] | None = None, limit: int = 50, rev: str = "HEAD") -> list[Commit]:
+        if self.head() is None:
+            return []
+        sep, end = "\x1f", "\x1e"
+        args = ["log", f"-n{limit}", "--name-only", f"--format={end}%H{sep}%aI{sep}%an{sep}%s{sep}%b{sep}", rev]
+        if paths:
+            args += ["--", *[self._rel(p) for p in paths]]
+        out = self._git(*args)
+        commits = []
+        for chunk in out.split(end)[1:]:
+            sha, date, author, subject, body, files = chunk.split(sep, 5)
+            commits.append(Commit(sha, date, author, subject, body.strip(),
+                                  [f for f in files.strip().splitlines() if f]))
+        return commits
+
+    def messages(self, grep: str, rev: str = "HEAD") -> list[tuple[str, str, str]]:
+        """(sha, subject, body) of the commits whose message matches the
+        extended regex `grep`, newest first: no file lists, so it stays fast."""
+        if self.head() is None:
+            return []
+        out = self._git("log", "--format=%H%x1f%s%x1f%b%x1e", "-E", f"--grep={grep}", rev)
+        found = []
+        for chunk in out.split("\x1e"):
+            sha, _, rest = chunk.strip().partition("\x1f")
+            if sha:
+                subject, _, body = rest.partition("\x1f")
+                found.append((sha, subject, body))
+        return found
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        try:
+            self._git("merge-base", "--is-ancestor", older, newer)
+            return True
+        except GitError:
+            return False
+
+    def rev_list(self, rev: str = "HEAD") -> list[str]:
+        """Every commit reachable from rev, newest first."""
+        return self._git("rev-list", rev).split()
+
+    def diff(self, rev: str | None, paths: list[Path | str]) -> str:
+        rels = [self._rel(p) for p in paths]
+        if rev is None:
+            return self._git("diff", "HEAD", "--", *rels) if self.head() else ""
+        return self._git("diff", rev, "--", *rels)
+
+    def show(self, rev: str, paths: list[Path | str] | None = None) -> str:
+        args = ["show", "--format=%h %s%n", rev]
+        if paths:
+            args += ["--", *[self._rel(p) for p in paths]]
+        return self._git(*args)
+
+    def file_at(self, rev: str, path: Path | str) -> str | None:
+        try:
+            return self._git("show", f"{rev}:{self._rel(path)}", strip_newline_in_stdout=False)
+        except GitError:
+            return None
+
+    def files_at(self, rev: str, folder: Path | str) -> list[str]:
+        out = self._git("ls-tree", "-r", "--name-only", rev, "--", self._rel(folder))
+        return [line for line in out.splitlines() if line]
+
+    def blob_ids(self, paths: list[Path | str]) -> dict[str, str]:
+        """{path: blob id} of these files at HEAD (absent ones left out), read
+        in-process: no git command per call."""
+        head = self.head()
+        if head is None:
+            return {}
+        root = self.repo.commit(head).tree.binsha
+        trees: dict[str, dict[str, tuple[int, bytes]]] = {}
+        ids = {}
+        for rel in (self._rel(p) for p in paths):
+            *folders, name = rel.split("/")
+            entries, key = None, ""
+            try:
+                entries = trees.get(key) or trees.setdefault(key, self._read_tree(root))
+                for folder in folders:
+                    mode, sha = entries[folder]
+                    key = f"{key}{folder}/"
+                    entries = trees.get(key) or trees.setdefault(key, self._read_tree(sha))
+                mode, sha = entries[name]
+            except (KeyError, ValueError):
+                continue
+            if mode != 0o040000:
+                ids[rel] = sha.hex()
+        return ids
+
+    def blame(self, path: Path | str) -> list[tuple[str, str]]:
+        """(subject of the commit that last changed it, text) for each line
+        of the committed file; [] when it is not committed."""
+        if self.head() is None:
+            return []
+        try:
+            out = self._git("blame", "--porcelain", "HEAD", "--", self._rel(path), strip_newline_in_stdout=False)
+        except GitError:
+            return []
+        subjects: dict[str, str] = {}
+        lines: list[tuple[str, str]] = []
+        sha = ""
+        for line in out.splitlines():
+            if line.startswith("\t"):
+                lines.append((subjects.get(sha, ""), line[1:]))
+            elif re.match(r"^[0-9a-f]{40} \d+ \d+", line):
+                sha = line[:40]
+            elif line.startswith("summary "):
+                subjects[sha] = line[len("summary "):]
+        return lines
+
+    def parents(self, sha: str) -> int:
+        return len(self.repo.commit(sha).parents)
+
+    def _rel(self, path: Path | str) -> str:
+        p = Path(path)
+        return Path(os.path.relpath(p, self.root)).as_posix() if p.is_absolute() else p.as_posix()
+
+
+def _kept(rel: str) -> bool:
+    """Never deleted or reverted by a roll back: logs (append-only) and dot files."""
+    parts = Path(rel).parts
+    return "logs" in parts[:-1] or parts[-1].startswith(".")

@@ -1,0 +1,140 @@
+"""Is the repository in a state where a commit may be made? No rebase,
+merge, cherry-pick or revert in progress, no detached HEAD, no index.lock
+left by a killed git: else one line naming the problem and its fix.
+
+A part of gitrepo.WorkspaceGit (a mixin): these read .git/ and /proc, and
+ask git which files are in conflict through WorkspaceGit._git, so this
+module imports no git. Only gitrepo.py (and gitremote.py) import it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from heartcompass.errors import GitError
+
+SYNC_MARK = "heartcompass-sync"  # in .git/: the rebase in progress is an unfinished `heartcompass sync`
+
+
+class RepoState:
+    """Needs `root`, `git_dir` and `_git` from WorkspaceGit."""
+
+    root: Path
+    git_dir: Path
+
+    def state_problem(self) -> str | None:
+        """A rebase, merge, cherry-pick or revert in progress, or a detached
+        HEAD: one line naming it and the fix; None when commits may be made."""
+        gd = self.git_dir
+        if not self.rebase_in_progress():
+            self.clear_sync_mark()  # the user finished or dropped that sync's rebase with git itself
+        if (gd / "rebase-merge").is_dir() or (gd / "rebase-apply").is_dir():
+            if (gd / SYNC_MARK).exists():
+                return ("A 'heartcompass sync' conflict is still being resolved: fix the marked files, then run "
+                        "'heartcompass sync --continue' (or 'heartcompass sync --abort' to go back).")
+            return ("git is in the middle of a rebase: finish it with 'git rebase --continue' "
+                    "or go back with 'git rebase --abort'.")
+        if (gd / "MERGE_HEAD").exists():
+            return ("git is in the middle of a merge: finish it with 'git commit' "
+                    "or go back with 'git merge --abort'.")
+        if (gd / "CHERRY_PICK_HEAD").exists():
+            return ("git is in the middle of a cherry-pick: finish it with 'git cherry-pick --continue' "
+                    "or go back with 'git cherry-pick --abort'.")
+        if (gd / "REVERT_HEAD").exists():
+            return ("git is in the middle of a revert: finish it with 'git revert --continue' "
+                    "or go back with 'git revert --abort'.")
+        try:
+            head = (gd / "HEAD").read_text(encoding="utf-8").strip()
+        except OSError:
+            head = "ref:"
+        if not head.startswith("ref:"):
+            return (f"git is on a detached HEAD (commit {head[:8]}), not a branch: "
+                    f"go back with 'git checkout {self._home_branch()}'.")
+        return None
+
+    def _home_branch(self) -> str:
+        heads = self.git_dir / "refs" / "heads"
+        names = sorted(p.name for p in heads.iterdir()) if heads.is_dir() else []
+        return "main" if "main" in names or not names else names[0] if len(names) == 1 else "main"
+
+    def index_lock_problem(self, settle: float = 2.0) -> str | None:
+        """An index.lock that stays: a running git command's, or a stale one
+        left by a killed commit. None when there is none."""
+        path = self.git_dir / "index.lock"
+        deadline = time.monotonic() + settle
+        while path.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)  # a git command of the user's may be finishing
+        if not path.exists():
+            return None
+        running = git_processes(self.root)
+        if running:
+            return (f"git is busy in this workspace (git process {running[0]} holds {path}): "
+                    "wait for it to finish and try again.")
+        return (f"A stale {path} is left by a git command that was killed (no git process is running): "
+                f"remove it with: rm '{path}'")
+
+    def index_lock_error(self) -> GitError:
+        return GitError(self.index_lock_problem(settle=0.5) or "git found an index.lock; try again.")
+
+    def check_writable(self) -> None:
+        """Refuse (GitError, one line) when a commit now would be wrong or fail."""
+        problem = self.state_problem() or self.index_lock_problem()
+        if problem:
+            raise GitError(problem)
+
+    def rebase_in_progress(self) -> bool:
+        return (self.git_dir / "rebase-merge").is_dir() or (self.git_dir / "rebase-apply").is_dir()
+
+    def clear_sync_mark(self) -> None:
+        (self.git_dir / SYNC_MARK).unlink(missing_ok=True)
+
+    def rebased_branch(self) -> str:
+        """The branch a rebase in progress works on ("main" when unknown)."""
+        for name in ("rebase-merge", "rebase-apply"):
+            head = self.git_dir / name / "head-name"
+            if head.exists():
+                return head.read_text(encoding="utf-8").strip().removeprefix("refs/heads/")
+        return "main"
+
+    def conflicted(self) -> list[str]:
+        out = self._git("diff", "--name-only", "-z", "--diff-filter=U", strip_newline_in_stdout=False)
+        return [p for p in out.split("\0") if p]
+
+
+def git_processes(root: Path) -> list[int]:
+    """Pids of git processes working in this repository (Linux: by their
+    working directory); elsewhere, any git process, to be safe."""
+    root = Path(root).resolve()
+    proc = Path("/proc")
+    if proc.is_dir():
+        found = []
+        for entry in proc.iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                if (entry / "comm").read_text().strip() != "git":
+                    continue
+                cwd = Path(os.readlink(entry / "cwd"))
+                args = (entry / "cmdline").read_bytes().split(b"\0")
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid == os.getpid() or b"cat-file" in args:
+                continue  # GitPython's own long-lived readers never hold index.lock
+            if cwd == root or root in cwd.parents:
+                found.append(int(entry.name))
+        return found
+    try:
+        out = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,comm="], capture_output=True, text=True,
+                             timeout=5).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    found = []
+    for line in out.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[0].isdigit() and Path(parts[2].strip()).name == "git" \
+                and parts[1] != str(os.getpid()):
+            found.append(int(parts[0]))
+    return found

@@ -1,0 +1,192 @@
+"""The workspace: finding it, creating it, and the paths inside it."""
+
+from __future__ import annotations
+
+import os
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from heartcompass.store import config as config_mod
+from heartcompass.errors import WorkspaceNotFound
+from heartcompass.resources import shipped_dir
+
+if TYPE_CHECKING:
+    from heartcompass.store.gitrepo import WorkspaceGit
+
+ENV_HOME = "HEARTCOMPASS_HOME"
+DEFAULT_PATH = Path("~/HeartCompass")
+NOT_FOUND_HINT = "Create one with 'heartcompass init [PATH]', or point to it with --workspace PATH or $HEARTCOMPASS_HOME."
+
+
+class Workspace:
+    def __init__(self, root: Path):
+        self.root = Path(root).resolve()
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / config_mod.FILENAME
+
+    @property
+    def people_dir(self) -> Path:
+        return self.root / "people"
+
+    @property
+    def archive_dir(self) -> Path:
+        return self.people_dir / ".archive"
+
+    @property
+    def state_dir(self) -> Path:
+        from heartcompass import paths
+
+        path = paths.check(self.root / ".heartcompass")  # locks, journals, run logs: never outside
+        path.mkdir(exist_ok=True)
+        return path
+
+    @property
+    def prompts_dir(self) -> Path:
+        return self.root / "prompts"
+
+    @cached_property
+    def config(self) -> config_mod.Config:
+        return config_mod.load(self.config_path)
+
+    def reload_config(self) -> None:
+        self.__dict__.pop("config", None)
+
+    @cached_property
+    def git(self) -> WorkspaceGit:
+        # Imported here: gitpython costs startup time that --help and
+        # `person list` must not pay.
+        from heartcompass.store.gitrepo import WorkspaceGit
+
+        return WorkspaceGit(self.root, hooks=lambda: bool(self.config.get("git.hooks")))
+
+    def rel(self, path: Path) -> str:
+        # Lexically first: a path through a link (refused elsewhere) must still
+        # be nameable in a message, not crash with "is not in the subpath".
+        absolute = Path(os.path.abspath(path))
+        if absolute == self.root or self.root in absolute.parents:
+            return absolute.relative_to(self.root).as_posix()
+        try:
+            return Path(path).resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+
+def is_workspace(path: Path) -> bool:
+    return (path / config_mod.FILENAME).is_file()
+
+
+def discover(explicit: str | Path | None = None, cwd: Path | None = None) -> Workspace:
+    """--workspace, else $HEARTCOMPASS_HOME, else walk up from cwd, else ~/HeartCompass."""
+    for label, given in (("--workspace", explicit), (f"${ENV_HOME}", os.environ.get(ENV_HOME))):
+        if given:
+            path = Path(given).expanduser()
+            if not is_workspace(path):
+                raise WorkspaceNotFound(f"{label} {path} is not a HeartCompass workspace (no {config_mod.FILENAME}).",
+                                        NOT_FOUND_HINT)
+            return Workspace(path)
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if is_workspace(folder):
+            return Workspace(folder)
+    default = DEFAULT_PATH.expanduser()
+    if is_workspace(default):  # where a plain `heartcompass init` puts it
+        return Workspace(default)
+    raise WorkspaceNotFound("No HeartCompass workspace here or in any parent folder.", NOT_FOUND_HINT)
+
+
+def copy_template(dest: Path) -> list[Path]:
+    """Copy the shipped template into dest, never overwriting a file."""
+    src = shipped_dir("workspace_template")
+    created: list[Path] = []
+    for item in sorted(src.rglob("*")):
+        if item.name == "__pycache__" or "__pycache__" in item.parts:
+            continue
+        target = dest / item.relative_to(src)
+        if item.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            import shutil  # only init copies files: listing people never needs it
+
+            shutil.copyfile(item, target)
+            created.append(target)
+    return created
+
+
+def create_workspace(path: Path, force: bool = False, example: bool = False) -> tuple[Workspace, bool]:
+    """Build a workspace from the template, git init, first commit.
+    Returns (workspace, created); an existing workspace is left as it is."""
+    path = Path(path).expanduser()
+    if is_workspace(path):  # left as it is; the caller may add_example() and say so
+        return Workspace(path), False
+    if path.exists() and not path.is_dir():
+        raise WorkspaceNotFound(f"{path} is a file, not a folder.")
+    if path.is_dir() and any(path.iterdir()) and not force:
+        raise WorkspaceNotFound(
+            f"{path} is not empty and is not a HeartCompass workspace.",
+            "Choose an empty or new folder, or add --force to set up a workspace here (no file is overwritten).")
+    path.mkdir(parents=True, exist_ok=True)
+    ws = Workspace(path)
+    created = copy_template(ws.root)
+    ws.git.init()
+    from heartcompass.store.audit import Verb, subject
+
+    ws.git.commit(created, subject(Verb.INIT, None, "new HeartCompass workspace"))
+    if example:
+        add_example(ws)
+    return ws, True
+
+
+EXAMPLE_SLUG = "alice"
+EXAMPLE_LINK_BACK = "close friend since university"  # how the user's profile names her (hers names them so)
+
+
+def add_example(ws: Workspace) -> bool:
+    """Add the shipped example person (Alice), once."""
+    dest = ws.people_dir / EXAMPLE_SLUG
+    if dest.exists() or (ws.archive_dir / EXAMPLE_SLUG).exists():
+        return False
+    from heartcompass.store.people import collisions
+
+    if collisions(ws, ["Alice Chen", "小爱"]):  # she is there under another name (renamed)
+        return False
+    src = shipped_dir("examples") / EXAMPLE_SLUG
+    from heartcompass.store.audit import Verb, commit_or_roll_back, subject, writing
+
+    with writing(ws, "init --example"):
+        import shutil
+
+        shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))
+        linked = _link_back_to_example(ws)
+        commit_or_roll_back(ws, [dest, *linked], subject(Verb.ADD, EXAMPLE_SLUG, "example person"),
+                            what=f"people/{EXAMPLE_SLUG}/")
+    return True
+
+
+def _link_back_to_example(ws: Workspace) -> list[Path]:
+    """Alice names `me` in her `related`; the user's own profile names her back,
+    so the example's link goes both ways (doctor warns about a one-sided one).
+    A hand edit of that profile is committed first, on its own; a profile that
+    does not parse is left as it is (the link then stays one-sided)."""
+    from heartcompass.atomic import write_atomic
+    from heartcompass.store.audit import commit_pending
+    from heartcompass.errors import HeartCompassError
+    from heartcompass.formats import profile as profile_fmt
+    from heartcompass.store.people import Person
+
+    me = Person("me", ws.people_dir / "me")
+    if not me.profile_path.is_file():
+        return []
+    try:
+        commit_pending(ws, [me])
+        prof = me.load_profile()
+    except HeartCompassError:
+        return []
+    if prof.relation != "self" or any(link["person"] == EXAMPLE_SLUG for link in prof.related):
+        return []
+    prof.set("related", [*(prof.doc.meta.get("related") or []), {"person": EXAMPLE_SLUG, "as": EXAMPLE_LINK_BACK}])
+    write_atomic(me.profile_path, profile_fmt.render(prof))
+    return [me.profile_path]

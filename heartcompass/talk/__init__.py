@@ -1,0 +1,1 @@
+"""Conversations: chat sessions, burst mode, the coach."""
