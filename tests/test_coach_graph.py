@@ -149,3 +149,14 @@ def test_chat_context_has_one_line_per_neighbour_both_ways(family: Runner):
     system = context.build(ws, resolve(ws, "bob"), dt.datetime(2026, 12, 2, tzinfo=dt.timezone.utc)).system
     assert "- Alice: her brother" in system
     assert "- Carol (to them, you are: his wife)" in system
+
+
+def test_coach_reads_the_files_before_making_the_model(example_cli: Runner, monkeypatch):
+    from heartcompass.llm import providers
+
+    made = []
+    monkeypatch.setattr(providers, "make_chat_model", lambda ws, settings: made.append(1))
+    profile = example_cli.ws.people_dir / "alice" / "PROFILE.md"
+    profile.write_text(profile.read_text().replace("relation: friend", "relation: [broken"))
+    result = example_cli("coach", "alice", "在吗", ok=False)
+    assert result.exit_code == 1 and "PROFILE.md" in result.output and made == []

@@ -38,7 +38,8 @@ def coach(
     if not message.strip():
         raise HeartCompassError("No message to coach on.", f"heartcompass coach {name} \"the message they sent\"")
     settings = llm.settings(ws, model)
-    session = CoachSession(ws, person, llm.make_chat_model(ws, settings), clock.now(ws))
+    # The provider (a second to import) is made once the person's files have been read.
+    session = CoachSession(ws, person, None, clock.now(ws), make_model=lambda: llm.make_chat_model(ws, settings))
     show = (lambda a: print_json(a.model_dump(), indent=2)) if as_json else lambda a: render(a, session.name)
     show(session.advise(message.strip()))
     while follow:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
@@ -70,12 +70,13 @@ class CoachSession:
     """One coaching conversation; --follow keeps adding to it."""
     ws: Workspace
     person: Person
-    model: Any
+    model: Any                     # a chat model; None: make_model() before the first request
     now: dt.datetime
     turns: list[tuple[str, str]] = field(default_factory=list)   # (role, text) after the system prompt
     exchange: list[tuple[str, str]] = field(default_factory=list)  # (who, text) for saving to the log
 
     built: context_mod.Context | None = field(default=None, repr=False)  # this turn's context
+    make_model: Callable[[], Any] | None = field(default=None, repr=False)
     last: Advice | None = field(default=None, repr=False)                # the advice shown last
 
     def context(self) -> context_mod.Context:
@@ -117,6 +118,8 @@ class CoachSession:
                     *[kinds[r](content=t) for r, t in self.turns]]
         last = ""
         for _ in range(2):
+            if self.model is None:  # the provider is imported only now, once the files have been read
+                self.model = self.make_model()
             raw = ask_structured(self.model, Advice, messages, ws=self.ws, spec=advice_schema(),
                                  max_tokens=ADVICE_MAX_TOKENS)
             if isinstance(raw, Exception):
