@@ -166,6 +166,16 @@ def test_json_schema_endpoints_get_the_constrained_schema(example_cli: Runner, s
     assert sent["new_links"]["items"]["properties"]["person"]["enum"] == ["me"]
     assert sent["new_events"]["items"]["properties"]["date"]["pattern"] == "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
     assert stub.requests[0]["max_tokens"] == 2048
+    # a profile field's value has the shape of its field: a grammar cannot write mbti '}\n{'
+    import re
+
+    shapes = {v["properties"]["field"]["enum"][0]: v["properties"]["value"]
+              for v in sent["profile_fields"]["items"]["anyOf"]}
+    assert set(shapes) == {"relation", "mbti", "gender", "birthday", "alias", "tag"}
+    assert "friend" in shapes["relation"]["enum"] and "L3\n}}," not in shapes["relation"]["enum"]
+    assert re.match(shapes["mbti"]["pattern"], "ENFP-A") and not re.match(shapes["mbti"]["pattern"], "}\n{")
+    assert re.match(shapes["birthday"]["pattern"], "03-14") and not re.match(shapes["birthday"]["pattern"], "March")
+    assert shapes["gender"]["maxLength"] > 0
 
 
 @pytest.mark.parametrize("refuse", [set(), {"json_schema"}])

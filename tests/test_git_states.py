@@ -68,15 +68,17 @@ def test_writing_commands_refuse_mid_rebase_and_touch_nothing(mid_rebase: Runner
 def test_chat_mid_rebase_logs_the_message_then_refuses_and_a_later_command_commits_it(mid_rebase: Runner,
                                                                                       fake_llm):
     ws = mid_rebase.ws
+    output = _fails(mid_rebase, "chat", "alice", "-m", "hi")  # her profile holds the conflict's marks
+    assert "has unresolved conflict marks" in output and fake_llm.calls == []
     fake_llm.enqueue("hello you")
-    output = _fails(mid_rebase, "chat", "alice", "-m", "typed during a rebase")
-    assert "middle of a rebase" in output and "saved in people/alice/logs/" in output
-    assert [e.text for e in log_entries(ws, "alice")][-2:] == ["typed during a rebase", "hello you"]
-    assert not any(s.startswith("chat(alice)") for s in subjects(ws))
+    output = _fails(mid_rebase, "chat", "me", "-m", "typed during a rebase")
+    assert "middle of a rebase" in output and "saved in people/me/logs/" in output
+    assert [e.text for e in log_entries(ws, "me")][-2:] == ["typed during a rebase", "hello you"]
+    assert not any(s.startswith("chat(me)") for s in subjects(ws))
     git(ws, "rebase", "--abort")
     fake_llm.enqueue("welcome back")
-    mid_rebase("chat", "alice", "-m", "and now?")
-    assert subjects(ws)[1].startswith("log(alice): chat log") and subjects(ws)[0].startswith("chat(alice)")
+    mid_rebase("chat", "me", "-m", "and now?")
+    assert subjects(ws)[1].startswith("log(me): chat log") and subjects(ws)[0].startswith("chat(me)")
     assert "typed during a rebase" in git(ws, "show", "HEAD~1")
     assert git(ws, "status", "--porcelain") == ""
 
@@ -290,6 +292,10 @@ def test_tell_refuses_before_asking_the_model(mid_rebase: Runner, fake_llm):
 def test_coach_save_mid_rebase_keeps_the_exchange_in_the_log(mid_rebase: Runner, fake_llm):
     from test_coach_graph import ADVICE
 
+    ws = mid_rebase.ws
+    output = _fails(mid_rebase, "coach", "alice", "so tired today", "--save")
+    assert "has unresolved conflict marks" in output and fake_llm.calls == []  # not sent to the model
+    (ws.root / PROFILE).write_text(git(ws, "show", f"other:{PROFILE}"))  # the user chose a side; not yet added
     fake_llm.enqueue(ADVICE)
     output = _fails(mid_rebase, "coach", "alice", "so tired today", "--save")
     assert "middle of a rebase" in output and "saved in people/alice/logs/" in output

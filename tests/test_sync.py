@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+import re
 import subprocess
 
 import pytest
 
-from conftest import Runner, git, subjects
+from conftest import Runner, git, log_entries, subjects
 from heartcompass.store.workspace import Workspace
 
 
@@ -145,3 +146,165 @@ def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli
     assert result.exit_code == 1 and "did not answer within 5 s" in result.output
     assert holder(ws.state_dir / "lock") is None
     example_cli("person", "add", "Bob", "-y")  # the lock is free for the next command
+
+
+def test_conflict_marks_are_a_format_error_and_never_reach_the_model(two_devices, fake_llm):
+    _, laptop = _conflict(two_devices)
+    for args in (("context", "alice"), ("chat", "alice", "-m", "still there?")):
+        result = laptop(*args, ok=False)
+        assert result.exit_code == 1, args
+        assert "people/alice/PROFILE.md:" in result.output and "has unresolved conflict marks" in result.output
+        assert "heartcompass sync --continue" in result.output and "Known facts" not in result.output
+    assert fake_llm.calls == []
+
+
+def test_conflict_marks_committed_by_hand_keep_that_person_from_the_gardener(example_cli, fake_llm):
+    ws = example_cli.ws
+    prof = ws.people_dir / "alice" / "PROFILE.md"
+    line = "Mountains, bad puns, oolong tea, night markets, her cat Mochi.\n"
+    prof.write_text(prof.read_text().replace(line, f"<<<<<<< HEAD\n{line}=======\n{line.replace('oolong', 'hojicha')}"
+                                                   ">>>>>>> 489928c (edit(alice): by hand)\n"))
+    git(ws, "commit", "-qam", "merged badly")
+    from garden_helpers import say
+
+    say(ws, "alice", "note", "She moved to Hangzhou")
+    result = example_cli("garden", ok=False)
+    assert "has unresolved conflict marks" in result.output and fake_llm.calls == []
+    assert "<<<<<<< HEAD" in prof.read_text()  # never rewritten
+
+
+def test_a_setext_heading_underline_is_not_a_conflict():
+    from heartcompass.formats import conflict_line
+
+    assert conflict_line("# Notes\n\nTitle\n=======\n\n> quote\n") is None
+    assert conflict_line("a\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> 489928c (edit)\n") == 2
+    assert conflict_line("a\n<<<<<<< HEAD\nx\n=======\ny\n") is None  # no closing mark: not git's shape
+    assert conflict_line("x\n>>>>>>> 489928c\n", leftovers=True) == 2
+
+
+# -- what is typed while a sync is stopped ------------------------------------------------
+@pytest.fixture
+def bob_conflict(cli: Runner, tmp_path, fake_llm):
+    """Bob and Carol, each with a committed chat, and Dan; a remote; and
+    another device's clone of it."""
+    for name in ("Bob", "Carol"):
+        cli("person", "add", name, "--yes")
+        fake_llm.enqueue("hey")
+        cli("chat", name.lower(), "-m", "a")
+    cli("person", "add", "Dan", "--yes")
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    git(cli.ws, "remote", "add", "origin", str(bare))
+    cli("sync")
+    other = Runner(Workspace(tmp_path / "other"))
+    subprocess.run(["git", "clone", "-q", str(bare), str(other.ws.root)], check=True)
+    return cli, other
+
+
+def _stop_on_bob(cli: Runner, other: Runner, before_sync=lambda: None):
+    """Both devices append a line to Bob's MEMORY.md: this one's sync stops on it."""
+    for runner, line in ((other, "- from the other device\n"), (cli, "- from here\n")):
+        with open(runner.ws.people_dir / "bob" / "MEMORY.md", "a") as f:
+            f.write(line)
+    other("sync")
+    before_sync()
+    assert "Conflict" in cli("sync", ok=False).output
+
+
+def _typed(cli: Runner, fake_llm, slug="carol", text="typed during conflict"):
+    fake_llm.enqueue("noted")
+    result = cli("chat", slug, "-m", text, ok=False)
+    assert "sync --continue" in result.output and f"saved in people/{slug}/logs/" in result.output
+
+
+def _resolve_bob(cli: Runner):
+    memory = cli.ws.people_dir / "bob" / "MEMORY.md"
+    memory.write_text(re.sub(r"<<<<<<< [^\n]*\n(.*?)=======\n(.*?)>>>>>>> [^\n]*\n", r"\1\2", memory.read_text(),
+                             flags=re.S))
+
+
+def _committed_log(cli: Runner, slug="carol") -> str:
+    return git(cli.ws, "show", f"HEAD:{_log_path(cli, slug)}")
+
+
+def test_sync_abort_keeps_what_was_typed_during_the_conflict(bob_conflict, fake_llm):
+    cli, other = bob_conflict
+    _stop_on_bob(cli, other)
+    _typed(cli, fake_llm)
+    result = cli("sync", "--abort")
+    assert "kept 1 message typed during the sync; committed" in result.output.lower()
+    assert [e.text for e in log_entries(cli.ws, "carol")] == ["a", "hey", "typed during conflict", "noted"]
+    assert "typed during conflict" in _committed_log(cli) and subjects(cli.ws)[0].startswith("log(carol): chat log")
+    assert git(cli.ws, "status", "--porcelain") == "" and not (cli.ws.state_dir / "typed-during-sync.json").exists()
+
+
+def test_sync_continue_keeps_what_was_typed_and_pushes_it(bob_conflict, fake_llm):
+    cli, other = bob_conflict
+    _stop_on_bob(cli, other)
+    _typed(cli, fake_llm)
+    _resolve_bob(cli)
+    result = cli("sync", "--continue")
+    assert "Synced with origin/main" in result.output and "kept 1 message typed during the sync; committed" in \
+        result.output.lower()
+    assert [e.text for e in log_entries(cli.ws, "carol")] == ["a", "hey", "typed during conflict", "noted"]
+    other("sync")
+    assert "typed during conflict" in _committed_log(other)
+    assert "- from the other device" in (other.ws.people_dir / "bob" / "MEMORY.md").read_text()
+
+
+@pytest.mark.parametrize("action", ["--abort", "--continue"])
+def test_a_first_log_of_the_day_not_yet_replayed_plus_a_chat_during_the_conflict(bob_conflict, fake_llm, action):
+    """The day's first chat with Dan is a local commit the stopped rebase has
+    not replayed yet; chatting with him meanwhile makes that log anew."""
+    cli, other = bob_conflict
+
+    def first_chat_with_dan():
+        git(cli.ws, "commit", "-qam", "edit(bob): by hand")
+        fake_llm.enqueue("hi, Dan here")
+        cli("chat", "dan", "-m", "first today")
+
+    _stop_on_bob(cli, other, first_chat_with_dan)
+    assert not (cli.ws.people_dir / "dan" / "logs").exists()  # not replayed yet
+    _typed(cli, fake_llm, "dan")
+    if action == "--continue":
+        _resolve_bob(cli)
+    result = cli("sync", action)
+    assert "kept 1 message typed during the sync; committed" in result.output.lower()
+    texts = [e.text for e in log_entries(cli.ws, "dan")]
+    assert texts == ["first today", "hi, Dan here", "typed during conflict", "noted"]
+    assert "typed during conflict" in _committed_log(cli, "dan")
+    assert git(cli.ws, "status", "--porcelain") == "" and not (cli.ws.root / ".git" / "rebase-merge").exists()
+
+
+def test_what_was_typed_survives_a_crash_between_git_and_putting_it_back(bob_conflict, fake_llm, monkeypatch):
+    from heartcompass.store import sync as sync_mod
+
+    cli, other = bob_conflict
+    _stop_on_bob(cli, other)
+    _typed(cli, fake_llm)
+    with monkeypatch.context() as crash:
+        crash.setattr(sync_mod, "put_back", lambda ws: "")  # the process dies right after git's abort
+        cli("sync", "--abort")
+    assert "typed during conflict" not in [e.text for e in log_entries(cli.ws, "carol")]
+    assert "typed during conflict" in (cli.ws.state_dir / "typed-during-sync.json").read_text()
+    result = cli("sync", ok=False)  # the next sync puts it back first (then stops on Bob again)
+    assert "kept 1 message typed during the sync; committed" in result.output.lower()
+    log = git(cli.ws, "show", f"main:{_log_path(cli, 'carol')}")  # committed, then the rebase set out again
+    assert log.count("typed during conflict") == 1 and log.count("noted") == 1
+
+
+def _log_path(cli: Runner, slug: str) -> str:
+    from heartcompass.store import clock
+
+    return f"people/{slug}/logs/{clock.today(cli.ws).isoformat()}.md"
+
+
+def test_a_hand_edit_made_during_the_conflict_is_never_thrown_away_by_abort(bob_conflict, fake_llm):
+    cli, other = bob_conflict
+    _stop_on_bob(cli, other)
+    profile = cli.ws.people_dir / "carol" / "PROFILE.md"
+    profile.write_text(profile.read_text() + "\nLikes rain.\n")
+    result = cli("sync", "--abort", ok=False)
+    assert "people/carol/PROFILE.md was changed while the sync was stopped" in result.output
+    assert "git checkout -- people/carol/PROFILE.md" in result.output
+    assert "Likes rain." in profile.read_text() and (cli.ws.root / ".git" / "rebase-merge").exists()

@@ -43,6 +43,19 @@ def test_tell_with_yes_writes_commits_and_logs_the_note(example_cli: Runner, fak
     assert git(example_cli.ws, "status", "--porcelain") == ""
 
 
+def test_a_proposal_that_changes_nothing_leaves_the_note_for_the_gardener(example_cli: Runner, fake_llm):
+    """A model that proposes nothing (without saying nothing is worth keeping)
+    must not make the note look applied: the next garden reads it."""
+    fake_llm.enqueue({"summary": "Promotion and move to Berlin"}, NO_ONE_NEW)
+    result = example_cli("tell", "alice", "She got promoted and moves to Berlin in March", "--yes")
+    assert "stays in the log as a note" in result.output
+    assert [e.speaker for e in log_entries(example_cli.ws, "alice")] == ["note"]  # no "applied" mark
+    assert subjects(example_cli.ws)[0] == "tell(alice): noted, nothing to change"
+    fake_llm.enqueue(berlin())
+    example_cli("garden")
+    assert any("Berlin" in f for f in facts(example_cli.ws))
+
+
 def test_the_gardener_does_not_apply_a_told_note_twice(example_cli: Runner, fake_llm):
     fake_llm.enqueue(berlin(), NO_ONE_NEW)
     example_cli("tell", "alice", "She is moving to Berlin", "--yes")

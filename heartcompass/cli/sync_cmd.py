@@ -26,6 +26,8 @@ def sync(ctx: typer.Context,
         raise HeartCompassError("Use --continue or --abort, not both.")
     ws = workspace(ctx)
     result = sync_mod.sync(ws, "continue" if cont else "abort" if abort else None)
+    if result.kept:
+        out.print(escape(result.kept[0].upper() + result.kept[1:]) + ".")
     if result.conflicts:
         err.print(f"[bold red]Conflict[/] while pulling from {escape(result.remote)}/{escape(result.branch)} in:")
         for path in result.conflicts:

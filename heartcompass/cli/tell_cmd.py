@@ -89,15 +89,19 @@ def tell(
         out.print("Not applied. What you told is kept in the log as a note for the gardener "
                   "(use --yes to apply without asking).")
         raise typer.Exit(1)
-    try:
+    if not plan.has_changes:  # not applied, so not marked: the gardener reads the note with its day
         with audit.writing(ws, "tell"):
-            sha = tell_mod.apply_plan(ws, plan, note, clock.now(ws))
-    except HeartCompassError:
-        _keep_quietly(ws, tell_mod, note, "not applied")
-        err.print("[dim]What you told is kept in the log as a note; the next garden learns from it.[/]")
-        raise
-    out.print(f"Written and committed [dim]({sha[:8] if sha else '-'})[/]." if plan.has_changes
-              else "Logged as a note; there was nothing to change in the files.")
+            tell_mod.keep_note(ws, note, "nothing to change")
+        out.print("Nothing changed in the files; what you told stays in the log as a note for the next garden.")
+    else:
+        try:
+            with audit.writing(ws, "tell"):
+                sha = tell_mod.apply_plan(ws, plan, note, clock.now(ws))
+        except HeartCompassError:
+            _keep_quietly(ws, tell_mod, note, "not applied")
+            err.print("[dim]What you told is kept in the log as a note; the next garden learns from it.[/]")
+            raise
+        out.print(f"Written and committed [dim]({sha[:8] if sha else '-'})[/].")
     for new in plan.unknown:
         if interactive() and not yes and _confirm(f"Add {new.name} as a new person ({new.relation})?"):
             from heartcompass.store import lifecycle

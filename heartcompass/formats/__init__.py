@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -29,6 +30,44 @@ def validate(path: Path, text: str | None = None) -> None:
         voice.parse(text, path)
     elif path.parent.name == "logs" and path.suffix == ".md":
         dailylog.parse(text, path)
+
+
+CONFLICT_HINT = ("Keep the lines you want, delete the marks, then finish with 'heartcompass sync --continue' "
+                 "(or go back with 'heartcompass sync --abort').")
+_OPENER = re.compile(r"<{7}(?: |$)")
+_CLOSER = re.compile(r">{7}(?: |$)")
+
+
+def conflict_line(text: str, leftovers: bool = False) -> int | None:
+    """The 1-based line where git's conflict marks start, or None: a
+    `<<<<<<< ` line, later a `=======` line, later a `>>>>>>> ` line, each at
+    a line's start, as git writes them. A lone `=======` (a Markdown heading's
+    underline) is not one. leftovers: any `<<<<<<< ` or `>>>>>>> ` line counts
+    (marks half deleted from a file known to have been in conflict)."""
+    if "<<<<<<<" not in text and not (leftovers and ">>>>>>>" in text):
+        return None
+    opened, divided = None, False
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.rstrip("\r")
+        if _OPENER.match(line):
+            if leftovers:
+                return number
+            opened, divided = number, False
+        elif line == "=======" and opened:
+            divided = True
+        elif _CLOSER.match(line):
+            if leftovers or (opened and divided):
+                return number if leftovers else opened
+    return None
+
+
+def check_conflict_marks(text: str, path: Path | str) -> None:
+    """A FormatError when a sync's conflict was left in the file: its marks
+    and both sides' lines must never reach a model or a commit."""
+    line = conflict_line(text)
+    if line:
+        raise FormatError(path, "has unresolved conflict marks (<<<<<<< ... ======= ... >>>>>>>)", line,
+                          CONFLICT_HINT)
 
 
 def file_for(kind: str) -> str:

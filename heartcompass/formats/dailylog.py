@@ -35,11 +35,13 @@ import datetime as dt
 import fcntl
 import os
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from heartcompass.errors import FormatError
-from heartcompass.formats import read_text
+from heartcompass.formats import check_conflict_marks, read_text
 
 _ENTRY = re.compile(
     r"^- (?P<time>\d{2}:\d{2}:\d{2}) · (?P<speaker>[^\s·\[\]]+)(?: \[(?P<tags>[^\]]*)\])? · ?(?P<text>.*)$"
@@ -88,6 +90,7 @@ def _lines(text: str) -> list[str]:
 
 
 def parse(text: str, path: Path | str) -> list[Entry]:
+    check_conflict_marks(text, path)
     entries: list[Entry] = []
     in_front = text.startswith("---")
     for i, line in enumerate(_lines(text), start=1):
@@ -132,11 +135,15 @@ def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = 
     from heartcompass.atomic import writing
 
     paths.check(path)  # a linked log, logs/ or person folder would append outside the workspace
-    with writing(path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    try:
+    while True:
+        with writing(path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
         fcntl.flock(fd, fcntl.LOCK_EX)
+        if _still_there(fd, path):
+            break
+        os.close(fd)  # set aside and removed while we waited (sync --abort): append to the file now there
+    try:
         data = "".join(e.render() for e in entries)
         size = os.fstat(fd).st_size
         position = _count_entries(_read_fd(path)) if size else 0
@@ -149,6 +156,25 @@ def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = 
     finally:
         os.close(fd)
     return position
+
+
+def _still_there(fd: int, path: Path) -> bool:
+    try:
+        return os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
+    except FileNotFoundError:
+        return False
+
+
+@contextmanager
+def held(path: Path) -> Iterator[int]:
+    """The log open for reading and cutting, under the same lock appends take:
+    no entry can be appended between what the holder reads and what it cuts."""
+    fd = os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield fd
+    finally:
+        os.close(fd)
 
 
 def _read_fd(path: Path) -> str:
@@ -199,6 +225,28 @@ def marked(entries: list[Entry]) -> dict[int, str]:
                 for n in range(first, min(last, own) + 1):  # only earlier entries
                     if n >= 1 and entries[n - 1].speaker != MARK:
                         out.setdefault(n - 1, verb)
+    return out
+
+
+def renumbered(entries: list[Entry], since: int, by: int) -> list[Entry]:
+    """These entries moved `by` places down their file (appended again after
+    other entries): their markers' positions past `since` move with them."""
+    def shift(ref: str) -> str:
+        m = _REF.match(ref)
+        if not m:
+            return ref
+        first, last = (int(n) + by if int(n) > since else int(n) for n in (m[1], m[2] or m[1]))
+        return str(first) if m[2] is None else f"{first}-{last}"
+
+    out = []
+    for entry in entries:
+        if entry.speaker == MARK and by:
+            tags = []
+            for tag in entry.tags:
+                verb, _, refs = tag.partition(" ")
+                tags.append(f"{verb} {' '.join(shift(r) for r in refs.split())}" if verb in MARK_VERBS else tag)
+            entry = Entry(entry.time, entry.speaker, entry.text, tags)
+        out.append(entry)
     return out
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from heartcompass.errors import FormatError
+from heartcompass.formats import check_conflict_marks
 
 _OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^---[ \t]*\r?$\n?", re.MULTILINE)
@@ -67,7 +68,9 @@ class Document:
 
 
 def parse(text: str, path: Path | str) -> Document:
-    """Split and load; a YAML error names the file and the line."""
+    """Split and load; a YAML error names the file and the line, and so do
+    conflict marks a sync left (formats.check_conflict_marks)."""
+    check_conflict_marks(text, path)
     m = _OPEN.match(text)
     if not m:
         return Document({}, text, "", False, {}, text, text)

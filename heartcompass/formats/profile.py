@@ -14,7 +14,9 @@ FILENAME = FILE_KINDS["profile"]
 RELATIONS = ("self", "family", "friend", "dating", "ambiguous", "tension",
              "broken_up", "failed", "stranger")
 BODY_SECTIONS = ("Personality", "How they talk", "Likes", "Dislikes", "Boundaries", "Background")
-_MBTI = re.compile(r"^[EI][NS][TF][JP](-[AT])?$")
+MBTI_PATTERN = r"^[EI][NS][TF][JP](-[AT])?$"
+BIRTHDAY_PATTERN = r"^([0-9]{4}-)?[0-9]{2}-[0-9]{2}$"  # YYYY-MM-DD, or MM-DD when the year is unknown
+_MBTI = re.compile(MBTI_PATTERN)
 
 
 def normalize_mbti(value: Any, path: Path | str = "MBTI", line: int | None = None) -> str | None:

@@ -241,7 +241,8 @@ class Gardener:
         if kept_back:
             if result.status == "gardened" and kept_back == len(items):
                 result.status = "skipped"  # nothing consumed: say so, the exit code too
-            result.message = (f"the model proposed nothing for {kept_back} entries without saying they hold "
+            entries = "1 entry" if kept_back == 1 else f"{kept_back} entries"
+            result.message = (f"the model proposed nothing for {entries} without saying they hold "
                               "nothing worth keeping; they stay for the next run")
         return result
 

@@ -160,17 +160,32 @@ def commit_pending(ws: Workspace, people: list[Person] | None = None) -> list[st
         _check(ws, item)
     shas = []
     for slug in sorted({i.slug for i in items}):
-        for kind, verb in (("hand edit", Verb.EDIT), ("chat log", Verb.LOG)):
+        for kind in ("hand edit", "chat log"):
             mine = [i for i in items if i.slug == slug and i.kind == kind]
-            if not mine:
-                continue
-            names = sorted({Path(i.path).name for i in mine})
-            what = BY_HAND if verb is Verb.EDIT else "chat log " + ", ".join(n.removesuffix(".md") for n in names)
-            body = _file_list(mine)
-            sha = ws.git.commit([ws.root / i.path for i in mine], subject(verb, slug, what), body)
+            sha = _commit_items(ws, slug, kind, mine)
             if sha:
                 shas.append(sha)
     return shas
+
+
+def commit_logs(ws: Workspace, logs: list[Path]) -> list[str]:
+    """Commit these chat logs (appended to by us), one `log(<slug>)` commit
+    per person, as commit_pending does; a log changed otherwise is left alone."""
+    wanted = {ws.rel(p) for p in logs}
+    items = [i for i in pending(ws) if i.path in wanted and i.kind == "chat log"]
+    shas = [_commit_items(ws, slug, "chat log", [i for i in items if i.slug == slug])
+            for slug in sorted({i.slug for i in items})]
+    return [sha for sha in shas if sha]
+
+
+def _commit_items(ws: Workspace, slug: str, kind: str, items: list[Pending]) -> str | None:
+    if not items:
+        return None
+    if kind == "hand edit":
+        what, verb = BY_HAND, Verb.EDIT
+    else:
+        what, verb = "chat log " + ", ".join(sorted({Path(i.path).stem for i in items})), Verb.LOG
+    return ws.git.commit([ws.root / i.path for i in items], subject(verb, slug, what), _file_list(items))
 
 
 def commit_valid_edits(ws: Workspace, person: Person) -> tuple[str | None, list[FormatError]]:

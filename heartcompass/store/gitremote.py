@@ -53,6 +53,13 @@ class Remote:
             raise
         return []
 
+    def changed_in_worktree(self) -> tuple[list[str], list[str]]:
+        """(tracked files whose working copy differs from the index, untracked
+        files): what was changed since a rebase stopped, conflicted files included."""
+        changed = self._git("diff", "--name-only", "-z", strip_newline_in_stdout=False)
+        new = self._git("ls-files", "--others", "--exclude-standard", "-z", strip_newline_in_stdout=False)
+        return [p for p in changed.split("\0") if p], [p for p in new.split("\0") if p]
+
     def stage(self, rels: list[str]) -> None:
         self._git("add", "--", *rels)
 

@@ -210,7 +210,7 @@ def check_field(ck: Checker, name: str, value: str):
         if name == "mbti":
             return profile_fmt.normalize_mbti(value, "mbti")
         if name == "birthday":
-            if not re.fullmatch(r"(\d{4}-)?\d{2}-\d{2}", value):
+            if not re.match(profile_fmt.BIRTHDAY_PATTERN, value):
                 raise FormatError("birthday", f"{value!r} is not YYYY-MM-DD or MM-DD")
             return value
         if name == "alias":

@@ -105,7 +105,7 @@ class ProposalError(HeartCompassError):
     """The model's output was rejected; nothing was written."""
 
     def __init__(self, problems: list[str]):
-        super().__init__("; ".join(problems), "Nothing was written. Run it again, or try a more capable model.")
+        super().__init__("; ".join(problems), "No file was changed. Run it again, or try a more capable model.")
         self.problems = problems
 
     def __str__(self) -> str:

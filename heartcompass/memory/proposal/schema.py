@@ -85,7 +85,7 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     props["removed_chat_notes"] = {**props["removed_chat_notes"], **_ids(line_ids["C"])}
     props["closed_threads"] = {**props["closed_threads"], **_ids(line_ids["T"])}
     fields = listing(each("profile_fields"), trusted)
-    fields["items"]["properties"]["value"] = {**fields["items"]["properties"]["value"], **_statement()}
+    fields["items"] = _one_shape_per_field(fields["items"])
     props["profile_fields"] = {**props["profile_fields"], **fields}
     notes = listing(each("profile_notes"), trusted)
     sections = sorted({*profile_fmt.BODY_SECTIONS, *wb.profile.sections()})
@@ -99,6 +99,19 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
                                                       "maxLength": 60}
     props["new_links"] = {**props["new_links"], **links}
     return spec
+
+
+def _one_shape_per_field(item: dict) -> dict:
+    """A profile field's value, constrained by which field it is: a relation
+    from the list, an MBTI type, a date; a grammar then cannot write an
+    `mbti` of '}\n{' that the checks would only reject afterwards."""
+    values = {"relation": {"type": "string", "enum": list(profile_fmt.RELATIONS)},
+              "mbti": {"type": "string", "pattern": profile_fmt.MBTI_PATTERN},
+              "birthday": {"type": "string", "pattern": profile_fmt.BIRTHDAY_PATTERN}}
+    return {"anyOf": [{**item, "properties": {**item["properties"], "field": {"type": "string", "enum": [name]},
+                                               "value": {**item["properties"]["value"],
+                                                         **values.get(name, _statement())}}}
+                      for name in item["properties"]["field"]["enum"]]}
 
 
 def compressed_schema(budget_tokens: int) -> dict:
