@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 class HeartCompassError(Exception):
-    exit_code = 1
+    exit_code = 1  # every error HeartCompass reports; 2 is left to usage errors (a bad option or argument)
 
     def __init__(self, message: str, hint: str | None = None):
         super().__init__(message)
@@ -35,7 +35,7 @@ class GitError(HeartCompassError):
 
 
 class MissingKeyError(HeartCompassError):
-    exit_code = 2
+    """No key or endpoint for the model: exit 1 like every error we report (2 is a usage error)."""
 
 
 class LLMError(HeartCompassError):

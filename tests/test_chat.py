@@ -83,20 +83,31 @@ def test_a_reply_cut_off_by_an_error_is_logged_as_such(example_cli: Runner, fake
     assert [m.content for m in fake_llm.calls[-1][1:]] == ["tell me"]
 
 
-def test_missing_key_names_the_variable_and_exits_2(example_cli: Runner):
+def test_missing_key_names_the_variable_and_exits_1(example_cli: Runner):
     example_cli("config", "set", "llm.provider", "openai")
     result = example_cli("chat", "alice", "-m", "hi", ok=False)
-    assert result.exit_code == 2 and "OPENAI_API_KEY" in result.output and ".env" in result.output
+    assert result.exit_code == 1 and "OPENAI_API_KEY" in result.output and ".env" in result.output
     assert log_entries(example_cli.ws, "alice") == []
     example_cli("config", "set", "llm.provider", "ark")
     result = example_cli("chat", "alice", "-m", "hi", ok=False)
-    assert result.exit_code == 2 and "ARK_API_KEY" in result.output
+    assert result.exit_code == 1 and "ARK_API_KEY" in result.output
 
 
 def test_without_any_model_configured_it_says_what_to_set(example_cli: Runner):
     result = example_cli("chat", "alice", "-m", "hi", ok=False)
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert "OPENAI_API_KEY" in result.output and "llm.base_url" in result.output
+
+
+def test_every_model_command_exits_1_without_a_key_and_2_only_for_usage_errors(example_cli: Runner):
+    from garden_helpers import say
+
+    say(example_cli.ws, "alice", "me", "hi")  # work for the gardener
+    for args in (("chat", "alice", "-m", "hi"), ("coach", "alice", "hi"), ("tell", "alice", "She sings", "--yes"),
+                 ("garden",), ("doctor", "--ping")):
+        result = example_cli(*args, ok=False)
+        assert result.exit_code == 1 and "OPENAI_API_KEY" in result.output, args
+    assert example_cli("chat", "alice", "--no-such-option", ok=False).exit_code == 2  # click's usage error
 
 
 def test_time_travel_uses_old_files_and_is_marked(example_cli: Runner, fake_llm):
@@ -133,3 +144,52 @@ def test_splitter_streams_messages_without_trailing_whitespace():
     events += list(sp.close())
     assert [e.text for e in events if e.kind == "message"] == ["hello", "second", "third"]
     assert "".join(e.text for e in events if e.kind == "delta") == "hellosecondthird"
+
+
+class _ClosedAfterFirstLine:
+    """stdout read by `head -1`: the first line goes through, then the reader is gone."""
+
+    def __init__(self):
+        self.text = ""
+
+    def write(self, text: str) -> int:
+        if "\n" in self.text:
+            raise BrokenPipeError(32, "Broken pipe")
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        if self.text.count("\n") > 1:
+            raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_stdout_keeps_the_whole_reply_commits_and_exits_quietly(example_cli: Runner, fake_llm,
+                                                                          monkeypatch):
+    from heartcompass.cli import chat_cmd
+    from heartcompass.cli.common import LazyConsole
+
+    screen = _ClosedAfterFirstLine()
+    monkeypatch.setattr(chat_cmd, "out", LazyConsole(file=screen, highlight=False, soft_wrap=True))
+    fake_llm.enqueue("hey, it's bob!\n|||\nyou said: hi\n|||\nI know: nothing yet", "never asked")
+    result = example_cli("chat", "alice", input="hi\nsecond message\n", ok=False)
+    assert result.exit_code == 0 and "Error" not in result.output and "Traceback" not in result.output
+    assert screen.text.startswith("Alice Chen: hey, it's bob!")
+    entries = log_entries(example_cli.ws, "alice")
+    assert [(e.speaker, e.text, e.tags) for e in entries] == [
+        ("me", "hi", []), ("persona", "hey, it's bob!", []), ("persona", "you said: hi", []),
+        ("persona", "I know: nothing yet", [])]  # nothing cut off, and no second message sent to nobody
+    assert subjects(example_cli.ws)[0].startswith("chat(alice): 4 messages")
+
+
+def test_no_model_is_made_for_a_note_a_bad_as_of_or_a_broken_file(example_cli: Runner, monkeypatch):
+    from heartcompass.llm import providers as llm
+
+    made = []
+    monkeypatch.setattr(llm, "make_chat_model", lambda ws, settings: made.append(1))  # the provider's import
+    example_cli("chat", "alice", "-m", "/note She sings in a choir")  # no key needed either
+    assert log_entries(example_cli.ws, "alice")[-1].text == "She sings in a choir"
+    assert "No commit 'someday'" in example_cli("chat", "alice", "--as-of", "someday", "-m", "hi", ok=False).output
+    profile = example_cli.ws.people_dir / "alice" / "PROFILE.md"
+    profile.write_text(profile.read_text().replace("relation: friend", "relation: [broken"))
+    assert example_cli("chat", "alice", "-m", "hi", ok=False).exit_code == 1
+    assert made == []

@@ -72,8 +72,10 @@ def test_switch_commits_and_changes_person(view, example_ws, fake_llm):
 def test_context_help_exit_and_unknown(view, capsys):
     view.command("/context")
     assert "system prompt" in capsys.readouterr().out
-    view.command("/bogus")
+    view.command("/help")
     assert "/note TEXT" in capsys.readouterr().out
+    assert view.command("/bogus") == "error"
+    assert "Unknown command /bogus." in capsys.readouterr().err
     assert view.command("/exit") == "exit"
 
 
@@ -126,7 +128,7 @@ def test_auto_picks_ark_when_only_its_key_is_there(example_ws, monkeypatch):
 def test_missing_key_is_raised_before_any_request(example_ws):
     with pytest.raises(MissingKeyError) as info:
         llm.check_ready(example_ws, llm.LLMSettings("openai", "gpt", "", 0.7, 30, 1, False))
-    assert info.value.exit_code == 2 and "OPENAI_API_KEY" in info.value.message
+    assert info.value.exit_code == 1 and "OPENAI_API_KEY" in info.value.message
 
 
 def test_ark_reasoning_model_streams_reasoning_from_the_sdk(monkeypatch):
@@ -248,5 +250,42 @@ def test_note_with_json_prints_json_and_unknown_commands_say_so(example_cli, fak
 
     result = example_cli("chat", "alice", "-m", "/note She sings in a choir", "--json")
     assert _json.loads(result.output) == {"person": "alice", "note": "She sings in a choir"}
-    result = example_cli("chat", "alice", "-m", "/bogus")
+    result = example_cli("chat", "alice", "-m", "/bogus", ok=False)  # a mistake: not a success
+    assert result.exit_code == 1
     assert "Unknown command /bogus." in result.output and "/note TEXT" in result.output
+
+
+def _ctrl_c_at_the_terminal() -> None:
+    """What a Ctrl-C does besides interrupting us: SIGINT to every process of
+    the terminal's foreground group, here our child processes in our group."""
+    import os
+    import signal
+    from pathlib import Path
+
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and int(fields[2]) == os.getpgrp():
+            os.kill(int(stat.parent.name), signal.SIGINT)
+
+
+@pytest.mark.skipif(not __import__("pathlib").Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_every_person_chatted_with_is_committed_after_switch_ctrl_c_and_retry(example_ws, fake_llm):
+    from fakes import Partial
+
+    from conftest import git
+
+    v = ChatView(example_ws, llm.settings(example_ws), fake_llm, None, delays=False, as_json=False)
+    v.open(resolve(example_ws, "me"))
+    fake_llm.enqueue("hi", Partial("the party was ||| lovely and", KeyboardInterrupt()), "it was great")
+    v.send("你好")
+    v.command("/switch 小爱")
+    assert subjects(example_ws)[0].startswith("chat(me)")
+    v.send("how was the farewell party?")
+    _ctrl_c_at_the_terminal()
+    v.command("/retry")
+    v.close()
+    assert subjects(example_ws)[0].startswith("chat(alice): 4 messages"), subjects(example_ws)[0]
+    assert git(example_ws, "status", "--porcelain") == ""

@@ -69,6 +69,16 @@ def test_follow_mode_carries_the_conversation_and_saves_it(example_cli: Runner, 
     assert subjects(example_cli.ws)[0] == "coach(alice): 4 messages of a real conversation"
 
 
+def test_a_candidates_number_saves_that_candidates_text(example_cli: Runner, fake_llm):
+    fake_llm.enqueue(ADVICE, ADVICE, ADVICE)
+    example_cli("coach", "alice", "在吗", "--follow", "--save", input="2\nsure, 周六见\n5\nok\n\n")
+    assert "I replied: Want me to help you pack on Saturday?" in str(fake_llm.calls[1][-1].content)
+    notes = [e.text for e in log_entries(example_cli.ws, "alice")]
+    assert notes == ["Alice Chen wrote to me: 在吗", "I replied to Alice Chen: Want me to help you pack on Saturday?",
+                     "Alice Chen wrote to me: sure, 周六见", "I replied to Alice Chen: 5",  # no candidate 5: as typed
+                     "Alice Chen wrote to me: ok"]
+
+
 def test_coach_without_a_message_is_a_clear_error(example_cli: Runner, fake_llm):
     result = example_cli("coach", "alice", input="", ok=False)
     assert result.exit_code == 1 and "No message" in result.output
@@ -147,3 +157,14 @@ def test_one_saved_message_is_one_message(example_cli: Runner, fake_llm):
     result = example_cli("coach", "alice", "hi", "--save")
     assert "Saved 1 message to" in result.output
     assert subjects(example_cli.ws)[0] == "coach(alice): 1 message of a real conversation"
+
+
+def test_coach_reads_the_files_before_making_the_model(example_cli: Runner, monkeypatch):
+    from heartcompass.llm import providers
+
+    made = []
+    monkeypatch.setattr(providers, "make_chat_model", lambda ws, settings: made.append(1))
+    profile = example_cli.ws.people_dir / "alice" / "PROFILE.md"
+    profile.write_text(profile.read_text().replace("relation: friend", "relation: [broken"))
+    result = example_cli("coach", "alice", "在吗", ok=False)
+    assert result.exit_code == 1 and "PROFILE.md" in result.output and made == []

@@ -44,12 +44,31 @@ def test_doctor_ping_over_http(example_cli: Runner, stub):
     assert "✓ ping" in example_cli("doctor", "--ping").output
 
 
-def test_unreachable_endpoint_is_a_clear_error(example_cli: Runner, monkeypatch):
-    monkeypatch.setattr("heartcompass.talk.chat.time.sleep", lambda s: None)
+def test_unreachable_endpoint_is_a_clear_error_at_once(example_cli: Runner, monkeypatch):
+    slept: list[float] = []
+    monkeypatch.setattr("heartcompass.talk.chat.time.sleep", slept.append)
     example_cli("config", "set", "llm.base_url", "http://127.0.0.1:9/v1")
     result = example_cli("chat", "alice", "-m", "hello", ok=False)
-    assert result.exit_code == 1 and "Could not reach the model endpoint" in result.output
-    assert "Traceback" not in result.output
+    assert result.exit_code == 1 and "Could not connect to the model endpoint" in result.output
+    assert "Connection refused" in result.output and "Traceback" not in result.output
+    assert slept == []  # a refused connection is not retried: asking again at once finds nobody either
+
+
+def test_a_connect_timeout_is_bounded_and_not_retried(example_ws):
+    from heartcompass.llm import providers as llm
+
+    model = llm.make_chat_model(example_ws, llm.LLMSettings("openai-compatible", "m", "http://127.0.0.1:9/v1",
+                                                            0.7, 300.0, 3, False))
+    assert model.request_timeout.connect == llm.CONNECT_TIMEOUT and model.request_timeout.read == 300.0
+
+    class ConnectTimeout(Exception):  # as httpx names it, under the provider's own timeout error
+        pass
+
+    try:
+        raise TimeoutError("Request timed out.") from ConnectTimeout("timed out")
+    except TimeoutError as exc:
+        assert not llm.is_retryable(exc)
+    assert llm.is_retryable(TimeoutError("read timed out"))  # a slow answer is still asked again
 
 
 def _note(ws, text, day=None, time="20:00:00"):

@@ -286,11 +286,11 @@ def test_cron_line_and_run_log(alice: Runner, fake_llm):
     assert "alice up to date" in log
 
 
-def test_no_model_configured_is_exit_2_only_when_there_is_work(alice: Runner):
+def test_no_model_configured_is_an_error_only_when_there_is_work(alice: Runner):
     assert alice("garden").exit_code == 0
     say(alice.ws, "alice", "me", "hi")
     result = alice("garden", ok=False)
-    assert result.exit_code == 2 and "OPENAI_API_KEY" in result.output
+    assert result.exit_code == 1 and "OPENAI_API_KEY" in result.output
 
 
 def test_a_profile_field_set_by_hand_is_not_overwritten(alice: Runner, fake_llm):

@@ -159,3 +159,37 @@ def test_the_user_noting_it_makes_it_a_plain_fact(alice: Runner, fake_llm):
     mem = accepted(alice, fake_llm, proposal(new_facts=[{"text": "Moves to Osaka in March",
                                                          "evidence": ["L1", "L2"]}]))
     assert "- Moves to Osaka in March (log 2026-12-01)" in mem.items(memory_fmt.FACTS)
+
+
+def _coached(ws):
+    """What `coach 王磊 "在吗" --save` and a reply leave in the log: two notes tagged coach."""
+    say(ws, "alice", "note", "Alice wrote to me: 在吗", tags=["coach"])
+    say(ws, "alice", "note", "I replied to Alice: 在的，周六一起去京都看红叶吗", time="20:00:01", tags=["coach"])
+    say(ws, "alice", "note", "Alice wrote to me: Sounds great, I'll book the train tickets", time="20:00:02",
+        tags=["coach"])
+
+
+@pytest.mark.parametrize("text", ["Alice wrote to me: 在吗", "I replied to Alice: 在的，周六一起去京都看红叶吗",
+                                  "王磊 wrote to me: 在吗", "她对我说：在吗", "我回复她：在的",
+                                  "在的，周六一起去京都看红叶吗!", "sounds great, I'll book the train tickets"])
+def test_a_coach_exchange_is_not_copied_into_facts(alice: Runner, fake_llm, text):
+    _coached(alice.ws)
+    out = rejected(alice, fake_llm, proposal(new_facts=[{"text": text, "evidence": ["L1", "L2", "L3"]}]))
+    assert "relays a message" in out or "copies a log message" in out
+
+
+def test_a_coach_exchange_still_gives_paraphrased_facts_and_events(alice: Runner, fake_llm):
+    _coached(alice.ws)
+    say(alice.ws, "alice", "me", "I'm moving to Berlin in March", time="20:00:03")
+    say(alice.ws, "alice", "note", "She sings in a choir", time="20:00:04")
+    mem = accepted(alice, fake_llm, proposal(
+        new_facts=[{"text": "Is booking the train tickets for a Kyoto trip", "evidence": ["L3"]},
+                   {"text": "周六和我去京都看红叶", "evidence": ["L2"]},
+                   {"text": "The user is moving to Berlin in March", "evidence": ["L4"]},
+                   {"text": "She sings in a choir", "evidence": ["L5"]}],  # a /note may stay as written
+        new_events=[{"date": "2026-12-01", "text": "Booking train tickets for a trip to 京都",
+                     "weight": 0.5, "evidence": ["L2", "L3"]}]))
+    facts = mem.items(memory_fmt.FACTS)
+    for line in ("- Is booking the train tickets for a Kyoto trip (log 2026-12-01)",
+                 "- 周六和我去京都看红叶 (log 2026-12-01)", "- She sings in a choir (log 2026-12-01)"):
+        assert line in facts

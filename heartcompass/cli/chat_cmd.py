@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import ModelOption, err, escape, out, print_json, workspace
+from heartcompass.cli.common import ModelOption, discard_stdout, err, escape, out, print_json, workspace
 from heartcompass.errors import HeartCompassError, LLMError
 
 HELP = """Commands:
@@ -47,15 +47,22 @@ def chat(
     ws = workspace(ctx)
     person = resolve(ws, name)
     settings = llm.settings(ws, model)
-    chat_model = llm.make_chat_model(ws, settings)  # a missing key stops here, before anything is sent
-    view = ChatView(ws, settings, chat_model, as_of,
+    # The provider (langchain_openai: a second to import) is made when a reply is first asked for;
+    # a /note, a bad --as-of or a broken file never waits for it.
+    view = ChatView(ws, settings, None, as_of, make_model=lambda: llm.make_chat_model(ws, settings),
                     delays=not no_delay and out.is_terminal and not as_json, as_json=as_json)
     view.open(person)
+    if message is None and sys.stdin.isatty():
+        llm.check_ready(ws, settings)  # a missing key stops an interactive chat before its first prompt
     try:
         if message is not None:
             ok = view.send_or_command(message)
         elif not sys.stdin.isatty():
-            ok = all([view.send_or_command(line) for line in sys.stdin.read().splitlines() if line.strip()])
+            ok = True
+            for line in (line for line in sys.stdin.read().splitlines() if line.strip()):
+                if view.output_closed:  # nobody reads the replies any more: send nothing more
+                    break
+                ok = view.send_or_command(line) and ok
         else:
             ok = view.interactive(ws.config.get("chat.burst") if burst is None else burst)
     finally:
@@ -68,10 +75,12 @@ class ChatView:
     """Drives a ChatSession and renders it: streamed text, several messages
     with a typing delay, reasoning dimmed, errors as one line."""
 
-    def __init__(self, ws, settings, chat_model, as_of, *, delays: bool, as_json: bool):
+    def __init__(self, ws, settings, chat_model, as_of, *, delays: bool, as_json: bool, make_model=None):
         self.ws, self.settings, self.chat_model, self.as_of = ws, settings, chat_model, as_of
+        self.make_model = make_model  # when chat_model is None: makes it, when a reply is first asked for
         self.delays, self.as_json = delays, as_json
         self.session = None
+        self.output_closed = False  # stdout's reader went away (`| head`)
         low, high = ws.config.get("chat.reply_delay")
         self.delay_range = (float(low), float(high))
 
@@ -92,7 +101,8 @@ class ChatView:
             if not self.as_json and sys.stdin.isatty():
                 err.print(f"[yellow]Warning:[/] {escape(exc.message)} [dim](Your messages are still logged.)[/]")
         rev, tag = parse_time_travel(self.ws, self.as_of) if self.as_of else (None, None)
-        self.session = ChatSession(self.ws, person, self.chat_model, settings=self.settings, rev=rev, tag=tag)
+        self.session = ChatSession(self.ws, person, self.chat_model, settings=self.settings, rev=rev, tag=tag,
+                                   make_model=self.model)
         c = preview(self.ws, person, rev)  # the prompt itself is built once per message, as it is sent
         self.name = "Reflection" if c.voice == "reflection" else c.name  # your own person is not "you"
         for warning in c.warnings:  # said once, at the start
@@ -121,6 +131,12 @@ class ChatView:
                 out.print(f"[dim]Saved {s.count} entr{'y' if s.count == 1 else 'ies'} to "
                           f"people/{escape(s.person.slug)}/logs/.[/]")
 
+    def model(self):
+        """The chat model, made once for the whole chat (/switch keeps it)."""
+        if self.chat_model is None:
+            self.chat_model = self.make_model()
+        return self.chat_model
+
     # -- sending --------------------------------------------------------------
     def send(self, text: str) -> bool:
         return self._run(self.session.send(text), text)
@@ -129,72 +145,100 @@ class ChatView:
         from heartcompass.sanitize import StreamStripper
 
         # Model text reaches the screen without control sequences (the log keeps it verbatim).
-        screen, reasoning_screen = StreamStripper(), StreamStripper()
+        self._screen, self._reasoning_screen = StreamStripper(), StreamStripper()
         replies: list[str] = []
-        first_message = True
-        streaming = False
-        in_reasoning = False
+        self._streaming = self._in_reasoning = False
+        self._first_message = True
         # Until the first token arrives (a slow model can take many seconds), say so.
         waiting = (out.status(f"[dim]{escape(self.name)} is typing…[/]", spinner="point")
                    if out.is_terminal and not self.as_json else None)
         if waiting:
             waiting.start()
         try:
-            for event in events:
-                if waiting:
-                    waiting.stop()
-                    waiting = None
-                if event.kind == "reasoning" and not self.as_json:
-                    out.print(escape(reasoning_screen.feed(event.text)), style="dim italic", end="")
-                    in_reasoning = True
-                elif event.kind == "delta" and not self.as_json:
-                    if in_reasoning:
-                        out.print()
-                        in_reasoning = False
-                    if not streaming:
-                        if not first_message and self.delays:
-                            import random  # here: --help loads this module
-
-                            with out.status(f"[dim]{escape(self.name)} is typing…[/]", spinner="point"):
-                                time.sleep(random.uniform(*self.delay_range))
-                        out.print(f"[bold magenta]{escape(self.name)}[/]: ", end="")
-                        streaming = True
-                    out.print(escape(screen.feed(event.text)), end="")
-                elif event.kind == "message":
-                    screen.flush()
-                    replies.append(event.text)
-                    if not self.as_json:
-                        out.print()
-                    streaming, first_message = False, False
+            self.model()  # inside the indicator; a missing key stops here, before the message is logged
+            while True:
+                try:
+                    for event in events:
+                        if waiting:
+                            waiting.stop()
+                            waiting = None
+                        if event.kind == "message":
+                            replies.append(event.text)
+                        if not self.output_closed:
+                            self._show(event)
+                    break
+                except BrokenPipeError:  # stdout closed (`| head`): the reply is still received and logged whole
+                    self._close_output()
         except KeyboardInterrupt:
             if waiting:
                 waiting.stop()
             events.close()  # the partial reply is logged as cut off
-            if streaming:
-                out.print()
+            if self._streaming:
+                self._print_quietly()
             err.print("[dim](reply interrupted; /retry asks again)[/]")
             return True
         except HeartCompassError as exc:
             if waiting:
                 waiting.stop()
-            if streaming:
-                out.print()
+            if self._streaming:
+                self._print_quietly()
             err.print(f"[bold red]Error:[/] {escape(exc.message)}")
             if exc.hint:
                 err.print(f"[dim]{escape(exc.hint)}[/]")
             elif isinstance(exc, LLMError) and sys.stdin.isatty() and not self.as_json:
                 err.print("[dim]/retry sends your last message again.[/]")
             if self.as_json:
-                print_json({"message": sent, "replies": replies, "error": exc.message})
+                error = exc.message  # the lambda runs here, but name it: `exc` is unbound after the block
+                self._print_quietly(lambda: print_json({"message": sent, "replies": replies, "error": error}))
             return False
         finally:
             if waiting:
                 waiting.stop()
         if self.as_json:
-            print_json({"person": self.session.person.slug, "message": sent, "replies": replies})
+            self._print_quietly(lambda: print_json({"person": self.session.person.slug, "message": sent,
+                                                    "replies": replies}))
         elif not replies:
             err.print("[dim](no reply)[/]")
         return True
+
+    def _show(self, event) -> None:
+        """One event on the screen: reasoning dimmed, text as it streams, a
+        typing delay before each message after the first."""
+        if event.kind == "reasoning" and not self.as_json:
+            out.print(escape(self._reasoning_screen.feed(event.text)), style="dim italic", end="")
+            self._in_reasoning = True
+        elif event.kind == "delta" and not self.as_json:
+            if self._in_reasoning:
+                out.print()
+                self._in_reasoning = False
+            if not self._streaming:
+                if not self._first_message and self.delays:
+                    import random  # here: --help loads this module
+
+                    with out.status(f"[dim]{escape(self.name)} is typing…[/]", spinner="point"):
+                        time.sleep(random.uniform(*self.delay_range))
+                out.print(f"[bold magenta]{escape(self.name)}[/]: ", end="")
+                self._streaming = True
+            out.print(escape(self._screen.feed(event.text)), end="")
+        elif event.kind == "message":
+            self._screen.flush()
+            if not self.as_json:
+                out.print()
+            self._streaming, self._first_message = False, False
+
+    def _print_quietly(self, show=lambda: out.print()) -> None:
+        if self.output_closed:
+            return
+        try:
+            show()
+        except BrokenPipeError:
+            self._close_output()
+
+    def _close_output(self) -> None:
+        """The reader of stdout went away: print nothing more; the chat still
+        logs the whole reply and commits, and exits 0, quietly."""
+        self.output_closed = True
+        discard_stdout()
 
     # -- the interactive loop ---------------------------------------------------
     def interactive(self, burst: bool = False) -> bool:
@@ -294,10 +338,12 @@ class ChatView:
                     raise HeartCompassError("/switch needs a name, e.g. /switch bob.")
                 self.close()
                 self.open(person)
-            else:
-                if cmd not in ("/help", "/?"):
-                    err.print(f"[yellow]Unknown command {escape(cmd)}.[/]")
+            elif cmd in ("/help", "/?"):
                 out.print(HELP)
+            else:  # a mistake: an error (exit 1 with -m or piped lines), and the list to pick from
+                err.print(f"[bold red]Error:[/] Unknown command {escape(cmd)}.")
+                err.print(HELP)
+                return "error"
         except HeartCompassError as exc:
             err.print(f"[bold red]Error:[/] {escape(exc.message)}")
             return "error"

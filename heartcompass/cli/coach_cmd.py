@@ -41,15 +41,16 @@ def coach(
         raise HeartCompassError("No message to coach on.",
                                 f"heartcompass coach {shlex.quote(name)} \"the message they sent\"")
     settings = llm.settings(ws, model)
-    session = CoachSession(ws, person, llm.make_chat_model(ws, settings), clock.now(ws))
+    # The provider (a second to import) is made once the person's files have been read.
+    session = CoachSession(ws, person, None, clock.now(ws), make_model=lambda: llm.make_chat_model(ws, settings))
     show = (lambda a: print_json(a.model_dump(), indent=2)) if as_json else lambda a: render(a, session.name)
     show(session.advise(message.strip()))
     while follow:
-        mine = _read("What did you reply? (Enter to skip) ")
+        mine = _read("What did you reply? (a number picks that candidate; Enter to skip) ")
         theirs = _read("Their next message (Enter to finish): ")
         if theirs is None or not theirs.strip():
             break
-        show(session.advise(theirs.strip(), (mine or "").strip() or None))
+        show(session.advise(theirs.strip(), session.chosen(mine or "") or None))
     if save or (interactive() and not as_json and _confirm("Save this exchange to their log for the gardener?")):
         count = session.save_and_commit()
         if not as_json:

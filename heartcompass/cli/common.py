@@ -26,8 +26,27 @@ class LazyConsole:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(**self._settings)
+            class PipeConsole(Console):
+                def on_broken_pipe(self) -> None:
+                    # rich would exit 1 here; the command decides instead (a chat still logs and commits).
+                    self.quiet = True
+                    if self.file in (sys.stdout, sys.__stdout__):
+                        discard_stdout()
+                    raise BrokenPipeError(32, "the reader of the output went away")
+
+            self._console = PipeConsole(**self._settings)
         return getattr(self._console, name)
+
+
+def discard_stdout() -> None:
+    """Whatever is still printed goes to /dev/null: stdout's reader (`| head`)
+    went away, and a failed flush at exit must not turn into an error."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor (a test's captured stdout)
+        pass
 
 
 out = LazyConsole(highlight=False, soft_wrap=True)

@@ -49,6 +49,7 @@ _ENTRY = re.compile(
 )
 TRUSTED_SPEAKERS = ("me", "note")
 MARK = "mark"
+COACH_TAG = "coach"  # a note saved by `coach --save`: a message of a real conversation, as it was said
 MARK_VERBS = ("supersedes", "discards", "applied")
 _REF = re.compile(r"^(\d+)(?:-(\d+))?$")
 

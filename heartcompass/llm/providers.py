@@ -123,18 +123,47 @@ def make_chat_model(ws: Workspace, s: LLMSettings):
                                 temperature=s.temperature, timeout=s.timeout)
     from langchain_openai import ChatOpenAI
 
+    from openai import Timeout
+
     base_url = s.base_url or (ARK_BASE_URL if s.provider == "ark" else None)
-    # Retries are ours (retrying() below), so the client must not retry too.
-    return ChatOpenAI(model=s.model, api_key=key or "not-needed", base_url=base_url,
-                      temperature=s.temperature, timeout=s.timeout, max_retries=0)
+    # Retries are ours (retrying() below), so the client must not retry too. llm.timeout is for a slow
+    # answer; an endpoint that does not even accept the connection is given CONNECT_TIMEOUT seconds.
+    return ChatOpenAI(model=s.model, api_key=key or "not-needed", base_url=base_url, temperature=s.temperature,
+                      timeout=Timeout(s.timeout, connect=min(s.timeout, CONNECT_TIMEOUT)), max_retries=0)
 
 
 # -- errors and retries --------------------------------------------------
+CONNECT_TIMEOUT = 10.0
 _RETRYABLE_NAMES = ("Timeout", "ConnectionError", "APIConnectionError", "RateLimit", "InternalServerError",
-                    "ServiceUnavailable", "RemoteProtocolError", "ReadError", "ConnectError")
+                    "ServiceUnavailable", "RemoteProtocolError", "ReadError")
+_NO_CONNECTION_NAMES = ("ConnectError", "ConnectTimeout")  # httpx's: the request never reached the server
+
+
+def never_connected(exc: BaseException) -> bool:
+    """The endpoint did not take the connection (refused, unreachable, no
+    such host): asking again at once finds it the same, and each try of an
+    unreachable host would wait the whole connect timeout again."""
+    import socket
+
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, (ConnectionRefusedError, socket.gaierror)) or type(exc).__name__ in _NO_CONNECTION_NAMES:
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost error's words ("[Errno 111] Connection refused")."""
+    while (exc.__cause__ or exc.__context__) is not None and (exc.__cause__ or exc.__context__) is not exc:
+        exc = exc.__cause__ or exc.__context__
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def is_retryable(exc: BaseException) -> bool:
+    if never_connected(exc):
+        return False
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):
         return status == 429 or status >= 500
@@ -160,6 +189,8 @@ def describe_error(exc: BaseException, s: LLMSettings | None = None) -> str:
         return f"The model endpoint is rate limiting requests{target}; wait a moment and try again."
     if isinstance(status, int) and status >= 500:
         return f"The model endpoint had a server error ({status}){target}; try again later."
+    if never_connected(exc):
+        return f"Could not connect to the model endpoint{target}: {_root_cause(exc)}. Is it running?"
     if is_retryable(exc):
         return f"Could not reach the model endpoint{target}: {type(exc).__name__}. Is it running?"
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

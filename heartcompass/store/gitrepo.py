@@ -28,6 +28,23 @@ from heartcompass.store.gitremote import Remote
 from heartcompass.store.gitstate import RepoState
 
 FALLBACK_NAME = "HeartCompass"
+
+
+class _HelperGit(git.Git):
+    """GitPython's long-lived helpers (`git cat-file --batch...`, reused
+    for every object read) run in a session of their own: a Ctrl-C at the
+    terminal reaches its whole foreground group, and a helper it killed
+    would fail the next commit with a broken pipe (a chat interrupted once
+    could then not commit its log). Ctrl-C still stops HeartCompass itself."""
+
+    def execute(self, command, *args, **kwargs):
+        if kwargs.get("as_process"):
+            kwargs.setdefault("start_new_session", True)
+        return super().execute(command, *args, **kwargs)
+
+
+class _Repo(git.Repo):
+    GitCommandWrapperType = _HelperGit
 FALLBACK_EMAIL = "heartcompass@localhost"
 GIT_ERRORS = (GitCommandError, BadName, InvalidGitRepositoryError, NoSuchPathError, ValueError)
 # Paths printed as they are (小明, not "\345\260\217").
@@ -68,7 +85,7 @@ class WorkspaceGit(RepoState, Remote):
     def repo(self) -> git.Repo:
         if self._repo is None:
             try:
-                self._repo = git.Repo(self.root)
+                self._repo = _Repo(self.root)
             except GIT_ERRORS:
                 raise GitError(f"{self.root} is not a git repository.",
                                "Run 'heartcompass init' in it: that sets up git and keeps existing files.") from None
@@ -81,9 +98,9 @@ class WorkspaceGit(RepoState, Remote):
         if self.is_repo():
             return
         try:
-            self._repo = git.Repo.init(self.root, initial_branch="main")
+            self._repo = _Repo.init(self.root, initial_branch="main")
         except TypeError:  # very old git
-            self._repo = git.Repo.init(self.root)
+            self._repo = _Repo.init(self.root)
 
     def _env(self) -> dict[str, str]:
         reader = self.repo.config_reader()

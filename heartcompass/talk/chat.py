@@ -87,13 +87,14 @@ def _text_of(chunk: Any) -> str:
 class ChatSession:
     ws: Workspace
     person: Person
-    model: Any                                   # a LangChain chat model
+    model: Any                                   # a LangChain chat model; None: make_model() when first needed
     settings: LLMSettings | None = None
     time_source: Callable[[], dt.datetime] | None = None  # for replays; default: the user's clock
     rev: str | None = None                       # time travel: files as of this commit
     tag: str | None = None                       # "as-of ..." on every log entry
     sleep: Callable[[float], None] | None = None  # backoff between retries
     fresh_after: int | None = None               # /new: today's log entries before this are forgotten
+    make_model: Callable[[], Any] | None = None  # the provider is imported only when a reply is asked for
     logged: set = field(default_factory=set)
     count: int = 0
 
@@ -194,6 +195,8 @@ class ChatSession:
         messages = [kinds[role](content=text) for role, text in [("system", ctx.system), *turns]]
         splitter = Splitter()
         retries = self.settings.max_retries if self.settings else 2
+        if self.model is None:
+            self.model = self.make_model()
         try:
             for chunk in retrying(lambda: self.model.stream(messages), retries, sleep=self.sleep or time.sleep,
                                   settings=self.settings):

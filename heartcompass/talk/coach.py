@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
@@ -71,12 +71,14 @@ class CoachSession:
     """One coaching conversation; --follow keeps adding to it."""
     ws: Workspace
     person: Person
-    model: Any
+    model: Any                     # a chat model; None: make_model() before the first request
     now: dt.datetime
     turns: list[tuple[str, str]] = field(default_factory=list)   # (role, text) after the system prompt
     exchange: list[tuple[str, str]] = field(default_factory=list)  # (who, text) for saving to the log
 
     built: context_mod.Context | None = field(default=None, repr=False)  # this turn's context
+    make_model: Callable[[], Any] | None = field(default=None, repr=False)
+    last: Advice | None = field(default=None, repr=False)                # the advice shown last
 
     def context(self) -> context_mod.Context:
         self.built = context_mod.build(self.ws, self.person, self.now, rules="coach.md", voice="about")
@@ -97,9 +99,17 @@ class CoachSession:
         self.exchange.append(("them", their_message))
         text = (f"I replied: {my_reply}\n\n" if my_reply else "") + f"{name} wrote:\n{their_message}"
         self.turns.append(("user", text))
-        advice = self._ask(system)
+        advice = self.last = self._ask(system)
         self.turns.append(("assistant", advice.model_dump_json()))
         return advice
+
+    def chosen(self, typed: str) -> str:
+        """What the user replied: a shown candidate's number ("2") stands for
+        that candidate's text; anything else is their own words."""
+        typed = typed.strip()
+        if self.last and typed.isdigit() and 1 <= int(typed) <= len(self.last.candidates):
+            return self.last.candidates[int(typed) - 1].reply.strip()
+        return typed
 
     def _ask(self, system: str) -> Advice:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -109,6 +119,8 @@ class CoachSession:
                     *[kinds[r](content=t) for r, t in self.turns]]
         last = ""
         for _ in range(2):
+            if self.model is None:  # the provider is imported only now, once the files have been read
+                self.model = self.make_model()
             raw = ask_structured(self.model, Advice, messages, ws=self.ws, spec=advice_schema(),
                                  max_tokens=ADVICE_MAX_TOKENS)
             if isinstance(raw, Exception):
@@ -131,7 +143,7 @@ class CoachSession:
         for who, text in self.exchange:
             line = f"{name} wrote to me: {text}" if who == "them" else f"I replied to {name}: {text}"
             dailylog.append(path, dailylog.Entry(clock.now(self.ws).strftime("%H:%M:%S"), "note",
-                                                 line, ["coach"]), day)
+                                                 line, [dailylog.COACH_TAG]), day)
         return len(self.exchange)
 
     def save_and_commit(self) -> int:

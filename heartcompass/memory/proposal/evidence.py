@@ -1,6 +1,7 @@
 """Whether a proposal's statements may stand: each a short line of prose
-(not code, instructions, a pasted log line or a copied message, and no
-source marker of its own: sources are derived from the evidence, by us),
+(not code, instructions, a pasted log line, a message relayed as it was
+said or a near-verbatim copy of one, and no source marker of its own:
+sources are derived from the evidence, by us),
 citing entries of this request that are trusted enough for what it claims
 and that support it (a cheap lexical check: a shared content word, name or
 number; every number in it must be in them). A fact resting only on what
@@ -11,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from heartcompass.formats import profile as profile_fmt
+from heartcompass.formats import dailylog, profile as profile_fmt
 from heartcompass.formats.sources import FORGED
 from heartcompass.memory.proposal.model import MAX_TEXT
 from heartcompass.memory.proposal.workbench import LogItem, Workbench, norm
@@ -27,6 +28,17 @@ _CODEISH = re.compile(r"`|<\s*/?\s*(script|html|div|iframe|style|img)\b|"
 # A pasted log entry ("- 10:00:00 · note · ...", the leading "- " already
 # stripped) or a line as the model was shown it ("L3 [2026-12-01 20:00 · me ...").
 _LOG_LINE = re.compile(r"^(- ?)?\d{1,2}:\d{2}(:\d{2})? ?·|^L\d+ \[|\[\d{4}-\d{2}-\d{2} \d{2}:\d{2} ·")
+# A message relayed as it was said ("Alice wrote to me: ...", "I replied to Alice: ...", the
+# shape `coach --save` logs a real conversation in; "她对我说：…", "我回复她：…"): chat text, not a fact.
+_RELAYED = re.compile(r"^([^:：\n]{1,40}\s(wrote|writes|texted|messaged)( to me)?|I (replied|wrote|answered)( to "
+                      r"[^:：\n]{1,40})?)\s*[:：]|^[^:：\n]{0,20}(对我说|跟我说|给我发|发来|写道)[^:：\n]{0,6}[:：]|"
+                      r"^我(回复|回|答复|回答)[^:：\n]{0,20}[:：]", re.I)
+NEAR_VERBATIM = 0.9  # similarity (difflib's ratio) from which a statement is a copy of an entry's text
+
+
+def _bare(text: str) -> str:
+    """A text as compared for copying: no relay prefix, case, spacing or punctuation."""
+    return re.sub(r"[\W_]+", "", _RELAYED.sub("", text.strip()).casefold())
 
 
 # -- does the cited evidence support the statement? ----------------------------------
@@ -80,9 +92,11 @@ class Checker:
         # the person's own names: every statement is about them, so they show no support
         self.subject = lexical(" ".join([wb.profile.name, wb.slug, *map(str, wb.profile.doc.meta.get("aliases")
                                                                           or [])]))[0]
-        # Chat messages must not be pasted in; a /note is already a statement and may be kept as written.
-        self.raw = [norm(i.entry.text) for i in items
-                    if len(norm(i.entry.text)) >= 30 and i.entry.speaker != "note"]
+        # Chat messages must not be pasted in; a /note is already a statement and may be kept as written,
+        # but a note `coach --save` wrote is a message of a real conversation: chat text.
+        messages = [i.entry.text for i in items if i.entry.speaker != "note" or dailylog.COACH_TAG in i.entry.tags]
+        self.raw = [norm(t) for t in messages if len(norm(t)) >= 30]
+        self.relayed = [_bare(i.entry.text) for i in items if dailylog.COACH_TAG in i.entry.tags]
 
     def text(self, what: str, text: str | None) -> str:
         from heartcompass.sanitize import strip_controls
@@ -99,9 +113,24 @@ class Checker:
             self.problems.append(f"{what}: {len(text)} characters; entries are short statements ({MAX_TEXT} at most)")
         elif _CODEISH.search(text) or _LOG_LINE.match(text):
             self.problems.append(f"{what}: looks like code, instructions or a raw log line: {text[:60]!r}")
-        elif any(raw in norm(text) for raw in self.raw):
+        elif _RELAYED.match(text):
+            self.problems.append(f"{what}: relays a message as it was said ({text[:40]!r}); state what it tells "
+                                 "about them instead, or leave it in the log")
+        elif any(raw in norm(text) for raw in self.raw) or self._copies_an_entry(text):
             self.problems.append(f"{what}: copies a log message word for word; write a short statement instead")
         return text
+
+    def _copies_an_entry(self, text: str) -> bool:
+        """Near-verbatim copy of a message a coach exchange saved: with case,
+        spacing, punctuation and a relay prefix ignored, the same text, or
+        (12 characters or more) at least NEAR_VERBATIM alike. (The user's own
+        chat messages may be restated closely; only pasting a long one is not.)"""
+        import difflib
+
+        bare = _bare(text)
+        return any(bare == said or (min(len(bare), len(said)) >= 12
+                                    and difflib.SequenceMatcher(None, bare, said).ratio() >= NEAR_VERBATIM)
+                   for said in self.relayed)
 
     def evidence(self, what: str, ids: list[str], need: str, text: str | None = None) -> str | None:
         """Checks the cited entries (and that they support `text`); returns
