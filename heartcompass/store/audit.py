@@ -21,7 +21,8 @@ from heartcompass import formats, paths
 from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError, GitError, HeartCompassError
 from heartcompass.formats import profile as profile_fmt
-from heartcompass.store.gitrepo import Commit, RevertConflict
+from heartcompass.store.githistory import Commit
+from heartcompass.store.gitrepo import RevertConflict
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace
 

@@ -4,19 +4,18 @@ Every change HeartCompass makes is one commit of exactly the files it
 touched. Commits carry the user's identity when git has one, else a
 HeartCompass identity, so they work on fresh machines and in CI.
 
-WorkspaceGit is this module's class plus two parts, each its own module
-that imports no git: gitstate.py (may a commit be made now?) and
-gitremote.py (pull, push, a sync's rebase)."""
+WorkspaceGit is this module's class plus three parts, each its own module
+that imports no git: gitstate.py (may a commit be made now?),
+gitremote.py (pull, push, a sync's rebase) and githistory.py (log, diff,
+blame, status: what the history says)."""
 
 from __future__ import annotations
 
 import io
 import os
-import re
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -24,6 +23,7 @@ import git
 from git.exc import BadName, GitCommandError, InvalidGitRepositoryError, NoSuchPathError
 
 from heartcompass.errors import GitError
+from heartcompass.store.githistory import History
 from heartcompass.store.gitremote import Remote
 from heartcompass.store.gitstate import RepoState
 
@@ -60,21 +60,7 @@ class RevertConflict(GitError):
         self.files = files
 
 
-@dataclass
-class Commit:
-    sha: str
-    date: str          # ISO 8601 with offset
-    author: str
-    subject: str
-    body: str
-    files: list[str]
-
-    @property
-    def short(self) -> str:
-        return self.sha[:8]
-
-
-class WorkspaceGit(RepoState, Remote):
+class WorkspaceGit(RepoState, Remote, History):
     def __init__(self, root: Path, hooks: Callable[[], bool] = lambda: True):
         self.root = Path(root).resolve()
         self._repo: git.Repo | None = None
@@ -422,99 +408,6 @@ class WorkspaceGit(RepoState, Remote):
         except GIT_ERRORS:
             raise GitError(f"No commit {rev!r} in this workspace.", "See 'heartcompass log' for commit ids.") from None
 
-    def commit_before(self, when: str) -> str:
-        """The last commit at or before a date or datetime (for --as-of)."""
-        sha = self._git("rev-list", "-1", f"--before={when}", "HEAD").strip()
-        if not sha:
-            first = self._git("log", "--reverse", "--format=%ad", "--date=short", "HEAD").split()
-            raise GitError(f"The workspace has no commit from {when} or before.",
-                           f"Its history starts on {first[0]}: pick that day or later (YYYY-MM-DD), or a commit "
-                           "from 'heartcompass log'." if first else None)
-        return sha
-
-    def status(self, paths: list[Path | str] | None = None) -> list[tuple[str, str]]:
-        """(code, path) for uncommitted changes, untracked files included."""
-        args = ["status", "--porcelain=v1", "-z", "--untracked-files=all"]
-        if paths:
-            args += ["--", *[self._rel(p) for p in paths]]
-        out = self._git(*args, strip_newline_in_stdout=False)
-        items, parts = [], out.split("\0")
-        i = 0
-        while i < len(parts):
-            entry = parts[i]
-            if len(entry) > 3:
-                code, path = entry[:2], entry[3:]
-                items.append((code.strip() or code, path))
-                if code[0] in "RC":
-                    i += 1  # porcelain -z puts the rename source next
-            i += 1
-        return items
-
-    def get(self, sha: str) -> Commit:
-        return self.log(None, 1, rev=sha)[0]
-
-    def log(self, paths: list[Path | str] | None = None, limit: int = 50, rev: str = "HEAD") -> list[Commit]:
-        if self.head() is None:
-            return []
-        sep, end = "\x1f", "\x1e"
-        args = ["log", f"-n{limit}", "--name-only", f"--format={end}%H{sep}%aI{sep}%an{sep}%s{sep}%b{sep}", rev]
-        if paths:
-            args += ["--", *[self._rel(p) for p in paths]]
-        out = self._git(*args)
-        commits = []
-        for chunk in out.split(end)[1:]:
-            sha, date, author, subject, body, files = chunk.split(sep, 5)
-            commits.append(Commit(sha, date, author, subject, body.strip(),
-                                  [f for f in files.strip().splitlines() if f]))
-        return commits
-
-    def messages(self, grep: str, rev: str = "HEAD") -> list[tuple[str, str, str]]:
-        """(sha, subject, body) of the commits whose message matches the
-        extended regex `grep`, newest first: no file lists, so it stays fast."""
-        if self.head() is None:
-            return []
-        out = self._git("log", "--format=%H%x1f%s%x1f%b%x1e", "-E", f"--grep={grep}", rev)
-        found = []
-        for chunk in out.split("\x1e"):
-            sha, _, rest = chunk.strip().partition("\x1f")
-            if sha:
-                subject, _, body = rest.partition("\x1f")
-                found.append((sha, subject, body))
-        return found
-
-    def is_ancestor(self, older: str, newer: str) -> bool:
-        try:
-            self._git("merge-base", "--is-ancestor", older, newer)
-            return True
-        except GitError:
-            return False
-
-    def rev_list(self, rev: str = "HEAD") -> list[str]:
-        """Every commit reachable from rev, newest first."""
-        return self._git("rev-list", rev).split()
-
-    def diff(self, rev: str | None, paths: list[Path | str]) -> str:
-        rels = [self._rel(p) for p in paths]
-        if rev is None:
-            return self._git("diff", "HEAD", "--", *rels) if self.head() else ""
-        return self._git("diff", rev, "--", *rels)
-
-    def show(self, rev: str, paths: list[Path | str] | None = None) -> str:
-        args = ["show", "--format=%h %s%n", rev]
-        if paths:
-            args += ["--", *[self._rel(p) for p in paths]]
-        return self._git(*args)
-
-    def file_at(self, rev: str, path: Path | str) -> str | None:
-        try:
-            return self._git("show", f"{rev}:{self._rel(path)}", strip_newline_in_stdout=False)
-        except GitError:
-            return None
-
-    def files_at(self, rev: str, folder: Path | str) -> list[str]:
-        out = self._git("ls-tree", "-r", "--name-only", rev, "--", self._rel(folder))
-        return [line for line in out.splitlines() if line]
-
     def blob_ids(self, paths: list[Path | str]) -> dict[str, str]:
         """{path: blob id} of these files at HEAD (absent ones left out), read
         in-process: no git command per call."""
@@ -539,34 +432,6 @@ class WorkspaceGit(RepoState, Remote):
             if mode != 0o040000:
                 ids[rel] = sha.hex()
         return ids
-
-    def working_blob_ids(self, paths: list[Path | str]) -> dict[str, str]:
-        """{path: blob id} of these files as they are in the working tree."""
-        rels = [self._rel(p) for p in paths]
-        if not rels:
-            return {}
-        return dict(zip(rels, self._git("hash-object", "--", *rels).split()))
-
-    def blame(self, path: Path | str) -> list[tuple[str, str]]:
-        """(subject of the commit that last changed it, text) for each line
-        of the committed file; [] when it is not committed."""
-        if self.head() is None:
-            return []
-        try:
-            out = self._git("blame", "--porcelain", "HEAD", "--", self._rel(path), strip_newline_in_stdout=False)
-        except GitError:
-            return []
-        subjects: dict[str, str] = {}
-        lines: list[tuple[str, str]] = []
-        sha = ""
-        for line in out.splitlines():
-            if line.startswith("\t"):
-                lines.append((subjects.get(sha, ""), line[1:]))
-            elif re.match(r"^[0-9a-f]{40} \d+ \d+", line):
-                sha = line[:40]
-            elif line.startswith("summary "):
-                subjects[sha] = line[len("summary "):]
-        return lines
 
     def parents(self, sha: str) -> int:
         return len(self.repo.commit(sha).parents)
