@@ -37,6 +37,18 @@ def test_retry_resends_the_last_message(view, fake_llm, example_ws):
     assert [m.content for m in fake_llm.calls[-1][1:]] == ["hello?"]
 
 
+@pytest.mark.parametrize("conversing", [True, False])
+def test_the_retry_hint_only_where_retry_exists(example_ws, fake_llm, capsys, conversing):
+    """An error in the typed conversation suggests /retry; after -m or piped
+    lines, where no /retry can follow, it does not."""
+    v = ChatView(example_ws, llm.settings(example_ws), fake_llm, None, delays=False, as_json=False,
+                 conversing=conversing)
+    v.open(resolve(example_ws, "alice"))
+    fake_llm.enqueue(TimeoutError(), TimeoutError(), TimeoutError(), TimeoutError())
+    v.send("hello?")
+    assert ("/retry sends your last message again" in capsys.readouterr().err) == conversing
+
+
 def test_retry_with_nothing_sent_says_so(view, capsys):
     view.command("/retry")
     assert "no message of yours" in capsys.readouterr().err

@@ -102,7 +102,28 @@ def test_other_known_people_in_the_narrative_are_touched_too(example_cli: Runner
 def test_unknown_people_are_offered(example_cli: Runner, fake_llm):
     fake_llm.enqueue(berlin(), {"people": [{"name": "Mei", "relation": "family", "about": "Alice's sister"}]})
     result = example_cli("tell", "alice", "Promoted, she moves to Berlin; her sister Mei is visiting", "--yes")
-    assert "Not in your workspace: Mei" in result.output and 'person add "Mei"' in result.output
+    assert "Not in your workspace: Mei" in result.output and "heartcompass person add Mei" in result.output
+
+
+def test_a_new_persons_name_is_shell_quoted_in_the_hint(example_cli: Runner, fake_llm):
+    fake_llm.enqueue(berlin(), {"people": [{"name": "Mei O'Neil", "relation": "family", "about": "her sister"}]})
+    result = example_cli("tell", "alice", "Promoted, she moves to Berlin; Mei O'Neil is visiting", "--yes")
+    assert "heartcompass person add 'Mei O'\"'\"'Neil'" in result.output
+
+
+def test_ctrl_c_at_add_this_person_stops_asking(example_cli: Runner, fake_llm, monkeypatch):
+    """Ctrl-C at "Add Mei?" ends the questions: Jun is not asked about next."""
+    from heartcompass.cli import tell_cmd
+
+    fake_llm.enqueue(berlin(), {"people": [{"name": "Mei", "relation": "family", "about": "her sister"},
+                                           {"name": "Jun", "relation": "friend", "about": "her colleague"}]})
+    monkeypatch.setattr(tell_cmd, "interactive", lambda: True)
+    monkeypatch.setattr(tell_cmd, "_confirm", lambda question: True)  # write the changes
+    asked = []
+    monkeypatch.setattr(tell_cmd, "_confirm_or_stop", lambda question: asked.append(question))  # Ctrl-C: None
+    result = example_cli("tell", "alice", "Promoted, she moves to Berlin; Mei and Jun came to say goodbye")
+    assert asked == ["Add Mei as a new person (family)?"] and "Stopped; no one else was added" in result.output
+    assert not (example_cli.ws.people_dir / "mei").exists() and not (example_cli.ws.people_dir / "jun").exists()
 
 
 def test_a_bad_proposal_writes_nothing(example_cli: Runner, fake_llm):

@@ -50,7 +50,8 @@ def chat(
     # The provider (langchain_openai: a second to import) is made when a reply is first asked for;
     # a /note, a bad --as-of or a broken file never waits for it.
     view = ChatView(ws, settings, None, as_of, make_model=lambda: llm.make_chat_model(ws, settings),
-                    delays=not no_delay and out.is_terminal and not as_json, as_json=as_json)
+                    delays=not no_delay and out.is_terminal and not as_json, as_json=as_json,
+                    conversing=message is None and sys.stdin.isatty())
     view.open(person)
     if message is None and sys.stdin.isatty():
         llm.check_ready(ws, settings)  # a missing key stops an interactive chat before its first prompt
@@ -75,8 +76,10 @@ class ChatView:
     """Drives a ChatSession and renders it: streamed text, several messages
     with a typing delay, reasoning dimmed, errors as one line."""
 
-    def __init__(self, ws, settings, chat_model, as_of, *, delays: bool, as_json: bool, make_model=None):
+    def __init__(self, ws, settings, chat_model, as_of, *, delays: bool, as_json: bool, make_model=None,
+                 conversing: bool = False):
         self.ws, self.settings, self.chat_model, self.as_of = ws, settings, chat_model, as_of
+        self.conversing = conversing  # the typed conversation (not -m, not piped lines): /retry exists
         self.make_model = make_model  # when chat_model is None: makes it, when a reply is first asked for
         self.delays, self.as_json = delays, as_json
         self.session = None
@@ -175,7 +178,8 @@ class ChatView:
             events.close()  # the partial reply is logged as cut off
             if self._streaming:
                 self._print_quietly()
-            err.print("[dim](reply interrupted; /retry asks again)[/]")
+            err.print("[dim](reply interrupted; /retry asks again)[/]" if self.conversing else
+                      "[dim](reply interrupted)[/]")
             return True
         except HeartCompassError as exc:
             if waiting:
@@ -185,7 +189,7 @@ class ChatView:
             err.print(f"[bold red]Error:[/] {escape(exc.message)}")
             if exc.hint:
                 err.print(f"[dim]{escape(exc.hint)}[/]")
-            elif isinstance(exc, LLMError) and sys.stdin.isatty() and not self.as_json:
+            elif isinstance(exc, LLMError) and self.conversing and not self.as_json:
                 err.print("[dim]/retry sends your last message again.[/]")
             if self.as_json:
                 error = exc.message  # the lambda runs here, but name it: `exc` is unbound after the block

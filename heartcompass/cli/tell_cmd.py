@@ -103,9 +103,18 @@ def tell(
             raise
         out.print(f"Written and committed [dim]({sha[:8] if sha else '-'})[/].")
     for new in plan.unknown:
-        if interactive() and not yes and _confirm(f"Add {new.name} as a new person ({new.relation})?"):
-            from heartcompass.store import lifecycle
+        if not interactive() or yes:
+            import shlex
+
+            out.print(f"[dim]Add {escape(new.name)} with: heartcompass person add {escape(shlex.quote(new.name))}[/]")
+            continue
+        add = _confirm_or_stop(f"Add {new.name} as a new person ({new.relation})?")
+        if add is None:  # Ctrl-C: no more questions (the tell itself is done)
+            out.print("[dim]Stopped; no one else was added.[/]")
+            break
+        if add:
             from heartcompass.formats.profile import RELATIONS
+            from heartcompass.store import lifecycle
 
             relation = new.relation if new.relation in RELATIONS else "friend"
             try:
@@ -113,8 +122,6 @@ def tell(
                 out.print(f"Added {escape(new.name)} in people/{escape(added.slug)}/.")
             except HeartCompassError as exc:  # the tell is done; this extra only reports
                 err.print(f"[yellow]Not added:[/] {escape(exc.message)}")
-        elif not interactive() or yes:
-            out.print(f"[dim]Add {escape(new.name)} with: heartcompass person add \"{escape(new.name)}\"[/]")
 
 
 def _keep_quietly(ws, tell_mod, note, why: str) -> None:
@@ -163,9 +170,14 @@ def _ask_keep() -> bool:
 
 
 def _confirm(question: str) -> bool:
+    return bool(_confirm_or_stop(question))
+
+
+def _confirm_or_stop(question: str) -> bool | None:
+    """Yes or no; None on Ctrl-C (questionary's .ask() returns None then)."""
     import questionary
 
-    return bool(questionary.confirm(question, default=True).ask())
+    return questionary.confirm(question, default=True).ask()
 
 
 def _from_editor(ws, person) -> str:
