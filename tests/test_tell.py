@@ -105,6 +105,15 @@ def test_unknown_people_are_offered(example_cli: Runner, fake_llm):
     assert "Not in your workspace: Mei" in result.output and "heartcompass person add Mei" in result.output
 
 
+def test_a_pronoun_is_not_offered_as_a_new_person(example_cli: Runner, fake_llm):
+    fake_llm.enqueue(berlin(), {"people": [{"name": "She", "relation": "friend", "about": "Alice Chen"},
+                                           {"name": "她", "relation": "friend", "about": "Alice"},
+                                           {"name": "Mei", "relation": "family", "about": "her sister"}]})
+    result = example_cli("tell", "alice", "She got promoted and moves to Berlin in March; her sister Mei visits", "--yes")
+    assert "Not in your workspace: Mei" in result.output
+    assert "Not in your workspace: She" not in result.output and "Not in your workspace: 她" not in result.output
+
+
 def test_a_new_persons_name_is_shell_quoted_in_the_hint(example_cli: Runner, fake_llm):
     fake_llm.enqueue(berlin(), {"people": [{"name": "Mei O'Neil", "relation": "family", "about": "her sister"}]})
     result = example_cli("tell", "alice", "Promoted, she moves to Berlin; Mei O'Neil is visiting", "--yes")

@@ -176,8 +176,13 @@ def _unknown_people(ws: Workspace, model: Any, narrative: str) -> list[NewPerson
         found = raw if isinstance(raw, Mentions) else Mentions.model_validate(raw)
     except Exception:  # a nicety: never a reason to fail the tell
         return []
-    names = {n.casefold() for n in known}
-    return [p for p in found.people if p.name.strip() and p.name.casefold() not in names]
+    names = {n.casefold() for n in known} | _PRONOUNS
+    return [p for p in found.people if p.name.strip() and p.name.strip().casefold() not in names]
+
+
+# A weak model lists "She" (meaning the person told about) as someone new: a pronoun is nobody.
+_PRONOUNS = {"i", "me", "you", "he", "him", "she", "her", "it", "we", "us", "they", "them",
+             "我", "你", "您", "他", "她", "它", "我们", "你们", "他们", "她们", "咱们"}
 
 
 def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str | None:
