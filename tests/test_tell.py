@@ -281,3 +281,15 @@ def test_a_refused_commit_leaves_the_note_live_for_the_gardener(example_cli: Run
     fake_llm.enqueue(berlin())
     example_cli("garden")
     assert any("Berlin" in f for f in facts(ws))
+
+
+def test_a_broken_file_is_reported_before_the_model_is_made(example_cli: Runner, monkeypatch):
+    from heartcompass.llm import providers
+
+    made = []
+    monkeypatch.setattr(providers, "make_chat_model", lambda ws, settings: made.append(1))
+    profile = example_cli.ws.people_dir / "alice" / "PROFILE.md"
+    profile.write_text(profile.read_text(encoding="utf-8").replace("relation: friend", "relation: [broken"),
+                       encoding="utf-8")
+    result = example_cli("tell", "alice", "She moves to Berlin", "--yes", ok=False)
+    assert result.exit_code == 1 and "PROFILE.md" in result.output and made == []
