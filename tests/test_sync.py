@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -306,5 +307,57 @@ def test_a_hand_edit_made_during_the_conflict_is_never_thrown_away_by_abort(bob_
     profile.write_text(profile.read_text() + "\nLikes rain.\n")
     result = cli("sync", "--abort", ok=False)
     assert "people/carol/PROFILE.md was changed while the sync was stopped" in result.output
-    assert "git checkout -- people/carol/PROFILE.md" in result.output
+    assert "checkout -- people/carol/PROFILE.md" in result.output
     assert "Likes rain." in profile.read_text() and (cli.ws.root / ".git" / "rebase-merge").exists()
+    # the printed fix is a checkout: a copy of the file as it was keeps the change whatever happens next
+    copies = list((cli.ws.state_dir / "rejected").glob("carol-people-carol-PROFILE.md.*"))
+    assert len(copies) == 1 and "Likes rain." in copies[0].read_text(encoding="utf-8")
+    assert ".heartcompass/rejected/" in result.output
+
+
+@pytest.mark.parametrize("kept", [
+    [{"log": "/tmp/hc-outside/2026-12-04.md", "base": 0, "text": "- 09:55:06 · me · x\n"}],
+    [{"log": "people/../../hc-outside/logs/2026-12-03.md", "base": 0, "text": "- 09:55:06 · me · x\n"}],
+    [{"log": "people/bob/logs/2026-13-45.md", "base": 0, "text": "- 09:55:06 · me · x\n"}],
+    [{"log": "people/bob/logs/2026-12-03.md", "base": "x", "text": ""}],
+    {"not": "a list"},
+    "{not json",
+])
+def test_a_hand_edited_kept_file_writes_nowhere_and_is_a_clear_error(cli: Runner, tmp_path, kept):
+    """.heartcompass/typed-during-sync.json is ours, but a file on disk: a
+    path in it never sends a write outside a person's logs."""
+    import json
+
+    cli("person", "add", "Bob", "--yes")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    git(cli.ws, "remote", "add", "origin", str(remote))
+    path = cli.ws.state_dir / "typed-during-sync.json"
+    path.write_text(kept if isinstance(kept, str) else json.dumps(kept), encoding="utf-8")
+    result = cli("sync", ok=False)
+    assert result.exit_code == 1 and "typed-during-sync.json" in result.output and "Traceback" not in result.output
+    assert not (tmp_path.parent / "hc-outside").exists() and not Path("/tmp/hc-outside").exists()
+    assert path.exists()  # nothing dropped: the user decides
+
+
+def test_kept_messages_wait_while_their_log_is_still_in_conflict(cli: Runner, monkeypatch):
+    """sync --abort starts by putting back what a crashed sync kept aside; a
+    log git still holds in conflict cannot take it yet, and must not stop the abort."""
+    import json
+
+    from heartcompass.store import sync as sync_mod
+
+    cli("person", "add", "Bob", "--yes")
+    rel = "people/bob/logs/2026-12-03.md"
+    log = cli.ws.root / rel
+    log.parent.mkdir(parents=True, exist_ok=True)
+    marks = "<<<<<<< HEAD\n- 09:00:00 · me · hi\n=======\n- 09:00:00 · me · hello\n>>>>>>> abc123\n"
+    log.write_text(marks, encoding="utf-8")
+    kept = [{"log": rel, "base": 1, "text": "- 09:55:06 · me · typed while stopped\n"}]
+    path = cli.ws.state_dir / "typed-during-sync.json"
+    path.write_text(json.dumps(kept), encoding="utf-8")
+    monkeypatch.setattr(type(cli.ws.git), "rebase_in_progress", lambda self: True)
+    monkeypatch.setattr(type(cli.ws.git), "conflicted", lambda self: [rel])
+    said = sync_mod.put_back(cli.ws)
+    assert "still in conflict" in said and "kept aside" in said
+    assert json.loads(path.read_text(encoding="utf-8")) == kept and log.read_text(encoding="utf-8") == marks

@@ -22,6 +22,7 @@ def edit(ctx: typer.Context,
     from heartcompass.cli.editor import run_editor
     from heartcompass.errors import FormatError
     from heartcompass.store.people import resolve
+    from heartcompass.store.workspace import keep_rejected
 
     ws = workspace(ctx)
     person = resolve(ws, name)
@@ -62,24 +63,6 @@ def edit(ctx: typer.Context,
             _warn_taken(ws, person)
     finally:
         scratch.unlink(missing_ok=True)
-
-
-def keep_rejected(ws, slug: str, filename: str, text: str):
-    """Keep an edit that did not validate under .heartcompass/rejected/
-    (git-ignored, so never committed): the user's typing is never lost."""
-    from heartcompass.store import clock
-    from heartcompass.atomic import write_atomic
-
-    folder = ws.state_dir / "rejected"
-    folder.mkdir(exist_ok=True)
-    stamp = clock.now(ws).strftime("%Y%m%d-%H%M%S")
-    path = folder / f"{slug}-{filename}.{stamp}"
-    n = 1
-    while path.exists():  # two rejections in one second: keep both
-        n += 1
-        path = folder / f"{slug}-{filename}.{stamp}-{n}"
-    write_atomic(path, text)
-    return path
 
 
 def _warn_taken(ws, person) -> None:

@@ -29,6 +29,7 @@ from heartcompass.formats import dailylog
 from heartcompass.store.audit import commit_logs, commit_pending
 from heartcompass.store.config_edit import commit_hand_edit
 from heartcompass.store.workspace import Workspace
+from heartcompass.wording import counted
 
 
 @dataclass
@@ -153,10 +154,12 @@ def _logs_set_aside(ws: Workspace, action: str) -> Iterator[None]:
             rel = sorted(refused)[0]
             lost = ("--abort would throw that change away" if action == "abort"
                     else "git would put it into a commit replayed from elsewhere")
+            copy = _copy_aside(ws, rel)  # so the printed fix (a checkout) cannot lose anything typed
             raise HeartCompassError(
-                f"{rel} was changed while the sync was stopped; {lost}. Nothing was done.",
-                f"Copy your change aside, undo it (git checkout -- {shlex.quote(rel)}), run "
-                f"'heartcompass sync --{action}', then make it again.")
+                f"{rel} was changed while the sync was stopped; {lost}. Nothing was done"
+                + (f"; a copy of it as it is now is in {ws.rel(copy)}." if copy else "."),
+                f"Undo the change (git -C {shlex.quote(str(ws.root))} checkout -- {shlex.quote(rel)}), run "
+                f"'heartcompass sync --{action}', then make it again from the copy.")
         if kept:
             path = ws.state_dir / KEPT
             before = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
@@ -170,6 +173,17 @@ def _logs_set_aside(ws: Workspace, action: str) -> Iterator[None]:
         yield
 
 
+def _copy_aside(ws: Workspace, rel: str) -> Path | None:
+    from heartcompass.store.workspace import keep_rejected
+
+    path = ws.root / rel
+    try:
+        data = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return keep_rejected(ws, rel.split("/")[1], rel.replace("/", "-"), data)
+
+
 def put_back(ws: Workspace) -> str:
     """Append the entries kept aside back to their logs (once: entries already
     there are not appended again), and commit them unless a sync is still
@@ -177,11 +191,15 @@ def put_back(ws: Workspace) -> str:
     path = ws.state_dir / KEPT
     if not path.exists():
         return ""
+    items = _read_kept(path)
+    # A log git still holds in conflict cannot take them yet: they wait for the sync to go on.
+    conflicted = set(ws.git.conflicted()) if ws.git.rebase_in_progress() else set()
+    waiting = [item for item in items if item["log"] in conflicted]
     typed = entries_total = 0
     logs: list[Path] = []
-    for item in json.loads(path.read_text(encoding="utf-8")):
+    for item in (item for item in items if item["log"] not in conflicted):
         log = ws.root / item["log"]
-        entries = dailylog.parse(item["text"], log)
+        entries = dailylog.parse(item["text"], path)
         now = dailylog.load(log) if log.exists() else []
         if not _holds(now, entries):
             dailylog.append_many(log, dailylog.renumbered(entries, item["base"], len(now) - item["base"]),
@@ -189,9 +207,15 @@ def put_back(ws: Workspace) -> str:
         logs.append(log)
         typed += sum(1 for e in entries if e.speaker in dailylog.TRUSTED_SPEAKERS)
         entries_total += len(entries)
-    path.unlink()
+    if waiting:
+        write_atomic(path, json.dumps(waiting, ensure_ascii=False, indent=1))
+        if not logs:
+            return (f"{counted(len(waiting), 'log')} with messages typed during the sync still in conflict: "
+                    "the messages are kept aside and go back once the sync goes on")
+    else:
+        path.unlink()
     count = typed or entries_total
-    said = f"kept {count} message{'s' if count != 1 else ''} typed during the sync"
+    said = f"kept {counted(count, 'message')} typed during the sync"
     if ws.git.rebase_in_progress():
         return f"{said}; back in the logs, committed once the sync is done"
     try:
@@ -199,6 +223,30 @@ def put_back(ws: Workspace) -> str:
     except GitError as exc:
         return f"{said}; back in the logs, not committed ({exc.message}): the next command will commit them"
     return f"{said}; committed"
+
+
+def _read_kept(path: Path) -> list[dict]:
+    """The kept entries, checked: each names a day's log inside a person's
+    folder (a hand edit of this file must not send a write anywhere else)."""
+    fix = (f"It holds messages a stopped sync set aside. Repair it by hand, or move it away "
+           f"(mv {shlex.quote(str(path))} ~/) to drop them; then run the command again.")
+    try:
+        items = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise FormatError(path, f"cannot be read ({exc})", None, fix) from None
+    if not isinstance(items, list):
+        raise FormatError(path, "is not a list of kept entries", None, fix)
+    for n, item in enumerate(items, 1):
+        if not (isinstance(item, dict) and isinstance(item.get("log"), str) and _LOG.fullmatch(item["log"])
+                and ".." not in item["log"].split("/") and isinstance(item.get("base"), int)
+                and item["base"] >= 0 and isinstance(item.get("text"), str)):
+            raise FormatError(path, f"entry {n} is not a person's day log (people/<slug>/logs/YYYY-MM-DD.md) "
+                                    "with a base and the text kept", None, fix)
+        try:
+            dt.date.fromisoformat(item["log"][-13:-3])
+        except ValueError:
+            raise FormatError(path, f"entry {n}: {item['log']} is not a real day", None, fix) from None
+    return items
 
 
 def _holds(entries: list[dailylog.Entry], kept: list[dailylog.Entry]) -> bool:

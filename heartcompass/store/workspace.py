@@ -204,3 +204,23 @@ def _link_back_to_example(ws: Workspace) -> list[Path]:
     prof.set("related", [*(prof.doc.meta.get("related") or []), {"person": EXAMPLE_SLUG, "as": EXAMPLE_LINK_BACK}])
     write_atomic(me.profile_path, profile_fmt.render(prof))
     return [me.profile_path]
+
+
+def keep_rejected(ws: Workspace, slug: str, filename: str, text: str) -> Path:
+    """Keep the user's text that we could not take (an edit that did not
+    validate, a log a stopped sync must not touch) under
+    .heartcompass/rejected/ (git-ignored, so never committed): their
+    typing is never lost, whatever they do next."""
+    from heartcompass.atomic import write_atomic
+    from heartcompass.store import clock
+
+    folder = ws.state_dir / "rejected"
+    folder.mkdir(exist_ok=True)
+    stamp = clock.now(ws).strftime("%Y%m%d-%H%M%S")
+    path = folder / f"{slug}-{filename}.{stamp}"
+    n = 1
+    while path.exists():  # two rejections in one second: keep both
+        n += 1
+        path = folder / f"{slug}-{filename}.{stamp}-{n}"
+    write_atomic(path, text)
+    return path
