@@ -212,3 +212,11 @@ def test_doctor_counts_in_good_english(tmp_path):
 
 def test_workspace_option_help_names_the_last_default():
     assert "else ~/HeartCompass" in " ".join(run("--help").output.split())
+
+
+def test_init_where_no_folder_can_be_made_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    result = CliRunner().invoke(app, ["init", str(blocker / "brain")])
+    assert result.exit_code == 1 and "cannot create this folder" in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)

@@ -260,10 +260,13 @@ def load(path: Path, strict: bool = True) -> Config:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        import shlex
+
         m = re.search(r"at line (\d+)", str(exc))
         raise FormatError(path, f"not valid TOML ({str(exc).split(' (at')[0]})",
                           int(m.group(1)) if m else None,
-                          "Fix the line, or restore it with 'heartcompass restore'.") from None
+                          "Fix the line, or take back the last committed version: "
+                          f"git -C {shlex.quote(str(path.parent))} checkout -- {FILENAME}") from None
     return Config(data, path, text, strict)  # with the text, so errors name the line
 
 

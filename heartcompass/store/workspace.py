@@ -142,7 +142,11 @@ def create_workspace(path: Path, force: bool = False, example: bool = False) -> 
         raise WorkspaceNotFound(
             f"{path} is not empty and is not a HeartCompass workspace.",
             "Choose an empty or new folder, or add --force to set up a workspace here (no file is overwritten).")
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WorkspaceNotFound(f"{path}: cannot create this folder ({exc.strerror or exc}).",
+                                "Choose a folder you can write to, e.g. 'heartcompass init ~/HeartCompass'.") from None
     ws = Workspace(path)
     created = copy_template(ws.root)
     ws.git.init()
