@@ -209,3 +209,14 @@ def test_someone_whose_committed_profile_does_not_parse_can_still_be_archived(ex
     git(ws, "commit", "-qam", "broken by hand, committed")
     example_cli("person", "archive", "alice")
     assert (ws.archive_dir / "alice").is_dir()
+
+
+def test_printed_fix_commands_are_shell_quoted(cli: Runner):
+    """A name with a quote: the command we print works when pasted."""
+    import shlex
+
+    slug = cli("person", "add", "Bo O'Neil", "--yes").output.split("people/")[1].split("/")[0]
+    out = cli("person", "archive", slug).output
+    assert f"heartcompass person unarchive {shlex.quote(slug)}" in out, out
+    miss = cli("chat", slug, "-m", "hi", ok=False).output
+    assert f"heartcompass person unarchive {shlex.quote(slug)}" in miss, miss

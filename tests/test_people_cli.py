@@ -220,7 +220,7 @@ def test_user_name_that_is_someone_elses_name_is_warned_about(cli: Runner):
     cli("person", "add", "王磊", "--relation", "dating", "--yes")
     result = cli("config", "set", "user.name", "王磊")
     assert "Warning: '王磊' is already the name of people/王磊" in result.output
-    assert 'user.name "王磊 (me)"' in result.output and cli.ws.config.get("user.name") == "王磊"
+    assert "user.name '王磊 (me)'" in result.output and cli.ws.config.get("user.name") == "王磊"
     doctor = cli("doctor", ok=False).output
     assert "! names: user.name '王磊' is also the name of people/王磊" in doctor
     cli("config", "set", "user.name", "Lei")  # the self person's own name or alias is no clash

@@ -104,12 +104,12 @@ def set_(ctx: typer.Context,
 
 def _warn_user_name_taken(ws, name: str) -> None:
     from heartcompass.cli.common import err
-    from heartcompass.store.people import USER_NAME_FIX, user_name_taken
+    from heartcompass.store.people import user_name_fix, user_name_taken
 
     for c in user_name_taken(ws, name):
         err.print(f"[yellow]Warning:[/] {escape(c.describe())}: prompts about them would mix the two of you up "
                   f"(\"You are {escape(name)}, chatting with {escape(name)}\").")
-        err.print(f"[dim]{escape(USER_NAME_FIX.format(name=name, slug=c.person.slug))}[/]")
+        err.print(f"[dim]{escape(user_name_fix(name, c.person.slug))}[/]")
 
 
 @app.command("unset")

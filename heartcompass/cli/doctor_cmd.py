@@ -146,11 +146,12 @@ def _check_links(ws, line) -> None:
     for a, b in g.missing():
         if (ws.archive_dir / b).is_dir():
             line(False, "links", f"people/{a}/PROFILE.md links to {b!r}, who is archived",
-                 f"Remove the '{b}' entry from 'related' (heartcompass edit {a}), or bring them back with "
-                 f"'heartcompass person unarchive {b}'.")
+                 f"Remove the '{b}' entry from 'related' (heartcompass edit {shlex.quote(a)}), or bring them "
+                 f"back: heartcompass person unarchive {shlex.quote(b)}")
         else:
             line(False, "links", f"people/{a}/PROFILE.md links to {b!r}, who is not in the workspace",
-                 f"Fix the 'related' entry (heartcompass edit {a}), or add them with 'heartcompass person add'.")
+                 f"Fix the 'related' entry (heartcompass edit {shlex.quote(a)}), or add them with "
+                 "'heartcompass person add'.")
     for a, b in g.one_sided():
         line(False, "links", f"{a} names {b} in 'related', but {b} does not name {a}",
              f"Add '- {{person: {a}, as: ...}}' to people/{b}/PROFILE.md if the link goes both ways.", warn=True)
@@ -169,12 +170,12 @@ def _check_names(ws, line) -> None:
              "archive a duplicate ('heartcompass person archive SLUG').", warn=True)
     if not shared:
         line(True, "names", "every name and alias belongs to one person")
-    from heartcompass.store.people import USER_NAME_FIX, user_name_taken
+    from heartcompass.store.people import user_name_fix, user_name_taken
 
     user = str(ws.config.get("user.name") or "")
     for c in user_name_taken(ws, user) if user.strip() else []:
         line(False, "names", f"user.name {user!r} is also the {c.as_what} of people/{c.person.slug}: prompts "
-             "about them would mix the two of you up", USER_NAME_FIX.format(name=user, slug=c.person.slug),
+             "about them would mix the two of you up", user_name_fix(user, c.person.slug),
              warn=True)
 
 

@@ -1,6 +1,7 @@
 """heartcompass edit — open a person's file in your editor; validated, committed."""
 
 
+import shlex
 from typing import Annotated
 
 import typer
@@ -51,8 +52,8 @@ def edit(ctx: typer.Context,
                     kept = keep_rejected(ws, person.slug, filename, text)
                     err.print(f"{escape(ws.rel(path))} is unchanged. Your text is kept in {escape(ws.rel(kept))} "
                               "(never committed): fix it there and copy it over "
-                              f"{escape(ws.rel(path))}, or run 'heartcompass edit {escape(person.slug)} "
-                              f"{escape(file)}' again and paste it in.")
+                              f"{escape(ws.rel(path))}, or run again and paste it in: heartcompass edit "
+                              f"{escape(shlex.quote(person.slug))} {escape(shlex.quote(file))}")
                     raise typer.Exit(1)
         if text == original:
             out.print("[dim]No changes.[/]")

@@ -269,12 +269,13 @@ def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, 
 
     ws = workspace(ctx)
     done = lifecycle.archive_person(ws, name, allow_self=force)
-    slug = escape(done.dest.name)
-    out.print(f"Archived to {escape(ws.rel(done.dest))}/. Bring them back with 'heartcompass person unarchive "
-              f"{slug}'.")
+    import shlex
+
+    out.print(f"Archived to {escape(ws.rel(done.dest))}/. Bring them back with: heartcompass person unarchive "
+              f"{escape(shlex.quote(done.dest.name))}")
     if done.linkers:
-        err.print(f"[yellow]Warning:[/] {escape(', '.join(done.linkers))} still name {slug} in 'related' "
-                  "(the link now points at no one: 'heartcompass doctor' reports it). Remove the entry from "
+        err.print(f"[yellow]Warning:[/] {escape(', '.join(done.linkers))} still name {escape(done.dest.name)} in "
+                  "'related' (the link now points at no one: 'heartcompass doctor' reports it). Remove the entry from "
                   "their PROFILE.md ('heartcompass edit NAME'), or unarchive them.")
 
 

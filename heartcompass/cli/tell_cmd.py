@@ -48,7 +48,9 @@ def tell(
     narrative = (text if text is not None else
                  sys.stdin.read() if not sys.stdin.isatty() else _from_editor(ws, person)).strip()
     if not narrative and not images:
-        raise HeartCompassError("Nothing to tell.", f'heartcompass tell {name} "She moved to Berlin in March"')
+        import shlex
+
+        raise HeartCompassError("Nothing to tell.", f'heartcompass tell {shlex.quote(name)} "She moved to Berlin in March"')
     # A broken file is reported now, not after the provider's second-long import.
     person.load_profile(), person.load_events(), person.load_memory()
     settings = llm.settings(ws, model)

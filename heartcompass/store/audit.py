@@ -377,7 +377,7 @@ def _restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | N
     text = ws.git.file_at(sha, lineage.path_at(ws, person, path, sha))  # under its name back then
     if text is None:
         raise HeartCompassError(f"people/{person.slug}/{filename} did not exist at {rev}.",
-                                f"See 'heartcompass log {person.slug}' for the commits that touched it.")
+                                f"See the commits that touched it: heartcompass log {shlex.quote(person.slug)}")
     formats.validate(path, text)
     commit_pending(ws, [person])
     if path.exists() and formats.read_text(path) == text:

@@ -107,8 +107,10 @@ def _not_found(ws: Workspace, name: str) -> PersonError:
     archived = matching([Person(f.name, f) for f in archive], name)
     if len(archived) == 1:
         slug = archived[0].slug
+        import shlex
+
         return PersonError(f"{name!r} is archived (people/.archive/{slug}/).",
-                           f"Bring them back with 'heartcompass person unarchive {slug}'.")
+                           f"Bring them back with: heartcompass person unarchive {shlex.quote(slug)}")
     unreadable = []
     for person in list_people(ws):
         try:
@@ -311,8 +313,12 @@ def user_name_taken(ws: Workspace, user_name: str) -> list[Collision]:
     return found
 
 
-USER_NAME_FIX = ("Set user.name to what sets you apart (e.g. 'heartcompass config set user.name \"{name} (me)\"'), "
-                 "or rename them ('heartcompass person rename {slug} NEW-NAME').")
+def user_name_fix(name: str, slug: str) -> str:
+    """How to part the user's name from a person's: both commands shell-quoted."""
+    import shlex
+
+    return (f"Set user.name to what sets you apart, e.g. heartcompass config set user.name "
+            f"{shlex.quote(name + ' (me)')}; or rename them: heartcompass person rename {shlex.quote(slug)} NEW-NAME")
 
 
 def all_collisions(ws: Workspace) -> list[tuple[str, list[Person]]]:
