@@ -390,3 +390,20 @@ def test_ctrl_c_while_the_model_thinks_stops_the_garden_cleanly(alice: Runner, f
     fake_llm.enqueue(proposal(new_facts=[{"text": "Runs marathons", "evidence": ["L1"]}]))
     alice("garden")  # the next run picks up bob
     assert "Runs marathons" in (ws.people_dir / "bob" / "MEMORY.md").read_text()
+
+
+def test_cron_line_survives_spaces_and_percent_signs(tmp_path):
+    """cron reads a bare % as a newline; a path with a space must stay one word."""
+    import re
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from heartcompass.cli.app import app
+
+    root = tmp_path / "50% of my brain"
+    assert CliRunner().invoke(app, ["init", str(root)]).exit_code == 0
+    line = CliRunner().invoke(app, ["--workspace", str(root), "garden", "--cron-line"]).output.strip()
+    assert not re.search(r"(?<!\\)%", line), line
+    words = shlex.split(line[len("0 2 * * * "):].replace("\\%", "%"))
+    assert words[words.index("--workspace") + 1] == str(root)

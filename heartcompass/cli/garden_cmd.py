@@ -172,8 +172,8 @@ def _ask(result) -> bool:
 def _cron_line(root: Path) -> str:
     import shlex  # here: --help loads this module
 
-    exe = shutil.which("heartcompass") or f"{sys.executable} -m heartcompass"
-    exe = str(Path(exe).resolve()) if shutil.which("heartcompass") else exe
+    found = shutil.which("heartcompass")
+    exe = shlex.quote(str(Path(found).resolve())) if found else f"{shlex.quote(sys.executable)} -m heartcompass"
     log = root / ".heartcompass" / "garden.cron.log"
-    return (f"0 2 * * * {exe} --workspace {shlex.quote(str(root))} garden --quiet "
-            f">> {shlex.quote(str(log))} 2>&1")
+    line = (f"{exe} --workspace {shlex.quote(str(root))} garden --quiet >> {shlex.quote(str(log))} 2>&1")
+    return "0 2 * * * " + line.replace("%", "\\%")  # cron reads a bare % as a newline
