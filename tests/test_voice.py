@@ -260,3 +260,11 @@ def test_voice_benchmark_names_the_speakers_when_me_or_them_is_wrong(tmp_path):
     run = subprocess.run([sys.executable, str(script), str(export)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert "--them 'Alice' and --me 'Lei': no such speaker" in run.stderr and "小雨, 王磊" in run.stderr
+
+
+def test_a_quote_keeps_no_terminal_controls_or_bidi_overrides(example_cli: Runner):
+    example_cli("quote", "alice", "q \x1b[31mred\u202e done")
+    text = (example_cli.ws.people_dir / "alice" / "VOICE.md").read_text(encoding="utf-8")
+    assert "\x1b" not in text and "\u202e" not in text and "q red done" in text
+    subject = subjects(example_cli.ws)[0]
+    assert subject.startswith("quote(alice):") and "\x1b" not in subject and "\u202e" not in subject

@@ -265,8 +265,10 @@ def refresh_and_commit(ws, person, names: list[str]) -> str | None:
 
 def quote_and_commit(ws, person, text: str, *, mine: bool = False) -> str | None:
     """`quote` and chat's /quote: a real line the user keeps, one commit."""
+    from heartcompass.sanitize import strip_controls
     from heartcompass.store import audit, clock
 
+    text = strip_controls(text)  # a kept line is shown and sent as it is: no escapes or bidi overrides
     with audit.writing(ws, "quote"):
         audit.commit_pending(ws, [person])
         section = voice_fmt.MINE if mine else voice_fmt.THEIRS

@@ -71,7 +71,11 @@ _SUBJECT = re.compile(r"(?P<verb>[a-z-]+)(?:\((?P<scope>[^:]+?)\))?: (?P<what>.*
 
 
 def subject(verb: Verb, scope: str | None, what: str) -> str:
-    """`verb(scope): what`, or `verb: what` without a scope."""
+    """`verb(scope): what`, or `verb: what` without a scope. One line, and no
+    terminal controls or bidi overrides: `git log` prints it raw."""
+    from heartcompass.sanitize import strip_controls
+
+    what = strip_controls(what).replace("\n", " ")
     return f"{verb.value}({scope}): {what}" if scope else f"{verb.value}: {what}"
 
 
