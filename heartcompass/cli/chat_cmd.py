@@ -9,6 +9,7 @@ import typer
 
 from heartcompass.cli.common import ModelOption, discard_stdout, err, escape, out, print_json, workspace
 from heartcompass.errors import HeartCompassError, LLMError
+from heartcompass.wording import counted
 
 HELP = """Commands:
   /note TEXT     remember a fact about them (trusted, for the gardener)
@@ -131,7 +132,7 @@ class ChatView:
                 raise type(exc)(exc.message, f"Your messages are saved in {logs}; the next HeartCompass command "
                                              "that can commit will commit them.") from None
             if not self.as_json and sys.stdin.isatty():
-                out.print(f"[dim]Saved {s.count} entr{'y' if s.count == 1 else 'ies'} to "
+                out.print(f"[dim]Saved {counted(s.count, 'entry', 'entries')} to "
                           f"people/{escape(s.person.slug)}/logs/.[/]")
 
     def model(self):

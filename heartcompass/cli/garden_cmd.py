@@ -11,6 +11,7 @@ import typer
 from heartcompass.cli.common import (ModelOption, err, escape, out, print_columns, print_diff, print_json,
                                      workspace)
 from heartcompass.errors import HeartCompassError
+from heartcompass.wording import counted
 
 
 def register(app: typer.Typer) -> None:
@@ -132,7 +133,7 @@ class Progress:
             self._bar.update(self._task, completed=n)
         elif self.plain and result.status != "up to date":
             err.print(f"garden {n}/{self.total} {escape(result.slug)}: {result.status}"
-                      + (f", {result.entries} entr{'y' if result.entries == 1 else 'ies'}" if result.entries else ""),
+                      + (f", {counted(result.entries, 'entry', 'entries')}" if result.entries else ""),
                       markup=False)
 
 
@@ -154,7 +155,7 @@ def _terminal() -> bool:
 
 
 def _ask(result) -> bool:
-    out.rule(f"[bold]{escape(result.slug)}[/]: {result.entries} new entr{'y' if result.entries == 1 else 'ies'}")
+    out.rule(f"[bold]{escape(result.slug)}[/]: {counted(result.entries, 'new entry', 'new entries')}")
     for diff in result.diffs.values():
         print_diff(diff)
     if not result.diffs:

@@ -366,10 +366,10 @@ def _message(slug: str, wb: Workbench, summaries: list[str]) -> tuple[str, str]:
     parts = []
     if wb.counts["events_added"]:
         n = wb.counts["events_added"]
-        parts.append(f"{n} new event{'s' if n != 1 else ''}")
+        parts.append(counted(n, "new event"))
     if wb.counts["events_changed"]:
         n = wb.counts["events_changed"]
-        parts.append(f"{n} event{'s' if n != 1 else ''} changed")
+        parts.append(f"{counted(n, 'event')} changed")
     if "memory" in wb.touched:
         parts.append("memory updated")
     if "profile" in wb.touched:

@@ -25,6 +25,7 @@ from heartcompass.store.githistory import Commit
 from heartcompass.store.gitrepo import RevertConflict
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace
+from heartcompass.wording import counted
 
 
 class Verb(str, Enum):
@@ -397,7 +398,7 @@ def commit_chat(ws: Workspace, person: Person, paths: set[Path] | list[Path], me
     if not paths:
         return None
     days = ", ".join(sorted(Path(p).stem for p in paths))
-    what = f"{messages} message{'s' if messages != 1 else ''} on {days}"
+    what = f"{counted(messages, 'message')} on {days}"
     if time_travel:
         what += f" (time travel, {time_travel})"
     return ws.git.commit(list(paths), subject(Verb.CHAT, person.slug, what))
