@@ -1,0 +1,134 @@
+"""How much a piece of memory has to do with the conversation at hand.
+
+BM25 over words (lower-cased, lightly stemmed, without the commonest English
+words) and CJK character bigrams, so "the rainbow sidewalk" and "糖葫芦"
+find the line that names them. No embeddings and no index on disk: the
+files are the truth, and a query only ever looks at its own few terms, so
+the lines are scanned once, in one regular-expression pass, and only the
+lines that contain a query term are tokenized.
+
+A score is in 0..1: the line's BM25 score over what a line holding every
+query term once would score (never less than FLOOR, so a query whose only
+known words are common ones, "dinner" in a third of all lines, lifts those
+lines only a little)."""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections import Counter
+
+# Kana, CJK ideographs (and their extensions and compatibility forms), Hangul.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
+_IS_CJK = re.compile(rf"[{_CJK}]")
+K1, B = 1.2, 0.75
+FLOOR = 2.0  # about the idf of a term in one line of ten: below it, a match says little
+# Words (and CJK bigrams) that say nothing about what a conversation is about,
+# and "remember" (记得), which asks about the past without naming it.
+STOPWORDS = frozenset("""
+a about after again all also am an and any are as at back be been before but by can could did do does
+doing don done for from get go going got had has have he her here hers him his how i if in into is it its
+just know let like me mine more my no not now of oh ok okay on one or our out over really remember
+remembered said say she should so some still such than that the their them then there these they thing
+things think this those to too up us very was we were what when where which while who why will with
+would yeah yes you your yours hey hi hello
+记得 还记 什么 怎么 这个 那个 我们 你们 他们 她们 就是 可以 没有 知道 觉得 一个 现在 时候 是不 不是
+""".split())
+# CJK characters too common to say what a message is about on their own.
+CJK_STOP = frozenset("的了是我你他她它们在有和就不也都还吗呢吧啊呀哦嗯这那个一上下说要会没很得着过到去来么什样好记"
+                     "想看能对给让把被与及或之其又再已")
+
+
+def _stem(word: str) -> str:
+    """A light English stemmer: 'hiked', 'hiking', 'hikes' and 'hike' are one word."""
+    if len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+    elif len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif len(word) > 4 and word.endswith(("ed", "es")):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def _key(term: str) -> str:
+    """What a doc holding the term must contain: the stem, or for 'party'
+    (from 'parties') 'part'."""
+    return term[:-1] if len(term) > 3 and term.endswith("y") else term
+
+
+def terms(text: str) -> list[str]:
+    """The terms of a text: stemmed words, and each CJK run as its character
+    bigrams (a lone character as itself)."""
+    out: list[str] = []
+    for run in _TOKEN.findall(text.lower()):
+        if _IS_CJK.match(run):
+            out += [b for b in (run[i:i + 2] for i in range(len(run) - 1)) if b not in STOPWORDS] \
+                if len(run) > 1 else [run]
+        elif run not in STOPWORDS and not (len(run) == 1 and run.isascii()):
+            out.append(_stem(run))
+    return out
+
+
+def query(messages: list[str]) -> dict[str, float]:
+    """Terms of the conversation, newest message first: each term weighs as
+    much as the newest message it is in (1, then 0.6, then 0.4 ...). A CJK
+    character that is no particle counts on its own too, at half weight:
+    "猫呢" is about the cat (猫), and no line holds the bigram 猫呢."""
+    weights: dict[str, float] = {}
+    for age, message in enumerate(messages):
+        weight = max(0.2, 1.0 - 0.4 * age)
+        for term in terms(message):
+            weights[term] = max(weights.get(term, 0.0), weight)
+        for char in _IS_CJK.findall(message):
+            if char not in CJK_STOP:
+                weights[char] = max(weights.get(char, 0.0), weight / 2)
+    return weights
+
+
+def scores(query_terms: dict[str, float], docs: list[str]) -> dict[int, float]:
+    """{index: relevance in 0..1} of the docs that share a term with the query
+    (the others are 0 and left out)."""
+    if not query_terms or not docs:
+        return {}
+    # One pass over all the text finds the docs that may hold a term (a stem or
+    # a bigram as a substring); only those are tokenized to count exactly.
+    big = "\n".join(docs).lower()
+    starts, pos = [], 0
+    for doc in docs:
+        starts.append(pos)
+        pos += len(doc) + 1
+    if len(big) != pos - 1:  # lower() changed a length (rare letters): map them one by one
+        candidates = {i for i, doc in enumerate(docs) if any(_key(t) in doc.lower() for t in query_terms)}
+    else:
+        keys = sorted({_key(t) for t in query_terms}, key=len, reverse=True)
+        pattern = re.compile("|".join(re.escape(k) for k in keys))
+        candidates = {bisect.bisect_right(starts, m.start()) - 1 for m in pattern.finditer(big)}
+    counts: dict[int, Counter] = {}
+    df: Counter = Counter()
+    lone = [t for t in query_terms if len(t) == 1 and _IS_CJK.match(t)]  # one character: counted anywhere
+    for i in candidates:
+        tf = Counter(t for t in terms(docs[i]) if t in query_terms)
+        for t in lone:
+            if t in docs[i]:
+                tf[t] = docs[i].count(t)
+        if tf:
+            counts[i] = tf
+            df.update(tf.keys())
+    if not counts:
+        return {}
+    n = len(docs)
+    avg_len = max(1.0, (pos - 1 - (n - 1)) / n)  # characters stand in for a doc's length in terms
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in df}
+    best = max(FLOOR, sum(query_terms[t] * idf[t] for t in idf))
+    out = {}
+    for i, tf in counts.items():
+        norm = K1 * (1 - B + B * len(docs[i]) / avg_len)
+        raw = sum(query_terms[t] * idf[t] * f * (K1 + 1) / (f + norm) for t, f in tf.items())
+        out[i] = min(1.0, raw / best)
+    return out
