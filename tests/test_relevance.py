@@ -139,12 +139,23 @@ def test_terms_are_words_and_cjk_bigrams():
 
 
 def test_rare_terms_outweigh_common_ones_and_single_characters_count():
-    docs = ["dinner with mom"] * 30 + ["dinner on the rainbow sidewalk", "a cat named Mochi", "她的猫很可爱"]
+    docs = ["dinner with mom"] * 10 + ["a walk in the park"] * 20 + [
+        "dinner on the rainbow sidewalk", "a cat named Mochi", "她的猫很可爱"]
     scores = relevance.scores(relevance.query(["dinner by the rainbow?"]), docs)
-    assert max(scores, key=scores.get) == 30 and scores[30] > 3 * scores[0] > 0
-    assert 31 not in scores
+    assert max(scores, key=scores.get) == 30 and scores[30] > 2 * scores[0] > 0
+    assert 31 not in scores and 10 not in scores
     cat = relevance.scores(relevance.query(["猫呢"]), docs)  # no line holds 猫呢: the character counts
     assert list(cat) == [32]
+    # a word in most lines tells none apart: not counted at all
+    assert relevance.scores(relevance.query(["a walk?"]), docs) == {}
+
+
+def test_words_match_whole_words_only():
+    docs = ["her birthday party", "a long day at work", "Day trip to Nara", "parties every day"]
+    day = relevance.scores(relevance.query(["what a day"]), docs)
+    assert set(day) == {1, 2, 3}  # not inside "birthday"
+    assert set(relevance.scores(relevance.query(["the party"]), docs)) == {0, 3}  # parties, party
+    assert set(relevance.scores(relevance.query(["糖葫芦"]), ["吃糖葫芦", "糖果", "葫芦娃"])) == {0, 2}
 
 
 def test_newer_messages_weigh_more():

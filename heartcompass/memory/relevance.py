@@ -4,8 +4,7 @@ BM25 over words (lower-cased, lightly stemmed, without the commonest English
 words) and CJK character bigrams, so "the rainbow sidewalk" and "糖葫芦"
 find the line that names them. No embeddings and no index on disk: the
 files are the truth, and a query only ever looks at its own few terms, so
-the lines are scanned once, in one regular-expression pass, and only the
-lines that contain a query term are tokenized.
+all the lines are searched at once for each of them.
 
 A score is in 0..1: the line's BM25 score over what a line holding every
 query term once would score (never less than FLOOR, so a query whose only
@@ -15,7 +14,9 @@ lines only a little)."""
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
+import operator
 import re
 from collections import Counter
 
@@ -25,6 +26,9 @@ _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
 _IS_CJK = re.compile(rf"[{_CJK}]")
 K1, B = 1.2, 0.75
 FLOOR = 2.0  # about the idf of a term in one line of ten: below it, a match says little
+# A term found more often than in half the lines (of twenty or more) is not
+# counted: BM25's classic idf is zero there, and it is the costliest to count.
+COMMON_SHARE, COMMON_FROM = 0.5, 20
 # Words (and CJK bigrams) that say nothing about what a conversation is about,
 # and "remember" (记得), which asks about the past without naming it.
 STOPWORDS = frozenset("""
@@ -91,44 +95,63 @@ def query(messages: list[str]) -> dict[str, float]:
     return weights
 
 
+def _finders(query_terms: dict[str, float]) -> list[tuple[str, re.Pattern, bool]]:
+    """One pattern per term key, each starting with its literal (so the
+    search skips ahead in C): a stem at the start of a word, then the rest
+    of the word (checked by stemming it); or a CJK bigram or character.
+    Lone characters come last: they only count when no bigram holding them
+    was found."""
+    finders = []
+    for key in sorted({_key(t) for t in query_terms}, key=lambda k: (len(k) == 1 and bool(_IS_CJK.match(k)), k)):
+        if _IS_CJK.match(key):
+            finders.append((key, re.compile(re.escape(key)), False))
+        else:  # not preceded by a letter of the same word: the lookbehind spans the key and one more
+            k = re.escape(key)
+            finders.append((key, re.compile(rf"{k}(?<![^\W_{_CJK}]{k})[^\W_{_CJK}]*"), True))
+    return finders
+
+
 def scores(query_terms: dict[str, float], docs: list[str]) -> dict[int, float]:
     """{index: relevance in 0..1} of the docs that share a term with the query
-    (the others are 0 and left out)."""
+    (the others are 0 and left out). All the text is searched at once, one
+    term at a time, and the matches are counted by (doc, term) in C, with
+    no Python step per doc or per match: 100,000 events stay fast."""
     if not query_terms or not docs:
         return {}
-    # One pass over all the text finds the docs that may hold a term (a stem or
-    # a bigram as a substring); only those are tokenized to count exactly.
-    big = "\n".join(docs).lower()
-    starts, pos = [], 0
-    for doc in docs:
-        starts.append(pos)
-        pos += len(doc) + 1
-    if len(big) != pos - 1:  # lower() changed a length (rare letters): map them one by one
-        candidates = {i for i, doc in enumerate(docs) if any(_key(t) in doc.lower() for t in query_terms)}
-    else:
-        keys = sorted({_key(t) for t in query_terms}, key=len, reverse=True)
-        pattern = re.compile("|".join(re.escape(k) for k in keys))
-        candidates = {bisect.bisect_right(starts, m.start()) - 1 for m in pattern.finditer(big)}
-    counts: dict[int, Counter] = {}
-    df: Counter = Counter()
-    lone = [t for t in query_terms if len(t) == 1 and _IS_CJK.match(t)]  # one character: counted anywhere
-    for i in candidates:
-        tf = Counter(t for t in terms(docs[i]) if t in query_terms)
-        for t in lone:
-            if t in docs[i]:
-                tf[t] = docs[i].count(t)
-        if tf:
-            counts[i] = tf
-            df.update(tf.keys())
-    if not counts:
+    lowered = [doc.lower() for doc in docs]
+    lengths = [len(doc) for doc in lowered]
+    big = "\n".join(lowered)
+    ends = list(itertools.accumulate(n + 1 for n in lengths))  # bisect_right(ends, p): the doc at p
+    stems: dict[str, str | None] = {}  # a word as found -> its query term (None: not one)
+    tf: Counter = Counter()  # (doc, term) -> count
+    found_pairs: set[str] = set()
+    for key, pattern, is_word in _finders(query_terms):
+        if len(key) == 1 and any(key in pair for pair in found_pairs):
+            continue  # a bigram holding it was found: it adds nothing
+        if len(docs) >= COMMON_FROM and big.count(key) > len(docs) * COMMON_SHARE:
+            continue  # in most lines: it cannot tell them apart (and would cost the most)
+        matches = list(pattern.finditer(big))
+        if not matches:
+            continue
+        where = map(bisect.bisect_right, itertools.repeat(ends), map(re.Match.start, matches))
+        if not is_word:
+            found_pairs.add(key)
+            tf.update(zip(where, itertools.repeat(key)))
+            continue
+        words = list(map(re.Match.group, matches))
+        for word in set(words).difference(stems):
+            term = word if word in query_terms else _stem(word)
+            stems[word] = term if term in query_terms else None
+        tf.update(filter(operator.itemgetter(1), zip(where, map(stems.__getitem__, words))))
+    if not tf:
         return {}
+    df = Counter(map(operator.itemgetter(1), tf))
     n = len(docs)
-    avg_len = max(1.0, (pos - 1 - (n - 1)) / n)  # characters stand in for a doc's length in terms
+    avg_len = max(1.0, sum(lengths) / n)  # characters stand in for a doc's length in terms
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in df}
     best = max(FLOOR, sum(query_terms[t] * idf[t] for t in idf))
-    out = {}
-    for i, tf in counts.items():
-        norm = K1 * (1 - B + B * len(docs[i]) / avg_len)
-        raw = sum(query_terms[t] * idf[t] * f * (K1 + 1) / (f + norm) for t, f in tf.items())
-        out[i] = min(1.0, raw / best)
-    return out
+    gain = {t: query_terms[t] * idf[t] * (K1 + 1) / best for t in idf}
+    raw: dict[int, float] = {}
+    for (i, t), f in tf.items():
+        raw[i] = raw.get(i, 0.0) + gain[t] * f / (f + K1 * (1 - B + B * lengths[i] / avg_len))
+    return {i: min(1.0, r) for i, r in raw.items()}

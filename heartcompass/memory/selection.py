@@ -74,10 +74,25 @@ class _Budget:
             return True
         return False
 
-    def leave(self, section: str, text: str, count: int = 1) -> None:
-        self.c.left_count[section] = self.c.left_count.get(section, 0) + count
+    def leave(self, section: str, text: str) -> None:
+        self.c.left_count[section] = self.c.left_count.get(section, 0) + 1
         if len(self.c.left.setdefault(section, [])) < LEFT_OUT_SHOWN:
             self.c.left[section].append(text)
+
+    def leave_event(self, event: events_fmt.Event) -> None:
+        """Rendered only while it is among those shown: there may be 100,000."""
+        if len(self.c.left.get("events", ())) < LEFT_OUT_SHOWN:
+            self.leave("events", event.render())
+        else:
+            self.c.left_count["events"] = self.c.left_count.get("events", 0) + 1
+
+    def cannot_fit(self, event: events_fmt.Event, limit: int) -> bool:
+        """True when the event surely does not fit, known without rendering it:
+        its line is at least "- YYYY-MM-DD · w0 · TEXT (SOURCE)" long, a token
+        is at most four characters (tokens.py), and the newline is one more."""
+        length = 15 + len(event.text) + (5 if event.weight is not None else 0) + (
+            len(event.source) + 3 if event.source else 0)
+        return -(-length // 4) + 1 > limit - self.c.used
 
 
 def event_unit(event: events_fmt.Event) -> Unit:
@@ -87,7 +102,8 @@ def event_unit(event: events_fmt.Event) -> Unit:
 def choose(units: list[Unit], events: list[events_fmt.Event], budget: int, header_tokens: dict[str, int],
            *, score_event, about: dict[str, float] | None = None) -> Choice:
     """units: everything but the events, each with its priority; score_event:
-    an event's standing today; about: the conversation's terms (relevance.query)."""
+    an event's standing today (at most 1); about: the conversation's terms
+    (relevance.query)."""
     choice = Choice()
     b = _Budget(budget, header_tokens, choice)
     for i, unit in enumerate(units):
@@ -97,23 +113,29 @@ def choose(units: list[Unit], events: list[events_fmt.Event], budget: int, heade
         if unit.priority <= CORE_PRIORITY and not unit.ranked and not b.offer(unit):
             b.leave(unit.section, unit.text)
     taken_units: set[int] = {u.order for u in choice.chosen}
-    taken_events: set[int] = set()
-    event_rel: dict[int, float] = {}  # id(event) -> relevance
+    taken_events: set[int] = set()   # indices into events
+    standing = [score_event(e) for e in events]  # once each: there may be 100,000
+    keys = standing
     if about:
         ranked = [u for u in units if u.ranked]
         unit_rel = relevance.scores(about, [u.text for u in ranked])
-        event_rel = {id(events[i]): r for i, r in relevance.scores(about, [e.text for e in events]).items()}
+        event_rel = relevance.scores(about, [e.text for e in events])
+        keys = list(standing)
+        for i, r in event_rel.items():
+            keys[i] += RELEVANCE_WEIGHT * r
         named = [(RELEVANCE_WEIGHT * r + ranked[i].standing, ranked[i]) for i, r in unit_rel.items()]
-        named += [(RELEVANCE_WEIGHT * event_rel[id(e)] + score_event(e), e) for e in events if id(e) in event_rel]
+        named += [(keys[i], i) for i in event_rel]
         limit = choice.used + int(RELEVANT_SHARE * budget)
         for _, item in sorted(named, key=lambda pair: pair[0], reverse=True):
-            unit = item if isinstance(item, Unit) else event_unit(item)
-            if b.offer(unit, limit):
+            if limit - choice.used < 4:  # full: no entry is smaller
+                break
+            if isinstance(item, Unit):
+                if b.offer(item, limit):
+                    choice.relevant += 1
+                    taken_units.add(item.order)
+            elif not b.cannot_fit(events[item], limit) and b.offer(event_unit(events[item]), limit):
                 choice.relevant += 1
-                if item is unit:
-                    taken_units.add(unit.order)
-                else:
-                    taken_events.add(id(item))
+                taken_events.add(item)
     reserve = int(EVENTS_SHARE * budget) if len(events) > len(taken_events) else 0
     deferred = []
     for unit in units:
@@ -123,17 +145,17 @@ def choose(units: list[Unit], events: list[events_fmt.Event], budget: int, heade
             deferred.append(unit)  # after the events, if they leave room
         elif not b.offer(unit):
             b.leave(unit.section, unit.text)
-    _events(b, events, taken_events, event_rel, score_event)
+    _events(b, events, taken_events, keys)
     for unit in deferred:
         if not b.offer(unit):
             b.leave(unit.section, unit.text)
     return choice
 
 
-def _events(b: _Budget, events, taken: set[int], rel: dict[int, float], score_event) -> None:
+def _events(b: _Budget, events: list[events_fmt.Event], taken: set[int], keys: list[float]) -> None:
     """Events by score, rendered only while they can still fit (there may be 100,000)."""
-    key = score_event if not rel else (lambda e: score_event(e) + RELEVANCE_WEIGHT * rel.get(id(e), 0.0))
-    ranked = sorted((e for e in events if id(e) not in taken) if taken else events, key=key, reverse=True)
+    order = sorted(range(len(events)), key=keys.__getitem__, reverse=True)  # ties: in file order
+    ranked = [events[i] for i in order if i not in taken] if taken else [events[i] for i in order]
     smallest = 4 + (0 if "events" in b.opened else b.header_tokens["events"])
     for i, event in enumerate(ranked):
         if b.budget - b.c.used < smallest:
@@ -142,6 +164,9 @@ def _events(b: _Budget, events, taken: set[int], rel: dict[int, float], score_ev
                 b.c.left.setdefault("events", []).append(rest.render())
             b.c.left_count["events"] = b.c.left_count.get("events", 0) + len(ranked) - i
             return
+        if b.cannot_fit(event, b.budget):
+            b.leave_event(event)
+            continue
         unit = event_unit(event)
         if not b.offer(unit):
             b.leave("events", unit.text)
