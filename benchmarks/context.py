@@ -17,6 +17,7 @@ prints n/a for them): PYTHONPATH=/path/to/its/checkout python benchmarks/context
 from __future__ import annotations
 
 import datetime as dt
+import os
 import random
 import statistics
 import sys
@@ -24,7 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# This checkout, unless PYTHONPATH names another version to measure.
+sys.path.insert(len(sys.path) if os.environ.get("PYTHONPATH") else 0, str(Path(__file__).resolve().parents[1]))
 
 from heartcompass.memory import context  # noqa: E402
 from heartcompass.formats import events as events_fmt  # noqa: E402

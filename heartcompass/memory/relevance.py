@@ -123,10 +123,9 @@ def scores(query_terms: dict[str, float], docs: list[str]) -> dict[int, float]:
     big = "\n".join(lowered)
     ends = list(itertools.accumulate(n + 1 for n in lengths))  # bisect_right(ends, p): the doc at p
     stems: dict[str, str | None] = {}  # a word as found -> its query term (None: not one)
-    tf: Counter = Counter()  # (doc, term) -> count
-    found_pairs: set[str] = set()
+    tf: dict[str, Counter] = {}  # term -> {doc: count}
     for key, pattern, is_word in _finders(query_terms):
-        if len(key) == 1 and any(key in pair for pair in found_pairs):
+        if len(key) == 1 and any(key in pair for pair in tf if len(pair) == 2):
             continue  # a bigram holding it was found: it adds nothing
         if len(docs) >= COMMON_FROM and big.count(key) > len(docs) * COMMON_SHARE:
             continue  # in most lines: it cannot tell them apart (and would cost the most)
@@ -135,23 +134,26 @@ def scores(query_terms: dict[str, float], docs: list[str]) -> dict[int, float]:
             continue
         where = map(bisect.bisect_right, itertools.repeat(ends), map(re.Match.start, matches))
         if not is_word:
-            found_pairs.add(key)
-            tf.update(zip(where, itertools.repeat(key)))
+            tf[key] = Counter(where)
             continue
         words = list(map(re.Match.group, matches))
         for word in set(words).difference(stems):
             term = word if word in query_terms else _stem(word)
             stems[word] = term if term in query_terms else None
-        tf.update(filter(operator.itemgetter(1), zip(where, map(stems.__getitem__, words))))
+        found = list(map(stems.__getitem__, words))
+        where = list(where)
+        for term in set(found) - {None}:  # usually one: "hiked", "hiking" are "hik"
+            tf.setdefault(term, Counter()).update(itertools.compress(where, map(term.__eq__, found)))
     if not tf:
         return {}
-    df = Counter(map(operator.itemgetter(1), tf))
     n = len(docs)
     avg_len = max(1.0, sum(lengths) / n)  # characters stand in for a doc's length in terms
-    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in df}
+    idf = {t: math.log(1 + (n - len(c) + 0.5) / (len(c) + 0.5)) for t, c in tf.items()}
     best = max(FLOOR, sum(query_terms[t] * idf[t] for t in idf))
-    gain = {t: query_terms[t] * idf[t] * (K1 + 1) / best for t in idf}
     raw: dict[int, float] = {}
-    for (i, t), f in tf.items():
-        raw[i] = raw.get(i, 0.0) + gain[t] * f / (f + K1 * (1 - B + B * lengths[i] / avg_len))
+    norm = K1 * (1 - B), K1 * B / avg_len
+    for t, counts in tf.items():
+        gain = query_terms[t] * idf[t] * (K1 + 1) / best
+        for i, f in counts.items():
+            raw[i] = raw.get(i, 0.0) + gain * f / (f + norm[0] + norm[1] * lengths[i])
     return {i: min(1.0, r) for i, r in raw.items()}

@@ -126,16 +126,20 @@ def choose(units: list[Unit], events: list[events_fmt.Event], budget: int, heade
         named = [(RELEVANCE_WEIGHT * r + ranked[i].standing, ranked[i]) for i, r in unit_rel.items()]
         named += [(keys[i], i) for i in event_rel]
         limit = choice.used + int(RELEVANT_SHARE * budget)
+        misses = 0
         for _, item in sorted(named, key=lambda pair: pair[0], reverse=True):
-            if limit - choice.used < 4:  # full: no entry is smaller
+            if limit - choice.used < 4 or misses > 50:  # full, or nearly: the rest compete in step 3
                 break
             if isinstance(item, Unit):
-                if b.offer(item, limit):
-                    choice.relevant += 1
+                took = b.offer(item, limit)
+                if took:
                     taken_units.add(item.order)
-            elif not b.cannot_fit(events[item], limit) and b.offer(event_unit(events[item]), limit):
-                choice.relevant += 1
-                taken_events.add(item)
+            else:
+                took = not b.cannot_fit(events[item], limit) and b.offer(event_unit(events[item]), limit)
+                if took:
+                    taken_events.add(item)
+            choice.relevant += took
+            misses = 0 if took else misses + 1
     reserve = int(EVENTS_SHARE * budget) if len(events) > len(taken_events) else 0
     deferred = []
     for unit in units:
