@@ -161,3 +161,14 @@ def test_words_match_whole_words_only():
 def test_newer_messages_weigh_more():
     weights = relevance.query(["rainbow", "sidewalk", "mochi", "castro"])  # newest first
     assert weights["rainbow"] > weights["sidewalk"] > weights["mochi"] >= weights["castro"] > 0
+
+
+def test_the_coach_chooses_for_their_message(example_cli: Runner, fake_llm):
+    from test_coach_graph import ADVICE
+
+    _crowded(example_cli)
+    fake_llm.enqueue(ADVICE, ADVICE)
+    example_cli("coach", "alice", "haha ok")
+    example_cli("coach", "alice", "好想再去后海吃一次糖葫芦")
+    plain, named = fake_llm.system_prompts
+    assert TANGHULU not in plain and TANGHULU in named
