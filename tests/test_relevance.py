@@ -119,7 +119,8 @@ def test_a_common_word_does_not_crowd_out_the_rest(example_cli: Runner):
 def test_a_message_with_markup_and_escapes_is_shown_harmlessly(example_cli: Runner):
     before = tree_snapshot(example_cli.ws.root)
     result = example_cli("context", "alice", "--for", "[red]Takao[/red] \x1b[31mhike\x1b]0;x\x07")
-    assert "Chosen for:" in result.output and "[red]Takao[/red]" in result.output
+    chosen = next(line for line in result.output.splitlines() if line.startswith("Chosen for:"))
+    assert "[red]Takao[/red] hike" in chosen  # shown as typed, not as markup
     assert "\x1b" not in result.output and "Traceback" not in result.output
     assert tree_snapshot(example_cli.ws.root) == before  # nothing written
 
@@ -172,3 +173,46 @@ def test_the_coach_chooses_for_their_message(example_cli: Runner, fake_llm):
     example_cli("coach", "alice", "好想再去后海吃一次糖葫芦")
     plain, named = fake_llm.system_prompts
     assert TANGHULU not in plain and TANGHULU in named
+
+
+def test_chat_on_a_terminal_chooses_for_what_was_typed(example_cli: Runner):
+    """The real chat on a pseudo-terminal, against the stub server: the
+    request after naming the sidewalk holds it, /context says what it was
+    chosen for, and nothing is left broken on the screen."""
+    from stub_server import start
+    from terminal import ENTER, assert_clean_end, finish, screen_text, spawn
+
+    _crowded(example_cli)
+    server, state = start()
+    try:
+        example_cli("config", "set", "llm.base_url", f"http://127.0.0.1:{server.server_port}/v1")
+        example_cli("config", "set", "llm.model", "stub")
+        child = spawn(example_cli.ws.root, "chat", "alice", "--no-delay")
+        child.expect("you ›")
+        child.send("how are you" + ENTER)
+        child.expect("you ›")
+        child.send("remember the [bold]rainbow[/bold] sidewalk?" + ENTER)
+        child.expect("you ›")
+        child.send("/context" + ENTER)
+        child.expect("Chosen for")
+        child.expect("you ›")
+        child.send("/exit" + ENTER)
+        code, raw = finish(child)
+    finally:
+        server.shutdown()
+    assert code == 0, screen_text(raw)[-2000:]
+    assert_clean_end(raw)
+    chosen = next(line for line in screen_text(raw).splitlines() if "Chosen for:" in line)
+    assert "[bold]rainbow[/bold] sidewalk?" in chosen  # shown as typed, not as markup
+    systems = [r["messages"][0]["content"] for r in state.requests]
+    assert len(systems) == 2 and RAINBOW not in systems[0] and RAINBOW in systems[1]
+
+
+def test_context_for_a_message_on_a_terminal(example_cli: Runner):
+    from terminal import assert_clean_end, finish, screen_text, spawn
+
+    _crowded(example_cli)
+    code, raw = finish(spawn(example_cli.ws.root, "context", "alice", "--for", "还记得糖葫芦吗？\x1b[2J"))
+    assert code == 0 and TANGHULU in screen_text(raw) and "Chosen for: 还记得糖葫芦吗？" in screen_text(raw)
+    assert "\x1b[2J" not in raw
+    assert_clean_end(raw)
