@@ -49,6 +49,13 @@ FALLBACK_EMAIL = "heartcompass@localhost"
 GIT_ERRORS = (GitCommandError, BadName, InvalidGitRepositoryError, NoSuchPathError, ValueError)
 # Paths printed as they are (小明, not "\345\260\217").
 BASE_OPTIONS = ("-c", "core.quotepath=false")
+# Variables that point git at another repository, index or object store (set
+# when a command runs from a git hook or an editor's terminal): every git call
+# of ours is about this workspace's own repository, whatever they say.
+REDIRECTING = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
+               "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE", "GIT_PREFIX",
+               "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE", "GIT_SHALLOW_FILE", "GIT_NAMESPACE",
+               "GIT_INTERNAL_SUPER_PREFIX", "GIT_QUARANTINE_PATH")
 
 
 class RevertConflict(GitError):
@@ -63,6 +70,8 @@ class RevertConflict(GitError):
 class WorkspaceGit(RepoState, Remote, History):
     def __init__(self, root: Path, hooks: Callable[[], bool] = lambda: True):
         self.root = Path(root).resolve()
+        for name in REDIRECTING:  # GitPython's own helpers read os.environ too, so not only our env= calls
+            os.environ.pop(name, None)
         self._repo: git.Repo | None = None
         self.hooks = hooks  # run the user's commit hooks? (the git.hooks setting)
 
@@ -115,6 +124,12 @@ class WorkspaceGit(RepoState, Remote, History):
     @property
     def git_dir(self) -> Path:
         return Path(self.repo.git_dir)
+
+    @property
+    def common_dir(self) -> Path:
+        """Where the objects, branches and hooks are: the git dir, or for a
+        workspace that is a `git worktree`, the main repository's."""
+        return Path(self.repo.common_dir).resolve()
 
     # -- writing ----------------------------------------------------------
     def commit(self, paths: list[Path | str], subject: str, body: str = "") -> str | None:
@@ -227,7 +242,7 @@ class WorkspaceGit(RepoState, Remote, History):
         if not self.hooks():
             return False
         custom = self.repo.config_reader().get_value("core", "hooksPath", default="")
-        folder = (self.root / os.path.expanduser(str(custom))) if custom else Path(self.repo.git_dir) / "hooks"
+        folder = (self.root / os.path.expanduser(str(custom))) if custom else self.common_dir / "hooks"
         return any(os.access(folder / name, os.X_OK)
                    for name in ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"))
 
@@ -239,7 +254,7 @@ class WorkspaceGit(RepoState, Remote, History):
 
         from gitdb import LooseObjectDB
 
-        loose = LooseObjectDB(os.path.join(self.repo.git_dir, "objects"))  # in-process: no git per object
+        loose = LooseObjectDB(str(self.common_dir / "objects"))  # in-process: no git per object
 
         def store(kind: str, data: bytes) -> bytes:
             return loose.store(IStream(kind, len(data), io.BytesIO(data))).binsha

@@ -20,10 +20,11 @@ SYNC_MARK = "heartcompass-sync"  # in .git/: the rebase in progress is an unfini
 
 
 class RepoState:
-    """Needs `root`, `git_dir` and `_git` from WorkspaceGit."""
+    """Needs `root`, `git_dir`, `common_dir` and `_git` from WorkspaceGit."""
 
     root: Path
     git_dir: Path
+    common_dir: Path
 
     def state_problem(self) -> str | None:
         """A rebase, merge, cherry-pick or revert in progress, or a detached
@@ -56,7 +57,7 @@ class RepoState:
         return None
 
     def _home_branch(self) -> str:
-        heads = self.git_dir / "refs" / "heads"
+        heads = self.common_dir / "refs" / "heads"
         names = sorted(p.name for p in heads.iterdir()) if heads.is_dir() else []
         return "main" if "main" in names or not names else names[0] if len(names) == 1 else "main"
 

@@ -1,0 +1,67 @@
+"""git as real machines configure it: variables that point git elsewhere
+(a command run from a hook or an editor's terminal), a workspace that is a
+`git worktree`, a global ignore rule that matches our files."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from conftest import Runner, git, log_entries, subjects
+from garden_helpers import memory, say
+
+
+def _clean(ws) -> bool:
+    return git(ws, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("variable", ["GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY"])
+def test_git_variables_pointing_elsewhere_are_ignored(example_cli: Runner, fake_llm, tmp_path, variable):
+    elsewhere = tmp_path / "elsewhere"
+    subprocess.run(["git", "init", "-q", str(elsewhere)], check=True)
+    target = {"GIT_INDEX_FILE": "/nonexistent/index", "GIT_DIR": str(elsewhere / ".git"),
+              "GIT_WORK_TREE": str(elsewhere), "GIT_OBJECT_DIRECTORY": str(tmp_path / "objects")}[variable]
+    env = {variable: target}
+    before = git(example_cli.ws, "ls-tree", "-r", "--name-only", "HEAD")
+    say(example_cli.ws, "alice", "note", "Alice keeps a tortoise called Shelly")
+    fake_llm.enqueue({"summary": "a tortoise", "new_facts": [{"text": "Keeps a tortoise called Shelly",
+                                                               "evidence": ["L1"]}]})
+    example_cli("garden", env=env)
+    assert subjects(example_cli.ws)[0].startswith("garden(alice)")
+    assert any("Shelly" in f for f in memory(example_cli.ws).items("Facts"))
+    example_cli("undo", env=env)
+    assert subjects(example_cli.ws)[0].startswith("undo")
+    after = git(example_cli.ws, "ls-tree", "-r", "--name-only", "HEAD")
+    assert after == before or set(before.split()) <= set(after.split())  # nothing of the tree deleted
+    assert _clean(example_cli.ws), git(example_cli.ws, "status", "--porcelain")
+    assert git(example_cli.ws, "status", "--porcelain") == "" and not (elsewhere / "people").exists()
+    out = subprocess.run(["git", "-C", str(elsewhere), "log", "--oneline"], capture_output=True, text=True)
+    assert out.stdout == ""  # no commit went to the other repository
+
+
+def test_chat_from_a_hook_commits_to_the_workspace(example_cli: Runner, fake_llm, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    subprocess.run(["git", "init", "-q", str(elsewhere)], check=True)
+    fake_llm.enqueue("hi!")
+    example_cli("chat", "alice", "-m", "hello", env={"GIT_DIR": str(elsewhere / ".git"),
+                                                      "GIT_INDEX_FILE": str(elsewhere / ".git" / "index")})
+    assert subjects(example_cli.ws)[0].startswith("chat(alice)") and _clean(example_cli.ws)
+    assert [e.text for e in log_entries(example_cli.ws, "alice") if e.speaker == "me"] == ["hello"]
+
+
+def test_a_workspace_that_is_a_git_worktree_works(example_cli: Runner, fake_llm, tmp_path):
+    other = tmp_path / "second"
+    git(example_cli.ws, "worktree", "add", "-q", "-b", "second", str(other))
+    runner = Runner(type(example_cli.ws)(other))
+    say(runner.ws, "alice", "note", "Alice keeps a tortoise called Shelly")
+    fake_llm.enqueue({"summary": "a tortoise", "new_facts": [{"text": "Keeps a tortoise called Shelly",
+                                                               "evidence": ["L1"]}]})
+    runner("garden")
+    fake_llm.enqueue("hi!")
+    runner("chat", "alice", "-m", "hello")
+    log = git(runner.ws, "log", "--format=%s", "second")
+    assert log.splitlines()[0].startswith("chat(alice)") and "garden(alice)" in log
+    assert "by hand" not in log  # the gardener's lines were never committed as the user's
+    assert git(runner.ws, "status", "--porcelain") == ""
+    assert any("Shelly" in f for f in memory(runner.ws).items("Facts"))
