@@ -65,3 +65,58 @@ def test_a_workspace_that_is_a_git_worktree_works(example_cli: Runner, fake_llm,
     assert "by hand" not in log  # the gardener's lines were never committed as the user's
     assert git(runner.ws, "status", "--porcelain") == ""
     assert any("Shelly" in f for f in memory(runner.ws).items("Facts"))
+
+
+@pytest.fixture
+def global_ignore_md(isolated_home):
+    rules = isolated_home / "global-ignore"
+    rules.write_text("*.md\n")
+    (isolated_home / ".gitconfig").write_text(f"[core]\n\texcludesFile = {rules}\n")
+    return rules
+
+
+def test_a_global_ignore_rule_for_markdown_does_not_leave_our_files_uncommitted(tmp_path, global_ignore_md,
+                                                                               fake_llm):
+    from heartcompass.store.workspace import create_workspace
+
+    ws, _ = create_workspace(tmp_path / "brain", example=True)
+    cli = Runner(ws)
+    cli("person", "add", "Carol", "--relation", "friend", "--yes")
+    fake_llm.enqueue("hi!")
+    cli("chat", "carol", "-m", "hello")
+    tracked = git(ws, "ls-files").split()
+    assert {"people/carol/PROFILE.md", "people/alice/PROFILE.md"} <= set(tracked)
+    assert any(p.startswith("people/carol/logs/") for p in tracked)
+    assert git(ws, "status", "--porcelain", "--ignored", "people") == ""
+    (ws.people_dir / "carol" / "notes.md").write_text("mine\n")  # a file git will never see
+    result = cli("doctor", ok=False)
+    assert result.exit_code == 1 and "git ignores 1 file of yours, e.g. people/carol/notes.md" in result.output
+    assert "git check-ignore -v people/carol/notes.md" in result.output
+
+
+def test_doctor_says_when_signing_would_refuse_every_commit(example_cli: Runner):
+    git(example_cli.ws, "config", "commit.gpgsign", "true")
+    git(example_cli.ws, "config", "gpg.program", "/nonexistent/gpg")
+    result = example_cli("doctor", ok=False)
+    assert result.exit_code == 1 and "commit.gpgsign is on and signing fails" in result.output
+
+
+def test_doctor_says_when_a_hook_refuses_every_commit(example_cli: Runner):
+    hooks = example_cli.ws.root / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    hook = hooks / "commit-msg"
+    hook.write_text("#!/bin/sh\necho 'no ticket number' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    result = example_cli("doctor", ok=False)
+    assert "the commit-msg hook refuses commits (git hook failed: no ticket number)" in result.output
+    example_cli("config", "set", "git.hooks", "false")
+    assert "commits:" not in example_cli("doctor", ok=False).output
+
+
+def test_doctor_is_quiet_about_commits_when_they_can_be_made(example_cli: Runner):
+    hooks = example_cli.ws.root / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    (hooks / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (hooks / "pre-commit").chmod(0o755)
+    output = example_cli("doctor", ok=False).output
+    assert "commits:" not in output and "ignored:" not in output

@@ -49,6 +49,9 @@ FALLBACK_EMAIL = "heartcompass@localhost"
 GIT_ERRORS = (GitCommandError, BadName, InvalidGitRepositoryError, NoSuchPathError, ValueError)
 # Paths printed as they are (小明, not "\345\260\217").
 BASE_OPTIONS = ("-c", "core.quotepath=false")
+# The user's global ignore file (core.excludesFile) is not read when we add our
+# own files: a rule such as "*.md" there must not leave a person uncommitted.
+OWN_IGNORES = ("-c", "core.excludesFile=")
 # Variables that point git at another repository, index or object store (set
 # when a command runs from a git hook or an editor's terminal): every git call
 # of ours is about this workspace's own repository, whatever they say.
@@ -140,8 +143,8 @@ class WorkspaceGit(RepoState, Remote, History):
             return None
         present = [r for r in rels if (self.root / r).exists()]
         gone = [r for r in rels if r not in present]
-        if present:
-            self._git("add", "-A", "--", *present)
+        if present:  # the workspace's own .gitignore decides, not a global rule such as "*.md"
+            self._git("add", "-A", "--", *present, options=OWN_IGNORES)
         if gone:  # deleted or moved away: stage the removal
             self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *gone)
         self._refuse_links(rels)

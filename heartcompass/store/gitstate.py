@@ -13,6 +13,7 @@ import shlex
 import subprocess
 import time
 from pathlib import Path
+from typing import Callable
 
 from heartcompass.errors import GitError
 
@@ -20,11 +21,12 @@ SYNC_MARK = "heartcompass-sync"  # in .git/: the rebase in progress is an unfini
 
 
 class RepoState:
-    """Needs `root`, `git_dir`, `common_dir` and `_git` from WorkspaceGit."""
+    """Needs `root`, `git_dir`, `common_dir`, `hooks` and `_git` from WorkspaceGit."""
 
     root: Path
     git_dir: Path
     common_dir: Path
+    hooks: Callable[[], bool]
 
     def state_problem(self) -> str | None:
         """A rebase, merge, cherry-pick or revert in progress, or a detached
@@ -99,6 +101,39 @@ class RepoState:
             if head.exists():
                 return head.read_text(encoding="utf-8").strip().removeprefix("refs/heads/")
         return "main"
+
+    def commit_problem(self) -> str | None:
+        """Would a commit be refused now by what the user's git is set to do:
+        sign with a key that is not there, or run a hook that fails? Tried
+        without making one (a dangling signed object at most, and the hooks run
+        on nothing staged). None when a commit can be made."""
+        import tempfile
+
+        head = self._git("rev-parse", "-q", "--verify", "HEAD^{tree}") if self._has_head() else ""
+        if head and self._git("config", "--bool", "--default", "false", "commit.gpgsign").strip() == "true":
+            try:
+                self._git("commit-tree", "-S", head.strip(), "-m", "heartcompass doctor: can we sign?")
+            except GitError as exc:
+                return f"commit.gpgsign is on and signing fails ({exc.message.splitlines()[-1]})"
+        if not self.hooks():
+            return None
+        for hook in ("pre-commit", "commit-msg"):
+            with tempfile.NamedTemporaryFile("w", suffix=".txt", dir=self.git_dir, delete=False) as msg:
+                msg.write("doctor: can a commit be made?\n")
+            try:
+                self._git("hook", "run", "--ignore-missing", hook, *(["--", msg.name] if hook == "commit-msg" else []))
+            except GitError as exc:
+                return f"the {hook} hook refuses commits ({exc.message.splitlines()[-1][:200]})"
+            finally:
+                os.unlink(msg.name)
+        return None
+
+    def _has_head(self) -> bool:
+        try:
+            self._git("rev-parse", "-q", "--verify", "HEAD")
+            return True
+        except GitError:
+            return False
 
     def conflicted(self) -> list[str]:
         out = self._git("diff", "--name-only", "-z", "--diff-filter=U", strip_newline_in_stdout=False)
