@@ -120,3 +120,26 @@ def test_doctor_is_quiet_about_commits_when_they_can_be_made(example_cli: Runner
     (hooks / "pre-commit").chmod(0o755)
     output = example_cli("doctor", ok=False).output
     assert "commits:" not in output and "ignored:" not in output
+
+
+def test_settings_that_would_crash_are_named(example_cli: Runner):
+    config = example_cli.ws.config_path
+    good = config.read_text()
+    config.write_text(good + "deep = " + "[" * 50_000 + "]" * 50_000 + "\n")
+    for args in (["person", "list"], ["config", "set", "llm.model", "x"]):
+        result = example_cli(*args, ok=False)
+        assert result.exit_code == 1 and "nested too deeply" in result.output and "Traceback" not in result.output
+    config.write_text(good)
+    result = example_cli("config", "set", "llm.base_url", "http://[::1/v1", ok=False)
+    assert result.exit_code == 1 and "valid host and port" in result.output
+    example_cli("config", "set", "llm.base_url", "http://[::1]:8080/v1")
+    result = example_cli("config", "set", "--", "sync.remote", "--upload-pack=touch /tmp/x", ok=False)
+    assert result.exit_code == 1 and "not starting with '-'" in result.output
+
+
+def test_a_cron_line_is_refused_for_a_path_with_a_line_break(tmp_path):
+    from heartcompass.store.workspace import create_workspace
+
+    ws, _ = create_workspace(tmp_path / "two\nlines", example=True)
+    result = Runner(ws)("garden", "--cron-line", ok=False)
+    assert result.exit_code == 1 and "line break" in result.output and "0 2 * * *" not in result.output
