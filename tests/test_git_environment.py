@@ -143,3 +143,28 @@ def test_a_cron_line_is_refused_for_a_path_with_a_line_break(tmp_path):
     ws, _ = create_workspace(tmp_path / "two\nlines", example=True)
     result = Runner(ws)("garden", "--cron-line", ok=False)
     assert result.exit_code == 1 and "line break" in result.output and "0 2 * * *" not in result.output
+
+
+def test_an_undo_killed_before_its_commit_is_taken_back_by_the_next_command(example_cli: Runner, fake_llm):
+    fake_llm.enqueue("hi!")
+    example_cli("chat", "alice", "-m", "hello")
+    head = git(example_cli.ws, "rev-parse", "HEAD").strip()
+    # where a killed `heartcompass undo` stops: its mark, then git's revert, no commit
+    (example_cli.ws.root / ".git" / "heartcompass-undo").write_text(head + "\n")
+    git(example_cli.ws, "revert", "--no-commit", head)
+    doctor = example_cli("doctor", ok=False).output
+    assert "'heartcompass undo' was interrupted" in doctor and "git revert" not in doctor
+    fake_llm.enqueue("hi again!")
+    example_cli("chat", "alice", "-m", "still there?")
+    assert not (example_cli.ws.root / ".git" / "REVERT_HEAD").exists()
+    assert [e.text for e in log_entries(example_cli.ws, "alice") if e.speaker == "me"] == ["hello", "still there?"]
+    assert git(example_cli.ws, "status", "--porcelain") == ""
+
+
+def test_a_revert_the_user_started_is_left_to_them(example_cli: Runner, fake_llm):
+    fake_llm.enqueue("hi!")
+    example_cli("chat", "alice", "-m", "hello")
+    git(example_cli.ws, "revert", "--no-commit", "HEAD")
+    result = example_cli("chat", "alice", "-m", "/note x", ok=False)
+    assert result.exit_code == 1 and "git revert --continue" in result.output
+    assert (example_cli.ws.root / ".git" / "REVERT_HEAD").exists()

@@ -25,7 +25,7 @@ from git.exc import BadName, GitCommandError, InvalidGitRepositoryError, NoSuchP
 from heartcompass.errors import GitError
 from heartcompass.store.githistory import History
 from heartcompass.store.gitremote import Remote
-from heartcompass.store.gitstate import RepoState
+from heartcompass.store.gitstate import UNDO_MARK, RepoState
 
 FALLBACK_NAME = "HeartCompass"
 
@@ -391,6 +391,7 @@ class WorkspaceGit(RepoState, Remote, History):
     def revert(self, sha: str, subject: str, body: str) -> str:
         """A new commit taking sha back. Later changes to the same lines:
         RevertConflict, with the working tree and index as they were."""
+        (self.git_dir / UNDO_MARK).write_text(sha + "\n", encoding="utf-8")  # a kill from here on is ours to clear
         try:
             self._git("revert", "--no-commit", sha)
         except GitError as exc:
@@ -404,6 +405,7 @@ class WorkspaceGit(RepoState, Remote, History):
         except GitError:
             self._abort_revert()
             raise
+        (self.git_dir / UNDO_MARK).unlink(missing_ok=True)
         return self.head() or ""
 
     def _abort_revert(self) -> None:
@@ -412,6 +414,7 @@ class WorkspaceGit(RepoState, Remote, History):
             self._git("revert", "--abort")
         except GitError:
             self._git("reset", "-q", "--merge")
+        (self.git_dir / UNDO_MARK).unlink(missing_ok=True)
 
     # -- reading ----------------------------------------------------------
     def head(self) -> str | None:

@@ -18,6 +18,7 @@ from typing import Callable
 from heartcompass.errors import GitError
 
 SYNC_MARK = "heartcompass-sync"  # in .git/: the rebase in progress is an unfinished `heartcompass sync`
+UNDO_MARK = "heartcompass-undo"  # in .git/: the revert in progress is a `heartcompass undo` that was killed
 
 
 class RepoState:
@@ -46,6 +47,9 @@ class RepoState:
         if (gd / "CHERRY_PICK_HEAD").exists():
             return ("git is in the middle of a cherry-pick: finish it with 'git cherry-pick --continue' "
                     "or go back with 'git cherry-pick --abort'.")
+        if (gd / "REVERT_HEAD").exists() and (gd / UNDO_MARK).exists():
+            return ("A 'heartcompass undo' was interrupted; the next command that writes takes it back "
+                    "(nothing was committed), or run: heartcompass undo again.")
         if (gd / "REVERT_HEAD").exists():
             return ("git is in the middle of a revert: finish it with 'git revert --continue' "
                     "or go back with 'git revert --abort'.")
@@ -84,9 +88,23 @@ class RepoState:
 
     def check_writable(self) -> None:
         """Refuse (GitError, one line) when a commit now would be wrong or fail."""
+        self._take_back_interrupted_undo()
         problem = self.state_problem() or self.index_lock_problem()
         if problem:
             raise GitError(problem)
+
+    def _take_back_interrupted_undo(self) -> None:
+        """A `heartcompass undo` killed between git's revert and its commit
+        leaves a revert in progress: ours, so taken back (the user's own
+        edits since stay: reset --merge keeps changes git did not make)."""
+        if not ((self.git_dir / "REVERT_HEAD").exists() and (self.git_dir / UNDO_MARK).exists()):
+            (self.git_dir / UNDO_MARK).unlink(missing_ok=True)
+            return
+        try:
+            self._git("revert", "--abort")
+        except GitError:
+            self._git("reset", "-q", "--merge")
+        (self.git_dir / UNDO_MARK).unlink(missing_ok=True)
 
     def rebase_in_progress(self) -> bool:
         return (self.git_dir / "rebase-merge").is_dir() or (self.git_dir / "rebase-apply").is_dir()
