@@ -168,3 +168,22 @@ def test_a_revert_the_user_started_is_left_to_them(example_cli: Runner, fake_llm
     result = example_cli("chat", "alice", "-m", "/note x", ok=False)
     assert result.exit_code == 1 and "git revert --continue" in result.output
     assert (example_cli.ws.root / ".git" / "REVERT_HEAD").exists()
+
+
+def test_a_hook_that_prefixes_subjects_does_not_hide_whose_change_it_was(example_cli: Runner, fake_llm):
+    hooks = example_cli.ws.root / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    (hooks / "commit-msg").write_text('#!/bin/sh\nsed -i "1s/^/[ABC-1] /" "$1"\n')
+    (hooks / "commit-msg").chmod(0o755)
+    example_cli("person", "add", "Bob", "--yes")
+    example_cli("chat", "bob", "-m", "/note likes jazz")
+    assert subjects(example_cli.ws)[0] == "[ABC-1] chat(bob): 1 message on " + log_day(example_cli.ws, "bob")
+    example_cli("undo")
+    assert subjects(example_cli.ws)[0].startswith("[ABC-1] undo(bob): ")
+    assert "edit(" not in " ".join(subjects(example_cli.ws))  # none of ours was taken for a hand edit
+
+
+def log_day(ws, slug):
+    from heartcompass.formats import dailylog
+
+    return dailylog.log_dates(ws.people_dir / slug)[-1]

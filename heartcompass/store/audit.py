@@ -71,6 +71,12 @@ class Subject:
 _SUBJECT = re.compile(r"(?P<verb>[a-z-]+)(?:\((?P<scope>[^:]+?)\))?: (?P<what>.*)", re.S)
 
 
+# A commit-msg hook may put a prefix before our subject ("[ABC-1] chat(bob): ..."):
+# read past it, but only to one of our own verbs, so a user's "fix: ..." stays theirs.
+_PREFIXED = re.compile(r".*?\s(?P<verb>" + "|".join(sorted(Verb._value2member_map_, key=len, reverse=True))
+                       + r")(?:\((?P<scope>[^:]+?)\))?: (?P<what>.*)", re.S)
+
+
 def subject(verb: Verb, scope: str | None, what: str) -> str:
     """`verb(scope): what`, or `verb: what` without a scope. One line, and no
     terminal controls or bidi overrides: `git log` prints it raw."""
@@ -83,7 +89,7 @@ def subject(verb: Verb, scope: str | None, what: str) -> str:
 def parse_subject(text: str) -> Subject | None:
     """`verb(scope): what` or `verb: what` read back; None for any other
     shape (a merge, a free-form message the user committed with git)."""
-    m = _SUBJECT.fullmatch(text)
+    m = _SUBJECT.fullmatch(text) or _PREFIXED.fullmatch(text)
     return Subject(m["verb"], m["scope"], m["what"]) if m else None
 
 
