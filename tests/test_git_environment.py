@@ -187,3 +187,20 @@ def log_day(ws, slug):
     from heartcompass.formats import dailylog
 
     return dailylog.log_dates(ws.people_dir / slug)[-1]
+
+
+@pytest.mark.parametrize("year", [9999, 1970])
+def test_a_clock_far_off_is_named_not_a_traceback(example_cli: Runner, monkeypatch, year):
+    import datetime as dt
+
+    class Far(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return dt.datetime(year, 12, 31, 23, 59, tzinfo=tz or dt.timezone.utc)
+
+    monkeypatch.setattr("heartcompass.store.clock.dt.datetime", Far)
+    before = subjects(example_cli.ws)
+    for args in (["chat", "alice", "-m", "/note hi"], ["context", "alice"], ["garden"]):
+        result = example_cli(*args, ok=False)
+        assert result.exit_code == 1 and f"clock says {year}-12-31" in result.output, result.output
+    assert subjects(example_cli.ws) == before
