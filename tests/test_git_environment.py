@@ -204,3 +204,16 @@ def test_a_clock_far_off_is_named_not_a_traceback(example_cli: Runner, monkeypat
         result = example_cli(*args, ok=False)
         assert result.exit_code == 1 and f"clock says {year}-12-31" in result.output, result.output
     assert subjects(example_cli.ws) == before
+
+
+def test_a_folder_moved_with_git_mv_is_one_commit_and_the_old_folder_leaves_head(example_cli: Runner):
+    """The user's own `git mv` (or a `person rename` killed after its move):
+    the next command commits the move whole, never both folders."""
+    git(example_cli.ws, "mv", "people/alice", "people/alicia")
+    example_cli("chat", "alicia", "-m", "/note she keeps a tortoise")
+    tree = git(example_cli.ws, "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert not any(p.startswith("people/alice/") for p in tree)
+    assert "people/alicia/PROFILE.md" in tree
+    assert git(example_cli.ws, "status", "--porcelain") == ""
+    body = git(example_cli.ws, "log", "-1", "--format=%b", "HEAD~1")
+    assert subjects(example_cli.ws)[1] == "edit(alicia): by hand" and "Moved by hand from people/alice/" in body

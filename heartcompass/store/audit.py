@@ -154,7 +154,7 @@ def pending(ws: Workspace, people: list[Person] | None = None) -> list[Pending]:
     by hand (mv people/a people/b) is one hand edit of the new one: its
     files and the old folder's deletions, together (git sees the rename)."""
     out = _changes(ws, [p.dir for p in people] if people is not None else [ws.people_dir])
-    new = {i.slug for i in out if i.code == "??" and i.path == f"people/{i.slug}/{profile_fmt.FILENAME}"}
+    new = {i.slug for i in out if i.code in ("??", "A", "R") and i.path == f"people/{i.slug}/{profile_fmt.FILENAME}"}
     if not new:
         return out
     everyone = out if people is None else _changes(ws, [ws.people_dir])

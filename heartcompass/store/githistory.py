@@ -62,6 +62,8 @@ class History:
                 items.append((code.strip() or code, path))
                 if code[0] in "RC":
                     i += 1  # porcelain -z puts the rename source next
+                    if code[0] == "R" and i < len(parts) and parts[i]:
+                        items.append(("D", parts[i]))  # a `git mv`: the old path is gone too
             i += 1
         return items
 
