@@ -217,3 +217,24 @@ def test_a_folder_moved_with_git_mv_is_one_commit_and_the_old_folder_leaves_head
     assert git(example_cli.ws, "status", "--porcelain") == ""
     body = git(example_cli.ws, "log", "-1", "--format=%b", "HEAD~1")
     assert subjects(example_cli.ws)[1] == "edit(alicia): by hand" and "Moved by hand from people/alice/" in body
+
+
+def test_a_garden_whose_commit_failed_is_never_committed_as_the_users_hand_edit(example_cli: Runner, fake_llm):
+    example_cli("chat", "alice", "-m", "/note Alice keeps a tortoise called Shelly")  # the log is committed
+    hooks = example_cli.ws.root / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    (hooks / "pre-commit").write_text("#!/bin/sh\necho 'refused by policy' >&2\nexit 1\n")
+    (hooks / "pre-commit").chmod(0o755)
+    fake_llm.enqueue({"summary": "a tortoise", "new_facts": [{"text": "Keeps a tortoise called Shelly",
+                                                               "evidence": ["L1"]}]})
+    assert example_cli("garden", ok=False).exit_code == 1
+    (hooks / "pre-commit").unlink()
+    assert git(example_cli.ws, "status", "--porcelain") == " M people/alice/MEMORY.md\n"  # the model's lines
+    example_cli("chat", "alice", "-m", "/note and a cat")  # commits its log, and hand edits first
+    assert not any(s.startswith("edit(alice)") for s in subjects(example_cli.ws))
+    fake_llm.enqueue({"summary": "nothing new", "nothing_worth_keeping": True})
+    example_cli("garden")
+    committed = git(example_cli.ws, "show", "HEAD:people/alice/MEMORY.md") + \
+        git(example_cli.ws, "show", "HEAD~1:people/alice/MEMORY.md")
+    assert "Shelly" in committed and any(s.startswith("garden(alice)") for s in subjects(example_cli.ws))
+    assert not any(s.startswith("edit(alice)") for s in subjects(example_cli.ws))

@@ -14,6 +14,7 @@ from heartcompass.atomic import checksum, file_checksum, write_atomic
 from heartcompass.errors import UnsafePathError
 from heartcompass.memory.consolidation import State as ConsolidationState
 from heartcompass.store.people import Person
+from heartcompass.store.unfinished import journal_path
 from heartcompass.store.workspace import Workspace
 
 
@@ -22,7 +23,7 @@ class Journal:
 
     def __init__(self, ws: Workspace, person: Person):
         self.ws, self.person = ws, person
-        self.path = ws.state_dir / "garden" / f"{person.slug}.json"
+        self.path = journal_path(ws, person.slug)
 
     def save(self, files: dict[Path, tuple[str | None, str]], days: dict[str, list], subject: str,
              body: str) -> None:

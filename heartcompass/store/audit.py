@@ -166,8 +166,13 @@ def pending(ws: Workspace, people: list[Person] | None = None) -> list[Pending]:
 
 
 def _changes(ws: Workspace, paths: list[Path]) -> list[Pending]:
+    from heartcompass.store.unfinished import gardener_writes
+
     out = []
+    gardeners = gardener_writes(ws)  # written by a garden whose commit failed: not the user's
     for code, rel in ws.git.status(paths):
+        if rel in gardeners:
+            continue
         parts = Path(rel).parts
         if len(parts) < 3 or parts[0] != "people" or parts[1].startswith("."):
             continue
