@@ -14,6 +14,7 @@ lines only a little)."""
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import operator
@@ -22,8 +23,17 @@ from collections import Counter
 
 # Kana, CJK ideographs (and their extensions and compatibility forms), Hangul.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
-_IS_CJK = re.compile(rf"[{_CJK}]")
+
+
+@functools.lru_cache(maxsize=1)
+def _patterns() -> tuple[re.Pattern, re.Pattern]:
+    """(a term's run of letters or CJK characters, one CJK character):
+    compiled on first use, so a chat opens without paying for them."""
+    return re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+"), re.compile(rf"[{_CJK}]")
+
+
+def _is_cjk(text: str) -> bool:
+    return _patterns()[1].match(text) is not None
 K1, B = 1.2, 0.75
 FLOOR = 2.0  # about the idf of a term in one line of ten: below it, a match says little
 # A term found more often than in half the lines (of twenty or more) is not
@@ -70,8 +80,8 @@ def terms(text: str) -> list[str]:
     """The terms of a text: stemmed words, and each CJK run as its character
     bigrams (a lone character as itself)."""
     out: list[str] = []
-    for run in _TOKEN.findall(text.lower()):
-        if _IS_CJK.match(run):
+    for run in _patterns()[0].findall(text.lower()):
+        if _is_cjk(run):
             out += [b for b in (run[i:i + 2] for i in range(len(run) - 1)) if b not in STOPWORDS] \
                 if len(run) > 1 else [run]
         elif run not in STOPWORDS and not (len(run) == 1 and run.isascii()):
@@ -89,7 +99,7 @@ def query(messages: list[str]) -> dict[str, float]:
         weight = max(0.2, 1.0 - 0.4 * age)
         for term in terms(message):
             weights[term] = max(weights.get(term, 0.0), weight)
-        for char in _IS_CJK.findall(message):
+        for char in _patterns()[1].findall(message):
             if char not in CJK_STOP:
                 weights[char] = max(weights.get(char, 0.0), weight / 2)
     return weights
@@ -102,8 +112,8 @@ def _finders(query_terms: dict[str, float]) -> list[tuple[str, re.Pattern, bool]
     Lone characters come last: they only count when no bigram holding them
     was found."""
     finders = []
-    for key in sorted({_key(t) for t in query_terms}, key=lambda k: (len(k) == 1 and bool(_IS_CJK.match(k)), k)):
-        if _IS_CJK.match(key):
+    for key in sorted({_key(t) for t in query_terms}, key=lambda k: (len(k) == 1 and _is_cjk(k), k)):
+        if _is_cjk(key):
             finders.append((key, re.compile(re.escape(key)), False))
         else:  # not preceded by a letter of the same word: the lookbehind spans the key and one more
             k = re.escape(key)
