@@ -216,3 +216,12 @@ def test_context_for_a_message_on_a_terminal(example_cli: Runner):
     assert code == 0 and TANGHULU in screen_text(raw) and "Chosen for: 还记得糖葫芦吗？" in screen_text(raw)
     assert "\x1b[2J" not in raw
     assert_clean_end(raw)
+
+
+def test_a_pasted_page_is_cut_to_its_first_terms(example_cli: Runner):
+    page = " ".join(f"word{i}" for i in range(5000)) + " " + "汉字" * 2000
+    terms = relevance.query(["rainbow sidewalk", page])  # newest first
+    assert len(terms) == relevance.MAX_TERMS and list(terms)[:3] == ["rainbow", "sidewalk", "word0"]
+    _crowded(example_cli)
+    data = _prompt(example_cli, "--for", "remember the rainbow sidewalk? " + page)
+    assert RAINBOW in data["messages"][0]["content"]

@@ -39,6 +39,7 @@ FLOOR = 2.0  # about the idf of a term in one line of ten: below it, a match say
 # A term found more often than in half the lines (of twenty or more) is not
 # counted: BM25's classic idf is zero there, and it is the costliest to count.
 COMMON_SHARE, COMMON_FROM = 0.5, 20
+MAX_TERMS = 32  # of the conversation, newest first
 # Words (and CJK bigrams) that say nothing about what a conversation is about,
 # and "remember" (记得), which asks about the past without naming it.
 STOPWORDS = frozenset("""
@@ -102,6 +103,9 @@ def query(messages: list[str]) -> dict[str, float]:
         for char in _patterns()[1].findall(message):
             if char not in CJK_STOP:
                 weights[char] = max(weights.get(char, 0.0), weight / 2)
+    if len(weights) > MAX_TERMS:  # a pasted page: each term is a pass over all the text
+        kept = sorted(weights, key=lambda t: -weights[t])[:MAX_TERMS]  # the newest first, in their order
+        weights = {t: weights[t] for t in kept}
     return weights
 
 
