@@ -9,7 +9,8 @@ all the lines are searched at once for each of them.
 A score is in 0..1: the line's BM25 score over what a line holding every
 query term once would score (never less than FLOOR, so a query whose only
 known words are common ones, "dinner" in a third of all lines, lifts those
-lines only a little)."""
+lines only a little). The newest message weighs most, and at most
+MAX_TERMS terms are looked for."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ import bisect
 import functools
 import itertools
 import math
-import operator
 import re
 from collections import Counter
 
@@ -34,6 +34,8 @@ def _patterns() -> tuple[re.Pattern, re.Pattern]:
 
 def _is_cjk(text: str) -> bool:
     return _patterns()[1].match(text) is not None
+
+
 K1, B = 1.2, 0.75
 FLOOR = 2.0  # about the idf of a term in one line of ten: below it, a match says little
 # A term found more often than in half the lines (of twenty or more) is not
