@@ -126,9 +126,11 @@ def test_history_takes_today_and_the_last_chat_day_when_today_is_short(example_w
     dailylog.append(dailylog.log_path(person.dir, today), dailylog.Entry("09:00:00", "me", "morning"), today)
     dailylog.append(dailylog.log_path(person.dir, today), dailylog.Entry("09:00:01", "note", "a fact"), today)
     hist = _context(example_ws).history
-    assert hist == [("user", "hike tomorrow?"), ("assistant", "yes!!"), ("user", "morning")]
+    # turns of earlier sittings carry their time (now is 20:15: the morning was one too)
+    assert hist == [("user", "[Sat 2026-11-28 10:00] hike tomorrow?"), ("assistant", "yes!!"),
+                    ("user", "[Wed 2026-12-02 09:00] morning")]
     assert _context(example_ws, fresh_after=1).history == []
-    assert _context(example_ws, fresh_after=0).history == [("user", "morning")]
+    assert _context(example_ws, fresh_after=0).history == [("user", "[Wed 2026-12-02 09:00] morning")]
 
 
 def test_history_respects_its_budget_but_keeps_the_newest_turn(example_ws):

@@ -7,8 +7,12 @@ Body sections:
   ## Facts            trusted: what the user stated or imported
   ## From our chats   untrusted: what the persona said in simulated chats
   ## Open threads     things to follow up on
-Each line cites its source. Other sections a user adds are kept; the three
-above must be there, spelled exactly (a renamed one is a FormatError: the
+  ## About me         what the user told this person about the user's own
+                      life (their kids, their plans, their news): trusted,
+                      from the user's own lines only; optional (older files
+                      have none: the gardener adds it after Open threads)
+Each line cites its source. Other sections a user adds are kept; the first
+three above must be there, spelled exactly (a renamed one is a FormatError: the
 gardener would otherwise add a second, empty Facts and lose track of the
 renamed one's trust)."""
 
@@ -25,7 +29,9 @@ from heartcompass.tokens import estimate_tokens
 
 FILENAME = FILE_KINDS["memory"]
 FACTS, CHATS, THREADS = "Facts", "From our chats", "Open threads"
-SECTIONS = (FACTS, CHATS, THREADS)
+SECTIONS = (FACTS, CHATS, THREADS)  # required
+ABOUT_ME = "About me"
+KNOWN = (*SECTIONS, ABOUT_ME)  # ours; any other heading is the user's own section
 DEFAULT_BUDGET = 1200
 FLOW_KEYS = ("consolidated",)  # one line, however many logs it counts
 
@@ -107,7 +113,7 @@ def _check_sections(text: str, doc: fm.Document, path: Path, headings: dict[str,
     if not missing:
         return
     body_start = text.count("\n", 0, len(text) - len(doc.body))  # lines before the body
-    unknown = [(i, title) for title, i in headings.items() if title not in SECTIONS]
+    unknown = [(i, title) for title, i in headings.items() if title not in KNOWN]
     names = " and ".join(f"'## {title}'" for title in missing)
     problem = f"the section {names} is missing" if len(missing) == 1 else f"the sections {names} are missing"
     if unknown:
@@ -134,6 +140,21 @@ def render_body(mem: Memory) -> str:
     return "".join(out)
 
 
+def ensure_section(mem: Memory, title: str) -> list[str]:
+    """The lines of one of our sections, adding it when the file has none:
+    right after the last of ours that comes before it (so About me lands
+    after Open threads, before the user's own sections)."""
+    if title in mem.sections:
+        return mem.sections[title]
+    before = KNOWN[:KNOWN.index(title)] if title in KNOWN else KNOWN
+    present = [t for t in mem.sections if t in before]
+    after = list(mem.sections).index(present[-1]) + 1 if present else len(mem.sections)
+    items = list(mem.sections.items())
+    items.insert(after, (title, []))
+    mem.sections = dict(items)
+    return mem.sections[title]
+
+
 def render(mem: Memory) -> str:
     if mem.sections != mem._orig_sections:
         mem.doc.body = render_body(mem)
@@ -144,6 +165,6 @@ def new(path: Path, name: str, budget_tokens: int = DEFAULT_BUDGET) -> Memory:
     meta: dict[str, Any] = {"budget_tokens": budget_tokens}
     doc = fm.new(meta, "")
     doc.flow_keys = FLOW_KEYS
-    mem = Memory(doc, path, f"\n# Memory — {name}\n\n", {s: [] for s in SECTIONS}, {})
+    mem = Memory(doc, path, f"\n# Memory — {name}\n\n", {s: [] for s in KNOWN}, {})
     mem.doc.body = render_body(mem)
     return mem

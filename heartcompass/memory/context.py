@@ -25,9 +25,8 @@ from heartcompass.store.slugs import is_safe_slug
 from heartcompass.tokens import estimate_tokens
 from heartcompass.store.workspace import Workspace
 
-SEPARATOR = "|||"
-TIME_TRAVEL_TAG = "as-of"
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+from heartcompass.memory.history import SEPARATOR, TIME_TRAVEL_TAG, WEEKDAYS, recent_history  # noqa: F401
+from heartcompass.memory.history import tag_of as _tag_of  # noqa: F401  (chat.py's /retry)
 
 # (key, heading) in the order they appear in the prompt; "persona" speaks to
 # the persona (chat), "about" describes the person to an adviser (coach).
@@ -312,7 +311,7 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
     system = "\n\n".join(parts)
     warnings = size_warnings(person, snap.profile_tokens, snap.memory_tokens, budget)
     history_budget = int(ws.config.get("chat.history_budget_tokens"))
-    hist = recent_history(person, now.date(), history_budget, history_tag, fresh_after)
+    hist = recent_history(person, now, history_budget, history_tag, fresh_after)
     hist_tokens = sum(estimate_tokens(text) for _, text in hist)
     return Context(system, hist, reports, left, warnings, budget, estimate_tokens(system), hist_tokens,
                    history_budget, rev, now.strftime("%Y-%m-%d %H:%M"), name, voice)
@@ -344,56 +343,6 @@ def preview(ws: Workspace, person: Person, rev: str | None = None) -> Preview:
     return Preview(display_name(ws, prof), size_warnings(person, estimate_tokens(prof_text),
                                                          estimate_tokens(read(person.memory_path) or ""), budget),
                    "reflection" if prof.relation == "self" else "persona")
-
-
-FEW_TURNS = 6
-
-
-def recent_history(person: Person, today: dt.date, budget: int, tag: str | None = None,
-                   fresh_after: int | None = None) -> list[tuple[str, str]]:
-    """Recent turns of today's log (and the previous chat day when today has
-    few), newest kept first, within budget. Only turns of the same kind of
-    chat count: a time-travel chat never leaks into a normal one. After
-    /new, only the entries of today's log past index fresh_after."""
-    today_s = today.isoformat()
-    dates = [d for d in dailylog.log_dates(person.dir) if d <= today_s]
-
-    def turns_of(day: str, skip: int = 0) -> list[dailylog.Entry]:
-        entries = dailylog.load(person.logs_dir / f"{day}.md")
-        gone = dailylog.dropped(entries)  # replies replaced by /retry
-        return [e for i, e in enumerate(entries) if i >= skip and i not in gone
-                and e.speaker in ("me", "persona") and "cut off" not in e.tags and _tag_of(e) == tag]
-
-    picked: list[dailylog.Entry] = []
-    earlier = dates
-    if dates and dates[-1] == today_s:
-        picked, earlier = turns_of(today_s, fresh_after or 0), dates[:-1]
-    if fresh_after is None and len(picked) < FEW_TURNS and earlier:
-        picked = turns_of(earlier[-1]) + picked
-    turns: list[tuple[str, str]] = []
-    for e in picked:
-        role = "user" if e.speaker == "me" else "assistant"
-        if turns and turns[-1][0] == role:  # one chat turn may be several messages
-            joiner = f"\n{SEPARATOR}\n" if role == "assistant" else "\n"
-            turns[-1] = (role, turns[-1][1] + joiner + e.text)
-        else:
-            turns.append((role, e.text))
-    kept: list[tuple[str, str]] = []
-    used = 0
-    for role, text in reversed(turns):
-        cost = estimate_tokens(text) + 4
-        if used + cost > budget and kept:  # the newest turn always goes
-            break
-        kept.insert(0, (role, text))
-        used += cost
-    return kept
-
-
-def _tag_of(entry: dailylog.Entry) -> str | None:
-    for tag in entry.tags:
-        if tag.startswith(TIME_TRAVEL_TAG):
-            return tag
-    return None
 
 
 def parse_time_travel(ws: Workspace, value: str) -> tuple[str, str]:
