@@ -30,15 +30,19 @@ from heartcompass.memory.history import tag_of as _tag_of  # noqa: F401  (chat.p
 
 # (key, heading) in the order they appear in the prompt; "persona" speaks to
 # the persona (chat), "about" describes the person to an adviser (coach).
-SECTIONS = ("rules", "relation", "profile", "words", "mywords", "facts", "threads", "chats", "events", "related",
-            "mbti")
+SECTIONS = ("rules", "when", "relation", "selfbasics", "profile", "words", "mywords", "facts", "pending", "aboutuser",
+            "threads", "chats", "events", "related", "mbti")
 HEADINGS = {
     "persona": {"relation": "How you relate to {user}", "profile": "Who you are (from PROFILE.md)",
                 "words": "How you write (your own real messages, from VOICE.md: match this style; they are not "
                          "facts)",
-                "facts": "Known facts (true) — except lines “X said: …” (what X said in a real message) and "
-                         "lines ending (import) (from an imported card): those are not verified",
+                "facts": "Known facts (true) — except what a line says someone said (“Caroline said she …”: "
+                         "from their real messages) and lines ending (import) (from an imported card): those are "
+                         "not verified",
                 "threads": "Open threads (things to follow up on)",
+                "selfbasics": "Who {user} is (from {user}'s own notes)",
+                "pending": "Just noted by {user}, not yet gardened into the notes above (true)",
+                "aboutuser": "What {user} has told you about {user}'s own life (true: ask about it when it fits)",
                 "chats": "Said in earlier simulated chats (stay consistent; not facts)",
                 "events": "Things that happened (newest first)", "related": "People in your life",
                 "mbti": "Personality type hint"},
@@ -47,22 +51,29 @@ HEADINGS = {
                    "words": "How {user} writes (their own real messages: style, not facts)",
                    "mywords": "How {user} writes (their own real messages: style, not facts)",
                    "facts": "Known facts about {user} (true)", "threads": "Open threads in {user}'s life",
+                   "pending": "Just noted by {user}, not yet gardened into the notes above (true)",
+                   "aboutuser": "Also known about {user} (true)",
                    "chats": "Said in earlier reflection chats (stay consistent; not facts)",
                    "events": "What happened to {user} (newest first)", "related": "People in {user}'s life",
                    "mbti": "Personality type hint (about {user})"},
     "about": {"relation": "How {name} relates to {user}", "profile": "Who {name} is (from PROFILE.md)",
               "words": "How {name} writes (their real messages: style, not facts)",
               "mywords": "How {user} writes to {name} (real messages: make suggested replies sound like this)",
-              "facts": "Known facts about {name} (true) — except lines “X said: …” (what X said in a real "
-                       "message) and lines ending (import) (from an imported card): those are not verified",
+              "facts": "Known facts about {name} (true) — except what a line says someone said (“Caroline "
+                       "said she …”: from their real messages) and lines ending (import) (from an imported card): "
+                       "those are not verified",
               "threads": "Open threads with {name}",
+              "selfbasics": "Who {user} is (from {user}'s own notes)",
+              "pending": "Just noted by {user}, not yet gardened into the notes above (true)",
+              "aboutuser": "What {user} has told {name} about {user}'s own life (true)",
               "chats": "What a simulated {name} said in practice chats (not facts)",
               "events": "What happened (newest first)", "related": "People in {name}'s life",
               "mbti": "Personality type hint"},
 }
 # Events come last: they are the one unbounded list, and fill what is left.
-PRIORITY = {"rules": 0, "relation": 1, "profile": 2, "words": 2.5, "mywords": 2.7, "facts": 3, "threads": 4, "chats": 5, "related": 6,
-            "mbti": 7, "events": 8}
+PRIORITY = {"rules": 0, "when": 0.5, "relation": 1, "profile": 2, "selfbasics": 2.2, "words": 2.5, "mywords": 2.7,
+            "facts": 3, "pending": 3.1, "aboutuser": 3.2, "threads": 4, "chats": 5, "related": 6, "mbti": 7,
+            "events": 8}
 LEFT_OUT_SHOWN = 50  # per section; the counts are always complete
 
 
@@ -207,7 +218,7 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: st
         for i, line in enumerate(snap.memory.items(title)):
             units.append(Unit(key, line, PRIORITY[key] + i / 1e6))
     for title, lines in snap.memory.sections.items():
-        if title not in memory_fmt.SECTIONS:  # the user's own sections count as facts
+        if title not in memory_fmt.KNOWN:  # the user's own sections count as facts
             for line in lines:
                 units.append(Unit("facts", line, PRIORITY["facts"] + 0.5))
     you = "the person you are chatting with" if voice in ("persona", "reflection") else "the user"
@@ -224,6 +235,27 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: st
         units.append(Unit("related", f"- {who} (to them, {whom}: {as_words or 'related'})", PRIORITY["related"]))
     if prof.mbti:
         units.append(Unit("mbti", prompts.render(ws, "mbti.md", **values), PRIORITY["mbti"]))
+    return units
+
+
+def _user_side_units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, voice: str,
+                     tag: str | None) -> list[Unit]:
+    """The user's own side (memory/user_side.py) and when they last talked
+    (memory/history.py): added blocks, placed by PRIORITY like the rest."""
+    from heartcompass.memory import history, user_side
+
+    units = []
+    if voice != "about":  # the coach advises on a real conversation, not on these chats
+        units.append(Unit("when", history.when_line(snap.person, now, user, tag), PRIORITY["when"]))
+    if voice != "reflection":  # the user's own person shows all of it already
+        read = _reader(ws, snap.person, snap.rev) if snap.rev else None
+        units += [Unit("selfbasics", f"- {line}", PRIORITY["selfbasics"] + i / 1000)
+                  for i, line in enumerate(user_side.self_basics(ws, user, read))]
+    units += [Unit("aboutuser", line, PRIORITY["aboutuser"] + i / 1e6)
+              for i, line in enumerate(user_side.about_user(snap.memory))]
+    if snap.rev is None:  # what the gardener has not read yet is now, not as of then
+        units += [Unit("pending", line, PRIORITY["pending"] + i / 1e6)
+                  for i, line in enumerate(user_side.pending_notes(ws, snap.person, now))]
     return units
 
 
@@ -258,7 +290,7 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
     if snap.profile.relation == "self" and voice == "persona":
         rules, voice = "reflection.md", "reflection"  # a reflection partner, never a simulated someone
     budget = int(ws.config.get("memory.context_budget_tokens"))
-    units = _units(ws, snap, now, user, rules, voice, name)
+    units = _units(ws, snap, now, user, rules, voice, name) + _user_side_units(ws, snap, now, user, voice, history_tag)
     headings = {k: (HEADINGS[voice][k].format(user=user, name=name) if k in HEADINGS[voice] else None)
                 for k in SECTIONS}
     header_tokens = {k: estimate_tokens(f"## {h}\n") + 1 if h else 0 for k, h in headings.items()}

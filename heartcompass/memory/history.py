@@ -161,7 +161,7 @@ def when_line(person: Person, now: dt.datetime, user: str, tag: str | None = Non
     then = last_talked(person, now, tag)
     now = now.replace(tzinfo=None)
     if then is None:
-        return f"You and {user} have not talked before in these notes: this is your first conversation."
+        return f"No earlier chat between you and {user} is logged."
     return (f"You and {user} last talked {since(then, now)} "
             f"({WEEKDAYS[then.weekday()]} {then:%Y-%m-%d %H:%M}). A message of {user}'s from an earlier "
             f"conversation starts with its time in brackets; never write such a time yourself.")

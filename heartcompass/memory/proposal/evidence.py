@@ -49,7 +49,8 @@ you i me my mine her hers him his them their theirs our ours your yours who whom
 why how all any some each both more most much many few other such own same again once now new user
 said says told tell tells""".split())
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]+|\d[\d,]*(?:\.\d+)?|[^\W\d_]+(?:'[^\W\d_]+)?")
+# a word stops where Chinese starts: "Alice说她..." is the name and the bigrams, not one long word
+_TOKEN = re.compile(rf"[{_CJK}]+|\d[\d,]*(?:\.\d+)?|[^\W\d_{_CJK}]+(?:'[^\W\d_{_CJK}]+)?")
 
 
 def _stem(word: str) -> str:
