@@ -286,7 +286,10 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
     name = display_name(ws, snap.profile)
     selves = [p for p in [snap.profile, *(o for _, _, o in [*snap.neighbours, *snap.incoming])]
               if p is not None and p.relation == "self" and p.name != DEFAULT_SELF_NAME]
-    user = user or (selves[0].name if selves else "the user")  # the user's own person, renamed by hand
+    if not user:  # the user's own person, renamed by hand
+        from heartcompass.memory.user_side import self_name
+
+        user = selves[0].name if selves else self_name(ws) or "the user"
     if snap.profile.relation == "self" and voice == "persona":
         rules, voice = "reflection.md", "reflection"  # a reflection partner, never a simulated someone
     budget = int(ws.config.get("memory.context_budget_tokens"))

@@ -48,19 +48,29 @@ def self_person(ws: Workspace) -> Person | None:
     return next((p for p in people if facts.get(p.slug) and facts[p.slug].relation == "self"), None)
 
 
+def _self_profile(ws: Workspace, rev_read=None) -> profile_fmt.Profile | None:
+    person = self_person(ws)
+    if person is None:
+        return None
+    try:
+        text = rev_read(person.profile_path) if rev_read else read_text(person.profile_path)
+        return profile_fmt.parse(text, person.profile_path) if text is not None else None
+    except (FormatError, OSError, UnicodeDecodeError):
+        return None
+
+
+def self_name(ws: Workspace) -> str:
+    """The name the user gave their own person ('' while it is still "Me")."""
+    prof = _self_profile(ws)
+    return prof.name if prof is not None and prof.name != DEFAULT_SELF_NAME else ""
+
+
 def self_basics(ws: Workspace, user: str, rev_read=None) -> list[str]:
     """Name, pronouns and what the user wrote in their own PROFILE.md, as
     lines, cut at a whole line once SELF_BASICS_TOKENS are spent. rev_read:
     path -> text as at a revision (time travel), else the file on disk."""
-    person = self_person(ws)
-    if person is None:
-        return []
-    try:
-        text = rev_read(person.profile_path) if rev_read else read_text(person.profile_path)
-        if text is None:
-            return []
-        prof = profile_fmt.parse(text, person.profile_path)
-    except (FormatError, OSError, UnicodeDecodeError):
+    prof = _self_profile(ws, rev_read)
+    if prof is None:
         return []
     name = user if prof.name == DEFAULT_SELF_NAME else prof.name
     first = [f"Name: {name}"]
