@@ -74,6 +74,7 @@ HEADINGS = {
 PRIORITY = {"rules": 0, "when": 0.5, "relation": 1, "profile": 2, "selfbasics": 2.2, "words": 2.5, "mywords": 2.7,
             "facts": 3, "pending": 3.1, "aboutuser": 3.2, "threads": 4, "chats": 5, "related": 6, "mbti": 7,
             "events": 8}
+UNTITLED = {"rules": "Rules and now", "when": "When you last talked"}  # sections the prompt gives no heading
 LEFT_OUT_SHOWN = 50  # per section; the counts are always complete
 
 
@@ -336,7 +337,7 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
         mine = [u for u in chosen if u.section == key]
         if key == "events":  # picked by score, shown newest first
             mine.sort(key=lambda u: u.text, reverse=True)
-        report = SectionReport(key, headings[key] or "Rules and now", sum(u.tokens for u in mine),
+        report = SectionReport(key, headings[key] or UNTITLED.get(key, key), sum(u.tokens for u in mine),
                                len(mine), left_count.get(key, 0))
         if mine:
             report.tokens += header_tokens[key]
