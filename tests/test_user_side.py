@@ -361,3 +361,21 @@ def test_on_a_terminal_a_note_and_the_users_news_reach_the_persona(example_cli: 
         assert "The user's son broke his arm at the race" in system and "not yet gardened" not in system
     finally:
         server.shutdown()
+
+
+def test_the_users_own_person_keeps_their_life_in_facts(alice: Runner, fake_llm):
+    say(alice.ws, "me", "me", "my son broke his arm at the race")
+    out = _rejected_for(alice, fake_llm, "me", proposal(
+        new_about_user=[{"text": "The user's son broke his arm at the race", "evidence": ["L1"]}]))
+    assert "put them in new_facts" in out
+    fake_llm.enqueue(proposal(new_facts=[{"text": "The user's son broke his arm at the race", "evidence": ["L1"]}]))
+    alice("garden")
+    assert memory(alice.ws, "me").items(memory_fmt.FACTS)[-1].startswith("- The user's son broke his arm")
+
+
+def _rejected_for(alice: Runner, fake_llm, slug: str, bad: dict) -> str:
+    fake_llm.enqueue(bad, bad)
+    before = files(alice.ws, slug)
+    result = alice("garden", ok=False)
+    assert result.exit_code == 1 and files(alice.ws, slug) == before
+    return " ".join(result.output.split())

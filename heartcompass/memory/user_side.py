@@ -103,10 +103,18 @@ def pending_notes(ws: Workspace, person: Person, now: dt.datetime) -> list[str]:
     dates = [d for d in dailylog.log_dates(person.dir) if d <= today][-PENDING_LOOK_BACK:]
     if not dates:
         return []
-    state = State(ws, person)
+    state = None  # made only when a log holds a note: without its file it is rebuilt from git (slow)
     out: list[str] = []
     for day in dates:
-        entries = dailylog.load(person.logs_dir / f"{day}.md")
+        path = person.logs_dir / f"{day}.md"
+        text = read_text(path)
+        if " · note" not in text:
+            continue
+        state = state or State(ws, person)
+        # every entry read? (an entry's first line, and only it, starts with "- ")
+        if sum(line.startswith("- ") for line in text.split("\n")) <= state.count(day):
+            continue
+        entries = dailylog.parse(text, path)
         for entry in entries[state.count(day):]:
             if entry.speaker != "note" or entry.dropped or dailylog.COACH_TAG in entry.tags:
                 continue

@@ -56,6 +56,9 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             ops.append(lambda e=event: _remove_event(wb, e))
     for key, title, need in (("facts", memory_fmt.FACTS, "trusted"), ("chat_notes", memory_fmt.CHATS, "persona"),
                              ("threads", memory_fmt.THREADS, "any"), ("about_user", memory_fmt.ABOUT_ME, "user")):
+        if key == "about_user" and wb.profile.relation == "self" and proposal.new_about_user:
+            ck.problems.append("new_about_user: this is the user's own person, whose facts are all about the "
+                               "user: put them in new_facts")
         for n, line in enumerate(getattr(proposal, f"new_{key}"), 1):
             what = f"new {'line about the user' if key == 'about_user' else key[:-1].replace('_', ' ')} {n}"
             text = ck.text(what, line.text)

@@ -40,7 +40,8 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     every = [i.id for i in items]
     trusted = [i.id for i in items if i.entry.trusted]
     persona = [i.id for i in items if not i.entry.trusted]
-    users = [i.id for i in items if by_the_user(i.entry)]
+    # the user's own person: all of it is about the user, and goes to Facts
+    users = [i.id for i in items if by_the_user(i.entry)] if wb.profile.relation != "self" else []
     line_ids = {p: [f"{p}{n + 1}" for n in range(len(wb.memory.items(t)))] for p, t in SECTION_IDS}
     event_ids = [f"E{n + 1}" for n in range(len(events_shown))]
 
