@@ -276,77 +276,27 @@ def test_the_persona_knows_when_you_last_talked(example_cli: Runner, fake_llm):
 
 
 # -- on a real terminal, against the HTTP stub ---------------------------------------------
-class Terminal:
-    """A command on a pseudo-terminal: type lines, wait for text."""
-
-    def __init__(self, args: list[str], env: dict):
-        import os
-        import pty
-        import subprocess
-
-        self.master, slave = pty.openpty()
-        self.proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
-        os.close(slave)
-        self.seen = ""
-
-    def wait_for(self, text: str, timeout: float = 60) -> str:
-        import os
-        import select
-        import time
-
-        end = time.monotonic() + timeout
-        while text not in self.seen:
-            if time.monotonic() > end:
-                raise AssertionError(f"{text!r} never appeared; the terminal shows:\n{self.seen[-2000:]}")
-            if select.select([self.master], [], [], 0.2)[0]:
-                try:
-                    chunk = os.read(self.master, 65536).decode("utf-8", "replace")
-                except OSError:
-                    chunk = ""
-                if "\x1b[6n" in chunk:  # the line editor asks where the cursor is: answer as a terminal does
-                    os.write(self.master, b"\x1b[1;1R")
-                self.seen += chunk
-        return self.seen
-
-    def type(self, line: str) -> None:
-        import os
-
-        os.write(self.master, line.encode() + b"\r")
-
-    def close(self, timeout: float = 60) -> int:
-        import os
-
-        try:
-            code = self.proc.wait(timeout=timeout)
-        finally:
-            os.close(self.master)
-        return code
-
-
 def test_on_a_terminal_a_note_and_the_users_news_reach_the_persona(example_cli: Runner):
-    import os
-    import sys
-
     from stub_server import start
+    from terminal import assert_clean_end, finish, spawn
 
     server, stub = start()
     try:
         example_cli("config", "set", "llm.base_url", f"http://127.0.0.1:{server.server_port}/v1")
         example_cli("config", "set", "llm.model", "stub")
         example_cli("config", "set", "user.name", "Lei")
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("HEARTCOMPASS_", "OPENAI_", "ARK_"))}
-        env.update(TERM="xterm", COLUMNS="100", LINES="40")
-        term = Terminal([sys.executable, "-m", "heartcompass", "--workspace", str(example_cli.ws.root),
-                         "chat", "alice"], env)
-        term.wait_for("you ›")
-        term.type("my son broke his arm at the race")
-        term.wait_for("I know:")
-        term.type("/note She adopted a second cat")
-        term.wait_for("Noted")
-        term.type("how are you?")
-        term.wait_for("you said: how are you?")
-        term.type("/exit")
-        assert term.close() == 0
+        child = spawn(example_cli.ws.root, "chat", "alice", "--no-delay")
+        child.expect("you ›")
+        child.send("my son broke his arm at the race\r")
+        child.expect("I know:")
+        child.send("/note She adopted a second cat\r")
+        child.expect("Noted")
+        child.send("how are you?\r")
+        child.expect("you said: how are you\\?")
+        child.send("/exit\r")
+        code, raw = finish(child)
+        assert code == 0
+        assert_clean_end(raw)
         system = stub.requests[-1]["messages"][0]["content"]
         # the note, in the very next prompt, before any garden
         assert "- She adopted a second cat (noted " in system and "not yet gardened" in system
