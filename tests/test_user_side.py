@@ -90,6 +90,7 @@ def test_the_users_side_in_chinese_and_from_an_import(alice: Runner, fake_llm):
     say(alice.ws, "alice", "import:Alice", "天哪！他还好吗？", time="20:01:00")
     fake_llm.enqueue(proposal(new_about_user=[{"text": "用户的儿子在比赛中摔断了胳膊", "evidence": ["L1"]}]))
     alice("garden")
+    assert "· import:me · trusted: the user]" in str(fake_llm.calls[-1][-1].content)
     assert memory(alice.ws).items(memory_fmt.ABOUT_ME) == ["- 用户的儿子在比赛中摔断了胳膊 (log 2026-12-01)"]
 
 
