@@ -330,3 +330,16 @@ def _rejected_for(alice: Runner, fake_llm, slug: str, bad: dict) -> str:
     result = alice("garden", ok=False)
     assert result.exit_code == 1 and files(alice.ws, slug) == before
     return " ".join(result.output.split())
+
+
+@pytest.mark.parametrize("heading", ["About Me", "关于我"])
+def test_a_hand_spelled_about_me_is_the_users_side_and_keeps_its_spelling(tmp_path, heading):
+    path = tmp_path / "MEMORY.md"
+    text = (f"---\nbudget_tokens: 1200\n---\n\n## Facts\n\n## From our chats\n\n## Open threads\n\n"
+            f"## {heading}\n\n- I started pottery (hand)\n")
+    mem = memory_fmt.parse(text, path)
+    assert mem.items(memory_fmt.ABOUT_ME) == ["- I started pottery (hand)"]
+    assert memory_fmt.render(mem) == text
+    memory_fmt.ensure_section(mem, memory_fmt.ABOUT_ME).append("- 我在学游泳 (log 2026-12-01)")
+    out = memory_fmt.render(mem)
+    assert out.count("## ") == 4 and f"## {heading}\n\n- I started pottery (hand)\n- 我在学游泳" in out

@@ -32,6 +32,8 @@ FACTS, CHATS, THREADS = "Facts", "From our chats", "Open threads"
 SECTIONS = (FACTS, CHATS, THREADS)  # required
 ABOUT_ME = "About me"
 KNOWN = (*SECTIONS, ABOUT_ME)  # ours; any other heading is the user's own section
+# How a user may spell the About me heading by hand (any case); kept as written.
+ABOUT_ME_SPELLINGS = ("about me", "关于我")
 DEFAULT_BUDGET = 1200
 FLOW_KEYS = ("consolidated",)  # one line, however many logs it counts
 
@@ -43,6 +45,7 @@ class Memory:
     preamble: str
     sections: dict[str, list[str]] = field(default_factory=dict)
     _orig_sections: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    spelled: dict[str, str] = field(default_factory=dict)  # a section's heading as the user wrote it
 
     @property
     def legacy_consolidated(self) -> dict[str, int]:
@@ -88,11 +91,15 @@ def parse(text: str, path: Path) -> Memory:
                           fm.line_of_key(doc.raw_meta, "budget_tokens"))
     preamble: list[str] = []
     sections: dict[str, list[str]] = {}
+    spelled: dict[str, str] = {}
     headings: dict[str, int] = {}  # title -> its index among the body's lines
     current: str | None = None
     for i, line in enumerate(doc.body.splitlines()):
         if line.startswith("## "):
             current = line[3:].strip()
+            if current.casefold() in ABOUT_ME_SPELLINGS and current != ABOUT_ME:
+                spelled.setdefault(ABOUT_ME, current)
+                current = ABOUT_ME
             sections.setdefault(current, [])
             headings.setdefault(current, i)
         elif current is None:
@@ -103,7 +110,7 @@ def parse(text: str, path: Path) -> Memory:
     pre = "\n".join(preamble).rstrip("\n")
     doc.flow_keys = FLOW_KEYS
     return Memory(doc, path, pre + "\n\n" if pre else "", sections,
-                  {k: list(v) for k, v in sections.items()})
+                  {k: list(v) for k, v in sections.items()}, spelled)
 
 
 def _check_sections(text: str, doc: fm.Document, path: Path, headings: dict[str, int]) -> None:
@@ -134,7 +141,7 @@ def load(path: Path) -> Memory:
 def render_body(mem: Memory) -> str:
     out = [mem.preamble]
     for title, lines in mem.sections.items():
-        out.append(f"## {title}\n\n")
+        out.append(f"## {mem.spelled.get(title, title)}\n\n")
         if lines:
             out.append("".join(line + "\n" for line in lines) + "\n")
     return "".join(out)
