@@ -343,3 +343,23 @@ def test_a_hand_spelled_about_me_is_the_users_side_and_keeps_its_spelling(tmp_pa
     memory_fmt.ensure_section(mem, memory_fmt.ABOUT_ME).append("- 我在学游泳 (log 2026-12-01)")
     out = memory_fmt.render(mem)
     assert out.count("## ") == 4 and f"## {heading}\n\n- I started pottery (hand)\n- 我在学游泳" in out
+
+
+@pytest.mark.parametrize("attack", ["link", "binary", "markup"])
+def test_a_hostile_self_profile_never_breaks_or_leaks_into_another_chat(example_cli: Runner, tmp_path, attack):
+    ws = example_cli.ws
+    me = ws.people_dir / "me" / "PROFILE.md"
+    secret = tmp_path / "secret.md"
+    secret.write_text(SELF_PROFILE.replace("A nurse in Osaka", "SECRET-TOKEN"))
+    if attack == "link":
+        me.unlink()
+        me.symlink_to(secret)
+    elif attack == "binary":
+        me.write_bytes(b"---\nname: \xff\xfe\nrelation: self\n---\n")
+    else:
+        me.write_text(SELF_PROFILE.replace("name: 王磊", "name: '[red]Lei[/red]'").replace("A nurse", "\x1b[31mA nurse"))
+    result = example_cli("context", "alice")
+    assert "SECRET-TOKEN" not in result.output and "Traceback" not in result.output
+    assert "\x1b[31m" not in result.output
+    if attack == "markup":  # shown as written, never as markup or a colour
+        assert "Who [red]Lei[/red] is" in result.output and "A nurse in Osaka" in result.output
