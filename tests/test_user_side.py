@@ -363,3 +363,16 @@ def test_a_hostile_self_profile_never_breaks_or_leaks_into_another_chat(example_
     assert "\x1b[31m" not in result.output
     if attack == "markup":  # shown as written, never as markup or a colour
         assert "Who [red]Lei[/red] is" in result.output and "A nurse in Osaka" in result.output
+
+
+def test_tell_what_you_told_them_about_your_life(example_cli: Runner, fake_llm):
+    example_cli("config", "set", "user.name", "王磊")
+    fake_llm.enqueue({"summary": "told her about the race", "new_about_user": [
+        {"text": "王磊的儿子在比赛中摔断了胳膊", "evidence": ["L1"]}]}, {"people": []})
+    result = example_cli("tell", "alice", "我告诉小爱我儿子在比赛中摔断了胳膊", "--yes")
+    assert "+- 王磊的儿子在比赛中摔断了胳膊 (log " in result.output
+    about = memory(example_cli.ws).items(memory_fmt.ABOUT_ME)
+    assert len(about) == 1 and about[0].startswith("- 王磊的儿子在比赛中摔断了胳膊 (log ")
+    # applied by tell: in the prompt as what she knows, not as a note still waiting
+    system = example_cli("context", "alice").output
+    assert "王磊的儿子在比赛中摔断了胳膊" in system and "not yet gardened" not in system
