@@ -232,7 +232,6 @@ def test_a_note_is_in_the_very_next_prompt_until_the_gardener_has_it(view, examp
     from conftest import Runner
 
     runner = Runner(example_ws)
-    runner("chat", "alice", "-m", "x", ok=False)  # commits the chat's log (the lock, as chat does)
     fake_llm.enqueue(proposal(new_facts=[{"text": "她下个月搬去柏林", "evidence": ["L1"]}]))
     runner("garden")
     view.send("and now?")

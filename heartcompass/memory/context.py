@@ -1,8 +1,10 @@
 """Prompt assembly: what a persona knows, within a token budget.
 
 The system prompt is built from one person's folder only (plus one line per
-related person): rules, the current time, PROFILE.md, MEMORY.md (facts and
-chat impressions labelled apart), the highest-scoring EVENTS and relation /
+related person, and the user's own short basics from people/me): rules, the
+current time and when the two last talked, PROFILE.md, MEMORY.md (facts and
+chat impressions labelled apart, what the user told them about their own
+life, notes not yet gardened), the highest-scoring EVENTS and relation /
 MBTI guidance. Every piece is a whole entry; entries are taken by priority
 and score until the budget is spent, and what does not fit is reported,
 never cut mid-entry. No terminal code here: `context` and `chat` render it."""
