@@ -34,13 +34,15 @@ def commit_session(ws: Workspace, session: ChatSession, purpose: str = "chat") -
     forgotten: the next call commits them too."""
     if not session.logged:
         return None
+    logged, count = set(session.logged), session.count  # a message may arrive meanwhile (the gateway)
     try:
         with audit.writing(ws, purpose):
-            sha = audit.commit_chat(ws, session.person, session.logged, session.count, session.tag)
+            sha = audit.commit_chat(ws, session.person, logged, count, session.tag)
     except (GitError, LockBusy) as exc:
         logs = ", ".join(sorted(ws.rel(p) for p in session.logged))
         raise type(exc)(exc.message, f"Your messages are saved in {logs}; the next HeartCompass command "
                                      "that can commit will commit them.") from None
-    session.logged = set()
-    session.count = 0
+    session.count -= count
+    if not session.count:
+        session.logged -= logged
     return sha

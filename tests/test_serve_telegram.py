@@ -1,0 +1,193 @@
+"""`serve` on Telegram, end to end against a local fake Bot API server
+(through telegram.api_base, with the real python-telegram-bot) and a fake
+model: owners and strangers, pairing, /switch, bursts, restarts, a model
+that is down, a repository that refuses commits, a stop mid-reply."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from conftest import git, subjects
+from fake_telegram import FakeTelegram
+from fakes import FakeChat
+from serve_helpers import Served, configure, log_entries, wait_until
+
+pytest.importorskip("telegram")
+
+
+@pytest.fixture
+def fake():
+    server = FakeTelegram()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def bot(example_ws, fake):
+    configure(example_ws, fake)
+    return example_ws
+
+
+def test_a_stranger_gets_one_short_refusal_and_nothing_of_theirs_is_kept(bot, fake):
+    model = FakeChat()
+    before = subjects(bot)
+    with Served(bot, model) as served:
+        fake.message("/switch alice", user=7)
+        fake.message("hello, who are you? 我是谁", user=7)
+        fake.message("/note secret", user=7)
+        fake.wait_for(lambda: fake.polls > 6)
+        served.stop()
+    texts = fake.texts(chat=7)
+    assert len(texts) == 1 and "serve --pair" in texts[0]
+    assert model.calls == []
+    assert not any("我是谁" in e.text or "secret" in e.text for e in log_entries(bot, "alice"))
+    assert subjects(bot) == before
+
+
+def test_pairing_adds_the_sender_once_and_then_they_are_the_owner(example_ws, fake):
+    configure(example_ws, fake, owners="")
+    model = FakeChat().enqueue("你好呀")
+    with Served(example_ws, model, pair="pair-abc123") as served:
+        fake.message("hi", user=99)                      # before pairing: refused
+        fake.message("pair-abc123", user=99)
+        fake.wait_texts(2, chat=99)
+        fake.message("pair-abc123", user=55)             # the code works once only
+        fake.message("/switch 小爱", user=99)              # an alias, in Chinese
+        fake.message("在吗？", user=99)
+        fake.wait_texts(4, chat=99)
+        served.stop()
+    assert example_ws.config.get("telegram.allowed_users") == ["99"]
+    assert 'allowed_users = ["99"]' in (example_ws.root / "heartcompass.toml").read_text(encoding="utf-8")
+    texts = fake.texts(chat=99)
+    assert "serve --pair" in texts[0] and texts[1].startswith("Paired")
+    assert texts[3] == "你好呀"
+    assert len(fake.texts(chat=55)) == 1 and "serve --pair" in fake.texts(chat=55)[0]
+    assert any(s.startswith("config:") for s in subjects(example_ws))
+
+
+def test_a_burst_is_answered_once_as_several_messages_with_typing_and_committed(bot, fake):
+    model = FakeChat().enqueue("Oh no! ||| Are you ok? ||| 要不要见面？")
+    with Served(bot, model, quiet=0.5) as served:
+        fake.message("/switch alice")
+        fake.wait_texts(1)
+        for text in ("guess what", "I lost my keys", "钥匙丢了"):
+            fake.message(text)
+        texts = fake.wait_texts(4)
+        served.stop()
+    assert texts[1:] == ["Oh no!", "Are you ok?", "要不要见面？"]
+    assert len(model.calls) == 1
+    assert "钥匙丢了" in str(model.calls[0][-1].content) and "guess what" in str(model.calls[0][-1].content)
+    assert len(fake.calls("sendChatAction")) >= 3  # before the reply and before each message after the first
+    entries = [(e.speaker, e.text) for e in log_entries(bot, "alice")]
+    assert entries[-6:] == [("me", "guess what"), ("me", "I lost my keys"), ("me", "钥匙丢了"),
+                            ("persona", "Oh no!"), ("persona", "Are you ok?"), ("persona", "要不要见面？")]
+    assert subjects(bot)[0] == f"chat(alice): 6 messages on {entries and _today(bot)}"
+    assert not git(bot, "status", "--porcelain")
+    assert {c["command"] for c in fake.calls("setMyCommands")[0]["commands"]} >= {"switch", "tell", "retry"}
+
+
+def _today(ws) -> str:
+    from heartcompass.store import clock
+
+    return clock.today(ws).isoformat()
+
+
+def test_a_message_delivered_again_after_a_restart_is_not_handled_twice(bot, fake):
+    model = FakeChat().enqueue("hi!")
+    with Served(bot, model) as served:
+        fake.message("/switch alice")
+        update = fake.message("hello there")
+        fake.wait_texts(2)
+        served.stop()
+    state = (bot.state_dir / "serve" / "telegram.json").read_text(encoding="utf-8")
+    assert f'"offset": {update + 1}' in state
+    fake.redeliver(update)                     # the app sends it again (an acknowledgement lost)
+    with Served(bot, model) as served:         # a new process: the state file remembers
+        fake.wait_for(lambda: fake.polls > 12)
+        served.stop()
+    assert [e.text for e in log_entries(bot, "alice") if e.speaker == "me"] == ["hello there"]
+    assert len(model.calls) == 1
+
+
+def test_the_model_down_keeps_the_messages_and_says_so_in_one_line(bot, fake):
+    model = FakeChat().enqueue(ConnectionRefusedError(111, "Connection refused"), "back again")
+    with Served(bot, model) as served:
+        fake.message("/switch alice")
+        fake.message("are you there?")
+        texts = fake.wait_texts(2)
+        assert "model cannot be reached" in texts[1] and "/retry" in texts[1] and "\n" not in texts[1]
+        assert [e.text for e in log_entries(bot, "alice") if e.speaker == "me"] == ["are you there?"]
+        fake.message("/retry")
+        texts = fake.wait_texts(3)
+        served.stop()
+    assert texts[2] == "back again"
+    assert "are you there?" in str(model.calls[1][-1].content)
+    assert subjects(bot)[0].startswith("chat(alice):")
+
+
+def test_a_repository_that_refuses_commits_is_said_once_and_committed_when_fixed(bot, fake):
+    model = FakeChat().enqueue("one", "two", "three")
+    lock = bot.root / ".git" / "index.lock"
+    with Served(bot, model) as served:
+        fake.message("/switch alice")
+        fake.wait_texts(1)
+        lock.write_text("")                    # a stale index.lock: git takes no commit
+        fake.message("first")
+        fake.wait_texts(3)
+        fake.message("second")
+        fake.wait_texts(4)
+        served.settle()
+        texts = fake.texts()
+        assert sum("Not committed yet" in t for t in texts) == 1
+        assert "index.lock" in next(t for t in texts if "Not committed yet" in t)
+        assert [e.text for e in log_entries(bot, "alice")][-4:] == ["first", "one", "second", "two"]
+        lock.unlink()                          # fixed: the next round commits everything
+        fake.message("third")
+        fake.wait_texts(5)
+        served.stop()
+    assert subjects(bot)[0] == f"chat(alice): 6 messages on {_today(bot)}", subjects(bot)[:3]
+    assert not git(bot, "status", "--porcelain")
+
+
+def test_a_stop_mid_reply_finishes_the_reply_commits_and_exits(bot, fake):
+    started, release = threading.Event(), threading.Event()
+
+    class Slow(FakeChat):
+        def _stream(self, *args, **kwargs):
+            for chunk in super()._stream(*args, **kwargs):
+                started.set()
+                release.wait(10)
+                yield chunk
+
+    model = Slow().enqueue("first part ||| second part")
+    served = Served(bot, model)
+    fake.message("/switch alice")
+    fake.message("tell me")
+    assert started.wait(20)
+    served.stop_event.set()                    # what SIGTERM does
+    release.set()
+    served.stop()
+    assert fake.texts()[1:] == ["first part", "second part"]
+    assert [e.text for e in log_entries(bot, "alice")][-2:] == ["first part", "second part"]
+    assert subjects(bot)[0].startswith("chat(alice): 3 messages")
+
+
+def test_switch_who_list_note_and_unknown_commands(bot, fake):
+    with Served(bot, FakeChat()) as served:
+        fake.message("hello")                  # nobody chosen yet
+        fake.message("/switch nobody-here")
+        fake.message("/switch Alice")
+        fake.message("/who")
+        fake.message("/list")
+        fake.message("/note She moved to Berlin")
+        fake.message("/frobnicate")
+        texts = fake.wait_texts(7)
+        served.stop()
+    assert "/switch NAME" in texts[0]
+    assert "nobody-here" in texts[1]
+    assert texts[2] == texts[3] and "alice" in texts[3]
+    assert "> " in texts[4] and "alice" in texts[4]
+    assert texts[5].startswith("Noted")
+    assert "Unknown command /frobnicate" in texts[6]
+    assert ("note", "She moved to Berlin") in [(e.speaker, e.text) for e in log_entries(bot, "alice")]
