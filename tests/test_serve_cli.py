@@ -104,3 +104,30 @@ def test_today_lists_birthdays_open_threads_and_people_gone_quiet(example_cli: R
     assert "no chat with 王小明 for 30 days (usually every 2)" in result.output
     data = json.loads(example_cli("today", "--json").output)
     assert {d["kind"] for d in data} == {"birthday", "thread", "quiet"}
+
+
+def test_doctor_ping_checks_the_chat_apps_tokens_without_printing_them(example_cli: Runner, fake):
+    from fake_lark import FakeLark
+
+    lark = FakeLark()
+    stub_server, _ = start()
+    try:
+        example_cli("config", "set", "llm.base_url", f"http://127.0.0.1:{stub_server.server_port}/v1")
+        example_cli("config", "set", "telegram.api_base", fake.base)
+        example_cli("config", "set", "lark.domain", lark.base)
+        env = example_cli.ws.root / ".env"
+        env.write_text(f"TELEGRAM_BOT_TOKEN={TOKEN}\nLARK_APP_ID=cli_test\nLARK_APP_SECRET=secret-test\n",
+                       encoding="utf-8")
+        result = example_cli("doctor", "--ping")
+        assert "telegram: credentials accepted (@hc_test_bot)" in result.output
+        assert "lark: credentials accepted (cli_test)" in result.output
+        env.write_text("TELEGRAM_BOT_TOKEN=999:wrong\nLARK_APP_ID=cli_test\nLARK_APP_SECRET=wrong-secret\n",
+                       encoding="utf-8")
+        result = example_cli("doctor", "--ping", ok=False)
+        assert result.exit_code == 1
+        assert "Telegram refuses TELEGRAM_BOT_TOKEN" in result.output and "999:wrong" not in result.output
+        assert "Feishu/Lark refuses LARK_APP_ID/LARK_APP_SECRET" in result.output
+        assert "wrong-secret" not in result.output and "Traceback" not in result.output
+    finally:
+        stub_server.shutdown()
+        lark.close()

@@ -47,6 +47,20 @@ def chosen(ws: Workspace, channel: str | None) -> list[str]:
     return names
 
 
+def check_channel(ws: Workspace, name: str) -> str:
+    """`doctor --ping`: one request to the app with the credentials; what it said, or a clear error."""
+    if name == "telegram":
+        import asyncio
+
+        from heartcompass.gateway.telegram import check_token
+
+        return asyncio.run(check_token(credential(ws, "TELEGRAM_BOT_TOKEN") or "", ws.config.get("telegram.api_base")))
+    from heartcompass.gateway.lark import check_app
+
+    return check_app(credential(ws, "LARK_APP_ID") or "", credential(ws, "LARK_APP_SECRET") or "",
+                     ws.config.get("lark.domain"))
+
+
 def pair_code() -> str:
     """A one-time code to send to the bot from the owner's account."""
     return f"pair-{secrets.token_hex(3)}"
