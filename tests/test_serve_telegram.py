@@ -191,3 +191,27 @@ def test_switch_who_list_note_and_unknown_commands(bot, fake):
     assert texts[5].startswith("Noted")
     assert "Unknown command /frobnicate" in texts[6]
     assert ("note", "She moved to Berlin") in [(e.speaker, e.text) for e in log_entries(bot, "alice")]
+
+
+def test_tell_from_telegrams_buttons_no_then_yes(bot, fake):
+    proposal = {"summary": "moving to Berlin", "rewritten_facts": [
+        {"id": "F1", "text": "Moves to Berlin in March after a promotion", "evidence": ["L1"]}]}
+    model = FakeChat().enqueue(proposal, {"people": []}, proposal, {"people": []})
+    with Served(bot, model) as served:
+        fake.message("/switch alice")
+        fake.message("/tell She got promoted and is moving to Berlin in March")
+        fake.wait_texts(2)
+        asked = fake.calls("sendMessage")[-1]
+        buttons = asked["reply_markup"]["inline_keyboard"][0]
+        assert [b["text"] for b in buttons] == ["Yes", "No"] and "Moves to Berlin" in asked["text"]
+        fake.press(buttons[1]["callback_data"])
+        assert fake.wait_texts(3)[2].startswith("Not applied")
+        assert "Berlin" not in (bot.people_dir / "alice" / "MEMORY.md").read_text(encoding="utf-8")
+        fake.message("/tell She got promoted and is moving to Berlin in March")
+        fake.wait_texts(4)
+        fake.press(fake.calls("sendMessage")[-1]["reply_markup"]["inline_keyboard"][0][0]["callback_data"])
+        assert fake.wait_texts(5)[4].startswith("Written and committed")
+        served.stop()
+    assert "Berlin" in (bot.people_dir / "alice" / "MEMORY.md").read_text(encoding="utf-8")
+    assert subjects(bot)[0] == "tell(alice): moving to Berlin"
+    assert len(fake.calls("answerCallbackQuery")) == 2
