@@ -215,3 +215,27 @@ def test_tell_from_telegrams_buttons_no_then_yes(bot, fake):
     assert "Berlin" in (bot.people_dir / "alice" / "MEMORY.md").read_text(encoding="utf-8")
     assert subjects(bot)[0] == "tell(alice): moving to Berlin"
     assert len(fake.calls("answerCallbackQuery")) == 2
+
+
+def test_serve_and_a_terminal_chat_run_together_and_a_second_serve_is_refused(bot, fake, monkeypatch):
+    from conftest import Runner
+
+    from heartcompass.gateway import runner
+    from heartcompass.store.lock import LockBusy
+
+    terminal_model = FakeChat().enqueue("from the terminal")
+    monkeypatch.setattr("heartcompass.llm.providers.make_chat_model", lambda ws, settings: terminal_model)
+    model = FakeChat().enqueue("from the phone")
+    with Served(bot, model) as served:
+        with pytest.raises(LockBusy) as refused:     # one poller per bot: a second serve stops at once
+            runner.serve(bot, ["telegram"], threading.Event(), make_model=lambda: model)
+        assert "serve" in refused.value.message
+        fake.message("/switch alice")
+        fake.message("hi from my phone")
+        Runner(bot)("chat", "alice", "-m", "hi from my desk")
+        assert fake.wait_texts(2)[1] == "from the phone"
+        served.settle()
+        served.stop()
+    texts = [e.text for e in log_entries(bot, "alice")]
+    assert {"hi from my phone", "from the phone", "hi from my desk", "from the terminal"} <= set(texts)
+    assert not git(bot, "status", "--porcelain")
