@@ -11,8 +11,9 @@ the gateway also the owner check, the dedup state and the burst machinery
 
 Targets: the gateway's time per reply at most 1.5x terminal chat's (one
 message, then its commit, as `chat -m` does); Python heap after 10,000
-messages within 1.2x of the heap after the first 1,000 (flat: nothing grows
-with the number of messages)."""
+messages within 1.2x of the heap after 6,000 (flat: nothing grows with the
+number of messages once the bounded dedup memory, the last 5,000 message
+ids, is full; the heap at 1,000 is printed too)."""
 
 from __future__ import annotations
 
@@ -136,16 +137,17 @@ def main() -> None:
         ratio = gate / term
         print(f"time per reply (model excluded): terminal chat {term * 1000:.1f} ms, gateway {gate * 1000:.1f} ms: "
               f"{ratio:.2f}x ({'ok' if ratio <= 1.5 else 'OVER'}, target 1.5x)")
-        marks = {m: 0 for m in (1_000, args.messages // 2, args.messages)}
+        base = max(1_000, args.messages * 6 // 10)
+        marks = {m: 0 for m in sorted({1_000, base, args.messages})}
         tracemalloc.start()
         started = time.perf_counter()
         times = gateway(Path(tmp) / "m", args.messages, args.burst, marks)
         tracemalloc.stop()
-        growth = marks[args.messages] / marks[1_000]
+        growth = marks[args.messages] / marks[base]
         print(f"{args.messages} messages in bursts of {args.burst}: {time.perf_counter() - started:.0f} s, "
               f"median {statistics.median(times) * 1000:.0f} ms per burst answered")
         print("python heap: " + ", ".join(f"{m} messages {v / 1e6:.1f} MB" for m, v in marks.items())
-              + f"; {growth:.2f}x from 1,000 to {args.messages} ({'ok' if growth <= 1.2 else 'OVER'}, target 1.2x)")
+              + f"; {growth:.2f}x from {base} to {args.messages} ({'ok' if growth <= 1.2 else 'OVER'}, target 1.2x)")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, unquote
 
 TOKEN = "123456:TEST-token"
 PHOTO = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
@@ -104,8 +104,8 @@ class FakeTelegram:
                 pass
 
             def do_GET(self):  # a file download
-                self._reply_raw(PHOTO if self.path.startswith("/file/") else b"", 200 if
-                                self.path.startswith(f"/file/bot{fake.token}/") else 404)
+                ok = unquote(self.path).startswith(f"/file/bot{fake.token}/")
+                self._reply_raw(PHOTO if ok else b"", 200 if ok else 404)
 
             def do_POST(self):
                 prefix = f"/bot{fake.token}/"

@@ -239,3 +239,36 @@ def test_serve_and_a_terminal_chat_run_together_and_a_second_serve_is_refused(bo
     texts = [e.text for e in log_entries(bot, "alice")]
     assert {"hi from my phone", "from the phone", "hi from my desk", "from the terminal"} <= set(texts)
     assert not git(bot, "status", "--porcelain")
+
+
+def test_a_photo_captioned_tell_reaches_the_model_as_an_image(bot, fake):
+    model = FakeChat().enqueue({"summary": "promoted", "rewritten_facts": []}, {"people": []})
+    with Served(bot, model) as served:
+        fake.message("/switch alice")
+        fake.message("/tell 她升职了", photo=True)
+        fake.wait_texts(2)
+        served.stop()
+    assert fake.calls("getFile")
+    sent = str(model.calls[0][-1].content)
+    assert "data:image/png;base64," in sent and "她升职了" in sent
+
+
+def test_a_broken_file_or_a_bad_state_file_never_stops_serve(bot, fake):
+    profile = bot.people_dir / "alice" / "PROFILE.md"
+    (bot.state_dir / "serve").mkdir(exist_ok=True)
+    (bot.state_dir / "serve" / "telegram.json").write_bytes(b"\xff\xfe not json")
+    model = FakeChat().enqueue("still here")
+    with Served(bot, model) as served:
+        fake.message("/switch alice")
+        fake.wait_texts(1)
+        good = profile.read_text(encoding="utf-8")
+        profile.write_text("---\nname: [unclosed\n---\n", encoding="utf-8")
+        fake.message("hello?")
+        texts = fake.wait_texts(2)
+        assert "PROFILE.md" in texts[1] and "Traceback" not in texts[1]
+        profile.write_text(good, encoding="utf-8")
+        fake.message("/retry")
+        assert fake.wait_texts(3)[2] == "still here"
+        served.stop()
+    assert (bot.state_dir / "serve" / "telegram.broken").read_bytes() == b"\xff\xfe not json"
+    assert [e.text for e in log_entries(bot, "alice") if e.speaker == "me"] == ["hello?"]

@@ -16,6 +16,7 @@ from heartcompass.gateway import replies
 if TYPE_CHECKING:
     from heartcompass.gateway.core import Conversation, Gateway
 
+KEEP_PROPOSALS = 20  # unanswered proposals kept waiting for a button
 DIFF_LIMIT = 3000  # characters of diff in one app message (Telegram takes 4096)
 
 
@@ -106,6 +107,8 @@ class Proposals:
         with self._mu:
             key = f"t{next(self._next)}"
             self.waiting[key] = Pending(chat, plan, note)
+            while len(self.waiting) > KEEP_PROPOSALS:  # never answered: the note stays in the log anyway
+                self.waiting.pop(next(iter(self.waiting)))
             return key
 
     def take(self, key: str) -> Pending | None:
