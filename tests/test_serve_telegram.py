@@ -272,3 +272,63 @@ def test_a_broken_file_or_a_bad_state_file_never_stops_serve(bot, fake):
         served.stop()
     assert (bot.state_dir / "serve" / "telegram.broken").read_bytes() == b"\xff\xfe not json"
     assert [e.text for e in log_entries(bot, "alice") if e.speaker == "me"] == ["hello?"]
+
+
+def test_the_morning_digest_goes_to_the_owner_once_a_day(bot, fake):
+    from heartcompass.store.config_edit import set_config
+
+    set_config(bot, "serve.digest_at", "00:00")      # any time today is past it
+    digests = []
+
+    def digest():
+        digests.append(1)
+        return "Open threads:\n- Alice Chen: ask about the party"
+
+    with Served(bot, FakeChat(), digest=digest) as served:
+        fake.message("/who")                         # the owner's chat becomes known
+        fake.wait_for(lambda: any(t.startswith("Open threads") for t in fake.texts()))
+        served.stop()
+    with Served(bot, FakeChat(), digest=digest) as served:  # a restart the same day: not again
+        fake.message("/help")
+        fake.wait_texts(3)
+        fake.wait_for(lambda: fake.polls > 30)
+        served.stop()
+    assert sum(t.startswith("Open threads") for t in fake.texts()) == 1 and len(digests) == 1
+
+
+def test_several_messages_are_sent_with_the_typing_sign_and_a_random_pause_between(example_ws):
+    """The core alone, with a recording channel: the pauses come from chat.reply_delay."""
+    from heartcompass.gateway.core import Gateway, Incoming
+    from heartcompass.gateway.state import state_for
+    from heartcompass.store.config_edit import set_config
+
+    set_config(example_ws, "telegram.allowed_users", "42")
+    calls, sleeps = [], []
+
+    class Recording:
+        name = "telegram"
+
+        def send(self, chat, text):
+            calls.append(("send", text))
+
+        def ask(self, chat, text, choices):
+            calls.append(("ask", text))
+
+        def typing(self, chat):
+            calls.append(("typing", ""))
+
+    state = state_for(example_ws.state_dir, "telegram")
+    state.chats["42"] = "alice"
+    gw = Gateway(example_ws, {"telegram": Recording()}, {"telegram": state},
+                 make_model=lambda: FakeChat().enqueue("one ||| two ||| three"), quiet=0.05, delays=(0.5, 1.5),
+                 sleep=sleeps.append)
+    stop = threading.Event()
+    worker = threading.Thread(target=gw.run, args=(stop,))
+    worker.start()
+    gw.receive(Incoming("telegram", "42", "42", "m1", text="hi"))
+    wait_until(lambda: len([c for c in calls if c[0] == "send"]) == 3)
+    stop.set()
+    worker.join(20)
+    assert calls == [("typing", ""), ("send", "one"), ("typing", ""), ("send", "two"), ("typing", ""),
+                     ("send", "three")]
+    assert len(sleeps) == 2 and all(0.5 <= s <= 1.5 for s in sleeps)
