@@ -1,0 +1,52 @@
+"""What every export parser needs: message text made safe for a log, the
+apps' notices, numbered lines, JSON read with a clear error."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Iterator
+
+from heartcompass.errors import FormatError
+
+# Every character str.splitlines breaks on, apart from \n: in a log each must
+# be a real line break (a continuation line), never a second entry or heading.
+_BREAKS = re.compile("\r\n|[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+# Invisible marks the apps sprinkle (iOS's U+200E before every notice, BOMs, zero-width joiners' neighbours).
+_MARKS = re.compile("[\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def clean(text: str) -> str:
+    """A message's text as it goes into a log: one kind of line break, no
+    direction marks or escapes, no blank edges."""
+    from heartcompass.sanitize import strip_controls
+
+    text = _BREAKS.sub("\n", text)
+    return strip_controls(_MARKS.sub("", text)).strip()
+
+
+def name(text: object) -> str:
+    """A sender's name: one line, no marks; empty when there is none."""
+    return " ".join(clean(str(text or "")).split())
+
+
+def lines(text: str) -> Iterator[tuple[int, str]]:
+    """(number, line) split only at \\n (and \\r\\n): a U+2028 inside a
+    message stays inside it, as the export meant."""
+    for n, line in enumerate(text.split("\n"), 1):
+        yield n, line[:-1] if line.endswith("\r") else line
+
+
+def load_json(text: str, path: Path | str, app: str, fix: str):
+    """The export's JSON, or one clear error naming the file and the line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, f"not valid JSON ({exc.msg})", exc.lineno, fix) from None
+    except RecursionError:
+        raise FormatError(path, f"JSON nested too deeply to be a {app} export", 1, fix) from None
+
+
+def no_messages(path: Path | str, app: str, fix: str) -> FormatError:
+    return FormatError(path, f"no {app} messages found", 1, fix)
