@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 
 from heartcompass.errors import FormatError
 from heartcompass.formats.profile import handle_key
-from heartcompass.messages import matches_person
 
 
 @dataclass
@@ -35,11 +34,10 @@ class Directory:
 
 
 def _same(speaker: str, names: list[str]) -> bool:
-    """A speaker is a person by a whole name or alias (any case, spacing);
-    a bare first name only when it is one of their names."""
+    """A speaker is a person by a whole name or alias (any case or spacing),
+    never by a first name alone: in a group, "Alice Wong" is not Alice Chen."""
     squash = lambda t: "".join(t.split()).replace("_", "").casefold()  # noqa: E731
-    return any(squash(speaker) == squash(n) for n in names if n.strip()) or matches_person(speaker, names) and \
-        len(speaker.split()) > 1
+    return any(squash(speaker) == squash(n) for n in names if n.strip())
 
 
 def directory(ws) -> Directory:

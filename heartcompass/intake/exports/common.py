@@ -26,6 +26,17 @@ def clean(text: str) -> str:
     return strip_controls(_MARKS.sub("", text)).strip()
 
 
+def body(lines: list[str]) -> tuple[str, str | None]:
+    """A message written over lines (QQ, WeChat TXT) whose lines may be the
+    app's stand-ins ("在的" then "[图片]"): its words, and "media" (or the
+    stand-in's kind) when nothing but stand-ins is left."""
+    from heartcompass.messages import placeholder_kind
+
+    kinds = [placeholder_kind(line) for line in lines if line.strip()]
+    words = clean("\n".join(line for line in lines if not placeholder_kind(line)))
+    return words, None if words else next((k for k in kinds if k), "media")
+
+
 def name(text: object) -> str:
     """A sender's name: one line, no marks; empty when there is none."""
     return " ".join(clean(str(text or "")).split())

@@ -11,8 +11,7 @@ from pathlib import Path
 
 from heartcompass.errors import FormatError
 from heartcompass.intake.exports import Context, Export, Message
-from heartcompass.intake.exports.common import clean, lines, name
-from heartcompass.messages import placeholder_kind
+from heartcompass.intake.exports.common import body as message_body, lines, name
 
 _HEADER = re.compile(r"^(\d{4}-\d{1,2}-\d{1,2} \d{1,2}:\d{2}:\d{2}) (.*?)(?:\((\d{4,12})\)|<([^<>\s]+)>)?\s*$")
 _FIELD = re.compile(r"^(消息分组|消息对象)[:：](.*)$")
@@ -28,8 +27,7 @@ def parse(text: str, path: Path | str, ctx: Context) -> Export:
 
     def close() -> None:
         if current is not None:
-            current.text = clean("\n".join(body))
-            current.placeholder = placeholder_kind(current.text) if current.text else "media"
+            current.text, current.placeholder = message_body(body)
             out.append(current)
 
     for n, line in lines(text.lstrip("\ufeff")):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from heartcompass.errors import FormatError
 from heartcompass.intake.exports import Context, Export, Message
-from heartcompass.intake.exports.common import clean, lines, name
+from heartcompass.intake.exports.common import body as message_body, clean, lines, name
 from heartcompass.messages import placeholder_kind
 
 MEMOTRACE_HEADER = "localId,TalkerId,Type,SubType,IsSender,CreateTime,Status,StrContent,StrTime"
@@ -138,11 +138,11 @@ def _memotrace_txt(text: str, path: Path | str, ctx: Context) -> Export:
             return
         n, when, who = current
         kept = [line for line in body or [] if not _QUOTE.match(line)]  # a quote is their words, not the sender's
-        content = clean("\n".join(kept))
-        if who is None or not content:
+        content, kind = message_body(kept)
+        if who is None or not any(line.strip() for line in kept):
             notices += 1  # a system line: a time and no name
             return
-        out.append(Message(when, who, content, n, placeholder_kind(content)))
+        out.append(Message(when, who, content, n, kind))
 
     for n, line in lines(text.lstrip("\ufeff")):
         m = _TXT_HEADER.match(line)
