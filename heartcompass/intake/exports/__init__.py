@@ -55,20 +55,19 @@ class Export:
 @dataclass
 class Context:
     today: dt.date
-    tz: dt.tzinfo | None = None  # the user's zone: Unix times become the user's wall clock
+    tz: dt.tzinfo | None = None  # the user's zone (clock.now's): Unix times become the user's wall clock
     chat: str | None = None  # --chat NAME: one chat of a whole-account export
     person: str | None = None  # whose chat it is, for formats whose rows do not name the other side
 
     def local(self, seconds: float) -> dt.datetime:
         """A Unix time as the user's wall-clock time, naive like every log time."""
-        return dt.datetime.fromtimestamp(seconds, self.tz or dt.datetime.now().astimezone().tzinfo
-                                         ).replace(tzinfo=None)
+        return dt.datetime.fromtimestamp(seconds, self.tz).replace(tzinfo=None)  # tz None: this machine's zone
 
     def aware(self, when: dt.datetime) -> dt.datetime:
         """An aware time (an ISO stamp with an offset) on the user's clock; a naive one is left as it is."""
         if when.tzinfo is None:
             return when
-        return when.astimezone(self.tz or dt.datetime.now().astimezone().tzinfo).replace(tzinfo=None)
+        return when.astimezone(self.tz).replace(tzinfo=None)
 
 
 def parse(fmt: str, text: str, path: Path | str, ctx: Context) -> Export:
