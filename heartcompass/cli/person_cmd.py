@@ -1,4 +1,4 @@
-"""heartcompass person add | list | show | rename | archive | unarchive | export | import-card"""
+"""heartcompass person add | list | show | rename | archive | unarchive | export | import-card | import-vcf"""
 
 
 from pathlib import Path
@@ -360,3 +360,8 @@ def import_card(ctx: typer.Context,
     person = _allowing_taken(lambda allow: cards.import_card(ws, file, allow_taken=allow, name=name),
                              yes, force)
     out.print(f"Added [bold]{escape(person.load_profile().name)}[/] in people/{escape(person.slug)}/ from the card.")
+
+
+from heartcompass.cli.contacts_cmd import import_vcf  # noqa: E402 (its own module: person_cmd stays small)
+
+app.command("import-vcf")(import_vcf)
