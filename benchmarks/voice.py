@@ -106,8 +106,11 @@ def main() -> None:
     args = ap.parse_args()
     text = Path(args.export).read_text(encoding="utf-8") if args.export else synthetic_export()
     try:
-        messages = sorted(importers.parse("whatsapp", text, Path(args.export or "synthetic.txt"),
-                                          importers.Context(dt.date.today())).messages, key=lambda m: m.when)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "export.txt"
+            path.write_text(text, encoding="utf-8")
+            export = importers.parse("whatsapp", importers.Source(path), importers.Context(dt.date.today()))
+            messages = sorted(export.messages(), key=lambda m: m.when)
     except HeartCompassError as exc:
         ap.error(f"{exc.message} (this benchmark reads a WhatsApp .txt export).")
     speakers = sorted({m.speaker for m in messages})

@@ -280,7 +280,7 @@ def test_chinese_whatsapp_export_with_am_pm_words_and_placeholders(example_cli: 
 
 
 def test_the_format_is_detected_from_the_content(example_cli: Runner, tmp_path):
-    from heartcompass.intake.importers import detect
+    from heartcompass.intake.exports.sniff import detect
 
     assert detect(WHATSAPP_24H) == "whatsapp" and detect(WHATSAPP_12H) == "whatsapp"
     assert detect(json.dumps(TELEGRAM)) == "telegram" and detect(PLAIN) == "plain"
@@ -292,13 +292,14 @@ def test_the_format_is_detected_from_the_content(example_cli: Runner, tmp_path):
     assert "plain export" in subjects(example_cli.ws)[0] and "Imported" in result.output
 
 
-def test_ambiguous_whatsapp_dates_never_land_in_the_future_and_12_hour_clocks_are_month_first():
+def test_ambiguous_whatsapp_dates_never_land_in_the_future_and_12_hour_clocks_are_month_first(tmp_path):
     import datetime as dt
 
-    from heartcompass.intake.exports import Context, whatsapp
+    from heartcompass.intake.exports import Context, Report, Source, whatsapp
 
     def parse_whatsapp(text, path, today):
-        return whatsapp.parse(text, path, Context(today)).messages
+        (tmp_path / path).write_text(text, encoding="utf-8")
+        return list(whatsapp.messages(Source(tmp_path / path), Context(today), Report()))
 
     android_us = "11/12/26, 8:01 PM - Kaito: hi\n11/12/26, 8:02 PM - Me: hey\n"
     ios_us = "[11/12/26, 8:01:05 PM] Kaito: hi\n"

@@ -46,60 +46,54 @@ def import_(
     if file is None:
         name, file = None, Path(name)
     person = resolve(ws, name) if name else None
-    text = importers.read_export(file)
+    source = importers.open_export(file)
     now = clock.now(ws)
-    fmt = importers.detect(text, file.name) if fmt == "auto" else fmt
+    fmt = importers.detect(source) if fmt == "auto" else fmt
     display = person.load_profile().name if person else None
-    export = importers.parse(fmt, text, file, Context(now.date(), now.tzinfo, chat, display))
-    del text  # the parsed messages are all we keep
-    if not export.messages and export.bad:
+    export = importers.parse(fmt, source, Context(now.date(), now.tzinfo, chat, display))
+    if not export.total and export.report.bad_count:
         from heartcompass.errors import FormatError
 
         raise FormatError(file, f"no message could be read: {export.bad[0][1]}", export.bad[0][0],
                           "Is this the right file, and the right --format?")
     directory = routing.directory(ws)
-    found = importers.speakers(export.messages)
+    found = export.speakers()
     me = _who_is_me(me, export, found, person, directory)
-    others = [s for s in found if s != me and not any(importers.is_user(m, me, directory)
-                                                      for m in export.messages if m.speaker == s)]
+    users = {s for (s, h, mine) in export.senders if mine or s == me or directory.is_user(h, s)}
+    others = [s for s in found if s not in users]
     group = export.group is not None or len(others) > 1
-    if group:
-        plan = importers.route_group(export, me, directory, now, person.slug if person else None)
-        if person and person.slug not in plan.lines:
-            raise HeartCompassError(f"{display} wrote nothing in this group chat ({', '.join(others)}); "
-                                    "nothing was imported.", "Leave the name out to import every member's part.")
-        matched = True
-    else:
-        slug = person.slug if person else _the_other(others, export, directory)
-        plan = importers.route_one(export, slug, me, directory, now)
-        matched = _warn_about(others, person) if person else True
-    if not plan.lines:
+    slug = person.slug if person else None if group else _the_other(others, export, directory)
+    router = importers.Router(export, me, directory, now, slug, group)
+    if group and person and not router.counted.get(person.slug):
+        raise HeartCompassError(f"{display} wrote nothing in this group chat ({', '.join(others)}); "
+                                "nothing was imported.", "Leave the name out to import every member's part.")
+    if group and not router.slugs:
         raise HeartCompassError("No member of this group chat is anyone in this workspace; nothing was imported.",
-                                _add_hint(plan.unknown))
-    placeholders = importers.skipped(export.messages)
-    real = len(export.messages) - sum(placeholders.values())
-    undated = sum(1 for m in export.messages if m.undated)
-    added, sha = importers.import_and_commit(ws, plan, fmt)
+                                _add_hint(router.unknown))
+    matched = _warn_about(others, person) if person and not group else True
+    placeholders = export.placeholders
+    real = export.total - sum(placeholders.values())
+    added, sha = importers.import_and_commit(ws, export, router, fmt)
     total = sum(sum(days.values()) for days in added.values())
-    mine = sum(len([line for line in lines if line.counted]) for lines in plan.lines.values())
-    first = person.slug if person else next(iter(plan.lines))
+    mine = sum(router.counted.values())
+    first = person.slug if person else (router.slugs or [""])[0]
     days = {d: n for per in added.values() for d, n in per.items()}
     summary = {"person": first, "format": fmt, "messages": real, "added": total,
                "already_there": mine - total, "days": dict(sorted(days.items())),
                "people": {s: dict(sorted(d.items())) for s, d in added.items()},
-               "group": plan.group, "unknown_members": [{"name": s, "handle": h, "messages": n}
-                                                         for (s, h), n in plan.unknown.most_common()],
+               "group": router.group, "unknown_members": [{"name": s, "handle": h, "messages": n}
+                                                           for (s, h), n in router.unknown.most_common()],
                "skipped": dict(placeholders), "notices": export.notices,
-               "bad_lines": [{"line": n, "why": why} for n, why in export.bad],
-               "undated_filed_under": now.date().isoformat() if undated else None,
-               "undated": undated, "speakers": found, "speaker_is_person": matched, "commit": sha}
+               "bad_lines": [{"line": n, "why": why} for n, why in export.bad], "bad_count": export.report.bad_count,
+               "undated_filed_under": now.date().isoformat() if export.undated else None,
+               "undated": export.undated, "speakers": found, "speaker_is_person": matched, "commit": sha}
     if as_json:
         print_json(summary, indent=2)
         return
-    _report_problems(export, plan, undated, now.date())
+    _report_problems(export, router, now.date())
     skipped = _skipped_text(placeholders)
     if not added:
-        where = f"people/{escape(first)}/logs/" if len(plan.lines) == 1 else "the logs"
+        where = f"people/{escape(first)}/logs/" if len(router.slugs) == 1 else "the logs"
         out.print(f"Nothing new: all {counted(mine, 'message')} are already in {where}."
                   + (f" Skipped {skipped}." if skipped else ""))
         return
@@ -112,7 +106,7 @@ def import_(
         when = span[0] if len(span) == 1 else f"{span[0]} to {span[-1]}"
         lines.append(f"Imported {counted(sum(per.values()), 'message')} into people/{escape(slug)}/logs/ "
                      f"({counted(len(span), 'day')}, {when})")
-    group_note = f" from the group {escape(plan.group)}" if plan.group else ""
+    group_note = f" from the group {escape(router.group)}" if router.group else ""
     tail = (f"{mine - total} already there" + (f"; skipped {skipped}" if skipped else "")
             + ". The next 'heartcompass garden' consolidates them."
             + ("" if verbose or len(days) == 1 else " Per day: --verbose."))
@@ -121,18 +115,19 @@ def import_(
     else:
         out.print("\n".join(lines) + f"\n{group_note.strip().capitalize() or 'In all'}: {tail}")
 
-def _report_problems(export, plan, undated: int, today: dt.date) -> None:
-    if export.bad:
-        shown = ", ".join(str(n) for n, _ in export.bad[:10]) + (", ..." if len(export.bad) > 10 else "")
-        err.print(f"[yellow]Skipped {counted(len(export.bad), 'line')} that did not parse[/] (line {shown}); "
+def _report_problems(export, router, today: dt.date) -> None:
+    bad, undated = export.report.bad_count, export.undated
+    if bad:
+        shown = ", ".join(str(n) for n, _ in export.bad[:10]) + (", ..." if bad > 10 else "")
+        err.print(f"[yellow]Skipped {counted(bad, 'line')} that did not parse[/] (line {shown}); "
                   f"the first: line {export.bad[0][0]}: {escape(export.bad[0][1])}. Everything else came in.")
     if undated:
         err.print(f"[yellow]Note:[/] {undated} {'message has' if undated == 1 else 'messages have'} no date "
                   f"stamp and {'is' if undated == 1 else 'are'} filed under today ({today.isoformat()}), after "
                   "what today's log already holds. To date them, start lines with [YYYY-MM-DD HH:MM].")
-    if plan.unknown:
-        err.print(f"[yellow]Not imported:[/] {counted(len(plan.unknown), 'member')} of the group "
-                  "who is no one here. " + escape(_add_hint(plan.unknown)))
+    if router.unknown:
+        err.print(f"[yellow]Not imported:[/] {counted(len(router.unknown), 'member')} of the group "
+                  "who is no one here. " + escape(_add_hint(router.unknown)))
 
 
 def _add_hint(unknown) -> str:
@@ -167,7 +162,7 @@ def _warn_about(others: list[str], person) -> bool:
 
 def _the_other(others: list[str], export, directory) -> str:
     """Whose one-to-one chat this is, when no NAME was given."""
-    handle = next((m.handle for m in export.messages if others and m.speaker == others[0]), "")
+    handle = next((h for (s, h, _) in export.senders if others and s == others[0]), "")
     slug = directory.person_for(others[0], handle) if others else None
     if slug is None:
         who = others[0] if others else "anyone"
@@ -179,14 +174,12 @@ def _the_other(others: list[str], export, directory) -> str:
 
 
 def _who_is_me(me: str | None, export, found: list[str], person, directory) -> str | None:
-    from heartcompass.intake.importers import is_user
-
     if me:
         if me not in found:
             raise HeartCompassError(f"--me {me!r} does not appear in the export.",
                                     "Speakers found: " + ", ".join(found))
         return me
-    if any(is_user(m, None, directory) for m in export.messages) or len(found) <= 1:
+    if any(mine or directory.is_user(h, s) for (s, h, mine) in export.senders) or len(found) <= 1:
         return None  # the app (or your handles) says which are yours; or only their messages
     if person is not None:
         prof = person.load_profile()

@@ -1,7 +1,9 @@
 """Real chat exports to log entries (the apps' formats are intake/exports/).
 
-Parsing is complete before anything is written; a line that does not parse
-is reported by number and skipped. Each message becomes an
+The export is read through once before anything is written (counting who
+wrote what, on which days; a line that does not parse is reported by number
+and skipped), then again to write, a batch of lines at a time: memory stays
+bounded whatever the export's size. Each message becomes an
 `import:<speaker>` entry on its original date (the user's own messages are
 `import:me`). App placeholders ("<Media omitted>", "[图片]") are skipped and
 counted, app notices left out. A re-import, or the same chat exported from
@@ -21,30 +23,22 @@ import datetime as dt
 import os
 import re
 import unicodedata
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
-from heartcompass.errors import FormatError
 from heartcompass.formats import dailylog
-from heartcompass.intake.exports import Context, Export, Message, detect, parse  # noqa: F401 (the API)
+from heartcompass.intake.exports import Context, Export, Message, Source, detect, parse  # noqa: F401 (the API)
 from heartcompass.wording import counted
 
-# Years of daily chat are tens of MiB; more is the wrong file, and parsing it would hold GiBs.
-MAX_EXPORT_BYTES = 100 << 20
 CONTEXT_LINES = 2  # lines of a group shown before a member's message
+FLUSH_LINES = 20_000  # lines held before they are written: memory bounded whatever the export's size
 
 
-def read_export(path: Path) -> str:
-    """The export's text: a regular file, bounded in size, UTF-8."""
-    from heartcompass.intake.limits import read_limited
-
-    raw = read_limited(path, MAX_EXPORT_BYTES, "chat export")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise FormatError(path, f"not UTF-8 text (byte {exc.start})", raw[:exc.start].count(b"\n") + 1,
-                          "Export the chat again (the apps write UTF-8), or convert it with 'iconv -t UTF-8'.") from None
+def open_export(path: Path) -> Source:
+    """The export file, checked (a regular file, not too big); read later, line by line."""
+    return Source(path)
 
 
 @dataclass(slots=True)
@@ -60,22 +54,57 @@ class Line:
         return self.speaker.startswith("import:")
 
 
-@dataclass
-class Plan:
-    """Where each message goes: slug -> its lines, and who could not be placed."""
-    lines: dict[str, list[Line]] = field(default_factory=dict)
-    unknown: Counter = field(default_factory=Counter)  # (speaker, handle) -> their messages
-    group: str | None = None
+class Router:
+    """Where each message goes, decided per sender from the first read; the
+    second read streams the messages through `lines()` to their people."""
 
+    def __init__(self, export: Export, me: str | None, directory, now: dt.datetime,
+                 person: str | None = None, group: bool = False):
+        self.me, self.directory, self.now, self.person = me, directory, now, person
+        self.group = export.group or export.chat or "group" if group else None
+        self.tag = [f"group {_safe_tag(self.group)}"] if group else []
+        self.owner: dict[tuple[str, str, bool], str | None] = {}  # sender -> slug; None: the user or unknown
+        self.unknown: Counter = Counter()  # (speaker, handle) -> their messages, in a group
+        self.counted: Counter = Counter()  # slug -> messages routed to them (not context)
+        for (speaker, handle, mine), n in export.senders.items():
+            user = mine or speaker == me or directory.is_user(handle, speaker)
+            slug = None if user else person if not group else directory.person_for(speaker, handle)
+            if group and slug is not None and person is not None and slug != person:
+                slug = None  # NAME given: only their part of the group
+            elif group and slug is None and not user:
+                self.unknown[(speaker, handle)] += n
+            self.owner[(speaker, handle, mine)] = slug
+            if slug is not None:
+                self.counted[slug] += n
+            elif not group and user:
+                self.counted[person] += n
+        self.window: deque = deque(maxlen=CONTEXT_LINES)  # the group's last lines: (msg, slug), and who saw them
 
-def speakers(messages: list[Message]) -> list[str]:
-    seen = Counter(m.speaker for m in messages)
-    return sorted(seen, key=lambda s: -seen[s])
+    @property
+    def slugs(self) -> list[str]:
+        return [slug for slug, n in self.counted.items() if n]
 
+    def is_user(self, msg: Message) -> bool:
+        return msg.mine or msg.speaker == self.me or self.directory.is_user(msg.handle, msg.speaker)
 
-def skipped(messages: list[Message]) -> Counter:
-    """How many app placeholders of each kind the export held."""
-    return Counter(m.placeholder for m in messages if m.placeholder)
+    def lines(self, msg: Message) -> Iterator[tuple[str, Line]]:
+        """(slug, line) for one message: its person's line, or in a group, its
+        member's line after the lines just before it (as context)."""
+        if msg.placeholder:
+            return
+        when = _when(msg, self.now)
+        if self.group is None:
+            yield self.person, Line(when, label(msg, self.is_user(msg)), msg.text)
+            return
+        slug = self.owner.get((msg.speaker, msg.handle, msg.mine))
+        if slug is not None:
+            for other, seen in self.window:
+                if slug not in seen and self.owner.get((other.speaker, other.handle, other.mine)) != slug:
+                    seen.add(slug)
+                    yield slug, Line(_when(other, self.now), label(other, self.is_user(other), "context"),
+                                     other.text, list(self.tag))
+            yield slug, Line(when, label(msg, False), msg.text, list(self.tag))
+        self.window.append((msg, {slug} if slug else set()))
 
 
 def label(msg: Message, user: bool, kind: str = "import") -> str:
@@ -84,43 +113,6 @@ def label(msg: Message, user: bool, kind: str = "import") -> str:
         return f"{kind}:me"
     who = _safe_speaker(msg.speaker)
     return f"{kind}:{'contact_' + who if who.casefold() == 'me' else who}"
-
-
-def is_user(msg: Message, me: str | None, directory) -> bool:
-    return msg.mine or (me is not None and msg.speaker == me) or directory.is_user(msg.handle, msg.speaker)
-
-
-def route_one(export: Export, slug: str, me: str | None, directory, now: dt.datetime) -> Plan:
-    """A one-to-one chat: every message to this person's log."""
-    out = [Line(_when(m, now), label(m, is_user(m, me, directory)), m.text) for m in export.messages
-           if not m.placeholder]
-    return Plan({slug: out})
-
-
-def route_group(export: Export, me: str | None, directory, now: dt.datetime, only: str | None = None) -> Plan:
-    """A group chat: each known member's lines (and the lines just before
-    them, as context) to their own log; unknown members counted."""
-    group = _safe_tag(export.group or export.chat or "group")
-    plan = Plan(group=export.group or export.chat or "group")
-    real = [m for m in export.messages if not m.placeholder]
-    owner = [None if is_user(m, me, directory) else directory.person_for(m.speaker, m.handle) for m in real]
-    given: dict[str, int] = {}  # slug -> index past the last line already given to them
-    for i, (msg, slug) in enumerate(zip(real, owner)):
-        if slug is None:
-            if not is_user(msg, me, directory):
-                plan.unknown[(msg.speaker, msg.handle)] += 1
-            continue
-        if only is not None and slug != only:
-            continue
-        lines = plan.lines.setdefault(slug, [])
-        for j in range(max(given.get(slug, 0), i - CONTEXT_LINES), i):
-            if owner[j] != slug:
-                other = real[j]
-                lines.append(Line(_when(other, now), label(other, is_user(other, me, directory), "context"),
-                                  other.text, [f"group {group}"]))
-        lines.append(Line(_when(msg, now), label(msg, False), msg.text, [f"group {group}"]))
-        given[slug] = i + 1
-    return plan
 
 
 def _when(msg: Message, now: dt.datetime) -> dt.datetime:
@@ -145,7 +137,7 @@ def _key(time: str, speaker: str, text: str) -> tuple[str, str, str]:
     return time[:5], speaker.casefold(), _normal(text)  # minute resolution: Android exports drop seconds
 
 
-def to_logs(person_dir: Path, lines: list[Line]) -> dict[str, int]:
+def to_logs(person_dir: Path, lines: list[Line], sync: bool = True) -> dict[str, int]:
     """Append lines to the daily logs, skipping any already there. Returns
     how many messages (not context lines) were added per day.
 
@@ -153,14 +145,11 @@ def to_logs(person_dir: Path, lines: list[Line]) -> dict[str, int]:
     14:02 takes one more "ok" at 14:02 from an export that has two. Day by
     day, one day's file in memory at a time; appended without a flush each,
     then synced once: a crash leaves whole days appended, and a rerun adds
-    only what is missing."""
+    only what is missing. (The caller has read every day file first: a bad
+    one stops the import before any write.)"""
     by_day: dict[dt.date, list[Line]] = {}
     for line in sorted(lines, key=lambda l: l.when):
         by_day.setdefault(line.when.date(), []).append(line)
-    for day in by_day:  # every day file read first: a bad one stops us before any write
-        path = dailylog.log_path(person_dir, day)
-        if path.exists():
-            dailylog.load(path)
     added: dict[str, int] = {}
     for day, todo in sorted(by_day.items()):
         path = dailylog.log_path(person_dir, day)
@@ -177,41 +166,64 @@ def to_logs(person_dir: Path, lines: list[Line]) -> dict[str, int]:
             dailylog.append_many(path, new, day, durable=False)
             if any(e.speaker.startswith("import:") for e in new):
                 added[day.isoformat()] = sum(1 for e in new if e.speaker.startswith("import:"))
-    if added:
+    if added and sync:
         os.sync()  # one flush for every day file, before the commit
     return added
 
 
-def import_and_commit(ws, plan: Plan, fmt: str) -> tuple[dict[str, dict[str, int]], str | None]:
-    """`heartcompass import`: pending hand edits first, then the lines into
-    each person's logs and their voice refreshed, one commit. Returns
-    (slug -> messages added per day, the commit); nothing new: ({}, None)."""
+def import_and_commit(ws, export: Export, router: Router, fmt: str) -> tuple[dict[str, dict[str, int]], str | None]:
+    """`heartcompass import`: pending hand edits first; then the export read
+    again, its lines written to each person's logs a batch at a time (a
+    bounded number of lines held), their voice refreshed, one commit.
+    Returns (slug -> messages added per day, the commit); nothing new: ({}, None)."""
     from heartcompass.memory import voice
     from heartcompass.store import audit
     from heartcompass.store.people import Person
 
-    people = [Person(slug, ws.people_dir / slug) for slug in plan.lines]
+    people = {slug: Person(slug, ws.people_dir / slug) for slug in router.slugs}
     with audit.writing(ws, "import"):
-        audit.commit_pending(ws, people)
+        audit.commit_pending(ws, list(people.values()))
+        for person in people.values():  # every day file read first: a bad one stops us before any write
+            for day in export.days:
+                path = dailylog.log_path(person.dir, day)
+                if path.exists():
+                    dailylog.load(path)
         added: dict[str, dict[str, int]] = {}
-        paths: list[Path] = []
-        for person in people:
-            days = to_logs(person.dir, plan.lines[person.slug])
-            touched = sorted({line.when.date().isoformat() for line in plan.lines[person.slug]})
-            paths += [p for p in (person.logs_dir / f"{d}.md" for d in touched) if p.exists()]
-            if days:
-                added[person.slug] = days
+        touched: set[Path] = set()
+        held: dict[str, list[Line]] = {}
+        size = 0
+
+        def flush() -> None:
+            for slug, lines in held.items():
+                for day, n in to_logs(people[slug].dir, lines, sync=False).items():
+                    per = added.setdefault(slug, {})
+                    per[day] = per.get(day, 0) + n
+                touched.update(dailylog.log_path(people[slug].dir, d) for d in {line.when.date() for line in lines})
+            held.clear()
+
+        for msg in export.messages():
+            for slug, line in router.lines(msg):
+                held.setdefault(slug, []).append(line)
+                size += 1
+            if size >= FLUSH_LINES:
+                flush()
+                size = 0
+        flush()
+        paths = sorted(p for p in touched if p.exists())
+        if added:
+            os.sync()  # one flush for every day file, before the commit
         if not added:
-            if paths:  # only context lines were new: still committed, with nothing to say about them
-                audit.commit_or_roll_back(ws, [], audit.subject(audit.Verb.IMPORT, people[0].slug,
+            if paths:  # only context lines were new: still committed
+                audit.commit_or_roll_back(ws, [], audit.subject(audit.Verb.IMPORT, next(iter(people)),
                                           "context lines from a group export"), keep=paths)
             return {}, None
         derived = []
-        for person in people:
-            if person.slug in added and voice.refresh(person.dir, person.load_profile().names()):
+        for slug in added:
+            person = people[slug]
+            if voice.refresh(person.dir, person.load_profile().names()):
                 derived.append(voice.path_of(person.dir))  # their lines and rhythm, in the same commit
         total = sum(sum(days.values()) for days in added.values())
-        where = f" of {plan.group}" if plan.group else ""
+        where = f" of {router.group}" if router.group else ""
         what = f"{counted(total, 'message')} from a {fmt} export{where}"
         if len(added) == 1:
             scope = next(iter(added))

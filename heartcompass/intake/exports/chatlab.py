@@ -8,11 +8,11 @@ reported by number and skipped."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import Iterator
 
 from heartcompass.errors import FormatError
-from heartcompass.intake.exports import Context, Export, Message
-from heartcompass.intake.exports.common import clean, lines, load_json, name
+from heartcompass.intake.exports import Context, Message, Report, Source
+from heartcompass.intake.exports.common import clean, load_json, name
 from heartcompass.messages import placeholder_kind
 
 FIX = "Export as ChatLab JSON or JSONL (a header line with 'chatlab' and 'meta', then messages)."
@@ -38,58 +38,56 @@ def _who(raw: dict) -> str:
     return name(raw.get("groupNickname")) or name(raw.get("accountName")) or name(raw.get("sender")) or "unknown"
 
 
-def parse(text: str, path: Path | str, ctx: Context) -> Export:
-    stripped = text.lstrip("\ufeff \t\r\n")
-    first = stripped.split("\n", 1)[0]
+def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
+    first = next((line for _, line in source.lines() if line.strip()), "")
     if '"_type"' in first:
-        return _jsonl(text, path, ctx)
-    data = load_json(text, path, "ChatLab", FIX)
+        yield from _jsonl(source, ctx, report)
+        return
+    data = load_json(source.text(), source.path, "ChatLab", FIX)
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-        raise FormatError(path, "no 'messages' list: not a ChatLab export", 1, FIX)
+        raise FormatError(source.path, "no 'messages' list: not a ChatLab export", 1, FIX)
     meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
-    out, bad, notices = [], [], 0
+    _describe(report, meta)
     owner = str(meta.get("ownerId") or "")
     for n, raw in enumerate(data["messages"], 1):
         got = _message(raw, n, ctx, owner) if isinstance(raw, dict) else None
         if got is None:
-            bad.append((n, f"message {n} has no valid 'timestamp'"))
+            report.skip(n, f"message {n} has no valid 'timestamp'")
         elif got == "notice":
-            notices += 1
+            report.notices += 1
         else:
-            out.append(got)
-    return _export(out, bad, notices, meta)
+            yield got
 
 
-def _export(out, bad, notices, meta: dict) -> Export:
+def _describe(report: Report, meta: dict) -> None:
     title = name(meta.get("name")) or None
-    return Export(out, bad, group=title or "group" if meta.get("type") == "group" else None, chat=title,
-                  notices=notices)
+    report.chat = title
+    report.group = title or "group" if meta.get("type") == "group" else None
 
 
-def _jsonl(text: str, path: Path | str, ctx: Context) -> Export:
-    out, bad, notices = [], [], 0
-    meta: dict = {}
-    for n, line in lines(text.lstrip("\ufeff")):
+def _jsonl(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
+    meta: dict | None = None
+    for n, line in source.lines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
             raw = json.loads(line)
         except (json.JSONDecodeError, RecursionError):
-            bad.append((n, "not a JSON line"))
+            report.skip(n, "not a JSON line")
             continue
         kind = raw.get("_type") if isinstance(raw, dict) else None
         if kind == "header":
             meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else {}
+            _describe(report, meta)
         elif kind == "message":
-            got = _message(raw, n, ctx, str(meta.get("ownerId") or ""))
+            got = _message(raw, n, ctx, str((meta or {}).get("ownerId") or ""))
             if got is None:
-                bad.append((n, "a message without a valid 'timestamp'"))
+                report.skip(n, "a message without a valid 'timestamp'")
             elif got == "notice":
-                notices += 1
+                report.notices += 1
             else:
-                out.append(got)
+                yield got
         elif kind != "member":
-            bad.append((n, "a line that is no header, member or message"))
-    if not out and not meta:
-        raise FormatError(path, "no ChatLab header or messages found", 1, FIX)
-    return _export(out, bad, notices, meta)
+            report.skip(n, "a line that is no header, member or message")
+    if meta is None:
+        raise FormatError(source.path, "no ChatLab header line found", 1, FIX)

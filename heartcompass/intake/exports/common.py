@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 
@@ -20,6 +21,8 @@ _MARKS = re.compile("[\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 def clean(text: str) -> str:
     """A message's text as it goes into a log: one kind of line break, no
     direction marks or escapes, no blank edges."""
+    if text.isprintable():  # no break, mark or control at all (most messages): nothing to take out
+        return text.strip()
     from heartcompass.sanitize import strip_controls
 
     text = _BREAKS.sub("\n", text)
@@ -37,14 +40,69 @@ def body(lines: list[str]) -> tuple[str, str | None]:
     return words, None if words else next((k for k in kinds if k), "media")
 
 
+@lru_cache(maxsize=4096)
+def _name(text: str) -> str:
+    return " ".join(clean(text).split())
+
+
 def name(text: object) -> str:
     """A sender's name: one line, no marks; empty when there is none."""
-    return " ".join(clean(str(text or "")).split())
+    return _name(str(text or ""))
+
+
+# A JSON export is parsed whole: years of daily chat are tens of MiB; more is the wrong file.
+MAX_JSON_BYTES = 100 << 20
+# A line-based export is read line by line, never whole: only a bound against the wrong file.
+MAX_LINES_BYTES = 4 << 30
+FIX_UTF8 = "Export the chat again (the apps write UTF-8), or convert it with 'iconv -t UTF-8'."
+
+
+class Source:
+    """The export file, read as often as needed: line by line, or whole (JSON)."""
+
+    def __init__(self, path: Path | str):
+        from heartcompass.intake.limits import check_regular
+
+        self.path = Path(path)
+        self.size = check_regular(self.path, MAX_LINES_BYTES, "chat export")
+        self.memo: dict = {}  # what a parser learnt on its first read (WhatsApp's date order)
+
+    def lines(self) -> Iterator[tuple[int, str]]:
+        """(number, line), split only at \\n (and \\r\\n): a U+2028 inside a
+        message stays inside it, as the export meant."""
+        from heartcompass.intake.limits import open_regular
+
+        with open_regular(self.path, "chat export") as f:
+            for n, raw in enumerate(f, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise FormatError(self.path, f"not UTF-8 text (byte {exc.start} of the line)", n, FIX_UTF8) \
+                        from None
+                if n == 1:
+                    line = line.lstrip("\ufeff")
+                yield n, line.rstrip("\n").removesuffix("\r")
+
+    def text(self) -> str:
+        """The whole text, for JSON (bounded: a JSON export is parsed whole)."""
+        from heartcompass.intake.limits import read_limited
+
+        raw = read_limited(self.path, MAX_JSON_BYTES, "chat export")
+        try:
+            return raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise FormatError(self.path, f"not UTF-8 text (byte {exc.start})", raw[:exc.start].count(b"\n") + 1,
+                              FIX_UTF8) from None
+
+    def head(self, size: int = 8192) -> str:
+        from heartcompass.intake.limits import open_regular
+
+        with open_regular(self.path, "chat export") as f:
+            return f.read(size).decode("utf-8", "ignore").lstrip("\ufeff")
 
 
 def lines(text: str) -> Iterator[tuple[int, str]]:
-    """(number, line) split only at \\n (and \\r\\n): a U+2028 inside a
-    message stays inside it, as the export meant."""
+    """(number, line) of a text in memory, split as Source.lines splits."""
     for n, line in enumerate(text.split("\n"), 1):
         yield n, line[:-1] if line.endswith("\r") else line
 

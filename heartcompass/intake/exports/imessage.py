@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from pathlib import Path
+from typing import Iterator
 
 from heartcompass.errors import FormatError
-from heartcompass.intake.exports import Context, Export, Message
-from heartcompass.intake.exports.common import clean, lines, name
+from heartcompass.intake.exports import Context, Message, Report, Source
+from heartcompass.intake.exports.common import clean, name
 from heartcompass.messages import app_notice, placeholder_kind
 
 STAMP = re.compile(r"^(?P<stamp>[A-Z][a-z]{2} \d{1,2}, \d{4}\s+\d{1,2}:\d{2}:\d{2}\s*[AP]M)(?:\s*\(.*\))?\s*$")
@@ -20,42 +20,50 @@ _ATTACHMENT = re.compile(r"^(?:/|~/|Attachment missing|This message responded to
 FIX = "Export with imessage-exporter (--format txt) and pass one conversation's .txt."
 
 
-def _finish(msg: Message, body: list[str]) -> None:
+def _finish(msg: Message, body: list[str]) -> Message:
     kept = [line for line in body if not _ATTACHMENT.match(line.strip())]
     msg.text = clean("\n".join(kept))
     msg.placeholder = placeholder_kind(msg.text) if msg.text else "media"
+    return msg
 
 
-def parse(text: str, path: Path | str, ctx: Context) -> Export:
-    out: list[Message] = []
-    bad: list[tuple[int, str]] = []
+def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     when: dt.datetime | None = None  # a timestamp line read; the sender comes next
+    held: Message | None = None
     body: list[str] = []
-    for n, line in lines(text.lstrip("\ufeff")):
+    found = False
+    for n, line in source.lines():
         m = STAMP.match(line.strip())
         if m:
-            if out and body is not None:
-                _finish(out[-1], body)
-            body = []
+            if held is not None:
+                msg = _finish(held, body)
+                if msg.text and app_notice(msg.text):
+                    report.notices += 1
+                else:
+                    found = True
+                    yield msg
+            held, body = None, []
             try:
                 when = dt.datetime.strptime(" ".join(m["stamp"].split()), "%b %d, %Y %I:%M:%S %p")
             except ValueError:
-                bad.append((n, f"{m['stamp']!r} is not a real date and time"))
+                report.skip(n, f"{m['stamp']!r} is not a real date and time")
                 when = None
             continue
         if when is not None:
             sender = name(line)
-            if not sender:
-                continue
-            out.append(Message(when, sender, "", n, handle=sender if sender != "Me" else "", mine=sender == "Me"))
-            when = None
-        elif out:
+            if sender:
+                held = Message(when, sender, "", n, handle=sender if sender != "Me" else "", mine=sender == "Me")
+                when = None
+        elif held is not None:
             body.append(line)
         elif line.strip():
-            bad.append((n, f"not an imessage-exporter line: {line.strip()[:60]!r}"))
-    if out:
-        _finish(out[-1], body)
-    kept = [msg for msg in out if not (msg.text and app_notice(msg.text))]
-    if not kept:
-        raise FormatError(path, "no iMessage messages found", 1, FIX)
-    return Export(kept, bad, notices=len(out) - len(kept))
+            report.skip(n, f"not an imessage-exporter line: {line.strip()[:60]!r}")
+    if held is not None:
+        msg = _finish(held, body)
+        if msg.text and app_notice(msg.text):
+            report.notices += 1
+        else:
+            found = True
+            yield msg
+    if not found:
+        raise FormatError(source.path, "no iMessage messages found", 1, FIX)

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from pathlib import Path
+from typing import Iterator
 
 from heartcompass.errors import FormatError
-from heartcompass.intake.exports import Context, Export, Message
-from heartcompass.intake.exports.common import clean, lines, name
+from heartcompass.intake.exports import Context, Message, Report, Source
+from heartcompass.intake.exports.common import clean, name
 from heartcompass.messages import placeholder_kind
 
 _DATE = re.compile(r"^(?:\w{2,9},?\s+)?(?:(?P<y>\d{4})[./-](?P<m>\d{1,2})[./-](?P<d>\d{1,2})|"
                    r"(?P<m2>\d{1,2})/(?P<d2>\d{1,2})/(?P<y2>\d{4}))(?:\s*[(（]?\s*\w{1,9}\.?\s*[)）]?)?\s*$")
 _TIME = re.compile(r"^(?P<cn>上午|下午|午前|午後|오전|오후)?\s*(?P<h>\d{1,2}):(?P<mi>\d{2})\s*(?P<ap>[AaPp][Mm])?$")
 _TITLE = re.compile(r"^\ufeff?\[LINE\]\s*(?:Chat history (?:with|in) (?P<en>.+)|(?P<other>.+))$")
+_SAVED = ("Saved on", "保存日期", "保存日時")
 FIX = "Export from LINE (chat > menu > Settings > Export chat history) as a .txt file."
 
 
@@ -35,56 +36,57 @@ def _clock(text: str) -> tuple[int, int] | None:
     return (hour, minute) if hour < 24 and minute < 60 else None
 
 
-def parse(text: str, path: Path | str, ctx: Context) -> Export:
-    out: list[Message] = []
-    bad: list[tuple[int, str]] = []
+def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     day: dt.date | None = None
-    title = None
-    notices = 0
-    open_quote: Message | None = None  # a "…" message still being read
-    for n, line in lines(text):
-        if open_quote is not None:
+    held: Message | None = None  # the last message: a line LINE did not quote may continue it
+    quoted = False  # held is a "…" message still being read
+    found = False
+    for n, line in source.lines():
+        if quoted:
             if line.endswith('"'):
-                open_quote.text = clean(open_quote.text + "\n" + line[:-1])
-                open_quote.placeholder = placeholder_kind(open_quote.text)
-                open_quote = None
+                held.text += "\n" + line[:-1]
+                quoted = False
             else:
-                open_quote.text += "\n" + line
+                held.text += "\n" + line
             continue
         if n <= 3 and (t := _TITLE.match(line)):
-            title = name(t["en"] or t["other"])
+            report.chat = name(t["en"] or t["other"])
             continue
         d = _DATE.match(line.strip())
         if d:
             try:
                 day = dt.date(int(d["y"] or d["y2"]), int(d["m"] or d["m2"]), int(d["d"] or d["d2"]))
             except ValueError:
-                bad.append((n, f"{line.strip()!r} is not a real date"))
+                report.skip(n, f"{line.strip()!r} is not a real date")
                 day = None
             continue
         parts = line.split("\t")
         clock = _clock(parts[0]) if len(parts) >= 2 else None
         if clock and day is not None:
-            when = dt.datetime.combine(day, dt.time(*clock))
             if len(parts) == 2:
-                notices += 1  # "12:00<TAB>Alice joined the group." has no sender column
+                report.notices += 1  # "12:00<TAB>Alice joined the group." has no sender column
                 continue
+            if held is not None:
+                found = True
+                yield _done(held)
             body = "\t".join(parts[2:])
-            msg = Message(when, name(parts[1]), "", n)
-            if body.startswith('"') and not (len(body) > 1 and body.endswith('"')):
-                msg.text = body[1:]
-                open_quote = msg
-            else:
-                msg.text = clean(body[1:-1] if len(body) > 1 and body.startswith('"') and body.endswith('"')
-                                 else body)
-                msg.placeholder = placeholder_kind(msg.text)
-            out.append(msg)
-        elif out and line.strip() and clock is None and day is not None and not line.startswith(("Saved on", "保存日期")):
-            out[-1].text += "\n" + clean(line)  # a line break LINE did not quote
-        elif line.strip() and not line.startswith(("Saved on", "保存日期", "保存日時")):
-            bad.append((n, f"not a LINE chat line: {line.strip()[:60]!r}"))
-    if open_quote is not None:
-        open_quote.text = clean(open_quote.text)
-    if not out:
-        raise FormatError(path, "no LINE messages found", 1, FIX)
-    return Export(out, bad, chat=title)
+            held = Message(dt.datetime.combine(day, dt.time(*clock)), name(parts[1]), body, n)
+            if body.startswith('"'):
+                if len(body) > 1 and body.endswith('"'):
+                    held.text = body[1:-1]
+                else:
+                    held.text, quoted = body[1:], True
+        elif held is not None and line.strip() and not line.startswith(_SAVED):
+            held.text += "\n" + line  # a line break LINE did not quote
+        elif line.strip() and not line.startswith(_SAVED):
+            report.skip(n, f"not a LINE chat line: {line.strip()[:60]!r}")
+    if held is not None:
+        yield _done(held)
+    elif not found:
+        raise FormatError(source.path, "no LINE messages found", 1, FIX)
+
+
+def _done(msg: Message) -> Message:
+    msg.text = clean(msg.text)
+    msg.placeholder = placeholder_kind(msg.text)
+    return msg

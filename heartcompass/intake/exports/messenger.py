@@ -6,10 +6,10 @@ for "J❤️hn"): every string is repaired before use."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Iterator
 
 from heartcompass.errors import FormatError
-from heartcompass.intake.exports import Context, Export, Message
+from heartcompass.intake.exports import Context, Message, Report, Source
 from heartcompass.intake.exports.common import clean, load_json, name
 from heartcompass.messages import placeholder_kind
 
@@ -26,22 +26,26 @@ def repair(text: str) -> str:
         return text  # already real text (a re-saved file), or not Meta's mistake
 
 
-def parse(text: str, path: Path | str, ctx: Context) -> Export:
-    data = load_json(text, path, "Messenger", FIX)
+def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
+    data = load_json(source.text(), source.path, "Messenger", FIX)
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-        raise FormatError(path, "no 'messages' list: not a Messenger or Instagram export", 1, FIX)
-    out, bad, notices = [], [], 0
-    for n, raw in enumerate(data["messages"], 1):
+        raise FormatError(source.path, "no 'messages' list: not a Messenger or Instagram export", 1, FIX)
+    members = [p for p in data.get("participants") or [] if isinstance(p, dict)]
+    report.chat = name(repair(str(data.get("title") or ""))) or None
+    report.group = report.chat or "group" if len(members) > 2 or data.get("thread_type") == "RegularGroup" else None
+    listed = data["messages"]
+    for i in range(len(listed) - 1, -1, -1):  # newest first in the file
+        raw, n = listed[i], i + 1
         if not isinstance(raw, dict):
-            bad.append((n, f"message {n} is not an object"))
+            report.skip(n, f"message {n} is not an object")
             continue
         if raw.get("type") in _NOTICE_TYPES or raw.get("is_unsent") is True and not raw.get("content"):
-            notices += 1
+            report.notices += 1
             continue
         try:
             when = ctx.local(int(raw["timestamp_ms"]) / 1000)
         except (KeyError, TypeError, ValueError, OverflowError, OSError):
-            bad.append((n, f"message {n} has no valid 'timestamp_ms'"))
+            report.skip(n, f"message {n} has no valid 'timestamp_ms'")
             continue
         body = clean(repair(str(raw.get("content") or "")))
         if raw.get("type") == "Call":
@@ -50,11 +54,5 @@ def parse(text: str, path: Path | str, ctx: Context) -> Export:
             kind = None
         else:
             kind = placeholder_kind(body) if body else "media" if any(raw.get(k) for k in _MEDIA) else None
-        if not body and not kind:
-            continue
-        out.append(Message(when, name(repair(str(raw.get("sender_name") or ""))) or "unknown", body, n, kind))
-    out.reverse()  # newest first in the file
-    members = [p for p in data.get("participants") or [] if isinstance(p, dict)]
-    title = name(repair(str(data.get("title") or ""))) or None
-    group = title or "group" if len(members) > 2 or data.get("thread_type") == "RegularGroup" else None
-    return Export(out, bad, group=group, chat=title, notices=notices)
+        if body or kind:
+            yield Message(when, name(repair(str(raw.get("sender_name") or ""))) or "unknown", body, n, kind)

@@ -7,50 +7,48 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from pathlib import Path
+from typing import Iterator
 
 from heartcompass.errors import FormatError
-from heartcompass.intake.exports import Context, Export, Message
-from heartcompass.intake.exports.common import body as message_body, lines, name
+from heartcompass.intake.exports import Context, Message, Report, Source
+from heartcompass.intake.exports.common import body as message_body, name
 
 _HEADER = re.compile(r"^(\d{4}-\d{1,2}-\d{1,2} \d{1,2}:\d{2}:\d{2}) (.*?)(?:\((\d{4,12})\)|<([^<>\s]+)>)?\s*$")
 _FIELD = re.compile(r"^(消息分组|消息对象)[:：](.*)$")
 FIX = "Export from QQ's message manager as a .txt file (右键聊天 > 导出消息记录 > .txt)."
 
 
-def parse(text: str, path: Path | str, ctx: Context) -> Export:
-    out: list[Message] = []
-    bad: list[tuple[int, str]] = []
+def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     fields: dict[str, str] = {}
     current: Message | None = None
     body: list[str] = []
-
-    def close() -> None:
-        if current is not None:
-            current.text, current.placeholder = message_body(body)
-            out.append(current)
-
-    for n, line in lines(text.lstrip("\ufeff")):
+    found = False
+    for n, line in source.lines():
         m = _HEADER.match(line)
         f = _FIELD.match(line.strip())
         if m:
-            close()
+            if current is not None:
+                current.text, current.placeholder = message_body(body)
+                found = True
+                yield current
             body = []
             try:
                 when = dt.datetime.strptime(m[1], "%Y-%m-%d %H:%M:%S")
             except ValueError:
-                bad.append((n, f"{m[1]} is not a real date and time"))
+                report.skip(n, f"{m[1]} is not a real date and time")
                 current = None
                 continue
             current = Message(when, name(m[2]) or m[3] or m[4] or "unknown", "", n, handle=m[3] or m[4] or "")
-        elif f and current is None:
+        elif f and current is None and not found:
             fields[f[1]] = name(f[2])
+            report.chat = fields.get("消息对象")
+            report.group = fields.get("消息对象") if "群" in fields.get("消息分组", "") else None
         elif current is not None:
             body.append(line)
         elif line.strip() and not line.strip().startswith(("消息记录", "=")):
-            bad.append((n, f"not a QQ message header: {line.strip()[:60]!r}"))
-    close()
-    if not out:
-        raise FormatError(path, "no QQ messages found", 1, FIX)
-    group = fields.get("消息对象") if "群" in fields.get("消息分组", "") else None
-    return Export(out, bad, group=group, chat=fields.get("消息对象"))
+            report.skip(n, f"not a QQ message header: {line.strip()[:60]!r}")
+    if current is not None:
+        current.text, current.placeholder = message_body(body)
+        yield current
+    elif not found:
+        raise FormatError(source.path, "no QQ messages found", 1, FIX)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Iterator
 
 from heartcompass.errors import FormatError, HeartCompassError
-from heartcompass.intake.exports import Context, Export, Message
+from heartcompass.intake.exports import Context, Message, Report, Source
 from heartcompass.intake.exports.common import clean, load_json, name
 from heartcompass.messages import placeholder_kind
 
@@ -40,7 +41,7 @@ def chat_title(chat: dict) -> str:
     return name(chat.get("name")) or f"#{chat.get('id', '?')}"
 
 
-def _pick(data, path: Path | str, ctx: Context) -> dict:
+def _pick(data, path: Path, ctx: Context) -> dict:
     if not isinstance(data, dict):
         raise FormatError(path, "not a Telegram export (no 'messages' list)", 1, FIX)
     chats = chats_of(data)
@@ -69,24 +70,21 @@ def _when(msg: dict, ctx: Context) -> dt.datetime | None:
         return None
 
 
-def parse(text: str, path: Path | str, ctx: Context) -> Export:
-    chat = _pick(load_json(text, path, "Telegram", FIX), path, ctx)
-    out: list[Message] = []
-    bad: list[tuple[int, str]] = []
-    notices = 0
+def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
+    chat = _pick(load_json(source.text(), source.path, "Telegram", FIX), source.path, ctx)
+    report.group = chat_title(chat) if chat.get("type") in GROUP_TYPES else None
+    report.chat = name(chat.get("name")) or None
     for n, msg in enumerate(chat["messages"], 1):
         if not isinstance(msg, dict) or msg.get("type") != "message":
-            notices += 1
+            report.notices += 1
             continue
         when = _when(msg, ctx)
         if when is None:
-            bad.append((n, f"message {n} has no valid 'date' or 'date_unixtime'"))
+            report.skip(n, f"message {n} has no valid 'date' or 'date_unixtime'")
             continue
         body = clean(text_of(msg.get("text")))
         kind = placeholder_kind(body) if body else "media" if msg.get("media_type") or msg.get("photo") or \
             msg.get("file") or msg.get("sticker_emoji") else None  # a photo or sticker without a caption
         if body or kind:
-            out.append(Message(when, name(text_of(msg.get("from"))) or "unknown", body, n, kind,
-                               handle=str(msg.get("from_id") or "")))
-    group = chat_title(chat) if chat.get("type") in GROUP_TYPES else None
-    return Export(out, bad, group=group, chat=name(chat.get("name")) or None, notices=notices)
+            yield Message(when, name(text_of(msg.get("from"))) or "unknown", body, n, kind,
+                          handle=str(msg.get("from_id") or ""))

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import io
 import re
-from pathlib import Path
+from typing import Iterator
 
 from heartcompass.errors import FormatError
-from heartcompass.intake.exports import Context, Export, Message
-from heartcompass.intake.exports.common import body as message_body, clean, lines, name
+from heartcompass.intake.exports import Context, Message, Report, Source
+from heartcompass.intake.exports.common import body as message_body, clean, name
 from heartcompass.messages import placeholder_kind
 
 MEMOTRACE_HEADER = "localId,TalkerId,Type,SubType,IsSender,CreateTime,Status,StrContent,StrTime"
@@ -35,46 +34,55 @@ _PYWX_TEXT = ("文本", "引用回复", "text")
 _PYWX_NOTICE = ("系统通知", "撤回消息", "拍一拍", "系统消息")
 
 
-def _other(ctx: Context, path: Path | str) -> str:
-    return ctx.person or Path(path).stem
+def _other(ctx: Context, source: Source) -> str:
+    return ctx.person or source.path.stem
 
 
-def parse(text: str, path: Path | str, ctx: Context) -> Export:
-    head = text.lstrip("\ufeff").split("\n", 1)[0].strip()
+def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
+    head = source.head(1024).split("\n", 1)[0].strip()
     if head.startswith(MEMOTRACE_HEADER):
-        return _memotrace_csv(text, path, ctx)
+        return _memotrace_csv(source, ctx, report)
     if head.startswith(PYWXDUMP_HEADER):
-        return _pywxdump_csv(text, path, ctx)
-    return _memotrace_txt(text, path, ctx)
+        return _pywxdump_csv(source, ctx, report)
+    return _memotrace_txt(source, ctx, report)
 
 
-def _rows(text: str):
-    """(line number, row) of a CSV whose quoted cells may hold line breaks."""
-    reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""), strict=False)
+def _rows(source: Source):
+    """(line number, row) of a CSV whose quoted cells may hold line breaks, read line by line."""
+    numbered = source.lines()
+    where = [0]
+
+    def feed():
+        for n, line in numbered:
+            where[0] = n
+            yield line + "\n"
+
+    reader = csv.reader(feed(), strict=False)
     next(reader, None)
     for row in reader:
-        yield reader.line_num, row
+        yield where[0], row
 
 
-def _memotrace_csv(text: str, path: Path | str, ctx: Context) -> Export:
-    out, bad, notices, senders = [], [], 0, set()
-    group = None
-    for n, row in _rows(text):
+def _memotrace_csv(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
+    senders: set[str] = set()
+    any_row = False
+    for n, row in _rows(source):
         if not any(cell.strip() for cell in row):
             continue
+        any_row = True
         if len(row) < 9:
-            bad.append((n, f"a row of {len(row)} values, not the 9 or 12 of a MemoTrace CSV"))
+            report.skip(n, f"a row of {len(row)} values, not the 9 or 12 of a MemoTrace CSV")
             continue
         talker, kind, mine = row[1], row[2].strip(), row[4].strip() == "1"
         try:
             when = ctx.local(int(float(row[5]))) if row[5].strip() else dt.datetime.fromisoformat(row[8].strip())
         except (ValueError, OverflowError, OSError):
-            bad.append((n, f"no real time in CreateTime {row[5]!r} or StrTime {row[8]!r}"))
+            report.skip(n, f"no real time in CreateTime {row[5]!r} or StrTime {row[8]!r}")
             continue
         if talker.endswith("@chatroom"):
-            group = group or talker
+            report.group = report.group or talker
         if kind in ("10000", "10002"):
-            notices += 1
+            report.notices += 1
             continue
         body = clean(row[7]) if kind == "1" else ""
         place = placeholder_kind(body) if body else "media"
@@ -83,82 +91,85 @@ def _memotrace_csv(text: str, path: Path | str, ctx: Context) -> Export:
         if mine:
             speaker = nick if len(row) > 9 and nick else "me"
         else:
-            speaker = remark or nick or (sender if len(row) > 9 and sender else _other(ctx, path))
+            speaker = remark or nick or (sender if len(row) > 9 and sender else _other(ctx, source))
         handle = sender if len(row) > 9 and sender else ("" if mine else talker)
         senders.add(handle or speaker)
-        out.append(Message(when, speaker, body, n, place, handle=handle, mine=mine))
-    if not out and not bad:
-        raise FormatError(path, "no WeChat messages found", 2, FIX)
-    return Export(out, bad, group=group if group or len(senders) > 2 else None, notices=notices)
+        if len(senders) > 2 and report.group is None:
+            report.group = source.path.stem  # three people talking: a group, whatever its id
+        yield Message(when, speaker, body, n, place, handle=handle, mine=mine)
+    if not any_row:
+        raise FormatError(source.path, "no WeChat messages found", 2, FIX)
 
 
-def _pywxdump_csv(text: str, path: Path | str, ctx: Context) -> Export:
-    out, bad, notices, room = [], [], 0, None
-    for n, row in _rows(text):
+def _pywxdump_csv(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
+    any_row = False
+    for n, row in _rows(source):
         if not any(cell.strip() for cell in row):
             continue
+        any_row = True
         if len(row) < 9:
-            bad.append((n, f"a row of {len(row)} values, not the 9 of a PyWxDump CSV"))
+            report.skip(n, f"a row of {len(row)} values, not the 9 of a PyWxDump CSV")
             continue
         kind, mine, talker, room_name, msg, stamp = row[2].strip(), row[3].strip() in ("1", "True"), \
             name(row[4]), name(row[5]), row[6], row[8].strip()
         try:
             when = ctx.local(int(stamp)) if stamp.isdigit() else dt.datetime.fromisoformat(stamp)
         except (ValueError, OverflowError, OSError):
-            bad.append((n, f"no real time in CreateTime {stamp!r}"))
+            report.skip(n, f"no real time in CreateTime {stamp!r}")
             continue
-        room = room or (room_name if room_name.endswith("@chatroom") else None)
+        if room_name.endswith("@chatroom"):
+            report.group = report.group or room_name
         if kind in _PYWX_NOTICE:
-            notices += 1
+            report.notices += 1
             continue
         body = clean(msg) if kind in _PYWX_TEXT else ""
         place = placeholder_kind(body) if body else "media"
         if mine:
             speaker, handle = "me", talker
-        elif room:
+        elif room_name.endswith("@chatroom"):
             speaker, handle = talker, talker
         else:
-            speaker, handle = _other(ctx, path), talker or room_name
-        out.append(Message(when, speaker, body, n, place, handle=handle, mine=mine))
-    if not out and not bad:
-        raise FormatError(path, "no WeChat messages found", 2, FIX)
-    return Export(out, bad, group=room, notices=notices)
+            speaker, handle = _other(ctx, source), talker or room_name
+        yield Message(when, speaker, body, n, place, handle=handle, mine=mine)
+    if not any_row:
+        raise FormatError(source.path, "no WeChat messages found", 2, FIX)
 
 
-def _memotrace_txt(text: str, path: Path | str, ctx: Context) -> Export:
-    out: list[Message] = []
-    bad: list[tuple[int, str]] = []
-    notices = 0
+def _memotrace_txt(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     body: list[str] | None = None  # the current message's lines; None before the first header
     current: tuple[int, dt.datetime, str | None] | None = None
-
-    def close() -> None:
-        nonlocal notices
-        if current is None:
-            return
-        n, when, who = current
-        kept = [line for line in body or [] if not _QUOTE.match(line)]  # a quote is their words, not the sender's
-        content, kind = message_body(kept)
-        if who is None or not any(line.strip() for line in kept):
-            notices += 1  # a system line: a time and no name
-            return
-        out.append(Message(when, who, content, n, kind))
-
-    for n, line in lines(text.lstrip("\ufeff")):
+    found = False
+    for n, line in source.lines():
         m = _TXT_HEADER.match(line)
         if m:
-            close()
+            msg = _txt_message(current, body, report)
+            if msg is not None:
+                found = True
+                yield msg
             try:
                 current = (n, dt.datetime.fromisoformat(m[1]), name(m[2]) or None)
             except ValueError:
-                bad.append((n, f"{m[1]} is not a real date and time"))
+                report.skip(n, f"{m[1]} is not a real date and time")
                 current = None
             body = []
         elif body is not None:
             body.append(line)
         elif line.strip():
-            bad.append((n, f"not a WeChat message header (YYYY-MM-DD HH:MM:SS name): {line.strip()[:60]!r}"))
-    close()
-    if not out:
-        raise FormatError(path, "no WeChat messages found", 1, FIX)
-    return Export(out, bad, notices=notices)
+            report.skip(n, f"not a WeChat message header (YYYY-MM-DD HH:MM:SS name): {line.strip()[:60]!r}")
+    msg = _txt_message(current, body, report)
+    if msg is not None:
+        yield msg
+    elif not found:
+        raise FormatError(source.path, "no WeChat messages found", 1, FIX)
+
+
+def _txt_message(current, body, report: Report) -> Message | None:
+    if current is None:
+        return None
+    n, when, who = current
+    kept = [line for line in body or [] if not _QUOTE.match(line)]  # a quote is their words, not the sender's
+    if who is None or not any(line.strip() for line in kept):
+        report.notices += 1  # a system line: a time and no name
+        return None
+    content, kind = message_body(kept)
+    return Message(when, who, content, n, kind)

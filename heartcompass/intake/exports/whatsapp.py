@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from pathlib import Path
+from typing import Iterator
 
 from heartcompass.errors import FormatError
-from heartcompass.intake.exports import Context, Export, Message
-from heartcompass.intake.exports.common import clean, lines, name
+
+from heartcompass.intake.exports import Context, Message, Report, Source
+from heartcompass.intake.exports.common import clean, name
 from heartcompass.messages import app_notice, placeholder_kind
 
 _AM_PM = r"[AaPp]\.?[\s\u202f\u00a0]?[Mm]\.?|vorm\.|nachm\.|π\.?μ\.?|μ\.?μ\.?"
@@ -66,50 +67,72 @@ def _hour(hour: int, ampm: str | None, prefix: str | None) -> int | None:
     return hour
 
 
-def parse(text: str, path: Path | str, ctx: Context) -> Export:
-    # First pass: headers only, small tuples (a year of chat must not hold a match object per line).
-    rows: list[tuple[int, int, int, int, bool, str, str | None, str | None, str]] = []
-    bodies: list[list[str]] = []
-    bad: list[tuple[int, str]] = []
-    for n, line in lines(text):
+def _order(source: Source, ctx: Context) -> bool:
+    """Day first? From every header's numbers (one small set per distinct date)."""
+    parts: set[tuple[int, int, int]] = set()
+    twelve = found = False
+    for _, line in source.lines():
         m = HEADER.match(line)
         if m:
-            rows.append((n, int(m["d"]), int(m["m"]), int(m["y"]), len(m["d"]) == 4, m["t"], m["ampm"], m["cn"],
-                         m["rest"]))
-            bodies.append([])
-        elif bodies:
-            bodies[-1].append(line)
-        elif line.strip():
-            bad.append((n, f"not a WhatsApp message line: {line.strip()[:60]!r}"))
-    if not rows:
-        raise FormatError(path, "no WhatsApp messages found", 1,
+            found = True
+            twelve = twelve or bool(m["ampm"])
+            if len(m["d"]) != 4:
+                parts.add((int(m["d"]), int(m["m"]), int(m["y"])))
+    if not found:
+        raise FormatError(source.path, "no WhatsApp messages found", 1,
                           "Is this a WhatsApp .txt export? Try --format with another app (see --help).")
-    order = day_first({(a, b, y) for _, a, b, y, iso, *_ in rows if not iso}, any(r[6] for r in rows), ctx.today)
-    out: list[Message] = []
-    notices = 0
-    for (n, a, b, y, iso, t, ampm, cn, rest), more in zip(rows, bodies):
-        if iso:  # YYYY-MM-DD style
-            year, month, day = a, b, y
-        else:
-            day, month = (a, b) if order else (b, a)
-            year = y + 2000 if y < 100 else y
-        hms = [int(x) for x in re.split(r"[:.]", t)]
-        hour = _hour(hms[0], ampm, cn)
-        try:
-            if hour is None:
-                raise ValueError
-            when = dt.datetime(year, month, day, hour, hms[1], hms[2] if len(hms) > 2 else 0)
-        except ValueError:
-            bad.append((n, f"{t}{' ' + ampm if ampm else ''} on {a}/{b}/{y} is no real date and time"))
+    return day_first(parts, twelve, ctx.today)
+
+
+def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
+    if "day_first" not in source.memo:
+        source.memo["day_first"] = _order(source, ctx)
+    order = source.memo["day_first"]
+    head: tuple | None = None  # the message being read: (line, header match)
+    more: list[str] = []
+    for n, line in source.lines():
+        m = HEADER.match(line)
+        if not m:
+            if head is not None:
+                more.append(line)
+            elif line.strip():
+                report.skip(n, f"not a WhatsApp message line: {line.strip()[:60]!r}")
             continue
-        speaker, sep, body = rest.partition(": ")
-        body = "\n".join([body, *more])
-        if not sep or app_notice(body):  # "X changed the subject"; iOS's notices under the chat's name
-            notices += 1
-            continue
-        body = _EDITED.sub("", clean(body))
-        if not body:
-            notices += 1
-            continue
-        out.append(Message(when, name(speaker), body, n, placeholder_kind(body)))
-    return Export(out, bad, notices=notices)
+        if head is not None:
+            msg = _message(*head, more, order, report)
+            if msg is not None:
+                yield msg
+        head, more = (n, m), []
+    if head is not None:
+        msg = _message(*head, more, order, report)
+        if msg is not None:
+            yield msg
+
+
+def _message(n: int, m: re.Match, more: list[str], order: bool, report: Report) -> Message | None:
+    a, b, y = int(m["d"]), int(m["m"]), int(m["y"])
+    if len(m["d"]) == 4:  # YYYY-MM-DD style
+        year, month, day = a, b, y
+    else:
+        day, month = (a, b) if order else (b, a)
+        year = y + 2000 if y < 100 else y
+    hms = [int(x) for x in re.split(r"[:.]", m["t"])]
+    hour = _hour(hms[0], m["ampm"], m["cn"])
+    try:
+        if hour is None:
+            raise ValueError
+        when = dt.datetime(year, month, day, hour, hms[1], hms[2] if len(hms) > 2 else 0)
+    except ValueError:
+        ampm = f" {m['ampm']}" if m["ampm"] else ""
+        report.skip(n, f"{m['t']}{ampm} on {a}/{b}/{y} is no real date and time")
+        return None
+    speaker, sep, body = m["rest"].partition(": ")
+    body = "\n".join([body, *more]) if more else body
+    if not sep or app_notice(body):  # "X changed the subject"; iOS's notices under the chat's name
+        report.notices += 1
+        return None
+    body = _EDITED.sub("", clean(body))
+    if not body:
+        report.notices += 1
+        return None
+    return Message(when, name(speaker), body, n, placeholder_kind(body))
