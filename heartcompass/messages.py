@@ -24,7 +24,7 @@ _PLACEHOLDERS = (
              Photo|Photos|Sticker|Stickers|Video|Videos|File|Files|Voice\ message|Audio|Image|Location|Contact)\]
       | (?:Photos|Stickers|Videos|Files|Audio|Voice\ message|图片|贴图|照片|影片|語音訊息|スタンプ|写真|動画)
       | !?\[[^\]\n]*\]\((?:\./)?media/[^)\n]+\)
-      | null
+      | null | (?:.{1,40}\ )?sent\ (?:an\ attachment|a\ photo|a\ sticker|a\ video|a\ voice\ message|a\ gif)\.
     )$""")),
     ("deleted", re.compile(r"""(?ix)^(?:
         this\ message\ was\ deleted | you\ deleted\ this\ message | this\ message\ was\ deleted\ by\ an?\ admin.*
@@ -48,6 +48,7 @@ _NOTICE = re.compile(r"""(?ix)^(?:
   | 消息和通话(?:都)?已进行端到端加密.* | 訊息和通話(?:都)?已受端對端加密保護.* | 消息和通话受端到端加密保护.*
   | your\ security\ code\ with\ .+\ changed.* | .*(?:'s)?\ security\ code\ changed.*
   | .*(?:turned\ (?:on|off)\ disappearing\ messages|uses\ a\ default\ timer\ for\ disappearing\ messages).*
+  | .+\ reacted\ .{1,8}\ to\ your\ message | reacted\ .{1,8}\ to\ your\ message
   | tap\ to\ (?:learn\ more|change)\.?
 )$""")
 
