@@ -63,7 +63,7 @@ def import_(
     others = [s for s in found if s not in users]
     group = export.group is not None or len(others) > 1
     slug = person.slug if person else None if group else _the_other(others, export, directory)
-    router = importers.Router(export, me, directory, now, slug, group)
+    router = importers.Router(export, me, directory, now, slug, group, file.stem)
     if group and person and not router.counted.get(person.slug):
         raise HeartCompassError(f"{display} wrote nothing in this group chat ({', '.join(others)}); "
                                 "nothing was imported.", "Leave the name out to import every member's part.")

@@ -59,9 +59,9 @@ class Router:
     second read streams the messages through `lines()` to their people."""
 
     def __init__(self, export: Export, me: str | None, directory, now: dt.datetime,
-                 person: str | None = None, group: bool = False):
+                 person: str | None = None, group: bool = False, fallback: str = "group"):
         self.me, self.directory, self.now, self.person = me, directory, now, person
-        self.group = export.group or export.chat or "group" if group else None
+        self.group = export.group or export.chat or fallback if group else None  # fallback: the file's name
         self.tag = [f"group {_safe_tag(self.group)}"] if group else []
         self.owner: dict[tuple[str, str, bool], str | None] = {}  # sender -> slug; None: the user or unknown
         self.unknown: Counter = Counter()  # (speaker, handle) -> their messages, in a group
