@@ -338,6 +338,19 @@ def test_an_undated_transcript_is_filed_after_todays_entries(utc: Runner, tmp_pa
     entries = log_entries(utc.ws, "alice")
     assert [e.text for e in entries] == ["first", "second", "third"]
     assert entries[0].time != "00:00:00" and entries[1].time >= entries[0].time
+    again = utc("import", "alice", _write(tmp_path, "b.txt", "Alice: second\nMe: third\n"), "--format", "plain",
+                "--me", "Me")
+    assert "Nothing new" in again.output  # filed at the import's time, still recognised later
+
+
+def test_a_commit_message_longer_than_one_argument_may_be(utc: Runner, tmp_path):
+    """An import spanning 7,700 days has a body of one line per day: past
+    the kernel's limit for one argument (128 KiB), so never passed as -m."""
+    path = utc.ws.people_dir / "alice" / "note.md"
+    path.write_text("x\n")
+    body = "\n".join(f"- {i:05d}-01-01: 1" for i in range(12_000))  # about 190 KiB
+    sha = utc.ws.git.commit([path], "import(alice): a long one", body)
+    assert sha and len(utc.ws.git._git("log", "-1", "--format=%b")) > 150_000
 
 
 def test_unicode_line_breaks_in_a_message_never_become_structure(utc: Runner, tmp_path):

@@ -48,6 +48,7 @@ class Line:
     speaker: str  # import:<who>, import:me, context:<who>
     text: str
     tags: list[str] = field(default_factory=list)
+    undated: bool = False  # its time is the import's: matched again by speaker and text alone
 
     @property
     def counted(self) -> bool:
@@ -94,7 +95,7 @@ class Router:
             return
         when = _when(msg, self.now)
         if self.group is None:
-            yield self.person, Line(when, label(msg, self.is_user(msg)), msg.text)
+            yield self.person, Line(when, label(msg, self.is_user(msg)), msg.text, undated=msg.undated)
             return
         slug = self.owner.get((msg.speaker, msg.handle, msg.mine))
         if slug is not None:
@@ -153,13 +154,16 @@ def to_logs(person_dir: Path, lines: list[Line], sync: bool = True) -> dict[str,
     added: dict[str, int] = {}
     for day, todo in sorted(by_day.items()):
         path = dailylog.log_path(person_dir, day)
-        have = Counter(_key(e.time, e.speaker, e.text) for e in (dailylog.load(path) if path.exists() else []))
+        there = dailylog.load(path) if path.exists() else []
+        have = Counter(_key(e.time, e.speaker, e.text) for e in there)
+        said = Counter(_key("", e.speaker, e.text) for e in there)  # for undated lines: any time that day
         new = []
         for line in todo:
             entry = dailylog.Entry(line.when.strftime("%H:%M:%S"), line.speaker, line.text, list(line.tags))
-            key = _key(entry.time, entry.speaker, entry.text)
-            if have[key] > 0:
-                have[key] -= 1  # this occurrence is already in the log
+            key = _key("" if line.undated else entry.time, entry.speaker, entry.text)
+            pool = said if line.undated else have
+            if pool[key] > 0:
+                pool[key] -= 1  # this occurrence is already in the log
             else:
                 new.append(entry)
         if new:

@@ -86,5 +86,6 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
         kind = placeholder_kind(body) if body else "media" if msg.get("media_type") or msg.get("photo") or \
             msg.get("file") or msg.get("sticker_emoji") else None  # a photo or sticker without a caption
         if body or kind:
+            handle = str(msg.get("from_id") or "")
             yield Message(when, name(text_of(msg.get("from"))) or "unknown", body, n, kind,
-                          handle=str(msg.get("from_id") or ""))
+                          handle=handle[4:] if handle.startswith("user") and handle[4:].isdigit() else handle)
