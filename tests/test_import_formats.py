@@ -383,52 +383,16 @@ def test_a_group_import_round_trips_through_garden(utc: Runner, tmp_path, fake_l
     assert "我买菜" in (utc.ws.people_dir / "alice" / "EVENTS.md").read_text()
 
 
-def _on_a_terminal(ws, args: list[str], answers: list[tuple[str, bytes]], timeout: float = 90):
-    """Run heartcompass on a real pseudo-terminal, answering each prompt as it appears."""
-    import os
-    import pty
-    import select
-    import sys
-    import time
-
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the command, with the terminal as its stdin, stdout and stderr
-        os.execvpe(sys.executable, [sys.executable, "-m", "heartcompass", "--workspace", str(ws.root), *args],
-                   dict(os.environ, TERM="xterm", COLUMNS="100"))
-    out, pending, deadline = b"", list(answers), time.time() + timeout
-    while time.time() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.5)
-        if not ready:
-            continue
-        try:
-            data = os.read(fd, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        out += data
-        if pending and pending[0][0].encode() in out:
-            time.sleep(0.3)  # let the prompt finish drawing before the key arrives
-            os.write(fd, pending.pop(0)[1])
-    os.kill(pid, 9) if time.time() >= deadline else None
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return out.decode("utf-8", "replace"), os.waitstatus_to_exitcode(status)
-
-
-def test_import_asks_which_speaker_is_you_on_a_terminal(utc: Runner, tmp_path):
-    path = _write(tmp_path, "t.txt", "[2024-03-01 10:00] Bob: hi\n[2024-03-01 10:01] Dan: hello\n")
-    output, code = _on_a_terminal(utc.ws, ["import", "alice", path, "--format", "plain"],
-                                  [("Which speaker is you?", b"\r")])
-    assert code == 0 and "Traceback" not in output, output
-    assert "Imported 2 messages into people/alice/logs/" in output
-    assert _said(utc) == [("import:me", "hi"), ("import:Dan", "hello")]
-
-
 def test_import_vcf_asks_before_merging_on_a_terminal(example_cli: Runner, tmp_path):
+    from terminal import assert_clean_end, finish, screen_text, spawn
+
     path = tmp_path / "c.vcf"
     path.write_text("BEGIN:VCARD\nVERSION:3.0\nFN:Alice Chen\nEMAIL:alice@example.com\nEND:VCARD\n")
-    output, code = _on_a_terminal(example_cli.ws, ["person", "import-vcf", str(path)], [("Add handles", b"y")])
-    assert code == 0 and "Traceback" not in output, output
-    assert "updated alice" in output
+    child = spawn(example_cli.ws.root, "person", "import-vcf", str(path))
+    child.expect("Add handles")
+    child.send("y")
+    code, raw = finish(child)
+    assert code == 0, screen_text(raw)
+    assert_clean_end(raw)
+    assert "updated alice" in screen_text(raw)
     assert "alice@example.com" in (example_cli.ws.people_dir / "alice" / "PROFILE.md").read_text()
