@@ -330,6 +330,25 @@ def test_whatsapp_notices_locales_and_bad_lines(utc: Runner, tmp_path):
     assert "end-to-end" not in (voice.read_text() if voice.exists() else "")
 
 
+@pytest.mark.parametrize("line, when", [
+    ("12.03.24, 9:05 nachm. - Anna: hallo", "2024-03-12 21:05"),
+    ("12/03/2024, 9:05 p. m. - Ana: hola", "2024-03-12 21:05"),
+    ("2024/3/12 오후 1:05 - 민수: 안녕", "2024-03-12 13:05"),
+    ("2024/3/12 午後1:06 - 花子: こんにちは", "2024-03-12 13:06"),
+    ("2024/3/12 上午12:06 - 小爱: 还没睡", "2024-03-12 00:06"),
+    ("3/12/24, 9:05 PM - Amy: hi", "2024-03-12 21:05"),
+])
+def test_whatsapp_clock_words_of_many_locales(tmp_path, line, when):
+    import datetime as dt
+
+    from heartcompass.intake.exports import Context, Report, Source, whatsapp
+
+    path = tmp_path / "chat.txt"
+    path.write_text(line + "\n", encoding="utf-8")
+    got = list(whatsapp.messages(Source(path), Context(dt.date(2026, 12, 3)), Report()))
+    assert [m.when.strftime("%Y-%m-%d %H:%M") for m in got] == [when]
+
+
 def test_an_undated_transcript_is_filed_after_todays_entries(utc: Runner, tmp_path):
     utc("import", "alice", _write(tmp_path, "a.txt", "Alice: first\n"), "--format", "plain")
     result = utc("import", "alice", _write(tmp_path, "b.txt", "Alice: second\nMe: third\n"), "--format", "plain",

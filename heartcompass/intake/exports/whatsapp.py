@@ -75,7 +75,8 @@ def _order(source: Source, ctx: Context) -> bool:
         m = HEADER.match(line)
         if m:
             found = True
-            twelve = twelve or bool(m["ampm"])
+            # An English AM/PM suggests a month-first locale (the US); "p. m.", "nachm." are day-first ones.
+            twelve = twelve or bool(m["ampm"] and re.fullmatch(r"[AaPp]\.?[Mm]\.?", m["ampm"]))
             if len(m["d"]) != 4:
                 parts.add((int(m["d"]), int(m["m"]), int(m["y"])))
     if not found:
