@@ -30,6 +30,7 @@ from typing import Iterator
 
 from heartcompass.formats import dailylog
 from heartcompass.intake.exports import Context, Export, Message, Source, detect, parse  # noqa: F401 (the API)
+from heartcompass.intake.exports.common import MAX_LINES_BYTES as MAX_EXPORT_BYTES  # noqa: F401 (any export's cap)
 from heartcompass.wording import counted
 
 CONTEXT_LINES = 2  # lines of a group shown before a member's message

@@ -35,8 +35,10 @@ def body(lines: list[str]) -> tuple[str, str | None]:
     stand-in's kind) when nothing but stand-ins is left."""
     from heartcompass.messages import placeholder_kind
 
-    kinds = [placeholder_kind(line) for line in lines if line.strip()]
-    words = clean("\n".join(line for line in lines if not placeholder_kind(line)))
+    while lines and not lines[-1].strip():  # the blank line between messages
+        lines = lines[:-1]
+    kinds = [placeholder_kind(line) for line in lines]
+    words = clean("\n".join(line for line, kind in zip(lines, kinds) if not kind))
     return words, None if words else next((k for k in kinds if k), "media")
 
 
@@ -54,6 +56,7 @@ def name(text: object) -> str:
 MAX_JSON_BYTES = 100 << 20
 # A line-based export is read line by line, never whole: only a bound against the wrong file.
 MAX_LINES_BYTES = 4 << 30
+MAX_LINE_BYTES = 4 << 20
 FIX_UTF8 = "Export the chat again (the apps write UTF-8), or convert it with 'iconv -t UTF-8'."
 
 
@@ -73,7 +76,12 @@ class Source:
         from heartcompass.intake.limits import open_regular
 
         with open_regular(self.path, "chat export") as f:
-            for n, raw in enumerate(f, 1):
+            n = 0
+            while raw := f.readline(MAX_LINE_BYTES + 1):
+                n += 1
+                if len(raw) > MAX_LINE_BYTES:  # one line of megabytes (no line breaks at all): never held whole
+                    raise FormatError(self.path, f"line {n} is longer than {MAX_LINE_BYTES >> 20} MiB: not a chat "
+                                      "export", n, "Is this the right file, and the right --format?")
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:

@@ -14,7 +14,9 @@ from heartcompass.intake.exports import Context, Message, Report, Source
 from heartcompass.intake.exports.common import clean, name
 from heartcompass.messages import app_notice, placeholder_kind
 
-STAMP = re.compile(r"^(?P<stamp>[A-Z][a-z]{2} \d{1,2}, \d{4}\s+\d{1,2}:\d{2}:\d{2}\s*[AP]M)(?:\s*\(.*\))?\s*$")
+STAMP = re.compile(r"^(?P<stamp>(?P<mon>[A-Z][a-z]{2}) (?P<d>\d{1,2}), (?P<y>\d{4})\s+(?P<h>\d{1,2}):(?P<mi>\d{2}):"
+                   r"(?P<s>\d{2})\s*(?P<ap>[AP])M)(?:\s*\(.*\))?\s*$")
+_MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 _ATTACHMENT = re.compile(r"^(?:/|~/|Attachment missing|This message responded to an earlier message|"
                          r"App: |Sticker from |Edited \d+ times?)")
 FIX = "Export with imessage-exporter (--format txt) and pass one conversation's .txt."
@@ -33,7 +35,7 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     body: list[str] = []
     found = False
     for n, line in source.lines():
-        m = STAMP.match(line.strip())
+        m = STAMP.match(line) if line[:1].isupper() else None
         if m:
             if held is not None:
                 msg = _finish(held, body)
@@ -44,8 +46,12 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
                     yield msg
             held, body = None, []
             try:
-                when = dt.datetime.strptime(" ".join(m["stamp"].split()), "%b %d, %Y %I:%M:%S %p")
-            except ValueError:
+                hour = int(m["h"])
+                if not 1 <= hour <= 12:
+                    raise ValueError
+                when = dt.datetime(int(m["y"]), _MONTHS[m["mon"]], int(m["d"]), hour % 12 + (12 if m["ap"] == "P" else 0),
+                                   int(m["mi"]), int(m["s"]))  # not strptime: five times slower
+            except (ValueError, KeyError):
                 report.skip(n, f"{m['stamp']!r} is not a real date and time")
                 when = None
             continue

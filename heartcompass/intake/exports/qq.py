@@ -13,7 +13,7 @@ from heartcompass.errors import FormatError
 from heartcompass.intake.exports import Context, Message, Report, Source
 from heartcompass.intake.exports.common import body as message_body, name
 
-_HEADER = re.compile(r"^(\d{4}-\d{1,2}-\d{1,2} \d{1,2}:\d{2}:\d{2}) (.*?)(?:\((\d{4,12})\)|<([^<>\s]+)>)?\s*$")
+_HEADER = re.compile(r"^((\d{4})-(\d{1,2})-(\d{1,2}) (\d{1,2}):(\d{2}):(\d{2})) (.*?)(?:\((\d{4,12})\)|<([^<>\s]+)>)?\s*$")
 _FIELD = re.compile(r"^(消息分组|消息对象)[:：](.*)$")
 FIX = "Export from QQ's message manager as a .txt file (右键聊天 > 导出消息记录 > .txt)."
 
@@ -24,8 +24,8 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     body: list[str] = []
     found = False
     for n, line in source.lines():
-        m = _HEADER.match(line)
-        f = _FIELD.match(line.strip())
+        m = _HEADER.match(line) if line[:1].isdigit() else None
+        f = _FIELD.match(line.strip()) if not m and current is None else None
         if m:
             if current is not None:
                 current.text, current.placeholder = message_body(body)
@@ -33,12 +33,12 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
                 yield current
             body = []
             try:
-                when = dt.datetime.strptime(m[1], "%Y-%m-%d %H:%M:%S")
+                when = dt.datetime(*map(int, m.group(2, 3, 4, 5, 6, 7)))  # not strptime: five times slower
             except ValueError:
                 report.skip(n, f"{m[1]} is not a real date and time")
                 current = None
                 continue
-            current = Message(when, name(m[2]) or m[3] or m[4] or "unknown", "", n, handle=m[3] or m[4] or "")
+            current = Message(when, name(m[8]) or m[9] or m[10] or "unknown", "", n, handle=m[9] or m[10] or "")
         elif f and current is None and not found:
             fields[f[1]] = name(f[2])
             report.chat = fields.get("消息对象")
