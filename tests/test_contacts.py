@@ -62,9 +62,9 @@ def test_new_people_with_handles_and_birthdays(example_cli: Runner, tmp_path):
 
 def test_a_merge_adds_only_what_is_missing_after_asking(example_cli: Runner, tmp_path, monkeypatch):
     from fakes import Questions
-    from heartcompass.cli import contacts_cmd
+    from heartcompass.cli import person_vcf
 
-    monkeypatch.setattr(contacts_cmd, "interactive", lambda: True)
+    monkeypatch.setattr(person_vcf, "interactive", lambda: True)
     questions = Questions(monkeypatch, False)
     example_cli("person", "import-vcf", _write(tmp_path))
     assert any("Alice Chen is alice here" in q for q in questions.asked)

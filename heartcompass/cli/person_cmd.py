@@ -362,6 +362,6 @@ def import_card(ctx: typer.Context,
     out.print(f"Added [bold]{escape(person.load_profile().name)}[/] in people/{escape(person.slug)}/ from the card.")
 
 
-from heartcompass.cli.contacts_cmd import import_vcf  # noqa: E402 (its own module: person_cmd stays small)
+from heartcompass.cli.person_vcf import import_vcf  # noqa: E402 (its own module: person_cmd stays small)
 
 app.command("import-vcf")(import_vcf)
