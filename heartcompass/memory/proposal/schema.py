@@ -120,6 +120,10 @@ def compressed_schema(budget_tokens: int) -> dict:
     spec = inline_schema(Compressed)
     for name in ("facts", "chat_notes", "threads"):
         spec["properties"][name]["items"] = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT + 40}
-        spec["properties"][name]["maxItems"] = max(5, budget_tokens // 8)
+        spec["properties"][name]["maxItems"] = compressed_max_items(budget_tokens)
     return spec
+
+
+def compressed_max_items(budget_tokens: int) -> int:
+    return max(5, budget_tokens // 8)
 
