@@ -158,7 +158,7 @@ def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source) 
         wb.changes.append(f"~ event {line[2:]} -> {event.render()[2:]}")
 
 
-def _remove_event(wb: Workbench, event: events_fmt.Event, source: str) -> None:
+def _remove_event(wb: Workbench, event: events_fmt.Event, source: str = "log") -> None:
     if wb.is_protected(event.render()):
         return  # the user's own line stays
     if told(event.render()):
@@ -192,7 +192,7 @@ def _rewrite_line(wb: Workbench, title: str, old: str, new: str, source: str) ->
         wb.changes.append(f"~ {title}: {old[2:]} -> {new[2:]}")
 
 
-def _remove_line(wb: Workbench, title: str, old: str, source: str) -> None:
+def _remove_line(wb: Workbench, title: str, old: str, source: str = "log") -> None:
     if wb.is_protected(old):
         return
     if told(old) and title != memory_fmt.THREADS:
