@@ -170,6 +170,7 @@ def _check_names(ws, line) -> None:
              "archive a duplicate ('heartcompass person archive SLUG').", warn=True)
     if not shared:
         line(True, "names", "every name and alias belongs to one person")
+    _check_self(ws, line)
     from heartcompass.store.people import user_name_fix, user_name_taken
 
     user = str(ws.config.get("user.name") or "")
@@ -177,6 +178,24 @@ def _check_names(ws, line) -> None:
         line(False, "names", f"user.name {user!r} is also the {c.as_what} of people/{c.person.slug}: prompts "
              "about them would mix the two of you up", user_name_fix(user, c.person.slug),
              warn=True)
+
+
+def _check_self(ws, line) -> None:
+    """One person is the user (relation: self); a second one would chat as a reflection partner."""
+    from heartcompass.store.people import list_people
+
+    selves = []
+    for person in list_people(ws):
+        try:
+            if person.load_profile().relation == "self":
+                selves.append(person.slug)
+        except (HeartCompassError, OSError, UnicodeDecodeError):
+            continue  # named by the files check
+    if len(selves) > 1:
+        others = [s for s in selves if s != "me"] or selves[1:]
+        line(False, "self", f"{len(selves)} people have relation: self ({', '.join(selves)}); only the user's own "
+             "person may, the others' chats turn into reflection",
+             f"Set another relation in their PROFILE.md: heartcompass edit {shlex.quote(others[0])}")
 
 
 def _ping(ws, settings, line) -> None:

@@ -162,7 +162,7 @@ def _remove_event(wb: Workbench, event: events_fmt.Event, source: str = "log") -
     if wb.is_protected(event.render()):
         return  # the user's own line stays
     if told(event.render()):
-        _thread_for_removal(wb, event.render(), source)
+        _thread_for_removal(wb, f"- {event.text} (told)", source)
         return
     idx = events_index(wb)
     before = len(wb.events.events)

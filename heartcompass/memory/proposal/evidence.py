@@ -135,13 +135,14 @@ class Checker:
     def text(self, what: str, text: str | None) -> str:
         from heartcompass.sanitize import strip_controls
 
+        broken = more_than_one_line(visible(text or "").strip())  # before the controls that break lines go
         text = visible(strip_controls(text or "")).strip()  # a model's escape sequences never reach a file
         if text.startswith("- "):
             text = text[2:].strip()
         text = unforged(text)  # the source is derived from the evidence, by us
         if not text:
             self.problems.append(f"{what}: empty text")
-        elif more_than_one_line(text):
+        elif broken or more_than_one_line(text):
             self.problems.append(f"{what}: more than one line (a line break, U+2028 or U+2029 included)")
         elif len(text) > MAX_TEXT:
             self.problems.append(f"{what}: {len(text)} characters; entries are short statements ({MAX_TEXT} at most)")
