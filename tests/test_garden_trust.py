@@ -135,6 +135,12 @@ def test_a_birthday_that_is_not_real_or_not_said_is_refused(alice: Runner, fake_
     assert "profile field birthday" in rejected(alice, fake_llm, field("birthday", value))
 
 
+@pytest.mark.parametrize("value", ["2099-04-12", "1850-04-12", "02-30", "13-12"])
+def test_a_birthday_that_is_not_real_is_refused_even_when_the_entry_says_it(alice: Runner, fake_llm, value):
+    say(alice.ws, "alice", "me", f"lol she claims her birthday is {value}")
+    assert "is not a real birthday" in rejected(alice, fake_llm, field("birthday", value))
+
+
 def test_a_birthday_the_entries_say_is_kept_in_english_and_chinese(alice: Runner, fake_llm):
     say(alice.ws, "alice", "me", "她的生日是五月三日")
     fake_llm.enqueue(field("birthday", "05-03"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.formats.sources import MARKER
-from heartcompass.memory.proposal.evidence import Checker, lexical, more_than_one_line, visible
+from heartcompass.memory.proposal.evidence import Checker, lexical, visible
 from heartcompass.memory.proposal.limits import compression_over_limits
 from heartcompass.memory.proposal.model import Compressed
 from heartcompass.memory.proposal.workbench import Workbench
@@ -58,10 +58,7 @@ def check_compression(wb: Workbench, result: Compressed, max_items: int) -> tupl
         for raw in lines:
             line = visible(raw).strip()
             line = line if line.startswith("- ") else f"- {line}"
-            if more_than_one_line(line):
-                problems.append(f"compressed line of more than one line: {line[:60]!r}")
-                continue
-            one = _Line(line)
+            one = _Line(line)  # a line break anywhere is refused by ck.text (or, without a marker, below)
             if not one.mark:
                 problems.append(f"compressed line without a source: {line[:60]!r}")
             elif one.mark == "(hand)":
