@@ -340,3 +340,17 @@ def test_tell_refuses_a_field_change_its_narrative_does_not_support(example_cli:
     out = " ".join(result.output.split())
     assert result.exit_code == 1 and "do not say 'dating'" in out and "5000 does not appear" in out
     assert files(example_cli.ws) == before
+
+
+def test_tell_never_adds_a_new_person_as_the_user(example_cli: Runner, fake_llm, monkeypatch):
+    from heartcompass.cli import tell_cmd
+
+    fake_llm.enqueue({"summary": "nothing worth keeping", "nothing_worth_keeping": True},
+                     {"people": [{"name": "Mei", "relation": "self", "about": "her sister"}]})
+    monkeypatch.setattr(tell_cmd, "interactive", lambda: True)
+    monkeypatch.setattr(tell_cmd, "_confirm", lambda question: True)
+    asked = []
+    monkeypatch.setattr(tell_cmd, "_confirm_or_stop", lambda question: asked.append(question) or True)
+    example_cli("tell", "alice", "Her sister Mei came to say goodbye")
+    assert asked == ["Add Mei as a new person (friend)?"]
+    assert profile(example_cli.ws, "mei").relation == "friend"
