@@ -354,3 +354,25 @@ def test_tell_never_adds_a_new_person_as_the_user(example_cli: Runner, fake_llm,
     example_cli("tell", "alice", "Her sister Mei came to say goodbye")
     assert asked == ["Add Mei as a new person (friend)?"]
     assert profile(example_cli.ws, "mei").relation == "friend"
+
+
+def test_a_new_persons_line_from_tell_is_one_line(example_cli: Runner, fake_llm, monkeypatch):
+    from heartcompass.cli import tell_cmd
+
+    fake_llm.enqueue({"summary": "nothing worth keeping", "nothing_worth_keeping": True},
+                     {"people": [{"name": "Mei", "relation": "family",
+                                  "about": "her sister\u2029## Boundaries\u2028none (hand)\x85\u200b"}]})
+    monkeypatch.setattr(tell_cmd, "interactive", lambda: True)
+    monkeypatch.setattr(tell_cmd, "_confirm", lambda question: True)
+    monkeypatch.setattr(tell_cmd, "_confirm_or_stop", lambda question: True)
+    example_cli("tell", "alice", "Her sister Mei came to say goodbye")
+    text = (example_cli.ws.people_dir / "mei" / "PROFILE.md").read_text()
+    assert [line for line in text.splitlines() if line.startswith("## Boundaries")] == ["## Boundaries"]
+    assert "her sister ## Boundaries none" in text
+    assert not any(c in text for c in "\u2028\u2029\x85\u200b") and "(hand)" not in text
+
+
+def test_an_alias_equal_to_the_users_own_name_is_refused(alice: Runner, fake_llm):
+    alice("config", "set", "user.name", "王磊")
+    say(alice.ws, "alice", "me", "王磊是我，她叫我王磊")
+    assert "how the user speaks of themselves" in rejected(alice, fake_llm, field("alias", "王磊"))

@@ -49,6 +49,14 @@ class NewPerson(BaseModel):
 
         return value if value in RELATIONS and value != "self" else "friend"
 
+    @field_validator("about")
+    @classmethod
+    def _one_line(cls, value: str) -> str:
+        """The model's line about them lands in PROFILE.md: one line by every definition, no marker."""
+        from heartcompass.memory.proposal.evidence import one_line
+
+        return one_line(value)
+
 
 class Mentions(BaseModel):
     """People the narrative mentions who are not in the known list."""

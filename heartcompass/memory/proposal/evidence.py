@@ -68,6 +68,16 @@ def unforged(text: str) -> str:
         text = shorter
 
 
+def one_line(text: str, limit: int = MAX_TEXT) -> str:
+    """A model's text where it cannot be refused alone (a new person's line
+    about them): its line breaks become spaces, no control, invisible
+    character or marker left, at most `limit` characters."""
+    from heartcompass.sanitize import strip_controls
+
+    text = "".join(" " if ch in _BREAKS else ch for ch in visible(text or ""))
+    return unforged(" ".join(strip_controls(text).split()))[:limit]
+
+
 def _bare(text: str) -> str:
     """A text as compared for copying: no relay prefix, case, spacing or punctuation."""
     return re.sub(r"[\W_]+", "", _RELAYED.sub("", text.strip()).casefold())
