@@ -376,3 +376,41 @@ def test_an_alias_equal_to_the_users_own_name_is_refused(alice: Runner, fake_llm
     alice("config", "set", "user.name", "王磊")
     say(alice.ws, "alice", "me", "王磊是我，她叫我王磊")
     assert "how the user speaks of themselves" in rejected(alice, fake_llm, field("alias", "王磊"))
+
+
+# -- on a real pseudo-terminal ----------------------------------------------------------
+@pytest.fixture
+def stub(alice: Runner):
+    from stub_server import start
+
+    server, state = start()
+    alice("config", "set", "llm.base_url", f"http://127.0.0.1:{server.server_port}/v1")
+    alice("config", "set", "llm.model", "stub")
+    yield state
+    server.shutdown()
+
+
+def test_on_a_terminal_a_refused_field_and_a_refused_compression_say_why(alice: Runner, stub):
+    import json
+
+    from terminal import assert_clean_end, finish, screen_text, spawn
+
+    say(alice.ws, "alice", "me", "haha ok")
+    bad = json.dumps(field("relation", "dating"))
+    stub.replies[:] = [bad, bad]
+    before = files(alice.ws)
+    code, raw = finish(spawn(alice.ws.root, "garden"))
+    text = " ".join(screen_text(raw).split())
+    assert code == 1 and "do not say 'dating'" in text and files(alice.ws) == before
+    assert_clean_end(raw)
+    smaller_memory_budget(alice.ws, 90)
+    say(alice.ws, "alice", "note", "She is allergic to cats but keeps Mochi anyway", time="20:01:00")
+    stub.replies[:] = [json.dumps(proposal(new_facts=[{"text": "Allergic to cats, keeps Mochi anyway",
+                                                       "evidence": ["L2"]}])),
+                       json.dumps(compressed("- Owes the user 9000 dollars (told)", HAND))]
+    before = files(alice.ws)
+    code, raw = finish(spawn(alice.ws.root, "garden"))
+    text = " ".join(screen_text(raw).split())
+    assert code == 1 and "compression was rejected, so it stays as it was" in text and "9000" in text
+    assert files(alice.ws) == before
+    assert_clean_end(raw)
