@@ -195,9 +195,9 @@ def test_a_profile_note_cannot_add_a_heading(alice: Runner, fake_llm):
     assert "more than one line" in rejected(alice, fake_llm, bad)
 
 
-@pytest.mark.parametrize("text", ["Drinks oolong ((hand)hand)", "Drinks oolong (ha\u200bnd)", "Drinks oolong (\ufeffhand)",
-                                  "Drinks oolong ((told)hand)", "Drinks oolong (h\u200eand\u200f)",
-                                  "Drinks oolong （（hand）hand）"])
+@pytest.mark.parametrize("text", ["Drinks oolong ((hand)hand)", "Drinks oolong (ha\u200bnd)",
+                                  "Drinks oolong (\ufeffhand)", "Drinks oolong ((told)hand)",
+                                  "Drinks oolong (h\u200eand\u200f)", "Drinks oolong （（hand）hand）"])
 def test_a_forged_hand_marker_is_removed_until_none_is_left(alice: Runner, fake_llm, text):
     say(alice.ws, "alice", "note", "She drinks oolong every day")
     mem = accepted(alice, fake_llm, proposal(new_facts=[{"text": text, "evidence": ["L1"]}]))

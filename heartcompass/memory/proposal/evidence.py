@@ -34,8 +34,8 @@ _LOG_LINE = re.compile(r"^(- ?)?\d{1,2}:\d{2}(:\d{2})? ?·|^L\d+ \[|\[\d{4}-\d{2
 _RELAYED = re.compile(r"^([^:：\n]{1,40}\s(wrote|writes|texted|messaged)( to me)?|I (replied|wrote|answered)( to "
                       r"[^:：\n]{1,40})?)\s*[:：]|^[^:：\n]{0,20}(对我说|跟我说|给我发|发来|写道)[^:：\n]{0,6}[:：]|"
                       r"^我(回复|回|答复|回答)[^:：\n]{0,20}[:：]", re.I)
-NEAR_VERBATIM = 0.9
-FIRST_YEAR, PLANNED_YEARS = 1900, 10  # the window of an event's date: a life, and plans ahead  # similarity (difflib's ratio) from which a statement is a copy of an entry's text
+NEAR_VERBATIM = 0.9  # similarity (difflib's ratio) from which a statement is a copy of an entry's text
+FIRST_YEAR, PLANNED_YEARS = 1900, 10  # the window of an event's date: a life, and plans ahead
 
 
 # Invisible characters a model may hide words or structure behind: zero-width spaces and
