@@ -255,6 +255,7 @@ def test_removing_a_told_event_or_fact_without_evidence_asks_instead(alice: Runn
             "(log 2026-12-01)") in threads
     assert any('"Her cat Mochi is 6 and hates the carrier"; does it still hold?' in t for t in threads)
     assert any('"Her cat Mochi had surgery and recovered well"; does it still hold?' in t for t in threads)
+    assert '- You wrote "Dinner at the night market in Shinjuku"; does it still hold? (log 2026-12-01)' in threads
 
 
 def test_removing_a_line_the_gardener_wrote_still_works(alice: Runner, fake_llm):

@@ -159,10 +159,8 @@ def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source) 
 
 
 def _remove_event(wb: Workbench, event: events_fmt.Event, source: str = "log") -> None:
-    if wb.is_protected(event.render()):
-        return  # the user's own line stays
-    if told(event.render()):
-        _thread_for_removal(wb, f"- {event.text} (told)", source)
+    if wb.is_protected(event.render()) or told(event.render()):  # the user's own line stays, and we ask
+        _thread_for_removal(wb, f"- {event.text}", source, "wrote" if wb.is_protected(event.render()) else "told me")
         return
     idx = events_index(wb)
     before = len(wb.events.events)
@@ -193,10 +191,10 @@ def _rewrite_line(wb: Workbench, title: str, old: str, new: str, source: str) ->
 
 
 def _remove_line(wb: Workbench, title: str, old: str, source: str = "log") -> None:
-    if wb.is_protected(old):
+    if title != memory_fmt.THREADS and (wb.is_protected(old) or told(old)):
+        _thread_for_removal(wb, old, source, "wrote" if wb.is_protected(old) else "told me")
         return
-    if told(old) and title != memory_fmt.THREADS:
-        _thread_for_removal(wb, old, source)
+    if wb.is_protected(old):
         return
     lines = wb.memory.sections[title]
     if old in lines:
@@ -217,11 +215,11 @@ def told(line: str) -> bool:
     return line.rstrip().endswith("(told)")
 
 
-def _thread_for_removal(wb: Workbench, line: str, source: str) -> None:
-    """A removal of what the user told has no evidence of its own: the line
-    stays, and an open thread asks whether it still holds."""
+def _thread_for_removal(wb: Workbench, line: str, source: str, how: str) -> None:
+    """A removal of what the user told or wrote has no evidence of its own:
+    the line stays, and an open thread asks whether it still holds."""
     said = without_source(line[2:].strip())
-    _add_line(wb, memory_fmt.THREADS, f'- You told me "{said}"; does it still hold? ({source})')
+    _add_line(wb, memory_fmt.THREADS, f'- You {how} "{said}"; does it still hold? ({source})')
 
 
 def _set_field(wb: Workbench, name: str, value: str) -> None:
