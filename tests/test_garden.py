@@ -156,8 +156,8 @@ def test_memory_is_compressed_when_over_budget(alice: Runner, fake_llm):
     say(ws, "alice", "note", "She is allergic to cats but keeps Mochi anyway")
     fake_llm.enqueue(
         proposal(new_facts=[{"text": "Allergic to cats, keeps Mochi anyway", "evidence": ["L1"]}]),
-        {"facts": ["- Moving to Kyoto in January; allergic to cats, keeps Mochi (log 2026-12-01)",
-                   "- Prefers calls after 21:00 on weekdays (hand)"],
+        {"facts": ["- Moves to Kyoto in January for the studio job (told)", "- Mochi is 6, hates the carrier (told)",
+                   "- Allergic to cats, keeps Mochi (log 2026-12-01)", "- Prefers calls after 21:00 on weekdays (hand)"],
          "chat_notes": [], "threads": ["- Ask about the farewell party (log 2026-11-28)"]})
     alice("garden")
     mem = memory(ws)
@@ -298,7 +298,7 @@ def test_a_profile_field_set_by_hand_is_not_overwritten(alice: Runner, fake_llm)
     path = ws.people_dir / "alice" / "PROFILE.md"
     path.write_text(path.read_text().replace("mbti: ENFP", "mbti: INFP"))
     git(ws, "commit", "-qam", "she is more of an INFP")
-    say(ws, "alice", "me", "you are such an extravert, ENFP for sure")
+    say(ws, "alice", "me", "you are such an extravert, ENFP for sure. so glad we are dating")
     fake_llm.enqueue(proposal(profile_fields=[{"field": "mbti", "value": "ENFP", "evidence": ["L1"]},
                                               {"field": "relation", "value": "dating", "evidence": ["L1"]}]))
     alice("garden")

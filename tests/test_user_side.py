@@ -139,7 +139,7 @@ def test_a_personas_claim_about_the_user_is_never_stored_as_trusted(alice: Runne
 
 
 def test_compression_keeps_the_users_side_when_the_model_leaves_it_out(alice: Runner, fake_llm):
-    from heartcompass.memory.proposal.apply import apply_compression
+    from heartcompass.memory.proposal.compression import apply_compression as checked
     from heartcompass.memory.proposal.model import Compressed
     from heartcompass.memory.proposal.workbench import read_person, workbench
     from heartcompass.store.people import resolve
@@ -149,6 +149,10 @@ def test_compression_keeps_the_users_side_when_the_model_leaves_it_out(alice: Ru
     memory_fmt.ensure_section(mem, memory_fmt.ABOUT_ME).append("- Lei's son broke his arm (log 2026-12-01)")
     wb = workbench(alice.ws, person, prof, evs, mem, dt.date(2026, 12, 1))
     kept = {t: mem.items(t) for t in memory_fmt.SECTIONS}
+
+    def apply_compression(wb, result):
+        return checked(wb, result, 50)
+
     assert apply_compression(wb, Compressed(facts=kept[memory_fmt.FACTS], chat_notes=kept[memory_fmt.CHATS],
                                             threads=kept[memory_fmt.THREADS])) == []
     assert wb.memory.items(memory_fmt.ABOUT_ME) == ["- Lei's son broke his arm (log 2026-12-01)"]

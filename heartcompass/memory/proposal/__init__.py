@@ -10,4 +10,8 @@ never touched. Nothing here writes files.
 - presentation.py what the model is shown (the events that matter most)
 - evidence.py     whether a statement may stand on the entries it cites
 - apply.py        a validated proposal applied to the workbench
+- fields.py       a profile field or link checked like a fact
+- limits.py       the schema's limits, enforced before anything is applied
+- compression.py  fit_budget's answer checked like a proposal
+- words.py        numbers in words, filler, the words a field needs
 - propose.py      the model calls (one corrected try), and fit_budget"""

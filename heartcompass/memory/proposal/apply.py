@@ -2,8 +2,8 @@
 evidence checked, see evidence.py), then applied to the workbench by the
 operations below; nothing here writes files. Lines the user wrote by hand
 are never touched: a proposal to change one becomes an open thread that
-quotes both. apply_compression replaces MEMORY.md's sections with a
-shorter version, keeping every hand-written line and every source."""
+quotes both; a removal of what the user told becomes an open thread that
+asks. A compression is checked in compression.py."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ import datetime as dt
 import re
 
 from heartcompass.formats import events as events_fmt, memory as memory_fmt, profile as profile_fmt
-from heartcompass.formats.sources import MARKER, without_source
-from heartcompass.memory.proposal.evidence import Checker, check_field, reported
-from heartcompass.memory.proposal.model import Compressed, Proposal, ProposalError
+from heartcompass.formats.sources import without_source
+from heartcompass.memory.proposal.evidence import Checker, reported
+from heartcompass.memory.proposal.fields import check_field, check_link_words
+from heartcompass.memory.proposal.limits import over_limits
+from heartcompass.memory.proposal.model import Proposal, ProposalError
 from heartcompass.memory.proposal.presentation import events_index
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, norm
 
@@ -24,8 +26,12 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
     """Validate the whole proposal, then apply it to the workbench. Raises
     ProposalError (and changes nothing) when any part is invalid. visual:
     the entries came with screenshots, whose words the text does not hold."""
+    too_many = over_limits(proposal)  # before any work: 20,000 facts are refused, not matched
+    if too_many:
+        raise ProposalError(too_many)
     ck = Checker(wb, items)
     ck.visual = visual
+    newest = f"log {max(i.day for i in items)}" if items else "log"
     ops: list = []  # closures applied only once everything is valid
     event_ids = {f"E{i + 1}": e for i, e in enumerate(events_shown)}
     mem_ids = {f"{p}{i + 1}": (title, line) for p, title in SECTION_IDS
@@ -53,7 +59,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
     for ident in proposal.removed_events:
         event = known("event", ident, event_ids)
         if event is not None:
-            ops.append(lambda e=event: _remove_event(wb, e))
+            ops.append(lambda e=event: _remove_event(wb, e, newest))
     for key, title, need in (("facts", memory_fmt.FACTS, "trusted"), ("chat_notes", memory_fmt.CHATS, "persona"),
                              ("threads", memory_fmt.THREADS, "any"), ("about_user", memory_fmt.ABOUT_ME, "user")):
         if key == "about_user" and wb.profile.relation == "self" and proposal.new_about_user:
@@ -82,13 +88,14 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         for ident in removed:
             target = known(key, ident, mem_ids)
             if target and target[0] == title:
-                ops.append(lambda tg=target: _remove_line(wb, tg[0], tg[1]))
+                ops.append(lambda tg=target: _remove_line(wb, tg[0], tg[1], newest))
             elif target:
                 ck.problems.append(f"{ident} is not in {title}")
     for n, fc in enumerate(proposal.profile_fields, 1):
         what = f"profile field {fc.field}"
-        value = check_field(ck, fc.field, fc.value)
-        if ck.evidence(what, fc.evidence, "trusted") and value is not None:
+        source = ck.evidence(what, fc.evidence, "trusted")
+        value = check_field(ck, fc.field, fc.value, list(ck.found) if source else None)
+        if source and value is not None:
             ops.append(lambda f=fc.field, v=value: _set_field(wb, f, v))
     for note in proposal.profile_notes:
         what = f"profile note for {note.section}"
@@ -102,8 +109,9 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         what = f"link to {link.person}"
         if link.person not in wb.known_slugs or link.person == wb.slug:
             ck.problems.append(f"{what}: not a known person's slug")
-        words = ck.text(what, link.relation_words)
-        if ck.evidence(what, link.evidence, "trusted"):
+        source = ck.evidence(what, link.evidence, "trusted")
+        words = check_link_words(ck, what, link.relation_words, list(ck.found) if source else None)
+        if source and words:
             ops.append(lambda p=link.person, w=words: _add_link(wb, p, w))
     ck.text("summary", proposal.summary)
     if ck.problems:
@@ -153,9 +161,10 @@ def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source) 
         wb.changes.append(f"~ event {line[2:]} -> {event.render()[2:]}")
 
 
-def _remove_event(wb: Workbench, event: events_fmt.Event) -> None:
-    if wb.is_protected(event.render()):
-        return  # the user's own line stays
+def _remove_event(wb: Workbench, event: events_fmt.Event, source: str = "log") -> None:
+    if wb.is_protected(event.render()) or told(event.render()):  # the user's own line stays, and we ask
+        _thread_for_removal(wb, f"- {event.text}", source, "wrote" if wb.is_protected(event.render()) else "told me")
+        return
     idx = events_index(wb)
     before = len(wb.events.events)
     wb.events.events = [e for e in wb.events.events if e is not event]
@@ -184,7 +193,10 @@ def _rewrite_line(wb: Workbench, title: str, old: str, new: str, source: str) ->
         wb.changes.append(f"~ {title}: {old[2:]} -> {new[2:]}")
 
 
-def _remove_line(wb: Workbench, title: str, old: str) -> None:
+def _remove_line(wb: Workbench, title: str, old: str, source: str = "log") -> None:
+    if title != memory_fmt.THREADS and (wb.is_protected(old) or told(old)):
+        _thread_for_removal(wb, old, source, "wrote" if wb.is_protected(old) else "told me")
+        return
     if wb.is_protected(old):
         return
     lines = wb.memory.sections[title]
@@ -199,6 +211,18 @@ def _thread_for_hand_line(wb: Workbench, hand_line: str, suggestion: str, source
     suggestion = without_source(suggestion.strip())
     src = source if source.startswith("log ") else "log"
     _add_line(wb, memory_fmt.THREADS, f'- You wrote "{wrote}", but the chats suggest "{suggestion}" ({src})')
+
+
+def told(line: str) -> bool:
+    """What the user told (`tell`): a removal cites no entries, so it asks instead."""
+    return line.rstrip().endswith("(told)")
+
+
+def _thread_for_removal(wb: Workbench, line: str, source: str, how: str) -> None:
+    """A removal of what the user told or wrote has no evidence of its own:
+    the line stays, and an open thread asks whether it still holds."""
+    said = without_source(line[2:].strip())
+    _add_line(wb, memory_fmt.THREADS, f'- You {how} "{said}"; does it still hold? ({source})')
 
 
 def _set_field(wb: Workbench, name: str, value: str) -> None:
@@ -247,37 +271,3 @@ def _add_link(wb: Workbench, person: str, words: str) -> None:
         return
     wb.profile.doc.meta["related"] = [*related, {"person": person, "as": words}]
     wb.changes.append(f"+ profile related: {person} ({words})")
-
-
-def apply_compression(wb: Workbench, result: Compressed) -> list[str]:
-    """Replace MEMORY's three sections with the compressed ones, after checks:
-    every hand-written line kept verbatim, every line citing a source."""
-    problems = []
-    new = {memory_fmt.FACTS: result.facts, memory_fmt.CHATS: result.chat_notes, memory_fmt.THREADS: result.threads}
-    if result.about_user is not None and memory_fmt.ABOUT_ME in wb.memory.sections:
-        new[memory_fmt.ABOUT_ME] = result.about_user
-    cleaned: dict[str, list[str]] = {}
-    for title, lines in new.items():
-        cleaned[title] = []
-        before = wb.memory.items(title)
-        sources = {m.group(0) for old in before if (m := MARKER.search(old))}
-        for line in lines:
-            line = line.strip()
-            line = line if line.startswith("- ") else f"- {line}"
-            mark = MARKER.search(line)
-            if not mark:
-                problems.append(f"compressed line without a source: {line[:60]!r}")
-            elif mark.group(0) == "(hand)" and not (line in before and wb.is_protected(line)):
-                # a model-written "(hand)" would forge the user's protection
-                problems.append(f"only the user's own lines end in (hand): {line[:60]!r}")
-            elif mark.group(0) not in sources:
-                problems.append(f"compressed line cites a source its section does not have: {line[:60]!r}")
-            cleaned[title].append(line)
-        for old in wb.memory.items(title):
-            if wb.is_protected(old) and old not in cleaned[title]:
-                problems.append(f"compression dropped a hand-written line: {old[:60]!r}")
-    if not problems:
-        for title, lines in cleaned.items():
-            wb.memory.sections[title] = lines
-        wb.changes.append("~ memory compressed to fit its budget")
-    return problems

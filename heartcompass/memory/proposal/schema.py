@@ -129,6 +129,10 @@ def compressed_schema(budget_tokens: int) -> dict:
             prop.pop("default", None)
             prop["type"] = "array"
         prop["items"] = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT + 40}
-        prop["maxItems"] = max(5, budget_tokens // 8)
+        prop["maxItems"] = compressed_max_items(budget_tokens)
     return spec
+
+
+def compressed_max_items(budget_tokens: int) -> int:
+    return max(5, budget_tokens // 8)
 
