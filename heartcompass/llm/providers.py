@@ -161,6 +161,31 @@ def _root_cause(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
+def timed_out(exc: BaseException) -> bool:
+    """The endpoint took the request and did not answer in time (httpx's
+    ReadTimeout, openai's APITimeoutError): slow, not absent."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__:
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def bad_output(exc: BaseException) -> str:
+    """An answer that could not be read, in words (no parser internals or web addresses)."""
+    if isinstance(exc, TruncatedOutput):
+        return str(exc)
+    if type(exc).__name__ == "ValidationError":  # pydantic: valid JSON in the wrong shape
+        return "the model's answer was JSON, but not in the shape asked for"
+    return "the model's answer was not the JSON asked for"
+
+
+BAD_OUTPUT_FIX = ("Try again; if it keeps happening, use a model that follows JSON instructions better "
+                  "(llm.model, or --model).")
+
+
 def is_retryable(exc: BaseException) -> bool:
     if never_connected(exc):
         return False
@@ -191,6 +216,10 @@ def describe_error(exc: BaseException, s: LLMSettings | None = None) -> str:
         return f"The model endpoint had a server error ({status}){target}; try again later."
     if never_connected(exc):
         return f"Could not connect to the model endpoint{target}: {_root_cause(exc)}. Is it running?"
+    if timed_out(exc):
+        wait = f"llm.timeout, {s.timeout:g} s" if s else "llm.timeout"
+        return (f"The model endpoint timed out{target}: no answer within {wait}. A slow (local) model needs "
+                "a longer wait: heartcompass config set llm.timeout 300")
     if is_retryable(exc):
         return f"Could not reach the model endpoint{target}: {type(exc).__name__}. Is it running?"
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -10,7 +10,7 @@ from typing import Any
 from heartcompass.llm import prompts
 from heartcompass.errors import LLMError
 from heartcompass.formats import memory as memory_fmt
-from heartcompass.llm.providers import ask_structured, structured_invoke
+from heartcompass.llm.providers import BAD_OUTPUT_FIX, ask_structured, bad_output, structured_invoke
 from heartcompass.memory.proposal.apply import apply, apply_compression
 from heartcompass.memory.proposal.model import Compressed, Proposal, ProposalError
 from heartcompass.memory.proposal.presentation import present, shown_events
@@ -59,9 +59,9 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
             last_error = exc
             messages = [*messages, HumanMessage(content=f"That output could not be read ({type(exc).__name__}). "
                                                         "Answer with the JSON proposal only.")]
-    detail = str(last_error).strip().splitlines()
-    raise ProposalError([f"the model's proposal was invalid twice ({type(last_error).__name__}: "
-                         f"{' '.join(detail[:2])[:300]})"])
+    if not isinstance(last_error, ProposalError):  # unreadable twice: say so in words, not the parser's internals
+        raise ProposalError([f"{bad_output(last_error)}, twice. {BAD_OUTPUT_FIX}"])
+    raise ProposalError([f"the model's proposal was invalid twice ({'; '.join(last_error.problems)[:300]})"])
 
 
 def fit_budget(ws: Workspace, model: Any, wb: Workbench) -> None:

@@ -1,0 +1,61 @@
+"""What a new user meets when something goes wrong: words that say what
+happened and what to try (issue 21), over the real client and the stub server."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from conftest import Runner
+from stub_server import start
+
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+
+
+@pytest.fixture
+def stub(example_cli: Runner):
+    server, state = start()
+    example_cli("config", "set", "llm.base_url", f"http://127.0.0.1:{server.server_port}/v1")
+    example_cli("config", "set", "llm.model", "stub")
+    yield state
+    server.shutdown()
+
+
+def _note(ws, text):
+    import datetime as dt
+
+    from heartcompass.formats import dailylog
+
+    day = dt.date(2026, 12, 1)
+    dailylog.append(dailylog.log_path(ws.people_dir / "alice", day), dailylog.Entry("20:00:00", "note", text), day)
+
+
+def test_a_slow_endpoint_is_reported_as_a_timeout_naming_llm_timeout(example_cli: Runner, stub):
+    example_cli("config", "set", "llm.timeout", "0.3")
+    example_cli("config", "set", "llm.max_retries", "0")
+    stub.delay = 1.5
+    result = example_cli("chat", "alice", "-m", "hello", ok=False)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "timed out" in result.output and "llm.timeout" in result.output
+    assert "Is it running?" not in result.output
+
+
+def test_a_non_json_answer_says_so_without_parser_internals(example_cli: Runner, stub):
+    _note(example_cli.ws, "She starts in Kyoto on January 6")
+    stub.replies = ["Sure! Here are the facts: she moves.", "I think she moves to Kyoto."]
+    result = example_cli("garden", ok=False)
+    assert "not the JSON asked for" in result.output and "llm.model" in result.output
+    assert "http" not in result.output.split("not the JSON")[1] and "OutputParser" not in result.output
+    assert "JSONDecodeError" not in result.output
+
+
+def test_the_stub_server_answers_a_message_with_images(example_cli: Runner, stub, tmp_path):
+    """tell --image sends content as a list of parts; README recommends the stub for trying it."""
+    shot = tmp_path / "chat.png"
+    shot.write_bytes(PNG)
+    result = example_cli("tell", "alice", "--image", str(shot), "what she sent me", "--yes")
+    assert "Traceback" not in result.output
+    sent = stub.requests[0]["messages"][-1]["content"]
+    assert isinstance(sent, list) and sent[1]["type"] == "image_url"
