@@ -59,3 +59,28 @@ def test_the_stub_server_answers_a_message_with_images(example_cli: Runner, stub
     assert "Traceback" not in result.output
     sent = stub.requests[0]["messages"][-1]["content"]
     assert isinstance(sent, list) and sent[1]["type"] == "image_url"
+
+
+@pytest.mark.parametrize("args", [["log"], ["context", "alice"], ["diff", "alice", "ROOT"], ["config", "show"],
+                                  ["graph"]])
+def test_output_piped_to_a_reader_that_stops_early_is_no_error(example_cli: Runner, args):
+    """`heartcompass log | head -1`: the reader went away, the command exits 0 with nothing on stderr."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import git
+
+    ws = example_cli.ws
+    for i in range(30):  # enough output to outgrow the pipe's buffer
+        example_cli("person", "add", f"Friend {i}", "--relation", "friend", "--about", "x " * 200)
+    root = git(ws, "rev-list", "--max-parents=0", "HEAD").strip()
+    args = [root if a == "ROOT" else a for a in args]
+    env = {**os.environ, "COLUMNS": "80"}
+    proc = subprocess.Popen([sys.executable, "-m", "heartcompass", "--workspace", str(ws.root), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc.stdout.readline()
+    proc.stdout.close()  # as `head -1` does
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, stderr
+    assert "Traceback" not in stderr and "Error" not in stderr

@@ -38,9 +38,29 @@ class LazyConsole:
         return getattr(self._console, name)
 
 
+def stdout_gone() -> bool:
+    """stdout is a pipe whose reader went away (poll reports an error on it),
+    or already sent to /dev/null for that reason."""
+    import select
+
+    if _discarded:
+        return True
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _fd, event in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (a test's captured stdout)
+        return False
+
+
+_discarded = False
+
+
 def discard_stdout() -> None:
     """Whatever is still printed goes to /dev/null: stdout's reader (`| head`)
     went away, and a failed flush at exit must not turn into an error."""
+    global _discarded
+    _discarded = True
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -76,6 +96,11 @@ class HeartCompassGroup(TyperGroup):
             if os.environ.get(DEBUG_ENV):
                 raise
             raise fail(exc) from None
+        except BrokenPipeError:
+            if not stdout_gone():  # a pipe of ours (git's stdin) is a real error
+                raise
+            discard_stdout()  # `| head -1` read what it wanted: no error (chat already says so)
+            return None
         except OSError as exc:  # a read-only or full disk anywhere: the file, not a traceback
             problem = _access_problem(exc)
             if problem is None or os.environ.get(DEBUG_ENV):
