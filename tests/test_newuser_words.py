@@ -84,3 +84,25 @@ def test_output_piped_to_a_reader_that_stops_early_is_no_error(example_cli: Runn
     stderr = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0, stderr
     assert "Traceback" not in stderr and "Error" not in stderr
+
+
+def test_a_mistyped_person_gets_a_did_you_mean(example_cli: Runner):
+    result = example_cli("person", "show", "alic", ok=False)
+    assert result.exit_code == 1 and "did you mean 'alice'" in result.output.lower()
+    example_cli("person", "add", "王小明", "--relation", "friend", "--alias", "小明同学")
+    result = example_cli("person", "show", "小明同", ok=False)
+    assert "Did you mean" in result.output and "小明同学" in result.output
+    far = example_cli("person", "show", "zzzzqq", ok=False)
+    assert far.exit_code == 1 and "Did you mean" not in far.output
+
+
+def test_a_mistyped_setting_gets_a_did_you_mean_and_a_bad_value_no_list_of_keys(example_cli: Runner):
+    before = example_cli.ws.config_path.read_bytes()
+    for args in (["config", "set", "llm.modle", "x"], ["config", "get", "llm.modle"], ["config", "unset", "llm.modle"]):
+        result = example_cli(*args, ok=False)
+        assert result.exit_code == 1 and "Did you mean llm.model?" in result.output, args
+        assert "Valid keys" not in result.output
+    bad = example_cli("config", "set", "llm.timeout", "soon", ok=False)
+    assert bad.exit_code == 1 and "llm.timeout expects" in bad.output
+    assert "user.timezone" not in bad.output and "Valid keys" not in bad.output
+    assert example_cli.ws.config_path.read_bytes() == before

@@ -111,17 +111,21 @@ def _not_found(ws: Workspace, name: str) -> PersonError:
 
         return PersonError(f"{name!r} is archived (people/.archive/{slug}/).",
                            f"Bring them back with: heartcompass person unarchive {shlex.quote(slug)}")
-    unreadable = []
+    unreadable, known = [], {}
     for person in list_people(ws):
         try:
-            person.load_profile()
+            known.update({n.casefold(): n for n in (person.slug, *person.load_profile().names())})
         except FormatError:
             unreadable.append(f"people/{person.slug}/PROFILE.md")
     if unreadable:
         return PersonError(f"No person called {name!r} among those whose profile could be read; "
                            f"{', '.join(unreadable)} could not, so the names and aliases there were not searched.",
                            "Fix that file ('heartcompass doctor' names the line), or use the folder name.")
-    return PersonError(f"No person called {name!r} in this workspace.",
+    import difflib
+
+    close = difflib.get_close_matches(clean_name(name).casefold(), list(known), n=3, cutoff=0.6)
+    guess = f" Did you mean {' or '.join(repr(known[c]) for c in close)}?" if close else ""
+    return PersonError(f"No person called {name!r} in this workspace.{guess}",
                        "See 'heartcompass person list', or add them with 'heartcompass person add'.")
 
 
