@@ -106,3 +106,38 @@ def test_a_mistyped_setting_gets_a_did_you_mean_and_a_bad_value_no_list_of_keys(
     assert bad.exit_code == 1 and "llm.timeout expects" in bad.output
     assert "user.timezone" not in bad.output and "Valid keys" not in bad.output
     assert example_cli.ws.config_path.read_bytes() == before
+
+
+def test_garden_does_not_say_gardened_when_the_model_kept_nothing(alice: Runner, fake_llm):
+    from garden_helpers import proposal, say
+
+    say(alice.ws, "alice", "me", "ok haha")
+    fake_llm.enqueue(proposal(summary="small talk", nothing_worth_keeping=True))
+    result = alice("garden")
+    assert "gardened" not in result.output and "nothing kept" in result.output
+    row = next(r for r in json.loads(alice("garden", "--json").output) if r["slug"] == "alice")
+    assert row["status"] == "up to date"  # the entries were read: not sent again
+    say(alice.ws, "alice", "note", "她下个月搬去京都", time="21:00:00")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "她下个月搬去京都", "evidence": ["L1"]}]))
+    assert "gardened" in alice("garden").output
+
+
+def test_a_second_self_person_is_refused_and_doctor_reports_one(example_cli: Runner):
+    result = example_cli("person", "add", "小王", "--relation", "self", ok=False)
+    assert result.exit_code == 1 and "people/me is already you" in result.output and "Traceback" not in result.output
+    assert not (example_cli.ws.people_dir / "小王").exists()
+    assert "✗ self" not in example_cli("doctor", ok=False).output
+    prof = example_cli.ws.people_dir / "alice" / "PROFILE.md"  # a second self made by hand
+    prof.write_text(prof.read_text(encoding="utf-8").replace("relation: friend", "relation: self"), encoding="utf-8")
+    doctor = example_cli("doctor", ok=False)
+    assert "✗ self" in doctor.output and "alice" in doctor.output.split("✗ self")[1]
+
+
+def test_chat_as_of_a_future_date_is_refused(example_cli: Runner, fake_llm):
+    import datetime as dt
+
+    later = (dt.date.today() + dt.timedelta(days=30)).isoformat()
+    for args in (["chat", "alice", "-m", "hi", "--as-of", later], ["context", "alice", "--as-of", later]):
+        result = example_cli(*args, ok=False)
+        assert result.exit_code == 1 and "in the future" in result.output and "Traceback" not in result.output
+    assert fake_llm.calls == []

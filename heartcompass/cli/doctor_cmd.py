@@ -170,7 +170,14 @@ def _check_names(ws, line) -> None:
              "archive a duplicate ('heartcompass person archive SLUG').", warn=True)
     if not shared:
         line(True, "names", "every name and alias belongs to one person")
-    from heartcompass.store.people import user_name_fix, user_name_taken
+    from heartcompass.store.people import self_people, user_name_fix, user_name_taken
+
+    selves = self_people(ws)
+    if len(selves) > 1:
+        slugs = ", ".join(p.slug for p in selves)
+        line(False, "self", f"{len(selves)} people have relation self ({slugs}); only you should: their chats "
+             "become your reflection partner", f"Give the others their real relation (heartcompass edit "
+             f"{shlex.quote(selves[-1].slug)}, 'relation: friend').")
 
     user = str(ws.config.get("user.name") or "")
     for c in user_name_taken(ws, user) if user.strip() else []:

@@ -48,12 +48,13 @@ from heartcompass.wording import counted
 
 SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 CHECKPOINT_SECONDS = 5.0  # a long backlog is written (journal, files, state) at most this often, and at the end
+NOTHING_KEPT = "nothing kept"  # the model read the entries and kept nothing of them: no file changed
 
 
 @dataclass
 class PersonResult:
     slug: str
-    status: str = "up to date"    # up to date | gardened | dry run | declined | skipped | failed
+    status: str = "up to date"    # up to date | gardened | nothing kept | dry run | declined | skipped | failed
     entries: int = 0
     events_added: int = 0
     events_changed: int = 0
@@ -242,7 +243,7 @@ class Gardener:
                 self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
         self._write(person, wb, originals, result, summaries, final=True)
         if kept_back:
-            if result.status == "gardened" and kept_back == len(items):
+            if result.status in ("gardened", NOTHING_KEPT) and kept_back == len(items):
                 result.status = "skipped"  # nothing consumed: say so, the exit code too
             result.message = (f"the model proposed nothing for {counted(kept_back, 'entry', 'entries')} without "
                               "saying they hold nothing worth keeping; they stay for the next run")
@@ -319,7 +320,7 @@ class Gardener:
             result.status = "declined"
             return result
         result.commit = self._commit_files(person, changed, originals, wb, summaries, commit=True)
-        result.status = "gardened"
+        result.status = "gardened" if changed or result.commit else NOTHING_KEPT
         return result
 
     def _commit_files(self, person, changed, originals, wb, summaries, commit: bool) -> str | None:
@@ -365,11 +366,9 @@ class Gardener:
 def _message(slug: str, wb: Workbench, summaries: list[str]) -> tuple[str, str]:
     parts = []
     if wb.counts["events_added"]:
-        n = wb.counts["events_added"]
-        parts.append(counted(n, "new event"))
+        parts.append(counted(wb.counts["events_added"], "new event"))
     if wb.counts["events_changed"]:
-        n = wb.counts["events_changed"]
-        parts.append(f"{counted(n, 'event')} changed")
+        parts.append(f"{counted(wb.counts['events_changed'], 'event')} changed")
     if "memory" in wb.touched:
         parts.append("memory updated")
     if "profile" in wb.touched:

@@ -204,6 +204,19 @@ def check_new_name(ws: Workspace, name: str) -> str:
     return slug
 
 
+def self_people(ws: Workspace) -> list[Person]:
+    """Everyone whose relation is self: one is the user; a second turns a
+    friend's chat into the reflection partner and splits the user's notes."""
+    found = []
+    for person in list_people(ws):
+        try:
+            if person.load_profile().relation == "self":
+                found.append(person)
+        except FormatError:  # doctor names that file on its own
+            continue
+    return found
+
+
 def create(ws: Workspace, name: str, relation: str, *, mbti: str | None = None,
            aliases: list[str] | None = None, gender: str | None = None,
            about: str | None = None, related: list[dict[str, str]] | None = None,
@@ -215,6 +228,11 @@ def create(ws: Workspace, name: str, relation: str, *, mbti: str | None = None,
     alias someone else answers to is refused unless allow_taken."""
     name = clean_name(name)
     slug = check_new_name(ws, name)
+    if relation == "self":
+        mine = self_people(ws)
+        if mine:
+            raise PersonError(f"people/{mine[0].slug} is already you (relation: self); only one person can be.",
+                              "Choose the relation this person has to you, e.g. --relation friend.")
     aliases = [clean_name(a) for a in aliases or [] if a.strip()]
     if not allow_taken:
         refuse_taken(ws, [name, *aliases])
