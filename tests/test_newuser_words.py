@@ -141,3 +141,26 @@ def test_chat_as_of_a_future_date_is_refused(example_cli: Runner, fake_llm):
         result = example_cli(*args, ok=False)
         assert result.exit_code == 1 and "in the future" in result.output and "Traceback" not in result.output
     assert fake_llm.calls == []
+
+
+def test_one_ctrl_c_in_coach_follow_stops_at_once(example_cli: Runner, fake_llm, monkeypatch):
+    """Ctrl-C at 'What did you reply?' ends the conversation; it is not asked for a second time."""
+    import prompt_toolkit
+
+    from stub_server import structured_reply
+
+    asked: list[str] = []
+
+    def prompt(text):
+        asked.append(text)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("heartcompass.cli.coach_cmd.interactive", lambda: True)
+    monkeypatch.setattr(prompt_toolkit, "prompt", prompt)
+    monkeypatch.setattr("heartcompass.cli.coach_cmd._confirm", lambda q: False)
+    advice = structured_reply("Advice", {"messages": [{"role": "system", "content": "reply to Alice. You know"},
+                                                      {"role": "user", "content": "我好累"}]})
+    fake_llm.enqueue(advice)
+    result = example_cli("coach", "alice", "我好累", "--follow")
+    assert len(asked) == 1 and asked[0].startswith("What did you reply?")
+    assert "Stopped." in result.output and "Traceback" not in result.output
