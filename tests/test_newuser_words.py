@@ -164,3 +164,42 @@ def test_one_ctrl_c_in_coach_follow_stops_at_once(example_cli: Runner, fake_llm,
     result = example_cli("coach", "alice", "我好累", "--follow")
     assert len(asked) == 1 and asked[0].startswith("What did you reply?")
     assert "Stopped." in result.output and "Traceback" not in result.output
+
+
+def test_undo_of_a_garden_commit_hands_its_entries_back_to_the_gardener(alice: Runner, fake_llm):
+    import shutil
+
+    from garden_helpers import proposal, say
+
+    ws = alice.ws
+    say(ws, "alice", "note", "她下个月搬去京都")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "她下个月搬去京都", "evidence": ["L1"]}]))
+    alice("garden")
+    memory = (ws.people_dir / "alice" / "MEMORY.md").read_text(encoding="utf-8")
+    assert "京都" in memory
+    undone = alice("undo")
+    assert "go back to the gardener" in undone.output
+    assert "京都" not in (ws.people_dir / "alice" / "MEMORY.md").read_text(encoding="utf-8")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "她下个月搬去京都", "evidence": ["L1"]}]))
+    again = alice("garden", "--json")
+    row = next(r for r in json.loads(again.output) if r["slug"] == "alice")
+    assert row["status"] == "gardened" and row["entries"] == 1 and "京都" in fake_llm.calls[-1][-1].content
+    # lost local state is rebuilt from git the same way: undo again, then drop the state
+    alice("undo")
+    shutil.rmtree(ws.state_dir / "consolidated")
+    fake_llm.enqueue(proposal(summary="again", nothing_worth_keeping=True))
+    row = next(r for r in json.loads(alice("garden", "--json").output) if r["slug"] == "alice")
+    assert row["entries"] == 1
+
+
+def test_undo_of_that_undo_marks_the_entries_read_again(alice: Runner, fake_llm):
+    from garden_helpers import proposal, say
+
+    say(alice.ws, "alice", "note", "She starts in Kyoto on January 6")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "She starts in Kyoto on January 6", "evidence": ["L1"]}]))
+    alice("garden")
+    alice("undo")
+    alice("undo")  # the garden's change is back: so is its record of what it read
+    assert "Kyoto" in (alice.ws.people_dir / "alice" / "MEMORY.md").read_text(encoding="utf-8")
+    row = next(r for r in json.loads(alice("garden", "--json").output) if r["slug"] == "alice")
+    assert row["status"] == "up to date"

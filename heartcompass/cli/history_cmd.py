@@ -75,10 +75,25 @@ def undo(ctx: typer.Context,
          rev: Annotated[Optional[str], typer.Argument(help="The commit to undo (default: the last one).",
                                                       show_default=False)] = None) -> None:
     """Take back one change with a new commit (history is never rewritten)."""
+    from heartcompass.memory import consolidation
     from heartcompass.store import audit
 
-    target, new_sha = audit.undo(workspace(ctx), rev)
-    out.print(f"Undid {target.short} [bold]{escape(target.subject)}[/] with commit {new_sha[:8]}.")
+    ws, effect = workspace(ctx), {}
+
+    def note(target) -> str:  # an undone garden commit hands its entries back to the gardener
+        found = consolidation.after_undo(ws, target)
+        if found:
+            effect["person"], effect["days"] = found
+        return consolidation.trailer(found[1]) if found else ""
+
+    def then(_target) -> None:
+        if effect:
+            consolidation.give_back(ws, effect["person"], effect["days"])
+
+    target, new_sha = audit.undo(ws, rev, note=note, then=then)
+    out.print(f"Undid {target.short} [bold]{escape(target.subject)}[/] with commit {new_sha[:8]}."
+              + (" Its log entries go back to the gardener (next 'heartcompass garden')."
+                 if effect and target.subject.startswith("garden(") else ""))
 
 
 def restore(ctx: typer.Context,
