@@ -310,15 +310,17 @@ def export(ctx: typer.Context,
         raise PersonError(f"Cannot write a character card as {suffix}: cards are PNG or JSON.",
                           f"Use -o {output.with_suffix('.png').name} or -o {output.with_suffix('.json').name}.")
     ws = workspace(ctx)
-    card = export_card(resolve(ws, name))
+    person = resolve(ws, name)
+    card = export_card(person)
     text = to_json(card, indent=2) + "\n"
     if output is None:
         typer.echo(text, nl=False)
     else:
         from heartcompass.atomic import write_atomic
-        from heartcompass.intake.cards import card_png
+        from heartcompass.intake.card_png import card_png
+        from heartcompass.intake.cards import avatar_of
 
-        write_atomic(output, card_png(card) if suffix == ".png" else text)
+        write_atomic(output, card_png(card, avatar_of(person)) if suffix == ".png" else text)
         out.print(f"Wrote {escape(str(output))}" + (" (a PNG card: the card is inside the image)." if suffix ==
                                                        ".png" else "."))
 
