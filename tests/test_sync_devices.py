@@ -79,3 +79,48 @@ def test_a_real_edit_of_a_log_still_conflicts(two_devices):
     _say(laptop, "10:00:00", "me", "later on the laptop")
     result = laptop("sync", ok=False)
     assert result.exit_code == 1 and "people/alice/logs/2026-12-01.md" in result.output
+
+
+def test_init_from_a_plain_bare_remote_sets_up_a_second_device(example_cli: Runner, tmp_path):
+    """`git init --bare` makes HEAD point at master; sync pushes main."""
+    from conftest import subjects
+
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "-c", "init.defaultBranch=master", "init", "-q", "--bare", str(bare)], check=True)
+    git(example_cli.ws, "remote", "add", "origin", str(bare))
+    _say(example_cli, "09:00:00", "note", "她喜欢乌龙茶")
+    example_cli("sync")
+    head = subprocess.run(["git", "--git-dir", str(bare), "symbolic-ref", "HEAD"], capture_output=True, text=True)
+    assert head.stdout.strip() == "refs/heads/main"  # sync gave the remote its default branch
+    plain = tmp_path / "plain-clone"
+    subprocess.run(["git", "clone", "-q", str(bare), str(plain)], check=True)
+    assert (plain / "heartcompass.toml").is_file()  # a plain git clone checks out the workspace too
+    phone = tmp_path / "新设备"
+    result = Runner(Workspace(example_cli.ws.root))("init", str(phone), "--from", str(bare))
+    assert "Copied the workspace" in result.output and ".env" in result.output
+    second = Runner(Workspace(phone))
+    assert [e.text for e in log_entries(second.ws, "alice")] == ["她喜欢乌龙茶"]
+    assert "alice" in second("person", "list").output
+    _say(second, "10:00:00", "me", "from the new device")
+    second("sync")
+    example_cli("sync")
+    assert [e.text for e in log_entries(example_cli.ws, "alice")] == ["她喜欢乌龙茶", "from the new device"]
+    assert subjects(second.ws)[0] == subjects(example_cli.ws)[0]
+
+
+def test_init_from_refuses_what_is_no_workspace_and_leaves_nothing(cli: Runner, tmp_path):
+    empty = tmp_path / "empty.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(empty)], check=True)
+    target = tmp_path / "device"
+    for remote, words in ((str(empty), "no commits yet"), (str(tmp_path / "nowhere"), "failed")):
+        result = cli("init", str(target), "--from", remote, ok=False)
+        assert result.exit_code == 1 and words in result.output and "Traceback" not in result.output
+        assert not target.exists()
+    other = tmp_path / "other"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(other)], check=True)
+    (other / "notes.txt").write_text("x")
+    subprocess.run(["git", "-C", str(other), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(other), "-c", "user.name=U", "-c", "user.email=u@x", "commit", "-qm", "x"],
+                   check=True)
+    result = cli("init", str(target), "--from", str(other), ok=False)
+    assert result.exit_code == 1 and "not a HeartCompass workspace" in result.output and not target.exists()

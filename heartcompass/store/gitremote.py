@@ -125,6 +125,44 @@ class Remote:
 
     def push(self, remote: str, branch: str) -> None:
         self._network("push", "-u", remote, f"HEAD:{branch}")
+        self._point_head(remote, branch)
+
+    def _point_head(self, remote: str, branch: str) -> None:
+        """A bare remote made with plain `git init --bare` has HEAD on
+        `master` while we push `main`: a `git clone` of it then checks out
+        nothing. A remote that is a folder here gets HEAD on the branch we
+        push when its own HEAD names no branch it has (a hosted remote, e.g.
+        GitHub, takes the first branch pushed to it by itself)."""
+        url = self._git("remote", "get-url", remote).strip()
+        folder = url[len("file://"):] if url.startswith("file://") else url
+        if not (os.path.isabs(folder) or folder.startswith(".")) or not os.path.isfile(os.path.join(folder, "HEAD")):
+            return
+        there = ("--git-dir", folder)
+        try:
+            head = self._git("symbolic-ref", "-q", "HEAD", options=there).strip()
+            self._git("rev-parse", "--verify", "-q", head, options=there)
+        except GitError:  # HEAD names a branch the remote does not have
+            self._git("symbolic-ref", "HEAD", f"refs/heads/{branch}", options=there)
+
+    def adopt(self, remote: str, url: str) -> str:
+        """This new, empty repository takes remote's history and checks out
+        its branch (its HEAD's, else main, else the only one). Returns it."""
+        self._git("remote", "add", "--", remote, url)
+        self._network("fetch", "-q", remote)
+        branches = [ref.split("/", 3)[3] for ref in
+                    self._git("for-each-ref", "--format=%(refname)", f"refs/remotes/{remote}/").split()
+                    if not ref.endswith("/HEAD")]
+        listed = self._network("ls-remote", "--symref", remote, "HEAD")
+        named = re.match(r"ref: refs/heads/(\S+)\s+HEAD", listed)
+        branch = next((b for b in ([named[1]] if named else []) + ["main", "master"] if b in branches),
+                      branches[0] if len(branches) == 1 else None)
+        if branch is None:
+            raise GitError(f"{url} has no HeartCompass workspace to copy: "
+                           + (f"its branches are {', '.join(branches)}, and none is main." if branches
+                              else "it has no commits yet."),
+                           "Run 'heartcompass sync' on the device that has the workspace first.")
+        self._git("checkout", "-q", "-B", branch, "--track", f"{remote}/{branch}")
+        return branch
 
 
 def network_timeout() -> float:
