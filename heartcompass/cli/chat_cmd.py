@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from heartcompass.cli.complete import PersonArg
 from heartcompass.cli.common import ModelOption, discard_stdout, err, escape, out, print_json, workspace
 from heartcompass.errors import HeartCompassError, LLMError
 from heartcompass.wording import counted
@@ -28,7 +29,7 @@ def register(app: typer.Typer) -> None:
 
 def chat(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+    name: PersonArg,
     message: Annotated[Optional[str], typer.Option("--message", "-m", help="Send one message, print the reply, "
                        "exit.", show_default=False)] = None,
     as_of: Annotated[Optional[str], typer.Option("--as-of", help="Time travel: the persona as its files were at a "

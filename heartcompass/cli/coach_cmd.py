@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from heartcompass.cli.complete import PersonArg
 from heartcompass.cli.common import ModelOption, escape, interactive, out, print_json, workspace
 from heartcompass.errors import HeartCompassError
 from heartcompass.wording import counted
@@ -18,7 +19,7 @@ def register(app: typer.Typer) -> None:
 
 def coach(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+    name: PersonArg,
     message: Annotated[Optional[str], typer.Argument(help="The message they sent (default: read a pasted "
                        "thread from stdin).", show_default=False)] = None,
     follow: Annotated[bool, typer.Option("--follow", "-f", help="Keep coaching as the conversation goes on.")

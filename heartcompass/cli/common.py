@@ -223,8 +223,13 @@ def print_diff(text: str) -> None:
     if not text.strip():
         out.print("[dim]No differences.[/]")
         return
-    for line in text.splitlines():
-        style = ("green" if line.startswith("+") and not line.startswith("+++") else
-                 "red" if line.startswith("-") and not line.startswith("---") else
-                 "cyan" if line.startswith("@@") else "bold" if line.startswith(("diff ", "+++", "---")) else "")
-        out.print(f"[{style}]{escape(line)}[/]" if style else escape(line))
+    # One write, coloured by hand: through rich line by line, 5,000 lines took 3 s (git's own diff 0.2 s).
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    lines = []
+    for line in strip_controls(text).split("\n"):  # a file's escape sequences never reach the terminal
+        code = ("" if not colour else "32" if line.startswith("+") and not line.startswith("+++") else
+                "31" if line.startswith("-") and not line.startswith("---") else
+                "36" if line.startswith("@@") else "1" if line.startswith(("diff ", "+++", "---")) else "")
+        lines.append(f"\x1b[{code}m{line}\x1b[0m" if code else line)
+    sys.stdout.write("\n".join(lines).rstrip("\n") + "\n")
+    sys.stdout.flush()

@@ -5,6 +5,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from heartcompass.cli.complete import complete_person
 from heartcompass.cli.common import escape, out, workspace
 from heartcompass.errors import HeartCompassError
 
@@ -19,7 +20,7 @@ def register(app: typer.Typer) -> None:
 
 def graph(
     ctx: typer.Context,
-    name: Annotated[Optional[str], typer.Argument(help="Start from this person (default: everyone).",
+    name: Annotated[Optional[str], typer.Argument(help="Start from this person (default: everyone).", autocompletion=complete_person,
                                                   show_default=False)] = None,
     depth: Annotated[Optional[int], typer.Option("--depth", "-d", help="How many links away (default: 2 from "
                      "NAME; everyone connected without NAME).", min=1, show_default=False)] = None,

@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from heartcompass.cli.complete import complete_person
 from heartcompass.cli.common import escape, interactive, out, print_columns, print_json, workspace
 from heartcompass.errors import HeartCompassError
 from heartcompass.wording import counted
@@ -18,7 +19,8 @@ def register(app: typer.Typer) -> None:
 
 def import_(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Whose chat it is (slug, name or alias).")],
+    name: Annotated[str, typer.Argument(help="Whose chat it is (slug, name or alias).",
+                                                  autocompletion=complete_person)],
     file: Annotated[Path, typer.Argument(help="The export: WhatsApp .txt, Telegram result.json, or a transcript.")],
     fmt: Annotated[str, typer.Option("--format", help="auto (from the content), whatsapp, telegram or plain.")
                    ] = "auto",

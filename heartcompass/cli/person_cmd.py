@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from heartcompass.cli.complete import PersonArg
 from heartcompass.cli.common import (err, escape, interactive, new_app, out, print_columns, print_json, to_json,
                                      workspace)
 from heartcompass.errors import PersonError
@@ -159,7 +160,7 @@ def list_(ctx: typer.Context,
 
 
 @app.command("show")
-def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, name or alias.")]) -> None:
+def show(ctx: typer.Context, name: PersonArg) -> None:
     """A readable rendering of someone's profile, events and memory."""
     from rich.markdown import Markdown
     from rich.panel import Panel
@@ -236,7 +237,7 @@ def _without_empty_sections(body: str) -> str:
 
 @app.command("rename")
 def rename(ctx: typer.Context,
-           old: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+           old: PersonArg,
            new: Annotated[str, typer.Argument(help="The new name.")],
            force: Annotated[bool, typer.Option("--force", help="Rename even if someone else already has this "
                                                "name, or if it is you (relation: self).")] = False,
@@ -261,7 +262,7 @@ def rename(ctx: typer.Context,
 
 
 @app.command("archive")
-def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+def archive(ctx: typer.Context, name: PersonArg,
             force: Annotated[bool, typer.Option("--force", help="Archive even if it is you (relation: self).")
                              ] = False) -> None:
     """Move someone to people/.archive/ (kept in git, hidden from list)."""
@@ -295,7 +296,7 @@ def unarchive(ctx: typer.Context,
 
 @app.command("export")
 def export(ctx: typer.Context,
-           name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+           name: PersonArg,
            fmt: Annotated[str, typer.Option("--format", help="card: a V2 character card (JSON; a PNG card with -o NAME.png).")] = "card",
            output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: "
                              "stdout).", show_default=False)] = None) -> None:
