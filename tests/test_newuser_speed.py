@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+from conftest import log_entries
+
 PROBE = """
 import sys
 sys.argv = ["heartcompass", "garden"]
@@ -69,3 +71,46 @@ def test_graph_prints_without_rich_markup_and_names_stay_text(example_cli):
     proc = subprocess.run([sys.executable, "-c", GRAPH_PROBE], capture_output=True, text=True, env=env)
     loaded = [ln for ln in proc.stderr.splitlines() if ln.startswith("LOADED:")][-1].split(",")
     assert "rich.console" not in loaded and "[red]Evil[b] 王" in proc.stdout
+
+
+def test_interactive_chat_makes_the_provider_while_the_first_message_is_typed(example_cli, fake_llm, monkeypatch):
+    import threading
+
+    import prompt_toolkit
+
+    from heartcompass.llm import providers as llm
+
+    made_in: list[str] = []
+    ready = threading.Event()
+
+    def make(ws, settings):
+        made_in.append(threading.current_thread().name)
+        ready.set()
+        return fake_llm
+
+    class Typing:
+        """The user takes a moment over the first message; the provider is made meanwhile."""
+
+        def __init__(self, *args, **kwargs):
+            self.lines = ["你好", None]
+
+        def prompt(self, text):
+            line = self.lines.pop(0)
+            if line is None:
+                raise EOFError
+            assert ready.wait(10), "the provider was not made while the user typed"
+            return line
+
+    monkeypatch.setattr(prompt_toolkit, "PromptSession", Typing)
+    from heartcompass.cli.chat_cmd import ChatView
+    from heartcompass.store.people import resolve
+
+    ws = example_cli.ws
+    settings = llm.settings(ws)
+    view = ChatView(ws, settings, None, None, make_model=lambda: make(ws, settings), delays=False, as_json=False)
+    view.open(resolve(ws, "alice"))
+    fake_llm.enqueue("嗨！")
+    assert view.interactive(False)
+    view.close()
+    assert made_in == ["provider-warm-up"]  # once, in the background, before the first message was sent
+    assert [e.text for e in log_entries(ws, "alice")][-2:] == ["你好", "嗨！"]
