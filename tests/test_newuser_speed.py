@@ -114,3 +114,26 @@ def test_interactive_chat_makes_the_provider_while_the_first_message_is_typed(ex
     view.close()
     assert made_in == ["provider-warm-up"]  # once, in the background, before the first message was sent
     assert [e.text for e in log_entries(ws, "alice")][-2:] == ["你好", "嗨！"]
+
+
+def test_garden_reads_others_names_from_the_people_index_not_their_profiles(alice, fake_llm, monkeypatch):
+    """At 1,000 people every run parsed every PROFILE.md for the names the entries may mention."""
+    import threading
+
+    from garden_helpers import proposal, say
+    from heartcompass.store import people as people_mod
+
+    for i in range(5):
+        alice("person", "add", f"Friend {i}", "--relation", "friend", "--alias", f"朋友{i}")
+    threading.Event().wait(2.1)  # a file younger than 2 s is never cached (time.sleep is stubbed by fake_llm)
+    say(alice.ws, "alice", "note", "first night", time="19:00:00")
+    fake_llm.enqueue(proposal(summary="x", nothing_worth_keeping=True))
+    alice("garden", "--person", "alice")  # the index learns everyone's names
+    parsed: list[str] = []
+    real = people_mod.Person.load_profile
+    monkeypatch.setattr(people_mod.Person, "load_profile", lambda self: parsed.append(self.slug) or real(self))
+    say(alice.ws, "alice", "note", "朋友3 helped Alice move")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "朋友3 helped Alice move", "evidence": ["L1"]}]))
+    assert "gardened" in alice("garden", "--person", "alice").output
+    assert not [slug for slug in parsed if slug.startswith("friend")], parsed
+    assert "朋友3" in fake_llm.calls[-1][-1].content  # the entry went to the model with its mention

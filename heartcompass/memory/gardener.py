@@ -293,7 +293,7 @@ class Gardener:
     def _name_index(self) -> dict[str, tuple[list[str], list[str]]]:
         """Every person's names and links, read once per run."""
         if self._names is None:
-            self._names = proposal.workbench().name_index(self._people)
+            self._names = proposal.workbench().name_index(self._people, self.ws)
         return self._names
 
     def _write(self, person: Person, wb: Workbench, originals: dict, result: PersonResult,
