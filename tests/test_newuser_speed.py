@@ -137,3 +137,20 @@ def test_garden_reads_others_names_from_the_people_index_not_their_profiles(alic
     assert "gardened" in alice("garden", "--person", "alice").output
     assert not [slug for slug in parsed if slug.startswith("friend")], parsed
     assert "朋友3" in fake_llm.calls[-1][-1].content  # the entry went to the model with its mention
+
+
+def test_the_proposal_schema_is_built_once_not_per_request(alice, fake_llm, monkeypatch):
+    from garden_helpers import backlog, proposal
+
+    from heartcompass.llm import providers
+    from heartcompass.memory.proposal.model import Proposal
+
+    providers._INLINED.clear()
+    built: list[str] = []
+    real = Proposal.model_json_schema.__func__
+    monkeypatch.setattr(Proposal, "model_json_schema", classmethod(lambda cls, *a, **k: built.append(cls.__name__)
+                                                                   or real(cls, *a, **k)))
+    backlog(alice, 3, "me", "message")
+    fake_llm.enqueue(*[proposal(summary="read", nothing_worth_keeping=True) for _ in range(20)])
+    alice("garden")
+    assert len(fake_llm.calls) >= 2 and built == ["Proposal"]  # several requests, one schema
