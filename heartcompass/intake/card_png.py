@@ -11,14 +11,19 @@ import json
 import struct
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heartcompass.errors import HeartCompassError
+
+if TYPE_CHECKING:
+    from heartcompass.store.people import Person
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CARD_KEYS = (b"chara", b"ccv3")
 TEXT_KINDS = (b"tEXt", b"zTXt", b"iTXt")
 MAX_CARD_TEXT = 8 << 20  # decompressed: a zTXt "bomb" of 1 GiB must not be inflated
+MAX_CARD_FILE = 32 << 20  # a card with a large lorebook is a few MiB; a PNG with art maybe 20
+AVATAR = "avatar.png"  # the image of a PNG card, kept in the person's folder and written back on export
 FIX = "Export the card again from the app it came from, or use its JSON version."
 
 
@@ -120,3 +125,20 @@ def png_text(data: bytes, path: Path) -> str:
         except UnicodeDecodeError:
             raise CardError(f"{path}: the PNG's 'chara' chunk is not base64 JSON.", FIX) from None
     raise CardError(f"{path}: this PNG has no character card inside (no 'chara' text chunk).")
+
+
+def card_avatar(path: Path) -> bytes | None:
+    """The image of a PNG card, without the card inside it."""
+    from heartcompass.intake.limits import read_limited
+
+    raw = read_limited(path, MAX_CARD_FILE, "character card")
+    return image_without_card(raw) if raw.startswith(SIGNATURE) else None
+
+
+def avatar_of(person: "Person") -> bytes | None:
+    """The person's avatar (from the card they came from), for a PNG export."""
+    from heartcompass.intake.limits import read_limited
+    from heartcompass.paths import check
+
+    path = check(person.dir / AVATAR)
+    return read_limited(path, MAX_CARD_FILE, "avatar") if path.is_file() else None

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError
-from heartcompass.intake.card_png import FIX as _FIX, MAX_CARD_TEXT, CardError, png_text  # noqa: F401 (re-exported)
+from heartcompass.intake.card_png import (AVATAR, FIX as _FIX, MAX_CARD_FILE, MAX_CARD_TEXT, CardError,  # noqa: F401
+                                          avatar_of, card_avatar as _avatar, png_text)
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.formats.profile import RELATIONS
 from heartcompass.formats.sources import FORGED, without_source
@@ -113,28 +114,6 @@ def export_card(person: Person) -> dict[str, Any]:
     }}
 
 
-# A card with a large lorebook is a few MiB; a PNG with art maybe 20.
-MAX_CARD_FILE = 32 << 20
-AVATAR = "avatar.png"  # the image of a PNG card, kept in the person's folder and written back on export
-
-
-def _avatar(path: Path) -> bytes | None:
-    """The image of a PNG card, without the card inside it."""
-    from heartcompass.intake.card_png import SIGNATURE, image_without_card
-    from heartcompass.intake.limits import read_limited
-
-    raw = read_limited(path, MAX_CARD_FILE, "character card")
-    return image_without_card(raw) if raw.startswith(SIGNATURE) else None
-
-
-def avatar_of(person: Person) -> bytes | None:
-    """The person's avatar (from the card they came from), for a PNG export."""
-    from heartcompass.paths import check
-
-    from heartcompass.intake.limits import read_limited
-
-    path = check(person.dir / AVATAR)
-    return read_limited(path, MAX_CARD_FILE, "avatar") if path.is_file() else None
 
 
 def read_card(path: Path) -> dict[str, Any]:
