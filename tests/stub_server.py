@@ -58,12 +58,24 @@ def structured_reply(name: str, body: dict) -> dict:
                                 "why": "a concrete plan without pressure"}],
                 "risks": ["Jumping to solutions may feel dismissive"],
                 "suggestions": ["Ask one open question before giving advice"]}
-    if name != "Proposal":  # compression: keep the lines as they are
-        lines = re.findall(r"(?m)^- .+$", text)
-        return {"facts": lines, "chat_notes": [], "threads": []}
+    if name != "Proposal":  # compression: keep each section's lines as they are
+        out: dict = {"facts": [], "chat_notes": [], "threads": []}
+        key = None
+        for line in text.splitlines():
+            heading = re.match(r"## (.+)", line)
+            if heading:
+                key = {"Facts": "facts", "From our chats": "chat_notes", "Open threads": "threads",
+                       "About me": "about_user"}.get(heading.group(1).strip())
+                out.setdefault(key, []) if key else None
+            elif key and line.startswith("- "):
+                out[key].append(line)
+        return out
     notes = re.findall(r"(?m)^(L\d+) \[[^\]]* · note · [^\]]*\] (.+)$", text)
-    return {"summary": f"stub gardener: {len(notes)} noted facts", "nothing_worth_keeping": not notes,
-            "new_facts": [{"text": note[:150], "evidence": [ident]} for ident, note in notes]}
+    # the user's own news ("my son broke his arm"): what they told about their life
+    mine = re.findall(r"(?m)^(L\d+) \[[^\]]* · (?:me|import:me) · [^\]]*\] [Mm]y (.+)$", text)
+    return {"summary": f"stub gardener: {len(notes)} noted facts", "nothing_worth_keeping": not (notes or mine),
+            "new_facts": [{"text": note[:150], "evidence": [ident]} for ident, note in notes],
+            "new_about_user": [{"text": f"The user's {said[:140]}", "evidence": [ident]} for ident, said in mine]}
 
 
 def structured_mode(body: dict) -> tuple[str | None, str]:
