@@ -27,9 +27,16 @@ class StubState:
         self.cut_off = False               # answer as a model stopped by max_tokens: half the text, "length"
 
 
+def text_of(content) -> str:
+    """A message's text: a string, or (with images, as `tell --image` sends) a list of parts."""
+    if isinstance(content, list):
+        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return content if isinstance(content, str) else ""
+
+
 def default_reply(body: dict) -> str:
-    system = next((m["content"] for m in body.get("messages", []) if m["role"] == "system"), "")
-    last = body["messages"][-1]["content"] if body.get("messages") else ""
+    system = next((text_of(m["content"]) for m in body.get("messages", []) if m["role"] == "system"), "")
+    last = text_of(body["messages"][-1]["content"]) if body.get("messages") else ""
     name = re.search(r"You are (.+?),", system)
     fact = re.search(r"## Known facts \(true\)[^\n]*\n- (.+)", system)
     who = name.group(1) if name else "someone"
@@ -39,9 +46,9 @@ def default_reply(body: dict) -> str:
 
 def structured_reply(name: str, body: dict) -> dict:
     """For the gardener: each /note entry becomes a fact, nothing else."""
-    text = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+    text = next(text_of(m["content"]) for m in reversed(body["messages"]) if m["role"] == "user")
     if name == "Advice":
-        system = body["messages"][0]["content"]
+        system = text_of(body["messages"][0]["content"])
         who = re.search(r"reply to (.+?)\. You know", system)
         who = who.group(1) if who else "them"
         return {"reading": f"{who} wants to feel heard about: {text.splitlines()[-1][:60]}",

@@ -26,7 +26,8 @@ def spawn(root: Path, *args: str, timeout: float = 60, env: dict | None = None) 
                "LINES": "40", **(env or {})}
     environ.pop("CI", None)  # rich draws no live display where CI is set
     child = pexpect.spawn(sys.executable, ["-m", "heartcompass", "--workspace", str(root), *args], env=environ,
-                          encoding="utf-8", timeout=timeout, dimensions=(40, 120), cwd=str(root))
+                          encoding="utf-8", timeout=timeout, dimensions=(40, 120), cwd=str(root),
+                          use_poll=True)  # select() fails on a descriptor past 1024, as late in the whole suite
     child.logfile_read = io.StringIO()  # all it drew, across every expect()
     return child
 

@@ -46,7 +46,8 @@ def test_export_then_import_round_trips(example_cli: Runner, tmp_path):
     assert "mbti: ENFP" in prof and "relation: friend" in prof and "- 小爱" in prof
     assert "## Likes\n\nMountains, bad puns" in prof and '"ok but hear me out"' in prof
     assert "Hiked Mount Takao" in (folder / "EVENTS.md").read_text()
-    assert "- Moves to Kyoto in January for the design studio job (told)" in (folder / "MEMORY.md").read_text()
+    # a card is a file from outside: its facts come back as imported (unverified), never as told or by hand
+    assert "- Moves to Kyoto in January for the design studio job (import)" in (folder / "MEMORY.md").read_text()
     assert subjects(example_cli.ws)[0] == "add(alice-copy): from character card alice.json"
 
 
@@ -84,7 +85,7 @@ def test_import_a_png_card(cli: Runner, tmp_path):
     (b'{"spec": "chara_card_v9", "data": {}}', "unknown card spec"),
     (b'{"spec": "chara_card_v2"}', "needs a 'data' object"),
     (b'{"name": "X", "personality": ["a"]}', "must be text"),
-    (b'{"name": "../evil"}', "outside the workspace"),
+    (b'{"name": "../evil", "description": "x"}', "outside the workspace"),
     (png_with_text(b"other", b"x"), "no character card inside"),
 ])
 def test_invalid_cards_create_nothing(cli: Runner, tmp_path, content, words):
@@ -176,9 +177,10 @@ def test_lines_the_card_gives_user_stay_out_of_how_they_talk(cli: Runner, tmp_pa
     cli("person", "import-card", str(path))
     folder = cli.ws.people_dir / "小林"
     talk = (folder / "PROFILE.md").read_text(encoding="utf-8").split("## How they talk")[1].split("## Likes")[0]
-    for theirs in ('"又加班了?"', "*pours a coffee*", '"当然。"', "来了来了!"):
+    for theirs in ('"又加班了?"', "*pours a coffee*", '"当然。"'):
         assert theirs in talk, talk
     for users in ("有人吗", "so tired", "work was endless", "latte", "me:"):
         assert users not in talk, talk
     voice = (folder / "VOICE.md").read_text(encoding="utf-8")
     assert "又加班了?" in voice and "tired" not in voice and "latte" not in voice
+    assert "来了来了!" in voice and "来了来了!" not in talk  # their greeting (first_mes) is their words: VOICE.md

@@ -193,7 +193,7 @@ def test_an_answer_cut_off_by_max_tokens_is_rejected_clearly(example_cli: Runner
 def test_a_refusal_is_remembered_even_when_the_next_mode_then_fails(example_cli: Runner, stub, monkeypatch):
     """A local server that times out or errs on its first JSON-mode answer is
     not asked with json_schema again on the retry."""
-    monkeypatch.setattr("heartcompass.llm.providers.time.sleep", lambda s: None)
+    monkeypatch.setattr("heartcompass.llm.failures.time.sleep", lambda s: None)
     stub.refuse, stub.fail_next = {"json_schema"}, [503]
     _note(example_cli.ws, "She starts in Kyoto on January 6")
     example_cli("garden")

@@ -189,7 +189,7 @@ def test_compression_that_drops_a_hand_line_is_rejected(alice: Runner, fake_llm)
     (proposal(profile_fields=[{"field": "relation", "value": "bestie", "evidence": ["L1"]}]), "relation"),
     (proposal(profile_fields=[{"field": "mbti", "value": "XXXX", "evidence": ["L1"]}]), "MBTI"),
     (proposal(new_links=[{"person": "nobody", "relation_words": "friend", "evidence": ["L1"]}]), "known person"),
-    ("this is not JSON", "invalid twice"),
+    ("this is not JSON", "not the JSON asked for, twice"),
 ])
 def test_invalid_proposals_are_rejected_before_anything_is_written(alice: Runner, fake_llm, bad, words):
     ws = alice.ws
@@ -373,7 +373,7 @@ def test_an_unexplained_empty_chunk_stops_the_backlog_where_it_is(alice: Runner,
     row = next(r for r in json.loads(result.output) if r["slug"] == "alice")
     done = consolidated(ws)
     assert done and sum(done.values()) < 18  # the first chunk only
-    assert row["status"] == "gardened" and f"nothing for {18 - sum(done.values())} entries" in row["message"]
+    assert row["status"] == "nothing kept" and f"nothing for {18 - sum(done.values())} entries" in row["message"]
     assert len(fake_llm.calls) == 2
 
 

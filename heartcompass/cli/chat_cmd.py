@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from heartcompass.cli.complete import PersonArg
 from heartcompass.cli.common import ModelOption, discard_stdout, err, escape, out, print_json, workspace
 from heartcompass.errors import HeartCompassError, LLMError
 from heartcompass.wording import counted
@@ -28,7 +29,7 @@ def register(app: typer.Typer) -> None:
 
 def chat(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+    name: PersonArg,
     message: Annotated[Optional[str], typer.Option("--message", "-m", help="Send one message, print the reply, "
                        "exit.", show_default=False)] = None,
     as_of: Annotated[Optional[str], typer.Option("--as-of", help="Time travel: the persona as its files were at a "
@@ -82,6 +83,9 @@ class ChatView:
         self.ws, self.settings, self.chat_model, self.as_of = ws, settings, chat_model, as_of
         self.conversing = conversing  # the typed conversation (not -m, not piped lines): /retry exists
         self.make_model = make_model  # when chat_model is None: makes it, when a reply is first asked for
+        import threading
+
+        self._making = threading.Lock()  # the model is made once, here or by the warm-up thread
         self.delays, self.as_json = delays, as_json
         self.session = None
         self.output_closed = False  # stdout's reader went away (`| head`)
@@ -123,9 +127,25 @@ class ChatView:
 
     def model(self):
         """The chat model, made once for the whole chat (/switch keeps it)."""
-        if self.chat_model is None:
-            self.chat_model = self.make_model()
+        with self._making:
+            if self.chat_model is None:
+                self.chat_model = self.make_model()
         return self.chat_model
+
+    def warm_up(self) -> None:
+        """Make the model (import the provider, about a second) in the background
+        while the user types the first message: the first reply waits only for
+        the model. A failure here (a bad setting) is said when the message is sent."""
+        import threading
+
+        def make() -> None:
+            try:
+                self.model()
+            except Exception:  # noqa: BLE001 - raised again, in words, by the first reply
+                pass
+
+        if self.chat_model is None and self.make_model is not None:
+            threading.Thread(target=make, name="provider-warm-up", daemon=True).start()
 
     # -- sending --------------------------------------------------------------
     def send(self, text: str) -> bool:
@@ -237,6 +257,7 @@ class ChatView:
         from prompt_toolkit.history import FileHistory
 
         prompt = PromptSession(history=FileHistory(str(self.ws.state_dir / "chat_history")))
+        self.warm_up()
         if burst:
             return self._burst_loop(prompt)
         while True:

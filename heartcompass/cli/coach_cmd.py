@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from heartcompass.cli.complete import PersonArg
 from heartcompass.cli.common import ModelOption, escape, interactive, out, print_json, workspace
 from heartcompass.errors import HeartCompassError
 from heartcompass.wording import counted
@@ -18,7 +19,7 @@ def register(app: typer.Typer) -> None:
 
 def coach(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+    name: PersonArg,
     message: Annotated[Optional[str], typer.Argument(help="The message they sent (default: read a pasted "
                        "thread from stdin).", show_default=False)] = None,
     follow: Annotated[bool, typer.Option("--follow", "-f", help="Keep coaching as the conversation goes on.")
@@ -36,8 +37,11 @@ def coach(
     ws = workspace(ctx)
     person = resolve(ws, name)
     if message is None:
-        message = _read("Their message: ") if interactive() else sys.stdin.read().strip()
-    if not message.strip():
+        try:
+            message = _read("Their message: ") if interactive() else sys.stdin.read().strip()
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None
+    if not (message or "").strip():
         raise HeartCompassError("No message to coach on.",
                                 f"heartcompass coach {shlex.quote(name)} \"the message they sent\"")
     settings = llm.settings(ws, model)
@@ -45,12 +49,15 @@ def coach(
     session = CoachSession(ws, person, None, clock.now(ws), make_model=lambda: llm.make_chat_model(ws, settings))
     show = (lambda a: print_json(a.model_dump(), indent=2)) if as_json else lambda a: render(a, session.name)
     show(session.advise(message.strip()))
-    while follow:
-        mine = _read("What did you reply? (a number picks that candidate; Enter to skip) ")
-        theirs = _read("Their next message (Enter to finish): ")
-        if theirs is None or not theirs.strip():
-            break
-        show(session.advise(theirs.strip(), session.chosen(mine or "") or None))
+    try:
+        while follow:
+            mine = _read("What did you reply? (a number picks that candidate; Enter to skip) ")
+            theirs = _read("Their next message (Enter to finish): ") if mine is not None else None
+            if theirs is None or not theirs.strip():
+                break
+            show(session.advise(theirs.strip(), session.chosen(mine or "") or None))
+    except KeyboardInterrupt:  # one Ctrl-C ends the conversation, at a question or while the model thinks
+        out.print("[dim]Stopped.[/]")
     if save or (interactive() and not as_json and _confirm("Save this exchange to their log for the gardener?")):
         count = session.save_and_commit()
         if not as_json:
@@ -63,7 +70,7 @@ def _read(prompt: str) -> str | None:
 
         try:
             return pt_prompt(prompt)
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:  # Ctrl-D: the end of the conversation; Ctrl-C goes on up and stops it at once
             return None
     line = sys.stdin.readline()
     return line.rstrip("\n") if line else None

@@ -43,9 +43,29 @@ class LazyConsole:
         return self._console
 
 
+def stdout_gone() -> bool:
+    """stdout is a pipe whose reader went away (poll reports an error on it),
+    or already sent to /dev/null for that reason."""
+    import select
+
+    if _discarded:
+        return True
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _fd, event in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (a test's captured stdout)
+        return False
+
+
+_discarded = False
+
+
 def discard_stdout() -> None:
     """Whatever is still printed goes to /dev/null: stdout's reader (`| head`)
     went away, and a failed flush at exit must not turn into an error."""
+    global _discarded
+    _discarded = True
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -81,6 +101,11 @@ class HeartCompassGroup(TyperGroup):
             if os.environ.get(DEBUG_ENV):
                 raise
             raise fail(exc) from None
+        except BrokenPipeError:
+            if not stdout_gone():  # a pipe of ours (git's stdin) is a real error
+                raise
+            discard_stdout()  # `| head -1` read what it wanted: no error (chat already says so)
+            return None
         except OSError as exc:  # a read-only or full disk anywhere: the file, not a traceback
             problem = _access_problem(exc)
             if problem is None or os.environ.get(DEBUG_ENV):
@@ -205,8 +230,13 @@ def print_diff(text: str) -> None:
     if not text.strip():
         out.print("[dim]No differences.[/]")
         return
-    for line in text.splitlines():
-        style = ("green" if line.startswith("+") and not line.startswith("+++") else
-                 "red" if line.startswith("-") and not line.startswith("---") else
-                 "cyan" if line.startswith("@@") else "bold" if line.startswith(("diff ", "+++", "---")) else "")
-        out.print(f"[{style}]{escape(line)}[/]" if style else escape(line))
+    # One write, coloured by hand: through rich line by line, 5,000 lines took 3 s (git's own diff 0.2 s).
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    lines = []
+    for line in strip_controls(text).split("\n"):  # a file's escape sequences never reach the terminal
+        code = ("" if not colour else "32" if line.startswith("+") and not line.startswith("+++") else
+                "31" if line.startswith("-") and not line.startswith("---") else
+                "36" if line.startswith("@@") else "1" if line.startswith(("diff ", "+++", "---")) else "")
+        lines.append(f"\x1b[{code}m{line}\x1b[0m" if code else line)
+    sys.stdout.write("\n".join(lines).rstrip("\n") + "\n")
+    sys.stdout.flush()

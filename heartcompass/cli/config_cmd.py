@@ -77,7 +77,7 @@ def get(ctx: typer.Context,
     from heartcompass.store.config import KEYS, valid_keys_text
 
     if key not in KEYS:
-        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
+        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text(key))
     entry = _effective(workspace(ctx))[key]
     if as_json:
         print_json({"key": key, **entry})

@@ -5,6 +5,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from heartcompass.cli.complete import PersonArg
 from heartcompass.cli.common import err, escape, out, print_json, workspace
 
 
@@ -24,7 +25,7 @@ def build_for(ws, name: str, as_of: str | None, about: str | None = None):
 
 def context(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+    name: PersonArg,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
     as_of: Annotated[Optional[str], typer.Option("--as-of", help="Build it from the files as they were at a "
                      "date (YYYY-MM-DD) or commit.", show_default=False)] = None,

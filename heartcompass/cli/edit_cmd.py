@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from heartcompass.cli.complete import PersonArg
 from heartcompass.cli.common import err, escape, interactive, out, workspace
 
 
@@ -14,7 +15,7 @@ def register(app: typer.Typer) -> None:
 
 
 def edit(ctx: typer.Context,
-         name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+         name: PersonArg,
          file: Annotated[str, typer.Argument(help="profile, events, memory or voice.")] = "profile") -> None:
     """Edit PROFILE.md, EVENTS.md, MEMORY.md or VOICE.md; an invalid result never reaches the file."""
     from heartcompass import formats

@@ -47,7 +47,8 @@ def garden(
     people = [resolve(ws, name) for name in person] if person else list_people(ws)
     settings = llm.settings(ws, model)
     started = clock.now(ws)
-    shown = Progress(len(people), live=err.is_terminal and not (review or quiet), plain=not (quiet or as_json))
+    # sys.stderr.isatty(), not err.is_terminal: an idle run never loads rich's console
+    shown = Progress(len(people), live=sys.stderr.isatty() and not (review or quiet), plain=not (quiet or as_json))
     gardener = _shown_gardener(Gardener, shown)(ws, lambda: llm.make_chat_model(ws, settings), dry_run=dry_run,
                                                 review=_ask if review else None)
     try:

@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from heartcompass.cli.common import escape, out, print_diff, workspace
+from heartcompass.cli.complete import PersonArg, complete_person
+from heartcompass.cli.common import escape, out, print_diff, print_json, workspace
 
 
 def register(app: typer.Typer) -> None:
@@ -17,17 +18,25 @@ def register(app: typer.Typer) -> None:
 
 
 def log(ctx: typer.Context,
-        name: Annotated[Optional[str], typer.Argument(help="Only this person (slug, name or alias).",
+        name: Annotated[Optional[str], typer.Argument(help="Only this person (slug, name or alias).", autocompletion=complete_person,
                                                       show_default=False)] = None,
-        limit: Annotated[int, typer.Option("--limit", "-n", help="How many commits.")] = 30) -> None:
+        limit: Annotated[int, typer.Option("--limit", "-n", help="How many commits.")] = 30,
+        as_json: Annotated[bool, typer.Option("--json", help="Print as JSON (pending edits, then commits).")
+                           ] = False) -> None:
     """Every change as a commit, newest first, with pending hand edits on top."""
-    from rich.table import Table
-
     from heartcompass.store import audit
     from heartcompass.store.people import resolve
 
     ws = workspace(ctx)
     person = resolve(ws, name) if name else None
+    if as_json:
+        print_json({"pending": [{"person": i.slug, "path": i.path, "kind": i.kind}
+                                for i in audit.pending(ws, [person] if person else None)],
+                    "commits": [{"sha": c.sha, "date": c.date, "author": c.author, "subject": c.subject,
+                                 "files": c.files} for c in audit.history(ws, person, limit)]}, indent=2)
+        return
+    from rich.table import Table
+
     table = Table(box=None, header_style="bold")
     for col in ("when", "commit", "change", "files"):
         table.add_column(col)
@@ -44,45 +53,79 @@ def log(ctx: typer.Context,
 
 
 def diff(ctx: typer.Context,
-         name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+         name: PersonArg,
          rev: Annotated[Optional[str], typer.Argument(help="Compare with this commit (default: show pending "
-                                                      "hand edits, else the last change).", show_default=False)] = None
-         ) -> None:
+                                                      "hand edits, else the last change).", show_default=False)] = None,
+         as_json: Annotated[bool, typer.Option("--json", help="Print as JSON: what was compared, and the diff.")
+                            ] = False) -> None:
     """What changed in someone's files."""
     from heartcompass.store import lineage
     from heartcompass.store.people import resolve
 
     ws = workspace(ctx)
     person = resolve(ws, name)
+    pending = "" if rev else ws.git.diff(None, [person.dir])
     if rev:
         sha = ws.git.resolve(rev)
         then = lineage.dir_at(ws, person, sha)  # its folder may have had another name then
-        print_diff(ws.git.diff(sha, [person.dir] + ([then] if then != person.dir else [])))
-        return
-    pending = ws.git.diff(None, [person.dir])
-    if pending.strip():
-        out.print("[yellow]Uncommitted changes:[/]")
-        print_diff(pending)
-        return
-    commits = lineage.history(ws, person, 1)
-    if commits:
-        print_diff(ws.git.show(commits[0].sha, lineage.folders(ws, person)))
+        shown, what, text = sha, "since", ws.git.diff(sha, [person.dir] + ([then] if then != person.dir else []))
+    elif pending.strip():
+        shown, what, text = None, "pending", pending
     else:
+        commits = lineage.history(ws, person, 1)
+        shown, what = (commits[0].sha, "commit") if commits else (None, "none")
+        text = ws.git.show(commits[0].sha, lineage.folders(ws, person)) if commits else ""
+    if as_json:
+        print_json({"person": person.slug, "compared": what, "commit": shown, "diff": text,
+                    "files": diff_stats(text)}, indent=2)
+    elif what == "none":
         out.print("[dim]No history for this person yet.[/]")
+    else:
+        if what == "pending":
+            out.print("[yellow]Uncommitted changes:[/]")
+        print_diff(text)
+
+
+def diff_stats(text: str) -> list[dict]:
+    """Per file of a unified diff: its path, lines added and removed."""
+    files: list[dict] = []
+    for line in text.split("\n"):
+        if line.startswith("diff --git "):
+            files.append({"path": line.split(" b/", 1)[-1], "added": 0, "removed": 0})
+        elif files and line.startswith("+") and not line.startswith("+++"):
+            files[-1]["added"] += 1
+        elif files and line.startswith("-") and not line.startswith("---"):
+            files[-1]["removed"] += 1
+    return files
 
 
 def undo(ctx: typer.Context,
          rev: Annotated[Optional[str], typer.Argument(help="The commit to undo (default: the last one).",
                                                       show_default=False)] = None) -> None:
     """Take back one change with a new commit (history is never rewritten)."""
+    from heartcompass.memory import consolidation
     from heartcompass.store import audit
 
-    target, new_sha = audit.undo(workspace(ctx), rev)
-    out.print(f"Undid {target.short} [bold]{escape(target.subject)}[/] with commit {new_sha[:8]}.")
+    ws, effect = workspace(ctx), {}
+
+    def note(target) -> str:  # an undone garden commit hands its entries back to the gardener
+        found = consolidation.after_undo(ws, target)
+        if found:
+            effect["person"], effect["days"] = found
+        return consolidation.trailer(found[1]) if found else ""
+
+    def then(_target) -> None:
+        if effect:
+            consolidation.give_back(ws, effect["person"], effect["days"])
+
+    target, new_sha = audit.undo(ws, rev, note=note, then=then)
+    out.print(f"Undid {target.short} [bold]{escape(target.subject)}[/] with commit {new_sha[:8]}."
+              + (" Its log entries go back to the gardener (next 'heartcompass garden')."
+                 if effect and target.subject.startswith("garden(") else ""))
 
 
 def restore(ctx: typer.Context,
-            name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+            name: PersonArg,
             file: Annotated[str, typer.Argument(help="profile, events, memory or voice.")],
             at: Annotated[str, typer.Option("--at", help="The commit to bring the file back from.")]) -> None:
     """Bring one file back as it was at a commit, as a new commit."""

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from heartcompass.cli.complete import complete_person
 from heartcompass.cli.common import err, escape, interactive, out, print_columns, print_json, workspace
 from heartcompass.errors import HeartCompassError
 from heartcompass.wording import counted
@@ -20,7 +21,8 @@ def register(app: typer.Typer) -> None:
 def import_(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Whose chat it is (slug, name or alias); leave it out to route "
-                                        "each sender by name, alias or handle.", metavar="[NAME]")],
+                                        "each sender by name, alias or handle.", metavar="[NAME]",
+                                        autocompletion=complete_person)],
     file: Annotated[Optional[Path], typer.Argument(help="The export (WhatsApp, Telegram, WeChat, QQ, LINE, Signal, "
                                                    "Discord, iMessage, Messenger, ChatLab, a transcript).",
                                                    show_default=False)] = None,

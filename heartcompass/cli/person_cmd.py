@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from heartcompass.cli.complete import PersonArg
 from heartcompass.cli.common import (err, escape, interactive, new_app, out, print_columns, print_json, to_json,
                                      workspace)
 from heartcompass.errors import PersonError
@@ -178,7 +179,7 @@ def list_(ctx: typer.Context,
 
 
 @app.command("show")
-def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, name or alias.")]) -> None:
+def show(ctx: typer.Context, name: PersonArg) -> None:
     """A readable rendering of someone's profile, events and memory."""
     from rich.markdown import Markdown
     from rich.panel import Panel
@@ -256,7 +257,7 @@ def _without_empty_sections(body: str) -> str:
 
 @app.command("rename")
 def rename(ctx: typer.Context,
-           old: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+           old: PersonArg,
            new: Annotated[str, typer.Argument(help="The new name.")],
            force: Annotated[bool, typer.Option("--force", help="Rename even if someone else already has this "
                                                "name, or if it is you (relation: self).")] = False,
@@ -281,7 +282,7 @@ def rename(ctx: typer.Context,
 
 
 @app.command("archive")
-def archive(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+def archive(ctx: typer.Context, name: PersonArg,
             force: Annotated[bool, typer.Option("--force", help="Archive even if it is you (relation: self).")
                              ] = False) -> None:
     """Move someone to people/.archive/ (kept in git, hidden from list)."""
@@ -315,7 +316,7 @@ def unarchive(ctx: typer.Context,
 
 @app.command("export")
 def export(ctx: typer.Context,
-           name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+           name: PersonArg,
            fmt: Annotated[str, typer.Option("--format", help="card: a V2 character card (JSON; a PNG card with -o NAME.png).")] = "card",
            output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: "
                              "stdout).", show_default=False)] = None) -> None:
@@ -330,15 +331,17 @@ def export(ctx: typer.Context,
         raise PersonError(f"Cannot write a character card as {suffix}: cards are PNG or JSON.",
                           f"Use -o {output.with_suffix('.png').name} or -o {output.with_suffix('.json').name}.")
     ws = workspace(ctx)
-    card = export_card(resolve(ws, name))
+    person = resolve(ws, name)
+    card = export_card(person)
     text = to_json(card, indent=2) + "\n"
     if output is None:
         typer.echo(text, nl=False)
     else:
         from heartcompass.atomic import write_atomic
-        from heartcompass.intake.cards import card_png
+        from heartcompass.intake.card_png import card_png
+        from heartcompass.intake.cards import avatar_of
 
-        write_atomic(output, card_png(card) if suffix == ".png" else text)
+        write_atomic(output, card_png(card, avatar_of(person)) if suffix == ".png" else text)
         out.print(f"Wrote {escape(str(output))}" + (" (a PNG card: the card is inside the image)." if suffix ==
                                                        ".png" else "."))
 

@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from heartcompass.cli.complete import PersonArg
 from heartcompass.cli.common import ModelOption, err, escape, interactive, out, print_diff, workspace
 from heartcompass.errors import HeartCompassError
 
@@ -19,7 +20,7 @@ def register(app: typer.Typer) -> None:
 
 def tell(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+    name: PersonArg,
     text: Annotated[Optional[str], typer.Argument(help="What you want to tell (default: stdin, else $EDITOR).",
                                                   show_default=False)] = None,
     image: Annotated[Optional[list[Path]], typer.Option("--image", help="A chat screenshot (repeatable).",

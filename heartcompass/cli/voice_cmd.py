@@ -5,6 +5,7 @@ from typing import Annotated
 
 import typer
 
+from heartcompass.cli.complete import PersonArg
 from heartcompass.cli.common import escape, out, print_json, workspace
 
 
@@ -15,7 +16,7 @@ def register(app: typer.Typer) -> None:
 
 def voice(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+    name: PersonArg,
     refresh: Annotated[bool, typer.Option("--refresh", help="Pick their lines and learn their rhythm again from "
                                           "the imported messages (your own lines stay).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
@@ -54,7 +55,7 @@ def voice(
 
 def quote(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Slug, name or alias.")],
+    name: PersonArg,
     text: Annotated[str, typer.Argument(help="Words they really wrote or said, verbatim.")],
     mine: Annotated[bool, typer.Option("--mine", help="Words YOU wrote to them (helps the coach sound like "
                                        "you).")] = False,

@@ -18,6 +18,8 @@ def validate(path: Path, text: str | None = None) -> None:
     from heartcompass.formats import dailylog, events, memory, profile, voice
 
     path = Path(path)
+    if path.suffix.lower() != ".md":
+        return  # not a file of ours (a card's avatar.png): no format to check
     if text is None:
         text = read_text(path)
     if path.name == profile.FILENAME:

@@ -4,18 +4,19 @@ one. JSON files, and PNG cards with the JSON in a `chara` text chunk."""
 
 from __future__ import annotations
 
-import base64
 import json
 import re
-import struct
-import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from heartcompass.errors import FormatError, HeartCompassError
+from heartcompass.atomic import write_atomic
+from heartcompass.errors import FormatError
+from heartcompass.intake.card_png import (AVATAR, FIX as _FIX, MAX_CARD_FILE, MAX_CARD_TEXT, CardError,  # noqa: F401
+                                          avatar_of, card_avatar as _avatar, png_text)
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.formats.profile import RELATIONS
-from heartcompass.formats.sources import without_source
+from heartcompass.formats.sources import FORGED, without_source
+from heartcompass.sanitize import strip_controls
 from heartcompass.store.people import Person
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 V2 = "chara_card_v2"
 V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
+CARD_INFO = ("creator", "creator_notes", "character_version")  # kept in PROFILE.md's `card:`, written back on export
 # The card's scenario line, one phrase per relation ("is {{user}}'s dating" is not English).
 RELATION_PHRASES = {
     "self": "{name} is {{{{user}}}}'s own voice, a partner for reflection",
@@ -35,10 +37,6 @@ RELATION_PHRASES = {
     "failed": "{name} and {{{{user}}}} tried to get close, and it did not work out",
     "stranger": "{name} and {{{{user}}}} barely know each other",
 }
-
-
-class CardError(HeartCompassError):
-    pass
 
 
 def _quotes(text: str) -> list[str]:
@@ -93,6 +91,8 @@ def export_card(person: Person) -> dict[str, Any]:
         book.append({"keys": _keys(event.text, name), "content": f"{event.date}: {event.text}", "enabled": True,
                      "insertion_order": len(book), "id": len(book), "comment": f"event w{event.effective_weight}",
                      "extensions": {}})
+    info = prof.doc.meta.get("card") if isinstance(prof.doc.meta.get("card"), dict) else {}  # from the card they came from
+    info = {k: str(v) for k, v in info.items() if k in CARD_INFO and v}
     extensions = dict(prof.doc.meta.get("card_extensions") or {})
     extensions["heartcompass"] = {"slug": person.slug, "relation": prof.relation, "mbti": prof.mbti,
                                   "aliases": prof.aliases, "gender": prof.gender, "birthday": prof.birthday}
@@ -105,92 +105,15 @@ def export_card(person: Person) -> dict[str, Any]:
         "first_mes": next((line for line in lines if len(line.split()) >= 3), lines[0] if lines else "Hey {{user}}!"),
         "mes_example": ("<START>\n" + "".join(f"{{{{char}}}}: {line}\n" for line in lines)) if lines else (
             f"<START>\n{{{{char}}}}: {talk}\n" if talk else ""),
-        "creator_notes": "Exported from HeartCompass. Facts and events are in the character book.",
+        "creator_notes": info.get("creator_notes", "Exported from HeartCompass. Facts and events are in the "
+                                                   "character book."),
         "system_prompt": "", "post_history_instructions": "", "alternate_greetings": lines[1:4],
         "character_book": {"name": f"{name} — HeartCompass", "entries": book, "extensions": {}},
-        "tags": prof.tags, "creator": "HeartCompass", "character_version": "1", "extensions": extensions,
+        "tags": prof.tags, "creator": info.get("creator", "HeartCompass"),
+        "character_version": info.get("character_version", "1"), "extensions": extensions,
     }}
 
 
-# A card with a large lorebook is a few MiB; a PNG with art maybe 20.
-MAX_CARD_FILE = 32 << 20
-MAX_CARD_TEXT = 8 << 20  # decompressed: a zTXt "bomb" of 1 GiB must not be inflated
-_FIX = "Export the card again from the app it came from, or use its JSON version."
-
-
-def card_png(card: dict[str, Any]) -> bytes:
-    """A real PNG card: a plain 400x600 image with the card as base64 JSON in a
-    `chara` tEXt chunk, as SillyTavern and other apps read it. No imaging library."""
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
-
-    width, height = 400, 600
-    shade = zlib.crc32(str(card.get("data", {}).get("name", "")).encode("utf-8"))
-    rgb = bytes(((shade >> s) & 0x7F) + 64 for s in (0, 8, 16))  # a muted colour per name
-    row = b"\x00" + rgb * width  # filter byte 0, then the pixels
-    chara = base64.b64encode(json.dumps(card, ensure_ascii=False).encode("utf-8"))
-    return (b"\x89PNG\r\n\x1a\n"
-            + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"tEXt", b"chara\0" + chara)
-            + chunk(b"IDAT", zlib.compress(row * height, 9))
-            + chunk(b"IEND", b""))
-
-
-def _inflate(data: bytes, path: Path) -> bytes:
-    """zlib data, refusing to expand past MAX_CARD_TEXT."""
-    inflater = zlib.decompressobj()
-    try:
-        out = inflater.decompress(data, MAX_CARD_TEXT + 1)
-    except zlib.error as exc:
-        raise CardError(f"{path}: the PNG's card chunk is damaged ({exc}); nothing was imported.", _FIX) from None
-    if len(out) > MAX_CARD_TEXT or inflater.unconsumed_tail:
-        raise CardError(f"{path}: the card inside this PNG expands past {MAX_CARD_TEXT >> 20} MiB; "
-                        "refusing it (a real card is far smaller).", _FIX)
-    return out
-
-
-def _chunk_text(kind: bytes, value: bytes, path: Path) -> bytes:
-    """The text of a tEXt/zTXt/iTXt chunk's value (after its keyword)."""
-    if kind == b"tEXt":
-        return value
-    if kind == b"zTXt":  # compression method, then zlib data
-        return _inflate(value[1:], path)
-    # iTXt: compression flag, compression method, language\0, translated keyword\0, text
-    if len(value) < 2:
-        raise CardError(f"{path}: the PNG's iTXt card chunk is truncated; nothing was imported.", _FIX)
-    flag, rest = value[0], value[2:]
-    _lang, sep1, rest = rest.partition(b"\0")
-    _tkey, sep2, text = rest.partition(b"\0")
-    if not (sep1 and sep2):
-        raise CardError(f"{path}: the PNG's iTXt card chunk is malformed; nothing was imported.", _FIX)
-    return _inflate(text, path) if flag else text
-
-
-def _png_text(data: bytes, path: Path) -> str:
-    pos = 8
-    while pos + 8 <= len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        pos += 12 + length
-        if kind in (b"tEXt", b"zTXt", b"iTXt"):
-            key, _, value = body.partition(b"\0")
-            if key.lower() not in (b"chara", b"ccv3"):
-                continue
-            value = _chunk_text(kind, value, path).strip()
-            if value.startswith(b"{"):  # some tools store the JSON itself
-                text = value
-            else:
-                try:
-                    text = base64.b64decode(value, validate=False)
-                except ValueError:
-                    raise CardError(f"{path}: the PNG's 'chara' chunk is not base64 JSON.", _FIX) from None
-            try:
-                return text.decode("utf-8")
-            except UnicodeDecodeError:
-                raise CardError(f"{path}: the PNG's 'chara' chunk is not base64 JSON.", _FIX) from None
-        if kind == b"IEND":
-            break
-    raise CardError(f"{path}: this PNG has no character card inside (no 'chara' text chunk).")
 
 
 def read_card(path: Path) -> dict[str, Any]:
@@ -198,7 +121,7 @@ def read_card(path: Path) -> dict[str, Any]:
     from heartcompass.intake.limits import read_limited
 
     raw = read_limited(path, MAX_CARD_FILE, "character card")
-    text = _png_text(raw, path) if raw.startswith(b"\x89PNG\r\n\x1a\n") else raw.decode("utf-8-sig", "replace")
+    text = png_text(raw, path) if raw.startswith(b"\x89PNG\r\n\x1a\n") else raw.decode("utf-8-sig", "replace")
     try:
         card = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -216,6 +139,7 @@ def read_card(path: Path) -> dict[str, Any]:
         raise CardError(f"{path}: unknown card spec {card['spec']!r}.", "Supported: V1 and chara_card_v2 (and v3).")
     else:
         data = card  # V1: the fields at the top level
+        _refuse_non_card(data, path)
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise CardError(f"{path}: the card has no 'name'.")
@@ -224,6 +148,18 @@ def read_card(path: Path) -> dict[str, Any]:
             raise CardError(f"{path}: '{key}' must be text.")
     _check_shapes(data, path)
     return data
+
+
+def _refuse_non_card(data: dict[str, Any], path: Path) -> None:
+    """A V1 card is its fields at the top level: a JSON object with a 'name'
+    and nothing of a character (a chat export, a config file) is not one."""
+    if isinstance(data.get("messages"), list) or isinstance(data.get("chats"), (dict, list)):
+        raise CardError(f"{path}: this is a chat export (it has 'messages'), not a character card; nothing was "
+                        "imported.", f"Import a chat with: heartcompass import NAME {path.name}")
+    if not any(data.get(k) for k in V1_FIELDS[1:]):
+        raise CardError(f"{path}: not a character card: a card has 'spec': 'chara_card_v2' with a 'data' object, "
+                        f"or (V1) some of {', '.join(V1_FIELDS[1:])} beside its 'name'; this file has none of "
+                        "them. Nothing was imported.", _FIX)
 
 
 def _check_shapes(data: dict[str, Any], path: Path) -> None:
@@ -271,21 +207,60 @@ def _voice_lines(person: Person) -> list[str]:
     return [line.text for line in voice_fmt.load(path).lines(voice_fmt.THEIRS)] if path.exists() else []
 
 
-def example_lines(data: dict[str, Any]) -> list[str]:
-    """The character's own lines in first_mes and mes_example: VOICE.md material."""
-    name, lines = str(data.get("name") or ""), []
-    first = str(data.get("first_mes") or "").strip()
-    if first and "\n" not in first:
-        lines.append(first)
-    for m in re.finditer(r"(?m)^\{\{char\}\}:\s*(.+)$", str(data.get("mes_example") or "")):
-        lines.append(m.group(1).strip())
+def example_lines(data: dict[str, Any], user: str = "me") -> list[str]:
+    """The character's own lines, VOICE.md material: each paragraph of
+    first_mes (their greeting) and each {{char}} line of mes_example, whole,
+    the placeholders resolved to the names; what {{user}} says stays out."""
+    name = str(data.get("name") or "")
+    first = without_user_turns(str(data.get("first_mes") or ""), dialogue=False)
+    lines = [p for p in re.split(r"\n\s*\n", _breaks(first).replace("<START>", ""))]
+    lines += [m.group(1) for m in re.finditer(r"(?m)^(?:\{\{char\}\}|<bot>):\s*(.+)$",
+                                              _breaks(str(data.get("mes_example") or "")), re.I)]
     seen, out = set(), []
     for line in lines:
-        line = line.replace("{{char}}", name).strip().strip('"“”')
-        if line and len(line) <= 200 and "{{user}}" not in line and line.casefold() not in seen:
+        line = _one_line(resolve(line, name, user)).strip('"“”')
+        if line and line.casefold() not in seen:
             seen.add(line.casefold())
             out.append(line)
     return out
+
+
+# -- card text made safe for our files ----------------------------------------------
+# Characters str.splitlines() breaks on besides \n and \r: in a card they would start a
+# heading or a list item in PROFILE.md or MEMORY.md (issue 23). Zero-width and direction marks go.
+_LINE_BREAKS = re.compile("[\u2028\u2029\x85\x0b\x0c\x1c\x1d\x1e]|\r\n?")
+_INVISIBLE = re.compile("[\u200b-\u200f\u2060\ufeff\u202a-\u202e\u2066-\u2069]")
+
+
+def _breaks(text: str) -> str:
+    return _LINE_BREAKS.sub("\n", text)
+
+
+def _unforged(text: str) -> str:
+    """No source marker of ours ((hand), (told), ...): until nothing changes, as "((hand)hand)" nests."""
+    while True:
+        cleaned = FORGED.sub("", text)
+        if cleaned == text:
+            return text
+        text = cleaned
+
+
+def _one_line(text: str) -> str:
+    """Card text for one line of a file (a fact, an event, a voice line)."""
+    text = " ".join(strip_controls(_INVISIBLE.sub("", _breaks(text))).split())
+    return _unforged(text).lstrip("#").strip()
+
+
+def _block(text: str) -> str:
+    """Card text for a PROFILE.md section: paragraphs kept, no heading or marker of its own."""
+    text = strip_controls(_INVISIBLE.sub("", _breaks(text)))
+    return "\n".join(_unforged(re.sub(r"^\s*#+\s*", "", line)).rstrip() for line in text.split("\n")).strip()
+
+
+def resolve(text: str, name: str, user: str) -> str:
+    """A card's placeholders as the names: {{char}} (V1 <BOT>) and {{user}} (V1 <USER>)."""
+    text = re.sub(r"\{\{char\}\}|<bot>", lambda _: name, text, flags=re.I)
+    return re.sub(r"\{\{user\}\}|<user>", lambda _: user, text, flags=re.I)
 
 
 # A line the card has {{user}} say (V1 cards write <USER>): the user's words, not the character's.
@@ -316,9 +291,9 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
     user = user_name or "me"
 
     def clean(text: str | None) -> str:
-        text = (text or "").replace("<START>", "")
-        text = re.sub(r"(?m)^\{\{char\}\}:\s*(.+)$", r'"\1"', text)  # example lines become quoted lines
-        return text.replace("{{user}}", user).replace("{{char}}", data["name"]).strip()
+        text = _breaks(text or "").replace("<START>", "")
+        text = re.sub(r"(?m)^(?:\{\{char\}\}|<bot>):\s*(.+)$", r'"\1"', text, flags=re.I)  # example lines quoted
+        return _block(resolve(text, data["name"], user))
 
     relation = ours.get("relation") if isinstance(ours.get("relation"), str) and ours["relation"] in RELATIONS \
         else "stranger"
@@ -327,12 +302,12 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
     for entry in book.get("entries", []) if isinstance(book, dict) else []:
         if not (isinstance(entry, dict) and str(entry.get("content", "")).strip() and entry.get("enabled", True)):
             continue
-        content = " ".join(str(entry["content"]).split())[:200]
+        content = _one_line(resolve(str(entry["content"]), data["name"], user))  # whole: a lorebook entry is one fact
         dated = re.match(r"^(\d{4}-\d{2}-\d{2}): (.+)$", content)
         weight = re.search(r"w(0(?:\.\d+)?|1(?:\.0+)?)\b", str(entry.get("comment", "")))
         if dated:
             events.append((dated.group(1), dated.group(2), float(weight.group(1)) if weight else None))
-        else:
+        elif content:
             facts.append(content)
     sections = {"Personality": clean(data.get("personality")), "How they talk": "", "Background": ""}
     background, label = [], None
@@ -348,23 +323,23 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
     if not ours and clean(data.get("scenario")):  # our own scenario line is generated, not knowledge
         background.append(clean(data.get("scenario")))
     sections["Background"] = "\n\n".join([sections["Background"], *background]).strip()
-    # How *they* talk: what the card has {{user}} say stays out
-    first = clean(without_user_turns(str(data.get("first_mes") or ""), dialogue=False))
-    example = clean(without_user_turns(str(data.get("mes_example") or ""), dialogue=True))
+    # How *they* talk: the example dialogue without what the card has {{user}} say; their
+    # greeting (first_mes) is their own words, for VOICE.md (example_lines), as README says
     if not sections["How they talk"]:  # our own export carries the section itself in the description
-        sections["How they talk"] = "\n".join(t for t in (first if f'"{first}"' not in example else "", example)
-                                               if t)
+        sections["How they talk"] = clean(without_user_turns(str(data.get("mes_example") or ""), dialogue=True))
+    kept = {key: _block(str(data[key])) for key in CARD_INFO if isinstance(data.get(key), str) and data[key].strip()}
     return {
         "name": data["name"].strip(), "relation": relation, "mbti": _text_or_none(ours.get("mbti")),
-        "aliases": _names(ours.get("aliases")),
+        "aliases": [_one_line(a) for a in _names(ours.get("aliases"))],
         "gender": _text_or_none(ours.get("gender")),
         "birthday": _birthday(ours.get("birthday")),
         "sections": sections,
         "facts": facts,
         "events": events,
         "extensions": ext,
-        "tags": _names(data.get("tags")),
-        "voice": example_lines(data),
+        "card": kept,
+        "tags": [_one_line(t) for t in _names(data.get("tags"))],
+        "voice": example_lines(data, user),
     }
 
 
@@ -391,6 +366,8 @@ def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str 
     except FormatError:
         mbti = None  # a card's odd type is not worth refusing the card for
     extra = {"card_extensions": fields["extensions"]} if fields["extensions"] else {}
+    if fields["card"]:
+        extra["card"] = fields["card"]
     if fields.get("birthday"):
         extra = {"birthday": fields["birthday"], **extra}
     past = []
@@ -403,8 +380,11 @@ def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str 
         person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
                         gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
                         facts=fields["facts"], extra=extra, past_events=past, allow_taken=allow_taken)
-        for line in fields.get("voice") or []:  # the card's example dialogue: how they write
+        for line in fields.get("voice") or []:  # the card's greeting and example dialogue: how they write
             add_line(person.dir, fields["name"], line, "card")
+        image = _avatar(path)
+        if image:  # the card's picture stays theirs: `person export -o NAME.png` writes it back
+            write_atomic(person.dir / AVATAR, image, expected_checksum=None)
         commit_or_roll_back(ws, [person.dir],
                             subject(Verb.ADD, person.slug, f"from character card {Path(path).name}"),
                             what=f"people/{person.slug}/ (nothing was added)")

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from heartcompass.store.config import env_overrides
 from heartcompass.errors import LLMError, MissingKeyError
+from heartcompass.llm.failures import (BAD_OUTPUT_FIX, CONNECT_TIMEOUT, TruncatedOutput, bad_output,  # noqa: F401
+                                       describe_error, is_retryable, never_connected, retrying, timed_out)
 from heartcompass.store.workspace import Workspace
 
 ARK_BASE_URL = "https://ark.cn-beijing.volces.com/api/v3"
@@ -132,94 +133,6 @@ def make_chat_model(ws: Workspace, s: LLMSettings):
                       timeout=Timeout(s.timeout, connect=min(s.timeout, CONNECT_TIMEOUT)), max_retries=0)
 
 
-# -- errors and retries --------------------------------------------------
-CONNECT_TIMEOUT = 10.0
-_RETRYABLE_NAMES = ("Timeout", "ConnectionError", "APIConnectionError", "RateLimit", "InternalServerError",
-                    "ServiceUnavailable", "RemoteProtocolError", "ReadError")
-_NO_CONNECTION_NAMES = ("ConnectError", "ConnectTimeout")  # httpx's: the request never reached the server
-
-
-def never_connected(exc: BaseException) -> bool:
-    """The endpoint did not take the connection (refused, unreachable, no
-    such host): asking again at once finds it the same, and each try of an
-    unreachable host would wait the whole connect timeout again."""
-    import socket
-
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, (ConnectionRefusedError, socket.gaierror)) or type(exc).__name__ in _NO_CONNECTION_NAMES:
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
-def _root_cause(exc: BaseException) -> str:
-    """The innermost error's words ("[Errno 111] Connection refused")."""
-    while (exc.__cause__ or exc.__context__) is not None and (exc.__cause__ or exc.__context__) is not exc:
-        exc = exc.__cause__ or exc.__context__
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-
-
-def is_retryable(exc: BaseException) -> bool:
-    if never_connected(exc):
-        return False
-    status = getattr(exc, "status_code", None)
-    if isinstance(status, int):
-        return status == 429 or status >= 500
-    if isinstance(exc, (TimeoutError, ConnectionError)):
-        return True
-    return any(n in type(exc).__name__ for n in _RETRYABLE_NAMES)
-
-
-def describe_error(exc: BaseException, s: LLMSettings | None = None) -> str:
-    """What went wrong, in words for any command; each command adds its own
-    way to try again (chat: /retry)."""
-    status = getattr(exc, "status_code", None)
-    target = f" ({s.describe()})" if s else ""
-    if status in (401, 403):
-        return f"The model endpoint refused the API key{target}: check {s.key_var if s else 'the key'}."
-    if status == 400 and "image" in str(exc).lower():
-        model = s.model if s else "this model"
-        return (f"{model} does not accept images{target}: use a vision-capable model for --image "
-                "(set llm.model, or pass --model).")
-    if status == 404:
-        return f"The endpoint does not know model {s.model if s else ''!r}{target}: check llm.model."
-    if status == 429:
-        return f"The model endpoint is rate limiting requests{target}; wait a moment and try again."
-    if isinstance(status, int) and status >= 500:
-        return f"The model endpoint had a server error ({status}){target}; try again later."
-    if never_connected(exc):
-        return f"Could not connect to the model endpoint{target}: {_root_cause(exc)}. Is it running?"
-    if is_retryable(exc):
-        return f"Could not reach the model endpoint{target}: {type(exc).__name__}. Is it running?"
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return f"The model call failed{target}: {text}"
-
-
-def retrying(attempt: Callable[[], Iterator[Any]], max_retries: int, *,
-             sleep: Callable[[float], None] = time.sleep, base_delay: float = 0.5,
-             settings: LLMSettings | None = None) -> Iterator[Any]:
-    """Iterate attempt(), retrying retryable errors with exponential backoff
-    as long as nothing has been yielded yet (a half-shown reply is never
-    silently repeated). Gives up with an LLMError that says what to do."""
-    tries = 0
-    while True:
-        started = False
-        try:
-            for item in attempt():
-                started = True
-                yield item
-            return
-        except LLMError:
-            raise
-        except Exception as exc:  # provider errors come in many classes
-            if started or not is_retryable(exc) or tries >= max_retries:
-                raise LLMError(describe_error(exc, settings)) from exc
-            sleep(base_delay * (2 ** tries))
-            tries += 1
-
-
 # -- structured output ------------------------------------------------------
 # Three ways to ask for a schema-shaped answer, best first. Servers that refuse
 # json_schema (llama-cpp-python's, for one) still constrain their output by a
@@ -231,13 +144,21 @@ MODES_FILE = "structured-output.json"
 DEFAULT_MAX_TOKENS = 2048
 
 
-class TruncatedOutput(ValueError):
-    """The answer hit its max_tokens bound before it was complete."""
+_INLINED: dict[Any, dict] = {}  # pydantic builds a schema in ~18 ms; a garden asks for one per request
 
 
 def inline_schema(schema: Any) -> dict:
     """The pydantic class's JSON schema with every $ref resolved in place, so
-    callers can tighten each property (enums, sizes) where it is used."""
+    callers can tighten each property (enums, sizes) where it is used. Built
+    once per class; each caller gets its own copy to change."""
+    import copy
+
+    if schema not in _INLINED:
+        _INLINED[schema] = _inlined(schema)
+    return copy.deepcopy(_INLINED[schema])
+
+
+def _inlined(schema: Any) -> dict:
     import copy
 
     raw = schema.model_json_schema()

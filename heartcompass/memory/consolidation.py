@@ -8,8 +8,9 @@ consumed entries are found again (in git's history of that log), and what
 the log holds now that is not one of them is read: a changed line again,
 an unchanged one not twice, a later one never skipped.
 
-Undoing a garden commit does not hand its entries back: the user took back
-what the gardener made of them, and the next night would only make it again.
+Undoing a garden commit hands its entries back to the gardener: what it had
+read is as it was before that commit (the undo's own trailer says so, so a
+rebuild from git agrees), and the next `garden` reads them again.
 
 Lost state is rebuilt from git: every garden commit ends with a
 `Consolidated:` trailer naming what it consumed (day=count:checksum). Old
@@ -161,6 +162,56 @@ class State:
         if self.dirty:
             write_atomic(self.path, json.dumps({"days": dict(sorted(self.days.items()))}, separators=(",", ":")))
             self.dirty = False
+
+
+# -- an undone garden commit ---------------------------------------------------
+def before_garden(ws: "Workspace", person: "Person", sha: str) -> Days:
+    """For each day garden commit sha consumed, what was consumed before it:
+    the newest earlier trailer naming that day, else nothing (0)."""
+    undone = parse_trailer(ws.git.get(sha).body)
+    if not undone:
+        return {}
+    out: Days = {day: [0, None] for day in undone}
+    sep, left = "\x1e", set(undone)
+    rels = [ws.rel(p) for p in person.files()]
+    text = ws.git._git("log", f"--format={sep}%B", f"{sha}~1", "--", *rels)
+    for message in text.split(sep)[1:]:  # newest first
+        for day, value in parse_trailer(message).items():
+            if day in left:
+                out[day] = value
+                left.discard(day)
+        if not left:
+            break
+    return out
+
+
+def after_undo(ws: "Workspace", target) -> tuple["Person", Days] | None:
+    """What an undo of commit target does to the gardener's state: a garden
+    commit's entries are unread again; an undo of that undo reads them again."""
+    from heartcompass.store.audit import Verb, parse_subject, reverted_by
+    from heartcompass.store.people import Person
+
+    parsed = parse_subject(target.subject)
+    if parsed is None or not parsed.scope or not (ws.people_dir / parsed.scope).is_dir():
+        return None
+    person = Person(parsed.scope, ws.people_dir / parsed.scope)
+    if parsed.verb == Verb.GARDEN.value:
+        days = before_garden(ws, person, target.sha)
+    elif parsed.verb == Verb.UNDO.value and reverted_by(target.body):
+        days = parse_trailer(ws.git.get(reverted_by(target.body)[0]).body)  # as the garden left them
+    else:
+        return None
+    return (person, days) if days else None
+
+
+def give_back(ws: "Workspace", person: "Person", days: Days) -> None:
+    """The state as before an undone garden commit: its entries are unread again."""
+    state = State(ws, person)
+    for day, value in days.items():
+        if state.days.get(day) != value:
+            state.days[day] = list(value)
+            state.dirty = True
+    state.save()
 
 
 def legacy_map(memory_path: Path) -> dict[str, int]:

@@ -361,9 +361,14 @@ def parse_time_travel(ws: Workspace, value: str) -> tuple[str, str]:
     """--as-of DATE|REV -> (commit sha, label for the log tag)."""
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
         try:
-            dt.date.fromisoformat(value)
+            day = dt.date.fromisoformat(value)
         except ValueError:
             raise PersonError(f"--as-of {value}: not a real date.") from None
+        from heartcompass.store import clock
+
+        if day > clock.today(ws):  # the files of a day to come are today's: time travel goes back only
+            raise PersonError(f"--as-of {value} is in the future (today is {clock.today(ws)}).",
+                              "Give today or an earlier day, or leave --as-of out for the files as they are.")
         return ws.git.commit_before(f"{value} 23:59:59"), f"{TIME_TRAVEL_TAG} {value}"
     sha = ws.git.resolve(value)
     return sha, f"{TIME_TRAVEL_TAG} {sha[:8]}"

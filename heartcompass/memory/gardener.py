@@ -27,7 +27,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from heartcompass.store import audit, clock
 from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic, write_cache
@@ -38,22 +38,23 @@ from heartcompass.memory.garden_journal import Journal, with_note
 from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
 from heartcompass.store.lock import WorkspaceLock
 from heartcompass.store.people import Person, list_people
-from heartcompass.memory.proposal.model import ProposalError, consumes
-from heartcompass.memory.proposal.propose import fit_budget, propose
-from heartcompass.memory.proposal.workbench import (LogItem, Workbench, diff_text, name_index, read_person, render_texts,
-                                             workbench)
+from heartcompass.memory.proposal import lazy as proposal  # pydantic and all: only once someone has new entries
 from heartcompass.tokens import estimate_tokens
 from heartcompass.store.workspace import Workspace
 from heartcompass.wording import counted
 
+if TYPE_CHECKING:
+    from heartcompass.memory.proposal.workbench import LogItem, Workbench
+
 SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 CHECKPOINT_SECONDS = 5.0  # a long backlog is written (journal, files, state) at most this often, and at the end
+NOTHING_KEPT = "nothing kept"  # the model read the entries and kept nothing of them: no file changed
 
 
 @dataclass
 class PersonResult:
     slug: str
-    status: str = "up to date"    # up to date | gardened | dry run | declined | skipped | failed
+    status: str = "up to date"    # up to date | gardened | nothing kept | dry run | declined | skipped | failed
     entries: int = 0
     events_added: int = 0
     events_changed: int = 0
@@ -114,7 +115,7 @@ def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts
         for index in unread:
             entry = entries[index]
             if not entry.dropped and not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):  # dropped: markers
-                items.append(LogItem("", day, entry, index))
+                items.append(proposal.workbench().LogItem("", day, entry, index))
     for n, item in enumerate(items, 1):
         item.id = f"L{n}"
     return items, logs
@@ -188,7 +189,7 @@ class Gardener:
             raise
         except ConcurrentEditError as exc:
             result.status, result.message = "skipped", f"{exc.message} It will be retried next run."
-        except (HeartCompassError, ProposalError) as exc:
+        except HeartCompassError as exc:  # a ProposalError too
             result.status, result.message = "failed", str(exc)
         if not self.dry_run and result.status in ("failed", "skipped"):
             # chunks already written stay, committed as exactly what was written
@@ -208,14 +209,15 @@ class Gardener:
                 state.save()  # a rebuilt or corrected state; nothing else is read
             return result  # nothing new: no model call, no commit
         heads = self._check_committed(person) if not self.dry_run else None
-        originals, prof, evs, mem = read_person(person)
+        workbench, propose = proposal.workbench(), proposal.propose()
+        originals, prof, evs, mem = workbench.read_person(person)
         mem.drop_legacy()  # the old map moves to the state (read by it when it had none)
         result.memory_before = result.memory_after = mem.body_tokens()
         result.entries = len(items)
         text = "\n".join(i.entry.text for i in items)
         history = self._history_of(person) if person.slug not in self._committed and heads is not None else None
-        wb = workbench(self.ws, person, prof, evs, mem, self.today, people=self._people, mentions=text,
-                       names=self._name_index, heads=heads, history=history)
+        wb = workbench.workbench(self.ws, person, prof, evs, mem, self.today, people=self._people, mentions=text,
+                                 names=self._name_index, heads=heads, history=history)
         wb.days_read = set(logs)
         self._state, self._days = state, {}
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
@@ -224,12 +226,12 @@ class Gardener:
         checkpoint = time.monotonic()
         kept_back = 0
         for n, chunk in enumerate(batches, 1):
-            proposal = propose(self.ws, self.model, wb, chunk)
-            if not consumes(proposal):  # silence is not "nothing worth keeping": they wait for the next run
+            answer = propose.propose(self.ws, self.model, wb, chunk)
+            if not proposal.model().consumes(answer):  # silence is not "nothing worth keeping": they wait for the next run
                 kept_back = sum(len(c) for c in batches[n - 1:])
                 break
-            summaries.append(proposal.summary.strip())
-            fit_budget(self.ws, self.model, wb)
+            summaries.append(answer.summary.strip())
+            propose.fit_budget(self.ws, self.model, wb)
             for day in {i.day for i in chunk}:  # this chunk's entries are now in memory
                 later = [i.index for c in batches[n:] for i in c if i.day == day]  # all before: read
                 count = min(later) if later else len(logs[day])
@@ -242,7 +244,7 @@ class Gardener:
                 self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
         self._write(person, wb, originals, result, summaries, final=True)
         if kept_back:
-            if result.status == "gardened" and kept_back == len(items):
+            if result.status in ("gardened", NOTHING_KEPT) and kept_back == len(items):
                 result.status = "skipped"  # nothing consumed: say so, the exit code too
             result.message = (f"the model proposed nothing for {counted(kept_back, 'entry', 'entries')} without "
                               "saying they hold nothing worth keeping; they stay for the next run")
@@ -291,12 +293,12 @@ class Gardener:
     def _name_index(self) -> dict[str, tuple[list[str], list[str]]]:
         """Every person's names and links, read once per run."""
         if self._names is None:
-            self._names = name_index(self._people)
+            self._names = proposal.workbench().name_index(self._people, self.ws)
         return self._names
 
     def _write(self, person: Person, wb: Workbench, originals: dict, result: PersonResult,
                summaries: list[str], final: bool) -> PersonResult:
-        texts = render_texts(person, wb)
+        texts = proposal.workbench().render_texts(person, wb)
         result.events_added, result.events_changed = wb.counts["events_added"], wb.counts["events_changed"]
         result.memory_after = wb.memory.body_tokens()
         result.changes = list(wb.changes)
@@ -311,6 +313,7 @@ class Gardener:
             if not self.dry_run and self.review is None:
                 self._commit_files(person, changed, originals, wb, summaries, commit=False)
             return result
+        diff_text = proposal.workbench().diff_text
         result.diffs = {self.ws.rel(p): diff_text(originals[p] or "", t, self.ws.rel(p)) for p, t in changed.items()}
         if self.dry_run:
             result.status = "dry run"
@@ -319,7 +322,7 @@ class Gardener:
             result.status = "declined"
             return result
         result.commit = self._commit_files(person, changed, originals, wb, summaries, commit=True)
-        result.status = "gardened"
+        result.status = "gardened" if changed or result.commit else NOTHING_KEPT
         return result
 
     def _commit_files(self, person, changed, originals, wb, summaries, commit: bool) -> str | None:
@@ -365,11 +368,9 @@ class Gardener:
 def _message(slug: str, wb: Workbench, summaries: list[str]) -> tuple[str, str]:
     parts = []
     if wb.counts["events_added"]:
-        n = wb.counts["events_added"]
-        parts.append(counted(n, "new event"))
+        parts.append(counted(wb.counts["events_added"], "new event"))
     if wb.counts["events_changed"]:
-        n = wb.counts["events_changed"]
-        parts.append(f"{counted(n, 'event')} changed")
+        parts.append(f"{counted(wb.counts['events_changed'], 'event')} changed")
     if "memory" in wb.touched:
         parts.append("memory updated")
     if "profile" in wb.touched:
@@ -384,9 +385,7 @@ def _message(slug: str, wb: Workbench, summaries: list[str]) -> tuple[str, str]:
 
 
 def _body_of(text: str | None) -> str:
-    if text is None:
-        return ""
-    return memory_fmt.render_body(memory_fmt.parse(text, Path(memory_fmt.FILENAME)))
+    return "" if text is None else memory_fmt.render_body(memory_fmt.parse(text, Path(memory_fmt.FILENAME)))
 
 
 def append_run_log(ws: Workspace, results: list[PersonResult], started: dt.datetime) -> None:

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from heartcompass import formats, paths
 from heartcompass.atomic import write_atomic
@@ -330,13 +330,19 @@ def history(ws: Workspace, person: Person | None = None, limit: int = 50) -> lis
     return lineage.history(ws, person, limit)  # across renames
 
 
-def undo(ws: Workspace, rev: str | None = None) -> tuple[Commit, str]:
-    """Revert one commit with a new commit (never a reset)."""
+def undo(ws: Workspace, rev: str | None = None, *, note: Callable[[Commit], str] | None = None,
+         then: Callable[[Commit], None] | None = None) -> tuple[Commit, str]:
+    """Revert one commit with a new commit (never a reset). note(target) adds
+    lines to the undo's message; then(target) runs after it, under the same
+    lock (the gardener's state follows an undone garden: memory/consolidation)."""
     with writing(ws, "undo"):
-        return _undo(ws, rev)
+        target, new_sha = _undo(ws, rev, note)
+        if then is not None:
+            then(target)
+        return target, new_sha
 
 
-def _undo(ws: Workspace, rev: str | None) -> tuple[Commit, str]:
+def _undo(ws: Workspace, rev: str | None, note: Callable[[Commit], str] | None = None) -> tuple[Commit, str]:
     sha = ws.git.resolve(rev or "HEAD")
     target = ws.git.get(sha)
     if ws.git.parents(sha) == 0:
@@ -351,8 +357,9 @@ def _undo(ws: Workspace, rev: str | None) -> tuple[Commit, str]:
             "These files have uncommitted changes that the undo would mix with: " + ", ".join(clash) + ".",
             "Let HeartCompass commit them first (any command that writes does), or revert them yourself.")
     try:
+        extra = note(target) if note is not None else ""
         new_sha = ws.git.revert(sha, subject(Verb.UNDO, scope_of(target.subject), target.subject),
-                                f"{_REVERTS_PREFIX}{sha}.")
+                                f"{_REVERTS_PREFIX}{sha}." + (f"\n\n{extra}" if extra else ""))
     except RevertConflict as exc:
         raise HeartCompassError(
             f"Cannot undo {target.short} ({target.subject}): later changes touch the same lines of "

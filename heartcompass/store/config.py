@@ -384,7 +384,13 @@ def _line_of(text: str | None, section: str, name: str | None) -> int | None:
     return None
 
 
-def valid_keys_text() -> str:
+def valid_keys_text(key: str | None = None) -> str:
+    """The hint for an unknown setting: the close ones when it looks mistyped, else every key."""
+    import difflib
+
+    close = difflib.get_close_matches(key, list(KEYS), n=3, cutoff=0.7) if key else []
+    if close:
+        return f"Did you mean {' or '.join(close)}? ('heartcompass config show' lists every setting.)"
     return "Valid keys: " + ", ".join(KEYS) + "."
 
 
@@ -406,19 +412,18 @@ def parse_value(key: str, raw: str) -> Any:
     if problem:
         raise _refuse_secret(problem)
     if key not in KEYS:
-        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
+        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text(key))
     spec = KEYS[key]
     try:
         return spec.parse(raw)
     except (ValueError, TypeError) as exc:
-        raise ConfigError(f"{key} expects {spec.kind}; {raw!r} is not valid ({exc}).",
-                          valid_keys_text()) from None
+        raise ConfigError(f"{key} expects {spec.kind}; {raw!r} is not valid ({exc}).") from None
 
 
 def unset_value(path: Path, key: str) -> bool:
     """Remove one key from the file, keeping comments and layout. Whether it was there."""
     if key not in KEYS:
-        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
+        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text(key))
     load(path, strict=False)  # refuse to edit a file that is not TOML; a bad value may be the one unset
     if not path.exists():
         return False

@@ -40,7 +40,7 @@ def set_config(ws: Workspace, key: str, raw: str):
 def unset_config(ws: Workspace, key: str):
     """`config unset`: like set_config, the key's line leaves the file."""
     if key not in KEYS:
-        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text())
+        raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text(key))
     with writing(ws, "config unset"):
         commit_hand_edit(ws, strict=False)
         if not unset_value(ws.config_path, key):

@@ -6,12 +6,14 @@ WorkspaceGit._git, so this module imports no git. Only gitrepo.py imports it."""
 from __future__ import annotations
 
 import os
+import re
 
 from heartcompass.errors import GitError
 from heartcompass.store.gitstate import SYNC_MARK
 
 NETWORK_TIMEOUT = 120.0  # seconds a fetch or push may take before it is killed ($HEARTCOMPASS_GIT_TIMEOUT)
 NETWORK_OPTIONS = ("-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=30")
+_LOG = re.compile(r"people/[^/.][^/]*/logs/\d{4}-\d{2}-\d{2}\.md")  # a day's log: merged as a union
 
 
 class Remote:
@@ -46,12 +48,51 @@ class Remote:
         try:
             self._git("rebase", "-q", "FETCH_HEAD")
         except GitError:
-            conflicted = self.conflicted()
+            if not self.conflicted():
+                raise
+            conflicted = self._merge_logs()
             if conflicted:
                 (self.git_dir / SYNC_MARK).write_text(f"{remote} {branch}\n", encoding="utf-8")
                 return conflicted
-            raise
         return []
+
+    def _merge_logs(self) -> list[str]:
+        """A rebase stopped on conflicts: each day's log both devices appended
+        to is merged as a union of entries (formats/logmerge) and the rebase
+        goes on. Returns what is left for the user (a real edit, other files);
+        raises when the rebase stopped for another reason."""
+        from heartcompass.atomic import write_atomic
+        from heartcompass.formats.logmerge import union
+
+        while True:
+            conflicted, left = self.conflicted(), []
+            for rel in conflicted:
+                merged = None
+                if _LOG.fullmatch(rel):
+                    ours, theirs = self._stage(2, rel), self._stage(3, rel)  # rebasing: 2 is the remote's
+                    if ours is not None and theirs is not None:
+                        merged = union(self._stage(1, rel), ours, theirs, rel)
+                if merged is None:
+                    left.append(rel)
+                    continue
+                write_atomic(self.root / rel, merged)
+                self._git("add", "--", rel)
+            if left:
+                return left
+            try:
+                self._git("rebase", "--continue", options=("-c", "core.editor=true"))
+                return []
+            except GitError:
+                if not self.conflicted():
+                    raise
+                # the next commit stopped too: merge its logs the same way
+
+    def _stage(self, n: int, rel: str) -> str | None:
+        """A conflicted file's version in the index: 1 the common one, 2 and 3 the two sides."""
+        try:
+            return self._git("show", f":{n}:{rel}", strip_newline_in_stdout=False)
+        except GitError:
+            return None
 
     def changed_in_worktree(self) -> tuple[list[str], list[str]]:
         """(tracked files whose working copy differs from the index, untracked
@@ -84,6 +125,44 @@ class Remote:
 
     def push(self, remote: str, branch: str) -> None:
         self._network("push", "-u", remote, f"HEAD:{branch}")
+        self._point_head(remote, branch)
+
+    def _point_head(self, remote: str, branch: str) -> None:
+        """A bare remote made with plain `git init --bare` has HEAD on
+        `master` while we push `main`: a `git clone` of it then checks out
+        nothing. A remote that is a folder here gets HEAD on the branch we
+        push when its own HEAD names no branch it has (a hosted remote, e.g.
+        GitHub, takes the first branch pushed to it by itself)."""
+        url = self._git("remote", "get-url", remote).strip()
+        folder = url[len("file://"):] if url.startswith("file://") else url
+        if not (os.path.isabs(folder) or folder.startswith(".")) or not os.path.isfile(os.path.join(folder, "HEAD")):
+            return
+        there = ("--git-dir", folder)
+        try:
+            head = self._git("symbolic-ref", "-q", "HEAD", options=there).strip()
+            self._git("rev-parse", "--verify", "-q", head, options=there)
+        except GitError:  # HEAD names a branch the remote does not have
+            self._git("symbolic-ref", "HEAD", f"refs/heads/{branch}", options=there)
+
+    def adopt(self, remote: str, url: str) -> str:
+        """This new, empty repository takes remote's history and checks out
+        its branch (its HEAD's, else main, else the only one). Returns it."""
+        self._git("remote", "add", "--", remote, url)
+        self._network("fetch", "-q", remote)
+        branches = [ref.split("/", 3)[3] for ref in
+                    self._git("for-each-ref", "--format=%(refname)", f"refs/remotes/{remote}/").split()
+                    if not ref.endswith("/HEAD")]
+        listed = self._network("ls-remote", "--symref", remote, "HEAD")
+        named = re.match(r"ref: refs/heads/(\S+)\s+HEAD", listed)
+        branch = next((b for b in ([named[1]] if named else []) + ["main", "master"] if b in branches),
+                      branches[0] if len(branches) == 1 else None)
+        if branch is None:
+            raise GitError(f"{url} has no HeartCompass workspace to copy: "
+                           + (f"its branches are {', '.join(branches)}, and none is main." if branches
+                              else "it has no commits yet."),
+                           "Run 'heartcompass sync' on the device that has the workspace first.")
+        self._git("checkout", "-q", "-B", branch, "--track", f"{remote}/{branch}")
+        return branch
 
 
 def network_timeout() -> float:

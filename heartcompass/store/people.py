@@ -121,17 +121,21 @@ def _not_found(ws: Workspace, name: str) -> PersonError:
 
         return PersonError(f"{name!r} is archived (people/.archive/{slug}/).",
                            f"Bring them back with: heartcompass person unarchive {shlex.quote(slug)}")
-    unreadable = []
+    unreadable, known = [], {}
     for person in list_people(ws):
         try:
-            person.load_profile()
+            known.update({n.casefold(): n for n in (person.slug, *person.load_profile().names())})
         except FormatError:
             unreadable.append(f"people/{person.slug}/PROFILE.md")
     if unreadable:
         return PersonError(f"No person called {name!r} among those whose profile could be read; "
                            f"{', '.join(unreadable)} could not, so the names and aliases there were not searched.",
                            "Fix that file ('heartcompass doctor' names the line), or use the folder name.")
-    return PersonError(f"No person called {name!r} in this workspace.",
+    import difflib
+
+    close = difflib.get_close_matches(clean_name(name).casefold(), list(known), n=3, cutoff=0.6)
+    guess = f" Did you mean {' or '.join(repr(known[c]) for c in close)}?" if close else ""
+    return PersonError(f"No person called {name!r} in this workspace.{guess}",
                        "See 'heartcompass person list', or add them with 'heartcompass person add'.")
 
 
@@ -210,6 +214,19 @@ def check_new_name(ws: Workspace, name: str) -> str:
     return slug
 
 
+def self_people(ws: Workspace) -> list[Person]:
+    """Everyone whose relation is self: one is the user; a second turns a
+    friend's chat into the reflection partner and splits the user's notes."""
+    found = []
+    for person in list_people(ws):
+        try:
+            if person.load_profile().relation == "self":
+                found.append(person)
+        except FormatError:  # doctor names that file on its own
+            continue
+    return found
+
+
 def create(ws: Workspace, name: str, relation: str, *, mbti: str | None = None,
            aliases: list[str] | None = None, gender: str | None = None,
            about: str | None = None, related: list[dict[str, str]] | None = None,
@@ -221,6 +238,11 @@ def create(ws: Workspace, name: str, relation: str, *, mbti: str | None = None,
     alias someone else answers to is refused unless allow_taken."""
     name = clean_name(name)
     slug = check_new_name(ws, name)
+    if relation == "self":
+        mine = self_people(ws)
+        if mine:
+            raise PersonError(f"people/{mine[0].slug} is already you (relation: self); only one person can be.",
+                              "Choose the relation this person has to you, e.g. --relation friend.")
     aliases = [clean_name(a) for a in aliases or [] if a.strip()]
     if not allow_taken:
         refuse_taken(ws, [name, *aliases])

@@ -157,6 +157,40 @@ def create_workspace(path: Path, force: bool = False, example: bool = False) -> 
     return ws, True
 
 
+def clone_workspace(path: Path, url: str) -> tuple[Workspace, str]:
+    """A second device: the workspace at git remote url, copied into path
+    (a new or empty folder) with `origin` set for sync. Returns it and its
+    branch. On any failure the folder is left as it was found."""
+    import shutil
+
+    path = Path(path).expanduser()
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        raise WorkspaceNotFound(f"{path} is not empty; a workspace is copied into a new or empty folder.",
+                                "Choose another folder, e.g. 'heartcompass init ~/HeartCompass --from URL'.")
+    made = not path.exists()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WorkspaceNotFound(f"{path}: cannot create this folder ({exc.strerror or exc}).") from None
+    try:
+        ws = Workspace(path)
+        ws.git.init()
+        branch = ws.git.adopt("origin", url)
+        if not is_workspace(path):
+            raise WorkspaceNotFound(f"{url} is a git repository but not a HeartCompass workspace (it has no "
+                                    f"{config_mod.FILENAME}); nothing was set up.",
+                                    "Give the remote that 'heartcompass sync' pushes to (git remote -v on the "
+                                    "first device).")
+        return Workspace(path), branch
+    except BaseException:
+        if made:
+            shutil.rmtree(path, ignore_errors=True)
+        else:  # it was empty: empty again
+            for child in path.iterdir():
+                shutil.rmtree(child, ignore_errors=True) if child.is_dir() else child.unlink()
+        raise
+
+
 EXAMPLE_SLUG = "alice"
 EXAMPLE_LINK_BACK = "close friend since university"  # how the user's profile names her (hers names them so)
 

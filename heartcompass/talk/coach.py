@@ -14,7 +14,7 @@ from heartcompass.memory import context as context_mod
 from heartcompass.store import clock
 from heartcompass.errors import LLMError
 from heartcompass.formats import dailylog
-from heartcompass.llm.providers import ask_structured
+from heartcompass.llm.providers import BAD_OUTPUT_FIX, ask_structured, bad_output
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace
 from heartcompass.wording import counted
@@ -126,7 +126,7 @@ class CoachSession:
             raw = ask_structured(self.model, Advice, messages, ws=self.ws, spec=advice_schema(),
                                  max_tokens=ADVICE_MAX_TOKENS)
             if isinstance(raw, Exception):
-                last = f"the answer did not fit the schema ({type(raw).__name__})"
+                last = bad_output(raw)
             else:
                 advice = raw if isinstance(raw, Advice) else Advice.model_validate(raw)
                 issues = problems(advice)
@@ -134,8 +134,7 @@ class CoachSession:
                     return advice
                 last = "; ".join(issues)
             messages = [*messages, HumanMessage(content=f"That answer was not usable: {last}. Answer again.")]
-        raise LLMError(f"The model's coaching advice was unusable twice ({last}).",
-                       "Try again, or a more capable model with --model.")
+        raise LLMError(f"The model's coaching advice was unusable twice ({last}).", BAD_OUTPUT_FIX)
 
     def save(self) -> int:
         """Append the exchange to today's log as trusted notes, for the gardener."""

@@ -10,7 +10,8 @@ from typing import Any
 from heartcompass.llm import prompts
 from heartcompass.errors import LLMError
 from heartcompass.formats import memory as memory_fmt
-from heartcompass.llm.providers import ask_structured, structured_invoke
+from heartcompass.llm.providers import (BAD_OUTPUT_FIX, TruncatedOutput, ask_structured, bad_output,
+                                        structured_invoke)
 from heartcompass.memory.proposal.apply import apply
 from heartcompass.memory.proposal.compression import apply_compression
 from heartcompass.memory.proposal.model import Compressed, Proposal, ProposalError
@@ -61,9 +62,11 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
             last_error = exc
             messages = [*messages, HumanMessage(content=f"That output could not be read ({type(exc).__name__}). "
                                                         "Answer with the JSON proposal only.")]
-    detail = str(last_error).strip().splitlines()
-    raise ProposalError([f"the model's proposal was invalid twice ({type(last_error).__name__}: "
-                         f"{' '.join(detail[:2])[:300]})"])
+    if isinstance(last_error, ProposalError):
+        raise ProposalError([f"the model's proposal was invalid twice ({'; '.join(last_error.problems)[:300]})"])
+    if isinstance(last_error, TruncatedOutput):
+        raise ProposalError([f"the model's proposal was invalid twice ({last_error})"])
+    raise ProposalError([f"{bad_output(last_error)}, twice. {BAD_OUTPUT_FIX}"])  # in words, not the parser's
 
 
 def fit_budget(ws: Workspace, model: Any, wb: Workbench) -> None:

@@ -125,16 +125,23 @@ def _mentioned(name: str, text: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
 
 
-def name_index(people: list[Person]) -> dict[str, tuple[list[str], list[str]]]:
-    """Every person's names and aliases (casefolded) and links, by slug."""
-    index = {}
+def name_index(people: list[Person], ws: Workspace) -> dict[str, tuple[list[str], list[str]]]:
+    """Every person's names and aliases (casefolded) and links, by slug, from
+    the people index (at 1,000 people, parsing every PROFILE.md per run was
+    most of an idle night's work); a profile that does not parse is left out."""
+    from heartcompass.store.people_index import for_workspace
+
+    people_index, index = for_workspace(ws), {}
     for other in people:
         try:
-            prof = other.load_profile()
-        except (FormatError, OSError, UnicodeDecodeError):
+            fact = people_index.profile(other)
+        except (OSError, UnicodeDecodeError):  # unreadable: no names to match, as a broken profile
             continue
-        names = [n.casefold() for n in [other.slug, *prof.names()] if len(n.strip()) >= 2]
-        index[other.slug] = (names, [link["person"] for link in prof.related])
+        if fact.error:
+            continue
+        names = [n.casefold() for n in [other.slug, *fact.names()] if len(n.strip()) >= 2]
+        index[other.slug] = (names, [slug for slug, _words in fact.related])
+    people_index.save()
     return index
 
 
