@@ -37,8 +37,39 @@ def default_reply(body: dict) -> str:
     return f"hey, it's {who}!\n|||\nyou said: {last[:60]}\n|||\nI know: {known}"
 
 
+def overlap_reply(body: dict) -> str:
+    """A question from benchmarks/locomo.py ("Question: ..."): the line of
+    the prompt sharing the most words with it, or "I don't know": a
+    stand-in for a model reading its context, so what the prompt holds
+    decides the answer."""
+    question = re.search(r"(?m)^Question: (.+)$", body["messages"][-1]["content"]).group(1)
+    wanted = set(re.findall(r"\w{4,}", question.lower()))
+    lines = [line for m in body["messages"][:-1] for line in m["content"].splitlines()]
+    best = max(lines, key=lambda line: len(wanted & set(re.findall(r"\w{4,}", line.lower()))), default="")
+    return best.strip("- ") if wanted & set(re.findall(r"\w{4,}", best.lower())) else "I don't know"
+
+
+def judge_reply(text: str) -> str:
+    """The judge of benchmarks/locomo.py: CORRECT when every word of the gold answer is in the answer."""
+    gold = re.search(r"(?m)^Gold answer: (.*)$", text).group(1).lower()
+    answer = re.search(r"(?m)^Generated answer: (.*)$", text).group(1).lower()
+    right = set(re.findall(r"\w+", gold)) <= set(re.findall(r"\w+", answer))
+    label = "CORRECT" if right else "WRONG"
+    return f'Every word of the gold answer is {"" if right else "not "}there.\n{{"label": "{label}"}}'
+
+
+def plain_reply(body: dict) -> str:
+    last = body["messages"][-1]["content"] if body.get("messages") else ""
+    if "\nGold answer: " in last and "\nGenerated answer: " in last:
+        return judge_reply(last)
+    if re.search(r"(?m)^Question: ", last):
+        return overlap_reply(body)
+    return default_reply(body)
+
+
 def structured_reply(name: str, body: dict) -> dict:
-    """For the gardener: each /note entry becomes a fact, nothing else."""
+    """For the gardener: each /note entry becomes a fact, and each imported
+    message (what someone said in a real chat) one too, nothing else."""
     text = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
     if name == "Advice":
         system = body["messages"][0]["content"]
@@ -51,12 +82,23 @@ def structured_reply(name: str, body: dict) -> dict:
                                 "why": "a concrete plan without pressure"}],
                 "risks": ["Jumping to solutions may feel dismissive"],
                 "suggestions": ["Ask one open question before giving advice"]}
-    if name != "Proposal":  # compression: keep the lines as they are
-        lines = re.findall(r"(?m)^- .+$", text)
-        return {"facts": lines, "chat_notes": [], "threads": []}
+    if name != "Proposal":  # compression: the newest lines, as they are, within the budget
+        budget = re.search(r"fits in (\d+) tokens", body["messages"][0]["content"])
+        lines, kept, used = re.findall(r"(?m)^- .+$", text), [], 0
+        for line in reversed(lines):
+            used += len(line)
+            if budget and used > 2 * int(budget.group(1)):  # about 4 characters a token: half the budget
+                break
+            kept.insert(0, line)
+        return {"facts": kept, "chat_notes": [], "threads": []}
     notes = re.findall(r"(?m)^(L\d+) \[[^\]]* · note · [^\]]*\] (.+)$", text)
-    return {"summary": f"stub gardener: {len(notes)} noted facts", "nothing_worth_keeping": not notes,
-            "new_facts": [{"text": note[:150], "evidence": [ident]} for ident, note in notes]}
+    facts = [{"text": note[:150], "evidence": [ident]} for ident, note in notes]
+    for ident, said in re.findall(r"(?m)^(L\d+) \[[^\]]* · import:\S+ · [^\]]*\] (.+)$", text):
+        words = said.split()  # a statement, not the message pasted: its first words, never all of them
+        facts.append({"text": " ".join(words[:min(len(words) - 1, 20)]) if len(words) > 3 else said,
+                      "evidence": [ident]})
+    return {"summary": f"stub gardener: {len(facts)} facts", "nothing_worth_keeping": not facts,
+            "new_facts": facts}
 
 
 def structured_mode(body: dict) -> tuple[str | None, str]:
@@ -103,7 +145,7 @@ def make_handler(state: StubState):
             elif mode is not None:
                 text = json.dumps(structured_reply(name, body))
             else:
-                text = default_reply(body)
+                text = plain_reply(body)
             finish = "stop"
             if state.cut_off:
                 text, finish = text[:len(text) // 2], "length"
@@ -111,8 +153,11 @@ def make_handler(state: StubState):
                 tool_calls = [{"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}]
                 text = ""
             if not body.get("stream"):
+                prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4
                 return self._json(200, {"id": "x", "object": "chat.completion", "created": int(time.time()),
                                         "model": body.get("model", "stub"),
+                                        "usage": {"prompt_tokens": prompt, "completion_tokens": len(text) // 4,
+                                                  "total_tokens": prompt + len(text) // 4},
                                         "choices": [{"index": 0, "finish_reason": finish,
                                                      "message": {"role": "assistant", "content": text,
                                                                  **({"tool_calls": tool_calls} if tool_calls
