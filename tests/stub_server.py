@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class StubState:
     def __init__(self):
         self.requests: list[dict] = []
+        self.headers: list[dict] = []      # each request's HTTP headers (the key it carried)
         self.fail_next: list[int] = []     # status codes to answer with before replying
         self.replies: list[str] = []       # scripted replies; else one built from the prompt
         self.delay = 0.0                   # seconds to think before answering
@@ -131,6 +132,7 @@ def make_handler(state: StubState):
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
             state.requests.append(body)
+            state.headers.append(dict(self.headers))
             time.sleep(state.delay)
             mode, name = structured_mode(body)
             if mode in state.refuse:  # checked first: a server refuses a mode before it tries to answer

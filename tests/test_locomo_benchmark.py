@@ -1,0 +1,238 @@
+"""benchmarks/locomo.py end to end against tests/stub_server.py (mechanics
+only: the stub answers with the prompt line closest to the question), on a
+small invented conversation in LoCoMo's real format, English and Chinese."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "benchmarks" / "locomo.py"
+DATA = ROOT / "tests" / "fixtures" / "locomo_mini.json"
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from stub_server import start  # noqa: E402
+
+
+@pytest.fixture
+def stub():
+    server, state = start()
+    state.url = f"http://127.0.0.1:{server.server_port}/v1"
+    yield state
+    server.shutdown()
+
+
+def bench(stub, out: Path, *extra: str, data: Path = DATA, env: dict | None = None, **kw):
+    return subprocess.run([sys.executable, str(SCRIPT), str(data), "--base-url", stub.url, "--model", "stub",
+                           "--out", str(out), *extra], text=True, timeout=300,
+                          env={**os.environ, **(env or {})}, **{"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **kw})
+
+
+def answer_requests(stub) -> list[dict]:
+    return [b for b in stub.requests if not b.get("response_format") and not b.get("tools")
+            and "Gold answer:" not in b["messages"][-1]["content"]]
+
+
+def test_it_runs_end_to_end_and_resumes_without_asking_again(stub, tmp_path):
+    out = tmp_path / "out"
+    run = bench(stub, out)
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    result = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    rows = result["answers"]
+    # 8 + 3 questions of categories 1-4; the adversarial one (category 5) is left out
+    assert len(rows) == 11 and {r["category"] for r in rows} == {1, 2, 3, 4}
+    assert not any("adopt last weekend" in r["question"] for r in rows)
+    by_q = {(r["sample"], r["q"]): r for r in rows}
+    assert by_q[("mini-1", 0)]["side"] == "person"      # evidence: Priya's line
+    assert by_q[("mini-1", 1)]["side"] == "user"        # Tom's
+    assert by_q[("mini-1", 5)]["side"] == "both"        # "D3:3; D2:7": one of each
+    assert by_q[("mini-1", 7)]["gold"] == "2023"        # an int answer, as LoCoMo has
+    for r in rows:
+        for side in ("heartcompass", "full"):
+            a = r[side]
+            assert a["label"] in ("CORRECT", "WRONG") and a["J"] == (a["label"] == "CORRECT")
+            assert 0 <= a["f1"] <= 1 and a["prompt_tokens"] > 0 and a["latency_s"] >= 0
+    # the stub judges CORRECT when the gold words are in the answer: the grades follow the answers
+    assert any(r["full"]["J"] for r in rows) and any(not r["heartcompass"]["J"] for r in rows)
+
+    # the HeartCompass side asked through the chat prompt, built from what the gardener kept
+    asked = answer_requests(stub)
+    persona = [b for b in asked if "\nSession 1, " not in b["messages"][0]["content"]]
+    full = [b for b in asked if b not in persona]
+    assert len(persona) == len(full) == 11
+    system = next(b["messages"][0]["content"] for b in persona if "Priya" in b["messages"][0]["content"])
+    assert "You are Priya" in system and "Known facts" in system and "Biscuit" in system
+    assert "Session 3, 11:50 pm on 17 October, 2023:" in full[0]["messages"][0]["content"]
+    memory = (out / "mini-1" / "workspace" / "people" / "priya" / "MEMORY.md").read_text(encoding="utf-8")
+    assert "greyhound called Biscuit" in memory
+    # imported on the conversation's own dates, as the user (Tom) and the person (Priya)
+    log = (out / "mini-1" / "workspace" / "people" / "priya" / "logs" / "2023-05-08.md").read_text(encoding="utf-8")
+    assert "import:me" in log and "import:Priya" in log and "shares a photo of a blue ceramic mug" in log
+    subjects = subprocess.run(["git", "-C", str(out / "mini-1" / "workspace"), "log", "--format=%s"],
+                              capture_output=True, text=True).stdout
+    assert "import(priya):" in subjects and "garden(priya):" in subjects
+    people = out / "mini-2_中文" / "workspace" / "people"
+    xiaoyu = next(p for p in people.iterdir() if p.name not in ("me", ".archive"))
+    assert "name: 小雨" in (xiaoyu / "PROFILE.md").read_text(encoding="utf-8")
+
+    # printed: overall, per category and per side, both ways side by side, and the target
+    for label in ("category 1 (multi-hop)", "category 2 (temporal)", "category 4 (single-hop)",
+                  "about the person", "about the user", "J HC", "J full", "tokens HC", "latency full"):
+        assert label in run.stdout
+    assert "target (J at least 0.95x" in run.stdout
+
+    # resumed: everything is cached, so not one request is made again and the numbers stay
+    before = len(stub.requests)
+    again = bench(stub, out)
+    assert again.returncode == 0, again.stderr
+    assert len(stub.requests) == before
+    assert json.loads((out / "results.json").read_text(encoding="utf-8"))["answers"] == rows
+
+
+def test_an_interrupted_run_resumes_where_it_stopped(stub, tmp_path):
+    out = tmp_path / "out"
+    stub.delay = 0.3
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), str(DATA), "--base-url", stub.url, "--model", "stub",
+                             "--out", str(out), "--conversations", "1", "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # stop it once some answers are graded
+        grades = out / "grades.jsonl"
+        if grades.exists() and len(grades.read_text(encoding="utf-8").splitlines()) >= 3:
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in err
+    assert "run the same command again to resume" in err
+    kept = len((out / "grades.jsonl").read_text(encoding="utf-8").splitlines())
+    assert 3 <= kept < 16
+    # a line cut off by a crash is skipped, and what follows starts a line of its own
+    with open(out / "answers.jsonl", "a", encoding="utf-8") as fh:
+        fh.write('{"sample": "mini-1", "q": 99, "si')
+    stub.delay = 0
+    stub.requests.clear()
+    run = bench(stub, out, "--conversations", "1", "--workers", "2")
+    assert run.returncode == 0, run.stderr
+    judged = [b for b in stub.requests if "Gold answer:" in b["messages"][-1]["content"]]
+    assert len(judged) == 16 - kept  # only what was not graded yet
+    assert not any(b.get("response_format") or b.get("tools") for b in stub.requests)  # gardened once
+    keys = [tuple(json.loads(line)[k] for k in ("sample", "q", "side"))
+            for line in (out / "grades.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(keys) == len(set(keys)) == 16
+    answered = []
+    for line in (out / "answers.jsonl").read_text(encoding="utf-8").splitlines():
+        try:
+            answered.append(tuple(json.loads(line)[k] for k in ("sample", "q", "side")))
+        except ValueError:
+            assert line.startswith('{"sample": "mini-1", "q": 99')  # only the line cut off stays unread
+    assert len(answered) == len(set(answered)) == 16
+    rows = json.loads((out / "results.json").read_text(encoding="utf-8"))["answers"]
+    assert len(rows) == 8 and all("heartcompass" in r and "full" in r for r in rows)
+
+
+def test_the_key_goes_to_the_endpoint_and_nowhere_else(stub, tmp_path):
+    out = tmp_path / "out"
+    run = bench(stub, out, "--conversations", "1", "--questions", "1", "--api-key-env", "MY_ENDPOINT_KEY",
+                env={"MY_ENDPOINT_KEY": "sk-test-locomo-0123456789"})
+    assert run.returncode == 0, run.stderr
+    assert stub.headers and all({k.lower(): v for k, v in h.items()}.get("authorization")
+               == "Bearer sk-test-locomo-0123456789" for h in stub.headers)
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert b"sk-test-locomo" not in path.read_bytes(), path
+
+
+@pytest.mark.parametrize("text, says", [
+    ("{not json", "line 1: not valid JSON"),
+    ('{"samples": []}', "expected a list of samples"),
+    ('[{"conversation": {"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "yesterday", '
+     '"session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]}, "qa": []}]',
+     "session_1_date_time is 'yesterday'; expected a time like '1:56 pm on 8 May, 2023'"),
+    ('[{"conversation": {"speaker_a": "小雨", "speaker_b": "小雨"}, "qa": []}]', "they must differ"),
+])
+def test_bad_data_is_one_clear_error_and_nothing_is_written(stub, tmp_path, text, says):
+    data = tmp_path / "data.json"
+    data.write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    run = bench(stub, out, data=data)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert str(data) in run.stderr and says in run.stderr
+    assert not out.exists() and not stub.requests
+
+
+def test_one_out_folder_holds_one_model(stub, tmp_path):
+    out = tmp_path / "out"
+    assert bench(stub, out, "--conversations", "1", "--questions", "1").returncode == 0
+    run = bench(stub, out, "--conversations", "1", "--questions", "1", "--judge-model", "other")
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "meta.json" in run.stderr and "Pass another --out" in run.stderr
+
+
+def test_an_unreachable_endpoint_is_one_line(tmp_path):
+    run = subprocess.run([sys.executable, str(SCRIPT), str(DATA), "--base-url", "http://127.0.0.1:9/v1",
+                          "--model", "stub", "--out", str(tmp_path / "out"), "--conversations", "1"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "error:" in run.stderr
+
+
+def test_progress_on_a_terminal_redraws_one_line(stub, tmp_path):
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        run = bench(stub, tmp_path / "out", "--conversations", "1", "--questions", "2", stderr=follower,
+                    stdout=subprocess.PIPE)
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(leader)
+    assert run.returncode == 0
+    text = seen.decode("utf-8", "replace")
+    assert "\r\x1b[K" in text and "gardening" in text and "4/4 answers given and graded" in text
+    assert "Traceback" not in text
+
+
+def test_scores_english_and_chinese():
+    import locomo_score as score
+
+    assert score.f1("A blue mug, for Hannah", "the blue mug") == pytest.approx(2 * (2 / 4) * 1 / (2 / 4 + 1))
+    assert score.f1("上海。", "上海") == 1.0 and score.f1("北京", "上海") == 0.0
+    assert score.f1("", "") == 1.0 and score.f1("x", "") == 0.0
+    assert score.label_of('Same topic.\n{"label": "CORRECT"}') == "CORRECT"
+    assert score.label_of("The answer names another city. WRONG") == "WRONG"
+    assert score.label_of("could be CORRECT or WRONG") is None and score.label_of("no idea") is None
+
+
+def test_sides_and_dates_are_read_from_the_data():
+    from locomo_data import load, parse_when
+
+    assert parse_when("12:09 am on 13 September, 2023").isoformat() == "2023-09-13T00:09:00"
+    assert parse_when("1:56 pm on 8 May, 2023").isoformat() == "2023-05-08T13:56:00"
+    mini, chinese = load(DATA)
+    assert (mini.person, mini.user) == ("Priya", "Tom")
+    swapped = load(DATA, "b")[0]
+    assert (swapped.person, swapped.user) == ("Tom", "Priya")
+    assert [q.side for q in swapped.questions][:2] == ["user", "person"]
+    assert [q.side for q in chinese.questions] == ["person", "user", "person"]
+    assert re.search(r"^2023-10-17, 23:55:00 - Tom: No, I joined", __import__("locomo_data").export_text(mini), re.M)
