@@ -133,6 +133,7 @@ def run(args) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise runner.BenchError(f"--out {out}: cannot make this folder ({exc.strerror or exc}).") from None
+    runner.hold(out)
     check_meta(out, args)
     answers, grades = runner.Records(out / "answers.jsonl"), runner.Records(out / "grades.jsonl")
     progress = Progress()

@@ -38,6 +38,23 @@ def folder_name(sample_id: str) -> str:
     return re.sub(r"[^\w.-]+", "_", sample_id).strip("._") or "sample"
 
 
+def hold(out: Path) -> int:
+    """One run per --out at a time (two would build the same workspace): an
+    flock the system drops when this process ends. Returns its descriptor."""
+    import fcntl
+
+    lock = out / ".lock"
+    refuse_link(lock)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise BenchError(f"another run of the benchmark is using {out}; wait for it to end, or pass "
+                         "another --out.") from None
+    return fd
+
+
 def write_json(path: Path, data) -> None:
     refuse_link(path)
     write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")

@@ -142,6 +142,24 @@ def test_an_interrupted_run_resumes_where_it_stopped(stub, tmp_path):
     assert len(rows) == 8 and all("heartcompass" in r and "full" in r for r in rows)
 
 
+def test_two_runs_on_one_out_folder_are_refused_not_mixed(stub, tmp_path):
+    out = tmp_path / "out"
+    stub.delay = 0.5
+    first = subprocess.Popen([sys.executable, str(SCRIPT), str(DATA), "--base-url", stub.url, "--model", "stub",
+                              "--out", str(out), "--conversations", "1"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (out / "meta.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        second = bench(stub, out, "--conversations", "1")
+        assert second.returncode == 1 and "Traceback" not in second.stderr
+        assert f"another run of the benchmark is using {out}" in second.stderr
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=120)
+
+
 def test_the_key_goes_to_the_endpoint_and_nowhere_else(stub, tmp_path):
     out = tmp_path / "out"
     run = bench(stub, out, "--conversations", "1", "--questions", "1", "--api-key-env", "MY_ENDPOINT_KEY",
