@@ -45,6 +45,7 @@ import locomo_run as runner  # noqa: E402
 import locomo_score as score  # noqa: E402
 from locomo_data import CATEGORIES, DataError, load  # noqa: E402
 
+GARDENED = ("gardened", "up to date")
 SIDE_NAMES = {"person": "about the person", "user": "about the user", "both": "about both",
               "unknown": "evidence not found"}
 
@@ -58,6 +59,7 @@ class Progress:
         self.started = time.monotonic()
         self.lock = threading.Lock()  # answers arrive from several threads
         self._tenth = None
+        self._open = False
 
     def show(self, text: str, done: bool = False, count: tuple[int, int] | None = None) -> None:
         from heartcompass.sanitize import strip_controls
@@ -66,8 +68,14 @@ class Progress:
             elapsed = int(time.monotonic() - self.started)
             line = f"[{elapsed // 60}:{elapsed % 60:02d}] {strip_controls(text)}"
             if self.live:
-                self.stream.write("\r\x1b[K" + line + ("\n" if done else ""))
+                import shutil
+
+                from rich.cells import set_cell_size  # wide (CJK) characters take two columns
+
+                width = shutil.get_terminal_size().columns - 1  # a wrapped line could not be redrawn
+                self.stream.write("\r\x1b[K" + set_cell_size(line, width).rstrip() + ("\n" if done else ""))
                 self.stream.flush()
+                self._open = not done
                 return
             tenth = (count[0] * 10 // max(1, count[1]), count[1]) if count else None
             if done or tenth is None or tenth != self._tenth:
@@ -75,7 +83,7 @@ class Progress:
             self._tenth = tenth
 
     def end(self) -> None:
-        if self.live:
+        if self.live and self._open:  # the redrawn line ends before anything else is printed
             self.stream.write("\n")
             self.stream.flush()
 
@@ -150,7 +158,8 @@ def run(args) -> int:
     stats = score.summary(rows, SIDE_NAMES)
     meta = {"data": str(args.data), "base_url": redact(args.base_url), "model": args.model,
             "judge_model": args.judge_model or args.model, "person_is": f"speaker_{args.person}",
-            "context_at_hand": runner.at_hand_parameter(), "conversations": len(samples), "questions": len(rows)}
+            "context_at_hand": runner.at_hand_parameter(), "conversations": len(samples), "questions": len(rows),
+            "gardens": {s.sample_id: read_stage(out / f / "stage.json").get("garden") for s, f in zip(samples, folders)}}
     runner.write_json(out / "results.json", {"meta": meta, "summary": stats, "answers": rows})
     print(f"LoCoMo on {args.model} (judge {meta['judge_model']}): {len(samples)} conversations, "
           f"{len(rows)} questions (categories 1-4)")
@@ -174,7 +183,8 @@ def check_meta(out: Path, args) -> None:
         runner.write_json(path, want)
         return
     except (ValueError, UnicodeDecodeError):
-        have = None
+        raise runner.BenchError(f"{path} is not valid JSON. Delete it (the answers cached next to it stay) "
+                                "to keep going with this folder, or pass another --out.") from None
     if have != want:
         raise runner.BenchError(f"{path} says this folder holds a run with {have}, not {want}. Pass another "
                                 "--out, or delete the folder to start again.")
@@ -199,7 +209,7 @@ def conversation(args, folder: Path, sample, tag: str, answers, grades, progress
     settings = llm.settings(ws)
     stage_path = folder / "stage.json"
     stage = read_stage(stage_path)
-    if stage.get("garden", {}).get("status") != "gardened":
+    if stage.get("garden", {}).get("status") not in GARDENED:
         requests = [0]
 
         def tick():
@@ -210,8 +220,11 @@ def conversation(args, folder: Path, sample, tag: str, answers, grades, progress
         stage["garden"] = runner.garden(ws, person, settings, tick)
         runner.write_json(stage_path, stage)
     g = stage["garden"]
+    if g["status"] not in GARDENED:  # answers from half a memory would be cached as if it were whole
+        raise runner.BenchError(f"{sample.sample_id}: the gardener {g['status']}: {g['message']} Run the same "
+                                "command again to retry (what it kept stays).")
     progress.show(f"{tag}: garden {g['status']}: {g['entries']} entries, +{g['events_added']} events, memory "
-                  f"{g['memory_tokens']} tokens" + (f" ({g['message']})" if g.get("message") else ""), done=True)
+                  f"{g['memory_tokens']} tokens", done=True)
     questions = sample.questions[:args.questions]
     answer_with = llm.make_chat_model(ws, _steady(settings))
     judge_settings = _steady(llm.settings(ws, args.judge_model or args.model))

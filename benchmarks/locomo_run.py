@@ -158,7 +158,7 @@ def garden(ws: Workspace, person, settings, on_request: Callable[[], None]) -> d
     done = [r for r in runs if r.entries]
     last = runs[-1]
     return {"status": last.status, "message": last.message, "runs": len(runs),
-            "entries": sum(r.entries for r in done), "events_added": sum(r.events_added for r in done),
+            "entries": runs[0].entries, "events_added": sum(r.events_added for r in done),
             "memory_tokens": last.memory_after or (done[-1].memory_after if done else 0)}
 
 

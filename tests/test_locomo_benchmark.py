@@ -203,7 +203,18 @@ def test_an_unreachable_endpoint_is_one_line(tmp_path):
                           "--model", "stub", "--out", str(tmp_path / "out"), "--conversations", "1"],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 1 and "Traceback" not in run.stderr
-    assert "error:" in run.stderr
+    assert "error: mini-1: the gardener failed: Could not connect to the model endpoint" in run.stderr
+
+
+def test_a_garden_that_fails_stops_the_run_before_any_question(stub, tmp_path):
+    """Answers from half a memory would be cached as if it were whole."""
+    stub.refuse = {"json_schema", "json_object", "tool_call"}
+    run = bench(stub, tmp_path / "out", "--conversations", "1")
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "mini-1: the gardener failed" in run.stderr and "Run the same command again" in run.stderr
+    assert not answer_requests(stub) and not (tmp_path / "out" / "answers.jsonl").exists()
+    stub.refuse = set()
+    assert bench(stub, tmp_path / "out", "--conversations", "1", "--questions", "1").returncode == 0
 
 
 def test_progress_on_a_terminal_redraws_one_line(stub, tmp_path):
