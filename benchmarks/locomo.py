@@ -11,8 +11,10 @@ the user; the conversation imported as a WhatsApp export the way `heartcompass
 import` does; the real gardener run on it; then every question of categories
 1 to 4 (5 is adversarial and left out, as the published evaluations do) asked
 twice on the same model: through the prompt `chat` sends (memory/context.py's
-builder, with the question as the user's message) and with the whole
-conversation in context (the full-context baseline). A judge model grades
+builder, with the question as the conversation at hand) and with the whole
+conversation in context (the full-context baseline); on both, the user's
+message is the question with a request for a short answer
+(prompts/locomo/answer.md). A judge model grades
 each answer CORRECT or WRONG with the generous rubric published with the Mem0
 evaluation (see locomo_score.py, prompts/locomo/judge.md); token F1 too.
 
@@ -95,8 +97,8 @@ def arguments(argv=None) -> argparse.Namespace:
     ap.add_argument("--base-url", required=True, help="An OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
     ap.add_argument("--model", required=True, help="The model that gardens and answers.")
     ap.add_argument("--judge-model", help="The model that grades (default: --model).")
-    ap.add_argument("--api-key-env", default="HEARTCOMPASS_LLM_API_KEY",
-                    help="The environment variable holding the key (default: %(default)s; unset for none).")
+    ap.add_argument("--api-key-env", help="The environment variable holding the endpoint's key, e.g. "
+                    "OPENAI_API_KEY (default: HEARTCOMPASS_LLM_API_KEY when set; none for a local server).")
     ap.add_argument("--conversations", type=int, help="Only the first N conversations.")
     ap.add_argument("--questions", type=int, help="Only the first N questions of each conversation.")
     ap.add_argument("--out", type=Path, default=Path("locomo-out"), help="Where caches and results go "
@@ -132,7 +134,10 @@ def run(args) -> int:
     folders = [runner.folder_name(s.sample_id) for s in samples]
     if len(set(folders)) < len(folders):
         raise DataError(f"{args.data}: two samples share a sample_id ({', '.join(folders)}); each needs its own.")
-    key = os.environ.get(args.api_key_env, "") if args.api_key_env else ""
+    key = os.environ.get(args.api_key_env or "HEARTCOMPASS_LLM_API_KEY", "")
+    if args.api_key_env and not key:
+        raise runner.BenchError(f"--api-key-env {args.api_key_env}: that variable is not set. Export it "
+                                "with the endpoint's key, or leave --api-key-env out for an endpoint without one.")
     # the documented overrides: the workspaces' files never hold the endpoint or the key
     os.environ.update(HEARTCOMPASS_LLM_PROVIDER="openai-compatible", HEARTCOMPASS_LLM_BASE_URL=args.base_url,
                       HEARTCOMPASS_LLM_MODEL=args.model, HEARTCOMPASS_LLM_API_KEY=key)

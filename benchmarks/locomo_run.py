@@ -242,6 +242,8 @@ def ask(model, settings, messages: list[tuple[str, str]], sleep=time.sleep) -> d
     if isinstance(content, list):  # content parts
         content = "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in content)
     text = _THINK.sub("", str(content)).strip()
+    # a persona may answer in several short messages: one answer, as the user reads them
+    text = " ".join(part.strip() for part in text.split(context_mod.SEPARATOR) if part.strip())
     usage = getattr(reply, "usage_metadata", None) or {}
     reported = usage.get("input_tokens")
     estimate = sum(estimate_tokens(t) + 4 for _, t in messages)

@@ -47,7 +47,9 @@ def overlap_reply(body: dict) -> str:
     wanted = set(re.findall(r"\w{4,}", question.lower()))
     lines = [line for m in body["messages"][:-1] for line in m["content"].splitlines()]
     best = max(lines, key=lambda line: len(wanted & set(re.findall(r"\w{4,}", line.lower()))), default="")
-    return best.strip("- ") if wanted & set(re.findall(r"\w{4,}", best.lower())) else "I don't know"
+    said = best.strip("- ") if wanted & set(re.findall(r"\w{4,}", best.lower())) else "I don't know"
+    persona = "|||" in body["messages"][0]["content"]  # asked to split replies into short messages
+    return f"hmm, let me think\n|||\n{said}" if persona else said
 
 
 def judge_reply(text: str) -> str:

@@ -63,6 +63,8 @@ def test_it_runs_end_to_end_and_resumes_without_asking_again(stub, tmp_path):
             a = r[side]
             assert a["label"] in ("CORRECT", "WRONG") and a["J"] == (a["label"] == "CORRECT")
             assert 0 <= a["f1"] <= 1 and a["prompt_tokens"] > 0 and a["latency_s"] >= 0
+            assert "|||" not in a["answer"]  # the persona's short messages, read as one answer
+    assert rows[0]["heartcompass"]["answer"].startswith("hmm, let me think ")
     # the stub judges CORRECT when the gold words are in the answer: the grades follow the answers
     assert any(r["full"]["J"] for r in rows) and any(not r["heartcompass"]["J"] for r in rows)
 
@@ -170,6 +172,12 @@ def test_the_key_goes_to_the_endpoint_and_nowhere_else(stub, tmp_path):
     for path in out.rglob("*"):
         if path.is_file():
             assert b"sk-test-locomo" not in path.read_bytes(), path
+
+
+def test_a_named_key_variable_that_is_not_set_is_one_clear_error(stub, tmp_path):
+    run = bench(stub, tmp_path / "out", "--api-key-env", "NO_SUCH_KEY_VAR")
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "--api-key-env NO_SUCH_KEY_VAR: that variable is not set" in run.stderr and not stub.requests
 
 
 @pytest.mark.parametrize("text, says", [
