@@ -26,7 +26,7 @@ from heartcompass.tokens import estimate_tokens
 
 # Names memory/context.build may give "the conversation at hand" (issue 18 §2). Until it takes one,
 # the prompt is the one `chat` sends today, and results.json says so (meta.context_at_hand: null).
-AT_HAND = ("conversation", "message", "for_message", "at_hand")
+AT_HAND = ("about", "conversation", "message", "for_message")
 
 
 class BenchError(Exception):
@@ -199,7 +199,11 @@ def heartcompass_messages(ws: Workspace, person, sample: Sample, question: str) 
     name = at_hand_parameter()
     extra = {name: question} if name else {}
     ctx = context_mod.build(ws, person, now, **extra)
-    return [*ctx.messages(), ("user", question_turn(ws, sample, question))]
+    messages = ctx.messages()
+    if messages[-1] == ("user", question):  # the builder ends the history with the message: ours says more
+        messages.pop()
+    # the question alone chooses the prompt (answer.md's wording would pull in what it mentions)
+    return [*messages, ("user", question_turn(ws, sample, question))]
 
 
 def full_context_messages(ws: Workspace, sample: Sample, question: str) -> list[tuple[str, str]]:
