@@ -121,6 +121,9 @@ def main(argv=None) -> int:
     except (DataError, runner.BenchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:  # a full disk, a folder that cannot be written
+        print(f"error: {exc.filename or args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"\nStopped. What is done is kept in {args.out}; run the same command again to resume.",
               file=sys.stderr)
@@ -153,7 +156,8 @@ def run(args) -> int:
     rows = []
     try:
         for n, (sample, folder) in enumerate(zip(samples, folders), 1):
-            tag = f"{n}/{len(samples)} {sample.sample_id}"
+            short = sample.sample_id if len(sample.sample_id) <= 16 else sample.sample_id[:15] + "…"
+            tag = f"{n}/{len(samples)} {short}"  # the stage after it stays on the line
             rows += conversation(args, out / folder, sample, tag, answers, grades, progress)
     except HeartCompassError as exc:
         raise runner.BenchError(f"{exc.message}" + (f" {exc.hint}" if getattr(exc, "hint", None) else "")) \
@@ -251,7 +255,7 @@ def conversation(args, folder: Path, sample, tag: str, answers, grades, progress
             answers.add(rec)
         grade(ws, judge_with, judge_settings, grades, sample, q, side, rec["answer"])
         total, now = len(questions) * 2, next(counter)  # next() is atomic: answers come from several threads
-        progress.show(f"{tag}: {now}/{total} answers given and graded (each question on both sides)",
+        progress.show(f"{tag}: {now}/{total} answered and graded (both sides)",
                       count=(now, total))
 
     if jobs:

@@ -35,7 +35,14 @@ class BenchError(Exception):
 
 # -- --out: caches that survive an interruption --------------------------------------------
 def folder_name(sample_id: str) -> str:
-    return re.sub(r"[^\w.-]+", "_", sample_id).strip("._") or "sample"
+    """A folder for the sample: its id where it is a safe name, cut short
+    (a file name holds 255 bytes) with a hash of the whole id to keep apart."""
+    import hashlib
+
+    name = re.sub(r"[^\w.-]+", "_", sample_id).strip("._") or "sample"
+    if len(name) > 60:
+        name = f"{name[:50]}-{hashlib.sha256(sample_id.encode('utf-8')).hexdigest()[:8]}"
+    return name
 
 
 def hold(out: Path) -> int:

@@ -225,29 +225,53 @@ def test_a_garden_that_fails_stops_the_run_before_any_question(stub, tmp_path):
     assert bench(stub, tmp_path / "out", "--conversations", "1", "--questions", "1").returncode == 0
 
 
-def test_progress_on_a_terminal_redraws_one_line(stub, tmp_path):
-    import pty
+def spawn_on_terminal(stub, out: Path, *extra: str, data: Path = DATA, columns: int = 120):
+    """The benchmark on a real pseudo-terminal (stdout and stderr both), as a person runs it."""
+    import io
 
-    leader, follower = pty.openpty()
-    try:
-        run = bench(stub, tmp_path / "out", "--conversations", "1", "--questions", "2", stderr=follower,
-                    stdout=subprocess.PIPE)
-        os.close(follower)
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-    finally:
-        os.close(leader)
-    assert run.returncode == 0
-    text = seen.decode("utf-8", "replace")
-    assert "\r\x1b[K" in text and "gardening" in text and "4/4 answers given and graded" in text
-    assert "Traceback" not in text
+    import pexpect
+
+    environ = {**os.environ, "TERM": "xterm-256color", "COLUMNS": str(columns), "LINES": "40"}
+    child = pexpect.spawn(sys.executable, [str(SCRIPT), str(data), "--base-url", stub.url, "--model", "stub",
+                                           "--out", str(out), *extra], env=environ, encoding="utf-8",
+                          timeout=120, dimensions=(40, columns))
+    child.logfile_read = io.StringIO()
+    return child
+
+
+def test_progress_on_a_terminal_redraws_one_line(stub, tmp_path):
+    from terminal import assert_clean_end, finish, screen_text
+
+    from rich.cells import cell_len
+
+    samples = json.loads(DATA.read_text(encoding="utf-8"))
+    samples[0]["sample_id"] = "对话" * 60 + "\x1b]0;owned\x07"  # wider than the terminal, and an escape
+    data = tmp_path / "long.json"
+    data.write_text(json.dumps(samples[:1], ensure_ascii=False), encoding="utf-8")
+    child = spawn_on_terminal(stub, tmp_path / "out", "--questions", "2", data=data, columns=80)
+    code, raw = finish(child)
+    assert code == 0
+    assert_clean_end(raw)
+    assert "\r\x1b[K" in raw  # one line, redrawn in place
+    text = screen_text(raw)
+    assert "gardening" in text and "4/4 answered and graded" in text and "J HC" in text
+    drawn = [part.split("\n")[0].split("\r")[0] for part in raw.split("\r\x1b[K")[1:]]
+    assert drawn and all(cell_len(line) < 80 for line in drawn)  # never wrapped: it could not be redrawn
+    assert "owned" not in raw
+
+
+def test_ctrl_c_on_a_terminal_stops_cleanly_and_keeps_what_is_done(stub, tmp_path):
+    from terminal import CTRL_C, finish, screen_text
+
+    stub.delay = 0.3
+    child = spawn_on_terminal(stub, tmp_path / "out", "--conversations", "1", "--workers", "1")
+    child.expect("answered and graded")
+    child.send(CTRL_C)
+    code, raw = finish(child)
+    text = screen_text(raw)
+    assert code == 130 and "Traceback" not in text
+    assert "Stopped. What is done is kept in" in text and "run the same command again to resume" in text
+    assert (tmp_path / "out" / "grades.jsonl").read_text(encoding="utf-8").strip()
 
 
 def test_scores_english_and_chinese():
