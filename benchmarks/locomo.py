@@ -174,6 +174,10 @@ def run(args) -> int:
           f"{len(rows)} questions (categories 1-4)")
     print("\n".join(score.table(stats)))
     print(score.target_line(stats, SIDE_NAMES))
+    unlabelled = sum(1 for r in rows for side in score.SIDES if r.get(side, {}).get("unlabelled"))
+    if unlabelled:
+        print(f"note: the judge gave no CORRECT or WRONG label, twice, for {unlabelled} answers; they count as "
+              "WRONG (see 'unlabelled' in results.json).")
     if meta["context_at_hand"] is None:
         print("note: memory/context.py takes no message yet; the prompt is chosen without the question.")
     print(f"every answer: {out / 'results.json'}")
@@ -297,11 +301,11 @@ def row(sample, q, answers, grades) -> dict:
     for side in score.SIDES:
         rec, g = answers.get(sample.sample_id, q.index, side), grades.get(sample.sample_id, q.index, side)
         if rec and g:
-            out[side] = {k: rec[k] for k in ("answer", "prompt_tokens", "prompt_tokens_from", "latency_s",
-                                             "build_s") if k in rec} | {
+            out[side] = {k: rec[k] for k in ("answer", "prompt_tokens", "prompt_tokens_from", "prompt_tokens_estimate",
+                                             "latency_s", "build_s") if k in rec} | {
                 "label": g["label"], "J": int(g["label"] == "CORRECT"), "f1": round(score.f1(rec["answer"],
                                                                                               q.answer), 4),
-                "judge": g["judge"]}
+                "judge": g["judge"]} | ({"unlabelled": True} if g.get("unlabelled") else {})
     return out
 
 

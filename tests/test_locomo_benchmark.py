@@ -297,3 +297,28 @@ def test_sides_and_dates_are_read_from_the_data():
     assert [q.side for q in swapped.questions][:2] == ["user", "person"]
     assert [q.side for q in chinese.questions] == ["person", "user", "person"]
     assert re.search(r"^2023-10-17, 23:55:00 - Tom: No, I joined", __import__("locomo_data").export_text(mini), re.M)
+
+
+def test_a_judge_without_a_label_is_asked_again_then_counted_wrong_and_marked(ws, tmp_path):
+    import locomo
+    import locomo_run
+    from fakes import FakeChat
+    from heartcompass.llm import providers as llm
+    from locomo_data import load
+
+    sample = load(DATA)[0]
+    q = sample.questions[0]
+    grades = locomo_run.Records(tmp_path / "grades.jsonl")
+    settings = llm.settings(ws)
+    judge = FakeChat().enqueue("Hard to say.", '{"label": "CORRECT"}')
+    locomo.grade(ws, judge, settings, grades, sample, q, "full", "Biscuit")
+    assert grades.get("mini-1", q.index, "full")["label"] == "CORRECT" and len(judge.calls) == 2
+    judge = FakeChat().enqueue("Hard to say.", "Still hard: CORRECT or WRONG.")
+    locomo.grade(ws, judge, settings, grades, sample, q, "heartcompass", "a dog")
+    rec = grades.get("mini-1", q.index, "heartcompass")
+    assert rec["label"] == "WRONG" and rec["unlabelled"] is True
+    # what the judge was shown: the question, the gold answer and the answer, in the rubric's prompt
+    shown = judge.calls[0][-1].content
+    assert "Gold answer: Biscuit" in shown and "Generated answer: a dog" in shown and "be generous" in shown
+    again = locomo_run.Records(tmp_path / "grades.jsonl")  # read back from the file
+    assert again.get("mini-1", q.index, "heartcompass")["unlabelled"] is True
