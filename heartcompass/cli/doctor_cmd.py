@@ -88,12 +88,28 @@ def _check_git(ws, line) -> None:
         else:
             line(head is not None, "git", f"repository with {counted(len(ws.git.log(None, 10_000)), 'commit')}" if head
                  else "no commits yet", "Run 'heartcompass init' in the workspace.")
+        _check_commits(ws, line)
     except HeartCompassError as exc:
         line(False, "git", exc.message, exc.hint)
     owner = holder(ws.state_dir / "lock")
     if owner:
         line(True, "lock", f"a HeartCompass {owner.get('purpose', 'command')} is running now "
              f"(pid {owner.get('pid', '?')}, since {owner.get('since', '?')})", warn=True)
+
+
+def _check_commits(ws, line) -> None:
+    """A commit the user's git would refuse (signing, a hook), and files of
+    ours that git ignores (a global rule such as "*.md"): each with its fix."""
+    problem = ws.git.commit_problem()
+    if problem:
+        line(False, "commits", f"a commit would fail now: {problem}",
+             "Fix the key or the hook; or let HeartCompass skip hooks: heartcompass config set git.hooks false "
+             "(signing: git config commit.gpgsign false in the workspace)")
+    ignored = [p for p in ws.git.ignored([ws.people_dir, ws.config_path])
+               if not any(part.startswith(".") for part in p.split("/"))]
+    if ignored:
+        line(False, "ignored", f"git ignores {counted(len(ignored), 'file')} of yours, e.g. {ignored[0]}: a hand "
+             "edit there is never committed", f"See which rule: git check-ignore -v {shlex.quote(ignored[0])}")
 
 
 def _check_people(ws, line) -> None:

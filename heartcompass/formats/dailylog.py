@@ -139,7 +139,7 @@ def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = 
     while True:
         with writing(path):
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+            fd = paths.open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)  # never a FIFO: it would hang
         fcntl.flock(fd, fcntl.LOCK_EX)
         if _still_there(fd, path):
             break

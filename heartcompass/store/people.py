@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
@@ -86,7 +87,16 @@ def list_people(ws: Workspace) -> list[Person]:
     except FileNotFoundError:
         return []
     return [Person(n, folder / n) for n in names
-            if not n.startswith(".") and os.path.isfile(os.path.join(folder, n, profile_name))]
+            if not n.startswith(".") and _has_profile(os.path.join(folder, n, profile_name))]
+
+
+def _has_profile(path: str) -> bool:
+    """A PROFILE.md of any kind but a folder: a FIFO or a link in its place
+    is that person's broken file (named when read), not "no such person"."""
+    try:
+        return not stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def resolve(ws: Workspace, name: str) -> Person:
