@@ -180,7 +180,7 @@ def _check_names(ws, line) -> None:
 
     shared = all_collisions(ws)
     for name, people in shared:
-        slugs = ", ".join(p.slug for p in people)
+        slugs = ", ".join(p.slug for p in people[:8]) + (f" and {len(people) - 8} more" if len(people) > 8 else "")
         line(False, "names", f"{name!r} is a name or alias of {len(people)} people ({slugs}); looking it up is "
              "ambiguous", f"Remove it from all but one of them (heartcompass edit {shlex.quote(people[-1].slug)}), or "
              "archive a duplicate ('heartcompass person archive SLUG').", warn=True)
