@@ -26,7 +26,7 @@ from heartcompass.tokens import estimate_tokens
 FILENAME = FILE_KINDS["memory"]
 FACTS, CHATS, THREADS = "Facts", "From our chats", "Open threads"
 SECTIONS = (FACTS, CHATS, THREADS)
-DEFAULT_BUDGET = 1200
+DEFAULT_BUDGET = 6000  # years of a relationship; a prompt takes only what the conversation needs
 FLOW_KEYS = ("consolidated",)  # one line, however many logs it counts
 
 

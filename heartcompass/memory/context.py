@@ -19,6 +19,8 @@ from heartcompass.llm import prompts
 from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
 from heartcompass.formats import voice as voice_fmt
+from heartcompass.memory import relevance, selection
+from heartcompass.memory.selection import Unit
 from heartcompass.store.people import DEFAULT_SELF_NAME, Person
 from heartcompass.store.people import display_name as people_display_name
 from heartcompass.store.slugs import is_safe_slug
@@ -61,10 +63,14 @@ HEADINGS = {
               "events": "What happened (newest first)", "related": "People in {name}'s life",
               "mbti": "Personality type hint"},
 }
-# Events come last: they are the one unbounded list, and fill what is left.
-PRIORITY = {"rules": 0, "relation": 1, "profile": 2, "words": 2.5, "mywords": 2.7, "facts": 3, "threads": 4, "chats": 5, "related": 6,
-            "mbti": 7, "events": 8}
-LEFT_OUT_SHOWN = 50  # per section; the counts are always complete
+# What is kept first when the budget is short. Open threads go before facts:
+# they are few, and a MEMORY.md of years of facts would otherwise crowd them
+# out. Events come last: they are the one unbounded list, and fill what is left.
+PRIORITY = {"rules": 0, "relation": 1, "profile": 2, "words": 2.5, "mywords": 2.7, "threads": 2.9, "facts": 3,
+            "chats": 5, "related": 6, "mbti": 7, "events": 8}
+# Standing of a profile note or memory line before relevance (an event's is its score, at most 1).
+STANDING = {"profile": 1.0, "facts": 1.0, "threads": 0.9, "chats": 0.5}
+ABOUT_TURNS = 3  # the user's last few turns say what the conversation is about
 
 
 @dataclass
@@ -144,17 +150,6 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
 
 
 @dataclass
-class Unit:
-    section: str
-    text: str
-    priority: float
-    tokens: int = 0
-
-    def __post_init__(self):
-        self.tokens = estimate_tokens(self.text) + 1  # +1 for the newline that joins it
-
-
-@dataclass
 class SectionReport:
     key: str
     heading: str
@@ -178,6 +173,8 @@ class Context:
     now: str = ""
     name: str = ""
     voice: str = "persona"   # "reflection" for the user's own person
+    about: list[str] = field(default_factory=list)  # what the selection was for: the user's words, newest first
+    relevant: int = 0        # entries chosen because the conversation names them
 
     def messages(self) -> list[tuple[str, str]]:
         return [("system", self.system), *self.history]
@@ -202,15 +199,15 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: st
     units.append(Unit("profile", "\n".join(facts), 2))
     for i, (heading, text) in enumerate(prof.sections().items()):
         if text:
-            units.append(Unit("profile", f"### {heading}\n{text}", 2 + (i + 1) / 100))
+            units.append(Unit("profile", f"### {heading}\n{text}", 2 + (i + 1) / 100, ranked=True))
     units += _voice_units(snap, voice == "persona")
     for key, title in (("facts", memory_fmt.FACTS), ("threads", memory_fmt.THREADS), ("chats", memory_fmt.CHATS)):
         for i, line in enumerate(snap.memory.items(title)):
-            units.append(Unit(key, line, PRIORITY[key] + i / 1e6))
+            units.append(Unit(key, line, PRIORITY[key] + i / 1e6, ranked=True, standing=STANDING[key]))
     for title, lines in snap.memory.sections.items():
         if title not in memory_fmt.SECTIONS:  # the user's own sections count as facts
             for line in lines:
-                units.append(Unit("facts", line, PRIORITY["facts"] + 0.5))
+                units.append(Unit("facts", line, PRIORITY["facts"] + 0.5, ranked=True))
     you = "the person you are chatting with" if voice in ("persona", "reflection") else "the user"
     for slug, as_words, other in snap.neighbours:
         who = other.name if other else slug
@@ -249,7 +246,10 @@ def _voice_units(snap: Snapshot, persona: bool) -> list[Unit]:
 
 def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = None,
           history_tag: str | None = None, fresh_after: int | None = None,
-          rules: str = "persona.md", voice: str = "persona") -> Context:
+          rules: str = "persona.md", voice: str = "persona", about: str | None = None) -> Context:
+    """about: a message the user is about to send (context --for, the coach's
+    pasted message): the selection is for it, and it ends the history. Without
+    it, the selection is for the user's last few turns in today's log."""
     snap = snapshot(ws, person, rev)
     user = str(ws.config.get("user.name") or "").strip()
     name = display_name(ws, snap.profile)
@@ -259,73 +259,45 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
     if snap.profile.relation == "self" and voice == "persona":
         rules, voice = "reflection.md", "reflection"  # a reflection partner, never a simulated someone
     budget = int(ws.config.get("memory.context_budget_tokens"))
+    history_budget = int(ws.config.get("chat.history_budget_tokens"))
+    hist = recent_history(person, now.date(), history_budget, history_tag, fresh_after, about)
     units = _units(ws, snap, now, user, rules, voice, name)
     headings = {k: (HEADINGS[voice][k].format(user=user, name=name) if k in HEADINGS[voice] else None)
                 for k in SECTIONS}
     header_tokens = {k: estimate_tokens(f"## {h}\n") + 1 if h else 0 for k, h in headings.items()}
-    chosen: list[Unit] = []
-    left: dict[str, list[str]] = {}
-    left_count: dict[str, int] = {}
-    used, opened = 0, set()
-
-    def offer(unit: Unit) -> None:
-        nonlocal used
-        cost = unit.tokens + (0 if unit.section in opened else header_tokens[unit.section])
-        if used + cost <= budget:
-            chosen.append(unit)
-            used += cost
-            opened.add(unit.section)
-        else:
-            leave(unit.section, unit.text)
-
-    def leave(section: str, text: str) -> None:
-        left_count[section] = left_count.get(section, 0) + 1
-        if len(left.setdefault(section, [])) < LEFT_OUT_SHOWN:
-            left[section].append(text)
-
-    for unit in sorted(units, key=lambda u: u.priority):
-        offer(unit)
-    # Events by score, rendered only while they can still fit.
+    said = [text for role, text in reversed(hist) if role == "user"][:ABOUT_TURNS]
     half_life = float(ws.config.get("memory.half_life_days"))
     today = now.date()
-    ranked = sorted(snap.events.events, key=lambda e: events_fmt.score(e, today, half_life), reverse=True)
-    smallest = 4 + (0 if "events" in opened else header_tokens["events"])
-    for i, event in enumerate(ranked):
-        if budget - used < smallest:
-            for rest in ranked[i:i + max(0, LEFT_OUT_SHOWN - len(left.get("events", [])))]:
-                left.setdefault("events", []).append(rest.render())
-            left_count["events"] = left_count.get("events", 0) + len(ranked) - i
-            break
-        offer(Unit("events", event.render(), PRIORITY["events"]))
+    choice = selection.choose(units, snap.events.events, budget, header_tokens,
+                              score_event=lambda e: events_fmt.score(e, today, half_life),
+                              about=relevance.query(said))
     parts, reports = [], []
     for key in SECTIONS:
-        mine = [u for u in chosen if u.section == key]
+        mine = sorted((u for u in choice.chosen if u.section == key), key=lambda u: (u.priority, u.order))
         if key == "events":  # picked by score, shown newest first
             mine.sort(key=lambda u: u.text, reverse=True)
         report = SectionReport(key, headings[key] or "Rules and now", sum(u.tokens for u in mine),
-                               len(mine), left_count.get(key, 0))
+                               len(mine), choice.left_count.get(key, 0))
         if mine:
             report.tokens += header_tokens[key]
             body = "\n".join(u.text for u in mine)
             parts.append(f"## {headings[key]}\n{body}" if headings[key] else body)
         reports.append(report)
     system = "\n\n".join(parts)
-    warnings = size_warnings(person, snap.profile_tokens, snap.memory_tokens, budget)
-    history_budget = int(ws.config.get("chat.history_budget_tokens"))
-    hist = recent_history(person, now.date(), history_budget, history_tag, fresh_after)
+    warnings = size_warnings(person, snap.profile_tokens, budget)
     hist_tokens = sum(estimate_tokens(text) for _, text in hist)
-    return Context(system, hist, reports, left, warnings, budget, estimate_tokens(system), hist_tokens,
-                   history_budget, rev, now.strftime("%Y-%m-%d %H:%M"), name, voice)
+    return Context(system, hist, reports, choice.left, warnings, budget, estimate_tokens(system), hist_tokens,
+                   history_budget, rev, now.strftime("%Y-%m-%d %H:%M"), name, voice, said, choice.relevant)
 
 
-def size_warnings(person: Person, profile_tokens: int, memory_tokens: int, budget: int) -> list[str]:
-    warnings = []
-    for label, tokens in (("PROFILE.md", profile_tokens), ("MEMORY.md", memory_tokens)):
-        if tokens > budget:
-            warnings.append(f"people/{person.slug}/{label} is about {tokens} tokens, more than the whole context "
-                            f"budget ({budget}), so parts of it are left out. Trim the file or raise "
-                            f"memory.context_budget_tokens.")
-    return warnings
+def size_warnings(person: Person, profile_tokens: int, budget: int) -> list[str]:
+    """PROFILE.md is who they are, meant to fit a prompt whole. MEMORY.md and
+    EVENTS.md may hold far more than a prompt: the selection takes what the
+    conversation needs, so their size is no warning."""
+    if profile_tokens <= budget:
+        return []
+    return [f"people/{person.slug}/PROFILE.md is about {profile_tokens} tokens, more than the whole context "
+            f"budget ({budget}), so parts of it are left out. Trim the file or raise memory.context_budget_tokens."]
 
 
 @dataclass
@@ -341,8 +313,7 @@ def preview(ws: Workspace, person: Person, rev: str | None = None) -> Preview:
     read = _reader(ws, person, rev)
     prof_text, prof = _profile(read, person, rev)
     budget = int(ws.config.get("memory.context_budget_tokens"))
-    return Preview(display_name(ws, prof), size_warnings(person, estimate_tokens(prof_text),
-                                                         estimate_tokens(read(person.memory_path) or ""), budget),
+    return Preview(display_name(ws, prof), size_warnings(person, estimate_tokens(prof_text), budget),
                    "reflection" if prof.relation == "self" else "persona")
 
 
@@ -350,11 +321,12 @@ FEW_TURNS = 6
 
 
 def recent_history(person: Person, today: dt.date, budget: int, tag: str | None = None,
-                   fresh_after: int | None = None) -> list[tuple[str, str]]:
+                   fresh_after: int | None = None, pending: str | None = None) -> list[tuple[str, str]]:
     """Recent turns of today's log (and the previous chat day when today has
     few), newest kept first, within budget. Only turns of the same kind of
     chat count: a time-travel chat never leaks into a normal one. After
-    /new, only the entries of today's log past index fresh_after."""
+    /new, only the entries of today's log past index fresh_after. pending:
+    a message not logged yet (context --for), as the user's newest."""
     today_s = today.isoformat()
     dates = [d for d in dailylog.log_dates(person.dir) if d <= today_s]
 
@@ -370,14 +342,16 @@ def recent_history(person: Person, today: dt.date, budget: int, tag: str | None 
         picked, earlier = turns_of(today_s, fresh_after or 0), dates[:-1]
     if fresh_after is None and len(picked) < FEW_TURNS and earlier:
         picked = turns_of(earlier[-1]) + picked
+    said = [("user" if e.speaker == "me" else "assistant", e.text) for e in picked]
+    if pending and pending.strip():
+        said.append(("user", pending.strip()))
     turns: list[tuple[str, str]] = []
-    for e in picked:
-        role = "user" if e.speaker == "me" else "assistant"
+    for role, text in said:
         if turns and turns[-1][0] == role:  # one chat turn may be several messages
             joiner = f"\n{SEPARATOR}\n" if role == "assistant" else "\n"
-            turns[-1] = (role, turns[-1][1] + joiner + e.text)
+            turns[-1] = (role, turns[-1][1] + joiner + text)
         else:
-            turns.append((role, e.text))
+            turns.append((role, text))
     kept: list[tuple[str, str]] = []
     used = 0
     for role, text in reversed(turns):
