@@ -167,7 +167,7 @@ def run(args) -> int:
     stats = score.summary(rows, SIDE_NAMES)
     meta = {"data": str(args.data), "base_url": redact(args.base_url), "model": args.model,
             "judge_model": args.judge_model or args.model, "person_is": f"speaker_{args.person}",
-            "context_at_hand": runner.at_hand_parameter(), "conversations": len(samples), "questions": len(rows),
+            "conversations": len(samples), "questions": len(rows),
             "gardens": {s.sample_id: read_stage(out / f / "stage.json").get("garden") for s, f in zip(samples, folders)}}
     runner.write_json(out / "results.json", {"meta": meta, "summary": stats, "answers": rows})
     print(f"LoCoMo on {args.model} (judge {meta['judge_model']}): {len(samples)} conversations, "
@@ -178,8 +178,6 @@ def run(args) -> int:
     if unlabelled:
         print(f"note: the judge gave no CORRECT or WRONG label, twice, for {unlabelled} answers; they count as "
               "WRONG (see 'unlabelled' in results.json).")
-    if meta["context_at_hand"] is None:
-        print("note: memory/context.py takes no message yet; the prompt is chosen without the question.")
     print(f"every answer: {out / 'results.json'}")
     return 0
 

@@ -6,7 +6,6 @@ a stopped run resume."""
 from __future__ import annotations
 
 import datetime as dt
-import inspect
 import json
 import os
 import re
@@ -23,11 +22,6 @@ from heartcompass.llm import prompts, providers as llm
 from heartcompass.memory import context as context_mod
 from heartcompass.store.workspace import Workspace, create_workspace
 from heartcompass.tokens import estimate_tokens
-
-# Names memory/context.build may give "the conversation at hand" (issue 18 §2). Until it takes one,
-# the prompt is the one `chat` sends today, and results.json says so (meta.context_at_hand: null).
-AT_HAND = ("about", "conversation", "message", "for_message")
-
 
 class BenchError(Exception):
     """A problem the user fixes (the endpoint, the model, --out): one line, exit 1."""
@@ -193,19 +187,11 @@ def asked_at(sample: Sample) -> dt.datetime:
     return dt.datetime.combine(sample.last.date() + dt.timedelta(days=1), dt.time(10, 0))
 
 
-def at_hand_parameter() -> str | None:
-    params = inspect.signature(context_mod.build).parameters
-    return next((name for name in AT_HAND if name in params), None)
-
-
 def heartcompass_messages(ws: Workspace, person, sample: Sample, question: str) -> list[tuple[str, str]]:
     """What `chat` would send for the question typed as the user's message:
-    the context builder's prompt (with the question as the conversation at
-    hand, when the builder takes one), its recent turns, then the message."""
-    now = asked_at(sample)
-    name = at_hand_parameter()
-    extra = {name: question} if name else {}
-    ctx = context_mod.build(ws, person, now, **extra)
+    the context builder's prompt chosen for the question (the conversation
+    at hand, as `context --for` shows it), its recent turns, then the message."""
+    ctx = context_mod.build(ws, person, asked_at(sample), about=question)
     messages = ctx.messages()
     if messages[-1] == ("user", question):  # the builder ends the history with the message: ours says more
         messages.pop()

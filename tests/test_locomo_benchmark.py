@@ -322,3 +322,29 @@ def test_a_judge_without_a_label_is_asked_again_then_counted_wrong_and_marked(ws
     assert "Gold answer: Biscuit" in shown and "Generated answer: a dog" in shown and "be generous" in shown
     again = locomo_run.Records(tmp_path / "grades.jsonl")  # read back from the file
     assert again.get("mini-1", q.index, "heartcompass")["unlabelled"] is True
+
+
+def test_the_question_chooses_what_the_prompt_holds(ws):
+    """A faint, old event the question names comes back (the context builder's
+    `about`), and the question is sent once, inside the request for a short answer."""
+    import datetime as dt
+
+    import locomo_run
+    from heartcompass.formats import events as events_fmt
+    from heartcompass.store.people import create
+    from locomo_data import load
+
+    sample = load(DATA)[0]
+    priya = create(ws, "Priya", "friend")
+    ef = events_fmt.load(priya.events_path)
+    ef.events = [events_fmt.Event(dt.date(2023, 10, 1) - dt.timedelta(days=i % 60), f"Ordinary day number {i} at "
+                                  "the office with the usual meetings", 0.9, "told") for i in range(200)]
+    ef.events.append(events_fmt.Event(dt.date(2019, 3, 2), "Walked the rainbow sidewalk in Lisbon", 0.1, "told"))
+    priya.events_path.write_text(events_fmt.render(ef), encoding="utf-8")
+    question = "When did Priya walk the rainbow sidewalk?"
+    messages = locomo_run.heartcompass_messages(ws, priya, sample, question)
+    assert "rainbow sidewalk in Lisbon" in messages[0][1]
+    other = locomo_run.heartcompass_messages(ws, priya, sample, "What does Priya do on weekdays?")
+    assert "rainbow sidewalk" not in other[0][1]  # the budget holds a fraction of the events
+    assert [role for role, _ in messages] == ["system", "user"]
+    assert messages[1][1].count(question) == 1 and "short phrase" in messages[1][1]
