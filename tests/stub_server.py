@@ -85,23 +85,35 @@ def structured_reply(name: str, body: dict) -> dict:
                                 "why": "a concrete plan without pressure"}],
                 "risks": ["Jumping to solutions may feel dismissive"],
                 "suggestions": ["Ask one open question before giving advice"]}
-    if name != "Proposal":  # compression: the newest lines, as they are, within the budget
+    if name != "Proposal":  # compression: each section's newest lines, as they are, within the budget
+        out: dict = {"facts": [], "chat_notes": [], "threads": []}
+        key = None
+        for line in text.splitlines():
+            heading = re.match(r"## (.+)", line)
+            if heading:
+                key = {"Facts": "facts", "From our chats": "chat_notes", "Open threads": "threads",
+                       "About me": "about_user"}.get(heading.group(1).strip())
+                out.setdefault(key, []) if key else None
+            elif key and line.startswith("- "):
+                out[key].append(line)
         budget = re.search(r"fits in (\d+) tokens", body["messages"][0]["content"])
-        lines, kept, used = re.findall(r"(?m)^- .+$", text), [], 0
-        for line in reversed(lines):
-            used += len(line)
-            if budget and used > 2 * int(budget.group(1)):  # about 4 characters a token: half the budget
-                break
-            kept.insert(0, line)
-        return {"facts": kept, "chat_notes": [], "threads": []}
+        while budget and out["facts"] and sum(len(x) for v in out.values() for x in v) > 2 * int(budget.group(1)):
+            out["facts"].pop(0)  # about 4 characters a token: half the budget; the oldest fact goes first
+        return out
     notes = re.findall(r"(?m)^(L\d+) \[[^\]]* · note · [^\]]*\] (.+)$", text)
+    # the user's own news ("my son broke his arm"): what they told about their life
+    mine = re.findall(r"(?m)^(L\d+) \[[^\]]* · (?:me|import:me) · [^\]]*\] [Mm]y (.+)$", text)
     facts = [{"text": note[:150], "evidence": [ident]} for ident, note in notes]
+    taken = {ident for ident, _ in mine}
     for ident, said in re.findall(r"(?m)^(L\d+) \[[^\]]* · import:\S+ · [^\]]*\] (.+)$", text):
+        if ident in taken:
+            continue
         words = said.split()  # a statement, not the message pasted: its first words, never all of them
         facts.append({"text": " ".join(words[:min(len(words) - 1, 20)]) if len(words) > 3 else said,
                       "evidence": [ident]})
-    return {"summary": f"stub gardener: {len(facts)} facts", "nothing_worth_keeping": not facts,
-            "new_facts": facts}
+    return {"summary": f"stub gardener: {len(facts)} facts", "nothing_worth_keeping": not (facts or mine),
+            "new_facts": facts,
+            "new_about_user": [{"text": f"The user's {said[:140]}", "evidence": [ident]} for ident, said in mine]}
 
 
 def structured_mode(body: dict) -> tuple[str | None, str]:

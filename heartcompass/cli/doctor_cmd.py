@@ -63,6 +63,7 @@ def doctor(ctx: typer.Context,
         raise typer.Exit(1)
     if ping:
         _ping(ws, settings, line)
+        _ping_channels(ws, line)
     if not all(results):
         raise typer.Exit(1)
 
@@ -193,6 +194,17 @@ def _check_names(ws, line) -> None:
         line(False, "names", f"user.name {user!r} is also the {c.as_what} of people/{c.person.slug}: prompts "
              "about them would mix the two of you up", user_name_fix(user, c.person.slug),
              warn=True)
+
+
+def _ping_channels(ws, line) -> None:
+    """serve's chat apps whose credentials are set: the tokens are checked with the apps."""
+    from heartcompass.gateway import runner
+
+    for name in runner.configured(ws):
+        try:
+            line(True, name, f"credentials accepted ({runner.check_channel(ws, name)})")
+        except HeartCompassError as exc:
+            line(False, name, exc.message, exc.hint)
 
 
 def _ping(ws, settings, line) -> None:

@@ -1,8 +1,10 @@
 """Prompt assembly: what a persona knows, within a token budget.
 
 The system prompt is built from one person's folder only (plus one line per
-related person): rules, the current time, PROFILE.md, MEMORY.md (facts and
-chat impressions labelled apart), the highest-scoring EVENTS and relation /
+related person, and the user's own short basics from people/me): rules, the
+current time and when the two last talked, PROFILE.md, MEMORY.md (facts and
+chat impressions labelled apart, what the user told them about their own
+life, notes not yet gardened), the highest-scoring EVENTS and relation /
 MBTI guidance. Every piece is a whole entry; entries are taken by priority
 and score until the budget is spent, and what does not fit is reported,
 never cut mid-entry. No terminal code here: `context` and `chat` render it."""
@@ -27,21 +29,24 @@ from heartcompass.store.slugs import is_safe_slug
 from heartcompass.tokens import estimate_tokens
 from heartcompass.store.workspace import Workspace
 
-SEPARATOR = "|||"
-TIME_TRAVEL_TAG = "as-of"
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+from heartcompass.memory.history import SEPARATOR, TIME_TRAVEL_TAG, WEEKDAYS, recent_history, unstamped  # noqa: F401
+from heartcompass.memory.history import tag_of as _tag_of  # noqa: F401  (chat.py's /retry)
 
 # (key, heading) in the order they appear in the prompt; "persona" speaks to
 # the persona (chat), "about" describes the person to an adviser (coach).
-SECTIONS = ("rules", "relation", "profile", "words", "mywords", "facts", "threads", "chats", "events", "related",
-            "mbti")
+SECTIONS = ("rules", "when", "relation", "selfbasics", "profile", "words", "mywords", "facts", "pending", "aboutuser",
+            "threads", "chats", "events", "related", "mbti")
 HEADINGS = {
     "persona": {"relation": "How you relate to {user}", "profile": "Who you are (from PROFILE.md)",
                 "words": "How you write (your own real messages, from VOICE.md: match this style; they are not "
                          "facts)",
-                "facts": "Known facts (true) — except lines “X said: …” (what X said in a real message) and "
-                         "lines ending (import) (from an imported card): those are not verified",
+                "facts": "Known facts (true) — except what a line says someone said (“Caroline said she …”: "
+                         "from their real messages) and lines ending (import) (from an imported card): those are "
+                         "not verified",
                 "threads": "Open threads (things to follow up on)",
+                "selfbasics": "Who {user} is (from {user}'s own notes)",
+                "pending": "Just noted by {user}, not yet gardened into the notes above (true)",
+                "aboutuser": "What {user} has told you about {user}'s own life (true: ask about it when it fits)",
                 "chats": "Said in earlier simulated chats (stay consistent; not facts)",
                 "events": "Things that happened (newest first)", "related": "People in your life",
                 "mbti": "Personality type hint"},
@@ -50,15 +55,21 @@ HEADINGS = {
                    "words": "How {user} writes (their own real messages: style, not facts)",
                    "mywords": "How {user} writes (their own real messages: style, not facts)",
                    "facts": "Known facts about {user} (true)", "threads": "Open threads in {user}'s life",
+                   "pending": "Just noted by {user}, not yet gardened into the notes above (true)",
+                   "aboutuser": "Also known about {user} (true)",
                    "chats": "Said in earlier reflection chats (stay consistent; not facts)",
                    "events": "What happened to {user} (newest first)", "related": "People in {user}'s life",
                    "mbti": "Personality type hint (about {user})"},
     "about": {"relation": "How {name} relates to {user}", "profile": "Who {name} is (from PROFILE.md)",
               "words": "How {name} writes (their real messages: style, not facts)",
               "mywords": "How {user} writes to {name} (real messages: make suggested replies sound like this)",
-              "facts": "Known facts about {name} (true) — except lines “X said: …” (what X said in a real "
-                       "message) and lines ending (import) (from an imported card): those are not verified",
+              "facts": "Known facts about {name} (true) — except what a line says someone said (“Caroline "
+                       "said she …”: from their real messages) and lines ending (import) (from an imported card): "
+                       "those are not verified",
               "threads": "Open threads with {name}",
+              "selfbasics": "Who {user} is (from {user}'s own notes)",
+              "pending": "Just noted by {user}, not yet gardened into the notes above (true)",
+              "aboutuser": "What {user} has told {name} about {user}'s own life (true)",
               "chats": "What a simulated {name} said in practice chats (not facts)",
               "events": "What happened (newest first)", "related": "People in {name}'s life",
               "mbti": "Personality type hint"},
@@ -66,11 +77,13 @@ HEADINGS = {
 # What is kept first when the budget is short. Open threads go before facts:
 # they are few, and a MEMORY.md of years of facts would otherwise crowd them
 # out. Events come last: they are the one unbounded list, and fill what is left.
-PRIORITY = {"rules": 0, "relation": 1, "profile": 2, "words": 2.5, "mywords": 2.7, "threads": 2.9, "facts": 3,
-            "chats": 5, "related": 6, "mbti": 7, "events": 8}
+PRIORITY = {"rules": 0, "when": 0.5, "relation": 1, "profile": 2, "selfbasics": 2.2, "words": 2.5, "mywords": 2.7,
+            "threads": 2.9, "facts": 3, "pending": 3.1, "aboutuser": 3.2, "chats": 5, "related": 6, "mbti": 7,
+            "events": 8}
 # Standing of a profile note or memory line before relevance (an event's is its score, at most 1).
-STANDING = {"profile": 1.0, "facts": 1.0, "threads": 0.9, "chats": 0.5}
+STANDING = {"profile": 1.0, "facts": 1.0, "aboutuser": 1.0, "threads": 0.9, "chats": 0.5}
 ABOUT_TURNS = 3  # the user's last few turns say what the conversation is about
+UNTITLED = {"rules": "Rules and now", "when": "When you last talked"}  # sections the prompt gives no heading
 
 
 @dataclass
@@ -205,7 +218,7 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: st
         for i, line in enumerate(snap.memory.items(title)):
             units.append(Unit(key, line, PRIORITY[key] + i / 1e6, ranked=True, standing=STANDING[key]))
     for title, lines in snap.memory.sections.items():
-        if title not in memory_fmt.SECTIONS:  # the user's own sections count as facts
+        if title not in memory_fmt.KNOWN:  # the user's own sections count as facts
             for line in lines:
                 units.append(Unit("facts", line, PRIORITY["facts"] + 0.5, ranked=True))
     you = "the person you are chatting with" if voice in ("persona", "reflection") else "the user"
@@ -222,6 +235,27 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: st
         units.append(Unit("related", f"- {who} (to them, {whom}: {as_words or 'related'})", PRIORITY["related"]))
     if prof.mbti:
         units.append(Unit("mbti", prompts.render(ws, "mbti.md", **values), PRIORITY["mbti"]))
+    return units
+
+
+def _user_side_units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, voice: str,
+                     tag: str | None) -> list[Unit]:
+    """The user's own side (memory/user_side.py) and when they last talked
+    (memory/history.py): added blocks, placed by PRIORITY like the rest."""
+    from heartcompass.memory import history, user_side
+
+    units = []
+    if voice != "about":  # the coach advises on a real conversation, not on these chats
+        units.append(Unit("when", history.when_line(snap.person, now, user, tag), PRIORITY["when"]))
+    if voice != "reflection":  # the user's own person shows all of it already
+        read = _reader(ws, snap.person, snap.rev) if snap.rev else None
+        units += [Unit("selfbasics", f"- {line}", PRIORITY["selfbasics"] + i / 1000)
+                  for i, line in enumerate(user_side.self_basics(ws, user, read))]
+    units += [Unit("aboutuser", line, PRIORITY["aboutuser"] + i / 1e6, ranked=True, standing=STANDING["aboutuser"])
+              for i, line in enumerate(user_side.about_user(snap.memory))]
+    if snap.rev is None:  # what the gardener has not read yet is now, not as of then
+        units += [Unit("pending", line, PRIORITY["pending"] + i / 1e6)
+                  for i, line in enumerate(user_side.pending_notes(ws, snap.person, now))]
     return units
 
 
@@ -255,17 +289,23 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
     name = display_name(ws, snap.profile)
     selves = [p for p in [snap.profile, *(o for _, _, o in [*snap.neighbours, *snap.incoming])]
               if p is not None and p.relation == "self" and p.name != DEFAULT_SELF_NAME]
-    user = user or (selves[0].name if selves else "the user")  # the user's own person, renamed by hand
+    if not user:  # the user's own person, renamed by hand
+        from heartcompass.memory.user_side import self_name
+
+        user = selves[0].name if selves else self_name(ws) or "the user"
     if snap.profile.relation == "self" and voice == "persona":
         rules, voice = "reflection.md", "reflection"  # a reflection partner, never a simulated someone
     budget = int(ws.config.get("memory.context_budget_tokens"))
     history_budget = int(ws.config.get("chat.history_budget_tokens"))
-    hist = recent_history(person, now.date(), history_budget, history_tag, fresh_after, about)
-    units = _units(ws, snap, now, user, rules, voice, name)
+    hist = recent_history(person, now, history_budget, history_tag, fresh_after, about)
+    units = _units(ws, snap, now, user, rules, voice, name) + _user_side_units(ws, snap, now, user, voice, history_tag)
     headings = {k: (HEADINGS[voice][k].format(user=user, name=name) if k in HEADINGS[voice] else None)
                 for k in SECTIONS}
     header_tokens = {k: estimate_tokens(f"## {h}\n") + 1 if h else 0 for k, h in headings.items()}
-    said = [text for role, text in reversed(hist) if role == "user"][:ABOUT_TURNS]
+    said = [unstamped(text) for role, text in reversed(hist) if role == "user"]
+    if about and about.strip():  # whole, even where the history keeps only the newest part of a long one
+        said = [about.strip(), *said[1:]]
+    said = said[:ABOUT_TURNS]
     half_life = float(ws.config.get("memory.half_life_days"))
     today = now.date()
     choice = selection.choose(units, snap.events.events, budget, header_tokens,
@@ -276,7 +316,7 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
         mine = sorted((u for u in choice.chosen if u.section == key), key=lambda u: (u.priority, u.order))
         if key == "events":  # picked by score, shown newest first
             mine.sort(key=lambda u: u.text, reverse=True)
-        report = SectionReport(key, headings[key] or "Rules and now", sum(u.tokens for u in mine),
+        report = SectionReport(key, headings[key] or UNTITLED.get(key, key), sum(u.tokens for u in mine),
                                len(mine), choice.left_count.get(key, 0))
         if mine:
             report.tokens += header_tokens[key]
@@ -315,59 +355,6 @@ def preview(ws: Workspace, person: Person, rev: str | None = None) -> Preview:
     budget = int(ws.config.get("memory.context_budget_tokens"))
     return Preview(display_name(ws, prof), size_warnings(person, estimate_tokens(prof_text), budget),
                    "reflection" if prof.relation == "self" else "persona")
-
-
-FEW_TURNS = 6
-
-
-def recent_history(person: Person, today: dt.date, budget: int, tag: str | None = None,
-                   fresh_after: int | None = None, pending: str | None = None) -> list[tuple[str, str]]:
-    """Recent turns of today's log (and the previous chat day when today has
-    few), newest kept first, within budget. Only turns of the same kind of
-    chat count: a time-travel chat never leaks into a normal one. After
-    /new, only the entries of today's log past index fresh_after. pending:
-    a message not logged yet (context --for), as the user's newest."""
-    today_s = today.isoformat()
-    dates = [d for d in dailylog.log_dates(person.dir) if d <= today_s]
-
-    def turns_of(day: str, skip: int = 0) -> list[dailylog.Entry]:
-        entries = dailylog.load(person.logs_dir / f"{day}.md")
-        gone = dailylog.dropped(entries)  # replies replaced by /retry
-        return [e for i, e in enumerate(entries) if i >= skip and i not in gone
-                and e.speaker in ("me", "persona") and "cut off" not in e.tags and _tag_of(e) == tag]
-
-    picked: list[dailylog.Entry] = []
-    earlier = dates
-    if dates and dates[-1] == today_s:
-        picked, earlier = turns_of(today_s, fresh_after or 0), dates[:-1]
-    if fresh_after is None and len(picked) < FEW_TURNS and earlier:
-        picked = turns_of(earlier[-1]) + picked
-    said = [("user" if e.speaker == "me" else "assistant", e.text) for e in picked]
-    if pending and pending.strip():
-        said.append(("user", pending.strip()))
-    turns: list[tuple[str, str]] = []
-    for role, text in said:
-        if turns and turns[-1][0] == role:  # one chat turn may be several messages
-            joiner = f"\n{SEPARATOR}\n" if role == "assistant" else "\n"
-            turns[-1] = (role, turns[-1][1] + joiner + text)
-        else:
-            turns.append((role, text))
-    kept: list[tuple[str, str]] = []
-    used = 0
-    for role, text in reversed(turns):
-        cost = estimate_tokens(text) + 4
-        if used + cost > budget and kept:  # the newest turn always goes
-            break
-        kept.insert(0, (role, text))
-        used += cost
-    return kept
-
-
-def _tag_of(entry: dailylog.Entry) -> str | None:
-    for tag in entry.tags:
-        if tag.startswith(TIME_TRAVEL_TAG):
-            return tag
-    return None
 
 
 def parse_time_travel(ws: Workspace, value: str) -> tuple[str, str]:

@@ -55,9 +55,12 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         if event is not None:
             ops.append(lambda e=event: _remove_event(wb, e))
     for key, title, need in (("facts", memory_fmt.FACTS, "trusted"), ("chat_notes", memory_fmt.CHATS, "persona"),
-                             ("threads", memory_fmt.THREADS, "any")):
+                             ("threads", memory_fmt.THREADS, "any"), ("about_user", memory_fmt.ABOUT_ME, "user")):
+        if key == "about_user" and wb.profile.relation == "self" and proposal.new_about_user:
+            ck.problems.append("new_about_user: this is the user's own person, whose facts are all about the "
+                               "user: put them in new_facts")
         for n, line in enumerate(getattr(proposal, f"new_{key}"), 1):
-            what = f"new {key[:-1].replace('_', ' ')} {n}"
+            what = f"new {'line about the user' if key == 'about_user' else key[:-1].replace('_', ' ')} {n}"
             text = ck.text(what, line.text)
             source = ck.evidence(what, line.evidence, need, text)
             if source and key == "threads" and not all(i.entry.trusted for i in ck.found):
@@ -165,7 +168,7 @@ def _remove_event(wb: Workbench, event: events_fmt.Event) -> None:
 
 
 def _add_line(wb: Workbench, title: str, line: str) -> None:
-    lines = wb.memory.sections.setdefault(title, [])
+    lines = memory_fmt.ensure_section(wb.memory, title)
     if norm(line) not in (norm(x) for x in lines):
         lines.append(line)
         wb.changes.append(f"+ {title}: {line[2:]}")
@@ -251,6 +254,8 @@ def apply_compression(wb: Workbench, result: Compressed) -> list[str]:
     every hand-written line kept verbatim, every line citing a source."""
     problems = []
     new = {memory_fmt.FACTS: result.facts, memory_fmt.CHATS: result.chat_notes, memory_fmt.THREADS: result.threads}
+    if result.about_user is not None and memory_fmt.ABOUT_ME in wb.memory.sections:
+        new[memory_fmt.ABOUT_ME] = result.about_user
     cleaned: dict[str, list[str]] = {}
     for title, lines in new.items():
         cleaned[title] = []

@@ -73,6 +73,11 @@ class Proposal(BaseModel):
                                        description="what the persona said in simulated chats (untrusted)")
     rewritten_chat_notes: list[Rewrite] = Field(default_factory=list)
     removed_chat_notes: list[str] = Field(default_factory=list)
+    new_about_user: list[Line] = Field(default_factory=list,
+                                       description="what the user told about their own life (their family, work, "
+                                                   "plans, news): only from the user's own entries")
+    rewritten_about_user: list[Rewrite] = Field(default_factory=list)
+    removed_about_user: list[str] = Field(default_factory=list)
     new_threads: list[Line] = Field(default_factory=list, description="things to follow up on")
     closed_threads: list[str] = Field(default_factory=list, description="ids of threads now resolved")
     profile_fields: list[FieldChange] = Field(default_factory=list)
@@ -99,6 +104,9 @@ class Compressed(BaseModel):
     facts: list[str]
     chat_notes: list[str]
     threads: list[str]
+    # None (left out): the About me section stays as it is, so a model that
+    # omits it never empties what the user told
+    about_user: Optional[list[str]] = None
 
 
 class ProposalError(HeartCompassError):

@@ -32,7 +32,8 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
     text = present(wb, chunk, shown)
     content: Any = text if not images else [{"type": "text", "text": text},
                                             *({"type": "image_url", "image_url": {"url": url}} for url in images)]
-    messages = [SystemMessage(content=prompts.render(ws, "garden.md", name=wb.profile.name)),
+    user = str(ws.config.get("user.name") or "").strip() or "the user"
+    messages = [SystemMessage(content=prompts.render(ws, "garden.md", name=wb.profile.name, user_name=user)),
                 HumanMessage(content=content)]
     last_error: Exception | None = None
     for attempt in range(2):  # one corrected try after an invalid proposal
@@ -72,7 +73,7 @@ def fit_budget(ws: Workspace, model: Any, wb: Workbench) -> None:
     if wb.memory.body_tokens() <= budget:
         return
     text = memory_fmt.render_body(wb.memory)
-    keep = [line for title in memory_fmt.SECTIONS for line in wb.memory.items(title) if wb.is_protected(line)]
+    keep = [line for title in memory_fmt.KNOWN for line in wb.memory.items(title) if wb.is_protected(line)]
     if keep:
         text += "\n\nThe user wrote these lines by hand; keep them exactly:\n" + "\n".join(keep)
     messages = [SystemMessage(content=prompts.render(ws, "garden_compress.md", budget=budget)),

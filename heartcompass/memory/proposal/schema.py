@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from heartcompass.formats import events as events_fmt, profile as profile_fmt
 from heartcompass.memory.proposal.model import MAX_TEXT, Compressed, Proposal
-from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench
+from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, by_the_user
 
 DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 MAX_ITEMS = 20  # per list: a proposal is a handful of small changes
@@ -40,6 +40,8 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     every = [i.id for i in items]
     trusted = [i.id for i in items if i.entry.trusted]
     persona = [i.id for i in items if not i.entry.trusted]
+    # the user's own person: all of it is about the user, and goes to Facts
+    users = [i.id for i in items if by_the_user(i.entry)] if wb.profile.relation != "self" else []
     line_ids = {p: [f"{p}{n + 1}" for n in range(len(wb.memory.items(t)))] for p, t in SECTION_IDS}
     event_ids = [f"E{n + 1}" for n in range(len(events_shown))]
 
@@ -76,7 +78,8 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     changed["items"]["properties"]["text"]["anyOf"] = [_statement(), {"type": "null"}]
     props["changed_events"] = {**props["changed_events"], **changed}
     props["removed_events"] = {**props["removed_events"], **_ids(event_ids)}
-    for key, prefix, evidence in (("facts", "F", trusted), ("chat_notes", "C", persona), ("threads", "T", every)):
+    for key, prefix, evidence in (("facts", "F", trusted), ("chat_notes", "C", persona), ("threads", "T", every),
+                                  ("about_user", "U", users)):
         props[f"new_{key}"] = {**props[f"new_{key}"], **listing(each(f"new_{key}"), evidence)}
         if f"rewritten_{key}" in props:
             props[f"rewritten_{key}"] = {**props[f"rewritten_{key}"],
@@ -84,6 +87,7 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     props["removed_facts"] = {**props["removed_facts"], **_ids(line_ids["F"])}
     props["removed_chat_notes"] = {**props["removed_chat_notes"], **_ids(line_ids["C"])}
     props["closed_threads"] = {**props["closed_threads"], **_ids(line_ids["T"])}
+    props["removed_about_user"] = {**props["removed_about_user"], **_ids(line_ids["U"])}
     fields = listing(each("profile_fields"), trusted)
     fields["items"] = _one_shape_per_field(fields["items"])
     props["profile_fields"] = {**props["profile_fields"], **fields}
@@ -118,8 +122,13 @@ def compressed_schema(budget_tokens: int) -> dict:
     from heartcompass.llm.providers import inline_schema
 
     spec = inline_schema(Compressed)
-    for name in ("facts", "chat_notes", "threads"):
-        spec["properties"][name]["items"] = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT + 40}
-        spec["properties"][name]["maxItems"] = max(5, budget_tokens // 8)
+    for name in ("facts", "chat_notes", "threads", "about_user"):
+        prop = spec["properties"][name]
+        if name == "about_user":  # Optional: a list, or null to leave the section as it is
+            prop.pop("anyOf", None)
+            prop.pop("default", None)
+            prop["type"] = "array"
+        prop["items"] = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT + 40}
+        prop["maxItems"] = max(5, budget_tokens // 8)
     return spec
 
