@@ -187,6 +187,12 @@ def _check_names(ws, line) -> None:
              "archive a duplicate ('heartcompass person archive SLUG').", warn=True)
     if not shared:
         line(True, "names", "every name and alias belongs to one person")
+    from heartcompass.intake.routing import claimed_twice
+
+    for handle, slugs in claimed_twice(ws):
+        line(False, "handles", f"the handle {handle!r} is listed by {len(slugs)} people ({', '.join(slugs)}); an "
+             "import cannot tell whose it is", f"Keep it in one PROFILE.md: heartcompass edit {shlex.quote(slugs[-1])}",
+             warn=True)
     from heartcompass.store.people import user_name_fix, user_name_taken
 
     user = str(ws.config.get("user.name") or "")
