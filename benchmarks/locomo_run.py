@@ -127,19 +127,24 @@ def workspace(folder: Path, sample: Sample) -> tuple[Workspace, object]:
 
 
 def import_conversation(ws: Workspace, person, folder: Path, sample: Sample) -> int:
-    """The conversation written as a WhatsApp export and brought in the way
-    `heartcompass import` does (a rerun adds nothing twice). Returns how
-    many messages were new."""
-    from heartcompass.intake import importers
-    from heartcompass.store import clock
+    """The conversation written as a WhatsApp export and brought in by the
+    `heartcompass import` command itself (a rerun adds nothing twice).
+    Returns how many messages were new."""
+    import subprocess
+    import sys
 
     export = folder / "export.txt"
     refuse_link(export)
     write_atomic(export, export_text(sample))
-    text = importers.read_export(export)
-    messages = importers.parse("whatsapp", text, export, clock.today(ws))
-    added, _ = importers.import_and_commit(ws, person, messages, sample.user, "whatsapp")
-    return sum(added.values())
+    root = str(Path(__file__).resolve().parents[1])  # this checkout's heartcompass, as the benchmark's
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    run = subprocess.run([sys.executable, "-m", "heartcompass", "--workspace", str(ws.root), "import", person.slug,
+                          str(export), "--format", "whatsapp", "--me", sample.user, "--json"],
+                         capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
+    if run.returncode != 0:
+        said = (run.stderr.strip().splitlines() or ["no message"])[-1]
+        raise BenchError(f"heartcompass import of {export} failed: {said}")
+    return int(json.loads(run.stdout).get("added", 0))
 
 
 def garden(ws: Workspace, person, settings, on_request: Callable[[], None]) -> dict:
