@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class StubState:
     def __init__(self):
         self.requests: list[dict] = []
+        self.headers: list[dict] = []      # each request's HTTP headers (the key it carried)
         self.fail_next: list[int] = []     # status codes to answer with before replying
         self.replies: list[str] = []       # scripted replies; else one built from the prompt
         self.delay = 0.0                   # seconds to think before answering
@@ -44,8 +45,41 @@ def default_reply(body: dict) -> str:
     return f"hey, it's {who}!\n|||\nyou said: {last[:60]}\n|||\nI know: {known}"
 
 
+def overlap_reply(body: dict) -> str:
+    """A question from benchmarks/locomo.py ("Question: ..."): the line of
+    the prompt sharing the most words with it, or "I don't know": a
+    stand-in for a model reading its context, so what the prompt holds
+    decides the answer."""
+    question = re.search(r"(?m)^Question: (.+)$", body["messages"][-1]["content"]).group(1)
+    wanted = set(re.findall(r"\w{4,}", question.lower()))
+    lines = [line for m in body["messages"][:-1] for line in m["content"].splitlines()]
+    best = max(lines, key=lambda line: len(wanted & set(re.findall(r"\w{4,}", line.lower()))), default="")
+    said = best.strip("- ") if wanted & set(re.findall(r"\w{4,}", best.lower())) else "I don't know"
+    persona = "|||" in body["messages"][0]["content"]  # asked to split replies into short messages
+    return f"hmm, let me think\n|||\n{said}" if persona else said
+
+
+def judge_reply(text: str) -> str:
+    """The judge of benchmarks/locomo.py: CORRECT when every word of the gold answer is in the answer."""
+    gold = re.search(r"(?m)^Gold answer: (.*)$", text).group(1).lower()
+    answer = re.search(r"(?m)^Generated answer: (.*)$", text).group(1).lower()
+    right = set(re.findall(r"\w+", gold)) <= set(re.findall(r"\w+", answer))
+    label = "CORRECT" if right else "WRONG"
+    return f'Every word of the gold answer is {"" if right else "not "}there.\n{{"label": "{label}"}}'
+
+
+def plain_reply(body: dict) -> str:
+    last = body["messages"][-1]["content"] if body.get("messages") else ""
+    if "\nGold answer: " in last and "\nGenerated answer: " in last:
+        return judge_reply(last)
+    if re.search(r"(?m)^Question: ", last):
+        return overlap_reply(body)
+    return default_reply(body)
+
+
 def structured_reply(name: str, body: dict) -> dict:
-    """For the gardener: each /note entry becomes a fact, nothing else."""
+    """For the gardener: each /note entry becomes a fact, and each imported
+    message (what someone said in a real chat) one too, nothing else."""
     text = next(text_of(m["content"]) for m in reversed(body["messages"]) if m["role"] == "user")
     if name == "Advice":
         system = text_of(body["messages"][0]["content"])
@@ -58,7 +92,7 @@ def structured_reply(name: str, body: dict) -> dict:
                                 "why": "a concrete plan without pressure"}],
                 "risks": ["Jumping to solutions may feel dismissive"],
                 "suggestions": ["Ask one open question before giving advice"]}
-    if name != "Proposal":  # compression: keep each section's lines as they are
+    if name != "Proposal":  # compression: each section's newest lines, as they are, within the budget
         out: dict = {"facts": [], "chat_notes": [], "threads": []}
         key = None
         for line in text.splitlines():
@@ -69,12 +103,24 @@ def structured_reply(name: str, body: dict) -> dict:
                 out.setdefault(key, []) if key else None
             elif key and line.startswith("- "):
                 out[key].append(line)
+        budget = re.search(r"fits in (\d+) tokens", body["messages"][0]["content"])
+        while budget and out["facts"] and sum(len(x) for v in out.values() for x in v) > 2 * int(budget.group(1)):
+            out["facts"].pop(0)  # about 4 characters a token: half the budget; the oldest fact goes first
         return out
     notes = re.findall(r"(?m)^(L\d+) \[[^\]]* · note · [^\]]*\] (.+)$", text)
     # the user's own news ("my son broke his arm"): what they told about their life
     mine = re.findall(r"(?m)^(L\d+) \[[^\]]* · (?:me|import:me) · [^\]]*\] [Mm]y (.+)$", text)
-    return {"summary": f"stub gardener: {len(notes)} noted facts", "nothing_worth_keeping": not (notes or mine),
-            "new_facts": [{"text": note[:150], "evidence": [ident]} for ident, note in notes],
+    facts = [{"text": note[:150], "evidence": [ident]} for ident, note in notes]
+    taken = {ident for ident, _ in mine}
+    # what the others said (the user's own imported lines are theirs: About me, above, or nothing)
+    for ident, said in re.findall(r"(?m)^(L\d+) \[[^\]]* · import:(?!me )\S+ · [^\]]*\] (.+)$", text):
+        if ident in taken:
+            continue
+        words = said.split()  # a statement, not the message pasted: its first words, never all of them
+        facts.append({"text": " ".join(words[:min(len(words) - 1, 20)]) if len(words) > 3 else said,
+                      "evidence": [ident]})
+    return {"summary": f"stub gardener: {len(facts)} facts", "nothing_worth_keeping": not (facts or mine),
+            "new_facts": facts,
             "new_about_user": [{"text": f"The user's {said[:140]}", "evidence": [ident]} for ident, said in mine]}
 
 
@@ -108,6 +154,7 @@ def make_handler(state: StubState):
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
             state.requests.append(body)
+            state.headers.append(dict(self.headers))
             time.sleep(state.delay)
             mode, name = structured_mode(body)
             if mode in state.refuse:  # checked first: a server refuses a mode before it tries to answer
@@ -122,7 +169,7 @@ def make_handler(state: StubState):
             elif mode is not None:
                 text = json.dumps(structured_reply(name, body))
             else:
-                text = default_reply(body)
+                text = plain_reply(body)
             finish = "stop"
             if state.cut_off:
                 text, finish = text[:len(text) // 2], "length"
@@ -130,8 +177,11 @@ def make_handler(state: StubState):
                 tool_calls = [{"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}]
                 text = ""
             if not body.get("stream"):
+                prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4
                 return self._json(200, {"id": "x", "object": "chat.completion", "created": int(time.time()),
                                         "model": body.get("model", "stub"),
+                                        "usage": {"prompt_tokens": prompt, "completion_tokens": len(text) // 4,
+                                                  "total_tokens": prompt + len(text) // 4},
                                         "choices": [{"index": 0, "finish_reason": finish,
                                                      "message": {"role": "assistant", "content": text,
                                                                  **({"tool_calls": tool_calls} if tool_calls
