@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from heartcompass.errors import GitError, HeartCompassError, LLMError

@@ -19,7 +19,7 @@ from typing import Any
 
 from heartcompass.llm import prompts
 from heartcompass.errors import FormatError, PersonError
-from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
+from heartcompass.formats import events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
 from heartcompass.formats import voice as voice_fmt
 from heartcompass.memory import relevance, selection
 from heartcompass.memory.selection import Unit

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from heartcompass.formats import dailylog, profile as profile_fmt
+from heartcompass.formats import dailylog
 from heartcompass.formats.sources import FORGED
 from heartcompass.memory.proposal.model import MAX_TEXT
 from heartcompass.memory.proposal.words import cjk_bigrams, is_filler, spelled_numbers
