@@ -234,7 +234,8 @@ def spawn_on_terminal(stub, out: Path, *extra: str, data: Path = DATA, columns: 
     environ = {**os.environ, "TERM": "xterm-256color", "COLUMNS": str(columns), "LINES": "40"}
     child = pexpect.spawn(sys.executable, [str(SCRIPT), str(data), "--base-url", stub.url, "--model", "stub",
                                            "--out", str(out), *extra], env=environ, encoding="utf-8",
-                          timeout=120, dimensions=(40, columns))
+                          timeout=120, dimensions=(40, columns),
+                          use_poll=True)  # select() fails on a descriptor past 1024, as late in the whole suite
     child.logfile_read = io.StringIO()
     return child
 
