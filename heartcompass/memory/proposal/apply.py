@@ -14,7 +14,7 @@ import re
 from heartcompass.formats import events as events_fmt, memory as memory_fmt, profile as profile_fmt
 from heartcompass.formats.sources import MARKER, without_source
 from heartcompass.memory.proposal.evidence import Checker, check_field, reported
-from heartcompass.memory.proposal.model import Compressed, Proposal, ProposalError
+from heartcompass.memory.proposal.model import CITES, Compressed, Proposal, ProposalError
 from heartcompass.memory.proposal.presentation import events_index
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, norm
 
@@ -30,6 +30,8 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
     event_ids = {f"E{i + 1}": e for i, e in enumerate(events_shown)}
     mem_ids = {f"{p}{i + 1}": (title, line) for p, title in SECTION_IDS
                for i, line in enumerate(wb.memory.items(title))}
+    note_ids = {f"P{i + 1}": note for i, note in enumerate(wb.profile.notes())}
+    ck.lines = {**{k: line for k, (_, line) in mem_ids.items()}, **{k: line for k, (_, line) in note_ids.items()}}
 
     def known(kind: str, ident: str, table: dict):
         if ident.strip() not in table:
@@ -39,10 +41,10 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
 
     for n, ev in enumerate(proposal.new_events, 1):
         what = f"new event {n}"
-        date, text = ck.date(what, ev.date), ck.text(what, ev.text)
+        when, text = ck.date(what, ev.date), ck.text(what, ev.text)
         weight, source = ck.weight(what, ev.weight), ck.evidence(what, ev.evidence, "trusted", text)
-        if date and weight is not None and source:
-            ops.append(lambda d=date, t=text, w=weight, s=source: _add_event(wb, d, t, w, s))
+        if when and weight is not None and source:
+            ops.append(lambda d=when, t=text, w=weight, s=source: _add_event(wb, d, t, w, s))
     for ch in proposal.changed_events:
         event = known("event", ch.id, event_ids)
         weight = ck.weight(f"event {ch.id}", ch.weight)
@@ -56,10 +58,13 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             ops.append(lambda e=event: _remove_event(wb, e))
     for key, title, need in (("facts", memory_fmt.FACTS, "trusted"), ("chat_notes", memory_fmt.CHATS, "persona"),
                              ("threads", memory_fmt.THREADS, "any")):
+        cite = CITES[key]
         for n, line in enumerate(getattr(proposal, f"new_{key}"), 1):
             what = f"new {key[:-1].replace('_', ' ')} {n}"
             text = ck.text(what, line.text)
-            source = ck.evidence(what, line.evidence, need, text)
+            source = ck.evidence(what, line.evidence, need, text, cite)
+            if key == "threads":
+                text = memory_fmt.with_until(text, ck.until(what, line.until))
             if source and key == "threads" and not all(i.entry.trusted for i in ck.found):
                 # what the persona raised is not the user's to follow up as true: it is a chat note
                 ops.append(lambda x=text, s=source: _add_line(wb, memory_fmt.CHATS, f"- {x} ({s})"))
@@ -69,8 +74,10 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         for rw in getattr(proposal, f"rewritten_{key}", []):
             target = known(key, rw.id, mem_ids)
             text = ck.text(f"{key} {rw.id}", rw.text)
-            source = ck.evidence(f"{key} {rw.id}", rw.evidence, need, text)
+            source = ck.evidence(f"{key} {rw.id}", rw.evidence, need, text, cite)
             text = reported(text, ck.found) if key == "facts" and source else text
+            if key == "threads":
+                text = memory_fmt.with_until(text, ck.until(f"{key} {rw.id}", rw.until))
             if target and target[0] == title and source:
                 ops.append(lambda tg=target, x=text, s=source: _rewrite_line(wb, tg[0], tg[1], f"- {x} ({s})", s))
             elif target:
@@ -90,11 +97,21 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
     for note in proposal.profile_notes:
         what = f"profile note for {note.section}"
         text = ck.text(what, note.text)
-        source = ck.evidence(what, note.evidence, "trusted", text)
+        source = ck.evidence(what, note.evidence, "trusted", text, CITES["profile_notes"])
         if note.section not in (*profile_fmt.BODY_SECTIONS, *wb.profile.sections()):
             ck.problems.append(f"{what}: unknown section (use {', '.join(profile_fmt.BODY_SECTIONS)})")
         elif source:
             ops.append(lambda sec=note.section, x=text, s=source: _add_profile_note(wb, sec, f"- {x} ({s})"))
+    for rw in proposal.rewritten_profile_notes:
+        target = known("profile note", rw.id, note_ids)
+        text = ck.text(f"profile note {rw.id}", rw.text)
+        source = ck.evidence(f"profile note {rw.id}", rw.evidence, "trusted", text, CITES["profile_notes"])
+        if target and source:
+            ops.append(lambda tg=target, x=text, s=source: _rewrite_profile_note(wb, *tg, f"- {x} ({s})", s))
+    for ident in proposal.removed_profile_notes:
+        target = known("profile note", ident, note_ids)
+        if target:
+            ops.append(lambda tg=target: _rewrite_profile_note(wb, *tg, None, None))
     for link in proposal.new_links:
         what = f"link to {link.person}"
         if link.person not in wb.known_slugs or link.person == wb.slug:
@@ -109,8 +126,20 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         op()
 
 
+def close_past_threads(wb: Workbench, now: dt.date) -> None:
+    """Open threads whose time has passed by `now` (the newest day the
+    entries reached) are closed: the model was shown them as past, to keep
+    what matters as a fact first. The user's own lines stay (the prompt no
+    longer shows them once past)."""
+    for line in wb.memory.items(memory_fmt.THREADS):
+        if memory_fmt.is_past(line, now) and not wb.is_protected(line):
+            wb.memory.sections[memory_fmt.THREADS].remove(line)
+            wb.changes.append(f"✓ past {memory_fmt.THREADS}: {line[2:]}")
+
+
 # -- the operations ------------------------------------------------------------------
-def _add_event(wb: Workbench, date: dt.date, text: str, weight: float, source: str) -> None:
+def _add_event(wb: Workbench, when: tuple[dt.date, bool, bool], text: str, weight: float, source: str) -> None:
+    date, month_only, approx = when
     idx = events_index(wb)
     if idx is not None:
         existing = idx.first_same(date, text)
@@ -120,12 +149,12 @@ def _add_event(wb: Workbench, date: dt.date, text: str, weight: float, source: s
         if weight > existing.effective_weight and not wb.is_protected(existing.render()):
             _change_event(wb, existing, weight, None, None)
         return
-    event = events_fmt.Event(date, text, weight, source)
+    event = events_fmt.Event(date, text, weight, source, month_only, approx)
     wb.events.events.append(event)
     if idx is not None:
         idx.added(event)
     wb.counts["events_added"] += 1
-    wb.changes.append(f"+ event {date} · w{weight} · {text} ({source})")
+    wb.changes.append(f"+ event {event.when} · w{weight} · {text} ({source})")
 
 
 def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source) -> None:
@@ -236,6 +265,29 @@ def _add_profile_note(wb: Workbench, section: str, line: str) -> None:
         body = body[:m.end()] + kept + sep + line + trailing + body[end:]
     wb.profile.doc.body = body
     wb.changes.append(f"+ profile {section}: {line[2:]}")
+
+
+def _rewrite_profile_note(wb: Workbench, section: str, old: str, new: str | None, source: str | None) -> None:
+    """Replace (or, new None, remove) one line of a PROFILE.md section; every
+    other byte stays put. The user's own line stays: a rewrite of it becomes
+    an open thread."""
+    if wb.is_protected(old):
+        if new:
+            _thread_for_hand_line(wb, f"- {old.lstrip('- ')}", new[2:], source or "log")
+        return
+    body = wb.profile.doc.body
+    m = re.search(rf"(?m)^## {re.escape(section)}[ \t]*$", body)
+    if not m:
+        return
+    nxt = re.search(r"(?m)^## ", body[m.end():])
+    end = m.end() + nxt.start() if nxt else len(body)
+    at = re.search(rf"(?m)^{re.escape(old)}[ \t]*(\n|$)", body[m.end():end])
+    if not at:
+        return
+    start, stop = m.end() + at.start(), m.end() + at.end()
+    wb.profile.doc.body = body[:start] + (f"{new}\n" if new else "") + body[stop:]
+    wb.changes.append(f"~ profile {section}: {old.lstrip('- ')} -> {new[2:]}" if new
+                      else f"- profile {section}: {old.lstrip('- ')}")
 
 
 def _add_link(wb: Workbench, person: str, words: str) -> None:

@@ -13,11 +13,16 @@ from pydantic import BaseModel, Field
 from heartcompass.errors import HeartCompassError
 
 MAX_TEXT = 200
+# The existing lines (by id prefix) a statement may rest on besides new entries: a rewrite carries its
+# line's details forward and merges others of its kind; a past thread's plan may become a fact.
+CITES = {"facts": "FT", "chat_notes": "C", "threads": "TF", "profile_notes": "PF"}
 
 
 # -- the schema the model fills ---------------------------------------------
 class NewEvent(BaseModel):
-    date: str = Field(description="YYYY-MM-DD: when it happened (or is planned)")
+    date: str = Field(description="when it happened (or is planned): YYYY-MM-DD; YYYY-MM when only the month is "
+                                  "known; ~ first when approximate (~YYYY-MM-DD, ~YYYY-MM). Relative times count "
+                                  "from the date of the entry that says them")
     text: str = Field(description="one short statement, at most 25 words, no quotes of the chat")
     weight: float = Field(description="how much it matters: 0 trivial .. 1 life-changing")
     evidence: list[str] = Field(description="ids of the log entries it comes from, e.g. ['L3']")
@@ -37,8 +42,20 @@ class Line(BaseModel):
 
 class Rewrite(BaseModel):
     id: str = Field(description="id of the existing line, e.g. 'F2'")
-    text: str = Field(description="the corrected statement (newer information wins)")
-    evidence: list[str]
+    text: str = Field(description="the corrected statement (newer information wins), keeping the details of the "
+                                  "lines it replaces")
+    evidence: list[str] = Field(description="ids of the log entries and of the existing lines it rests on: cite "
+                                            "the line itself (e.g. 'F2') to carry its details forward, and the "
+                                            "other lines it merges (then remove those)")
+
+
+class NewThread(Line):
+    until: Optional[str] = Field(None, description="YYYY-MM-DD or YYYY-MM: when its time has passed (a plan for "
+                                                   "summer 2023: 2023-08); null when it has no end")
+
+
+class ThreadRewrite(Rewrite):
+    until: Optional[str] = Field(None, description="YYYY-MM-DD or YYYY-MM: when its time has passed; null: none")
 
 
 class FieldChange(BaseModel):
@@ -73,10 +90,15 @@ class Proposal(BaseModel):
                                        description="what the persona said in simulated chats (untrusted)")
     rewritten_chat_notes: list[Rewrite] = Field(default_factory=list)
     removed_chat_notes: list[str] = Field(default_factory=list)
-    new_threads: list[Line] = Field(default_factory=list, description="things to follow up on")
-    closed_threads: list[str] = Field(default_factory=list, description="ids of threads now resolved")
+    new_threads: list[NewThread] = Field(default_factory=list, description="things to follow up on")
+    rewritten_threads: list[ThreadRewrite] = Field(default_factory=list)
+    closed_threads: list[str] = Field(default_factory=list, description="ids of threads now resolved or past")
     profile_fields: list[FieldChange] = Field(default_factory=list)
     profile_notes: list[SectionNote] = Field(default_factory=list)
+    rewritten_profile_notes: list[Rewrite] = Field(default_factory=list, description="profile lines (P ids) "
+                                                                                      "corrected or merged")
+    removed_profile_notes: list[str] = Field(default_factory=list, description="ids of profile lines no longer "
+                                                                               "true")
     new_links: list[Link] = Field(default_factory=list)
     nothing_worth_keeping: bool = Field(False, description="true only when the new entries hold nothing worth "
                                                            "keeping; then every list stays empty")

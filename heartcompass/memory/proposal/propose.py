@@ -11,9 +11,9 @@ from heartcompass.llm import prompts
 from heartcompass.errors import LLMError
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.llm.providers import ask_structured, structured_invoke
-from heartcompass.memory.proposal.apply import apply, apply_compression
+from heartcompass.memory.proposal.apply import apply, apply_compression, close_past_threads
 from heartcompass.memory.proposal.model import Compressed, Proposal, ProposalError
-from heartcompass.memory.proposal.presentation import present, shown_events
+from heartcompass.memory.proposal.presentation import entries_now, present, shown_events
 from heartcompass.memory.proposal.schema import compressed_schema, proposal_schema
 from heartcompass.memory.proposal.workbench import LogItem, Workbench, restore, snapshot
 from heartcompass.store.workspace import Workspace
@@ -48,6 +48,7 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
             except ProposalError:
                 restore(wb, before)
                 raise
+            close_past_threads(wb, entries_now(chunk, wb.today))
             return proposal
         except ProposalError as exc:
             last_error = exc

@@ -7,10 +7,11 @@ exist, or write a fact from an untrusted entry."""
 from __future__ import annotations
 
 from heartcompass.formats import events as events_fmt, profile as profile_fmt
-from heartcompass.memory.proposal.model import MAX_TEXT, Compressed, Proposal
+from heartcompass.memory.proposal.model import CITES, MAX_TEXT, Compressed, Proposal
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench
 
-DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+DATE_PATTERN = r"^~?[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"  # a day, a month, ~ about then (formats/events.py)
+UNTIL_PATTERN = r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"
 MAX_ITEMS = 20  # per list: a proposal is a handful of small changes
 # A grammar can hold a number to a list of values, not to a range: weights in steps of 0.05.
 WEIGHT = {"type": "number", "minimum": 0, "maximum": 1, "enum": [round(n * 0.05, 2) for n in range(21)]}
@@ -41,6 +42,11 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     trusted = [i.id for i in items if i.entry.trusted]
     persona = [i.id for i in items if not i.entry.trusted]
     line_ids = {p: [f"{p}{n + 1}" for n in range(len(wb.memory.items(t)))] for p, t in SECTION_IDS}
+    line_ids["P"] = [f"P{n + 1}" for n in range(len(wb.profile.notes()))]
+
+    def citing(key: str, entries: list[str]) -> list[str]:
+        """The entries and the existing lines a statement of this kind may rest on (model.CITES)."""
+        return [*entries, *(i for prefix in CITES[key] for i in line_ids[prefix])]
     event_ids = [f"E{n + 1}" for n in range(len(events_shown))]
 
     def listing(item: dict, evidence: list[str], ids: list[str] | None = None, need_evidence=True) -> dict:
@@ -76,21 +82,30 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     changed["items"]["properties"]["text"]["anyOf"] = [_statement(), {"type": "null"}]
     props["changed_events"] = {**props["changed_events"], **changed}
     props["removed_events"] = {**props["removed_events"], **_ids(event_ids)}
-    for key, prefix, evidence in (("facts", "F", trusted), ("chat_notes", "C", persona), ("threads", "T", every)):
+    for key, prefix, entries in (("facts", "F", trusted), ("chat_notes", "C", persona), ("threads", "T", every)):
+        evidence = citing(key, entries)
         props[f"new_{key}"] = {**props[f"new_{key}"], **listing(each(f"new_{key}"), evidence)}
-        if f"rewritten_{key}" in props:
-            props[f"rewritten_{key}"] = {**props[f"rewritten_{key}"],
-                                         **listing(each(f"rewritten_{key}"), evidence, line_ids[prefix])}
+        props[f"rewritten_{key}"] = {**props[f"rewritten_{key}"],
+                                     **listing(each(f"rewritten_{key}"), evidence, line_ids[prefix])}
+    for key in ("new_threads", "rewritten_threads"):
+        until = props[key]["items"]["properties"]["until"]
+        props[key]["items"]["properties"]["until"] = {
+            **{k: v for k, v in until.items() if k not in ("anyOf", "type")},
+            "anyOf": [{"type": "string", "pattern": UNTIL_PATTERN}, {"type": "null"}]}
     props["removed_facts"] = {**props["removed_facts"], **_ids(line_ids["F"])}
     props["removed_chat_notes"] = {**props["removed_chat_notes"], **_ids(line_ids["C"])}
     props["closed_threads"] = {**props["closed_threads"], **_ids(line_ids["T"])}
     fields = listing(each("profile_fields"), trusted)
     fields["items"] = _one_shape_per_field(fields["items"])
     props["profile_fields"] = {**props["profile_fields"], **fields}
-    notes = listing(each("profile_notes"), trusted)
+    notes = listing(each("profile_notes"), citing("profile_notes", trusted))
     sections = sorted({*profile_fmt.BODY_SECTIONS, *wb.profile.sections()})
     notes["items"]["properties"]["section"] = {**notes["items"]["properties"]["section"], "enum": sections}
     props["profile_notes"] = {**props["profile_notes"], **notes}
+    props["rewritten_profile_notes"] = {**props["rewritten_profile_notes"],
+                                        **listing(each("rewritten_profile_notes"), citing("profile_notes", trusted),
+                                                  line_ids["P"])}
+    props["removed_profile_notes"] = {**props["removed_profile_notes"], **_ids(line_ids["P"])}
     others = sorted(wb.known_slugs - {wb.slug})
     links = listing(each("new_links"), trusted if others else [])
     links["items"]["properties"]["person"] = {**links["items"]["properties"]["person"],
