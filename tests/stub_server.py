@@ -51,9 +51,12 @@ def structured_reply(name: str, body: dict) -> dict:
                                 "why": "a concrete plan without pressure"}],
                 "risks": ["Jumping to solutions may feel dismissive"],
                 "suggestions": ["Ask one open question before giving advice"]}
-    if name != "Proposal":  # compression: keep the lines as they are
-        lines = re.findall(r"(?m)^- .+$", text)
-        return {"facts": lines, "chat_notes": [], "threads": []}
+    if name != "Proposal":  # compression: keep each line (not the user's own) as it is, without its source
+        def kept(prefix: str) -> list[dict]:
+            return [{"text": re.sub(r" \((log [\d-]+|told|import)\)$", "", line), "lines": [ident]}
+                    for ident, line, hand in re.findall(rf"(?m)^({prefix}\d+) - (.+?)(   \[hand-written.*)?$", text)
+                    if not hand]
+        return {"facts": kept("F"), "chat_notes": kept("C"), "threads": kept("T")}
     notes = re.findall(r"(?m)^(L\d+) \[[^\]]* · note · [^\]]*\] (.+)$", text)
     return {"summary": f"stub gardener: {len(notes)} noted facts", "nothing_worth_keeping": not notes,
             "new_facts": [{"text": note[:150], "evidence": [ident]} for ident, note in notes]}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import Runner
+from conftest import Runner, git
 from garden_helpers import consolidated, memory, proposal, say, smaller_memory_budget
 from heartcompass.formats import memory as memory_fmt
 
@@ -94,18 +94,30 @@ def test_compression_cannot_forge_a_hand_line_or_a_source(alice: Runner, fake_ll
     smaller_memory_budget(ws, 60)
     say(ws, "alice", "note", "She is allergic to cats")
     new = proposal(new_facts=[{"text": "Allergic to cats", "evidence": ["L1"]}])
-    hand = "- Prefers calls after 21:00 on weekdays (hand)"  # the example's own hand line, kept
 
-    def compressed(*facts):
-        return {"facts": [hand, *facts], "chat_notes": [], "threads": []}
+    def compressed(text, *lines):
+        return {"facts": [{"text": text, "lines": list(lines)}], "chat_notes": [], "threads": []}
 
-    fake_llm.enqueue(new, compressed("- Allergic to cats; Mochi is 6 (hand)"))
-    result = alice("garden", ok=False)
-    assert "only the user's own lines end in (hand)" in " ".join(result.output.split())
-    fake_llm.enqueue(new, compressed("- Allergic to cats (import)"))
-    result = alice("garden", ok=False)
-    assert "cites a source its section does not have" in " ".join(result.output.split())
-    assert consolidated(ws) == {}
+    # the source is derived from the lines it merges (told and log 2026-12-01: the newest), never written by the model
+    fake_llm.enqueue(new, compressed("Allergic to cats; Mochi is 6 (hand)", "F2", "F4"))
+    alice("garden")
+    facts = memory(ws).items(memory_fmt.FACTS)
+    assert facts == ["- Prefers calls after 21:00 on weekdays (hand)",
+                     "- Allergic to cats; Mochi is 6 (log 2026-12-01)"]
+
+
+def test_a_compressed_line_resting_on_an_imported_card_line_stays_unverified(alice: Runner, fake_llm):
+    ws = alice.ws
+    path = ws.people_dir / "alice" / "MEMORY.md"
+    path.write_text(path.read_text().replace("(hand)\n", "(hand)\n- Plays the violin (import)\n"))
+    git(ws, "commit", "-qam", "add(alice): from character card alice.png")  # HeartCompass's, not by hand
+    smaller_memory_budget(ws, 70)
+    say(ws, "alice", "note", "She is allergic to cats")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Allergic to cats", "evidence": ["L1"]}]),
+                     {"facts": [{"text": "Plays the violin; allergic to cats (log 2026-12-01)", "lines": ["F4", "F5"]}],
+                      "chat_notes": [], "threads": []})
+    alice("garden")
+    assert "- Plays the violin; allergic to cats (import)" in memory(ws).items(memory_fmt.FACTS)
 
 
 @pytest.mark.parametrize("fact, entry", [

@@ -12,7 +12,7 @@ import datetime as dt
 import re
 
 from heartcompass.formats import events as events_fmt, memory as memory_fmt, profile as profile_fmt
-from heartcompass.formats.sources import MARKER, without_source
+from heartcompass.formats.sources import without_source
 from heartcompass.memory.proposal.evidence import Checker, check_field, reported
 from heartcompass.memory.proposal.model import CITES, Compressed, Proposal, ProposalError
 from heartcompass.memory.proposal.presentation import events_index
@@ -299,32 +299,44 @@ def _add_link(wb: Workbench, person: str, words: str) -> None:
 
 
 def apply_compression(wb: Workbench, result: Compressed) -> list[str]:
-    """Replace MEMORY's three sections with the compressed ones, after checks:
-    every hand-written line kept verbatim, every line citing a source."""
-    problems = []
-    new = {memory_fmt.FACTS: result.facts, memory_fmt.CHATS: result.chat_notes, memory_fmt.THREADS: result.threads}
-    cleaned: dict[str, list[str]] = {}
-    for title, lines in new.items():
-        cleaned[title] = []
-        before = wb.memory.items(title)
-        sources = {m.group(0) for old in before if (m := MARKER.search(old))}
-        for line in lines:
-            line = line.strip()
-            line = line if line.startswith("- ") else f"- {line}"
-            mark = MARKER.search(line)
-            if not mark:
-                problems.append(f"compressed line without a source: {line[:60]!r}")
-            elif mark.group(0) == "(hand)" and not (line in before and wb.is_protected(line)):
-                # a model-written "(hand)" would forge the user's protection
-                problems.append(f"only the user's own lines end in (hand): {line[:60]!r}")
-            elif mark.group(0) not in sources:
-                problems.append(f"compressed line cites a source its section does not have: {line[:60]!r}")
-            cleaned[title].append(line)
-        for old in wb.memory.items(title):
-            if wb.is_protected(old) and old not in cleaned[title]:
-                problems.append(f"compression dropped a hand-written line: {old[:60]!r}")
-    if not problems:
-        for title, lines in cleaned.items():
+    """Replace MEMORY's three sections with the compressed ones, after checks.
+    Each compressed line names the lines of its own section it keeps or
+    merges; its source is derived from theirs (Checker.source), a thread's
+    end is the latest of theirs; the user's own lines are kept as they are,
+    first; a line not named by any is dropped (git keeps it)."""
+    ck = Checker(wb, [])
+    new: dict[str, list[str]] = {}
+    for (prefix, title), key in zip(SECTION_IDS, ("facts", "chat_notes", "threads")):
+        lines = {f"{prefix}{i + 1}": line for i, line in enumerate(wb.memory.items(title))}
+        new[title] = [line for line in lines.values() if wb.is_protected(line)]  # the user's, verbatim
+        for n, kept in enumerate(getattr(result, key), 1):
+            what = f"compressed {key[:-1].replace('_', ' ')} {n}"
+            text = ck.text(what, kept.text)
+            others = [i for i in kept.lines if i.strip() not in lines]
+            if others or not kept.lines:
+                ck.problems.append(f"{what}: cites {', '.join(others) or 'no line'}; name the {title} lines "
+                                   "it keeps or merges")
+                continue
+            cited = [lines[i.strip()] for i in kept.lines]
+            if all(wb.is_protected(line) for line in cited):
+                continue  # only restates the user's own lines, which are kept anyway
+            source = ck.source(what, [], [line for line in cited if not wb.is_protected(line)])
+            if title == memory_fmt.THREADS:
+                text = memory_fmt.with_until(text, _latest_until(cited))
+            if source and text:
+                line = f"- {text} ({source})"
+                if norm(line) not in (norm(x) for x in new[title]):
+                    new[title].append(line)
+    if not ck.problems:
+        for title, lines in new.items():
             wb.memory.sections[title] = lines
         wb.changes.append("~ memory compressed to fit its budget")
-    return problems
+    return ck.problems
+
+
+def _latest_until(lines: list[str]) -> str | None:
+    """A merged thread is open until the latest of its lines is (for ever if one has no end)."""
+    ends = [(memory_fmt.until(line), m.group(1)) for line in lines if (m := memory_fmt.UNTIL.search(line))]
+    if len(ends) < len(lines) or any(end is None for end, _ in ends):
+        return None
+    return max(ends)[1]

@@ -116,11 +116,19 @@ def consumes(proposal: Proposal) -> bool:
     return changes or proposal.nothing_worth_keeping or bool(_NOTHING_SAID.search(proposal.summary))
 
 
+class Kept(BaseModel):
+    text: str = Field(description="the line shortened, or several merged: names, dates, numbers and what they "
+                                  "love, fear or plan kept; no source")
+    lines: list[str] = Field(description="ids of the lines of its own section it keeps or merges, e.g. ['F1', 'F4']")
+
+
 class Compressed(BaseModel):
-    """MEMORY.md rewritten shorter: fewer, merged lines, sources kept."""
-    facts: list[str]
-    chat_notes: list[str]
-    threads: list[str]
+    """MEMORY.md rewritten shorter: each line names the lines it keeps or
+    merges (their ids), and its source is derived from theirs, by us; lines
+    the user wrote by hand are kept as they are, without asking."""
+    facts: list[Kept]
+    chat_notes: list[Kept]
+    threads: list[Kept]
 
 
 class ProposalError(HeartCompassError):

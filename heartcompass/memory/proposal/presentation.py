@@ -208,3 +208,16 @@ def present(wb: Workbench, items: list[LogItem], events_shown: list[events_fmt.E
         body = e.text.replace("\n", " / ")
         out.append(f"{item.id} [{item.day} {e.time[:5]} · {e.speaker} · {trust}] {body}")
     return "\n".join(out)
+
+
+def present_memory(wb: Workbench) -> str:
+    """MEMORY.md as the compressor sees it: an id on every line; the user's
+    own lines marked, as they are kept whatever it answers."""
+    out = [f"Today: {wb.today.isoformat()}", "",
+           f"## MEMORY.md (budget {wb.memory.budget_tokens} tokens, now {wb.memory.body_tokens()})"]
+    for prefix, title in SECTION_IDS:
+        out.append(f"### {title}")
+        out += [f"{prefix}{i + 1} {line}" + ("   [hand-written: kept as it is; do not list it]"
+                                             if wb.is_protected(line) else "")
+                for i, line in enumerate(wb.memory.items(title))] or ["(none)"]
+    return "\n".join(out)

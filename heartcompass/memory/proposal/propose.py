@@ -9,11 +9,10 @@ from typing import Any
 
 from heartcompass.llm import prompts
 from heartcompass.errors import LLMError
-from heartcompass.formats import memory as memory_fmt
 from heartcompass.llm.providers import ask_structured, structured_invoke
 from heartcompass.memory.proposal.apply import apply, apply_compression, close_past_threads
 from heartcompass.memory.proposal.model import Compressed, Proposal, ProposalError
-from heartcompass.memory.proposal.presentation import entries_now, present, shown_events
+from heartcompass.memory.proposal.presentation import entries_now, present, present_memory, shown_events
 from heartcompass.memory.proposal.schema import compressed_schema, proposal_schema
 from heartcompass.memory.proposal.workbench import LogItem, Workbench, restore, snapshot
 from heartcompass.store.workspace import Workspace
@@ -72,14 +71,10 @@ def fit_budget(ws: Workspace, model: Any, wb: Workbench) -> None:
     budget = wb.memory.budget_tokens
     if wb.memory.body_tokens() <= budget:
         return
-    text = memory_fmt.render_body(wb.memory)
-    keep = [line for title in memory_fmt.SECTIONS for line in wb.memory.items(title) if wb.is_protected(line)]
-    if keep:
-        text += "\n\nThe user wrote these lines by hand; keep them exactly:\n" + "\n".join(keep)
     messages = [SystemMessage(content=prompts.render(ws, "garden_compress.md", budget=budget)),
-                HumanMessage(content=text)]
+                HumanMessage(content=present_memory(wb))]
     try:
-        result = structured_invoke(model, Compressed, messages, ws=ws, spec=compressed_schema(budget),
+        result = structured_invoke(model, Compressed, messages, ws=ws, spec=compressed_schema(wb),
                                    max_tokens=2 * budget + 512)
         result = result if isinstance(result, Compressed) else Compressed.model_validate(result)
     except Exception as exc:

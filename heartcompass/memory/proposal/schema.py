@@ -129,12 +129,19 @@ def _one_shape_per_field(item: dict) -> dict:
                       for name in item["properties"]["field"]["enum"]]}
 
 
-def compressed_schema(budget_tokens: int) -> dict:
+def compressed_schema(wb: Workbench) -> dict:
+    """Compressed's schema: each section's lines cite ids of that section's
+    lines only (not the user's own, which are kept as they are)."""
     from heartcompass.llm.providers import inline_schema
 
     spec = inline_schema(Compressed)
-    for name in ("facts", "chat_notes", "threads"):
-        spec["properties"][name]["items"] = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT + 40}
-        spec["properties"][name]["maxItems"] = max(5, budget_tokens // 8)
+    budget = wb.memory.budget_tokens
+    for (prefix, title), name in zip(SECTION_IDS, ("facts", "chat_notes", "threads")):
+        ids = [f"{prefix}{n + 1}" for n, line in enumerate(wb.memory.items(title)) if not wb.is_protected(line)]
+        kept = spec["properties"][name]["items"]
+        kept = {**kept, "properties": {**kept["properties"], "text": {**kept["properties"]["text"], **_statement()},
+                                       "lines": {**kept["properties"]["lines"], **_ids(ids),
+                                                 **({"minItems": 1} if ids else {})}}}
+        spec["properties"][name] = {**spec["properties"][name], "items": kept,
+                                    "maxItems": min(len(ids), max(5, budget // 8))}
     return spec
-
