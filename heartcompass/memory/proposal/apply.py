@@ -14,7 +14,7 @@ import re
 from heartcompass.formats import events as events_fmt, memory as memory_fmt, profile as profile_fmt
 from heartcompass.formats.sources import without_source
 from heartcompass.memory.proposal.evidence import Checker, check_field, reported
-from heartcompass.memory.proposal.model import CITES, Compressed, Proposal, ProposalError
+from heartcompass.memory.proposal.model import CITES, CITES_NEW, Compressed, Proposal, ProposalError
 from heartcompass.memory.proposal.presentation import events_index
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, norm
 
@@ -44,7 +44,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         when, text = ck.date(what, ev.date), ck.text(what, ev.text)
         weight, source = ck.weight(what, ev.weight), ck.evidence(what, ev.evidence, "trusted", text)
         if when and weight is not None and source:
-            ops.append(lambda d=when, t=text, w=weight, s=source: _add_event(wb, d, t, w, s))
+            ops.append(lambda d=when, t=text, w=weight, s=source: _add_event(wb, d[0], t, w, s, *d[1:]))
     for ch in proposal.changed_events:
         event = known("event", ch.id, event_ids)
         weight = ck.weight(f"event {ch.id}", ch.weight)
@@ -62,7 +62,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         for n, line in enumerate(getattr(proposal, f"new_{key}"), 1):
             what = f"new {key[:-1].replace('_', ' ')} {n}"
             text = ck.text(what, line.text)
-            source = ck.evidence(what, line.evidence, need, text, cite)
+            source = ck.evidence(what, line.evidence, need, text, CITES_NEW[key])
             if key == "threads":
                 text = memory_fmt.with_until(text, ck.until(what, line.until))
             if source and key == "threads" and not all(i.entry.trusted for i in ck.found):
@@ -97,7 +97,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
     for note in proposal.profile_notes:
         what = f"profile note for {note.section}"
         text = ck.text(what, note.text)
-        source = ck.evidence(what, note.evidence, "trusted", text, CITES["profile_notes"])
+        source = ck.evidence(what, note.evidence, "trusted", text, CITES_NEW["profile_notes"])
         if note.section not in (*profile_fmt.BODY_SECTIONS, *wb.profile.sections()):
             ck.problems.append(f"{what}: unknown section (use {', '.join(profile_fmt.BODY_SECTIONS)})")
         elif source:
@@ -138,8 +138,8 @@ def close_past_threads(wb: Workbench, now: dt.date) -> None:
 
 
 # -- the operations ------------------------------------------------------------------
-def _add_event(wb: Workbench, when: tuple[dt.date, bool, bool], text: str, weight: float, source: str) -> None:
-    date, month_only, approx = when
+def _add_event(wb: Workbench, date: dt.date, text: str, weight: float, source: str, month_only: bool = False,
+               approx: bool = False) -> None:
     idx = events_index(wb)
     if idx is not None:
         existing = idx.first_same(date, text)

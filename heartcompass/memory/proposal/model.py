@@ -14,8 +14,9 @@ from heartcompass.errors import HeartCompassError
 
 MAX_TEXT = 200
 # The existing lines (by id prefix) a statement may rest on besides new entries: a rewrite carries its
-# line's details forward and merges others of its kind; a past thread's plan may become a fact.
+# line's details forward and merges others of its kind; a past thread's plan may become a new fact.
 CITES = {"facts": "FT", "chat_notes": "C", "threads": "TF", "profile_notes": "PF"}
+CITES_NEW = {"facts": "T", "chat_notes": "", "threads": "", "profile_notes": ""}
 
 
 # -- the schema the model fills ---------------------------------------------

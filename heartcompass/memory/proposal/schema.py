@@ -7,7 +7,7 @@ exist, or write a fact from an untrusted entry."""
 from __future__ import annotations
 
 from heartcompass.formats import events as events_fmt, profile as profile_fmt
-from heartcompass.memory.proposal.model import CITES, MAX_TEXT, Compressed, Proposal
+from heartcompass.memory.proposal.model import CITES, CITES_NEW, MAX_TEXT, Compressed, Proposal
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench
 
 DATE_PATTERN = r"^~?[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"  # a day, a month, ~ about then (formats/events.py)
@@ -44,9 +44,9 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     line_ids = {p: [f"{p}{n + 1}" for n in range(len(wb.memory.items(t)))] for p, t in SECTION_IDS}
     line_ids["P"] = [f"P{n + 1}" for n in range(len(wb.profile.notes()))]
 
-    def citing(key: str, entries: list[str]) -> list[str]:
+    def citing(key: str, entries: list[str], new: bool = False) -> list[str]:
         """The entries and the existing lines a statement of this kind may rest on (model.CITES)."""
-        return [*entries, *(i for prefix in CITES[key] for i in line_ids[prefix])]
+        return [*entries, *(i for prefix in (CITES_NEW if new else CITES)[key] for i in line_ids[prefix])]
     event_ids = [f"E{n + 1}" for n in range(len(events_shown))]
 
     def listing(item: dict, evidence: list[str], ids: list[str] | None = None, need_evidence=True) -> dict:
@@ -83,10 +83,9 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     props["changed_events"] = {**props["changed_events"], **changed}
     props["removed_events"] = {**props["removed_events"], **_ids(event_ids)}
     for key, prefix, entries in (("facts", "F", trusted), ("chat_notes", "C", persona), ("threads", "T", every)):
-        evidence = citing(key, entries)
-        props[f"new_{key}"] = {**props[f"new_{key}"], **listing(each(f"new_{key}"), evidence)}
+        props[f"new_{key}"] = {**props[f"new_{key}"], **listing(each(f"new_{key}"), citing(key, entries, new=True))}
         props[f"rewritten_{key}"] = {**props[f"rewritten_{key}"],
-                                     **listing(each(f"rewritten_{key}"), evidence, line_ids[prefix])}
+                                     **listing(each(f"rewritten_{key}"), citing(key, entries), line_ids[prefix])}
     for key in ("new_threads", "rewritten_threads"):
         until = props[key]["items"]["properties"]["until"]
         props[key]["items"]["properties"]["until"] = {
@@ -98,7 +97,7 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     fields = listing(each("profile_fields"), trusted)
     fields["items"] = _one_shape_per_field(fields["items"])
     props["profile_fields"] = {**props["profile_fields"], **fields}
-    notes = listing(each("profile_notes"), citing("profile_notes", trusted))
+    notes = listing(each("profile_notes"), citing("profile_notes", trusted, new=True))
     sections = sorted({*profile_fmt.BODY_SECTIONS, *wb.profile.sections()})
     notes["items"]["properties"]["section"] = {**notes["items"]["properties"]["section"], "enum": sections}
     props["profile_notes"] = {**props["profile_notes"], **notes}
