@@ -8,6 +8,7 @@ never touched. Nothing here writes files.
 - schema.py       their JSON schema, tightened to each request's ids
 - workbench.py    a person's files in memory: read, render, snapshot, diff
 - presentation.py what the model is shown (the events that matter most)
-- evidence.py     whether a statement may stand on the entries it cites
+- evidence.py     whether a statement may stand on the entries (and lines) it cites
+- said_dates.py   "three years ago" said on a day: the dates an entry says
 - apply.py        a validated proposal applied to the workbench
 - propose.py      the model calls (one corrected try), and fit_budget"""
