@@ -117,10 +117,13 @@ def parse_line(line: str, path: Path | str, lineno: int) -> Event:
     m = _LINE.match(line)
     if not m:
         raise FormatError(path, f"not an event line: {line.strip()[:60]!r}", lineno, FORMAT_HINT)
+    raw = m["date"]
+    month_only = len(raw) == 7
     try:
-        date, month_only = _date_of(m["date"])
-    except ValueError as exc:
-        raise FormatError(path, str(exc), lineno, FORMAT_HINT) from None
+        date = dt.date.fromisoformat(raw + "-01" if month_only else raw)  # inline: 20,000 lines per prompt
+    except ValueError:
+        raise FormatError(path, f"{raw} is not a real {'month' if month_only else 'date'}", lineno,
+                          FORMAT_HINT) from None
     weight = None
     if m["weight"] is not None:
         weight = float(m["weight"])
@@ -135,7 +138,9 @@ def parse_line(line: str, path: Path | str, lineno: int) -> Event:
             source, text = text[start + 1:-1], text[:start].rstrip()
     if not text:
         raise FormatError(path, "the event has a date but no text", lineno, FORMAT_HINT)
-    return Event(date, text, weight, source, month_only, m["approx"] is not None)
+    if month_only or m["approx"] is not None:
+        return Event(date, text, weight, source, month_only, m["approx"] is not None)
+    return Event(date, text, weight, source)  # the usual line, as fast as before
 
 
 def parse(text: str, path: Path, *, readonly: bool = False) -> EventsFile:
