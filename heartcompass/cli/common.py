@@ -23,6 +23,11 @@ class LazyConsole:
         self._console = None
 
     def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
+
+    def real(self) -> Any:
+        """The rich Console itself, for what rich drives directly (a live
+        progress bar enters it with `with`, which no __getattr__ reaches)."""
         if self._console is None:
             from rich.console import Console
 
@@ -35,7 +40,7 @@ class LazyConsole:
                     raise BrokenPipeError(32, "the reader of the output went away")
 
             self._console = PipeConsole(**self._settings)
-        return getattr(self._console, name)
+        return self._console
 
 
 def discard_stdout() -> None:

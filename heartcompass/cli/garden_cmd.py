@@ -47,7 +47,7 @@ def garden(
     people = [resolve(ws, name) for name in person] if person else list_people(ws)
     settings = llm.settings(ws, model)
     started = clock.now(ws)
-    shown = Progress(len(people), live=err.is_terminal and not review, plain=not (quiet or as_json))
+    shown = Progress(len(people), live=err.is_terminal and not (review or quiet), plain=not (quiet or as_json))
     gardener = _shown_gardener(Gardener, shown)(ws, lambda: llm.make_chat_model(ws, settings), dry_run=dry_run,
                                                 review=_ask if review else None)
     try:
@@ -113,7 +113,7 @@ class Progress:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
 
             self._bar = Bar(TextColumn("[bold]garden[/]"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True)
+                            TextColumn("{task.description}"), TimeElapsedColumn(), console=err.real(), transient=True)
             self._bar.start()
             self._task = self._bar.add_task("", total=self.total)
         return self
