@@ -281,7 +281,7 @@ def _rewrite_profile_note(wb: Workbench, section: str, old: str, new: str | None
         return
     nxt = re.search(r"(?m)^## ", body[m.end():])
     end = m.end() + nxt.start() if nxt else len(body)
-    at = re.search(rf"(?m)^{re.escape(old)}[ \t]*(\n|$)", body[m.end():end])
+    at = re.search(rf"(?m)^{re.escape(old)}[ \t\r]*(\n|$)", body[m.end():end])
     if not at:
         return
     start, stop = m.end() + at.start(), m.end() + at.end()
