@@ -159,6 +159,21 @@ def test_a_thread_past_its_time_is_closed_and_a_new_one_gets_its_end(alice: Runn
     assert "✓ past Open threads: Plan a trip together for summer 2023" in git(ws, "log", "-1", "--format=%b")
 
 
+def test_a_rewritten_thread_keeps_its_end_unless_given_a_new_one(alice: Runner, fake_llm):
+    ws = alice.ws
+    _threads(ws, "- Ask about her sister's wedding (until 2024-02) (log 2023-11-20)",
+             "- Ask about the Sapporo trip (until 2024-01) (log 2023-11-20)")
+    _garden_commit(ws)
+    say(ws, "alice", "note", "The wedding is in Taipei; the Sapporo trip moved to March", day=dt.date(2023, 12, 5))
+    fake_llm.enqueue(proposal(rewritten_threads=[
+        {"id": "T1", "text": "Ask about her sister's wedding in Taipei", "evidence": ["T1", "L1"]},
+        {"id": "T2", "text": "Ask about the Sapporo trip in March", "evidence": ["T2", "L1"], "until": "2024-03"}]))
+    alice("garden")
+    assert memory(ws).items(memory_fmt.THREADS) == [
+        "- Ask about her sister's wedding in Taipei (until 2024-02) (log 2023-12-05)",
+        "- Ask about the Sapporo trip in March (until 2024-03) (log 2023-12-05)"]
+
+
 def test_a_past_thread_the_user_wrote_stays_but_the_prompt_no_longer_shows_it(alice: Runner, fake_llm):
     ws = alice.ws
     _threads(ws, "- 夏天一起去北海道 (until 2023-08)", "- Ask about the wedding (until 2024-02) (log 2023-11-20)")

@@ -76,8 +76,9 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             text = ck.text(f"{key} {rw.id}", rw.text)
             source = ck.evidence(f"{key} {rw.id}", rw.evidence, need, text, cite)
             text = reported(text, ck.found) if key == "facts" and source else text
-            if key == "threads":
-                text = memory_fmt.with_until(text, ck.until(f"{key} {rw.id}", rw.until))
+            if key == "threads":  # a rewrite that gives no end keeps the line's own
+                kept = memory_fmt.UNTIL.search(target[1]) if target and rw.until is None else None
+                text = memory_fmt.with_until(text, kept.group(1) if kept else ck.until(f"{key} {rw.id}", rw.until))
             if target and target[0] == title and source:
                 ops.append(lambda tg=target, x=text, s=source: _rewrite_line(wb, tg[0], tg[1], f"- {x} ({s})", s))
             elif target:
