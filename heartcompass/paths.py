@@ -15,7 +15,9 @@ A path in no workspace is not checked (a file the user names, e.g. an import).""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
 from heartcompass.errors import UnsafePathError
@@ -90,3 +92,64 @@ def find_links(root: Path) -> list[tuple[str, str, bool]]:
 
 def _rel(path: Path, root: Path) -> str:
     return Path(os.path.relpath(path, root)).as_posix()
+
+
+SPECIAL_FIX = "Move it out of the way (e.g. rm or mv it): HeartCompass keeps a regular file here."
+
+
+def special_kind(mode: int) -> str | None:
+    """None for a regular file; else what it is, for a message."""
+    if stat.S_ISREG(mode):
+        return None
+    return ("a folder" if stat.S_ISDIR(mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file")
+
+
+def open_regular(path: Path | str, flags: int, mode: int = 0o644) -> int:
+    """os.open for a file of ours, which must be a regular file: a FIFO, a
+    device or a socket put in its place is refused with what it is (opening
+    a FIFO would wait forever for a writer), and no link is followed. The
+    descriptor is blocking again once it is known to be a regular file."""
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0), mode)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO opened for writing with no reader
+            raise UnsafePathError(path, "is a named pipe (FIFO), not a regular file", hint=SPECIAL_FIX) from None
+        if exc.errno == errno.ELOOP:
+            raise UnsafePathError(path, "is a symbolic link; HeartCompass follows no link", hint=FIX) from None
+        raise
+    kind = special_kind(os.fstat(fd).st_mode)
+    if kind is not None:
+        os.close(fd)
+        raise UnsafePathError(path, f"is {kind}, not a regular file", hint=SPECIAL_FIX)
+    if hasattr(os, "O_NONBLOCK"):
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    return fd
+
+
+def ensure_folder(path: Path) -> Path:
+    """mkdir -p for a folder of ours; something else in its place (a file, a
+    device) is named, not a traceback."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        kind = special_kind(os.stat(path, follow_symlinks=False).st_mode) or "a file"
+        raise UnsafePathError(path, f"is {kind}, where HeartCompass keeps a folder",
+                              hint="Move it out of the way (e.g. mv it); HeartCompass makes the folder again.") \
+            from None
+    return path
+
+
+def read_local(path: Path) -> str:
+    """A file of our local state (.heartcompass/), UTF-8. Missing:
+    FileNotFoundError; a FIFO or device in its place: UnsafePathError (the
+    callers rebuild such state, and their atomic write replaces the thing)."""
+    fd = open_regular(path, os.O_RDONLY)
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read().decode("utf-8", "replace")
+    finally:
+        os.close(fd)

@@ -571,6 +571,9 @@ def secrets_in_settings(t: Trial) -> list[str]:
 
 
 def main() -> int:
+    from attack_environment import ENV_CASES  # the environment's cases (issue 23), in their own file
+
+    CASES.extend(ENV_CASES)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", help="run only this case (repeatable)")
     parser.add_argument("--keep", action="store_true", help="keep the workspaces")

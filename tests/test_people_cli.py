@@ -253,3 +253,11 @@ def test_show_skips_empty_sections(cli: Runner):
     path.write_text(path.read_text().replace("## Likes\n", "## Likes\n\n- 茉莉花茶\n"))
     shown = cli("person", "show", "bob").output
     assert "Likes" in shown and "茉莉花茶" in shown and "Dislikes" not in shown and "Personality" not in shown
+
+
+def test_doctor_names_a_name_shared_by_many_briefly(cli: Runner):
+    for i in range(12):
+        cli("person", "add", f"Person {i}", "--alias", "Twin", "--yes", "--force")
+    result = cli("doctor", ok=False)
+    line = next(l for l in result.output.splitlines() if "'Twin' is a name or alias of 12 people" in l)
+    assert "and 4 more" in line and "person-9" not in line  # sorted by slug: 0, 1, 10, 11, 2 ... 5

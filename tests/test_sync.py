@@ -361,3 +361,22 @@ def test_kept_messages_wait_while_their_log_is_still_in_conflict(cli: Runner, mo
     said = sync_mod.put_back(cli.ws)
     assert "still in conflict" in said and "kept aside" in said
     assert json.loads(path.read_text(encoding="utf-8")) == kept and log.read_text(encoding="utf-8") == marks
+
+
+def test_a_conflict_in_the_settings_file_can_be_aborted_and_continued(two_devices):
+    desktop, laptop = two_devices
+    for runner, model in ((desktop, "gpt-4o"), (laptop, "deepseek-chat")):
+        runner("config", "set", "llm.model", model)
+    desktop("sync")
+    result = laptop("sync", ok=False)
+    assert result.exit_code == 1 and "heartcompass.toml" in result.output
+    assert "<<<<<<<" in laptop.ws.config_path.read_text()
+    assert "Sync abandoned" in laptop("sync", "--abort").output
+    assert "deepseek-chat" in laptop.ws.config_path.read_text() and "<<<<<<<" not in laptop.ws.config_path.read_text()
+    laptop("sync", ok=False)
+    result = laptop("sync", "--continue", ok=False)  # the marks are still there: named, not a crash
+    assert result.exit_code == 1 and "heartcompass.toml" in result.output and "Traceback" not in result.output
+    text = laptop.ws.config_path.read_text()
+    laptop.ws.config_path.write_text(re.sub(r"<<<<<<< .*?\n(.*?)=======\n.*?>>>>>>> [^\n]*\n", r"\1", text,
+                                            flags=re.S))
+    assert "Synced" in laptop("sync", "--continue").output or laptop("sync").exit_code == 0

@@ -351,6 +351,8 @@ class ChatView:
                 return "error"
         except HeartCompassError as exc:
             err.print(f"[bold red]Error:[/] {escape(exc.message)}")
+            if exc.hint:  # e.g. a /note the full disk did not take, given back to copy
+                err.print(f"[dim]{escape(exc.hint)}[/]")
             return "error"
         return None
 

@@ -85,7 +85,8 @@ class HeartCompassGroup(TyperGroup):
             problem = _access_problem(exc)
             if problem is None or os.environ.get(DEBUG_ENV):
                 raise
-            raise fail(HeartCompassError(f"{exc.filename}: {problem}", "Check that the workspace folder is "
+            where = f"{exc.filename}: " if exc.filename else "A file of the workspace could not be written: "
+            raise fail(HeartCompassError(f"{where}{problem}", "Check that the workspace folder is "
                                          "yours, writable and has space (e.g. 'ls -ld', 'chmod u+rw', 'df -h'), "
                                          "then run the command again.")) from None
 
@@ -93,8 +94,9 @@ class HeartCompassGroup(TyperGroup):
 def _access_problem(exc: OSError) -> str | None:
     import errno
 
-    if exc.filename is None:
-        return None
+    if exc.filename is None:  # a write that failed after its open (a flush, a close): no file to name
+        return {errno.ENOSPC: "the disk is full", getattr(errno, "EDQUOT", -1): "the disk quota is used up",
+                errno.EROFS: "the disk is read-only"}.get(exc.errno)
     if isinstance(exc, PermissionError):
         return "permission denied"
     return {errno.EROFS: "the disk is read-only", errno.ENOSPC: "the disk is full",

@@ -88,12 +88,28 @@ def _check_git(ws, line) -> None:
         else:
             line(head is not None, "git", f"repository with {counted(len(ws.git.log(None, 10_000)), 'commit')}" if head
                  else "no commits yet", "Run 'heartcompass init' in the workspace.")
+        _check_commits(ws, line)
     except HeartCompassError as exc:
         line(False, "git", exc.message, exc.hint)
     owner = holder(ws.state_dir / "lock")
     if owner:
         line(True, "lock", f"a HeartCompass {owner.get('purpose', 'command')} is running now "
              f"(pid {owner.get('pid', '?')}, since {owner.get('since', '?')})", warn=True)
+
+
+def _check_commits(ws, line) -> None:
+    """A commit the user's git would refuse (signing, a hook), and files of
+    ours that git ignores (a global rule such as "*.md"): each with its fix."""
+    problem = ws.git.commit_problem()
+    if problem:
+        line(False, "commits", f"a commit would fail now: {problem}",
+             "Fix the key or the hook; or let HeartCompass skip hooks: heartcompass config set git.hooks false "
+             "(signing: git config commit.gpgsign false in the workspace)")
+    ignored = [p for p in ws.git.ignored([ws.people_dir, ws.config_path])
+               if not any(part.startswith(".") for part in p.split("/"))]
+    if ignored:
+        line(False, "ignored", f"git ignores {counted(len(ignored), 'file')} of yours, e.g. {ignored[0]}: a hand "
+             "edit there is never committed", f"See which rule: git check-ignore -v {shlex.quote(ignored[0])}")
 
 
 def _check_people(ws, line) -> None:
@@ -164,7 +180,7 @@ def _check_names(ws, line) -> None:
 
     shared = all_collisions(ws)
     for name, people in shared:
-        slugs = ", ".join(p.slug for p in people)
+        slugs = ", ".join(p.slug for p in people[:8]) + (f" and {len(people) - 8} more" if len(people) > 8 else "")
         line(False, "names", f"{name!r} is a name or alias of {len(people)} people ({slugs}); looking it up is "
              "ambiguous", f"Remove it from all but one of them (heartcompass edit {shlex.quote(people[-1].slug)}), or "
              "archive a duplicate ('heartcompass person archive SLUG').", warn=True)

@@ -173,6 +173,9 @@ def _ask(result) -> bool:
 def _cron_line(root: Path) -> str:
     import shlex  # here: --help loads this module
 
+    if any(c in str(root) + sys.executable for c in "\n\r"):
+        raise HeartCompassError("cron reads one line per job, and this path holds a line break: "
+                                f"{root!r}", "Move the workspace to a folder whose name has no line break.")
     found = shutil.which("heartcompass")
     exe = shlex.quote(str(Path(found).resolve())) if found else f"{shlex.quote(sys.executable)} -m heartcompass"
     log = root / ".heartcompass" / "garden.cron.log"

@@ -24,7 +24,7 @@ def sync(ctx: typer.Context,
 
     if cont and abort:
         raise HeartCompassError("Use --continue or --abort, not both.")
-    ws = workspace(ctx)
+    ws = workspace(ctx, check_config=not (cont or abort))  # the settings file may be what is in conflict
     result = sync_mod.sync(ws, "continue" if cont else "abort" if abort else None)
     if result.kept:
         out.print(escape(result.kept[0].upper() + result.kept[1:]) + ".")

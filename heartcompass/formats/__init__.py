@@ -6,7 +6,6 @@ import errno
 import os
 import re
 import shlex
-import stat
 from pathlib import Path
 
 from heartcompass.errors import FormatError, UnsafePathError
@@ -108,10 +107,9 @@ def read_text(path: Path | str) -> str:
             raise
         raise FormatError(path, f"cannot be read ({exc.strerror})") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            kind = "a folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else "not a regular file"
-            raise FormatError(path, f"is {kind}, not a text file",
-                              hint="Move it out of the way; HeartCompass keeps a Markdown file here.")
+        kind = paths.special_kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise FormatError(path, f"is {kind}, not a regular file", hint=paths.SPECIAL_FIX)
         with os.fdopen(fd, "rb", closefd=False) as fh:
             data = fh.read()
     except OSError as exc:

@@ -32,6 +32,7 @@ gardener already consolidated an entry cannot take it back out of memory."""
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import fcntl
 import os
 import re
@@ -41,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from heartcompass.errors import FormatError
+from heartcompass.errors import FormatError, HeartCompassError
 from heartcompass.formats import check_conflict_marks, read_text
 
 _ENTRY = re.compile(
@@ -139,7 +140,7 @@ def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = 
     while True:
         with writing(path):
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+            fd = paths.open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)  # never a FIFO: it would hang
         fcntl.flock(fd, fcntl.LOCK_EX)
         if _still_there(fd, path):
             break
@@ -150,10 +151,18 @@ def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = 
         position = _count_entries(_read_fd(path)) if size else 0
         if size == 0:
             data = header(day) + data
-        with writing(path):  # a full disk is named, not a traceback
-            os.write(fd, data.encode("utf-8"))
-            if durable:
-                os.fsync(fd)
+        try:
+            with writing(path):  # a full disk is named, not a traceback
+                written = os.write(fd, data.encode("utf-8"))
+                if written < len(data.encode("utf-8")):  # the disk filled mid-write: no half entry is kept
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+                if durable:
+                    os.fsync(fd)
+        except HeartCompassError:
+            os.ftruncate(fd, size)  # the file as it was: no empty day log, no half entry
+            if size == 0:
+                path.unlink(missing_ok=True)
+            raise
     finally:
         os.close(fd)
     return position

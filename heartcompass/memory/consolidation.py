@@ -25,8 +25,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from heartcompass import paths
 from heartcompass.atomic import write_atomic
-from heartcompass.errors import FormatError
+from heartcompass.errors import FormatError, UnsafePathError
 from heartcompass.formats import dailylog
 
 if TYPE_CHECKING:
@@ -69,9 +70,9 @@ class State:
         self.path = ws.state_dir / "consolidated" / f"{person.slug}.json"
         self.dirty = False
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json.loads(paths.read_local(self.path))
             self.days: Days = {str(k): [int(v[0]), v[1]] for k, v in data["days"].items()}
-        except (FileNotFoundError, ValueError, KeyError, TypeError, IndexError):
+        except (FileNotFoundError, UnsafePathError, ValueError, KeyError, TypeError, IndexError):
             self.days = self.rebuild()
             self.dirty = True
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from heartcompass import paths
 from heartcompass.atomic import checksum, file_checksum, write_atomic
+from heartcompass.errors import UnsafePathError
 from heartcompass.memory.consolidation import State as ConsolidationState
 from heartcompass.store.people import Person
+from heartcompass.store.unfinished import journal_path
 from heartcompass.store.workspace import Workspace
 
 
@@ -20,7 +23,7 @@ class Journal:
 
     def __init__(self, ws: Workspace, person: Person):
         self.ws, self.person = ws, person
-        self.path = ws.state_dir / "garden" / f"{person.slug}.json"
+        self.path = journal_path(ws, person.slug)
 
     def save(self, files: dict[Path, tuple[str | None, str]], days: dict[str, list], subject: str,
              body: str) -> None:
@@ -30,8 +33,8 @@ class Journal:
 
     def raw(self) -> str | None:
         try:
-            return self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+            return paths.read_local(self.path)
+        except (FileNotFoundError, UnsafePathError):
             return None
 
     def put_back(self, raw: str | None) -> None:
@@ -48,8 +51,10 @@ class Journal:
         from a write that never happened). After a kill, a file changed by
         hand since is left alone (and so is the rest)."""
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json.loads(paths.read_local(self.path))
         except FileNotFoundError:
+            return None
+        except UnsafePathError:  # a FIFO or device where the journal was: no journal to finish
             return None
         except ValueError:
             self.path.unlink()

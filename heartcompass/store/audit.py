@@ -71,6 +71,12 @@ class Subject:
 _SUBJECT = re.compile(r"(?P<verb>[a-z-]+)(?:\((?P<scope>[^:]+?)\))?: (?P<what>.*)", re.S)
 
 
+# A commit-msg hook may put a prefix before our subject ("[ABC-1] chat(bob): ..."):
+# read past it, but only to one of our own verbs, so a user's "fix: ..." stays theirs.
+_PREFIXED = re.compile(r".*?\s(?P<verb>" + "|".join(sorted(Verb._value2member_map_, key=len, reverse=True))
+                       + r")(?:\((?P<scope>[^:]+?)\))?: (?P<what>.*)", re.S)
+
+
 def subject(verb: Verb, scope: str | None, what: str) -> str:
     """`verb(scope): what`, or `verb: what` without a scope. One line, and no
     terminal controls or bidi overrides: `git log` prints it raw."""
@@ -83,7 +89,7 @@ def subject(verb: Verb, scope: str | None, what: str) -> str:
 def parse_subject(text: str) -> Subject | None:
     """`verb(scope): what` or `verb: what` read back; None for any other
     shape (a merge, a free-form message the user committed with git)."""
-    m = _SUBJECT.fullmatch(text)
+    m = _SUBJECT.fullmatch(text) or _PREFIXED.fullmatch(text)
     return Subject(m["verb"], m["scope"], m["what"]) if m else None
 
 
@@ -148,7 +154,7 @@ def pending(ws: Workspace, people: list[Person] | None = None) -> list[Pending]:
     by hand (mv people/a people/b) is one hand edit of the new one: its
     files and the old folder's deletions, together (git sees the rename)."""
     out = _changes(ws, [p.dir for p in people] if people is not None else [ws.people_dir])
-    new = {i.slug for i in out if i.code == "??" and i.path == f"people/{i.slug}/{profile_fmt.FILENAME}"}
+    new = {i.slug for i in out if i.code in ("??", "A", "R") and i.path == f"people/{i.slug}/{profile_fmt.FILENAME}"}
     if not new:
         return out
     everyone = out if people is None else _changes(ws, [ws.people_dir])
@@ -160,8 +166,13 @@ def pending(ws: Workspace, people: list[Person] | None = None) -> list[Pending]:
 
 
 def _changes(ws: Workspace, paths: list[Path]) -> list[Pending]:
+    from heartcompass.store.unfinished import gardener_writes
+
     out = []
+    gardeners = gardener_writes(ws)  # written by a garden whose commit failed: not the user's
     for code, rel in ws.git.status(paths):
+        if rel in gardeners:
+            continue
         parts = Path(rel).parts
         if len(parts) < 3 or parts[0] != "people" or parts[1].startswith("."):
             continue

@@ -125,6 +125,26 @@ def _url(v: Any) -> str:
     v = _text(500)(v).strip()
     if v and not re.fullmatch(r"https?://[^\s/?#]+[^\s]*", v):
         raise ValueError("expected an http:// or https:// URL, or empty")
+    if v:
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(v)
+            parts.port  # noqa: B018 - a bad port (or an unclosed [ of an IPv6 address) raises here
+        except ValueError:
+            raise ValueError("expected an http:// or https:// URL with a valid host and port, "
+                             "e.g. http://[::1]:8080/v1, or empty") from None
+        if not parts.hostname:
+            raise ValueError("expected an http:// or https:// URL with a host, or empty")
+    return v
+
+
+def _remote(v: Any) -> str:
+    v = _text(100)(v)
+    # git reads a name starting with "-" as an option (e.g. --upload-pack=<command>)
+    if not re.fullmatch(r"[A-Za-z0-9_.][A-Za-z0-9_./-]*", v) or ".." in v:
+        raise ValueError("a git remote name such as origin (letters, digits, '.', '_', '-', '/'; "
+                         "not starting with '-')")
     return v
 
 
@@ -164,7 +184,7 @@ KEYS: dict[str, Key] = {
                                        "size bound of MEMORY.md"),
     "memory.half_life_days": Key(90.0, _number(0, 36500, above=True), "days, above 0 and at most 36500",
                                  "how fast old events fade in the prompt"),
-    "sync.remote": Key("origin", _text(100), "text", "git remote for heartcompass sync"),
+    "sync.remote": Key("origin", _remote, "a remote name", "git remote for heartcompass sync"),
     "git.hooks": Key(True, _bool, "true|false", "run the repository's git hooks (e.g. a secret scanner) on our commits"),
 }
 # Variables that override a setting for one shell or one run (keys stay out of this file;
@@ -259,6 +279,10 @@ def load(path: Path, strict: bool = True) -> Config:
         return Config({}, path, strict=strict)
     try:
         data = tomllib.loads(text)
+    except RecursionError:  # arrays or tables nested thousands deep: not a settings file
+        raise FormatError(path, "not valid settings: values nested too deeply", None,
+                          "Fix the file, or take back the last committed version: "
+                          f"git -C {_quoted(path.parent)} checkout -- {FILENAME}") from None
     except tomllib.TOMLDecodeError as exc:
         import shlex
 
@@ -268,6 +292,12 @@ def load(path: Path, strict: bool = True) -> Config:
                           "Fix the line, or take back the last committed version: "
                           f"git -C {shlex.quote(str(path.parent))} checkout -- {FILENAME}") from None
     return Config(data, path, text, strict)  # with the text, so errors name the line
+
+
+def _quoted(path: Path) -> str:
+    import shlex
+
+    return shlex.quote(str(path))
 
 
 def secrets_in(cfg: Config) -> list[tuple[str, str]]:

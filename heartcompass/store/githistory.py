@@ -40,6 +40,13 @@ class History:
                            "from 'heartcompass log'." if first else None)
         return sha
 
+    def ignored(self, paths: list[Path | str]) -> list[str]:
+        """Files under paths that git ignores (by any rule, the user's global
+        ones included) and does not track: a hand edit there is never seen."""
+        out = self._git("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--",
+                        *[self._rel(p) for p in paths], strip_newline_in_stdout=False)
+        return [p for p in out.split("\0") if p]
+
     def status(self, paths: list[Path | str] | None = None) -> list[tuple[str, str]]:
         """(code, path) for uncommitted changes, untracked files included."""
         args = ["status", "--porcelain=v1", "-z", "--untracked-files=all"]
@@ -55,6 +62,8 @@ class History:
                 items.append((code.strip() or code, path))
                 if code[0] in "RC":
                     i += 1  # porcelain -z puts the rename source next
+                    if code[0] == "R" and i < len(parts) and parts[i]:
+                        items.append(("D", parts[i]))  # a `git mv`: the old path is gone too
             i += 1
         return items
 

@@ -25,7 +25,7 @@ from git.exc import BadName, GitCommandError, InvalidGitRepositoryError, NoSuchP
 from heartcompass.errors import GitError
 from heartcompass.store.githistory import History
 from heartcompass.store.gitremote import Remote
-from heartcompass.store.gitstate import RepoState
+from heartcompass.store.gitstate import UNDO_MARK, RepoState
 
 FALLBACK_NAME = "HeartCompass"
 
@@ -49,6 +49,16 @@ FALLBACK_EMAIL = "heartcompass@localhost"
 GIT_ERRORS = (GitCommandError, BadName, InvalidGitRepositoryError, NoSuchPathError, ValueError)
 # Paths printed as they are (小明, not "\345\260\217").
 BASE_OPTIONS = ("-c", "core.quotepath=false")
+# The user's global ignore file (core.excludesFile) is not read when we add our
+# own files: a rule such as "*.md" there must not leave a person uncommitted.
+OWN_IGNORES = ("-c", "core.excludesFile=")
+# Variables that point git at another repository, index or object store (set
+# when a command runs from a git hook or an editor's terminal): every git call
+# of ours is about this workspace's own repository, whatever they say.
+REDIRECTING = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
+               "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE", "GIT_PREFIX",
+               "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE", "GIT_SHALLOW_FILE", "GIT_NAMESPACE",
+               "GIT_INTERNAL_SUPER_PREFIX", "GIT_QUARANTINE_PATH")
 
 
 class RevertConflict(GitError):
@@ -63,6 +73,8 @@ class RevertConflict(GitError):
 class WorkspaceGit(RepoState, Remote, History):
     def __init__(self, root: Path, hooks: Callable[[], bool] = lambda: True):
         self.root = Path(root).resolve()
+        for name in REDIRECTING:  # GitPython's own helpers read os.environ too, so not only our env= calls
+            os.environ.pop(name, None)
         self._repo: git.Repo | None = None
         self.hooks = hooks  # run the user's commit hooks? (the git.hooks setting)
 
@@ -116,6 +128,12 @@ class WorkspaceGit(RepoState, Remote, History):
     def git_dir(self) -> Path:
         return Path(self.repo.git_dir)
 
+    @property
+    def common_dir(self) -> Path:
+        """Where the objects, branches and hooks are: the git dir, or for a
+        workspace that is a `git worktree`, the main repository's."""
+        return Path(self.repo.common_dir).resolve()
+
     # -- writing ----------------------------------------------------------
     def commit(self, paths: list[Path | str], subject: str, body: str = "") -> str | None:
         """Commit exactly `paths` (additions, changes, deletions). Returns the
@@ -125,8 +143,8 @@ class WorkspaceGit(RepoState, Remote, History):
             return None
         present = [r for r in rels if (self.root / r).exists()]
         gone = [r for r in rels if r not in present]
-        if present:
-            self._git("add", "-A", "--", *present)
+        if present:  # the workspace's own .gitignore decides, not a global rule such as "*.md"
+            self._git("add", "-A", "--", *present, options=OWN_IGNORES)
         if gone:  # deleted or moved away: stage the removal
             self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *gone)
         self._refuse_links(rels)
@@ -227,7 +245,7 @@ class WorkspaceGit(RepoState, Remote, History):
         if not self.hooks():
             return False
         custom = self.repo.config_reader().get_value("core", "hooksPath", default="")
-        folder = (self.root / os.path.expanduser(str(custom))) if custom else Path(self.repo.git_dir) / "hooks"
+        folder = (self.root / os.path.expanduser(str(custom))) if custom else self.common_dir / "hooks"
         return any(os.access(folder / name, os.X_OK)
                    for name in ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"))
 
@@ -239,7 +257,7 @@ class WorkspaceGit(RepoState, Remote, History):
 
         from gitdb import LooseObjectDB
 
-        loose = LooseObjectDB(os.path.join(self.repo.git_dir, "objects"))  # in-process: no git per object
+        loose = LooseObjectDB(str(self.common_dir / "objects"))  # in-process: no git per object
 
         def store(kind: str, data: bytes) -> bytes:
             return loose.store(IStream(kind, len(data), io.BytesIO(data))).binsha
@@ -373,6 +391,7 @@ class WorkspaceGit(RepoState, Remote, History):
     def revert(self, sha: str, subject: str, body: str) -> str:
         """A new commit taking sha back. Later changes to the same lines:
         RevertConflict, with the working tree and index as they were."""
+        (self.git_dir / UNDO_MARK).write_text(sha + "\n", encoding="utf-8")  # a kill from here on is ours to clear
         try:
             self._git("revert", "--no-commit", sha)
         except GitError as exc:
@@ -386,6 +405,7 @@ class WorkspaceGit(RepoState, Remote, History):
         except GitError:
             self._abort_revert()
             raise
+        (self.git_dir / UNDO_MARK).unlink(missing_ok=True)
         return self.head() or ""
 
     def _abort_revert(self) -> None:
@@ -394,6 +414,7 @@ class WorkspaceGit(RepoState, Remote, History):
             self._git("revert", "--abort")
         except GitError:
             self._git("reset", "-q", "--merge")
+        (self.git_dir / UNDO_MARK).unlink(missing_ok=True)
 
     # -- reading ----------------------------------------------------------
     def head(self) -> str | None:

@@ -13,17 +13,21 @@ import shlex
 import subprocess
 import time
 from pathlib import Path
+from typing import Callable
 
 from heartcompass.errors import GitError
 
 SYNC_MARK = "heartcompass-sync"  # in .git/: the rebase in progress is an unfinished `heartcompass sync`
+UNDO_MARK = "heartcompass-undo"  # in .git/: the revert in progress is a `heartcompass undo` that was killed
 
 
 class RepoState:
-    """Needs `root`, `git_dir` and `_git` from WorkspaceGit."""
+    """Needs `root`, `git_dir`, `common_dir`, `hooks` and `_git` from WorkspaceGit."""
 
     root: Path
     git_dir: Path
+    common_dir: Path
+    hooks: Callable[[], bool]
 
     def state_problem(self) -> str | None:
         """A rebase, merge, cherry-pick or revert in progress, or a detached
@@ -43,6 +47,9 @@ class RepoState:
         if (gd / "CHERRY_PICK_HEAD").exists():
             return ("git is in the middle of a cherry-pick: finish it with 'git cherry-pick --continue' "
                     "or go back with 'git cherry-pick --abort'.")
+        if (gd / "REVERT_HEAD").exists() and (gd / UNDO_MARK).exists():
+            return ("A 'heartcompass undo' was interrupted; the next command that writes takes it back "
+                    "(nothing was committed), or run: heartcompass undo again.")
         if (gd / "REVERT_HEAD").exists():
             return ("git is in the middle of a revert: finish it with 'git revert --continue' "
                     "or go back with 'git revert --abort'.")
@@ -56,7 +63,7 @@ class RepoState:
         return None
 
     def _home_branch(self) -> str:
-        heads = self.git_dir / "refs" / "heads"
+        heads = self.common_dir / "refs" / "heads"
         names = sorted(p.name for p in heads.iterdir()) if heads.is_dir() else []
         return "main" if "main" in names or not names else names[0] if len(names) == 1 else "main"
 
@@ -81,9 +88,23 @@ class RepoState:
 
     def check_writable(self) -> None:
         """Refuse (GitError, one line) when a commit now would be wrong or fail."""
+        self._take_back_interrupted_undo()
         problem = self.state_problem() or self.index_lock_problem()
         if problem:
             raise GitError(problem)
+
+    def _take_back_interrupted_undo(self) -> None:
+        """A `heartcompass undo` killed between git's revert and its commit
+        leaves a revert in progress: ours, so taken back (the user's own
+        edits since stay: reset --merge keeps changes git did not make)."""
+        if not ((self.git_dir / "REVERT_HEAD").exists() and (self.git_dir / UNDO_MARK).exists()):
+            (self.git_dir / UNDO_MARK).unlink(missing_ok=True)
+            return
+        try:
+            self._git("revert", "--abort")
+        except GitError:
+            self._git("reset", "-q", "--merge")
+        (self.git_dir / UNDO_MARK).unlink(missing_ok=True)
 
     def rebase_in_progress(self) -> bool:
         return (self.git_dir / "rebase-merge").is_dir() or (self.git_dir / "rebase-apply").is_dir()
@@ -98,6 +119,39 @@ class RepoState:
             if head.exists():
                 return head.read_text(encoding="utf-8").strip().removeprefix("refs/heads/")
         return "main"
+
+    def commit_problem(self) -> str | None:
+        """Would a commit be refused now by what the user's git is set to do:
+        sign with a key that is not there, or run a hook that fails? Tried
+        without making one (a dangling signed object at most, and the hooks run
+        on nothing staged). None when a commit can be made."""
+        import tempfile
+
+        head = self._git("rev-parse", "-q", "--verify", "HEAD^{tree}") if self._has_head() else ""
+        if head and self._git("config", "--bool", "--default", "false", "commit.gpgsign").strip() == "true":
+            try:
+                self._git("commit-tree", "-S", head.strip(), "-m", "heartcompass doctor: can we sign?")
+            except GitError as exc:
+                return f"commit.gpgsign is on and signing fails ({exc.message.splitlines()[-1]})"
+        if not self.hooks():
+            return None
+        for hook in ("pre-commit", "commit-msg"):
+            with tempfile.NamedTemporaryFile("w", suffix=".txt", dir=self.git_dir, delete=False) as msg:
+                msg.write("doctor: can a commit be made?\n")
+            try:
+                self._git("hook", "run", "--ignore-missing", hook, *(["--", msg.name] if hook == "commit-msg" else []))
+            except GitError as exc:
+                return f"the {hook} hook refuses commits ({exc.message.splitlines()[-1][:200]})"
+            finally:
+                os.unlink(msg.name)
+        return None
+
+    def _has_head(self) -> bool:
+        try:
+            self._git("rev-parse", "-q", "--verify", "HEAD")
+            return True
+        except GitError:
+            return False
 
     def conflicted(self) -> list[str]:
         out = self._git("diff", "--name-only", "-z", "--diff-filter=U", strip_newline_in_stdout=False)

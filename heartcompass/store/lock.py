@@ -15,6 +15,7 @@ import socket
 import time
 from pathlib import Path
 
+from heartcompass import paths
 from heartcompass.errors import HeartCompassError
 
 POLL = 0.05  # seconds between tries while waiting
@@ -38,8 +39,8 @@ def holder(path: Path) -> dict | None:
     """Who holds the lock ({"pid", "host", "since", "purpose"}), or None when
     it is free. Peeks with a shared, non-blocking lock taken for an instant."""
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
+        fd = paths.open_regular(path, os.O_RDONLY)  # never blocks on a FIFO put in its place
+    except (OSError, HeartCompassError):
         return None
     try:
         try:
@@ -76,7 +77,7 @@ class WorkspaceLock:
     def acquire(self) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644))
+            os.close(paths.open_regular(self.path, os.O_RDWR | os.O_CREAT))  # a FIFO here is named
         except OSError as exc:
             raise HeartCompassError(f"{self.path}: cannot be written ({exc.strerror}).",
                                     "HeartCompass needs to write in the workspace: check its permissions "
@@ -85,7 +86,7 @@ class WorkspaceLock:
         started = time.monotonic()
         deadline = started + max(self.wait, 0.3)
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = paths.open_regular(self.path, os.O_RDWR | os.O_CREAT)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -106,8 +107,11 @@ class WorkspaceLock:
             break
         me = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.strftime("%Y-%m-%d %H:%M:%S"),
               "purpose": self.purpose}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(me).encode("utf-8"), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(me).encode("utf-8"), 0)
+        except OSError:
+            pass  # a full disk: the flock is the lock; who holds it is only for messages
         self._fd = fd
         self.held = True
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
@@ -86,7 +87,16 @@ def list_people(ws: Workspace) -> list[Person]:
     except FileNotFoundError:
         return []
     return [Person(n, folder / n) for n in names
-            if not n.startswith(".") and os.path.isfile(os.path.join(folder, n, profile_name))]
+            if not n.startswith(".") and _has_profile(os.path.join(folder, n, profile_name))]
+
+
+def _has_profile(path: str) -> bool:
+    """A PROFILE.md of any kind but a folder: a FIFO or a link in its place
+    is that person's broken file (named when read), not "no such person"."""
+    try:
+        return not stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def resolve(ws: Workspace, name: str) -> Person:
@@ -323,18 +333,15 @@ def user_name_fix(name: str, slug: str) -> str:
 
 def all_collisions(ws: Workspace) -> list[tuple[str, list[Person]]]:
     """For doctor: every name or alias that more than one person answers to."""
-    owners: dict[str, tuple[str, list[Person]]] = {}
+    owners: dict[str, tuple[str, dict[str, Person]]] = {}  # by slug: linear however many share a name
     for person in list_people(ws):
         try:
             names = person.load_profile().names()
         except FormatError:
             continue
-        for n in {_fold(x): x for x in [*names, person.slug] if x.strip()}.items():
-            key, original = n
-            shown, people = owners.setdefault(key, (original, []))
-            if person not in people:
-                people.append(person)
-    return [(shown, people) for shown, people in owners.values() if len(people) > 1]
+        for key, original in {_fold(x): x for x in [*names, person.slug] if x.strip()}.items():
+            owners.setdefault(key, (original, {}))[1].setdefault(person.slug, person)
+    return [(shown, list(people.values())) for shown, people in owners.values() if len(people) > 1]
 
 
 class NameTakenError(PersonError):

@@ -21,7 +21,8 @@ import weakref
 from pathlib import Path
 from typing import NamedTuple
 
-from heartcompass.errors import FormatError
+from heartcompass import paths
+from heartcompass.errors import FormatError, UnsafePathError
 from heartcompass.store.people import Person, Summary, list_people, summarize
 from heartcompass.store.workspace import Workspace
 
@@ -72,10 +73,10 @@ class PeopleIndex:
     def load(cls, ws: Workspace) -> "PeopleIndex":
         index = cls(ws)
         try:
-            data = json.loads(index.path.read_text(encoding="utf-8"))
+            data = json.loads(paths.read_local(index.path))
             if isinstance(data, dict) and data.get("format") == FORMAT and isinstance(data.get("people"), dict):
                 index.entries = data["people"]
-        except (OSError, ValueError):  # missing or broken: rebuilt as we go
+        except (OSError, ValueError, UnsafePathError):  # missing, broken or a FIFO: rebuilt as we go
             pass
         return index
 

@@ -47,11 +47,8 @@ def sync(ws: Workspace, action: str | None = None) -> SyncResult:
     left in place for the user: nothing is discarded. action "continue"
     finishes a sync stopped on a conflict (once the files are fixed), "abort"
     goes back to before it."""
-    remote = str(ws.config.get("sync.remote"))
-    if remote not in ws.git.remotes():
-        raise HeartCompassError(f"This workspace has no git remote {remote!r}.",
-                                f"Add one: git -C {shlex.quote(str(ws.root))} remote add {shlex.quote(remote)} <url>  "
-                                "(or set sync.remote).")
+    # --abort reads no setting: heartcompass.toml may be the very file in conflict
+    remote = "" if action == "abort" else _remote(ws)
     from heartcompass.store.lock import WorkspaceLock
 
     # Fails fast rather than waiting: a sync is never run mid-garden (its writes are not hand edits).
@@ -80,6 +77,15 @@ def sync(ws: Workspace, action: str | None = None) -> SyncResult:
             ws.git.push(remote, branch)
             result.pushed = True
         return result
+
+
+def _remote(ws: Workspace) -> str:
+    remote = str(ws.config.get("sync.remote"))
+    if remote not in ws.git.remotes():
+        raise HeartCompassError(f"This workspace has no git remote {remote!r}.",
+                                f"Add one: git -C {shlex.quote(str(ws.root))} remote add {shlex.quote(remote)} <url>  "
+                                "(or set sync.remote).")
+    return remote
 
 
 def _continue_rebase(ws: Workspace) -> list[str]:

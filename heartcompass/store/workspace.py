@@ -40,8 +40,7 @@ class Workspace:
         from heartcompass import paths
 
         path = paths.check(self.root / ".heartcompass")  # locks, journals, run logs: never outside
-        path.mkdir(exist_ok=True)
-        return path
+        return paths.ensure_folder(path)
 
     @property
     def prompts_dir(self) -> Path:

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 
 from heartcompass.memory import context as context_mod
 from heartcompass.store import clock
-from heartcompass.errors import HeartCompassError, LLMError
+from heartcompass.errors import HeartCompassError, LLMError, WriteError
 from heartcompass.formats import dailylog
 from heartcompass.llm.providers import LLMSettings, retrying
 from heartcompass.store.people import Person
@@ -110,7 +110,14 @@ class ChatSession:
         day = now.date()
         all_tags = [*(tags or []), *([self.tag] if self.tag else [])]
         path = dailylog.log_path(self.person.dir, day)
-        dailylog.append(path, dailylog.Entry(now.strftime("%H:%M:%S"), speaker, text, all_tags), day)
+        try:
+            dailylog.append(path, dailylog.Entry(now.strftime("%H:%M:%S"), speaker, text, all_tags), day)
+        except WriteError as exc:
+            if speaker == "persona":
+                raise
+            # The user typed it and it is nowhere on disk: give it back, to copy once there is room.
+            exc.hint = f"{exc.hint or ''} Not saved, so here it is to copy: {text}".strip()
+            raise
         self.logged.add(path)
         self.count += 1
 
