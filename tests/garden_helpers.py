@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 
 from conftest import git
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt
@@ -31,7 +32,7 @@ def backlog(runner, days: int, speaker: str, what: str, slug="alice"):
 def smaller_memory_budget(ws, tokens: int, slug="alice"):
     """MEMORY.md's budget lowered by hand (and committed), as the user would."""
     path = ws.people_dir / slug / "MEMORY.md"
-    path.write_text(path.read_text().replace("budget_tokens: 1200", f"budget_tokens: {tokens}"))
+    path.write_text(re.sub(r"budget_tokens: \d+", f"budget_tokens: {tokens}", path.read_text(), count=1))
     git(ws, "commit", "-qam", "smaller memory budget")
 
 

@@ -56,10 +56,13 @@ def structured_reply(name: str, body: dict) -> dict:
             return [{"text": re.sub(r" \((log [\d-]+|told|import)\)$", "", line), "lines": [ident]}
                     for ident, line, hand in re.findall(rf"(?m)^({prefix}\d+) - (.+?)(   \[hand-written.*)?$", text)
                     if not hand]
-        return {"facts": kept("F"), "chat_notes": kept("C"), "threads": kept("T")}
+        return {"facts": kept("F"), "chat_notes": kept("C"), "threads": kept("T"), "about_user": kept("U")}
     notes = re.findall(r"(?m)^(L\d+) \[[^\]]* · note · [^\]]*\] (.+)$", text)
-    return {"summary": f"stub gardener: {len(notes)} noted facts", "nothing_worth_keeping": not notes,
-            "new_facts": [{"text": note[:150], "evidence": [ident]} for ident, note in notes]}
+    # the user's own news ("my son broke his arm"): what they told about their life
+    mine = re.findall(r"(?m)^(L\d+) \[[^\]]* · (?:me|import:me) · [^\]]*\] [Mm]y (.+)$", text)
+    return {"summary": f"stub gardener: {len(notes)} noted facts", "nothing_worth_keeping": not (notes or mine),
+            "new_facts": [{"text": note[:150], "evidence": [ident]} for ident, note in notes],
+            "new_about_user": [{"text": f"The user's {said[:140]}", "evidence": [ident]} for ident, said in mine]}
 
 
 def structured_mode(body: dict) -> tuple[str | None, str]:

@@ -126,9 +126,11 @@ def test_history_takes_today_and_the_last_chat_day_when_today_is_short(example_w
     dailylog.append(dailylog.log_path(person.dir, today), dailylog.Entry("09:00:00", "me", "morning"), today)
     dailylog.append(dailylog.log_path(person.dir, today), dailylog.Entry("09:00:01", "note", "a fact"), today)
     hist = _context(example_ws).history
-    assert hist == [("user", "hike tomorrow?"), ("assistant", "yes!!"), ("user", "morning")]
+    # turns of earlier sittings carry their time (now is 20:15: the morning was one too)
+    assert hist == [("user", "[Sat 2026-11-28 10:00] hike tomorrow?"), ("assistant", "yes!!"),
+                    ("user", "[Wed 2026-12-02 09:00] morning")]
     assert _context(example_ws, fresh_after=1).history == []
-    assert _context(example_ws, fresh_after=0).history == [("user", "morning")]
+    assert _context(example_ws, fresh_after=0).history == [("user", "[Wed 2026-12-02 09:00] morning")]
 
 
 def test_history_respects_its_budget_but_keeps_the_newest_turn(example_ws):
@@ -167,3 +169,25 @@ def test_user_name_names_the_default_self_person(example_cli: Runner):
     example_cli("config", "set", "user.name", "")
     example_cli("person", "rename", "me", "Lei Wang", "--force")  # the self person: only on purpose
     assert "chatting by text message with Lei Wang" in _context(Workspace(example_cli.ws.root), "alice").system
+
+
+def test_recent_turns_never_exceed_their_budget_whatever_one_message_holds(example_cli: Runner, fake_llm):
+    """One pasted 2 MB message, and a day of 5,000 messages in a row: the
+    history keeps the newest part within chat.history_budget_tokens."""
+    import datetime as dt
+
+    from heartcompass.formats import dailylog
+
+    day = dt.date.today()
+    path = dailylog.log_path(example_cli.ws.people_dir / "alice", day)
+    dailylog.append_many(path, [dailylog.Entry(f"09:{i // 60 % 60:02d}:{i % 60:02d}", "me", f"在吗 message {i}", [])
+                                for i in range(5000)], day)
+    dailylog.append(path, dailylog.Entry("10:00:00", "me", "x" * 2_000_000 + " the very end", []), day)
+    budget = int(example_cli.ws.config.get("chat.history_budget_tokens"))
+    data = json.loads(example_cli("context", "alice", "--json").output)
+    assert data["history_tokens"] <= budget
+    assert data["messages"][-1]["content"].endswith("the very end")
+    fake_llm.enqueue("ok!")
+    example_cli("chat", "alice", "-m", "hello?")
+    sent = sum(len(str(m.content)) for m in fake_llm.calls[-1])
+    assert sent < 40_000  # the prompt and its turns, not two megabytes

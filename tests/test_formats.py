@@ -281,7 +281,7 @@ def test_append_returns_the_entry_position(tmp_path):
 
 def test_a_new_memory_has_no_bookkeeping(tmp_path):
     text = memory.render(memory.new(tmp_path / "MEMORY.md", "Alice"))
-    assert text.startswith("---\nbudget_tokens: 1200\n---\n") and "consolidated" not in text
+    assert text.startswith(f"---\nbudget_tokens: {memory.DEFAULT_BUDGET}\n---\n") and "consolidated" not in text
 
 
 def test_a_log_entry_holding_unicode_line_separators_stays_one_entry(tmp_path):

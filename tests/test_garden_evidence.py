@@ -150,13 +150,27 @@ def test_what_she_wrote_in_real_messages_is_kept_as_what_she_said(alice: Runner,
         {"text": "The user paid back the 300 owed", "evidence": ["L2"]},
         {"text": "下个月开始学日语", "evidence": ["L3"]}]))
     facts = mem.items(memory_fmt.FACTS)
-    assert "- Alice said: moves to Osaka in March (log 2026-12-01)" in facts
+    # a fragment is not turned into "Alice said: moves ...": who said it follows, as a sentence
+    assert "- Moves to Osaka in March, Alice said (log 2026-12-01)" in facts
     assert "- The user paid back the 300 owed (log 2026-12-01)" in facts  # the user's own words
-    assert "- Alice说：下个月开始学日语 (log 2026-12-01)" in facts
+    assert "- 下个月开始学日语（Alice说的） (log 2026-12-01)" in facts
     # and the persona's prompt says what such a line is
     system = " ".join(alice("context", "alice").output.split())
-    assert "Alice said: moves to Osaka in March" in system
-    assert "except lines “X said: …” (what X said in a real message)" in system and "not verified" in system
+    assert "Moves to Osaka in March, Alice said" in system
+    assert "except what a line says someone said (“Caroline said she …”: from their real messages)" in system
+    assert "not verified" in system
+
+
+def test_a_reported_fact_written_as_a_sentence_stays_as_written(alice: Runner, fake_llm):
+    say(alice.ws, "alice", "import:Alice", "I'm a counselor now, I love helping trans kids")
+    say(alice.ws, "alice", "import:Alice", "我下个月开始学日语", time="20:02:00")
+    mem = accepted(alice, fake_llm, proposal(new_facts=[
+        {"text": "Alice said she is a counselor who loves helping trans kids", "evidence": ["L1"]},
+        {"text": "Alice说她下个月开始学日语", "evidence": ["L2"]}]))
+    facts = mem.items(memory_fmt.FACTS)
+    assert "- Alice said she is a counselor who loves helping trans kids (log 2026-12-01)" in facts
+    assert "- Alice说她下个月开始学日语 (log 2026-12-01)" in facts
+    assert not any("said:" in line or "说：" in line for line in facts)
 
 
 def test_a_reported_fact_still_needs_support(alice: Runner, fake_llm):

@@ -12,14 +12,14 @@ def register(app: typer.Typer) -> None:
     app.command("context")(context)
 
 
-def build_for(ws, name: str, as_of: str | None):
+def build_for(ws, name: str, as_of: str | None, about: str | None = None):
     from heartcompass.memory import context as context_mod
     from heartcompass.store import clock
     from heartcompass.store.people import resolve
 
     person = resolve(ws, name)
     rev, tag = context_mod.parse_time_travel(ws, as_of) if as_of else (None, None)
-    return person, context_mod.build(ws, person, clock.now(ws), rev=rev, history_tag=tag), tag
+    return person, context_mod.build(ws, person, clock.now(ws), rev=rev, history_tag=tag, about=about), tag
 
 
 def context(
@@ -28,12 +28,17 @@ def context(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
     as_of: Annotated[Optional[str], typer.Option("--as-of", help="Build it from the files as they were at a "
                      "date (YYYY-MM-DD) or commit.", show_default=False)] = None,
+    about: Annotated[Optional[str], typer.Option("--for", help="Show the prompt chat would send for this "
+                     "message: what it names is chosen first.", show_default=False)] = None,
 ) -> None:
     """Print the exact prompt chat would send, with tokens per section and what was left out."""
+    from heartcompass.errors import HeartCompassError
     from heartcompass.sanitize import strip_controls
 
     ws = workspace(ctx)
-    person, c, _ = build_for(ws, name, as_of)
+    if about is not None and not about.strip():
+        raise HeartCompassError("--for needs the message to choose for, e.g. --for \"remember the rainbow sidewalk?\"")
+    person, c, _ = build_for(ws, name, as_of, about)
     if as_json:
         print_json({
             "person": person.slug, "as_of": c.rev, "now": c.now, "budget": c.budget, "tokens": c.tokens,
@@ -41,6 +46,7 @@ def context(
             "messages": [{"role": r, "content": t} for r, t in c.messages()],
             "sections": [s.__dict__ for s in c.sections],
             "left_out": c.left_out, "warnings": c.warnings,
+            "chosen_for": c.about, "chosen_for_it": c.relevant,
         }, indent=2)
         return
     for role, text in c.messages():
@@ -56,6 +62,9 @@ def print_summary(c) -> None:
     """Tokens per section and what was left out."""
     from rich.table import Table
 
+    from heartcompass.sanitize import strip_controls
+    from heartcompass.wording import counted
+
     table = Table(box=None, header_style="bold", title="Tokens (estimated)", title_justify="left")
     for col in ("section", "tokens", "entries", "left out"):
         table.add_column(col, justify="left" if col == "section" else "right")
@@ -66,6 +75,10 @@ def print_summary(c) -> None:
     table.add_row("[bold]system prompt[/]", f"[bold]{c.tokens}[/] / {c.budget}", "", "")
     table.add_row("recent turns", f"{c.history_tokens} / {c.history_budget}", str(len(c.history)), "")
     out.print(table)
+    if c.about:  # what the selection was for: the user's own words, one line
+        said = " / ".join(strip_controls(t).replace("\n", " ") for t in c.about)
+        said = said if len(said) <= 70 else said[:69] + "…"
+        out.print(f"Chosen for: [italic]{escape(said)}[/] ({counted(c.relevant, 'entry', 'entries')} it names)")
     counts = {s.key: s.left_out for s in c.sections}
     for key, items in c.left_out.items():
         shown = "; ".join(escape(i.splitlines()[0][:70]) for i in items[:5])

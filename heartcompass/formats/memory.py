@@ -7,11 +7,15 @@ Body sections:
   ## Facts            trusted: what the user stated or imported
   ## From our chats   untrusted: what the persona said in simulated chats
   ## Open threads     things to follow up on
+  ## About me         what the user told this person about the user's own
+                      life (their kids, their plans, their news): trusted,
+                      from the user's own lines only; optional (older files
+                      have none: the gardener adds it after Open threads)
 Each line cites its source. An open thread whose time passes says until when
 it is open, before its source: `- Plan a trip for the summer (until 2023-08)
 (log 2023-05-01)`; past that day (or month) it is closed by the gardener and
-no longer shown to a persona. Other sections a user adds are kept; the three
-above must be there, spelled exactly (a renamed one is a FormatError: the
+no longer shown to a persona. Other sections a user adds are kept; the first
+three above must be there, spelled exactly (a renamed one is a FormatError: the
 gardener would otherwise add a second, empty Facts and lose track of the
 renamed one's trust)."""
 
@@ -29,8 +33,12 @@ from heartcompass.tokens import estimate_tokens
 
 FILENAME = FILE_KINDS["memory"]
 FACTS, CHATS, THREADS = "Facts", "From our chats", "Open threads"
-SECTIONS = (FACTS, CHATS, THREADS)
-DEFAULT_BUDGET = 1200
+SECTIONS = (FACTS, CHATS, THREADS)  # required
+ABOUT_ME = "About me"
+KNOWN = (*SECTIONS, ABOUT_ME)  # ours; any other heading is the user's own section
+# How a user may spell the About me heading by hand (any case); kept as written.
+ABOUT_ME_SPELLINGS = ("about me", "关于我")
+DEFAULT_BUDGET = 6000  # years of a relationship; a prompt takes only what the conversation needs
 FLOW_KEYS = ("consolidated",)  # one line, however many logs it counts
 # "(until 2023-08)" or "(until 2023-08-31)" in a thread, full-width parentheses and a colon allowed by hand
 UNTIL = re.compile(r"\s*[(（]\s*until:?\s*(\d{4}-\d{1,2}(?:-\d{1,2})?)\s*[)）]", re.I)
@@ -77,6 +85,7 @@ class Memory:
     preamble: str
     sections: dict[str, list[str]] = field(default_factory=dict)
     _orig_sections: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    spelled: dict[str, str] = field(default_factory=dict)  # a section's heading as the user wrote it
 
     @property
     def legacy_consolidated(self) -> dict[str, int]:
@@ -122,11 +131,15 @@ def parse(text: str, path: Path) -> Memory:
                           fm.line_of_key(doc.raw_meta, "budget_tokens"))
     preamble: list[str] = []
     sections: dict[str, list[str]] = {}
+    spelled: dict[str, str] = {}
     headings: dict[str, int] = {}  # title -> its index among the body's lines
     current: str | None = None
     for i, line in enumerate(doc.body.splitlines()):
         if line.startswith("## "):
             current = line[3:].strip()
+            if current.casefold() in ABOUT_ME_SPELLINGS and current != ABOUT_ME:
+                spelled.setdefault(ABOUT_ME, current)
+                current = ABOUT_ME
             sections.setdefault(current, [])
             headings.setdefault(current, i)
         elif current is None:
@@ -139,7 +152,7 @@ def parse(text: str, path: Path) -> Memory:
     pre = "\n".join(preamble).rstrip("\n")
     doc.flow_keys = FLOW_KEYS
     return Memory(doc, path, pre + "\n\n" if pre else "", sections,
-                  {k: list(v) for k, v in sections.items()})
+                  {k: list(v) for k, v in sections.items()}, spelled)
 
 
 def _check_until(text: str, doc: fm.Document, path: Path, index: int, line: str) -> None:
@@ -160,7 +173,7 @@ def _check_sections(text: str, doc: fm.Document, path: Path, headings: dict[str,
     if not missing:
         return
     body_start = text.count("\n", 0, len(text) - len(doc.body))  # lines before the body
-    unknown = [(i, title) for title, i in headings.items() if title not in SECTIONS]
+    unknown = [(i, title) for title, i in headings.items() if title not in KNOWN]
     names = " and ".join(f"'## {title}'" for title in missing)
     problem = f"the section {names} is missing" if len(missing) == 1 else f"the sections {names} are missing"
     if unknown:
@@ -181,10 +194,25 @@ def load(path: Path) -> Memory:
 def render_body(mem: Memory) -> str:
     out = [mem.preamble]
     for title, lines in mem.sections.items():
-        out.append(f"## {title}\n\n")
+        out.append(f"## {mem.spelled.get(title, title)}\n\n")
         if lines:
             out.append("".join(line + "\n" for line in lines) + "\n")
     return "".join(out)
+
+
+def ensure_section(mem: Memory, title: str) -> list[str]:
+    """The lines of one of our sections, adding it when the file has none:
+    right after the last of ours that comes before it (so About me lands
+    after Open threads, before the user's own sections)."""
+    if title in mem.sections:
+        return mem.sections[title]
+    before = KNOWN[:KNOWN.index(title)] if title in KNOWN else KNOWN
+    present = [t for t in mem.sections if t in before]
+    after = list(mem.sections).index(present[-1]) + 1 if present else len(mem.sections)
+    items = list(mem.sections.items())
+    items.insert(after, (title, []))
+    mem.sections = dict(items)
+    return mem.sections[title]
 
 
 def render(mem: Memory) -> str:
@@ -197,6 +225,6 @@ def new(path: Path, name: str, budget_tokens: int = DEFAULT_BUDGET) -> Memory:
     meta: dict[str, Any] = {"budget_tokens": budget_tokens}
     doc = fm.new(meta, "")
     doc.flow_keys = FLOW_KEYS
-    mem = Memory(doc, path, f"\n# Memory — {name}\n\n", {s: [] for s in SECTIONS}, {})
+    mem = Memory(doc, path, f"\n# Memory — {name}\n\n", {s: [] for s in KNOWN}, {})
     mem.doc.body = render_body(mem)
     return mem

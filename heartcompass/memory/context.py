@@ -1,8 +1,10 @@
 """Prompt assembly: what a persona knows, within a token budget.
 
 The system prompt is built from one person's folder only (plus one line per
-related person): rules, the current time, PROFILE.md, MEMORY.md (facts and
-chat impressions labelled apart), the highest-scoring EVENTS and relation /
+related person, and the user's own short basics from people/me): rules, the
+current time and when the two last talked, PROFILE.md, MEMORY.md (facts and
+chat impressions labelled apart, what the user told them about their own
+life, notes not yet gardened), the highest-scoring EVENTS and relation /
 MBTI guidance. Every piece is a whole entry; entries are taken by priority
 and score until the budget is spent, and what does not fit is reported,
 never cut mid-entry. No terminal code here: `context` and `chat` render it."""
@@ -19,27 +21,32 @@ from heartcompass.llm import prompts
 from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
 from heartcompass.formats import voice as voice_fmt
+from heartcompass.memory import relevance, selection
+from heartcompass.memory.selection import Unit
 from heartcompass.store.people import DEFAULT_SELF_NAME, Person
 from heartcompass.store.people import display_name as people_display_name
 from heartcompass.store.slugs import is_safe_slug
 from heartcompass.tokens import estimate_tokens
 from heartcompass.store.workspace import Workspace
 
-SEPARATOR = "|||"
-TIME_TRAVEL_TAG = "as-of"
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+from heartcompass.memory.history import SEPARATOR, TIME_TRAVEL_TAG, WEEKDAYS, recent_history, unstamped  # noqa: F401
+from heartcompass.memory.history import tag_of as _tag_of  # noqa: F401  (chat.py's /retry)
 
 # (key, heading) in the order they appear in the prompt; "persona" speaks to
 # the persona (chat), "about" describes the person to an adviser (coach).
-SECTIONS = ("rules", "relation", "profile", "words", "mywords", "facts", "threads", "chats", "events", "related",
-            "mbti")
+SECTIONS = ("rules", "when", "relation", "selfbasics", "profile", "words", "mywords", "facts", "pending", "aboutuser",
+            "threads", "chats", "events", "related", "mbti")
 HEADINGS = {
     "persona": {"relation": "How you relate to {user}", "profile": "Who you are (from PROFILE.md)",
                 "words": "How you write (your own real messages, from VOICE.md: match this style; they are not "
                          "facts)",
-                "facts": "Known facts (true) — except lines “X said: …” (what X said in a real message) and "
-                         "lines ending (import) (from an imported card): those are not verified",
+                "facts": "Known facts (true) — except what a line says someone said (“Caroline said she …”: "
+                         "from their real messages) and lines ending (import) (from an imported card): those are "
+                         "not verified",
                 "threads": "Open threads (things to follow up on)",
+                "selfbasics": "Who {user} is (from {user}'s own notes)",
+                "pending": "Just noted by {user}, not yet gardened into the notes above (true)",
+                "aboutuser": "What {user} has told you about {user}'s own life (true: ask about it when it fits)",
                 "chats": "Said in earlier simulated chats (stay consistent; not facts)",
                 "events": "Things that happened (newest first)", "related": "People in your life",
                 "mbti": "Personality type hint"},
@@ -48,23 +55,35 @@ HEADINGS = {
                    "words": "How {user} writes (their own real messages: style, not facts)",
                    "mywords": "How {user} writes (their own real messages: style, not facts)",
                    "facts": "Known facts about {user} (true)", "threads": "Open threads in {user}'s life",
+                   "pending": "Just noted by {user}, not yet gardened into the notes above (true)",
+                   "aboutuser": "Also known about {user} (true)",
                    "chats": "Said in earlier reflection chats (stay consistent; not facts)",
                    "events": "What happened to {user} (newest first)", "related": "People in {user}'s life",
                    "mbti": "Personality type hint (about {user})"},
     "about": {"relation": "How {name} relates to {user}", "profile": "Who {name} is (from PROFILE.md)",
               "words": "How {name} writes (their real messages: style, not facts)",
               "mywords": "How {user} writes to {name} (real messages: make suggested replies sound like this)",
-              "facts": "Known facts about {name} (true) — except lines “X said: …” (what X said in a real "
-                       "message) and lines ending (import) (from an imported card): those are not verified",
+              "facts": "Known facts about {name} (true) — except what a line says someone said (“Caroline "
+                       "said she …”: from their real messages) and lines ending (import) (from an imported card): "
+                       "those are not verified",
               "threads": "Open threads with {name}",
+              "selfbasics": "Who {user} is (from {user}'s own notes)",
+              "pending": "Just noted by {user}, not yet gardened into the notes above (true)",
+              "aboutuser": "What {user} has told {name} about {user}'s own life (true)",
               "chats": "What a simulated {name} said in practice chats (not facts)",
               "events": "What happened (newest first)", "related": "People in {name}'s life",
               "mbti": "Personality type hint"},
 }
-# Events come last: they are the one unbounded list, and fill what is left.
-PRIORITY = {"rules": 0, "relation": 1, "profile": 2, "words": 2.5, "mywords": 2.7, "facts": 3, "threads": 4, "chats": 5, "related": 6,
-            "mbti": 7, "events": 8}
-LEFT_OUT_SHOWN = 50  # per section; the counts are always complete
+# What is kept first when the budget is short. Open threads go before facts:
+# they are few, and a MEMORY.md of years of facts would otherwise crowd them
+# out. Events come last: they are the one unbounded list, and fill what is left.
+PRIORITY = {"rules": 0, "when": 0.5, "relation": 1, "profile": 2, "selfbasics": 2.2, "words": 2.5, "mywords": 2.7,
+            "threads": 2.9, "facts": 3, "pending": 3.1, "aboutuser": 3.2, "chats": 5, "related": 6, "mbti": 7,
+            "events": 8}
+# Standing of a profile note or memory line before relevance (an event's is its score, at most 1).
+STANDING = {"profile": 1.0, "facts": 1.0, "aboutuser": 1.0, "threads": 0.9, "chats": 0.5}
+ABOUT_TURNS = 3  # the user's last few turns say what the conversation is about
+UNTITLED = {"rules": "Rules and now", "when": "When you last talked"}  # sections the prompt gives no heading
 
 
 @dataclass
@@ -144,17 +163,6 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
 
 
 @dataclass
-class Unit:
-    section: str
-    text: str
-    priority: float
-    tokens: int = 0
-
-    def __post_init__(self):
-        self.tokens = estimate_tokens(self.text) + 1  # +1 for the newline that joins it
-
-
-@dataclass
 class SectionReport:
     key: str
     heading: str
@@ -178,6 +186,8 @@ class Context:
     now: str = ""
     name: str = ""
     voice: str = "persona"   # "reflection" for the user's own person
+    about: list[str] = field(default_factory=list)  # what the selection was for: the user's words, newest first
+    relevant: int = 0        # entries chosen because the conversation names them
 
     def messages(self) -> list[tuple[str, str]]:
         return [("system", self.system), *self.history]
@@ -202,16 +212,16 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: st
     units.append(Unit("profile", "\n".join(facts), 2))
     for i, (heading, text) in enumerate(prof.sections().items()):
         if text:
-            units.append(Unit("profile", f"### {heading}\n{text}", 2 + (i + 1) / 100))
+            units.append(Unit("profile", f"### {heading}\n{text}", 2 + (i + 1) / 100, ranked=True))
     units += _voice_units(snap, voice == "persona")
     for key, title in (("facts", memory_fmt.FACTS), ("threads", memory_fmt.THREADS), ("chats", memory_fmt.CHATS)):
         for i, line in enumerate(snap.memory.items(title)):
             if not (key == "threads" and memory_fmt.is_past(line, now.date())):  # past its time: not open
-                units.append(Unit(key, line, PRIORITY[key] + i / 1e6))
+                units.append(Unit(key, line, PRIORITY[key] + i / 1e6, ranked=True, standing=STANDING[key]))
     for title, lines in snap.memory.sections.items():
-        if title not in memory_fmt.SECTIONS:  # the user's own sections count as facts
+        if title not in memory_fmt.KNOWN:  # the user's own sections count as facts
             for line in lines:
-                units.append(Unit("facts", line, PRIORITY["facts"] + 0.5))
+                units.append(Unit("facts", line, PRIORITY["facts"] + 0.5, ranked=True))
     you = "the person you are chatting with" if voice in ("persona", "reflection") else "the user"
     for slug, as_words, other in snap.neighbours:
         who = other.name if other else slug
@@ -226,6 +236,27 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: st
         units.append(Unit("related", f"- {who} (to them, {whom}: {as_words or 'related'})", PRIORITY["related"]))
     if prof.mbti:
         units.append(Unit("mbti", prompts.render(ws, "mbti.md", **values), PRIORITY["mbti"]))
+    return units
+
+
+def _user_side_units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, voice: str,
+                     tag: str | None) -> list[Unit]:
+    """The user's own side (memory/user_side.py) and when they last talked
+    (memory/history.py): added blocks, placed by PRIORITY like the rest."""
+    from heartcompass.memory import history, user_side
+
+    units = []
+    if voice != "about":  # the coach advises on a real conversation, not on these chats
+        units.append(Unit("when", history.when_line(snap.person, now, user, tag), PRIORITY["when"]))
+    if voice != "reflection":  # the user's own person shows all of it already
+        read = _reader(ws, snap.person, snap.rev) if snap.rev else None
+        units += [Unit("selfbasics", f"- {line}", PRIORITY["selfbasics"] + i / 1000)
+                  for i, line in enumerate(user_side.self_basics(ws, user, read))]
+    units += [Unit("aboutuser", line, PRIORITY["aboutuser"] + i / 1e6, ranked=True, standing=STANDING["aboutuser"])
+              for i, line in enumerate(user_side.about_user(snap.memory))]
+    if snap.rev is None:  # what the gardener has not read yet is now, not as of then
+        units += [Unit("pending", line, PRIORITY["pending"] + i / 1e6)
+                  for i, line in enumerate(user_side.pending_notes(ws, snap.person, now))]
     return units
 
 
@@ -250,83 +281,64 @@ def _voice_units(snap: Snapshot, persona: bool) -> list[Unit]:
 
 def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = None,
           history_tag: str | None = None, fresh_after: int | None = None,
-          rules: str = "persona.md", voice: str = "persona") -> Context:
+          rules: str = "persona.md", voice: str = "persona", about: str | None = None) -> Context:
+    """about: a message the user is about to send (context --for, the coach's
+    pasted message): the selection is for it, and it ends the history. Without
+    it, the selection is for the user's last few turns in today's log."""
     snap = snapshot(ws, person, rev)
     user = str(ws.config.get("user.name") or "").strip()
     name = display_name(ws, snap.profile)
     selves = [p for p in [snap.profile, *(o for _, _, o in [*snap.neighbours, *snap.incoming])]
               if p is not None and p.relation == "self" and p.name != DEFAULT_SELF_NAME]
-    user = user or (selves[0].name if selves else "the user")  # the user's own person, renamed by hand
+    if not user:  # the user's own person, renamed by hand
+        from heartcompass.memory.user_side import self_name
+
+        user = selves[0].name if selves else self_name(ws) or "the user"
     if snap.profile.relation == "self" and voice == "persona":
         rules, voice = "reflection.md", "reflection"  # a reflection partner, never a simulated someone
     budget = int(ws.config.get("memory.context_budget_tokens"))
-    units = _units(ws, snap, now, user, rules, voice, name)
+    history_budget = int(ws.config.get("chat.history_budget_tokens"))
+    hist = recent_history(person, now, history_budget, history_tag, fresh_after, about)
+    units = _units(ws, snap, now, user, rules, voice, name) + _user_side_units(ws, snap, now, user, voice, history_tag)
     headings = {k: (HEADINGS[voice][k].format(user=user, name=name) if k in HEADINGS[voice] else None)
                 for k in SECTIONS}
     header_tokens = {k: estimate_tokens(f"## {h}\n") + 1 if h else 0 for k, h in headings.items()}
-    chosen: list[Unit] = []
-    left: dict[str, list[str]] = {}
-    left_count: dict[str, int] = {}
-    used, opened = 0, set()
-
-    def offer(unit: Unit) -> None:
-        nonlocal used
-        cost = unit.tokens + (0 if unit.section in opened else header_tokens[unit.section])
-        if used + cost <= budget:
-            chosen.append(unit)
-            used += cost
-            opened.add(unit.section)
-        else:
-            leave(unit.section, unit.text)
-
-    def leave(section: str, text: str) -> None:
-        left_count[section] = left_count.get(section, 0) + 1
-        if len(left.setdefault(section, [])) < LEFT_OUT_SHOWN:
-            left[section].append(text)
-
-    for unit in sorted(units, key=lambda u: u.priority):
-        offer(unit)
-    # Events by score, rendered only while they can still fit.
+    said = [unstamped(text) for role, text in reversed(hist) if role == "user"]
+    if about and about.strip():  # whole, even where the history keeps only the newest part of a long one
+        said = [about.strip(), *said[1:]]
+    said = said[:ABOUT_TURNS]
     half_life = float(ws.config.get("memory.half_life_days"))
     today = now.date()
-    ranked = sorted(snap.events.events, key=lambda e: events_fmt.score(e, today, half_life), reverse=True)
-    smallest = 4 + (0 if "events" in opened else header_tokens["events"])
-    for i, event in enumerate(ranked):
-        if budget - used < smallest:
-            for rest in ranked[i:i + max(0, LEFT_OUT_SHOWN - len(left.get("events", [])))]:
-                left.setdefault("events", []).append(rest.render())
-            left_count["events"] = left_count.get("events", 0) + len(ranked) - i
-            break
-        offer(Unit("events", event.render(), PRIORITY["events"]))
+    choice = selection.choose(units, snap.events.events, budget, header_tokens,
+                              score_event=lambda e: events_fmt.score(e, today, half_life),
+                              about=relevance.query(said))
     parts, reports = [], []
     for key in SECTIONS:
-        mine = [u for u in chosen if u.section == key]
+        mine = sorted((u for u in choice.chosen if u.section == key), key=lambda u: (u.priority, u.order))
         if key == "events":  # picked by score, shown newest first
             mine.sort(key=lambda u: u.text, reverse=True)
-        report = SectionReport(key, headings[key] or "Rules and now", sum(u.tokens for u in mine),
-                               len(mine), left_count.get(key, 0))
+        report = SectionReport(key, headings[key] or UNTITLED.get(key, key), sum(u.tokens for u in mine),
+                               len(mine), choice.left_count.get(key, 0))
         if mine:
             report.tokens += header_tokens[key]
             body = "\n".join(u.text for u in mine)
             parts.append(f"## {headings[key]}\n{body}" if headings[key] else body)
         reports.append(report)
     system = "\n\n".join(parts)
-    warnings = size_warnings(person, snap.profile_tokens, snap.memory_tokens, budget)
-    history_budget = int(ws.config.get("chat.history_budget_tokens"))
-    hist = recent_history(person, now.date(), history_budget, history_tag, fresh_after)
+    warnings = size_warnings(person, snap.profile_tokens, budget)
     hist_tokens = sum(estimate_tokens(text) for _, text in hist)
-    return Context(system, hist, reports, left, warnings, budget, estimate_tokens(system), hist_tokens,
-                   history_budget, rev, now.strftime("%Y-%m-%d %H:%M"), name, voice)
+    return Context(system, hist, reports, choice.left, warnings, budget, estimate_tokens(system), hist_tokens,
+                   history_budget, rev, now.strftime("%Y-%m-%d %H:%M"), name, voice, said, choice.relevant)
 
 
-def size_warnings(person: Person, profile_tokens: int, memory_tokens: int, budget: int) -> list[str]:
-    warnings = []
-    for label, tokens in (("PROFILE.md", profile_tokens), ("MEMORY.md", memory_tokens)):
-        if tokens > budget:
-            warnings.append(f"people/{person.slug}/{label} is about {tokens} tokens, more than the whole context "
-                            f"budget ({budget}), so parts of it are left out. Trim the file or raise "
-                            f"memory.context_budget_tokens.")
-    return warnings
+def size_warnings(person: Person, profile_tokens: int, budget: int) -> list[str]:
+    """PROFILE.md is who they are, meant to fit a prompt whole. MEMORY.md and
+    EVENTS.md may hold far more than a prompt: the selection takes what the
+    conversation needs, so their size is no warning."""
+    if profile_tokens <= budget:
+        return []
+    return [f"people/{person.slug}/PROFILE.md is about {profile_tokens} tokens, more than the whole context "
+            f"budget ({budget}), so parts of it are left out. Trim the file or raise memory.context_budget_tokens."]
 
 
 @dataclass
@@ -342,59 +354,8 @@ def preview(ws: Workspace, person: Person, rev: str | None = None) -> Preview:
     read = _reader(ws, person, rev)
     prof_text, prof = _profile(read, person, rev)
     budget = int(ws.config.get("memory.context_budget_tokens"))
-    return Preview(display_name(ws, prof), size_warnings(person, estimate_tokens(prof_text),
-                                                         estimate_tokens(read(person.memory_path) or ""), budget),
+    return Preview(display_name(ws, prof), size_warnings(person, estimate_tokens(prof_text), budget),
                    "reflection" if prof.relation == "self" else "persona")
-
-
-FEW_TURNS = 6
-
-
-def recent_history(person: Person, today: dt.date, budget: int, tag: str | None = None,
-                   fresh_after: int | None = None) -> list[tuple[str, str]]:
-    """Recent turns of today's log (and the previous chat day when today has
-    few), newest kept first, within budget. Only turns of the same kind of
-    chat count: a time-travel chat never leaks into a normal one. After
-    /new, only the entries of today's log past index fresh_after."""
-    today_s = today.isoformat()
-    dates = [d for d in dailylog.log_dates(person.dir) if d <= today_s]
-
-    def turns_of(day: str, skip: int = 0) -> list[dailylog.Entry]:
-        entries = dailylog.load(person.logs_dir / f"{day}.md")
-        gone = dailylog.dropped(entries)  # replies replaced by /retry
-        return [e for i, e in enumerate(entries) if i >= skip and i not in gone
-                and e.speaker in ("me", "persona") and "cut off" not in e.tags and _tag_of(e) == tag]
-
-    picked: list[dailylog.Entry] = []
-    earlier = dates
-    if dates and dates[-1] == today_s:
-        picked, earlier = turns_of(today_s, fresh_after or 0), dates[:-1]
-    if fresh_after is None and len(picked) < FEW_TURNS and earlier:
-        picked = turns_of(earlier[-1]) + picked
-    turns: list[tuple[str, str]] = []
-    for e in picked:
-        role = "user" if e.speaker == "me" else "assistant"
-        if turns and turns[-1][0] == role:  # one chat turn may be several messages
-            joiner = f"\n{SEPARATOR}\n" if role == "assistant" else "\n"
-            turns[-1] = (role, turns[-1][1] + joiner + e.text)
-        else:
-            turns.append((role, e.text))
-    kept: list[tuple[str, str]] = []
-    used = 0
-    for role, text in reversed(turns):
-        cost = estimate_tokens(text) + 4
-        if used + cost > budget and kept:  # the newest turn always goes
-            break
-        kept.insert(0, (role, text))
-        used += cost
-    return kept
-
-
-def _tag_of(entry: dailylog.Entry) -> str | None:
-    for tag in entry.tags:
-        if tag.startswith(TIME_TRAVEL_TAG):
-            return tag
-    return None
 
 
 def parse_time_travel(ws: Workspace, value: str) -> tuple[str, str]:

@@ -180,8 +180,9 @@ KEYS: dict[str, Key] = {
                                       "recent turns kept in a chat"),
     "memory.context_budget_tokens": Key(3000, _number(1, 1_000_000, whole=True), _TOKENS,
                                         "budget of the persona's system prompt"),
-    "memory.memory_budget_tokens": Key(1200, _number(1, 1_000_000, whole=True), _TOKENS,
-                                       "size bound of MEMORY.md"),
+    "memory.memory_budget_tokens": Key(6000, _number(1, 1_000_000, whole=True), _TOKENS,
+                                       "size bound of a new person's MEMORY.md (years of a relationship: the "
+                                       "prompt takes what the conversation needs)"),
     "memory.half_life_days": Key(90.0, _number(0, 36500, above=True), "days, above 0 and at most 36500",
                                  "how fast old events fade in the prompt"),
     "sync.remote": Key("origin", _remote, "a remote name", "git remote for heartcompass sync"),

@@ -80,8 +80,10 @@ class CoachSession:
     make_model: Callable[[], Any] | None = field(default=None, repr=False)
     last: Advice | None = field(default=None, repr=False)                # the advice shown last
 
-    def context(self) -> context_mod.Context:
-        self.built = context_mod.build(self.ws, self.person, self.now, rules="coach.md", voice="about")
+    def context(self, about: str | None = None) -> context_mod.Context:
+        """about: their message: what it names is chosen first from the files."""
+        self.built = context_mod.build(self.ws, self.person, self.now, rules="coach.md", voice="about",
+                                       about=about)
         return self.built
 
     @property
@@ -92,7 +94,7 @@ class CoachSession:
         """Advice on their (new) message; my_reply is what the user actually
         sent after the previous advice, so the advice follows the conversation.
         The context is built once per turn, from the files as they are now."""
-        ctx = self.context()
+        ctx = self.context(their_message)
         system, name = ctx.system, ctx.name
         if my_reply:
             self.exchange.append(("me", my_reply))

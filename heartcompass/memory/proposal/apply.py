@@ -57,10 +57,13 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         if event is not None:
             ops.append(lambda e=event: _remove_event(wb, e))
     for key, title, need in (("facts", memory_fmt.FACTS, "trusted"), ("chat_notes", memory_fmt.CHATS, "persona"),
-                             ("threads", memory_fmt.THREADS, "any")):
+                             ("threads", memory_fmt.THREADS, "any"), ("about_user", memory_fmt.ABOUT_ME, "user")):
+        if key == "about_user" and wb.profile.relation == "self" and proposal.new_about_user:
+            ck.problems.append("new_about_user: this is the user's own person, whose facts are all about the "
+                               "user: put them in new_facts")
         cite = CITES[key]
         for n, line in enumerate(getattr(proposal, f"new_{key}"), 1):
-            what = f"new {key[:-1].replace('_', ' ')} {n}"
+            what = f"new {'line about the user' if key == 'about_user' else key[:-1].replace('_', ' ')} {n}"
             text = ck.text(what, line.text)
             source = ck.evidence(what, line.evidence, need, text, CITES_NEW[key])
             if key == "threads":
@@ -195,7 +198,7 @@ def _remove_event(wb: Workbench, event: events_fmt.Event) -> None:
 
 
 def _add_line(wb: Workbench, title: str, line: str) -> None:
-    lines = wb.memory.sections.setdefault(title, [])
+    lines = memory_fmt.ensure_section(wb.memory, title)
     if norm(line) not in (norm(x) for x in lines):
         lines.append(line)
         wb.changes.append(f"+ {title}: {line[2:]}")
@@ -307,11 +310,13 @@ def apply_compression(wb: Workbench, result: Compressed) -> list[str]:
     first; a line not named by any is dropped (git keeps it)."""
     ck = Checker(wb, [])
     new: dict[str, list[str]] = {}
-    for (prefix, title), key in zip(SECTION_IDS, ("facts", "chat_notes", "threads")):
+    for (prefix, title), key in zip(SECTION_IDS, ("facts", "chat_notes", "threads", "about_user")):
+        if getattr(result, key) is None or title not in wb.memory.sections:
+            continue  # About me left out: it stays as it is, never emptied by a model that omits it
         lines = {f"{prefix}{i + 1}": line for i, line in enumerate(wb.memory.items(title))}
         new[title] = [line for line in lines.values() if wb.is_protected(line)]  # the user's, verbatim
         for n, kept in enumerate(getattr(result, key), 1):
-            what = f"compressed {key[:-1].replace('_', ' ')} {n}"
+            what = f"compressed {'line about the user' if key == 'about_user' else key[:-1].replace('_', ' ')} {n}"
             text = ck.text(what, kept.text)
             others = [i for i in kept.lines if i.strip() not in lines]
             if others or not kept.lines:

@@ -16,7 +16,7 @@ from heartcompass.formats import dailylog, events as events_fmt, profile as prof
 from heartcompass.formats.sources import FORGED, MARKER
 from heartcompass.memory.proposal.model import MAX_TEXT
 from heartcompass.memory.proposal.said_dates import said_numbers
-from heartcompass.memory.proposal.workbench import LogItem, Workbench, norm
+from heartcompass.memory.proposal.workbench import LogItem, Workbench, by_the_user, norm
 
 
 # Code and injected instructions, not prose: keywords only in code's own shape
@@ -50,7 +50,8 @@ you i me my mine her hers him his them their theirs our ours your yours who whom
 why how all any some each both more most much many few other such own same again once now new user
 said says told tell tells""".split())
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]+|\d[\d,]*(?:\.\d+)?|[^\W\d_]+(?:'[^\W\d_]+)?")
+# a word stops where Chinese starts: "Alice说她..." is the name and the bigrams, not one long word
+_TOKEN = re.compile(rf"[{_CJK}]+|\d[\d,]*(?:\.\d+)?|[^\W\d_{_CJK}]+(?:'[^\W\d_{_CJK}]+)?")
 
 
 def _stem(word: str) -> str:
@@ -149,6 +150,10 @@ class Checker:
         if need == "trusted" and not all(i.entry.trusted for i in found):
             self.problems.append(f"{what}: rests on what the simulated persona said; facts and events come only "
                                  "from entries marked trusted (put it in new_chat_notes instead)")
+        if need == "user" and not all(by_the_user(i.entry) for i in found):
+            self.problems.append(f"{what}: what the user told about their own life rests only on the user's own "
+                                 "entries (trusted: the user, a note, their side of an import); never on what the "
+                                 "persona or someone else said")
         if need == "persona" and found and not any(i.entry.speaker == "persona" for i in found):
             self.problems.append(f"{what}: chat notes record what the persona said; cite a persona entry")
         if text and not self.visual:
@@ -217,7 +222,7 @@ class Checker:
         return None if value is None else round(float(value), 2)
 
 
-# Already says who said it ("Alice said ...", "她说..."): left as it is.
+# Already says who said it ("Alice said she ...", "她说..."): left as it is.
 _REPORTED = re.compile(r"^([\w.'-]+\s+){0,3}(said|says|told|tells|claims?|claimed|mentioned|wrote|writes)\b|"
                        r"^.{0,12}(说|告诉|提到|表示)", re.I)
 
@@ -231,10 +236,12 @@ def reported(text: str, found: list[LogItem]) -> str:
     if not found or not all(theirs(i) for i in found) or _REPORTED.search(text):
         return text
     who = " and ".join(sorted({i.entry.speaker.split(":", 1)[1] for i in found}))
+    # The model was asked for "Caroline said she ..."; a statement without it
+    # is often a fragment ("Shares her journey"), which a prefix would turn into
+    # "Caroline said: shares her journey": so who said it follows, as a sentence does.
     if re.search(rf"[{_CJK}]", text):
-        return f"{who}说：{text}"
-    lead = text[:1].lower() + text[1:] if text[1:2].islower() else text
-    return f"{who} said: {lead}"
+        return f"{text.rstrip('。.')}（{who}说的）"
+    return f"{text.rstrip('.')}, {who} said"
 
 
 def check_field(ck: Checker, name: str, value: str):

@@ -15,8 +15,8 @@ from heartcompass.errors import HeartCompassError
 MAX_TEXT = 200
 # The existing lines (by id prefix) a statement may rest on besides new entries: a rewrite carries its
 # line's details forward and merges others of its kind; a past thread's plan may become a new fact.
-CITES = {"facts": "FT", "chat_notes": "C", "threads": "TF", "profile_notes": "PF"}
-CITES_NEW = {"facts": "T", "chat_notes": "", "threads": "", "profile_notes": ""}
+CITES = {"facts": "FT", "chat_notes": "C", "threads": "TF", "about_user": "U", "profile_notes": "PF"}
+CITES_NEW = {"facts": "T", "chat_notes": "", "threads": "", "about_user": "", "profile_notes": ""}
 
 
 # -- the schema the model fills ---------------------------------------------
@@ -91,6 +91,11 @@ class Proposal(BaseModel):
                                        description="what the persona said in simulated chats (untrusted)")
     rewritten_chat_notes: list[Rewrite] = Field(default_factory=list)
     removed_chat_notes: list[str] = Field(default_factory=list)
+    new_about_user: list[Line] = Field(default_factory=list,
+                                       description="what the user told about their own life (their family, work, "
+                                                   "plans, news): only from the user's own entries")
+    rewritten_about_user: list[Rewrite] = Field(default_factory=list)
+    removed_about_user: list[str] = Field(default_factory=list)
     new_threads: list[NewThread] = Field(default_factory=list, description="things to follow up on")
     rewritten_threads: list[ThreadRewrite] = Field(default_factory=list)
     closed_threads: list[str] = Field(default_factory=list, description="ids of threads now resolved or past")
@@ -130,6 +135,9 @@ class Compressed(BaseModel):
     facts: list[Kept]
     chat_notes: list[Kept]
     threads: list[Kept]
+    # None (left out): the About me section stays as it is, so a model that
+    # omits it never empties what the user told
+    about_user: Optional[list[Kept]] = None
 
 
 class ProposalError(HeartCompassError):

@@ -203,7 +203,7 @@ def present(wb: Workbench, items: list[LogItem], events_shown: list[events_fmt.E
     for item in items:
         e = item.entry
         trust = "trusted" if e.trusted else "UNTRUSTED: said by the simulated persona"
-        if e.speaker == "me":
+        if e.speaker in ("me", "import:me"):  # the user's own words: what about_user lines may cite
             trust = "trusted: the user"
         body = e.text.replace("\n", " / ")
         out.append(f"{item.id} [{item.day} {e.time[:5]} · {e.speaker} · {trust}] {body}")

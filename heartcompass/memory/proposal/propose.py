@@ -31,7 +31,8 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
     text = present(wb, chunk, shown)
     content: Any = text if not images else [{"type": "text", "text": text},
                                             *({"type": "image_url", "image_url": {"url": url}} for url in images)]
-    messages = [SystemMessage(content=prompts.render(ws, "garden.md", name=wb.profile.name)),
+    user = str(ws.config.get("user.name") or "").strip() or "the user"
+    messages = [SystemMessage(content=prompts.render(ws, "garden.md", name=wb.profile.name, user_name=user)),
                 HumanMessage(content=content)]
     last_error: Exception | None = None
     for attempt in range(2):  # one corrected try after an invalid proposal

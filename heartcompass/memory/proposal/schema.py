@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from heartcompass.formats import events as events_fmt, profile as profile_fmt
 from heartcompass.memory.proposal.model import CITES, CITES_NEW, MAX_TEXT, Compressed, Proposal
-from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench
+from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, by_the_user
 
 DATE_PATTERN = r"^~?[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"  # a day, a month, ~ about then (formats/events.py)
 UNTIL_PATTERN = r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"
@@ -41,6 +41,8 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     every = [i.id for i in items]
     trusted = [i.id for i in items if i.entry.trusted]
     persona = [i.id for i in items if not i.entry.trusted]
+    # the user's own person: all of it is about the user, and goes to Facts
+    users = [i.id for i in items if by_the_user(i.entry)] if wb.profile.relation != "self" else []
     line_ids = {p: [f"{p}{n + 1}" for n in range(len(wb.memory.items(t)))] for p, t in SECTION_IDS}
     line_ids["P"] = [f"P{n + 1}" for n in range(len(wb.profile.notes()))]
 
@@ -82,7 +84,8 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     changed["items"]["properties"]["text"]["anyOf"] = [_statement(), {"type": "null"}]
     props["changed_events"] = {**props["changed_events"], **changed}
     props["removed_events"] = {**props["removed_events"], **_ids(event_ids)}
-    for key, prefix, entries in (("facts", "F", trusted), ("chat_notes", "C", persona), ("threads", "T", every)):
+    for key, prefix, entries in (("facts", "F", trusted), ("chat_notes", "C", persona), ("threads", "T", every),
+                                 ("about_user", "U", users)):
         props[f"new_{key}"] = {**props[f"new_{key}"], **listing(each(f"new_{key}"), citing(key, entries, new=True))}
         props[f"rewritten_{key}"] = {**props[f"rewritten_{key}"],
                                      **listing(each(f"rewritten_{key}"), citing(key, entries), line_ids[prefix])}
@@ -94,6 +97,7 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     props["removed_facts"] = {**props["removed_facts"], **_ids(line_ids["F"])}
     props["removed_chat_notes"] = {**props["removed_chat_notes"], **_ids(line_ids["C"])}
     props["closed_threads"] = {**props["closed_threads"], **_ids(line_ids["T"])}
+    props["removed_about_user"] = {**props["removed_about_user"], **_ids(line_ids["U"])}
     fields = listing(each("profile_fields"), trusted)
     fields["items"] = _one_shape_per_field(fields["items"])
     props["profile_fields"] = {**props["profile_fields"], **fields}
@@ -135,7 +139,11 @@ def compressed_schema(wb: Workbench) -> dict:
 
     spec = inline_schema(Compressed)
     budget = wb.memory.budget_tokens
-    for (prefix, title), name in zip(SECTION_IDS, ("facts", "chat_notes", "threads")):
+    for (prefix, title), name in zip(SECTION_IDS, ("facts", "chat_notes", "threads", "about_user")):
+        if name == "about_user":  # Optional: left out (not null) to leave the section as it is
+            prop = spec["properties"][name]
+            array = next(b for b in prop.get("anyOf", [prop]) if b.get("type") == "array")
+            spec["properties"][name] = {**{k: v for k, v in prop.items() if k not in ("anyOf", "default")}, **array}
         ids = [f"{prefix}{n + 1}" for n, line in enumerate(wb.memory.items(title)) if not wb.is_protected(line)]
         kept = spec["properties"][name]["items"]
         kept = {**kept, "properties": {**kept["properties"], "text": {**kept["properties"]["text"], **_statement()},
