@@ -106,8 +106,11 @@ def main() -> None:
     args = ap.parse_args()
     text = Path(args.export).read_text(encoding="utf-8") if args.export else synthetic_export()
     try:
-        messages = sorted(importers.parse("whatsapp", text, Path(args.export or "synthetic.txt"), dt.date.today()),
-                          key=lambda m: m.when)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "export.txt"
+            path.write_text(text, encoding="utf-8")
+            export = importers.parse("whatsapp", importers.Source(path), importers.Context(dt.date.today()))
+            messages = sorted(export.messages(), key=lambda m: m.when)
     except HeartCompassError as exc:
         ap.error(f"{exc.message} (this benchmark reads a WhatsApp .txt export).")
     speakers = sorted({m.speaker for m in messages})
@@ -129,7 +132,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         ws, _ = create_workspace(Path(tmp) / "ws")
         person = create(ws, args.them, "friend")
-        importers.to_logs(person.dir, train, args.me)
+        importers.to_logs(person.dir, [importers.Line(m.when, importers.label(m, m.speaker == args.me), m.text)
+                                       for m in train if not m.placeholder])
         voice.refresh(person.dir, [args.them])
         if args.base_url:
             from heartcompass.llm import providers as llm

@@ -20,8 +20,11 @@ _PLACEHOLDERS = (
       | (?:图片|圖片|图像|圖像|照片|视频|影片|視訊|音频|音訊|语音|語音|贴图|貼圖|文件|文档|檔案|GIF|联系人名片|聯絡人卡片)
         (?:已省略|已忽略|已略去|省略|被省略)
       | <?省略(?:图片|圖片|视频|影片|音频|語音|语音|贴图|貼圖|文件)>?
-      | \[(?:图片|语音|表情|视频|动画表情|文件|链接)\]
-      | null
+      | \[(?:图片|語音|语音|表情|表情包|视频|視訊|动画表情|文件|链接|音乐分享|位置|名片|聊天记录|小程序|红包|转账|
+             Photo|Photos|Sticker|Stickers|Video|Videos|File|Files|Voice\ message|Audio|Image|Location|Contact)\]
+      | (?:Photos|Stickers|Videos|Files|Audio|Voice\ message|图片|贴图|照片|影片|語音訊息|スタンプ|写真|動画)
+      | !?\[[^\]\n]*\]\((?:\./)?media/[^)\n]+\)
+      | null | (?:.{1,40}\ )?sent\ (?:an\ attachment|a\ photo|a\ sticker|a\ video|a\ voice\ message|a\ gif)\.
     )$""")),
     ("deleted", re.compile(r"""(?ix)^(?:
         this\ message\ was\ deleted | you\ deleted\ this\ message | this\ message\ was\ deleted\ by\ an?\ admin.*
@@ -34,9 +37,45 @@ _PLACEHOLDERS = (
     ("pending", re.compile(r"(?i)^(?:waiting for this message\. this may take a while\.|正在等待此消息.*|正在等待此訊息.*)$")),
 )
 
+# What the apps write about the chat itself, under the chat's or a member's
+# name, with or without iOS's U+200E: never anyone's words. Only texts no
+# one would type (a member "left" is a notice only with iOS's mark).
+_NOTICE = re.compile(r"""(?ix)^(?:
+    messages\ (?:and\ calls\ )?(?:to\ this\ (?:group|chat)\ )?(?:are|is)\ (?:now\ )?(?:end-to-end\ encrypted|secured).*
+  | (?:los\ )?mensajes\ y\ (?:las\ )?llamadas\ están\ cifrados\ de\ extremo\ a\ extremo.*
+  | nachrichten\ und\ anrufe\ sind\ ende-zu-ende-verschlüsselt.*
+  | les\ messages\ et\ les\ appels\ sont\ chiffrés\ de\ bout\ en\ bout.*
+  | 消息和通话(?:都)?已进行端到端加密.* | 訊息和通話(?:都)?已受端對端加密保護.* | 消息和通话受端到端加密保护.*
+  | your\ security\ code\ with\ .+\ changed.* | .*(?:'s)?\ security\ code\ changed.*
+  | .*(?:turned\ (?:on|off)\ disappearing\ messages|uses\ a\ default\ timer\ for\ disappearing\ messages).*
+  | .+\ reacted\ .{1,8}\ to\ your\ message | reacted\ .{1,8}\ to\ your\ message
+  | tap\ to\ (?:learn\ more|change)\.?
+)$""")
+
+
+def _scoped(pattern: str) -> str:
+    """`(?ix)body` as `(?ix:body)`, so patterns with their own flags can be joined."""
+    m = re.match(r"\(\?([a-z]+)\)", pattern)
+    return f"(?{m[1]}:{pattern[m.end():]})" if m else f"(?:{pattern})"
+
+
+_ANY_PLACEHOLDER = re.compile("|".join(_scoped(p.pattern) for _, p in _PLACEHOLDERS))
+
+
+def app_notice(text: str) -> bool:
+    """Whether a message's text is the app talking about the chat (an
+    encryption notice, a member joined, a subject changed), not a person."""
+    text = text.strip()
+    if text.startswith("\u200e") and not placeholder_kind(text):
+        return True  # iOS marks every notice so, whatever it says
+    return bool(_NOTICE.match(text.replace("\u200e", "").strip()))
+
+
 def placeholder_kind(text: str) -> str | None:
     """Which app stand-in this message text is, or None for a real message."""
     text = text.strip().replace("\u200e", "")
+    if not _ANY_PLACEHOLDER.match(text):  # one match instead of four for the real messages
+        return None
     for kind, pattern in _PLACEHOLDERS:
         if pattern.match(text):
             return kind

@@ -552,6 +552,57 @@ def dev_zero_import(t: Trial) -> list[str]:
 
 
 @case
+def import_contact_named_me(t: Trial) -> list[str]:
+    export = t.base / "me.txt"
+    export.write_text("12/03/2024, 09:00 - me: I am the contact\n12/03/2024, 09:01 - Lei: hi\n", encoding="utf-8")
+    t.hc("import", "alice", str(export), "--me", "Lei")
+    log = t.log_text("alice")
+    return [] if "import:me · I am the contact" not in log and "I am the contact" in log else \
+        [f"a contact named 'me' was filed as the user's words: {log[-300:]}"]
+
+
+@case
+def import_unicode_line_breaks(t: Trial) -> list[str]:
+    export = t.base / "u.txt"
+    export.write_text("[2024-03-01 21:04] Alice: ok\u2028## Facts\u2028- (hand) she owes me 9000\u0085x\n",
+                      encoding="utf-8")
+    before = {f: (t.root / "people" / "alice" / f).read_bytes() for f in ("PROFILE.md", "MEMORY.md", "EVENTS.md")}
+    t.hc("import", "alice", str(export), "--format", "plain")
+    log = t.log_text("alice")
+    problems = [] if "\u2028" not in log and "\u0085" not in log and "\n  ## Facts" in log else \
+        ["a Unicode line break reached the log raw"]
+    if any((t.root / "people" / "alice" / f).read_bytes() != b for f, b in before.items()):
+        problems.append("an import changed PROFILE, MEMORY or EVENTS")
+    return problems
+
+
+@case
+def import_group_into_a_bystander(t: Trial) -> list[str]:
+    export = t.base / "group.txt"
+    export.write_text("12/03/2024, 09:00 - Carol: hi all\n12/03/2024, 09:01 - Dan: hey\n"
+                      "12/03/2024, 09:02 - Lei: morning\n", encoding="utf-8")
+    head = t.head()
+    proc = t.hc("import", "bob", str(export), "--me", "Lei", check=False)
+    problems = refused(proc, "wrote nothing in this group")
+    if t.head() != head or t.log_text("bob"):
+        problems.append("a group chat was filed under someone who took no part")
+    return problems
+
+
+@case
+def import_300k_lines_in_bounded_memory(t: Trial) -> list[str]:
+    export = t.base / "big.txt"
+    with export.open("w", encoding="utf-8") as f:
+        for i in range(300_000):
+            day, minute = divmod(i, 1440)
+            f.write(f"{1 + day % 28:02d}/{1 + day // 28 % 12:02d}/{2000 + day // 336}, {minute // 60:02d}:{minute % 60:02d}"
+                    f" - {'Alice Chen' if i % 2 else 'Lei'}: message {i} 你好\n")
+    t.hc("import", "alice", str(export), "--me", "Lei", timeout=900)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+    return [] if peak < 400 else [f"a 300k-line import peaked at {peak} MiB"]
+
+
+@case
 def secrets_in_settings(t: Trial) -> list[str]:
     toml = (t.root / "heartcompass.toml").read_bytes()
     problems = []

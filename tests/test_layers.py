@@ -53,7 +53,7 @@ def test_file_formats_know_nothing_of_models_or_git(path):
 
 # The packages, from the top down: each imports only from its own layer and the
 # ones below it (the basics: errors, paths, atomic, sanitize, tokens, messages).
-LAYERS = ["cli", "talk", "intake", "memory", "llm", "store", "formats", "basics"]
+LAYERS = ["cli", "gateway", "talk", "intake", "memory", "llm", "store", "formats", "basics"]
 
 
 def layer_of(module: str) -> str | None:

@@ -90,20 +90,14 @@ class ChatView:
 
     # -- session lifecycle --------------------------------------------------
     def open(self, person) -> None:
-        from heartcompass.store import audit
         from heartcompass.talk.chat import ChatSession
+        from heartcompass.talk.session import commit_before
         from heartcompass.memory.context import parse_time_travel, preview
 
-        from heartcompass.errors import GitError
-        from heartcompass.store.lock import LockBusy
-
-        try:
-            # Only a short wait: this commit is a courtesy, the chat's own commit at the end waits longer.
-            with audit.writing(self.ws, "chat", wait=5):
-                audit.commit_pending(self.ws, [person])  # a crashed chat's log, hand edits: their own commits
-        except (GitError, LockBusy) as exc:  # the chat goes on: the log never depends on git
-            if not self.as_json and sys.stdin.isatty():
-                err.print(f"[yellow]Warning:[/] {escape(exc.message)} [dim](Your messages are still logged.)[/]")
+        # Only a short wait: this commit is a courtesy, the chat's own commit at the end waits longer.
+        problem = commit_before(self.ws, person)  # a crashed chat's log, hand edits: their own commits
+        if problem and not self.as_json and sys.stdin.isatty():  # the chat goes on: the log never depends on git
+            err.print(f"[yellow]Warning:[/] {escape(problem.message)} [dim](Your messages are still logged.)[/]")
         rev, tag = parse_time_travel(self.ws, self.as_of) if self.as_of else (None, None)
         self.session = ChatSession(self.ws, person, self.chat_model, settings=self.settings, rev=rev, tag=tag,
                                    make_model=self.model)
@@ -117,22 +111,14 @@ class ChatView:
                       f"({escape(self.settings.describe())}). /help for commands.[/]{travel}")
 
     def close(self) -> None:
-        from heartcompass.store import audit
-
-        from heartcompass.errors import GitError
-        from heartcompass.store.lock import LockBusy
+        from heartcompass.talk.session import commit_session
 
         s = self.session
         if s and s.logged:
-            try:
-                with audit.writing(self.ws, "chat"):
-                    audit.commit_chat(self.ws, s.person, s.logged, s.count, s.tag)
-            except (GitError, LockBusy) as exc:
-                logs = ", ".join(sorted(self.ws.rel(p) for p in s.logged))
-                raise type(exc)(exc.message, f"Your messages are saved in {logs}; the next HeartCompass command "
-                                             "that can commit will commit them.") from None
+            count = s.count
+            commit_session(self.ws, s)
             if not self.as_json and sys.stdin.isatty():
-                out.print(f"[dim]Saved {counted(s.count, 'entry', 'entries')} to "
+                out.print(f"[dim]Saved {counted(count, 'entry', 'entries')} to "
                           f"people/{escape(s.person.slug)}/logs/.[/]")
 
     def model(self):

@@ -63,6 +63,7 @@ def doctor(ctx: typer.Context,
         raise typer.Exit(1)
     if ping:
         _ping(ws, settings, line)
+        _ping_channels(ws, line)
     if not all(results):
         raise typer.Exit(1)
 
@@ -186,6 +187,12 @@ def _check_names(ws, line) -> None:
              "archive a duplicate ('heartcompass person archive SLUG').", warn=True)
     if not shared:
         line(True, "names", "every name and alias belongs to one person")
+    from heartcompass.intake.routing import claimed_twice
+
+    for handle, slugs in claimed_twice(ws):
+        line(False, "handles", f"the handle {handle!r} is listed by {len(slugs)} people ({', '.join(slugs)}); an "
+             "import cannot tell whose it is", f"Keep it in one PROFILE.md: heartcompass edit {shlex.quote(slugs[-1])}",
+             warn=True)
     from heartcompass.store.people import user_name_fix, user_name_taken
 
     user = str(ws.config.get("user.name") or "")
@@ -193,6 +200,17 @@ def _check_names(ws, line) -> None:
         line(False, "names", f"user.name {user!r} is also the {c.as_what} of people/{c.person.slug}: prompts "
              "about them would mix the two of you up", user_name_fix(user, c.person.slug),
              warn=True)
+
+
+def _ping_channels(ws, line) -> None:
+    """serve's chat apps whose credentials are set: the tokens are checked with the apps."""
+    from heartcompass.gateway import runner
+
+    for name in runner.configured(ws):
+        try:
+            line(True, name, f"credentials accepted ({runner.check_channel(ws, name)})")
+        except HeartCompassError as exc:
+            line(False, name, exc.message, exc.hint)
 
 
 def _ping(ws, settings, line) -> None:

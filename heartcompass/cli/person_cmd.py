@@ -1,4 +1,4 @@
-"""heartcompass person add | list | show | rename | archive | unarchive | export | import-card"""
+"""heartcompass person add | list | show | rename | archive | unarchive | export | import-card | import-vcf"""
 
 
 from pathlib import Path
@@ -41,6 +41,8 @@ def add(
                                                  show_default=False)] = None,
     related: Annotated[Optional[list[str]], typer.Option("--related", help="SLUG:WORDS, e.g. 'bob:her brother' "
                        "(repeatable).", show_default=False)] = None,
+    handle: Annotated[Optional[list[str]], typer.Option("--handle", help="Their id in a chat app: wechat id, QQ "
+                      "number, @username, phone, e-mail (repeatable); imports route by it.", show_default=False)] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Never ask; use defaults for what is missing.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Add even if someone else already has this name or "
                                         "alias.")] = False,
@@ -61,14 +63,31 @@ def add(
     if relation:
         check_relation(relation)
     normalize_mbti(mbti)
+    handles = _check_handles(ws, handle or [], force)
     if not force:  # before asking for the rest
         force = _allow_taken(lambda: refuse_taken(ws, [name, *(alias or [])]), yes)
     if interactive() and not yes and (relation is None or mbti is None or alias is None or about is None):
         relation, mbti, alias, about = _ask(name, relation, mbti, alias, about)
     person = _allowing_taken(lambda allow: lifecycle.add_person(
         ws, name, relation or "friend", mbti=mbti, aliases=list(alias or []), gender=gender, about=about,
-        related=_parse_related(related or []), allow_taken=allow), yes, force)
+        related=_parse_related(related or []), allow_taken=allow,
+        extra={"handles": handles} if handles else None), yes, force)
     out.print(f"Added [bold]{escape(name)}[/] in people/{escape(person.slug)}/.")
+
+
+def _check_handles(ws, handles: list[str], force: bool) -> list[str]:
+    """Handles as given, each once; one someone else already has is refused (--force allows it)."""
+    from heartcompass.formats.profile import handle_key
+    from heartcompass.intake.routing import directory
+    from heartcompass.sanitize import strip_controls
+
+    clean = list(dict.fromkeys(" ".join(strip_controls(h).split()) for h in handles if h.strip()))
+    owners = directory(ws).handles
+    for h in clean:
+        if handle_key(h) in owners and not force:
+            raise PersonError(f"The handle {h!r} already belongs to {owners[handle_key(h)]}.",
+                              "An import routes a handle to one person: check the id, or add anyway with --force.")
+    return clean
 
 
 def _allow_taken(check, yes: bool) -> bool:
@@ -175,6 +194,7 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Slug, nam
     facts.add_column(style="bold")
     facts.add_column()
     for label, value in (("relation", prof.relation), ("MBTI", prof.mbti), ("aliases", ", ".join(prof.aliases)),
+                         ("handles", ", ".join(prof.handles)),
                          ("gender", prof.gender), ("birthday", prof.birthday), ("tags", ", ".join(prof.tags)),
                          ("related", ", ".join(f"{r['person']} ({r['as']})" if r["as"] else r["person"]
                                                for r in prof.related))):
@@ -340,3 +360,8 @@ def import_card(ctx: typer.Context,
     person = _allowing_taken(lambda allow: cards.import_card(ws, file, allow_taken=allow, name=name),
                              yes, force)
     out.print(f"Added [bold]{escape(person.load_profile().name)}[/] in people/{escape(person.slug)}/ from the card.")
+
+
+from heartcompass.cli.person_vcf import import_vcf  # noqa: E402 (its own module: person_cmd stays small)
+
+app.command("import-vcf")(import_vcf)

@@ -74,6 +74,12 @@ class Profile:
         return [str(t) for t in _as_list(self.doc.meta.get("tags"))]
 
     @property
+    def handles(self) -> list[str]:
+        """Their ids in chat apps (wechat id, QQ number, @username, phone,
+        e-mail, Discord name): an import routes a sender by these."""
+        return [str(h).strip() for h in _as_list(self.doc.meta.get("handles")) if str(h).strip()]
+
+    @property
     def related(self) -> list[dict[str, str]]:
         out = []
         for item in _as_list(self.doc.meta.get("related")):
@@ -116,6 +122,15 @@ class Profile:
         return out
 
 
+def handle_key(handle: str) -> str:
+    """A handle as compared: any case, no spaces, no leading @, a phone
+    number by its digits ('+1 (555) 867-5309' is '+15558675309')."""
+    text = "".join(str(handle).split()).casefold().lstrip("@")
+    if re.fullmatch(r"\+?[\d().\-]{7,}", text):
+        return ("+" if text.startswith("+") else "") + re.sub(r"\D", "", text)
+    return text
+
+
 def _as_list(value: Any) -> list[Any]:
     if value is None or value == "":
         return []
@@ -131,7 +146,7 @@ def parse(text: str, path: Path) -> Profile:
     if "relation" in meta and meta["relation"] not in (None, ""):
         check_relation(meta["relation"], path, line("relation"))
     normalize_mbti(meta.get("mbti"), path, line("mbti"))
-    for key in ("aliases", "tags", "related"):
+    for key in ("aliases", "tags", "related", "handles"):
         value = meta.get(key)
         if value is not None and not isinstance(value, (list, str)):
             raise FormatError(path, f"'{key}' must be a list", line(key),
@@ -140,6 +155,10 @@ def parse(text: str, path: Path) -> Profile:
         if not isinstance(item, dict) or not item.get("person"):
             raise FormatError(path, "each 'related' entry needs a 'person' slug", line("related"),
                               "Write entries as '- {person: bob, as: her brother}'.")
+    for handle in _as_list(meta.get("handles")):
+        if isinstance(handle, (dict, list)) or not str(handle).strip():
+            raise FormatError(path, f"handle {handle!r} is not an id", line("handles"),
+                              "Write handles as '- wxid_abc123', '- \'12345678\'' (a QQ number) or '- @alice'.")
     if "name" in meta and not str(meta.get("name") or "").strip():
         raise FormatError(path, "'name' is empty", line("name"), "Give the person a name, e.g. 'name: Alice'.")
     return Profile(doc, path)

@@ -1,250 +1,130 @@
-"""Real chat exports to log entries: WhatsApp .txt (12- and 24-hour styles,
-Android and iOS), Telegram Desktop's result.json, and plain transcripts.
+"""Real chat exports to log entries (the apps' formats are intake/exports/).
 
-Parsing is complete before anything is written: malformed input is an error
-with its line number. Each message becomes an `import:<speaker>` entry on its
-original date (the user's own messages are `import:me`). System placeholders
-("<Media omitted>", "This message was deleted") are skipped and counted. A
-re-import, or the same chat exported from another phone, adds only what the
-logs do not hold yet: messages are compared by minute, speaker and
-normalised text, counting repeats ("ok" twice in a minute is two messages)."""
+The export is read through once before anything is written (counting who
+wrote what, on which days; a line that does not parse is reported by number
+and skipped), then again to write, a batch of lines at a time: memory stays
+bounded whatever the export's size. Each message becomes an
+`import:<speaker>` entry on its original date (the user's own messages are
+`import:me`). App placeholders ("<Media omitted>", "[图片]") are skipped and
+counted, app notices left out. A re-import, or the same chat exported from
+another phone, adds only what the logs do not hold yet: messages are
+compared by minute, speaker and normalised text, counting repeats ("ok"
+twice in a minute is two messages).
+
+A group chat is split by member: each known member's own lines go to their
+log, tagged with the group's name, with the lines just before them as
+`context:<speaker>` entries (what they answered; readable by the gardener,
+never their words, never their voice). Nobody who did not write in the group
+gets any of it."""
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import re
 import unicodedata
-from collections import Counter
-from dataclasses import dataclass
+from collections import Counter, deque
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
-from heartcompass.errors import FormatError, HeartCompassError
 from heartcompass.formats import dailylog
-from heartcompass.messages import placeholder_kind
+from heartcompass.intake.exports import Context, Export, Message, Source, detect, parse  # noqa: F401 (the API)
+from heartcompass.intake.exports.common import MAX_LINES_BYTES as MAX_EXPORT_BYTES  # noqa: F401 (any export's cap)
 from heartcompass.wording import counted
 
-# Years of daily chat are tens of MiB; more is the wrong file, and parsing it would hold GiBs.
-MAX_EXPORT_BYTES = 100 << 20
+CONTEXT_LINES = 2  # lines of a group shown before a member's message
+FLUSH_LINES = 20_000  # lines held before they are written: memory bounded whatever the export's size
 
 
-def read_export(path: Path) -> str:
-    """The export's text: a regular file, bounded in size, UTF-8."""
-    from heartcompass.intake.limits import read_limited
-
-    raw = read_limited(path, MAX_EXPORT_BYTES, "chat export")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise FormatError(path, f"not UTF-8 text (byte {exc.start})", raw[:exc.start].count(b"\n") + 1,
-                          "Export the chat again (WhatsApp and Telegram write UTF-8), "
-                          "or convert it with 'iconv -t UTF-8'.") from None
+def open_export(path: Path) -> Source:
+    """The export file, checked (a regular file, not too big); read later, line by line."""
+    return Source(path)
 
 
-@dataclass
-class Message:
+@dataclass(slots=True)
+class Line:
+    """One entry for one person's log."""
     when: dt.datetime
-    speaker: str
+    speaker: str  # import:<who>, import:me, context:<who>
     text: str
-    line: int
-    placeholder: str | None = None  # "media", "deleted", "call": an app's stand-in, not a message
-    undated: bool = False  # a plain transcript line before any [date] stamp: filed under today
+    tags: list[str] = field(default_factory=list)
+    undated: bool = False  # its time is the import's: matched again by speaker and text alone
+
+    @property
+    def counted(self) -> bool:
+        return self.speaker.startswith("import:")
 
 
-_EDITED = re.compile(r"\s*<(?:This message was edited|已编辑|已編輯)>\s*$")
+class Router:
+    """Where each message goes, decided per sender from the first read; the
+    second read streams the messages through `lines()` to their people."""
+
+    def __init__(self, export: Export, me: str | None, directory, now: dt.datetime,
+                 person: str | None = None, group: bool = False, fallback: str = "group"):
+        self.me, self.directory, self.now, self.person = me, directory, now, person
+        self.group = export.group or export.chat or fallback if group else None  # fallback: the file's name
+        self.tag = [f"group {_safe_tag(self.group)}"] if group else []
+        self.owner: dict[tuple[str, str, bool], str | None] = {}  # sender -> slug; None: the user or unknown
+        self.unknown: Counter = Counter()  # (speaker, handle) -> their messages, in a group
+        self.counted: Counter = Counter()  # slug -> messages routed to them (not context)
+        for (speaker, handle, mine), n in export.senders.items():
+            user = mine or speaker == me or directory.is_user(handle, speaker)
+            slug = None if user else person if not group else directory.person_for(speaker, handle)
+            if group and slug is not None and person is not None and slug != person:
+                slug = None  # NAME given: only their part of the group
+            elif group and slug is None and not user:
+                self.unknown[(speaker, handle)] += n
+            self.owner[(speaker, handle, mine)] = slug
+            if slug is not None:
+                self.counted[slug] += n
+            elif not group and user:
+                self.counted[person] += n
+        self.window: deque = deque(maxlen=CONTEXT_LINES)  # the group's last lines: (msg, slug), and who saw them
+
+    @property
+    def slugs(self) -> list[str]:
+        return [slug for slug, n in self.counted.items() if n]
+
+    def is_user(self, msg: Message) -> bool:
+        return msg.mine or msg.speaker == self.me or self.directory.is_user(msg.handle, msg.speaker)
+
+    def lines(self, msg: Message) -> Iterator[tuple[str, Line]]:
+        """(slug, line) for one message: its person's line, or in a group, its
+        member's line after the lines just before it (as context)."""
+        if msg.placeholder:
+            return
+        when = _when(msg, self.now)
+        if self.group is None:
+            yield self.person, Line(when, label(msg, self.is_user(msg)), msg.text, undated=msg.undated)
+            return
+        slug = self.owner.get((msg.speaker, msg.handle, msg.mine))
+        if slug is not None:
+            for other, seen in self.window:
+                if slug not in seen and self.owner.get((other.speaker, other.handle, other.mine)) != slug:
+                    seen.add(slug)
+                    yield slug, Line(_when(other, self.now), label(other, self.is_user(other), "context"),
+                                     other.text, list(self.tag))
+            yield slug, Line(when, label(msg, False), msg.text, list(self.tag))
+        self.window.append((msg, {slug} if slug else set()))
 
 
-# -- WhatsApp -------------------------------------------------------------------
-_WA = re.compile(
-    r"^\u200e?\[?(?P<d>\d{1,4})[./-](?P<m>\d{1,2})[./-](?P<y>\d{1,4}),?\s+"
-    r"(?P<cn>上午|下午|凌晨|早上|中午|晚上)?\s*(?P<t>\d{1,2}[:.]\d{2}(?:[:.]\d{2})?)(?:[\s\u202f\u00a0]*(?P<ampm>[AaPp]\.?\s?[Mm]\.?))?\]?"
-    r"(?:\s+-\s+|\s+)(?P<rest>.*)$"
-)
+def label(msg: Message, user: bool, kind: str = "import") -> str:
+    """A message's speaker in a log. A contact called "me" is not the user."""
+    if user:
+        return f"{kind}:me"
+    who = _safe_speaker(msg.speaker)
+    return f"{kind}:{'contact_' + who if who.casefold() == 'me' else who}"
 
 
-def _wa_date(parts: list[tuple[int, int, int]], twelve_hour: bool = False, today: dt.date | None = None) -> bool:
-    """Decide D/M or M/D order from the whole file: a field over 12 settles
-    it; else the order that puts no message in the future; else the clock
-    (12-hour exports come from month-first locales, such as the US)."""
-    if any(a > 12 for a, _, _ in parts):
-        return True
-    if any(b > 12 for _, b, _ in parts):
-        return False
-    if today is not None and parts:
-        def latest(day_first: bool) -> dt.date:
-            return max(dt.date(y + 2000 if y < 100 else y, *((b, a) if day_first else (a, b)))
-                       for a, b, y in parts)
-        try:
-            future = {order: latest(order) > today for order in (True, False)}
-        except ValueError:
-            future = {}
-        if future and future[True] != future[False]:
-            return not future[True]
-    return not twelve_hour  # most of the world writes day first, with a 24-hour clock
+def _when(msg: Message, now: dt.datetime) -> dt.datetime:
+    # An undated transcript line goes after what today's log already holds, not at 00:00 before it.
+    return dt.datetime.combine(msg.when.date(), now.time().replace(microsecond=0)) if msg.undated else msg.when
 
 
-def parse_whatsapp(text: str, path: Path | str, today: dt.date | None = None) -> list[Message]:
-    rows: list[tuple[int, re.Match]] = []
-    continuation: dict[int, list[str]] = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        m = _WA.match(line)
-        if m:
-            rows.append((n, m))
-            continuation[n] = []
-        elif rows:
-            continuation[rows[-1][0]].append(line)
-        elif line.strip():
-            raise FormatError(path, f"not a WhatsApp export line: {line.strip()[:60]!r}", n,
-                              "Export the chat from WhatsApp (Chat > More > Export chat > Without media).")
-    if not rows:
-        raise FormatError(path, "no WhatsApp messages found", 1,
-                          "Is this a WhatsApp .txt export? Try --format plain or --format telegram.")
-    nums = [(int(m["d"]), int(m["m"]), int(m["y"])) for _, m in rows if len(m["d"]) <= 2]
-    day_first = _wa_date(nums, any(m["ampm"] for _, m in rows), today)
-    out = []
-    for n, m in rows:
-        a, b, y = int(m["d"]), int(m["m"]), int(m["y"])
-        if len(m["d"]) == 4:  # YYYY-MM-DD style
-            y, a, b = a, int(m["m"]), int(m["y"])
-            day, month = b, a
-        else:
-            day, month = (a, b) if day_first else (b, a)
-        year = y + 2000 if y < 100 else y
-        hms = [int(x) for x in re.split(r"[:.]", m["t"])] + [0]
-        hour, minute, second = hms[0], hms[1], hms[2] if len(hms) > 3 else 0
-        if m["ampm"]:
-            pm = m["ampm"].lower().startswith("p")
-            if not 1 <= hour <= 12:
-                raise FormatError(path, f"{m['t']} {m['ampm']} is not a 12-hour time", n)
-            hour = hour % 12 + (12 if pm else 0)
-        elif m["cn"]:  # Chinese exports: 下午1:54 is 13:54, 上午12:05 is 00:05
-            if m["cn"] in ("下午", "晚上") and hour < 12 or m["cn"] == "中午" and hour < 11:
-                hour += 12
-            elif m["cn"] in ("上午", "凌晨", "早上") and hour == 12:
-                hour = 0
-        try:
-            when = dt.datetime(year, month, day, hour, minute, second)
-        except ValueError:
-            raise FormatError(path, f"{m.group(0)[:30]!r} has no real date or time", n) from None
-        rest = m["rest"]
-        speaker, sep, body = rest.partition(": ")
-        if not sep:  # "Messages are end-to-end encrypted", "X changed the subject"...
-            continue
-        body = _EDITED.sub("", "\n".join([body, *continuation[n]]).strip().replace("\u200e", ""))
-        out.append(Message(when, speaker.strip().replace("\u200e", ""), body, n, placeholder_kind(body)))
-    return out
-
-
-# -- Telegram -----------------------------------------------------------------------
-def _tg_text(value) -> str:
-    """Telegram's `text`: a string, or a list of strings and entity objects
-    ({"type": "link", "text": ...}); anything else (null parts) carries no text."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return _tg_text(value.get("text"))
-    if isinstance(value, list):
-        return "".join(part if isinstance(part, str) else _tg_text(part) if isinstance(part, dict) else ""
-                       for part in value)
-    return ""
-
-
-def parse_telegram(text: str, path: Path | str) -> list[Message]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FormatError(path, f"not valid JSON ({exc.msg})", exc.lineno,
-                          "Export from Telegram Desktop as 'Machine-readable JSON' and pass result.json.") from None
-    except RecursionError:
-        raise FormatError(path, "JSON nested too deeply to be a Telegram export", 1,
-                          "Export from Telegram Desktop as 'Machine-readable JSON' and pass result.json.") from None
-    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-        raise FormatError(path, "no 'messages' list: not a Telegram chat export", 1,
-                          "Export one chat (not the whole account) from Telegram Desktop as JSON.")
-    out = []
-    for n, msg in enumerate(data["messages"], 1):
-        if not isinstance(msg, dict) or msg.get("type") != "message":
-            continue
-        try:
-            when = dt.datetime.fromisoformat(str(msg["date"]))
-        except (KeyError, ValueError):
-            raise FormatError(path, f"message {n} has no valid 'date'", None) from None
-        body = _tg_text(msg.get("text")).strip()
-        kind = placeholder_kind(body) if body else "media" if msg.get("media_type") or msg.get("photo") or \
-            msg.get("file") else None  # a photo or sticker without a caption is not a message
-        if body or kind:
-            out.append(Message(when.replace(tzinfo=None), _tg_text(msg.get("from")) or "unknown", body, n, kind))
-    return out
-
-
-# -- plain transcript --------------------------------------------------------------------
-_PLAIN = re.compile(r"^(?:\[(?P<stamp>\d{4}-\d{2}-\d{2}(?: \d{1,2}:\d{2}(?::\d{2})?)?)\]\s*)?"
-                    r"(?P<speaker>[^:\[\]]{1,40}?)\s*[:：]\s*(?P<text>.*)$")
-
-
-def parse_plain(text: str, path: Path | str, default_day: dt.date) -> list[Message]:
-    out: list[Message] = []
-    current = dt.datetime.combine(default_day, dt.time(0, 0))
-    stamped = None  # the line of the first [date] stamp
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        m = _PLAIN.match(line)
-        if m and m["stamp"]:
-            try:
-                stamp = m["stamp"]
-                current = (dt.datetime.fromisoformat(stamp) if " " in stamp
-                           else dt.datetime.combine(dt.date.fromisoformat(stamp), dt.time(0, 0)))
-                stamped = stamped or n
-            except ValueError:
-                raise FormatError(path, f"[{m['stamp']}] is not a real date and time", n,
-                                  "Stamps look like [2026-11-28 21:04].") from None
-        if m:
-            text = m["text"].strip()
-            out.append(Message(current, m["speaker"].strip(), text, n, placeholder_kind(text),
-                               undated=stamped is None))
-        elif out and line.startswith((" ", "\t")):
-            out[-1].text += "\n" + line.strip()
-        else:
-            raise FormatError(path, f"expected 'Name: message', got {line.strip()[:60]!r}", n,
-                              "Each line is 'Name: message', optionally after a [YYYY-MM-DD HH:MM] stamp; "
-                              "indent a line to continue the message above.")
-    if not out:
-        raise FormatError(path, "no messages found", 1, "Each line is 'Name: message'.")
-    return out
-
-
-_WA_HEADER = re.compile(r"^\u200e?\[?\d{1,4}[./-]\d{1,2}[./-]\d{1,4},\s|^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\s+\S+\s+-\s")
-
-
-def detect(text: str) -> str:
-    """The export's format from its content: Telegram's JSON, WhatsApp's
-    'date, time - Name:' lines, else a plain 'Name: text' transcript."""
-    stripped = text.lstrip("\ufeff \t\r\n")
-    if stripped.startswith("{"):
-        return "telegram"
-    first = next((line for line in stripped.splitlines() if line.strip()), "")
-    return "whatsapp" if _WA_HEADER.match(first) else "plain"
-
-
-def parse(fmt: str, text: str, path: Path | str, today: dt.date) -> list[Message]:
-    if fmt == "auto":
-        fmt = detect(text)
-    if fmt == "whatsapp":
-        return parse_whatsapp(text, path, today)
-    if fmt == "telegram":
-        return parse_telegram(text, path)
-    if fmt == "plain":
-        return parse_plain(text, path, today)
-    raise HeartCompassError(f"Unknown format {fmt!r}.", "Use --format auto, whatsapp, telegram or plain.")
-
-
-def speakers(messages: list[Message]) -> list[str]:
-    seen: dict[str, int] = {}
-    for msg in messages:
-        seen[msg.speaker] = seen.get(msg.speaker, 0) + 1
-    return sorted(seen, key=lambda s: -seen[s])
+def _safe_tag(name: str) -> str:
+    """A group's name inside a log tag: no brackets or commas, one line."""
+    return re.sub(r"[\[\],·\s]+", " ", name).strip()[:60] or "group"
 
 
 def _normal(text: str) -> str:
@@ -259,68 +139,108 @@ def _key(time: str, speaker: str, text: str) -> tuple[str, str, str]:
     return time[:5], speaker.casefold(), _normal(text)  # minute resolution: Android exports drop seconds
 
 
-def to_logs(person_dir: Path, messages: list[Message], me: str) -> dict[str, int]:
-    """Append messages to the daily logs, skipping any already there.
-    Returns how many were added per day.
+def to_logs(person_dir: Path, lines: list[Line], sync: bool = True) -> dict[str, int]:
+    """Append lines to the daily logs, skipping any already there. Returns
+    how many messages (not context lines) were added per day.
 
     Duplicates are counted, not collapsed: a day file holding "ok" once at
-    14:02 takes one more "ok" at 14:02 from an export that has two. Files are
-    appended to without a flush each, then synced once: a crash leaves whole
-    days appended, and a rerun adds only what is missing."""
-    by_day: dict[dt.date, list[Message]] = {}
-    for msg in sorted((m for m in messages if not m.placeholder), key=lambda m: m.when):
-        by_day.setdefault(msg.when.date(), []).append(msg)
-    plan: list[tuple[dt.date, Path, list[dailylog.Entry]]] = []
-    for day, msgs in sorted(by_day.items()):  # read every day file first: a bad one stops us before any write
+    14:02 takes one more "ok" at 14:02 from an export that has two. Day by
+    day, one day's file in memory at a time; appended without a flush each,
+    then synced once: a crash leaves whole days appended, and a rerun adds
+    only what is missing. (The caller has read every day file first: a bad
+    one stops the import before any write.)"""
+    by_day: dict[dt.date, list[Line]] = {}
+    for line in sorted(lines, key=lambda l: l.when):
+        by_day.setdefault(line.when.date(), []).append(line)
+    added: dict[str, int] = {}
+    for day, todo in sorted(by_day.items()):
         path = dailylog.log_path(person_dir, day)
-        have = Counter(_key(e.time, e.speaker, e.text) for e in (dailylog.load(path) if path.exists() else []))
+        there = dailylog.load(path) if path.exists() else []
+        have = Counter(_key(e.time, e.speaker, e.text) for e in there)
+        said = Counter(_key("", e.speaker, e.text) for e in there)  # for undated lines: any time that day
         new = []
-        for msg in msgs:
-            speaker = "import:me" if msg.speaker == me else f"import:{_safe_speaker(msg.speaker)}"
-            entry = dailylog.Entry(msg.when.strftime("%H:%M:%S"), speaker, msg.text)
-            key = _key(entry.time, entry.speaker, entry.text)
-            if have[key] > 0:
-                have[key] -= 1  # this occurrence is already in the log
+        for line in todo:
+            entry = dailylog.Entry(line.when.strftime("%H:%M:%S"), line.speaker, line.text, list(line.tags))
+            key = _key("" if line.undated else entry.time, entry.speaker, entry.text)
+            pool = said if line.undated else have
+            if pool[key] > 0:
+                pool[key] -= 1  # this occurrence is already in the log
             else:
                 new.append(entry)
         if new:
-            plan.append((day, path, new))
-    added: dict[str, int] = {}
-    for day, path, new in plan:
-        dailylog.append_many(path, new, day, durable=False)
-        added[day.isoformat()] = len(new)
-    if added:
+            dailylog.append_many(path, new, day, durable=False)
+            if any(e.speaker.startswith("import:") for e in new):
+                added[day.isoformat()] = sum(1 for e in new if e.speaker.startswith("import:"))
+    if added and sync:
         os.sync()  # one flush for every day file, before the commit
     return added
 
 
-def import_and_commit(ws, person, messages: list[Message], me: str, fmt: str) -> tuple[dict[str, int], str | None]:
-    """`heartcompass import`: pending hand edits first, then the messages into
-    the logs and the person's voice refreshed, one commit. Returns (messages
-    added per day, the commit); nothing new: ({}, None)."""
+def import_and_commit(ws, export: Export, router: Router, fmt: str) -> tuple[dict[str, dict[str, int]], str | None]:
+    """`heartcompass import`: pending hand edits first; then the export read
+    again, its lines written to each person's logs a batch at a time (a
+    bounded number of lines held), their voice refreshed, one commit.
+    Returns (slug -> messages added per day, the commit); nothing new: ({}, None)."""
     from heartcompass.memory import voice
     from heartcompass.store import audit
+    from heartcompass.store.people import Person
 
+    people = {slug: Person(slug, ws.people_dir / slug) for slug in router.slugs}
     with audit.writing(ws, "import"):
-        audit.commit_pending(ws, [person])
-        added = to_logs(person.dir, messages, me)
+        audit.commit_pending(ws, list(people.values()))
+        for person in people.values():  # every day file read first: a bad one stops us before any write
+            for day in export.days:
+                path = dailylog.log_path(person.dir, day)
+                if path.exists():
+                    dailylog.load(path)
+        added: dict[str, dict[str, int]] = {}
+        touched: set[Path] = set()
+        held: dict[str, list[Line]] = {}
+        size = 0
+
+        def flush() -> None:
+            for slug, lines in held.items():
+                for day, n in to_logs(people[slug].dir, lines, sync=False).items():
+                    per = added.setdefault(slug, {})
+                    per[day] = per.get(day, 0) + n
+                touched.update(dailylog.log_path(people[slug].dir, d) for d in {line.when.date() for line in lines})
+            held.clear()
+
+        for msg in export.messages():
+            for slug, line in router.lines(msg):
+                held.setdefault(slug, []).append(line)
+                size += 1
+            if size >= FLUSH_LINES:
+                flush()
+                size = 0
+        flush()
+        paths = sorted(p for p in touched if p.exists())
+        if added:
+            os.sync()  # one flush for every day file, before the commit
         if not added:
-            return added, None
-        paths = [person.logs_dir / f"{day}.md" for day in added]
+            if paths:  # only context lines were new: still committed
+                audit.commit_or_roll_back(ws, [], audit.subject(audit.Verb.IMPORT, next(iter(people)),
+                                          "context lines from a group export"), keep=paths)
+            return {}, None
         derived = []
-        if voice.refresh(person.dir, person.load_profile().names()):  # their lines and rhythm, in the same commit
-            derived.append(voice.path_of(person.dir))
-        what = f"{counted(sum(added.values()), 'message')} from a {fmt} export"
-        return added, audit.commit_or_roll_back(
-            ws, derived, audit.subject(audit.Verb.IMPORT, person.slug, what),
-            "\n".join(f"- {day}: {n}" for day, n in sorted(added.items())), keep=paths, what="the voice file")
-
-
-def skipped(messages: list[Message]) -> Counter:
-    """How many app placeholders of each kind the export held."""
-    return Counter(m.placeholder for m in messages if m.placeholder)
+        for slug in added:
+            person = people[slug]
+            if voice.refresh(person.dir, person.load_profile().names()):
+                derived.append(voice.path_of(person.dir))  # their lines and rhythm, in the same commit
+        total = sum(sum(days.values()) for days in added.values())
+        where = f" of {router.group}" if router.group else ""
+        what = f"{counted(total, 'message')} from a {fmt} export{where}"
+        if len(added) == 1:
+            scope = next(iter(added))
+        else:  # several people from one group: one commit, each named in it
+            scope, what = None, f"{what} ({', '.join(sorted(added))})"
+        body = "\n".join(f"- {s} {day}: {n}" if len(added) > 1 else f"- {day}: {n}"
+                         for s, days in added.items() for day, n in sorted(days.items()))
+        return added, audit.commit_or_roll_back(ws, derived, audit.subject(audit.Verb.IMPORT, scope, what), body,
+                                                keep=paths, what="the voice file")
 
 
 def _safe_speaker(name: str) -> str:
     """Speakers are one token in the log format: no spaces, dots or brackets."""
-    return re.sub(r"[\s·\[\]]+", "_", name.strip()) or "unknown"
+    return re.sub(r"[\s·\[\]:]+", "_", name.strip()) or "unknown"
+

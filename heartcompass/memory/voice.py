@@ -15,6 +15,7 @@ import datetime as dt
 import math
 import re
 import statistics
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,9 @@ MAX_THEIRS, MAX_MINE = 12, 6
 MAX_WORDS, MAX_CHARS = 25, 120
 BURST_GAP = dt.timedelta(minutes=10)   # their messages closer than this, uninterrupted, are one reply
 HALF_LIFE_DAYS = 180
+POOL_LIMIT = 20_000  # candidate lines held per side while reading the logs
+MAX_RUNS = 20_000  # the newest replies the rhythm is learnt from
+_SPEAKER = re.compile(r"^- \d\d:\d\d:\d\d · ([^\s·\[\]]+)", re.M)
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
 _PRIVATE = re.compile(r"https?://|www\.|\S+@\S+\.\w+|\d[\d\s-]{5,}\d")
@@ -56,9 +60,12 @@ class Candidate:
         return "other"
 
 
+_LETTER = re.compile(r"[^\W\d_]")
+
+
 def is_cjk(text: str) -> bool:
-    letters = [ch for ch in text if ch.isalpha()]
-    return bool(letters) and sum(1 for ch in letters if _CJK.match(ch)) * 2 >= len(letters)
+    cjk = len(_CJK.findall(text))  # counted by the regex engine: this runs once per imported message
+    return cjk > 0 and cjk * 2 >= len(_LETTER.findall(text))
 
 
 def length_of(text: str, cjk: bool) -> int:
@@ -80,7 +87,10 @@ def _usable(text: str, private: list[str]) -> bool:
     text = text.strip()
     if not text or "\n" in text or '"' in text or placeholder_kind(text):
         return False
-    if len(text) > MAX_CHARS or length_of(text, is_cjk(text)) > MAX_WORDS:
+    if len(text) > MAX_CHARS:
+        return False
+    words, chars = len(text.split()), len(text) - text.count(" ")
+    if max(words, chars) > MAX_WORDS and length_of(text, is_cjk(text)) > MAX_WORDS:  # is_cjk only when it matters
         return False
     if _PRIVATE.search(text):
         return False
@@ -94,15 +104,20 @@ def _key(text: str) -> str:
 
 def collect(person_dir: Path, names: list[str], private: list[str]):
     """Their candidate lines, mine, and their messages grouped in runs (one
-    reply = the messages they sent in a row) for the rhythm."""
+    reply = the messages they sent in a row) for the rhythm. One day's log
+    in memory at a time; the pools keep their best lines and the rhythm the
+    newest runs, so years of imported chat fit in bounded memory."""
     theirs: dict[str, Candidate] = {}
     mine: dict[str, Candidate] = {}
-    runs: list[list[str]] = []
+    runs: deque[list[str]] = deque(maxlen=MAX_RUNS)
     days = dailylog.log_dates(person_dir)
-    per_day = [(day, dailylog.load(person_dir / "logs" / f"{day}.md")) for day in days]
-    speakers = {e.speaker for _, entries in per_day for e in entries}
+    speakers: set[str] = set()
+    for day in days:  # who speaks, from a quick scan: the full parse comes once, below
+        speakers.update(_SPEAKER.findall(read_text(person_dir / "logs" / f"{day}.md")))
     them = their_speakers(speakers, names)
-    for day, entries in per_day:
+    newest = dt.date.fromisoformat(days[-1]) if days else None
+    for day in days:
+        entries = dailylog.load(person_dir / "logs" / f"{day}.md")
         run: list[str] = []
         last: dt.datetime | None = None
         for e in entries:
@@ -130,7 +145,22 @@ def collect(person_dir: Path, names: list[str], private: list[str]):
                     pool[key] = Candidate(e.text.strip(), day)
         if run:
             runs.append(run)
-    return list(theirs.values()), list(mine.values()), runs
+        for pool in (theirs, mine):
+            if len(pool) > POOL_LIMIT:
+                _prune(pool, newest)
+    return list(theirs.values()), list(mine.values()), list(runs)
+
+
+def _score(c: Candidate, newest: dt.date) -> float:
+    age = (newest - dt.date.fromisoformat(c.day)).days
+    return 0.5 ** (age / HALF_LIFE_DAYS) + 0.15 * math.log2(1 + c.count)
+
+
+def _prune(pool: dict[str, Candidate], newest: dt.date) -> None:
+    """Keep the best half of a pool grown past its limit (the lines choose() would pick stay)."""
+    kept = sorted(pool.items(), key=lambda kv: -_score(kv[1], newest))[:POOL_LIMIT // 2]
+    pool.clear()
+    pool.update(kept)
 
 
 def rhythm_of(runs: list[list[str]]) -> dict:
@@ -157,8 +187,7 @@ def choose(candidates: list[Candidate], keep: list[voice_fmt.Line], budget: int,
     newest = max(dt.date.fromisoformat(c.day) for c in candidates)
 
     def score(c: Candidate) -> float:
-        age = (newest - dt.date.fromisoformat(c.day)).days
-        return 0.5 ** (age / HALF_LIFE_DAYS) + 0.15 * math.log2(1 + c.count)
+        return _score(c, newest)
 
     kept_keys = {_key(line.text) for line in keep}
     groups: dict[str, list[Candidate]] = {}

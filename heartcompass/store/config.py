@@ -148,6 +148,25 @@ def _remote(v: Any) -> str:
     return v
 
 
+def _ids(v: Any) -> list[str]:
+    """Chat-app sender ids (Telegram's numbers, Feishu's open_id): a list, or comma-separated text."""
+    if isinstance(v, str):
+        v = [p for p in re.split(r"[,\s]+", v.strip()) if p]
+    if not isinstance(v, list):
+        raise ValueError("expected a list of sender ids")
+    ids = [str(i).strip() for i in v if not isinstance(i, bool)]
+    if len(ids) != len(v) or len(ids) > 50 or any(not re.fullmatch(r"[A-Za-z0-9_:.-]{1,100}", i) for i in ids):
+        raise ValueError("sender ids such as 123456789 or ou_abc123, at most 50")
+    return ids
+
+
+def _clock_time(v: Any) -> str:
+    v = _text(5)(v).strip()
+    if v and not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", v):
+        raise ValueError("a time of day as HH:MM (24 h), e.g. 08:30, or empty for off")
+    return v
+
+
 class Key(NamedTuple):  # not a dataclass: config loads on every command's start
     default: Any
     parse: Callable[[Any], Any]
@@ -185,6 +204,18 @@ KEYS: dict[str, Key] = {
                                        "prompt takes what the conversation needs)"),
     "memory.half_life_days": Key(90.0, _number(0, 36500, above=True), "days, above 0 and at most 36500",
                                  "how fast old events fade in the prompt"),
+    "serve.quiet_seconds": Key(15.0, _number(0, 3600, above=True), "seconds, above 0 and at most 3600",
+                               "serve: the persona answers after you have been quiet this long in the chat app"),
+    "serve.digest_at": Key("", _clock_time, "HH:MM or empty", "serve: send `heartcompass today` to you each "
+                           "morning at this time (empty: off)"),
+    "telegram.allowed_users": Key([], _ids, "sender ids, comma-separated", "who may talk to the Telegram bot "
+                                  "(heartcompass serve --pair adds you)"),
+    "telegram.api_base": Key("https://api.telegram.org", _url, "an http(s) URL",
+                             "Telegram Bot API server (a local one for tests)"),
+    "lark.allowed_users": Key([], _ids, "sender open_ids, comma-separated", "who may talk to the Feishu/Lark bot "
+                              "(heartcompass serve --pair adds you)"),
+    "lark.domain": Key("https://open.feishu.cn", _url, "an http(s) URL",
+                       "Feishu/Lark open platform (https://open.larksuite.com for Lark; a local one for tests)"),
     "sync.remote": Key("origin", _remote, "a remote name", "git remote for heartcompass sync"),
     "git.hooks": Key(True, _bool, "true|false", "run the repository's git hooks (e.g. a secret scanner) on our commits"),
 }

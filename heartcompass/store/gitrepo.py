@@ -153,11 +153,17 @@ class WorkspaceGit(RepoState, Remote, History):
             return None
         message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
         has_head = self.head() is not None
-        try:
-            self._git("commit", *self._verify(), "-q", "-m", message, *(["--"] + rels if has_head else []))
-        except GitError:
-            self.unstage(rels)  # the files stay as they are, the index as it was
-            raise
+        import tempfile
+
+        # From a file, not -m: an import of years of days has a body longer than one argument may be.
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", prefix="heartcompass-msg.", dir=self.git_dir) as f:
+            f.write(message)
+            f.flush()
+            try:
+                self._git("commit", *self._verify(), "-q", "-F", f.name, *(["--"] + rels if has_head else []))
+            except GitError:
+                self.unstage(rels)  # the files stay as they are, the index as it was
+                raise
         return self.head()
 
     def commit_contents(self, contents: dict[Path | str, str], subject: str, body: str = "") -> str | None:

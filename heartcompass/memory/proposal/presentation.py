@@ -205,6 +205,8 @@ def present(wb: Workbench, items: list[LogItem], events_shown: list[events_fmt.E
         trust = "trusted" if e.trusted else "UNTRUSTED: said by the simulated persona"
         if e.speaker in ("me", "import:me"):  # the user's own words: what about_user lines may cite
             trust = "trusted: the user"
+        elif e.speaker.startswith("context:"):  # a group import's surrounding line: what they answered
+            trust = "context only: another group member's line, not this person's words"
         body = e.text.replace("\n", " / ")
         out.append(f"{item.id} [{item.day} {e.time[:5]} · {e.speaker} · {trust}] {body}")
     return "\n".join(out)

@@ -1,0 +1,1 @@
+"""The phone gateway: `heartcompass serve` on Telegram and Feishu/Lark."""

@@ -1,0 +1,337 @@
+"""The gateway's core, the same for every chat app: who may talk, which
+person each app chat talks to, the slash commands, burst gathering and the
+replies. A channel (telegram.py, lark.py) only turns the app's updates into
+`Incoming` and sends text; nothing here knows an app or a terminal.
+
+Two threads meet here. A channel's receiving thread calls `receive()`,
+which is quick: it refuses strangers, logs the owner's message to the
+person's daily log at once (before any model call, as terminal chat does)
+and starts or extends the burst. One worker thread, `run()`, answers a
+burst once the owner has been quiet for serve.quiet_seconds, runs /retry
+and /tell, and commits. A model error, a bad file or a git state is said in
+one line to the chat; none of them stops the process."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+from heartcompass.errors import GitError, HeartCompassError, LLMError
+from heartcompass.gateway import commands, replies
+from heartcompass.gateway.state import ChannelState
+from heartcompass.store.lock import LockBusy
+from heartcompass.store.workspace import Workspace
+from heartcompass.talk.burst import Burst
+from heartcompass.talk.chat import ChatSession
+from heartcompass.talk.session import commit_before, commit_session
+
+COMMIT_RETRY = 30.0  # seconds between tries to commit logs that git refused (a stopped sync)
+
+
+@dataclass
+class Incoming:
+    """One thing the app delivered: a message, a photo, or a pressed button."""
+    channel: str
+    chat: str      # where to answer
+    sender: str    # who sent it: the id in <channel>.allowed_users
+    id: str        # unique within the channel: a message delivered again is not handled twice
+    text: str = ""
+    image: bytes | None = None
+    button: str | None = None  # the data of a pressed button (Yes/No under a proposal)
+
+
+class Channel(Protocol):
+    name: str
+
+    def send(self, chat: str, text: str) -> None: ...
+
+    def ask(self, chat: str, text: str, choices: list[tuple[str, str]]) -> None: ...  # (label, data) buttons
+
+    def typing(self, chat: str) -> None: ...
+
+
+@dataclass
+class Conversation:
+    """One app chat and the person it talks to."""
+    channel: str
+    chat: str
+    session: ChatSession | None = None
+    burst: Burst | None = None
+    refused_commit: bool = False   # git refused a commit: said once, retried until it works
+    retry_at: float = 0.0
+
+
+@dataclass
+class Job:
+    kind: str            # "reply", "retry", "tell", "answer" (a proposal's Yes/No), "commit"
+    conv: Conversation
+    session: ChatSession | None = None
+    arg: Any = None
+
+
+class Gateway:
+    def __init__(self, ws: Workspace, channels: dict[str, Channel], states: dict[str, ChannelState], *,
+                 make_model: Callable[[], Any], settings: Any = None, quiet: float | None = None,
+                 delays: tuple[float, float] | None = None, sleep: Callable[[float], None] = time.sleep,
+                 monotonic: Callable[[], float] = time.monotonic, report: Callable[[str], None] = lambda s: None,
+                 pair_code: str | None = None, digest: Callable[[], str | None] | None = None):
+        self.ws, self.channels, self.states = ws, channels, states
+        self.settings, self.report, self.sleep, self.monotonic = settings, report, sleep, monotonic
+        self.quiet = float(quiet if quiet is not None else ws.config.get("serve.quiet_seconds"))
+        low, high = delays if delays is not None else ws.config.get("chat.reply_delay")
+        self.delays = (float(low), float(high))
+        self.pair_code = pair_code
+        self.digest = digest
+        self._make_model, self._model = make_model, None
+        self._model_mu = threading.Lock()
+        self._cv = threading.Condition()
+        self._jobs: list[Job] = []
+        self._convs: dict[tuple[str, str], Conversation] = {}
+        self.proposals = commands.Proposals()
+        self.busy = False  # the worker is answering (benchmarks and tests wait on it)
+
+    # -- receiving (a channel's thread) ---------------------------------------
+    def receive(self, msg: Incoming) -> None:
+        """Handle one delivery, at most once across restarts (by its id)."""
+        state = self.states[msg.channel]
+        with self._cv:
+            if state.is_seen(msg.id):
+                return
+            try:
+                self._receive(msg, state)
+            except HeartCompassError as exc:
+                self.send(msg.channel, msg.chat, replies.error(exc))
+            except Exception as exc:  # never die on one message; the operator sees what it was
+                self.report(f"{msg.channel}: could not handle a message: {type(exc).__name__}: {exc}")
+                self.send(msg.channel, msg.chat, replies.BROKEN)
+            finally:
+                state.mark_seen(msg.id)
+                try:
+                    state.save()
+                except HeartCompassError as exc:
+                    self.report(f"{msg.channel}: state not saved: {exc.message}")
+            self._cv.notify_all()
+
+    def allowed(self, channel: str, sender: str) -> bool:
+        return sender in self.ws.config.get(f"{channel}.allowed_users")
+
+    def _receive(self, msg: Incoming, state: ChannelState) -> None:
+        if not self.allowed(msg.channel, msg.sender):
+            self._stranger(msg, state)
+            return
+        state.owner_chats[msg.sender] = msg.chat
+        conv = self._conversation(msg.channel, msg.chat)
+        text = msg.text.strip()
+        if msg.button:
+            self._queue(Job("answer", conv, arg=msg.button))
+        elif text.startswith("/"):
+            commands.run(self, conv, text, msg.image)
+        elif msg.image is not None:
+            self.send(conv.channel, conv.chat, replies.PHOTO)
+        elif text:
+            session = self.session(conv)
+            if session is None:
+                return
+            session.hold(text)  # in the log before any model call
+            if conv.burst is None:
+                conv.burst = Burst(self.quiet, self.monotonic)
+            conv.burst.add(text)
+
+    def _stranger(self, msg: Incoming, state: ChannelState) -> None:
+        """Nothing of a stranger's is logged, sent to a model or committed:
+        the pairing code, or one short refusal."""
+        if self.pair_code and msg.text.strip().casefold() == self.pair_code.casefold():
+            from heartcompass.store.config_edit import set_config
+
+            key = f"{msg.channel}.allowed_users"
+            set_config(self.ws, key, ",".join([*self.ws.config.get(key), msg.sender]))
+            self.pair_code = None  # one time only
+            state.owner_chats[msg.sender] = msg.chat
+            self.report(f"{msg.channel}: paired sender {msg.sender} (added to {key})")
+            self.send(msg.channel, msg.chat, replies.PAIRED)
+        elif state.refuse_once(msg.sender):
+            self.report(f"{msg.channel}: refused sender {msg.sender} (not in {msg.channel}.allowed_users)")
+            self.send(msg.channel, msg.chat, replies.REFUSED)
+
+    def _conversation(self, channel: str, chat: str) -> Conversation:
+        key = (channel, chat)
+        if key not in self._convs:
+            self._convs[key] = Conversation(channel, chat)
+        return self._convs[key]
+
+    def session(self, conv: Conversation) -> ChatSession | None:
+        """The chat's session with its person (None, and a hint, when no one is chosen yet)."""
+        if conv.session is None:
+            slug = self.states[conv.channel].chats.get(conv.chat)
+            if not slug:
+                self.send(conv.channel, conv.chat, replies.NOBODY)
+                return None
+            from heartcompass.store.people import resolve
+
+            self.open(conv, resolve(self.ws, slug))
+        return conv.session
+
+    def open(self, conv: Conversation, person) -> None:
+        problem = commit_before(self.ws, person, "serve")
+        if problem:
+            self.report(f"{conv.channel}: {problem.message}")
+        conv.session = ChatSession(self.ws, person, None, settings=self.settings, make_model=self.model,
+                                   sleep=self.sleep)
+        self.states[conv.channel].chats[conv.chat] = person.slug
+
+    def model(self) -> Any:
+        with self._model_mu:  # made once, on the first reply: the provider's import takes a second
+            if self._model is None:
+                self._model = self._make_model()
+            return self._model
+
+    def _queue(self, job: Job) -> None:
+        with self._cv:
+            self._jobs.append(job)
+            self._cv.notify_all()
+
+    def flush_burst(self, conv: Conversation) -> None:
+        """Answer what was gathered now (before /switch, /retry, /tell)."""
+        if conv.burst and conv.burst.take():
+            self._queue(Job("reply", conv, conv.session))
+
+    def send(self, channel: str, chat: str, text: str) -> None:
+        try:
+            self.channels[channel].send(chat, text)
+        except Exception as exc:  # the app is unreachable: the log has the message, the operator is told
+            self.report(f"{channel}: could not send a message: {type(exc).__name__}: {exc}")
+
+    # -- the worker --------------------------------------------------------------
+    def run(self, stop: threading.Event) -> None:
+        """Answer bursts and run jobs until `stop` is set; then answer what
+        was already received, commit, and return."""
+        while True:
+            job = self._next(stop)
+            if job is None:
+                break
+            self.busy = True
+            try:
+                self._do(job)
+            except Exception as exc:  # the process never dies on one job
+                self.report(f"{job.conv.channel}: {job.kind} failed: {type(exc).__name__}: {exc}")
+                self.send(job.conv.channel, job.conv.chat, replies.BROKEN)
+            finally:
+                self.busy = False
+        for conv in list(self._convs.values()):
+            self.commit(conv)
+
+    def idle(self) -> bool:
+        with self._cv:
+            return not self._jobs and not self.busy and not any(c.burst and c.burst.pending
+                                                                for c in self._convs.values())
+
+    def _next(self, stop: threading.Event) -> Job | None:
+        with self._cv:
+            while True:
+                now = self.monotonic()
+                for conv in self._convs.values():
+                    if conv.burst and conv.burst.pending and (conv.burst.due() or stop.is_set()):
+                        conv.burst.take()
+                        self._jobs.append(Job("reply", conv, conv.session))
+                    if conv.refused_commit and conv.retry_at <= now and not stop.is_set():
+                        conv.retry_at = now + COMMIT_RETRY
+                        self._jobs.append(Job("commit", conv))
+                if self._jobs:
+                    return self._jobs.pop(0)
+                if stop.is_set():
+                    return None
+                if self.digest:
+                    self._digest()
+                waits = [c.burst.remaining() for c in self._convs.values() if c.burst and c.burst.pending]
+                waits += [max(0.0, c.retry_at - now) for c in self._convs.values() if c.refused_commit]
+                self._cv.wait(min([w for w in waits if w is not None] + [1.0]))
+
+    def wake(self) -> None:
+        with self._cv:
+            self._cv.notify_all()
+
+    def _do(self, job: Job) -> None:
+        conv = job.conv
+        if job.kind == "reply":
+            self.reply(conv, job.session.reply() if job.session else None)
+        elif job.kind == "retry":
+            self.reply(conv, job.session.retry())
+        elif job.kind == "tell":
+            commands.tell(self, conv, *job.arg)
+        elif job.kind == "answer":
+            commands.answer(self, conv, job.arg)
+        elif job.kind == "commit":
+            self.commit(conv, job.session)
+            return
+        self.commit(conv, job.session)
+
+    def reply(self, conv: Conversation, events) -> None:
+        """Send the persona's messages as they complete: the app's typing
+        indicator first, and a randomised pause before each after the first."""
+        if events is None:
+            return
+        channel = self.channels[conv.channel]
+        first = True
+        try:
+            self._typing(channel, conv.chat)
+            for event in events:
+                if event.kind != "message":
+                    continue
+                if not first:
+                    self._typing(channel, conv.chat)
+                    self.sleep(random.uniform(*self.delays))
+                self.send(conv.channel, conv.chat, event.text)
+                first = False
+        except LLMError as exc:
+            self.send(conv.channel, conv.chat, replies.model_down(exc))
+        except HeartCompassError as exc:
+            self.send(conv.channel, conv.chat, replies.error(exc))
+
+    def _typing(self, channel: Channel, chat: str) -> None:
+        try:
+            channel.typing(chat)
+        except Exception:  # only a nicety
+            pass
+
+    def commit(self, conv: Conversation, session: ChatSession | None = None) -> None:
+        """Commit what the chat logged. When git refuses (a stopped sync, a
+        conflict), the chat is told once; the logs stay and are retried."""
+        session = session or conv.session
+        if session is None:
+            return
+        try:
+            commit_session(self.ws, session, "serve")
+        except (GitError, LockBusy) as exc:
+            if not conv.refused_commit:
+                conv.refused_commit = True
+                conv.retry_at = self.monotonic() + COMMIT_RETRY
+                self.report(f"{conv.channel}: not committed: {exc.message}")
+                self.send(conv.channel, conv.chat, replies.not_committed(exc))
+            return
+        if conv.refused_commit:
+            conv.refused_commit = False
+            self.report(f"{conv.channel}: the kept messages are committed now")
+
+    def _digest(self) -> None:
+        """serve.digest_at: `heartcompass today`, once a day, to each owner's chat."""
+        at = self.ws.config.get("serve.digest_at")
+        if not at:
+            return
+        from heartcompass.store import clock
+
+        now = clock.now(self.ws)
+        day = now.date().isoformat()
+        if now.strftime("%H:%M") < at:
+            return
+        for name, state in self.states.items():
+            if state.digest_day == day or not state.owner_chats:
+                continue
+            state.digest_day = day
+            state.save()
+            text = self.digest()
+            for chat in sorted(set(state.owner_chats.values())):
+                if text:
+                    self.send(name, chat, text)

@@ -1,0 +1,45 @@
+"""DiscordChatExporter's JSON: `guild`, `channel` and `messages`, each with
+an ISO `timestamp`, `author` (`name`, `nickname`, `id`), `content`,
+`attachments` and `reactions`. Only `Default` and `Reply` messages are
+someone's words; joins, pins and calls are the app's."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Iterator
+
+from heartcompass.errors import FormatError
+from heartcompass.intake.exports import Context, Message, Report, Source
+from heartcompass.intake.exports.common import clean, load_json, name
+from heartcompass.messages import placeholder_kind
+
+FIX = "Export with DiscordChatExporter as JSON (--format Json)."
+_WORDS = ("Default", "Reply", "0", "19")
+
+
+def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
+    data = load_json(source.text(), source.path, "Discord", FIX)
+    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+        raise FormatError(source.path, "no 'messages' list: not a DiscordChatExporter export", 1, FIX)
+    channel = data.get("channel") if isinstance(data.get("channel"), dict) else {}
+    report.chat = name(channel.get("name")) or None
+    report.group = None if str(channel.get("type") or "") in ("DirectTextChat", "1") else (report.chat or "channel")
+    for n, raw in enumerate(data["messages"], 1):
+        if not isinstance(raw, dict):
+            report.skip(n, f"message {n} is not an object")
+            continue
+        if str(raw.get("type", "Default")) not in _WORDS:
+            report.notices += 1
+            continue
+        try:
+            when = ctx.aware(dt.datetime.fromisoformat(str(raw["timestamp"]).replace("Z", "+00:00")))
+        except (KeyError, ValueError):
+            report.skip(n, f"message {n} has no valid 'timestamp'")
+            continue
+        author = raw.get("author") if isinstance(raw.get("author"), dict) else {}
+        body = clean(str(raw.get("content") or ""))
+        kind = placeholder_kind(body) if body else "media" if raw.get("attachments") or raw.get("stickers") \
+            or raw.get("embeds") else None
+        if body or kind:
+            yield Message(when, name(author.get("nickname")) or name(author.get("name")) or "unknown", body, n,
+                          kind, handle=name(author.get("name")))

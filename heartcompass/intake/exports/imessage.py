@@ -1,0 +1,75 @@
+"""imessage-exporter's TXT: a timestamp line such as `May 17, 2022  5:29:42
+PM` (possibly followed by a read receipt in brackets), the sender (a name,
+a phone number or an address; `Me` is the user) on the next line, then the
+body, a blank line between messages. Attachment and app lines are media."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Iterator
+
+from heartcompass.errors import FormatError
+from heartcompass.intake.exports import Context, Message, Report, Source
+from heartcompass.intake.exports.common import clean, name
+from heartcompass.messages import app_notice, placeholder_kind
+
+STAMP = re.compile(r"^(?P<stamp>(?P<mon>[A-Z][a-z]{2}) (?P<d>\d{1,2}), (?P<y>\d{4})\s+(?P<h>\d{1,2}):(?P<mi>\d{2}):"
+                   r"(?P<s>\d{2})\s*(?P<ap>[AP])M)(?:\s*\(.*\))?\s*$")
+_MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+_ATTACHMENT = re.compile(r"^(?:/|~/|Attachment missing|This message responded to an earlier message|"
+                         r"App: |Sticker from |Edited \d+ times?)")
+FIX = "Export with imessage-exporter (--format txt) and pass one conversation's .txt."
+
+
+def _finish(msg: Message, body: list[str]) -> Message:
+    kept = [line for line in body if not _ATTACHMENT.match(line.strip())]
+    msg.text = clean("\n".join(kept))
+    msg.placeholder = placeholder_kind(msg.text) if msg.text else "media"
+    return msg
+
+
+def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
+    when: dt.datetime | None = None  # a timestamp line read; the sender comes next
+    held: Message | None = None
+    body: list[str] = []
+    found = False
+    for n, line in source.lines():
+        m = STAMP.match(line) if line[:1].isupper() else None
+        if m:
+            if held is not None:
+                msg = _finish(held, body)
+                if msg.text and app_notice(msg.text):
+                    report.notices += 1
+                else:
+                    found = True
+                    yield msg
+            held, body = None, []
+            try:
+                hour = int(m["h"])
+                if not 1 <= hour <= 12:
+                    raise ValueError
+                when = dt.datetime(int(m["y"]), _MONTHS[m["mon"]], int(m["d"]), hour % 12 + (12 if m["ap"] == "P" else 0),
+                                   int(m["mi"]), int(m["s"]))  # not strptime: five times slower
+            except (ValueError, KeyError):
+                report.skip(n, f"{m['stamp']!r} is not a real date and time")
+                when = None
+            continue
+        if when is not None:
+            sender = name(line)
+            if sender:
+                held = Message(when, sender, "", n, handle=sender if sender != "Me" else "", mine=sender == "Me")
+                when = None
+        elif held is not None:
+            body.append(line)
+        elif line.strip():
+            report.skip(n, f"not an imessage-exporter line: {line.strip()[:60]!r}")
+    if held is not None:
+        msg = _finish(held, body)
+        if msg.text and app_notice(msg.text):
+            report.notices += 1
+        else:
+            found = True
+            yield msg
+    if not found:
+        raise FormatError(source.path, "no iMessage messages found", 1, FIX)

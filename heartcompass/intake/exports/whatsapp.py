@@ -1,0 +1,139 @@
+"""WhatsApp .txt ("Export chat > Without media"): Android's `date, time -
+Name: text` and iOS's `[date, time] Name: text`, 12- and 24-hour clocks in
+any locale's spelling (PM, p. m., 下午, 오후, nachm.), continuation lines.
+
+A line that looks like a message header but has no real date is reported by
+number and skipped; so are lines before the first message. App notices (the
+encryption notice under the contact's name, a member added) are left out."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Iterator
+
+from heartcompass.errors import FormatError
+
+from heartcompass.intake.exports import Context, Message, Report, Source
+from heartcompass.intake.exports.common import clean, name
+from heartcompass.messages import app_notice, placeholder_kind
+
+_AM_PM = r"[AaPp]\.?[\s\u202f\u00a0]?[Mm]\.?|vorm\.|nachm\.|π\.?μ\.?|μ\.?μ\.?"
+HEADER = re.compile(
+    r"^\u200e?\[?(?P<d>\d{1,4})[./-](?P<m>\d{1,2})[./-](?P<y>\d{1,4})\.?,?\s+"
+    r"(?P<cn>上午|下午|凌晨|早上|中午|晚上|午前|午後|오전|오후)?\s*(?P<t>\d{1,2}[:.]\d{2}(?:[:.]\d{2})?)"
+    rf"(?:[\s\u202f\u00a0]*(?P<ampm>{_AM_PM}))?\]?"
+    r"(?:\s+-\s+|\s+)(?P<rest>.*)$"
+)
+_PM_PREFIX = ("下午", "晚上", "午後", "오후")
+_AM_PREFIX = ("上午", "凌晨", "早上", "午前", "오전")
+_EDITED = re.compile(r"\s*<(?:This message was edited|已编辑|已編輯|Se editó este mensaje\.?|"
+                     r"Diese Nachricht wurde bearbeitet)>\s*$")
+FIX = "Export the chat from WhatsApp (Chat > More > Export chat > Without media)."
+
+
+def day_first(parts: set[tuple[int, int, int]], twelve_hour: bool = False, today: dt.date | None = None) -> bool:
+    """Decide D/M or M/D order from the whole file: a field over 12 settles
+    it; else the order that puts no message in the future; else the clock
+    (12-hour exports come from month-first locales, such as the US)."""
+    if any(a > 12 for a, _, _ in parts):
+        return True
+    if any(b > 12 for _, b, _ in parts):
+        return False
+    if today is not None and parts:
+        def latest(first: bool) -> dt.date:
+            return max(dt.date(y + 2000 if y < 100 else y, *((b, a) if first else (a, b))) for a, b, y in parts)
+        try:
+            future = {order: latest(order) > today for order in (True, False)}
+        except ValueError:
+            future = {}
+        if future and future[True] != future[False]:
+            return not future[True]
+    return not twelve_hour  # most of the world writes day first, with a 24-hour clock
+
+
+def _hour(hour: int, ampm: str | None, prefix: str | None) -> int | None:
+    if ampm:
+        low = ampm.lower().replace(" ", "")
+        pm = low.startswith(("p", "nachm", "μ"))
+        if not 0 <= hour <= 12:
+            return None
+        return hour % 12 + (12 if pm else 0)  # "00:08 a. m." (Spanish) is 00:08 too
+    if prefix:  # 下午1:54 is 13:54, 上午12:05 is 00:05
+        if prefix in _PM_PREFIX and hour < 12 or prefix == "中午" and hour < 11:
+            return hour + 12
+        if prefix in _AM_PREFIX and hour == 12:
+            return 0
+    return hour
+
+
+def _order(source: Source, ctx: Context) -> bool:
+    """Day first? From every header's numbers (one small set per distinct date)."""
+    parts: set[tuple[int, int, int]] = set()
+    twelve = found = False
+    for _, line in source.lines():
+        m = HEADER.match(line)
+        if m:
+            found = True
+            # An English AM/PM suggests a month-first locale (the US); "p. m.", "nachm." are day-first ones.
+            twelve = twelve or bool(m["ampm"] and re.fullmatch(r"[AaPp]\.?[Mm]\.?", m["ampm"]))
+            if len(m["d"]) != 4:
+                parts.add((int(m["d"]), int(m["m"]), int(m["y"])))
+    if not found:
+        raise FormatError(source.path, "no WhatsApp messages found", 1,
+                          "Is this a WhatsApp .txt export? Try --format with another app (see --help).")
+    return day_first(parts, twelve, ctx.today)
+
+
+def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
+    if "day_first" not in source.memo:
+        source.memo["day_first"] = _order(source, ctx)
+    order = source.memo["day_first"]
+    head: tuple | None = None  # the message being read: (line, header match)
+    more: list[str] = []
+    for n, line in source.lines():
+        m = HEADER.match(line)
+        if not m:
+            if head is not None:
+                more.append(line)
+            elif line.strip():
+                report.skip(n, f"not a WhatsApp message line: {line.strip()[:60]!r}")
+            continue
+        if head is not None:
+            msg = _message(*head, more, order, report)
+            if msg is not None:
+                yield msg
+        head, more = (n, m), []
+    if head is not None:
+        msg = _message(*head, more, order, report)
+        if msg is not None:
+            yield msg
+
+
+def _message(n: int, m: re.Match, more: list[str], order: bool, report: Report) -> Message | None:
+    a, b, y = int(m["d"]), int(m["m"]), int(m["y"])
+    if len(m["d"]) == 4:  # YYYY-MM-DD style
+        year, month, day = a, b, y
+    else:
+        day, month = (a, b) if order else (b, a)
+        year = y + 2000 if y < 100 else y
+    hms = [int(x) for x in re.split(r"[:.]", m["t"])]
+    hour = _hour(hms[0], m["ampm"], m["cn"])
+    try:
+        if hour is None:
+            raise ValueError
+        when = dt.datetime(year, month, day, hour, hms[1], hms[2] if len(hms) > 2 else 0)
+    except ValueError:
+        ampm = f" {m['ampm']}" if m["ampm"] else ""
+        report.skip(n, f"{m['t']}{ampm} on {a}/{b}/{y} is no real date and time")
+        return None
+    speaker, sep, body = m["rest"].partition(": ")
+    body = "\n".join([body, *more]) if more else body
+    if not sep or app_notice(body):  # "X changed the subject"; iOS's notices under the chat's name
+        report.notices += 1
+        return None
+    body = _EDITED.sub("", clean(body))
+    if not body:
+        report.notices += 1
+        return None
+    return Message(when, name(speaker), body, n, placeholder_kind(body))

@@ -1,0 +1,76 @@
+"""Who is who in an export: each sender to the person whose name, alias or
+handle matches, the user by their own handles (people/<self>'s `handles:`),
+by the app's own mark, or by `--me`. A contact whose name is "me" is not
+the user: only these say who the user is."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from heartcompass.errors import FormatError
+from heartcompass.formats.profile import handle_key
+
+
+@dataclass
+class Directory:
+    """Everyone's names and handles, read once per import."""
+    names: dict[str, list[str]] = field(default_factory=dict)  # slug -> name and aliases
+    handles: dict[str, str] = field(default_factory=dict)  # handle key -> slug
+    display: dict[str, str] = field(default_factory=dict)  # slug -> name
+    mine: set[str] = field(default_factory=set)  # the user's own handle keys
+    self_slug: str | None = None
+
+    def person_for(self, speaker: str, handle: str = "") -> str | None:
+        """The slug of the one person this sender is, or None (unknown or ambiguous)."""
+        if handle and handle_key(handle) in self.handles:
+            return self.handles[handle_key(handle)]
+        if speaker and handle_key(speaker) in self.handles:  # PyWxDump's senders are wxids
+            return self.handles[handle_key(speaker)]
+        found = [slug for slug, names in self.names.items() if slug != self.self_slug and _same(speaker, names)]
+        return found[0] if len(found) == 1 else None
+
+    def is_user(self, handle: str, speaker: str = "") -> bool:
+        return bool(self.mine) and any(h and handle_key(h) in self.mine for h in (handle, speaker))
+
+
+def _same(speaker: str, names: list[str]) -> bool:
+    """A speaker is a person by a whole name or alias (any case or spacing),
+    never by a first name alone: in a group, "Alice Wong" is not Alice Chen."""
+    squash = lambda t: "".join(t.split()).replace("_", "").casefold()  # noqa: E731
+    return any(squash(speaker) == squash(n) for n in names if n.strip())
+
+
+def directory(ws) -> Directory:
+    from heartcompass.store.people import list_people
+
+    out = Directory()
+    for person in list_people(ws):
+        try:
+            prof = person.load_profile()
+        except FormatError:
+            continue  # doctor names it; its sender stays unknown here
+        out.names[person.slug] = prof.names()
+        out.display[person.slug] = prof.name
+        keys = [handle_key(h) for h in prof.handles]
+        if prof.relation == "self":
+            out.self_slug = out.self_slug or person.slug
+            out.mine.update(keys)
+            continue
+        for key in keys:
+            out.handles.setdefault(key, person.slug)
+    return out
+
+
+def claimed_twice(ws) -> list[tuple[str, list[str]]]:
+    """Handles more than one person lists (doctor): (handle, slugs)."""
+    from heartcompass.store.people import list_people
+
+    owners: dict[str, tuple[str, list[str]]] = {}
+    for person in list_people(ws):
+        try:
+            handles = person.load_profile().handles
+        except FormatError:
+            continue
+        for handle in dict.fromkeys(handle_key(h) for h in handles):
+            owners.setdefault(handle, (handle, []))[1].append(person.slug)
+    return [(h, slugs) for h, slugs in owners.values() if len(slugs) > 1]

@@ -1,0 +1,150 @@
+"""`serve` on Feishu/Lark: recorded im.message.receive_v1 and
+card.action.trigger events fed through lark-oapi's own event dispatcher
+(as its websocket client does), messages sent by the real lark-oapi client
+to a local fake of the open platform at lark.domain."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from conftest import git, subjects
+from fake_lark import FakeLark, card_event, message_event
+from fakes import FakeChat
+from serve_helpers import log_entries, wait_until
+
+pytest.importorskip("lark_oapi")
+
+from heartcompass.gateway import runner  # noqa: E402
+from heartcompass.gateway.lark import LarkChannel  # noqa: E402
+
+
+@pytest.fixture
+def fake():
+    server = FakeLark()
+    yield server
+    server.close()
+
+
+class LarkServed:
+    def __init__(self, ws, fake, model, pair=None):
+        from heartcompass.gateway.state import state_for
+
+        self.channel = LarkChannel("cli_test", "secret-test", fake.base, connect=False)
+        self.stop_event, ready = threading.Event(), threading.Event()
+        self.gateway = None
+
+        def on_ready(gw):
+            self.gateway = gw
+            ready.set()
+
+        self.thread = threading.Thread(target=runner.serve, args=(ws, ["lark"], self.stop_event), kwargs=dict(
+            make_model=lambda: model, quiet=0.3, delays=(0.0, 0.0), pair=pair, on_ready=on_ready,
+            channels={"lark": self.channel}), daemon=True)
+        self.thread.start()
+        assert ready.wait(20)
+        del state_for
+
+    def feed(self, payload: bytes) -> None:
+        self.channel.handler._do_without_validation(payload)  # what lark.ws.Client does with each event frame
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        self.thread.join(30)
+        assert not self.thread.is_alive()
+
+
+@pytest.fixture
+def lark_ws(example_ws, fake):
+    from heartcompass.store.config_edit import set_config
+
+    set_config(example_ws, "lark.domain", fake.base)
+    set_config(example_ws, "lark.allowed_users", "ou_owner")
+    return example_ws
+
+
+def berlin():
+    return {"summary": "moving to Berlin", "rewritten_facts": [
+        {"id": "F1", "text": "Moves to Berlin in March after a promotion", "evidence": ["L1"]}]}
+
+
+def test_a_burst_in_chinese_is_answered_once_with_the_typing_reaction(lark_ws, fake):
+    model = FakeChat().enqueue("哈哈 ||| 真的吗？")
+    served = LarkServed(lark_ws, fake, model)
+    served.feed(message_event("/switch 小爱"))
+    fake.wait_texts(1)
+    served.feed(message_event("今天好累"))
+    served.feed(message_event("@_user_1 想你了", message_id="om_last"))
+    texts = fake.wait_texts(3)
+    served.stop()
+    assert texts[1:] == ["哈哈", "真的吗？"]
+    assert len(model.calls) == 1
+    assert [e.text for e in log_entries(lark_ws, "alice")][-4:] == ["今天好累", "想你了", "哈哈", "真的吗？"]
+    assert fake.reactions()[0]["path"] == "/open-apis/im/v1/messages/om_last/reactions"
+    assert fake.reactions()[0]["body"]["reaction_type"]["emoji_type"] == "Typing"
+    assert subjects(lark_ws)[0].startswith("chat(alice): 4 messages")
+
+
+def test_a_stranger_is_refused_once_and_the_same_event_is_handled_once(lark_ws, fake):
+    model = FakeChat().enqueue("hi!")
+    served = LarkServed(lark_ws, fake, model)
+    served.feed(message_event("hello", sender="ou_stranger", chat="oc_other"))
+    served.feed(message_event("hello again", sender="ou_stranger", chat="oc_other"))
+    served.feed(message_event("/switch alice"))
+    event = message_event("only once", message_id="om_dup")
+    served.feed(event)
+    served.feed(event)                                  # Feishu redelivers an event it thinks was lost
+    fake.wait_texts(2)
+    wait_until(lambda: served.gateway.idle())
+    served.stop()
+    served = LarkServed(lark_ws, fake, model)           # and again after a restart
+    served.feed(event)
+    served.feed(message_event("/who"))
+    fake.wait_texts(3)
+    served.stop()
+    assert len(fake.texts("oc_other")) == 1 and "serve --pair" in fake.texts("oc_other")[0]
+    assert [e.text for e in log_entries(lark_ws, "alice") if e.speaker == "me"] == ["only once"]
+    assert not any("hello" in e.text for e in log_entries(lark_ws, "alice"))
+
+
+def test_tell_shows_the_diff_with_buttons_and_writes_only_on_yes(lark_ws, fake):
+    model = FakeChat().enqueue(berlin(), {"people": []}, berlin(), {"people": []})
+    served = LarkServed(lark_ws, fake, model)
+    served.feed(message_event("/switch alice"))
+    served.feed(message_event("/tell She got promoted and is moving to Berlin in March"))
+    fake.wait_texts(2)
+    card = fake.messages()[1]
+    assert card["msg_type"] == "interactive" and "Moves to Berlin" in card["content"]
+    assert '"answer": "t1:yes"' in card["content"] and '"answer": "t1:no"' in card["content"]
+    memory = (lark_ws.people_dir / "alice" / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Berlin" not in memory                       # nothing written before Yes
+    served.feed(card_event("t1:no"))                    # declined: the note is kept for the gardener
+    texts = fake.wait_texts(3)
+    assert texts[2].startswith("Not applied")
+    served.feed(message_event("/tell She got promoted and is moving to Berlin in March"))
+    fake.wait_texts(4)
+    served.feed(card_event("t2:yes"))
+    texts = fake.wait_texts(5)
+    served.feed(card_event("t2:yes"))                   # pressed twice: answered once
+    fake.wait_texts(6)
+    served.stop()
+    assert texts[4].startswith("Written and committed")
+    assert "Berlin" in (lark_ws.people_dir / "alice" / "MEMORY.md").read_text(encoding="utf-8")
+    assert subjects(lark_ws)[0] == "tell(alice): moving to Berlin"
+    assert "tell(alice): noted, proposal declined" in subjects(lark_ws)
+    assert "no proposal waiting" in fake.texts()[5]
+    assert not git(lark_ws, "status", "--porcelain")
+
+
+def test_a_photo_with_the_caption_tell_goes_to_the_model_as_an_image(lark_ws, fake):
+    model = FakeChat().enqueue(berlin(), {"people": []})
+    served = LarkServed(lark_ws, fake, model)
+    served.feed(message_event("/switch alice"))
+    served.feed(message_event(kind="post", content={"zh_cn": {"title": "", "content": [
+        [{"tag": "img", "image_key": "img_1"}], [{"tag": "text", "text": "/tell 她升职了"}]]}}))
+    fake.wait_texts(2)
+    served.feed(card_event("t1:no"))
+    fake.wait_texts(3)
+    served.stop()
+    sent = str(model.calls[0][-1].content)
+    assert "data:image/png;base64," in sent and "她升职了" in sent
