@@ -317,3 +317,13 @@ def test_a_card_keeps_month_and_approximate_dates(alice: Runner, tmp_path: Path)
     alice("person", "import-card", str(tmp_path / "alice.json"), "--name", "Alice Copy", "--force")
     whens = {e.when for e in events(ws, "alice-copy")}
     assert {"2023-06", "~2023-06-02", "~2023-07", "2023-06-20"} <= whens
+
+
+def test_the_follow_up_digest_skips_a_thread_past_its_end(alice: Runner):
+    from heartcompass.memory.followups import followups
+
+    ws = alice.ws
+    _threads(ws, "- Plan a trip together for summer 2023 (until 2023-08) (log 2023-05-01)",
+             "- Ask about her sister's wedding (until 2024-02) (log 2023-11-20)")
+    texts = [i.text for i in followups(ws, dt.date(2023, 12, 10)) if i.kind == "thread"]
+    assert texts == ["Ask about her sister's wedding (until 2024-02) (log 2023-11-20)"]
