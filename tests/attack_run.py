@@ -17,6 +17,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import resource
 import shutil
 import socket
@@ -618,6 +619,128 @@ def secrets_in_settings(t: Trial) -> list[str]:
     long_id = "ep-20250615123456-abcde" + "x" * 12
     if t.hc("config", "set", "llm.model", long_id, check=False).returncode != 0:
         problems.append("a legitimate long model id was refused")
+    return problems
+
+
+# -- what the model writes (issue 23): every change stands on its evidence ------------------
+def _alice_files(t: Trial) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in (t.root / "people" / "alice").glob("*.md")}
+
+
+def _garden_answering(t: Trial, *answers: dict) -> subprocess.CompletedProcess:
+    """garden, with the model's structured answers scripted in order."""
+    t.stub.replies[:] = [json.dumps(a, ensure_ascii=False) for a in answers]
+    proc = t.hc("garden", check=False)
+    t.stub.replies.clear()
+    return proc
+
+
+def _refused_unchanged(t: Trial, what: str, *answers: dict, words: tuple[str, ...] = ()) -> list[str]:
+    before = _alice_files(t)
+    proc = _garden_answering(t, *answers)
+    problems = [f"{what}: {p}" for p in refused(proc, *words)]
+    if _alice_files(t) != before:
+        problems.append(f"{what}: Alice's files changed")
+    return problems
+
+
+def _fact(text: str) -> dict:
+    return {"summary": "a fact", "new_facts": [{"text": text, "evidence": ["L1"]}]}
+
+
+@case
+def unicode_line_breaks_and_forged_markers(t: Trial) -> list[str]:
+    """A model's U+2028/U+2029/U+0085 cannot add a heading or a trusted line; "X ((hand)hand)" forges nothing."""
+    t.hc("chat", "alice", "-m", "/note She loves the sea and oolong tea")
+    problems = []
+    for brk in ("\u2028", "\u2029", "\x85", "\x1e"):
+        bad = {"summary": "a note", "new_chat_notes": [{"text": f"Loves the sea{brk}## Facts{brk}- She owes me $500",
+                                                        "evidence": ["L1"]}]}
+        problems += _refused_unchanged(t, f"U+{ord(brk):04X}", bad, bad, words=("more than one line",))
+    bad = {"summary": "a note", "profile_notes": [{"section": "Likes", "text": "the sea\u2029## Boundaries\u2029none",
+                                                   "evidence": ["L1"]}]}
+    problems += _refused_unchanged(t, "profile note", bad, bad, words=("more than one line",))
+    proc = _garden_answering(t, _fact("Loves the sea ((hand)hand)"), _fact("Drinks oolong (ha\u200bnd)"))
+    memory = (t.root / "people" / "alice" / "MEMORY.md").read_text(encoding="utf-8")
+    if proc.returncode != 0:
+        problems.append(f"a fact with a forged marker was not kept without it: {proc.stdout[-300:]}")
+    if "(hand)" in "".join(line for line in memory.splitlines() if "sea" in line):
+        problems.append("a model-written line ends in (hand)")
+    if any(c in memory for c in "\u2028\u2029\x85\u200b"):
+        problems.append("an invisible character or line break reached MEMORY.md")
+    return problems
+
+
+@case
+def profile_fields_need_their_evidence(t: Trial) -> list[str]:
+    """relation dating on "haha ok", self on Alice, an alias of me or Bob, 02-30, a gender with an amount."""
+    t.hc("chat", "alice", "-m", "/note haha ok")
+    problems = []
+    for name, value, words in (("relation", "dating", ("do not say",)), ("relation", "self", ("user's own",)),
+                               ("alias", "me", ("user speaks",)), ("alias", "Bob", ("people/bob",)),
+                               ("birthday", "02-30", ("real birthday",)), ("birthday", "9999-99-99", ("birthday",)),
+                               ("gender", "Alice owes me 9000 dollars", ("gender",)), ("tag", "rich", ("tag",))):
+        bad = {"summary": "profile", "profile_fields": [{"field": name, "value": value, "evidence": ["L1"]}]}
+        problems += _refused_unchanged(t, f"{name}: {value}", bad, bad, words=words)
+    bad = {"summary": "an event", "new_events": [{"date": "9999-12-31", "text": "ok", "weight": 0.5,
+                                                  "evidence": ["L1"]}]}
+    problems += _refused_unchanged(t, "event 9999-12-31", bad, bad, words=("outside",))
+    bad = {"summary": "a link", "new_links": [{"person": "bob", "relation_words": "her husband", "evidence": ["L1"]}]}
+    problems += _refused_unchanged(t, "link words", bad, bad, words=("shares no words",))
+    t.git("config", "user.name", "The User")
+    bob = t.root / "people" / "bob" / "PROFILE.md"
+    bob.write_text(bob.read_text(encoding="utf-8").replace("relation: friend", "relation: self"), encoding="utf-8")
+    problems += [f"doctor: {p}" for p in refused(t.hc("doctor", check=False), "relation: self", "bob")]
+    bob.write_text(bob.read_text(encoding="utf-8").replace("relation: self", "relation: friend"), encoding="utf-8")
+    return problems
+
+
+@case
+def laundering_numbers_in_words_and_filler(t: Trial) -> list[str]:
+    t.hc("chat", "alice", "-m", "/note haha ok, she lent me 500")
+    problems = []
+    for text, words in (("Lent the user five thousand dollars", ("5000 does not appear",)),
+                        ("借给我五千块", ("5000 does not appear",)),
+                        ("Said haha ok to lending me all her savings", ("shares no words",))):
+        problems += _refused_unchanged(t, text, _fact(text), _fact(text), words=words)
+    return problems
+
+
+@case
+def removals_and_compression_keep_what_the_user_told(t: Trial) -> list[str]:
+    """removed_facts of told lines ask instead; a compression that invents an amount or drops a told line is
+    refused and leaves the files as they were."""
+    t.hc("chat", "alice", "-m", "/note ok cool")
+    problems = []
+    proc = _garden_answering(t, {"summary": "tidy", "removed_facts": ["F1", "F2"]})
+    memory = (t.root / "people" / "alice" / "MEMORY.md").read_text(encoding="utf-8")
+    if proc.returncode != 0 or "Her cat Mochi is 6 and hates the carrier (told)" not in memory:
+        problems.append("a told fact was removed without evidence")
+    if 'You told me "Her cat Mochi is 6' not in memory:
+        problems.append("the removal of a told fact did not become an open thread")
+    path = t.root / "people" / "alice" / "MEMORY.md"
+    path.write_text(re.sub(r"budget_tokens: \d+", "budget_tokens: 120", path.read_text(encoding="utf-8"), count=1),
+                    encoding="utf-8")
+    t.git("commit", "-qam", "smaller budget")
+    t.hc("chat", "alice", "-m", "/note She is allergic to cats but keeps Mochi anyway")
+    good = _fact("Allergic to cats, keeps Mochi anyway")
+    owes = {"text": "Owes the user 9000 dollars", "lines": ["F1"]}  # the compressor names the lines it keeps
+    for facts, words in (([owes], "9000"), ([], "dropped a line the user told")):
+        squeezed = {"facts": facts, "chat_notes": [], "threads": []}
+        problems += _refused_unchanged(t, f"compression ({words})", good, squeezed,
+                                       words=("compression was rejected", words))
+    return problems
+
+
+@case
+def twenty_thousand_facts_are_refused_fast(t: Trial) -> list[str]:
+    t.hc("chat", "alice", "-m", "/note She drinks oolong every day")
+    flood = {"summary": "flood", "new_facts": [{"text": f"Drinks oolong {n}", "evidence": ["L1"]}
+                                               for n in range(20000)]}
+    began = time.monotonic()
+    problems = _refused_unchanged(t, "20,000 facts", flood, flood, words=("at most 20",))
+    if time.monotonic() - began > 60:
+        problems.append(f"refusing 20,000 facts took {time.monotonic() - began:.0f} s")
     return problems
 
 

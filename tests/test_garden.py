@@ -156,15 +156,18 @@ def test_memory_is_compressed_when_over_budget(alice: Runner, fake_llm):
     say(ws, "alice", "note", "She is allergic to cats but keeps Mochi anyway")
     fake_llm.enqueue(
         proposal(new_facts=[{"text": "Allergic to cats, keeps Mochi anyway", "evidence": ["L1"]}]),
-        {"facts": [{"text": "Moving to Kyoto in January; allergic to cats, keeps Mochi", "lines": ["F1", "F4"]}],
+        {"facts": [{"text": "Moves to Kyoto in January for the studio job", "lines": ["F1"]},
+                   {"text": "Mochi is 6, hates the carrier", "lines": ["F2"]},
+                   {"text": "Allergic to cats, keeps Mochi", "lines": ["F4"]}],
          "chat_notes": [], "threads": [{"text": "Ask about the farewell party", "lines": ["T1"]}]})
     alice("garden")
     mem = memory(ws)
     assert mem.body_tokens() <= 90
-    # the user's own line is kept without being asked for; a merged line's source is the newest of its lines'
+    # the user's own line is kept without being asked for, first; each line keeps the source of the lines it cites
     assert mem.items(memory_fmt.FACTS) == ["- Prefers calls after 21:00 on weekdays (hand)",
-                                           "- Moving to Kyoto in January; allergic to cats, keeps Mochi "
-                                           "(log 2026-12-01)"]
+                                           "- Moves to Kyoto in January for the studio job (told)",
+                                           "- Mochi is 6, hates the carrier (told)",
+                                           "- Allergic to cats, keeps Mochi (log 2026-12-01)"]
     assert mem.items(memory_fmt.THREADS) == ["- Ask about the farewell party (log 2026-11-28)"]
     assert "compressed" in git(ws, "log", "-1", "--format=%b")
     asked = user_prompt(fake_llm)
@@ -184,10 +187,14 @@ def test_compression_keeps_hand_lines_and_rejects_a_line_from_another_section(al
     assert result.exit_code == 1 and "T1" in result.output and "name the Facts lines" in " ".join(
         result.output.split())
     assert consolidated(ws) == {}
-    fake_llm.enqueue(new, {"facts": [{"text": "Allergic to cats", "lines": ["F4"]}], "chat_notes": [],
+    fake_llm.enqueue(new, {"facts": [{"text": "Moves to Kyoto in January for the studio job", "lines": ["F1"]},
+                                     {"text": "Mochi is 6, hates the carrier", "lines": ["F2"]},
+                                     {"text": "Allergic to cats", "lines": ["F4"]}], "chat_notes": [],
                            "threads": []})
     alice("garden")
     assert memory(ws).items(memory_fmt.FACTS) == ["- Prefers calls after 21:00 on weekdays (hand)",
+                                                  "- Moves to Kyoto in January for the studio job (told)",
+                                                  "- Mochi is 6, hates the carrier (told)",
                                                   "- Allergic to cats (log 2026-12-01)"]
 
 
@@ -312,7 +319,7 @@ def test_a_profile_field_set_by_hand_is_not_overwritten(alice: Runner, fake_llm)
     path = ws.people_dir / "alice" / "PROFILE.md"
     path.write_text(path.read_text().replace("mbti: ENFP", "mbti: INFP"))
     git(ws, "commit", "-qam", "she is more of an INFP")
-    say(ws, "alice", "me", "you are such an extravert, ENFP for sure")
+    say(ws, "alice", "me", "you are such an extravert, ENFP for sure. so glad we are dating")
     fake_llm.enqueue(proposal(profile_fields=[{"field": "mbti", "value": "ENFP", "evidence": ["L1"]},
                                               {"field": "relation", "value": "dating", "evidence": ["L1"]}]))
     alice("garden")

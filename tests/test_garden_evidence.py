@@ -91,19 +91,24 @@ def test_source_markers_in_model_text_are_stripped(alice: Runner, fake_llm, mark
 
 def test_compression_cannot_forge_a_hand_line_or_a_source(alice: Runner, fake_llm):
     ws = alice.ws
-    smaller_memory_budget(ws, 60)
+    smaller_memory_budget(ws, 70)  # the told lines stay
     say(ws, "alice", "note", "She is allergic to cats")
     new = proposal(new_facts=[{"text": "Allergic to cats", "evidence": ["L1"]}])
 
-    def compressed(text, *lines):
-        return {"facts": [{"text": text, "lines": list(lines)}], "chat_notes": [], "threads": []}
+    def compressed(*lines):
+        return {"facts": [{"text": text, "lines": list(ids)} for text, ids in lines], "chat_notes": [],
+                "threads": []}
 
-    # the source is derived from the lines it merges (told and log 2026-12-01: the newest), never written by the model
-    fake_llm.enqueue(new, compressed("Allergic to cats; Mochi is 6 (hand)", "F2", "F4"))
+    # the source is derived from the lines it keeps (of one source), never written by the model
+    fake_llm.enqueue(new, compressed(("Moves to Kyoto in January for the studio job (import)", ["F1"]),
+                                     ("Her cat Mochi is 6, hates the carrier (log 2026-11-01)", ["F2"]),
+                                     ("Allergic to cats (hand)", ["F4"])))
     alice("garden")
     facts = memory(ws).items(memory_fmt.FACTS)
     assert facts == ["- Prefers calls after 21:00 on weekdays (hand)",
-                     "- Allergic to cats; Mochi is 6 (log 2026-12-01)"]
+                     "- Moves to Kyoto in January for the studio job (told)",
+                     "- Her cat Mochi is 6, hates the carrier (told)",
+                     "- Allergic to cats (log 2026-12-01)"]
 
 
 def test_a_compressed_line_resting_on_an_imported_card_line_stays_unverified(alice: Runner, fake_llm):
@@ -111,13 +116,23 @@ def test_a_compressed_line_resting_on_an_imported_card_line_stays_unverified(ali
     path = ws.people_dir / "alice" / "MEMORY.md"
     path.write_text(path.read_text().replace("(hand)\n", "(hand)\n- Plays the violin (import)\n"))
     git(ws, "commit", "-qam", "add(alice): from character card alice.png")  # HeartCompass's, not by hand
-    smaller_memory_budget(ws, 70)
+    smaller_memory_budget(ws, 80)  # the told lines stay
     say(ws, "alice", "note", "She is allergic to cats")
     fake_llm.enqueue(proposal(new_facts=[{"text": "Allergic to cats", "evidence": ["L1"]}]),
-                     {"facts": [{"text": "Plays the violin; allergic to cats (log 2026-12-01)", "lines": ["F4", "F5"]}],
+                     {"facts": [{"text": "Moves to Kyoto in January for the studio job", "lines": ["F1"]},
+                                {"text": "Her cat Mochi is 6, hates the carrier", "lines": ["F2"]},
+                                {"text": "Plays the violin (log 2026-12-01)", "lines": ["F4"]},
+                                {"text": "Allergic to cats", "lines": ["F5"]}],
                       "chat_notes": [], "threads": []})
     alice("garden")
-    assert "- Plays the violin; allergic to cats (import)" in memory(ws).items(memory_fmt.FACTS)
+    assert "- Plays the violin (import)" in memory(ws).items(memory_fmt.FACTS)
+    # merged with a line of another source, it would pass as verified: refused, and nothing changes
+    say(ws, "alice", "note", "She is allergic to dust too", time="20:01:00")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Allergic to dust", "evidence": ["L1"]}]),
+                     {"facts": [{"text": "Plays the violin; allergic to dust", "lines": ["F4", "F6"]}],
+                      "chat_notes": [], "threads": []})
+    assert "merges lines of different sources" in " ".join(alice("garden", ok=False).output.split())
+    assert "- Plays the violin (import)" in memory(ws).items(memory_fmt.FACTS)
 
 
 @pytest.mark.parametrize("fact, entry", [

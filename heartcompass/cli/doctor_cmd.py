@@ -193,6 +193,7 @@ def _check_names(ws, line) -> None:
         line(False, "handles", f"the handle {handle!r} is listed by {len(slugs)} people ({', '.join(slugs)}); an "
              "import cannot tell whose it is", f"Keep it in one PROFILE.md: heartcompass edit {shlex.quote(slugs[-1])}",
              warn=True)
+    _check_self(ws, line)
     from heartcompass.store.people import user_name_fix, user_name_taken
 
     user = str(ws.config.get("user.name") or "")
@@ -211,6 +212,24 @@ def _ping_channels(ws, line) -> None:
             line(True, name, f"credentials accepted ({runner.check_channel(ws, name)})")
         except HeartCompassError as exc:
             line(False, name, exc.message, exc.hint)
+
+
+def _check_self(ws, line) -> None:
+    """One person is the user (relation: self); a second one would chat as a reflection partner."""
+    from heartcompass.store.people import list_people
+
+    selves = []
+    for person in list_people(ws):
+        try:
+            if person.load_profile().relation == "self":
+                selves.append(person.slug)
+        except (HeartCompassError, OSError, UnicodeDecodeError):
+            continue  # named by the files check
+    if len(selves) > 1:
+        others = [s for s in selves if s != "me"] or selves[1:]
+        line(False, "self", f"{len(selves)} people have relation: self ({', '.join(selves)}); only the user's own "
+             "person may, the others' chats turn into reflection",
+             f"Set another relation in their PROFILE.md: heartcompass edit {shlex.quote(others[0])}")
 
 
 def _ping(ws, settings, line) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from heartcompass.atomic import checksum, write_atomic
 from heartcompass.errors import HeartCompassError
@@ -36,10 +36,26 @@ MAX_IMAGE_BYTES = 20 * 1024 * 1024
 
 class NewPerson(BaseModel):
     name: str = Field(description="the name as written")
-    relation: str = Field(description="self, family, friend, dating, ambiguous, tension, broken_up, failed or stranger",
-                          json_schema_extra={"enum": ["self", "family", "friend", "dating", "ambiguous", "tension",
+    relation: str = Field(description="family, friend, dating, ambiguous, tension, broken_up, failed or stranger",
+                          json_schema_extra={"enum": ["family", "friend", "dating", "ambiguous", "tension",
                                                       "broken_up", "failed", "stranger"]})
     about: str = Field(description="one line about them, from the narrative")
+
+    @field_validator("relation")
+    @classmethod
+    def _not_self(cls, value: str) -> str:
+        """Someone the narrative names is not the user: 'self' (or no relation we know) is offered as friend."""
+        from heartcompass.formats.profile import RELATIONS
+
+        return value if value in RELATIONS and value != "self" else "friend"
+
+    @field_validator("about")
+    @classmethod
+    def _one_line(cls, value: str) -> str:
+        """The model's line about them lands in PROFILE.md: one line by every definition, no marker."""
+        from heartcompass.memory.proposal.evidence import one_line
+
+        return one_line(value)
 
 
 class Mentions(BaseModel):

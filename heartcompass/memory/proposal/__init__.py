@@ -11,4 +11,8 @@ never touched. Nothing here writes files.
 - evidence.py     whether a statement may stand on the entries (and lines) it cites
 - said_dates.py   "three years ago" said on a day: the dates an entry says
 - apply.py        a validated proposal applied to the workbench
+- fields.py       a profile field or link checked like a fact
+- limits.py       the schema's limits, enforced before anything is applied
+- compression.py  fit_budget's answer checked like a proposal
+- words.py        numbers in words, filler, the words a field needs
 - propose.py      the model calls (one corrected try), and fit_budget"""

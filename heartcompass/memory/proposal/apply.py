@@ -2,8 +2,8 @@
 evidence checked, see evidence.py), then applied to the workbench by the
 operations below; nothing here writes files. Lines the user wrote by hand
 are never touched: a proposal to change one becomes an open thread that
-quotes both. apply_compression replaces MEMORY.md's sections with a
-shorter version, keeping every hand-written line and every source."""
+quotes both; a removal of what the user told becomes an open thread that
+asks. A compression is checked in compression.py."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ import re
 
 from heartcompass.formats import events as events_fmt, memory as memory_fmt, profile as profile_fmt
 from heartcompass.formats.sources import without_source
-from heartcompass.memory.proposal.evidence import Checker, check_field, reported
-from heartcompass.memory.proposal.model import CITES, CITES_NEW, Compressed, Proposal, ProposalError
+from heartcompass.memory.proposal.evidence import Checker, lexical, reported
+from heartcompass.memory.proposal.fields import check_field, check_link_words
+from heartcompass.memory.proposal.limits import over_limits
+from heartcompass.memory.proposal.model import CITES, CITES_NEW, Proposal, ProposalError
 from heartcompass.memory.proposal.presentation import events_index
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, norm
 
@@ -24,8 +26,12 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
     """Validate the whole proposal, then apply it to the workbench. Raises
     ProposalError (and changes nothing) when any part is invalid. visual:
     the entries came with screenshots, whose words the text does not hold."""
+    too_many = over_limits(proposal)  # before any work: 20,000 facts are refused, not matched
+    if too_many:
+        raise ProposalError(too_many)
     ck = Checker(wb, items)
     ck.visual = visual
+    newest = f"log {max(i.day for i in items)}" if items else "log"
     ops: list = []  # closures applied only once everything is valid
     event_ids = {f"E{i + 1}": e for i, e in enumerate(events_shown)}
     mem_ids = {f"{p}{i + 1}": (title, line) for p, title in SECTION_IDS
@@ -55,13 +61,14 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
     for ident in proposal.removed_events:
         event = known("event", ident, event_ids)
         if event is not None:
-            ops.append(lambda e=event: _remove_event(wb, e))
+            ops.append(lambda e=event: _remove_event(wb, e, newest))
     for key, title, need in (("facts", memory_fmt.FACTS, "trusted"), ("chat_notes", memory_fmt.CHATS, "persona"),
                              ("threads", memory_fmt.THREADS, "any"), ("about_user", memory_fmt.ABOUT_ME, "user")):
         if key == "about_user" and wb.profile.relation == "self" and proposal.new_about_user:
             ck.problems.append("new_about_user: this is the user's own person, whose facts are all about the "
                                "user: put them in new_facts")
         cite = CITES[key]
+        carried: dict[str, list[str]] = {}  # a line's id -> the statements of this section that cite it
         for n, line in enumerate(getattr(proposal, f"new_{key}"), 1):
             what = f"new {'line about the user' if key == 'about_user' else key[:-1].replace('_', ' ')} {n}"
             text = ck.text(what, line.text)
@@ -74,6 +81,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             elif source:
                 x = reported(text, ck.found) if key == "facts" else text
                 ops.append(lambda t=title, x=x, s=source: _add_line(wb, t, f"- {x} ({s})"))
+                _carry(carried, mem_ids, title, line.evidence, x)
         for rw in getattr(proposal, f"rewritten_{key}", []):
             target = known(key, rw.id, mem_ids)
             text = ck.text(f"{key} {rw.id}", rw.text)
@@ -84,19 +92,22 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
                 text = memory_fmt.with_until(text, kept.group(1) if kept else ck.until(f"{key} {rw.id}", rw.until))
             if target and target[0] == title and source:
                 ops.append(lambda tg=target, x=text, s=source: _rewrite_line(wb, tg[0], tg[1], f"- {x} ({s})", s))
+                _carry(carried, mem_ids, title, rw.evidence, text)
             elif target:
                 ck.problems.append(f"{rw.id} is not in {title}")
         removed = proposal.closed_threads if key == "threads" else getattr(proposal, f"removed_{key}")
         for ident in removed:
             target = known(key, ident, mem_ids)
             if target and target[0] == title:
-                ops.append(lambda tg=target: _remove_line(wb, tg[0], tg[1]))
+                merged = carried.get(ident.strip(), [])
+                ops.append(lambda tg=target, m=merged: _remove_line(wb, tg[0], tg[1], newest, m))
             elif target:
                 ck.problems.append(f"{ident} is not in {title}")
     for n, fc in enumerate(proposal.profile_fields, 1):
         what = f"profile field {fc.field}"
-        value = check_field(ck, fc.field, fc.value)
-        if ck.evidence(what, fc.evidence, "trusted") and value is not None:
+        source = ck.evidence(what, fc.evidence, "trusted")
+        value = check_field(ck, fc.field, fc.value, list(ck.found) if source else None)
+        if source and value is not None:
             ops.append(lambda f=fc.field, v=value: _set_field(wb, f, v))
     for note in proposal.profile_notes:
         what = f"profile note for {note.section}"
@@ -120,8 +131,9 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         what = f"link to {link.person}"
         if link.person not in wb.known_slugs or link.person == wb.slug:
             ck.problems.append(f"{what}: not a known person's slug")
-        words = ck.text(what, link.relation_words)
-        if ck.evidence(what, link.evidence, "trusted"):
+        source = ck.evidence(what, link.evidence, "trusted")
+        words = check_link_words(ck, what, link.relation_words, list(ck.found) if source else None)
+        if source and words:
             ops.append(lambda p=link.person, w=words: _add_link(wb, p, w))
     ck.text("summary", proposal.summary)
     if ck.problems:
@@ -183,9 +195,10 @@ def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source) 
         wb.changes.append(f"~ event {line[2:]} -> {event.render()[2:]}")
 
 
-def _remove_event(wb: Workbench, event: events_fmt.Event) -> None:
-    if wb.is_protected(event.render()):
-        return  # the user's own line stays
+def _remove_event(wb: Workbench, event: events_fmt.Event, source: str = "log") -> None:
+    if wb.is_protected(event.render()) or told(event.render()):  # the user's own line stays, and we ask
+        _thread_for_removal(wb, f"- {event.text}", source, "wrote" if wb.is_protected(event.render()) else "told me")
+        return
     idx = events_index(wb)
     before = len(wb.events.events)
     wb.events.events = [e for e in wb.events.events if e is not event]
@@ -214,7 +227,27 @@ def _rewrite_line(wb: Workbench, title: str, old: str, new: str, source: str) ->
         wb.changes.append(f"~ {title}: {old[2:]} -> {new[2:]}")
 
 
-def _remove_line(wb: Workbench, title: str, old: str) -> None:
+def _carry(carried: dict[str, list[str]], mem_ids: dict, title: str, evidence: list[str], text: str) -> None:
+    for ident in evidence:
+        if mem_ids.get(ident.strip(), ("",))[0] == title:
+            carried.setdefault(ident.strip(), []).append(text)
+
+
+def _holds(text: str, old: str) -> bool:
+    """Whether a statement carries a line's substance: every number of it and
+    at least half its words (a merge of two lines into one)."""
+    words, numbers = lexical(text)
+    old_words, old_numbers = lexical(without_source(old[2:]))
+    return not old_numbers - numbers and (not old_words or len(old_words & words) >= 0.5 * len(old_words))
+
+
+def _remove_line(wb: Workbench, title: str, old: str, source: str = "log", merged: list[str] = ()) -> None:
+    """merged: the statements of this proposal that cite the line; a told line
+    one of them carries in substance was merged into it, and goes."""
+    carried = told(old) and any(_holds(x, old) for x in merged)
+    if title != memory_fmt.THREADS and (wb.is_protected(old) or (told(old) and not carried)):
+        _thread_for_removal(wb, old, source, "wrote" if wb.is_protected(old) else "told me")
+        return
     if wb.is_protected(old):
         return
     lines = wb.memory.sections[title]
@@ -229,6 +262,18 @@ def _thread_for_hand_line(wb: Workbench, hand_line: str, suggestion: str, source
     suggestion = without_source(suggestion.strip())
     src = source if source.startswith("log ") else "log"
     _add_line(wb, memory_fmt.THREADS, f'- You wrote "{wrote}", but the chats suggest "{suggestion}" ({src})')
+
+
+def told(line: str) -> bool:
+    """What the user told (`tell`): a removal cites no entries, so it asks instead."""
+    return line.rstrip().endswith("(told)")
+
+
+def _thread_for_removal(wb: Workbench, line: str, source: str, how: str) -> None:
+    """A removal of what the user told or wrote has no evidence of its own:
+    the line stays, and an open thread asks whether it still holds."""
+    said = without_source(line[2:].strip())
+    _add_line(wb, memory_fmt.THREADS, f'- You {how} "{said}"; does it still hold? ({source})')
 
 
 def _set_field(wb: Workbench, name: str, value: str) -> None:
@@ -300,49 +345,3 @@ def _add_link(wb: Workbench, person: str, words: str) -> None:
         return
     wb.profile.doc.meta["related"] = [*related, {"person": person, "as": words}]
     wb.changes.append(f"+ profile related: {person} ({words})")
-
-
-def apply_compression(wb: Workbench, result: Compressed) -> list[str]:
-    """Replace MEMORY's three sections with the compressed ones, after checks.
-    Each compressed line names the lines of its own section it keeps or
-    merges; its source is derived from theirs (Checker.source), a thread's
-    end is the latest of theirs; the user's own lines are kept as they are,
-    first; a line not named by any is dropped (git keeps it)."""
-    ck = Checker(wb, [])
-    new: dict[str, list[str]] = {}
-    for (prefix, title), key in zip(SECTION_IDS, ("facts", "chat_notes", "threads", "about_user")):
-        if getattr(result, key) is None or title not in wb.memory.sections:
-            continue  # About me left out: it stays as it is, never emptied by a model that omits it
-        lines = {f"{prefix}{i + 1}": line for i, line in enumerate(wb.memory.items(title))}
-        new[title] = [line for line in lines.values() if wb.is_protected(line)]  # the user's, verbatim
-        for n, kept in enumerate(getattr(result, key), 1):
-            what = f"compressed {'line about the user' if key == 'about_user' else key[:-1].replace('_', ' ')} {n}"
-            text = ck.text(what, kept.text)
-            others = [i for i in kept.lines if i.strip() not in lines]
-            if others or not kept.lines:
-                ck.problems.append(f"{what}: cites {', '.join(others) or 'no line'}; name the {title} lines "
-                                   "it keeps or merges")
-                continue
-            cited = [lines[i.strip()] for i in kept.lines]
-            if all(wb.is_protected(line) for line in cited):
-                continue  # only restates the user's own lines, which are kept anyway
-            source = ck.source(what, [], [line for line in cited if not wb.is_protected(line)])
-            if title == memory_fmt.THREADS:
-                text = memory_fmt.with_until(text, _latest_until(cited))
-            if source and text:
-                line = f"- {text} ({source})"
-                if norm(line) not in (norm(x) for x in new[title]):
-                    new[title].append(line)
-    if not ck.problems:
-        for title, lines in new.items():
-            wb.memory.sections[title] = lines
-        wb.changes.append("~ memory compressed to fit its budget")
-    return ck.problems
-
-
-def _latest_until(lines: list[str]) -> str | None:
-    """A merged thread is open until the latest of its lines is (for ever if one has no end)."""
-    ends = [(memory_fmt.until(line), m.group(1)) for line in lines if (m := memory_fmt.UNTIL.search(line))]
-    if len(ends) < len(lines) or any(end is None for end, _ in ends):
-        return None
-    return max(ends)[1]

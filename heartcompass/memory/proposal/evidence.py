@@ -16,6 +16,7 @@ from heartcompass.formats import dailylog, events as events_fmt, profile as prof
 from heartcompass.formats.sources import FORGED, MARKER
 from heartcompass.memory.proposal.model import MAX_TEXT
 from heartcompass.memory.proposal.said_dates import said_numbers
+from heartcompass.memory.proposal.words import cjk_bigrams, is_filler, spelled_numbers
 from heartcompass.memory.proposal.workbench import LogItem, Workbench, by_the_user, norm
 
 
@@ -35,6 +36,47 @@ _RELAYED = re.compile(r"^([^:：\n]{1,40}\s(wrote|writes|texted|messaged)( to me
                       r"[^:：\n]{1,40})?)\s*[:：]|^[^:：\n]{0,20}(对我说|跟我说|给我发|发来|写道)[^:：\n]{0,6}[:：]|"
                       r"^我(回复|回|答复|回答)[^:：\n]{0,20}[:：]", re.I)
 NEAR_VERBATIM = 0.9  # similarity (difflib's ratio) from which a statement is a copy of an entry's text
+FIRST_YEAR, PLANNED_YEARS = 1900, 10  # the window of an event's date: a life, and plans ahead
+
+
+# Invisible characters a model may hide words or structure behind: zero-width spaces and
+# joiners, BOM, soft hyphen, directional marks and the other format characters (Cf) that
+# strip_controls keeps (it takes the bidi overrides and the C0/C1 controls).
+_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+                        "\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb]")
+
+
+def visible(text: str) -> str:
+    return _INVISIBLE.sub("", text)
+
+
+def more_than_one_line(text: str) -> bool:
+    """One line by every definition a parser uses: str.splitlines breaks on
+    U+2028, U+2029, U+0085, \\v, \\f and \\x1c-\\x1e as well as \\n and \\r."""
+    return any(ch in _BREAKS for ch in text)
+
+
+_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")  # each one str.splitlines breaks on
+
+
+def unforged(text: str) -> str:
+    """text without anything that reads as a source marker, removed until none is
+    left: "X ((hand)hand)" loses its inner marker and then the one that made."""
+    while True:
+        shorter = FORGED.sub("", text).strip()
+        if shorter == text:
+            return text
+        text = shorter
+
+
+def one_line(text: str, limit: int = MAX_TEXT) -> str:
+    """A model's text where it cannot be refused alone (a new person's line
+    about them): its line breaks become spaces, no control, invisible
+    character or marker left, at most `limit` characters."""
+    from heartcompass.sanitize import strip_controls
+
+    text = "".join(" " if ch in _BREAKS else ch for ch in visible(text or ""))
+    return unforged(" ".join(strip_controls(text).split()))[:limit]
 
 
 def _bare(text: str) -> str:
@@ -73,13 +115,15 @@ def lexical(text: str) -> tuple[set[str], set[str]]:
     check that a statement says something its evidence says."""
     from heartcompass.sanitize import strip_controls
 
-    words, numbers = set(), set()
-    for token in _TOKEN.findall(strip_controls(text).casefold()):  # an escape sequence's digits are no claim
+    # an escape sequence's digits are no claim; "five thousand" and 五千 are 5000
+    text, numbers = spelled_numbers(visible(strip_controls(text)).casefold())
+    words = set()
+    for token in _TOKEN.findall(text):
         if token[0].isdigit():
             numbers.add(_number(token))
         elif re.match(rf"[{_CJK}]", token):
-            words.update(token[i:i + 2] for i in range(len(token) - 1)) if len(token) > 1 else words.add(token)
-        elif len(token) >= 3 and token not in _STOP:
+            words |= cjk_bigrams(token)
+        elif len(token) >= 3 and token not in _STOP and not is_filler(token):
             words.add(_stem(token))
     return words, numbers
 
@@ -104,14 +148,15 @@ class Checker:
     def text(self, what: str, text: str | None) -> str:
         from heartcompass.sanitize import strip_controls
 
-        text = strip_controls(text or "").strip()  # a model's escape sequences never reach a file
+        broken = more_than_one_line(visible(text or "").strip())  # before the controls that break lines go
+        text = visible(strip_controls(text or "")).strip()  # a model's escape sequences never reach a file
         if text.startswith("- "):
             text = text[2:].strip()
-        text = FORGED.sub("", text).strip()  # the source is derived from the evidence, by us
+        text = unforged(text)  # the source is derived from the evidence, by us
         if not text:
             self.problems.append(f"{what}: empty text")
-        elif "\n" in text:
-            self.problems.append(f"{what}: more than one line")
+        elif broken or more_than_one_line(text):
+            self.problems.append(f"{what}: more than one line (a line break, U+2028 or U+2029 included)")
         elif len(text) > MAX_TEXT:
             self.problems.append(f"{what}: {len(text)} characters; entries are short statements ({MAX_TEXT} at most)")
         elif _CODEISH.search(text) or _LOG_LINE.match(text):
@@ -198,10 +243,20 @@ class Checker:
     def date(self, what: str, value: str) -> tuple[dt.date, bool, bool] | None:
         """(date, month only, approximate) of an event's date, see formats/events.py."""
         try:
-            return events_fmt.parse_when(value)
+            when = events_fmt.parse_when(value)
         except ValueError as exc:
             self.problems.append(f"{what}: {exc}")
             return None
+        return when if self.in_window(what, when[0]) else None
+
+    def in_window(self, what: str, date: dt.date) -> bool:
+        """A date in a life: from FIRST_YEAR to PLANNED_YEARS ahead (a plan), not 0001 or 9999."""
+        last = self.wb.today.replace(year=self.wb.today.year + PLANNED_YEARS, day=min(self.wb.today.day, 28))
+        if dt.date(FIRST_YEAR, 1, 1) <= date <= last:
+            return True
+        self.problems.append(f"{what}: {date.isoformat()} is outside {FIRST_YEAR}-01-01..{last.isoformat()}; "
+                             "give the date it happened or is planned")
+        return False
 
     def until(self, what: str, value: str | None) -> str | None:
         """A thread's end, as it will be written (YYYY-MM-DD or YYYY-MM)."""
@@ -242,26 +297,3 @@ def reported(text: str, found: list[LogItem]) -> str:
     if re.search(rf"[{_CJK}]", text):
         return f"{text.rstrip('。.')}（{who}说的）"
     return f"{text.rstrip('.')}, {who} said"
-
-
-def check_field(ck: Checker, name: str, value: str):
-    """A profile field's value as it will be written, or None (and a problem)."""
-    from heartcompass.errors import FormatError, PersonError
-    from heartcompass.store.slugs import clean_name
-
-    value = value.strip()
-    try:
-        if name == "relation":
-            return profile_fmt.check_relation(value, "relation")
-        if name == "mbti":
-            return profile_fmt.normalize_mbti(value, "mbti")
-        if name == "birthday":
-            if not re.match(profile_fmt.BIRTHDAY_PATTERN, value):
-                raise FormatError("birthday", f"{value!r} is not YYYY-MM-DD or MM-DD")
-            return value
-        if name == "alias":
-            return clean_name(value)
-        return ck.text(f"profile {name}", value)
-    except (FormatError, PersonError) as exc:
-        ck.problems.append(f"profile field {name}: {exc.message}")
-        return None

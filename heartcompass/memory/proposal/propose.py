@@ -10,10 +10,11 @@ from typing import Any
 from heartcompass.llm import prompts
 from heartcompass.errors import LLMError
 from heartcompass.llm.providers import ask_structured, structured_invoke
-from heartcompass.memory.proposal.apply import apply, apply_compression, close_past_threads
+from heartcompass.memory.proposal.apply import apply, close_past_threads
+from heartcompass.memory.proposal.compression import apply_compression
 from heartcompass.memory.proposal.model import Compressed, Proposal, ProposalError
 from heartcompass.memory.proposal.presentation import entries_now, present, present_memory, shown_events
-from heartcompass.memory.proposal.schema import compressed_schema, proposal_schema
+from heartcompass.memory.proposal.schema import compressed_max_items, compressed_schema, proposal_schema
 from heartcompass.memory.proposal.workbench import LogItem, Workbench, restore, snapshot
 from heartcompass.store.workspace import Workspace
 
@@ -81,9 +82,11 @@ def fit_budget(ws: Workspace, model: Any, wb: Workbench) -> None:
     except Exception as exc:
         raise ProposalError([f"MEMORY.md is over its budget ({wb.memory.body_tokens()} > {budget} tokens) "
                              f"and compressing it failed: {exc}"]) from None
-    before = snapshot(wb)
-    problems = apply_compression(wb, result)
-    if problems or wb.memory.body_tokens() > budget:
+    before, tokens = snapshot(wb), wb.memory.body_tokens()
+    problems = apply_compression(wb, result, compressed_max_items(budget))
+    if not problems and wb.memory.body_tokens() > budget:
+        problems = [f"it is still over budget ({wb.memory.body_tokens()} > {budget} tokens)"]
+    if problems:
         restore(wb, before)
-        raise ProposalError(problems or [f"compressed MEMORY.md is still over budget "
-                                         f"({wb.memory.body_tokens()} > {budget} tokens)"])
+        raise ProposalError([f"MEMORY.md is over its budget ({tokens} > {budget} tokens) and the model's "
+                             f"compression was rejected, so it stays as it was: {'; '.join(problems)}"])

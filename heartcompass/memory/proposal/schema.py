@@ -150,5 +150,9 @@ def compressed_schema(wb: Workbench) -> dict:
                                        "lines": {**kept["properties"]["lines"], **_ids(ids),
                                                  **({"minItems": 1} if ids else {})}}}
         spec["properties"][name] = {**spec["properties"][name], "items": kept,
-                                    "maxItems": min(len(ids), max(5, budget // 8))}
+                                    "maxItems": min(len(ids), compressed_max_items(budget))}
     return spec
+
+
+def compressed_max_items(budget_tokens: int) -> int:
+    return max(5, budget_tokens // 8)

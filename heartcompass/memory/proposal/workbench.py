@@ -47,6 +47,10 @@ class Workbench:
     days_read: set[str] = field(default_factory=set)  # logs whose new entries this run read
     event_index: "EventIndex | None" = field(default=None, repr=False, compare=False)  # see events_index()
     event_undo: list | None = field(default=None, repr=False, compare=False)  # (event, old copy) since a snapshot
+    # who else answers to a name ("'Bob' is already the name of people/bob"), and the user's own names:
+    # an alias the model proposes is neither (proposal/fields.py)
+    alias_owner: Callable[[str], str | None] | None = field(default=None, repr=False, compare=False)
+    user_names: tuple[str, ...] = ()
 
     def is_protected(self, line: str) -> bool:
         return line in self.protected or line.rstrip().endswith("(hand)")
@@ -100,7 +104,17 @@ def workbench(ws: Workspace, person: Person, prof, evs, mem, today: dt.date, *,
         known |= {link["person"] for link in prof.related}
         known |= {link for slug in list(known) for link in index.get(slug, ((), ()))[1]}
         known &= {p.slug for p in people}
-    return Workbench(person.slug, prof, evs, mem, protected, known, today)
+    wb = Workbench(person.slug, prof, evs, mem, protected, known, today)
+    wb.alias_owner = lambda alias: _owner(ws, alias, person.slug)
+    wb.user_names = tuple(n for n in [str(ws.config.get("user.name") or "")] if n.strip())
+    return wb
+
+
+def _owner(ws: Workspace, alias: str, slug: str) -> str | None:
+    from heartcompass.store.people import collisions
+
+    taken = collisions(ws, [alias], exclude=slug)
+    return taken[0].describe() if taken else None
 
 
 def _mentioned(name: str, text: str) -> bool:
