@@ -67,8 +67,9 @@ class RecordingModel:
             text = "\n".join(str(m.content) for m in messages)
             name = getattr(schema, "__name__", "") or (schema.get("title", "") if isinstance(schema, dict) else "")
             if "Compressed" in name:  # the class, or the JSON schema sent for it
-                lines = re.findall(r"(?m)^- .+$", text.split("## Facts")[-1].split("## From our chats")[0])
-                return Compressed(facts=lines[-8:], chat_notes=[], threads=[])
+                lines = re.findall(r"(?m)^(F\d+) - (.+?)(?: \((?:log [\d-]+|told|import)\))?$", text)
+                return Compressed(facts=[{"text": line, "lines": [ident]} for ident, line in lines[-8:]],
+                                  chat_notes=[], threads=[])
             self.prompt_tokens.append(estimate_tokens(text))
             self.prompt_chars.append(len(text))
             first, day, said = re.search(r"(L\d+) \[(\d{4}-\d{2}-\d{2})[^\]]*\] (.+)", text).groups()

@@ -724,9 +724,9 @@ def removals_and_compression_keep_what_the_user_told(t: Trial) -> list[str]:
     t.git("commit", "-qam", "smaller budget")
     t.hc("chat", "alice", "-m", "/note She is allergic to cats but keeps Mochi anyway")
     good = _fact("Allergic to cats, keeps Mochi anyway")
-    for facts, words in ((["- Owes the user 9000 dollars (told)"], "9000"), ([], "dropped a line the user told")):
-        squeezed = {"facts": [*facts, "- Prefers calls after 21:00 on weekdays (hand)"], "chat_notes": [],
-                    "threads": []}
+    owes = {"text": "Owes the user 9000 dollars", "lines": ["F1"]}  # the compressor names the lines it keeps
+    for facts, words in (([owes], "9000"), ([], "dropped a line the user told")):
+        squeezed = {"facts": facts, "chat_notes": [], "threads": []}
         problems += _refused_unchanged(t, f"compression ({words})", good, squeezed,
                                        words=("compression was rejected", words))
     return problems

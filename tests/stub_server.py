@@ -92,19 +92,15 @@ def structured_reply(name: str, body: dict) -> dict:
                                 "why": "a concrete plan without pressure"}],
                 "risks": ["Jumping to solutions may feel dismissive"],
                 "suggestions": ["Ask one open question before giving advice"]}
-    if name != "Proposal":  # compression: each section's newest lines, as they are, within the budget
-        out: dict = {"facts": [], "chat_notes": [], "threads": []}
-        key = None
-        for line in text.splitlines():
-            heading = re.match(r"## (.+)", line)
-            if heading:
-                key = {"Facts": "facts", "From our chats": "chat_notes", "Open threads": "threads",
-                       "About me": "about_user"}.get(heading.group(1).strip())
-                out.setdefault(key, []) if key else None
-            elif key and line.startswith("- "):
-                out[key].append(line)
-        budget = re.search(r"fits in (\d+) tokens", body["messages"][0]["content"])
-        while budget and out["facts"] and sum(len(x) for v in out.values() for x in v) > 2 * int(budget.group(1)):
+    if name != "Proposal":  # compression: keep each line (not the user's own) as it is, without its source
+        def kept(prefix: str) -> list[dict]:
+            return [{"text": re.sub(r" \((log [\d-]+|told|import)\)$", "", line), "lines": [ident]}
+                    for ident, line, hand in re.findall(rf"(?m)^({prefix}\d+) - (.+?)(   \[hand-written.*)?$", text)
+                    if not hand]
+        out = {"facts": kept("F"), "chat_notes": kept("C"), "threads": kept("T"), "about_user": kept("U")}
+        budget = re.search(r"fits in (\d+) tokens", text_of(body["messages"][0]["content"]))
+        while budget and out["facts"] and \
+                sum(len(x["text"]) for v in out.values() for x in v) > 2 * int(budget.group(1)):
             out["facts"].pop(0)  # about 4 characters a token: half the budget; the oldest fact goes first
         return out
     notes = re.findall(r"(?m)^(L\d+) \[[^\]]* · note · [^\]]*\] (.+)$", text)

@@ -104,7 +104,8 @@ def test_refused_json_schema_falls_back_to_json_object_with_the_schema_and_is_re
     sent = stub.requests[1]
     schema = sent["response_format"]["schema"]
     assert schema["title"] == "Proposal"
-    assert schema["properties"]["new_facts"]["items"]["properties"]["evidence"]["items"]["enum"] == ["L1"]
+    # the new entries, and the thread a new fact may carry forward once its time has passed
+    assert schema["properties"]["new_facts"]["items"]["properties"]["evidence"]["items"]["enum"] == ["L1", "T1"]
     assert sent["max_tokens"] == 2048 and "max_completion_tokens" not in sent
     assert "- She starts in Kyoto on January 6 (log 2026-12-01)" in _facts(ws)
     remembered = json.loads((ws.state_dir / "structured-output.json").read_text())
@@ -160,11 +161,16 @@ def test_json_schema_endpoints_get_the_constrained_schema(example_cli: Runner, s
     example_cli("garden")
     sent = stub.requests[0]["response_format"]["json_schema"]["schema"]["properties"]
     evidence = lambda key: sent[key]["items"]["properties"]["evidence"]["items"]["enum"]  # noqa: E731
-    assert evidence("new_facts") == ["L1", "L3"] and evidence("new_events") == ["L1", "L3"]
+    assert evidence("new_facts") == ["L1", "L3", "T1"] and evidence("new_events") == ["L1", "L3"]  # T: a past plan
     assert evidence("new_chat_notes") == ["L2"] and evidence("new_threads") == ["L1", "L2", "L3"]
     assert sent["rewritten_facts"]["items"]["properties"]["id"]["enum"] == [f"F{n + 1}" for n in range(n_facts)]
+    # a rewrite rests on the new entries and on the lines it carries forward or merges, of its own kind
+    assert evidence("rewritten_facts") == ["F1", "F2", "F3", "L1", "L3", "T1"]
+    assert evidence("rewritten_chat_notes") == ["C1", "L2"]
+    notes = evidence("rewritten_profile_notes")
+    assert {"L1", "L3", "P1", "F1"} <= set(notes) and not {"L2", "C1", "T1"} & set(notes)
     assert sent["new_links"]["items"]["properties"]["person"]["enum"] == ["me"]
-    assert sent["new_events"]["items"]["properties"]["date"]["pattern"] == "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+    assert sent["new_events"]["items"]["properties"]["date"]["pattern"] == "^~?[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"
     assert stub.requests[0]["max_tokens"] == 2048
     # a profile field's value has the shape of its field: a grammar cannot write mbti '}\n{'
     import re

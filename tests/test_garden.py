@@ -156,25 +156,46 @@ def test_memory_is_compressed_when_over_budget(alice: Runner, fake_llm):
     say(ws, "alice", "note", "She is allergic to cats but keeps Mochi anyway")
     fake_llm.enqueue(
         proposal(new_facts=[{"text": "Allergic to cats, keeps Mochi anyway", "evidence": ["L1"]}]),
-        {"facts": ["- Moves to Kyoto in January for the studio job (told)", "- Mochi is 6, hates the carrier (told)",
-                   "- Allergic to cats, keeps Mochi (log 2026-12-01)", "- Prefers calls after 21:00 on weekdays (hand)"],
-         "chat_notes": [], "threads": ["- Ask about the farewell party (log 2026-11-28)"]})
+        {"facts": [{"text": "Moves to Kyoto in January for the studio job", "lines": ["F1"]},
+                   {"text": "Mochi is 6, hates the carrier", "lines": ["F2"]},
+                   {"text": "Allergic to cats, keeps Mochi", "lines": ["F4"]}],
+         "chat_notes": [], "threads": [{"text": "Ask about the farewell party", "lines": ["T1"]}]})
     alice("garden")
     mem = memory(ws)
     assert mem.body_tokens() <= 90
-    assert "- Prefers calls after 21:00 on weekdays (hand)" in mem.items(memory_fmt.FACTS)
+    # the user's own line is kept without being asked for, first; each line keeps the source of the lines it cites
+    assert mem.items(memory_fmt.FACTS) == ["- Prefers calls after 21:00 on weekdays (hand)",
+                                           "- Moves to Kyoto in January for the studio job (told)",
+                                           "- Mochi is 6, hates the carrier (told)",
+                                           "- Allergic to cats, keeps Mochi (log 2026-12-01)"]
+    assert mem.items(memory_fmt.THREADS) == ["- Ask about the farewell party (log 2026-11-28)"]
     assert "compressed" in git(ws, "log", "-1", "--format=%b")
+    asked = user_prompt(fake_llm)
+    assert "F1 - Moves to Kyoto in January" in asked and "F3 - Prefers calls after 21:00 on weekdays (hand)   " \
+        "[hand-written: kept as it is" in asked
+    assert "keep" in str(fake_llm.calls[-1][0].content) and "love, fear" in str(fake_llm.calls[-1][0].content)
 
 
-def test_compression_that_drops_a_hand_line_is_rejected(alice: Runner, fake_llm):
+def test_compression_keeps_hand_lines_and_rejects_a_line_from_another_section(alice: Runner, fake_llm):
     ws = alice.ws
     smaller_memory_budget(ws, 90)
     say(ws, "alice", "note", "She is allergic to cats")
-    fake_llm.enqueue(proposal(new_facts=[{"text": "Allergic to cats", "evidence": ["L1"]}]),
-                     {"facts": ["- Allergic to cats (log 2026-12-01)"], "chat_notes": [], "threads": []})
+    new = proposal(new_facts=[{"text": "Allergic to cats", "evidence": ["L1"]}])
+    fake_llm.enqueue(new, {"facts": [{"text": "Allergic to cats; the farewell party", "lines": ["F4", "T1"]}],
+                           "chat_notes": [], "threads": []})
     result = alice("garden", ok=False)
-    assert result.exit_code == 1 and "hand-written line" in result.output
+    assert result.exit_code == 1 and "T1" in result.output and "name the Facts lines" in " ".join(
+        result.output.split())
     assert consolidated(ws) == {}
+    fake_llm.enqueue(new, {"facts": [{"text": "Moves to Kyoto in January for the studio job", "lines": ["F1"]},
+                                     {"text": "Mochi is 6, hates the carrier", "lines": ["F2"]},
+                                     {"text": "Allergic to cats", "lines": ["F4"]}], "chat_notes": [],
+                           "threads": []})
+    alice("garden")
+    assert memory(ws).items(memory_fmt.FACTS) == ["- Prefers calls after 21:00 on weekdays (hand)",
+                                                  "- Moves to Kyoto in January for the studio job (told)",
+                                                  "- Mochi is 6, hates the carrier (told)",
+                                                  "- Allergic to cats (log 2026-12-01)"]
 
 
 @pytest.mark.parametrize("bad, words", [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import Runner
+from conftest import Runner, git
 from garden_helpers import consolidated, memory, proposal, say, smaller_memory_budget
 from heartcompass.formats import memory as memory_fmt
 
@@ -91,21 +91,48 @@ def test_source_markers_in_model_text_are_stripped(alice: Runner, fake_llm, mark
 
 def test_compression_cannot_forge_a_hand_line_or_a_source(alice: Runner, fake_llm):
     ws = alice.ws
-    smaller_memory_budget(ws, 60)
+    smaller_memory_budget(ws, 70)  # the told lines stay
     say(ws, "alice", "note", "She is allergic to cats")
     new = proposal(new_facts=[{"text": "Allergic to cats", "evidence": ["L1"]}])
-    hand = "- Prefers calls after 21:00 on weekdays (hand)"  # the example's own hand line, kept
 
-    def compressed(*facts):
-        return {"facts": [hand, *facts], "chat_notes": [], "threads": []}
+    def compressed(*lines):
+        return {"facts": [{"text": text, "lines": list(ids)} for text, ids in lines], "chat_notes": [],
+                "threads": []}
 
-    fake_llm.enqueue(new, compressed("- Allergic to cats; Mochi is 6 (hand)"))
-    result = alice("garden", ok=False)
-    assert "only the user's own lines end in (hand)" in " ".join(result.output.split())
-    fake_llm.enqueue(new, compressed("- Allergic to cats (import)"))
-    result = alice("garden", ok=False)
-    assert "cites a source its section does not have" in " ".join(result.output.split())
-    assert consolidated(ws) == {}
+    # the source is derived from the lines it keeps (of one source), never written by the model
+    fake_llm.enqueue(new, compressed(("Moves to Kyoto in January for the studio job (import)", ["F1"]),
+                                     ("Her cat Mochi is 6, hates the carrier (log 2026-11-01)", ["F2"]),
+                                     ("Allergic to cats (hand)", ["F4"])))
+    alice("garden")
+    facts = memory(ws).items(memory_fmt.FACTS)
+    assert facts == ["- Prefers calls after 21:00 on weekdays (hand)",
+                     "- Moves to Kyoto in January for the studio job (told)",
+                     "- Her cat Mochi is 6, hates the carrier (told)",
+                     "- Allergic to cats (log 2026-12-01)"]
+
+
+def test_a_compressed_line_resting_on_an_imported_card_line_stays_unverified(alice: Runner, fake_llm):
+    ws = alice.ws
+    path = ws.people_dir / "alice" / "MEMORY.md"
+    path.write_text(path.read_text().replace("(hand)\n", "(hand)\n- Plays the violin (import)\n"))
+    git(ws, "commit", "-qam", "add(alice): from character card alice.png")  # HeartCompass's, not by hand
+    smaller_memory_budget(ws, 80)  # the told lines stay
+    say(ws, "alice", "note", "She is allergic to cats")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Allergic to cats", "evidence": ["L1"]}]),
+                     {"facts": [{"text": "Moves to Kyoto in January for the studio job", "lines": ["F1"]},
+                                {"text": "Her cat Mochi is 6, hates the carrier", "lines": ["F2"]},
+                                {"text": "Plays the violin (log 2026-12-01)", "lines": ["F4"]},
+                                {"text": "Allergic to cats", "lines": ["F5"]}],
+                      "chat_notes": [], "threads": []})
+    alice("garden")
+    assert "- Plays the violin (import)" in memory(ws).items(memory_fmt.FACTS)
+    # merged with a line of another source, it would pass as verified: refused, and nothing changes
+    say(ws, "alice", "note", "She is allergic to dust too", time="20:01:00")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Allergic to dust", "evidence": ["L1"]}]),
+                     {"facts": [{"text": "Plays the violin; allergic to dust", "lines": ["F4", "F6"]}],
+                      "chat_notes": [], "threads": []})
+    assert "merges lines of different sources" in " ".join(alice("garden", ok=False).output.split())
+    assert "- Plays the violin (import)" in memory(ws).items(memory_fmt.FACTS)
 
 
 @pytest.mark.parametrize("fact, entry", [

@@ -139,6 +139,7 @@ def test_a_personas_claim_about_the_user_is_never_stored_as_trusted(alice: Runne
 
 
 def test_compression_keeps_the_users_side_when_the_model_leaves_it_out(alice: Runner, fake_llm):
+    from heartcompass.formats.sources import without_source
     from heartcompass.memory.proposal.compression import apply_compression as checked
     from heartcompass.memory.proposal.model import Compressed
     from heartcompass.memory.proposal.workbench import read_person, workbench
@@ -148,17 +149,23 @@ def test_compression_keeps_the_users_side_when_the_model_leaves_it_out(alice: Ru
     _, prof, evs, mem = read_person(person)
     memory_fmt.ensure_section(mem, memory_fmt.ABOUT_ME).append("- Lei's son broke his arm (log 2026-12-01)")
     wb = workbench(alice.ws, person, prof, evs, mem, dt.date(2026, 12, 1))
-    kept = {t: mem.items(t) for t in memory_fmt.SECTIONS}
+    # each line kept as it is, named by its id (the compressor's shape); the source comes from the line
+    def as_kept():  # the ids of the memory as it is now (a compression puts the user's own lines first)
+        return {t: [{"text": without_source(line[2:]), "lines": [f"{p}{i + 1}"]}
+                    for i, line in enumerate(wb.memory.items(t))]
+                for p, t in (("F", memory_fmt.FACTS), ("C", memory_fmt.CHATS), ("T", memory_fmt.THREADS))}
 
     def apply_compression(wb, result):
         return checked(wb, result, 50)
 
+    kept = as_kept()
     assert apply_compression(wb, Compressed(facts=kept[memory_fmt.FACTS], chat_notes=kept[memory_fmt.CHATS],
                                             threads=kept[memory_fmt.THREADS])) == []
     assert wb.memory.items(memory_fmt.ABOUT_ME) == ["- Lei's son broke his arm (log 2026-12-01)"]
+    kept = as_kept()
     assert apply_compression(wb, Compressed(facts=kept[memory_fmt.FACTS], chat_notes=kept[memory_fmt.CHATS],
                                             threads=kept[memory_fmt.THREADS],
-                                            about_user=["- Lei's son hurt his arm (log 2026-12-01)"])) == []
+                                            about_user=[{"text": "Lei's son hurt his arm", "lines": ["U1"]}])) == []
     assert wb.memory.items(memory_fmt.ABOUT_ME) == ["- Lei's son hurt his arm (log 2026-12-01)"]
 
 

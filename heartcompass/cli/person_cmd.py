@@ -220,7 +220,7 @@ def show(ctx: typer.Context, name: PersonArg) -> None:
     for e in evs.sorted_events():
         weight = f"w{e.effective_weight:.1f}"
         src = f" [dim]({escape(e.source)})[/]" if e.source else ""
-        out.print(f"[cyan]{e.date}[/] [dim]{weight}[/] {escape(e.text)}{src}")
+        out.print(f"[cyan]{e.when}[/] [dim]{weight}[/] {escape(e.text)}{src}")
     out.rule(f"Memory [dim]({mem.body_tokens()} of {mem.budget_tokens} tokens)[/]")
     filled = {title: lines for title, lines in mem.sections.items() if lines}
     if not filled:

@@ -1,9 +1,14 @@
 """EVENTS.md: one dated, weighted event per line, newest first.
 
     - 2026-11-28 · w0.8 · Hiked Mount Takao; she was nervous (log 2026-11-28)
+    - 2023-06 · w0.6 · Started a pottery class (log 2023-06-20)
+    - ~2023-06-02 · Went camping with the kids (log 2023-06-09)
 
-Weight and source are optional for hand-added lines, '|' is accepted for '·'
-(it is easier to type), and lines may come in any order: the renderer sorts.
+A date is a day, a month ("2023-06": "in June") or approximate ("~" first:
+"around the start of June"), as people say them. Weight and source are
+optional for hand-added lines, '|' is accepted for '·' and '～' or '≈' for
+'~' (they are easier to type), and lines may come in any order: the
+renderer sorts.
 Text before the first event (a title, a note to self) is kept as written.
 An event's score (its weight, halved every half-life) ranks it for prompts."""
 
@@ -22,27 +27,38 @@ from heartcompass.formats.sources import SOURCE
 FILENAME = FILE_KINDS["events"]
 DEFAULT_WEIGHT = 0.5
 _SEP = r"\s*[·|]\s*"
+APPROX = "~～≈"  # what marks an approximate date; "~" is the one written
 # No lazy quantifier and no trailing \s*$: this runs 20,000 times per prompt.
 _LINE = re.compile(
-    rf"- (?P<date>\d{{4}}-\d{{2}}-\d{{2}})(?:{_SEP}|\s+)"
+    rf"- (?P<approx>[{APPROX}] ?)?(?P<date>\d{{4}}-\d{{2}}(?:-\d{{2}})?)(?:{_SEP}|\s+)"
     rf"(?:w(?P<weight>\d+(?:\.\d+)?){_SEP})?(?P<text>.*)"
 )
-FORMAT_HINT = "Write events as '- YYYY-MM-DD · w0.8 · what happened (source)'; weight and source are optional."
+_WHEN = re.compile(rf"(?P<approx>[{APPROX}] ?)?(?P<date>\d{{4}}-\d{{2}}(?:-\d{{2}})?)")
+FORMAT_HINT = ("Write events as '- YYYY-MM-DD · w0.8 · what happened (source)'; weight and source are optional; "
+               "the date may be a month (2023-06) or approximate (~2023-06-02).")
 
 
 @dataclass
 class Event:
-    date: dt.date
+    date: dt.date              # the sort key: the day, or the first of the month for a month
     text: str
     weight: float | None = None
     source: str | None = None
+    month_only: bool = False   # "2023-06": some day that month
+    approx: bool = False       # "~2023-06-02": about then
 
     @property
     def effective_weight(self) -> float:
         return DEFAULT_WEIGHT if self.weight is None else self.weight
 
+    @property
+    def when(self) -> str:
+        """The date as the file writes it and people read it: 2023-06-02,
+        2023-06 (a month) or ~2023-06-02 (approximate)."""
+        return format_when(self.date, self.month_only, self.approx)
+
     def render(self) -> str:
-        parts = [self.date.isoformat()]
+        parts = [self.when]
         if self.weight is not None:
             parts.append(f"w{_fmt_weight(self.weight)}")
         text = self.text + (f" ({self.source})" if self.source else "")
@@ -59,7 +75,31 @@ class EventsFile:
     _orig_events: list[Event] | None = field(default_factory=list, repr=False)  # None: parsed only to read
 
     def sorted_events(self) -> list[Event]:
-        return sorted(self.events, key=lambda e: e.date, reverse=True)
+        """Newest first; a day sorts before its month (2023-06-20, then 2023-06),
+        and an exact date before an approximate one on the same day."""
+        return sorted(self.events, key=lambda e: (e.date, not e.month_only, not e.approx), reverse=True)
+
+
+def parse_when(value: str) -> tuple[dt.date, bool, bool]:
+    """(sort date, month only, approximate) of '2023-06-02', '2023-06' or
+    '~2023-06-02'; ValueError naming what is wrong."""
+    m = _WHEN.fullmatch(value.strip())
+    if not m:
+        raise ValueError(f"{value.strip()[:30]!r} is not a date (YYYY-MM-DD, YYYY-MM or ~YYYY-MM-DD)")
+    return _date_of(m["date"]) + (m["approx"] is not None,)
+
+
+def _date_of(text: str) -> tuple[dt.date, bool]:
+    month_only = len(text) == 7
+    try:
+        date = dt.date.fromisoformat(text + "-01" if month_only else text)
+    except ValueError:
+        raise ValueError(f"{text} is not a real {'month' if month_only else 'date'}") from None
+    return date, month_only
+
+
+def format_when(date: dt.date, month_only: bool = False, approx: bool = False) -> str:
+    return ("~" if approx else "") + (date.isoformat()[:7] if month_only else date.isoformat())
 
 
 def score(event: Event, today: dt.date, half_life_days: float) -> float:
@@ -77,10 +117,13 @@ def parse_line(line: str, path: Path | str, lineno: int) -> Event:
     m = _LINE.match(line)
     if not m:
         raise FormatError(path, f"not an event line: {line.strip()[:60]!r}", lineno, FORMAT_HINT)
+    raw = m["date"]
+    month_only = len(raw) == 7
     try:
-        date = dt.date.fromisoformat(m["date"])
+        date = dt.date.fromisoformat(raw + "-01" if month_only else raw)  # inline: 20,000 lines per prompt
     except ValueError:
-        raise FormatError(path, f"{m['date']} is not a real date", lineno, FORMAT_HINT) from None
+        raise FormatError(path, f"{raw} is not a real {'month' if month_only else 'date'}", lineno,
+                          FORMAT_HINT) from None
     weight = None
     if m["weight"] is not None:
         weight = float(m["weight"])
@@ -95,7 +138,9 @@ def parse_line(line: str, path: Path | str, lineno: int) -> Event:
             source, text = text[start + 1:-1], text[:start].rstrip()
     if not text:
         raise FormatError(path, "the event has a date but no text", lineno, FORMAT_HINT)
-    return Event(date, text, weight, source)
+    if month_only or m["approx"] is not None:
+        return Event(date, text, weight, source, month_only, m["approx"] is not None)
+    return Event(date, text, weight, source)  # the usual line, as fast as before
 
 
 def parse(text: str, path: Path, *, readonly: bool = False) -> EventsFile:

@@ -11,7 +11,10 @@ Body sections:
                       life (their kids, their plans, their news): trusted,
                       from the user's own lines only; optional (older files
                       have none: the gardener adds it after Open threads)
-Each line cites its source. Other sections a user adds are kept; the first
+Each line cites its source. An open thread whose time passes says until when
+it is open, before its source: `- Plan a trip for the summer (until 2023-08)
+(log 2023-05-01)`; past that day (or month) it is closed by the gardener and
+no longer shown to a persona. Other sections a user adds are kept; the first
 three above must be there, spelled exactly (a renamed one is a FormatError: the
 gardener would otherwise add a second, empty Facts and lose track of the
 renamed one's trust)."""
@@ -19,6 +22,7 @@ renamed one's trust)."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +40,42 @@ KNOWN = (*SECTIONS, ABOUT_ME)  # ours; any other heading is the user's own secti
 ABOUT_ME_SPELLINGS = ("about me", "关于我")
 DEFAULT_BUDGET = 6000  # years of a relationship; a prompt takes only what the conversation needs
 FLOW_KEYS = ("consolidated",)  # one line, however many logs it counts
+# "(until 2023-08)" or "(until 2023-08-31)" in a thread, full-width parentheses and a colon allowed by hand
+UNTIL = re.compile(r"\s*[(（]\s*until:?\s*(\d{4}-\d{1,2}(?:-\d{1,2})?)\s*[)）]", re.I)
+UNTIL_HINT = "Write it as '(until YYYY-MM-DD)' or '(until YYYY-MM)' before the source, or remove it."
+
+
+def until(line: str) -> dt.date | None:
+    """The last day a thread is open, from its '(until ...)' (a month: its
+    last day); None when it has none (or a date that is not real)."""
+    m = UNTIL.search(line)
+    if not m:
+        return None
+    try:
+        return _last_day(m.group(1))
+    except ValueError:
+        return None
+
+
+def _last_day(text: str) -> dt.date:
+    parts = [int(x) for x in text.split("-")]
+    if len(parts) == 3:
+        return dt.date(*parts)
+    year, month = parts
+    first_of_next = dt.date(year + month // 12, month % 12 + 1, 1) if 1 <= month <= 12 else dt.date(year, month, 1)
+    return first_of_next - dt.timedelta(days=1)
+
+
+def is_past(line: str, today: dt.date) -> bool:
+    """A thread whose time has passed: it is not open any more."""
+    end = until(line)
+    return end is not None and end < today
+
+
+def with_until(text: str, value: str | None) -> str:
+    """A thread's text with its '(until ...)' set (or dropped, for None)."""
+    text = UNTIL.sub("", text).rstrip()
+    return f"{text} (until {value})" if value else text
 
 
 @dataclass
@@ -106,11 +146,24 @@ def parse(text: str, path: Path) -> Memory:
             preamble.append(line)
         elif line.strip():
             sections[current].append(line.rstrip())
+            if current == THREADS:
+                _check_until(text, doc, path, i, line)
     _check_sections(text, doc, path, headings)
     pre = "\n".join(preamble).rstrip("\n")
     doc.flow_keys = FLOW_KEYS
     return Memory(doc, path, pre + "\n\n" if pre else "", sections,
                   {k: list(v) for k, v in sections.items()}, spelled)
+
+
+def _check_until(text: str, doc: fm.Document, path: Path, index: int, line: str) -> None:
+    m = UNTIL.search(line)
+    if m:
+        try:
+            _last_day(m.group(1))
+        except ValueError:
+            body_start = text.count("\n", 0, len(text) - len(doc.body))
+            raise FormatError(path, f"'until {m.group(1)}' is not a real date", body_start + index + 1,
+                              UNTIL_HINT) from None
 
 
 def _check_sections(text: str, doc: fm.Document, path: Path, headings: dict[str, int]) -> None:

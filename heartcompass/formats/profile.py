@@ -110,6 +110,17 @@ class Profile:
                 out[current] += line + "\n"
         return {k: v.strip() for k, v in out.items()}
 
+    def notes(self) -> list[tuple[str, str]]:
+        """Each line of the body's sections, as (section, line): what the
+        gardener names by id (P1, P2...) to rewrite or remove."""
+        out, current = [], None
+        for line in self.body.splitlines():
+            if line.startswith("## "):
+                current = line[3:].strip()
+            elif current is not None and line.strip() and not line.lstrip().startswith("<!--"):
+                out.append((current, line.rstrip()))
+        return out
+
 
 def handle_key(handle: str) -> str:
     """A handle as compared: any case, no spaces, no leading @, a phone

@@ -88,7 +88,7 @@ def export_card(person: Person) -> dict[str, Any]:
         book.append({"keys": _keys(content, name), "content": content, "enabled": True, "insertion_order": i,
                      "id": i, "comment": "fact", "extensions": {}})
     for j, event in enumerate(evs.sorted_events()[:50]):
-        book.append({"keys": _keys(event.text, name), "content": f"{event.date}: {event.text}", "enabled": True,
+        book.append({"keys": _keys(event.text, name), "content": f"{event.when}: {event.text}", "enabled": True,
                      "insertion_order": len(book), "id": len(book), "comment": f"event w{event.effective_weight}",
                      "extensions": {}})
     info = prof.doc.meta.get("card") if isinstance(prof.doc.meta.get("card"), dict) else {}  # from the card they came from
@@ -303,7 +303,7 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
         if not (isinstance(entry, dict) and str(entry.get("content", "")).strip() and entry.get("enabled", True)):
             continue
         content = _one_line(resolve(str(entry["content"]), data["name"], user))  # whole: a lorebook entry is one fact
-        dated = re.match(r"^(\d{4}-\d{2}-\d{2}): (.+)$", content)
+        dated = re.match(r"^(~?\d{4}-\d{2}(?:-\d{2})?): (.+)$", content)  # a day, a month, ~ about
         weight = re.search(r"w(0(?:\.\d+)?|1(?:\.0+)?)\b", str(entry.get("comment", "")))
         if dated:
             events.append((dated.group(1), dated.group(2), float(weight.group(1)) if weight else None))
@@ -347,10 +347,8 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
 def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str | None = None) -> Person:
     """A new person from a character card (V1 or V2), one commit. `name`
     replaces the card's own name (and its {{char}}), with add's name rules."""
-    import datetime as dt
-
     from heartcompass.store.audit import Verb, commit_or_roll_back, subject, writing
-    from heartcompass.formats.events import Event
+    from heartcompass.formats.events import Event, parse_when
     from heartcompass.formats.profile import normalize_mbti
     from heartcompass.store.people import check_new_name, create
     from heartcompass.store.slugs import clean_name
@@ -373,7 +371,8 @@ def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str 
     past = []
     for day, text, weight in fields["events"]:
         try:
-            past.append(Event(dt.date.fromisoformat(day), text, weight, "import"))
+            date, month_only, approx = parse_when(day)
+            past.append(Event(date, text, weight, "import", month_only, approx))
         except ValueError:
             fields["facts"].append(f"{day}: {text}")  # not a real date: kept as a fact
     with writing(ws, "import-card"):

@@ -216,7 +216,8 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: st
     units += _voice_units(snap, voice == "persona")
     for key, title in (("facts", memory_fmt.FACTS), ("threads", memory_fmt.THREADS), ("chats", memory_fmt.CHATS)):
         for i, line in enumerate(snap.memory.items(title)):
-            units.append(Unit(key, line, PRIORITY[key] + i / 1e6, ranked=True, standing=STANDING[key]))
+            if not (key == "threads" and memory_fmt.is_past(line, now.date())):  # past its time: not open
+                units.append(Unit(key, line, PRIORITY[key] + i / 1e6, ranked=True, standing=STANDING[key]))
     for title, lines in snap.memory.sections.items():
         if title not in memory_fmt.KNOWN:  # the user's own sections count as facts
             for line in lines:

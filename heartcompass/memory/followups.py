@@ -88,7 +88,8 @@ def _of(person: Person, today: dt.date, user: str) -> list[Item]:
             when = "today" if days == 0 else "tomorrow" if days == 1 else f"in {days} days"
             found.append(Item("birthday", person.slug, name, f"{name}'s birthday is {when}"))
         if person.memory_path.exists():
-            for line in person.load_memory().items(memory_fmt.THREADS)[:MAX_THREADS]:
+            threads = [t for t in person.load_memory().items(memory_fmt.THREADS) if not memory_fmt.is_past(t, today)]
+            for line in threads[:MAX_THREADS]:  # a thread past its '(until ...)' is not open any more
                 found.append(Item("thread", person.slug, name, line.lstrip("- ").strip()))
         quiet = quiet_days(dailylog.log_dates(person.dir), today)
         if quiet:

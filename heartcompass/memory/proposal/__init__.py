@@ -8,7 +8,8 @@ never touched. Nothing here writes files.
 - schema.py       their JSON schema, tightened to each request's ids
 - workbench.py    a person's files in memory: read, render, snapshot, diff
 - presentation.py what the model is shown (the events that matter most)
-- evidence.py     whether a statement may stand on the entries it cites
+- evidence.py     whether a statement may stand on the entries (and lines) it cites
+- said_dates.py   "three years ago" said on a day: the dates an entry says
 - apply.py        a validated proposal applied to the workbench
 - fields.py       a profile field or link checked like a fact
 - limits.py       the schema's limits, enforced before anything is applied

@@ -13,10 +13,10 @@ import re
 
 from heartcompass.formats import events as events_fmt, memory as memory_fmt, profile as profile_fmt
 from heartcompass.formats.sources import without_source
-from heartcompass.memory.proposal.evidence import Checker, reported
+from heartcompass.memory.proposal.evidence import Checker, lexical, reported
 from heartcompass.memory.proposal.fields import check_field, check_link_words
 from heartcompass.memory.proposal.limits import over_limits
-from heartcompass.memory.proposal.model import Proposal, ProposalError
+from heartcompass.memory.proposal.model import CITES, CITES_NEW, Proposal, ProposalError
 from heartcompass.memory.proposal.presentation import events_index
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, norm
 
@@ -36,6 +36,8 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
     event_ids = {f"E{i + 1}": e for i, e in enumerate(events_shown)}
     mem_ids = {f"{p}{i + 1}": (title, line) for p, title in SECTION_IDS
                for i, line in enumerate(wb.memory.items(title))}
+    note_ids = {f"P{i + 1}": note for i, note in enumerate(wb.profile.notes())}
+    ck.lines = {**{k: line for k, (_, line) in mem_ids.items()}, **{k: line for k, (_, line) in note_ids.items()}}
 
     def known(kind: str, ident: str, table: dict):
         if ident.strip() not in table:
@@ -45,10 +47,10 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
 
     for n, ev in enumerate(proposal.new_events, 1):
         what = f"new event {n}"
-        date, text = ck.date(what, ev.date), ck.text(what, ev.text)
+        when, text = ck.date(what, ev.date), ck.text(what, ev.text)
         weight, source = ck.weight(what, ev.weight), ck.evidence(what, ev.evidence, "trusted", text)
-        if date and weight is not None and source:
-            ops.append(lambda d=date, t=text, w=weight, s=source: _add_event(wb, d, t, w, s))
+        if when and weight is not None and source:
+            ops.append(lambda d=when, t=text, w=weight, s=source: _add_event(wb, d[0], t, w, s, *d[1:]))
     for ch in proposal.changed_events:
         event = known("event", ch.id, event_ids)
         weight = ck.weight(f"event {ch.id}", ch.weight)
@@ -65,30 +67,40 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         if key == "about_user" and wb.profile.relation == "self" and proposal.new_about_user:
             ck.problems.append("new_about_user: this is the user's own person, whose facts are all about the "
                                "user: put them in new_facts")
+        cite = CITES[key]
+        carried: dict[str, list[str]] = {}  # a line's id -> the statements of this section that cite it
         for n, line in enumerate(getattr(proposal, f"new_{key}"), 1):
             what = f"new {'line about the user' if key == 'about_user' else key[:-1].replace('_', ' ')} {n}"
             text = ck.text(what, line.text)
-            source = ck.evidence(what, line.evidence, need, text)
+            source = ck.evidence(what, line.evidence, need, text, CITES_NEW[key])
+            if key == "threads":
+                text = memory_fmt.with_until(text, ck.until(what, line.until))
             if source and key == "threads" and not all(i.entry.trusted for i in ck.found):
                 # what the persona raised is not the user's to follow up as true: it is a chat note
                 ops.append(lambda x=text, s=source: _add_line(wb, memory_fmt.CHATS, f"- {x} ({s})"))
             elif source:
                 x = reported(text, ck.found) if key == "facts" else text
                 ops.append(lambda t=title, x=x, s=source: _add_line(wb, t, f"- {x} ({s})"))
+                _carry(carried, mem_ids, title, line.evidence, x)
         for rw in getattr(proposal, f"rewritten_{key}", []):
             target = known(key, rw.id, mem_ids)
             text = ck.text(f"{key} {rw.id}", rw.text)
-            source = ck.evidence(f"{key} {rw.id}", rw.evidence, need, text)
+            source = ck.evidence(f"{key} {rw.id}", rw.evidence, need, text, cite)
             text = reported(text, ck.found) if key == "facts" and source else text
+            if key == "threads":  # a rewrite that gives no end keeps the line's own
+                kept = memory_fmt.UNTIL.search(target[1]) if target and rw.until is None else None
+                text = memory_fmt.with_until(text, kept.group(1) if kept else ck.until(f"{key} {rw.id}", rw.until))
             if target and target[0] == title and source:
                 ops.append(lambda tg=target, x=text, s=source: _rewrite_line(wb, tg[0], tg[1], f"- {x} ({s})", s))
+                _carry(carried, mem_ids, title, rw.evidence, text)
             elif target:
                 ck.problems.append(f"{rw.id} is not in {title}")
         removed = proposal.closed_threads if key == "threads" else getattr(proposal, f"removed_{key}")
         for ident in removed:
             target = known(key, ident, mem_ids)
             if target and target[0] == title:
-                ops.append(lambda tg=target: _remove_line(wb, tg[0], tg[1], newest))
+                merged = carried.get(ident.strip(), [])
+                ops.append(lambda tg=target, m=merged: _remove_line(wb, tg[0], tg[1], newest, m))
             elif target:
                 ck.problems.append(f"{ident} is not in {title}")
     for n, fc in enumerate(proposal.profile_fields, 1):
@@ -100,11 +112,21 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
     for note in proposal.profile_notes:
         what = f"profile note for {note.section}"
         text = ck.text(what, note.text)
-        source = ck.evidence(what, note.evidence, "trusted", text)
+        source = ck.evidence(what, note.evidence, "trusted", text, CITES_NEW["profile_notes"])
         if note.section not in (*profile_fmt.BODY_SECTIONS, *wb.profile.sections()):
             ck.problems.append(f"{what}: unknown section (use {', '.join(profile_fmt.BODY_SECTIONS)})")
         elif source:
             ops.append(lambda sec=note.section, x=text, s=source: _add_profile_note(wb, sec, f"- {x} ({s})"))
+    for rw in proposal.rewritten_profile_notes:
+        target = known("profile note", rw.id, note_ids)
+        text = ck.text(f"profile note {rw.id}", rw.text)
+        source = ck.evidence(f"profile note {rw.id}", rw.evidence, "trusted", text, CITES["profile_notes"])
+        if target and source:
+            ops.append(lambda tg=target, x=text, s=source: _rewrite_profile_note(wb, *tg, f"- {x} ({s})", s))
+    for ident in proposal.removed_profile_notes:
+        target = known("profile note", ident, note_ids)
+        if target:
+            ops.append(lambda tg=target: _rewrite_profile_note(wb, *tg, None, None))
     for link in proposal.new_links:
         what = f"link to {link.person}"
         if link.person not in wb.known_slugs or link.person == wb.slug:
@@ -120,8 +142,20 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         op()
 
 
+def close_past_threads(wb: Workbench, now: dt.date) -> None:
+    """Open threads whose time has passed by `now` (the newest day the
+    entries reached) are closed: the model was shown them as past, to keep
+    what matters as a fact first. The user's own lines stay (the prompt no
+    longer shows them once past)."""
+    for line in wb.memory.items(memory_fmt.THREADS):
+        if memory_fmt.is_past(line, now) and not wb.is_protected(line):
+            wb.memory.sections[memory_fmt.THREADS].remove(line)
+            wb.changes.append(f"✓ past {memory_fmt.THREADS}: {line[2:]}")
+
+
 # -- the operations ------------------------------------------------------------------
-def _add_event(wb: Workbench, date: dt.date, text: str, weight: float, source: str) -> None:
+def _add_event(wb: Workbench, date: dt.date, text: str, weight: float, source: str, month_only: bool = False,
+               approx: bool = False) -> None:
     idx = events_index(wb)
     if idx is not None:
         existing = idx.first_same(date, text)
@@ -131,12 +165,12 @@ def _add_event(wb: Workbench, date: dt.date, text: str, weight: float, source: s
         if weight > existing.effective_weight and not wb.is_protected(existing.render()):
             _change_event(wb, existing, weight, None, None)
         return
-    event = events_fmt.Event(date, text, weight, source)
+    event = events_fmt.Event(date, text, weight, source, month_only, approx)
     wb.events.events.append(event)
     if idx is not None:
         idx.added(event)
     wb.counts["events_added"] += 1
-    wb.changes.append(f"+ event {date} · w{weight} · {text} ({source})")
+    wb.changes.append(f"+ event {event.when} · w{weight} · {text} ({source})")
 
 
 def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source) -> None:
@@ -193,8 +227,25 @@ def _rewrite_line(wb: Workbench, title: str, old: str, new: str, source: str) ->
         wb.changes.append(f"~ {title}: {old[2:]} -> {new[2:]}")
 
 
-def _remove_line(wb: Workbench, title: str, old: str, source: str = "log") -> None:
-    if title != memory_fmt.THREADS and (wb.is_protected(old) or told(old)):
+def _carry(carried: dict[str, list[str]], mem_ids: dict, title: str, evidence: list[str], text: str) -> None:
+    for ident in evidence:
+        if mem_ids.get(ident.strip(), ("",))[0] == title:
+            carried.setdefault(ident.strip(), []).append(text)
+
+
+def _holds(text: str, old: str) -> bool:
+    """Whether a statement carries a line's substance: every number of it and
+    at least half its words (a merge of two lines into one)."""
+    words, numbers = lexical(text)
+    old_words, old_numbers = lexical(without_source(old[2:]))
+    return not old_numbers - numbers and (not old_words or len(old_words & words) >= 0.5 * len(old_words))
+
+
+def _remove_line(wb: Workbench, title: str, old: str, source: str = "log", merged: list[str] = ()) -> None:
+    """merged: the statements of this proposal that cite the line; a told line
+    one of them carries in substance was merged into it, and goes."""
+    carried = told(old) and any(_holds(x, old) for x in merged)
+    if title != memory_fmt.THREADS and (wb.is_protected(old) or (told(old) and not carried)):
         _thread_for_removal(wb, old, source, "wrote" if wb.is_protected(old) else "told me")
         return
     if wb.is_protected(old):
@@ -263,6 +314,29 @@ def _add_profile_note(wb: Workbench, section: str, line: str) -> None:
         body = body[:m.end()] + kept + sep + line + trailing + body[end:]
     wb.profile.doc.body = body
     wb.changes.append(f"+ profile {section}: {line[2:]}")
+
+
+def _rewrite_profile_note(wb: Workbench, section: str, old: str, new: str | None, source: str | None) -> None:
+    """Replace (or, new None, remove) one line of a PROFILE.md section; every
+    other byte stays put. The user's own line stays: a rewrite of it becomes
+    an open thread."""
+    if wb.is_protected(old):
+        if new:
+            _thread_for_hand_line(wb, f"- {old.lstrip('- ')}", new[2:], source or "log")
+        return
+    body = wb.profile.doc.body
+    m = re.search(rf"(?m)^## {re.escape(section)}[ \t]*$", body)
+    if not m:
+        return
+    nxt = re.search(r"(?m)^## ", body[m.end():])
+    end = m.end() + nxt.start() if nxt else len(body)
+    at = re.search(rf"(?m)^{re.escape(old)}[ \t\r]*(\n|$)", body[m.end():end])
+    if not at:
+        return
+    start, stop = m.end() + at.start(), m.end() + at.end()
+    wb.profile.doc.body = body[:start] + (f"{new}\n" if new else "") + body[stop:]
+    wb.changes.append(f"~ profile {section}: {old.lstrip('- ')} -> {new[2:]}" if new
+                      else f"- profile {section}: {old.lstrip('- ')}")
 
 
 def _add_link(wb: Workbench, person: str, words: str) -> None:

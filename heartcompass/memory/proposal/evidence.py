@@ -12,9 +12,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from heartcompass.formats import dailylog
-from heartcompass.formats.sources import FORGED
+from heartcompass.formats import dailylog, events as events_fmt
+from heartcompass.formats.sources import FORGED, MARKER
 from heartcompass.memory.proposal.model import MAX_TEXT
+from heartcompass.memory.proposal.said_dates import said_numbers
 from heartcompass.memory.proposal.words import cjk_bigrams, is_filler, spelled_numbers
 from heartcompass.memory.proposal.workbench import LogItem, Workbench, by_the_user, norm
 
@@ -134,6 +135,7 @@ class Checker:
         self.problems: list[str] = []
         self.found: list[LogItem] = []
         self.visual = False
+        self.lines: dict[str, str] = {}  # existing lines a statement may rest on, by id (apply.py fills it)
         # the person's own names: every statement is about them, so they show no support
         self.subject = lexical(" ".join([wb.profile.name, wb.slug, *map(str, wb.profile.doc.meta.get("aliases")
                                                                           or [])]))[0]
@@ -178,12 +180,16 @@ class Checker:
                                     and difflib.SequenceMatcher(None, bare, said).ratio() >= NEAR_VERBATIM)
                    for said in self.relayed)
 
-    def evidence(self, what: str, ids: list[str], need: str, text: str | None = None) -> str | None:
+    def evidence(self, what: str, ids: list[str], need: str, text: str | None = None, cite: str = "") -> str | None:
         """Checks the cited entries (and that they support `text`); returns
-        the source to cite ('log DATE'). self.found: the cited entries."""
-        found = self.found = [self.items[i.strip()] for i in ids if i.strip() in self.items]
-        if not ids or len(found) != len(ids):
-            bad = [i for i in ids if i.strip() not in self.items]
+        the source to cite ('log DATE'). self.found: the cited entries.
+        cite: the prefixes of existing lines (self.lines) it may also rest on,
+        e.g. "F" for a fact carrying forward the fact it rewrites."""
+        ids = [i.strip() for i in ids]
+        lines = [i for i in ids if i[:1] in cite and i in self.lines] if cite else []
+        found = self.found = [self.items[i] for i in ids if i in self.items]
+        if not ids or len(found) + len(lines) != len(ids):
+            bad = [i for i in ids if i not in self.items and i not in lines]
             self.problems.append(f"{what}: needs evidence from the new entries (unknown ids: {bad or 'none given'})")
             return None
         if need == "trusted" and not all(i.entry.trusted for i in found):
@@ -193,20 +199,40 @@ class Checker:
             self.problems.append(f"{what}: what the user told about their own life rests only on the user's own "
                                  "entries (trusted: the user, a note, their side of an import); never on what the "
                                  "persona or someone else said")
-        if need == "persona" and not any(i.entry.speaker == "persona" for i in found):
+        if need == "persona" and found and not any(i.entry.speaker == "persona" for i in found):
             self.problems.append(f"{what}: chat notes record what the persona said; cite a persona entry")
         if text and not self.visual:
-            self.support(what, text, found)
-        return f"log {min(i.day for i in found)}"
+            self.support(what, text, found, [self.lines[i] for i in lines])
+        return self.source(what, found, [self.lines[i] for i in lines])
 
-    def support(self, what: str, text: str, found: list[LogItem]) -> None:
-        """The statement must say something its entries say: a shared content
-        word, name or number; and every number in it must be in them."""
+    def source(self, what: str, found: list[LogItem], lines: list[str]) -> str | None:
+        """Where a statement comes from: the oldest day of its entries; a
+        statement resting on existing lines too keeps the newest of theirs, and
+        is '(import)' (unverified) when any of them is; never '(hand)'."""
+        marks = [m.group(0)[1:-1] for line in lines if (m := MARKER.search(line))]
+        if "import" in marks:
+            return "import"
+        days = [min(i.day for i in found)] if found else []
+        days += [m[4:] for m in marks if m.startswith("log ")]
+        if days:
+            return f"log {max(days)}"
+        if "told" in marks:
+            return "told"
+        self.problems.append(f"{what}: rests only on lines the user wrote by hand; cite the new entries too")
+        return None
+
+    def support(self, what: str, text: str, found: list[LogItem], lines: list[str] = ()) -> None:
+        """The statement must say something its entries (and the lines it
+        carries forward) say: a shared content word, name or number; and every
+        number in it must be in them, or be a date they say relative to their
+        day ("three years ago", said on 2023-06-09: 2020)."""
         words, numbers = lexical(text)
-        cited = " ".join(f"{i.entry.text} {i.day}" for i in found)
+        cited = " ".join([*(f"{i.entry.text} {i.day}" for i in found), *lines])
         have_words, have_numbers = lexical(cited)
+        for item in found:
+            have_numbers |= said_numbers(item.entry.text, dt.date.fromisoformat(item.day))
         missing = sorted(numbers - have_numbers)
-        ids = ", ".join(i.id for i in found)
+        ids = ", ".join(i.id for i in found) or "the lines it rests on"
         if missing:
             self.problems.append(f"{what}: {', '.join(missing)} does not appear in the entries it cites ({ids}); "
                                  "numbers and amounts must come from them")
@@ -214,13 +240,14 @@ class Checker:
             self.problems.append(f"{what}: shares no words with the entries it cites ({ids}); state only what "
                                  "they say, in their words")
 
-    def date(self, what: str, value: str) -> dt.date | None:
+    def date(self, what: str, value: str) -> tuple[dt.date, bool, bool] | None:
+        """(date, month only, approximate) of an event's date, see formats/events.py."""
         try:
-            date = dt.date.fromisoformat(value.strip())
-        except ValueError:
-            self.problems.append(f"{what}: {value!r} is not a real date (YYYY-MM-DD)")
+            when = events_fmt.parse_when(value)
+        except ValueError as exc:
+            self.problems.append(f"{what}: {exc}")
             return None
-        return date if self.in_window(what, date) else None
+        return when if self.in_window(what, when[0]) else None
 
     def in_window(self, what: str, date: dt.date) -> bool:
         """A date in a life: from FIRST_YEAR to PLANNED_YEARS ahead (a plan), not 0001 or 9999."""
@@ -230,6 +257,18 @@ class Checker:
         self.problems.append(f"{what}: {date.isoformat()} is outside {FIRST_YEAR}-01-01..{last.isoformat()}; "
                              "give the date it happened or is planned")
         return False
+
+    def until(self, what: str, value: str | None) -> str | None:
+        """A thread's end, as it will be written (YYYY-MM-DD or YYYY-MM)."""
+        if value is None or not value.strip():
+            return None
+        when = self.date(what, value)
+        if when is None:
+            return None
+        if when[2]:
+            self.problems.append(f"{what}: 'until' is a date or a month, without '~'")
+            return None
+        return events_fmt.format_when(when[0], when[1])
 
     def weight(self, what: str, value: float | None) -> float | None:
         if value is not None and not 0.0 <= value <= 1.0:

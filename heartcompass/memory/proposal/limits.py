@@ -45,6 +45,8 @@ def compression_over_limits(result: Compressed, max_items: int) -> list[str]:
         lines = getattr(result, name) or []  # about_user may be left out (None)
         if len(lines) > max_items:
             problems.append(f"compressed {name}: {len(lines)} lines ({max_items} at most)")
-        elif any(_too_long(line, LONGEST) for line in lines):
+        elif any(_too_long(getattr(line, "text", line), LONGEST) for line in lines):
             problems.append(f"compressed {name}: a line over {LONGEST} characters")
+        elif any(len(getattr(line, "lines", ())) > MAX_ITEMS for line in lines):
+            problems.append(f"compressed {name}: a line cites over {MAX_ITEMS} lines")
     return problems

@@ -13,11 +13,17 @@ from pydantic import BaseModel, Field
 from heartcompass.errors import HeartCompassError
 
 MAX_TEXT = 200
+# The existing lines (by id prefix) a statement may rest on besides new entries: a rewrite carries its
+# line's details forward and merges others of its kind; a past thread's plan may become a new fact.
+CITES = {"facts": "FT", "chat_notes": "C", "threads": "TF", "about_user": "U", "profile_notes": "PF"}
+CITES_NEW = {"facts": "T", "chat_notes": "", "threads": "", "about_user": "", "profile_notes": ""}
 
 
 # -- the schema the model fills ---------------------------------------------
 class NewEvent(BaseModel):
-    date: str = Field(description="YYYY-MM-DD: when it happened (or is planned)")
+    date: str = Field(description="when it happened (or is planned): YYYY-MM-DD; YYYY-MM when only the month is "
+                                  "known; ~ first when approximate (~YYYY-MM-DD, ~YYYY-MM). Relative times count "
+                                  "from the date of the entry that says them")
     text: str = Field(description="one short statement, at most 25 words, no quotes of the chat")
     weight: float = Field(description="how much it matters: 0 trivial .. 1 life-changing")
     evidence: list[str] = Field(description="ids of the log entries it comes from, e.g. ['L3']")
@@ -37,8 +43,20 @@ class Line(BaseModel):
 
 class Rewrite(BaseModel):
     id: str = Field(description="id of the existing line, e.g. 'F2'")
-    text: str = Field(description="the corrected statement (newer information wins)")
-    evidence: list[str]
+    text: str = Field(description="the corrected statement (newer information wins), keeping the details of the "
+                                  "lines it replaces")
+    evidence: list[str] = Field(description="ids of the log entries and of the existing lines it rests on: cite "
+                                            "the line itself (e.g. 'F2') to carry its details forward, and the "
+                                            "other lines it merges (then remove those)")
+
+
+class NewThread(Line):
+    until: Optional[str] = Field(None, description="YYYY-MM-DD or YYYY-MM: when its time has passed (a plan for "
+                                                   "summer 2023: 2023-08); null when it has no end")
+
+
+class ThreadRewrite(Rewrite):
+    until: Optional[str] = Field(None, description="YYYY-MM-DD or YYYY-MM: when its time has passed; null: none")
 
 
 class FieldChange(BaseModel):
@@ -78,10 +96,15 @@ class Proposal(BaseModel):
                                                    "plans, news): only from the user's own entries")
     rewritten_about_user: list[Rewrite] = Field(default_factory=list)
     removed_about_user: list[str] = Field(default_factory=list)
-    new_threads: list[Line] = Field(default_factory=list, description="things to follow up on")
-    closed_threads: list[str] = Field(default_factory=list, description="ids of threads now resolved")
+    new_threads: list[NewThread] = Field(default_factory=list, description="things to follow up on")
+    rewritten_threads: list[ThreadRewrite] = Field(default_factory=list)
+    closed_threads: list[str] = Field(default_factory=list, description="ids of threads now resolved or past")
     profile_fields: list[FieldChange] = Field(default_factory=list)
     profile_notes: list[SectionNote] = Field(default_factory=list)
+    rewritten_profile_notes: list[Rewrite] = Field(default_factory=list, description="profile lines (P ids) "
+                                                                                      "corrected or merged")
+    removed_profile_notes: list[str] = Field(default_factory=list, description="ids of profile lines no longer "
+                                                                               "true")
     new_links: list[Link] = Field(default_factory=list)
     nothing_worth_keeping: bool = Field(False, description="true only when the new entries hold nothing worth "
                                                            "keeping; then every list stays empty")
@@ -99,14 +122,22 @@ def consumes(proposal: Proposal) -> bool:
     return changes or proposal.nothing_worth_keeping or bool(_NOTHING_SAID.search(proposal.summary))
 
 
+class Kept(BaseModel):
+    text: str = Field(description="the line shortened, or several merged: names, dates, numbers and what they "
+                                  "love, fear or plan kept; no source")
+    lines: list[str] = Field(description="ids of the lines of its own section it keeps or merges, e.g. ['F1', 'F4']")
+
+
 class Compressed(BaseModel):
-    """MEMORY.md rewritten shorter: fewer, merged lines, sources kept."""
-    facts: list[str]
-    chat_notes: list[str]
-    threads: list[str]
+    """MEMORY.md rewritten shorter: each line names the lines it keeps or
+    merges (their ids), and its source is derived from theirs, by us; lines
+    the user wrote by hand are kept as they are, without asking."""
+    facts: list[Kept]
+    chat_notes: list[Kept]
+    threads: list[Kept]
     # None (left out): the About me section stays as it is, so a model that
     # omits it never empties what the user told
-    about_user: Optional[list[str]] = None
+    about_user: Optional[list[Kept]] = None
 
 
 class ProposalError(HeartCompassError):

@@ -1,6 +1,7 @@
 """What the model is shown: the person's files with an id on every line
-(E for events, F/C/T for MEMORY.md's sections), the known people, and the
-new log entries (L ids, each marked trusted or not). Only the events that
+(E for events, F/C/T for MEMORY.md's sections, P for PROFILE.md's notes; a
+thread whose time has passed marked so), the known people, and the new log
+entries (L ids, each marked trusted or not). Only the events that
 matter most are shown (shown_events), picked through an index kept with
 the workbench, so neither the prompt nor the work grows with a history."""
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from heartcompass.formats import events as events_fmt
+from heartcompass.formats import events as events_fmt, memory as memory_fmt
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, norm
 from heartcompass.tokens import estimate_tokens
 
@@ -164,6 +165,16 @@ def _shown_by_walk(wb: Workbench, items: list[LogItem], budget_tokens: int, half
     return picked
 
 
+PAST = "   [its time has passed: it will be closed]"
+
+
+def entries_now(items: list[LogItem], today: dt.date) -> dt.date:
+    """How far the conversation has reached: the newest day of the entries
+    (an old chat imported is gardened as of its own time), never after today."""
+    days = [d for d in (_as_date(i.day) for i in items) if d is not None]
+    return min(max(days), today) if days else today
+
+
 def present(wb: Workbench, items: list[LogItem], events_shown: list[events_fmt.Event]) -> str:
     prof = wb.profile
     out = [f"Today: {wb.today.isoformat()}", "", f"## PROFILE.md of {prof.name} (slug {wb.slug})"]
@@ -171,16 +182,21 @@ def present(wb: Workbench, items: list[LogItem], events_shown: list[events_fmt.E
         value = prof.doc.meta.get(key)
         if value not in (None, "", []):
             out.append(f"{key}: {value}")
-    for heading, text in prof.sections().items():
-        out.append(f"### {heading}\n{text or '(empty)'}")
+    notes = list(enumerate(prof.notes(), 1))
+    for heading in prof.sections():
+        out.append(f"### {heading}")
+        out += [f"P{i} {line}{'   [hand-written]' if wb.is_protected(line) else ''}"
+                for i, (section, line) in notes if section == heading] or ["(empty)"]
     out += ["", "## EVENTS.md (most relevant; id, then the line)"]
     out += [f"E{i + 1} {e.render()}{'   [hand-written]' if wb.is_protected(e.render()) else ''}"
             for i, e in enumerate(events_shown)] or ["(none)"]
     out += ["", f"## MEMORY.md (budget {wb.memory.budget_tokens} tokens, now {wb.memory.body_tokens()})"]
+    now = entries_now(items, wb.today)
     for prefix, title in SECTION_IDS:
         out.append(f"### {title}")
         lines = wb.memory.items(title)
         out += [f"{prefix}{i + 1} {line}{'   [hand-written]' if wb.is_protected(line) else ''}"
+                f"{PAST if title == memory_fmt.THREADS and memory_fmt.is_past(line, now) else ''}"
                 for i, line in enumerate(lines)] or ["(none)"]
     out += ["", "## Known people (slugs): " + (", ".join(sorted(wb.known_slugs - {wb.slug})) or "(none)")]
     out += ["", "## New log entries to consolidate"]
@@ -193,4 +209,17 @@ def present(wb: Workbench, items: list[LogItem], events_shown: list[events_fmt.E
             trust = "context only: another group member's line, not this person's words"
         body = e.text.replace("\n", " / ")
         out.append(f"{item.id} [{item.day} {e.time[:5]} · {e.speaker} · {trust}] {body}")
+    return "\n".join(out)
+
+
+def present_memory(wb: Workbench) -> str:
+    """MEMORY.md as the compressor sees it: an id on every line; the user's
+    own lines marked, as they are kept whatever it answers."""
+    out = [f"Today: {wb.today.isoformat()}", "",
+           f"## MEMORY.md (budget {wb.memory.budget_tokens} tokens, now {wb.memory.body_tokens()})"]
+    for prefix, title in SECTION_IDS:
+        out.append(f"### {title}")
+        out += [f"{prefix}{i + 1} {line}" + ("   [hand-written: kept as it is; do not list it]"
+                                             if wb.is_protected(line) else "")
+                for i, line in enumerate(wb.memory.items(title))] or ["(none)"]
     return "\n".join(out)

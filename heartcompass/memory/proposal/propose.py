@@ -9,13 +9,12 @@ from typing import Any
 
 from heartcompass.llm import prompts
 from heartcompass.errors import LLMError
-from heartcompass.formats import memory as memory_fmt
 from heartcompass.llm.providers import (BAD_OUTPUT_FIX, TruncatedOutput, ask_structured, bad_output,
                                         structured_invoke)
-from heartcompass.memory.proposal.apply import apply
+from heartcompass.memory.proposal.apply import apply, close_past_threads
 from heartcompass.memory.proposal.compression import apply_compression
 from heartcompass.memory.proposal.model import Compressed, Proposal, ProposalError
-from heartcompass.memory.proposal.presentation import present, shown_events
+from heartcompass.memory.proposal.presentation import entries_now, present, present_memory, shown_events
 from heartcompass.memory.proposal.schema import compressed_max_items, compressed_schema, proposal_schema
 from heartcompass.memory.proposal.workbench import LogItem, Workbench, restore, snapshot
 from heartcompass.store.workspace import Workspace
@@ -51,6 +50,7 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
             except ProposalError:
                 restore(wb, before)
                 raise
+            close_past_threads(wb, entries_now(chunk, wb.today))
             return proposal
         except ProposalError as exc:
             last_error = exc
@@ -76,14 +76,10 @@ def fit_budget(ws: Workspace, model: Any, wb: Workbench) -> None:
     budget = wb.memory.budget_tokens
     if wb.memory.body_tokens() <= budget:
         return
-    text = memory_fmt.render_body(wb.memory)
-    keep = [line for title in memory_fmt.KNOWN for line in wb.memory.items(title) if wb.is_protected(line)]
-    if keep:
-        text += "\n\nThe user wrote these lines by hand; keep them exactly:\n" + "\n".join(keep)
     messages = [SystemMessage(content=prompts.render(ws, "garden_compress.md", budget=budget)),
-                HumanMessage(content=text)]
+                HumanMessage(content=present_memory(wb))]
     try:
-        result = structured_invoke(model, Compressed, messages, ws=ws, spec=compressed_schema(budget),
+        result = structured_invoke(model, Compressed, messages, ws=ws, spec=compressed_schema(wb),
                                    max_tokens=2 * budget + 512)
         result = result if isinstance(result, Compressed) else Compressed.model_validate(result)
     except Exception as exc:

@@ -7,10 +7,11 @@ exist, or write a fact from an untrusted entry."""
 from __future__ import annotations
 
 from heartcompass.formats import events as events_fmt, profile as profile_fmt
-from heartcompass.memory.proposal.model import MAX_TEXT, Compressed, Proposal
+from heartcompass.memory.proposal.model import CITES, CITES_NEW, MAX_TEXT, Compressed, Proposal
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, by_the_user
 
-DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+DATE_PATTERN = r"^~?[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"  # a day, a month, ~ about then (formats/events.py)
+UNTIL_PATTERN = r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"
 MAX_ITEMS = 20  # per list: a proposal is a handful of small changes
 # A grammar can hold a number to a list of values, not to a range: weights in steps of 0.05.
 WEIGHT = {"type": "number", "minimum": 0, "maximum": 1, "enum": [round(n * 0.05, 2) for n in range(21)]}
@@ -43,6 +44,11 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     # the user's own person: all of it is about the user, and goes to Facts
     users = [i.id for i in items if by_the_user(i.entry)] if wb.profile.relation != "self" else []
     line_ids = {p: [f"{p}{n + 1}" for n in range(len(wb.memory.items(t)))] for p, t in SECTION_IDS}
+    line_ids["P"] = [f"P{n + 1}" for n in range(len(wb.profile.notes()))]
+
+    def citing(key: str, entries: list[str], new: bool = False) -> list[str]:
+        """The entries and the existing lines a statement of this kind may rest on (model.CITES)."""
+        return [*entries, *(i for prefix in (CITES_NEW if new else CITES)[key] for i in line_ids[prefix])]
     event_ids = [f"E{n + 1}" for n in range(len(events_shown))]
 
     def listing(item: dict, evidence: list[str], ids: list[str] | None = None, need_evidence=True) -> dict:
@@ -78,12 +84,16 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     changed["items"]["properties"]["text"]["anyOf"] = [_statement(), {"type": "null"}]
     props["changed_events"] = {**props["changed_events"], **changed}
     props["removed_events"] = {**props["removed_events"], **_ids(event_ids)}
-    for key, prefix, evidence in (("facts", "F", trusted), ("chat_notes", "C", persona), ("threads", "T", every),
-                                  ("about_user", "U", users)):
-        props[f"new_{key}"] = {**props[f"new_{key}"], **listing(each(f"new_{key}"), evidence)}
-        if f"rewritten_{key}" in props:
-            props[f"rewritten_{key}"] = {**props[f"rewritten_{key}"],
-                                         **listing(each(f"rewritten_{key}"), evidence, line_ids[prefix])}
+    for key, prefix, entries in (("facts", "F", trusted), ("chat_notes", "C", persona), ("threads", "T", every),
+                                 ("about_user", "U", users)):
+        props[f"new_{key}"] = {**props[f"new_{key}"], **listing(each(f"new_{key}"), citing(key, entries, new=True))}
+        props[f"rewritten_{key}"] = {**props[f"rewritten_{key}"],
+                                     **listing(each(f"rewritten_{key}"), citing(key, entries), line_ids[prefix])}
+    for key in ("new_threads", "rewritten_threads"):
+        until = props[key]["items"]["properties"]["until"]
+        props[key]["items"]["properties"]["until"] = {
+            **{k: v for k, v in until.items() if k not in ("anyOf", "type")},
+            "anyOf": [{"type": "string", "pattern": UNTIL_PATTERN}, {"type": "null"}]}
     props["removed_facts"] = {**props["removed_facts"], **_ids(line_ids["F"])}
     props["removed_chat_notes"] = {**props["removed_chat_notes"], **_ids(line_ids["C"])}
     props["closed_threads"] = {**props["closed_threads"], **_ids(line_ids["T"])}
@@ -91,10 +101,14 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     fields = listing(each("profile_fields"), trusted)
     fields["items"] = _one_shape_per_field(fields["items"])
     props["profile_fields"] = {**props["profile_fields"], **fields}
-    notes = listing(each("profile_notes"), trusted)
+    notes = listing(each("profile_notes"), citing("profile_notes", trusted, new=True))
     sections = sorted({*profile_fmt.BODY_SECTIONS, *wb.profile.sections()})
     notes["items"]["properties"]["section"] = {**notes["items"]["properties"]["section"], "enum": sections}
     props["profile_notes"] = {**props["profile_notes"], **notes}
+    props["rewritten_profile_notes"] = {**props["rewritten_profile_notes"],
+                                        **listing(each("rewritten_profile_notes"), citing("profile_notes", trusted),
+                                                  line_ids["P"])}
+    props["removed_profile_notes"] = {**props["removed_profile_notes"], **_ids(line_ids["P"])}
     others = sorted(wb.known_slugs - {wb.slug})
     links = listing(each("new_links"), trusted if others else [])
     links["items"]["properties"]["person"] = {**links["items"]["properties"]["person"],
@@ -118,21 +132,27 @@ def _one_shape_per_field(item: dict) -> dict:
                       for name in item["properties"]["field"]["enum"]]}
 
 
-def compressed_schema(budget_tokens: int) -> dict:
+def compressed_schema(wb: Workbench) -> dict:
+    """Compressed's schema: each section's lines cite ids of that section's
+    lines only (not the user's own, which are kept as they are)."""
     from heartcompass.llm.providers import inline_schema
 
     spec = inline_schema(Compressed)
-    for name in ("facts", "chat_notes", "threads", "about_user"):
-        prop = spec["properties"][name]
-        if name == "about_user":  # Optional: a list, or null to leave the section as it is
-            prop.pop("anyOf", None)
-            prop.pop("default", None)
-            prop["type"] = "array"
-        prop["items"] = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT + 40}
-        prop["maxItems"] = compressed_max_items(budget_tokens)
+    budget = wb.memory.budget_tokens
+    for (prefix, title), name in zip(SECTION_IDS, ("facts", "chat_notes", "threads", "about_user")):
+        if name == "about_user":  # Optional: left out (not null) to leave the section as it is
+            prop = spec["properties"][name]
+            array = next(b for b in prop.get("anyOf", [prop]) if b.get("type") == "array")
+            spec["properties"][name] = {**{k: v for k, v in prop.items() if k not in ("anyOf", "default")}, **array}
+        ids = [f"{prefix}{n + 1}" for n, line in enumerate(wb.memory.items(title)) if not wb.is_protected(line)]
+        kept = spec["properties"][name]["items"]
+        kept = {**kept, "properties": {**kept["properties"], "text": {**kept["properties"]["text"], **_statement()},
+                                       "lines": {**kept["properties"]["lines"], **_ids(ids),
+                                                 **({"minItems": 1} if ids else {})}}}
+        spec["properties"][name] = {**spec["properties"][name], "items": kept,
+                                    "maxItems": min(len(ids), compressed_max_items(budget))}
     return spec
 
 
 def compressed_max_items(budget_tokens: int) -> int:
     return max(5, budget_tokens // 8)
-
