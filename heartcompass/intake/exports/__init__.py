@@ -57,6 +57,15 @@ class Report:
     group: str | None = None  # the group chat's name; None for a one-to-one chat
     chat: str | None = None  # the chat's title, when the export names it
 
+    def keeps(self, msg: "Message") -> bool:
+        """False, and counted, for an app's notice (encryption, joins) read as a message."""
+        from heartcompass.messages import app_notice
+
+        if msg.text and app_notice(msg.text):
+            self.notices += 1
+            return False
+        return True
+
     def skip(self, number: int, why: str) -> None:
         self.bad_count += 1
         if len(self.bad) < 1000:  # a wrong file could have a million: the count is enough past these

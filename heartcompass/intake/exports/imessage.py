@@ -12,7 +12,7 @@ from typing import Iterator
 from heartcompass.errors import FormatError
 from heartcompass.intake.exports import Context, Message, Report, Source
 from heartcompass.intake.exports.common import clean, name
-from heartcompass.messages import app_notice, placeholder_kind
+from heartcompass.messages import placeholder_kind
 
 STAMP = re.compile(r"^(?P<stamp>(?P<mon>[A-Z][a-z]{2}) (?P<d>\d{1,2}), (?P<y>\d{4})\s+(?P<h>\d{1,2}):(?P<mi>\d{2}):"
                    r"(?P<s>\d{2})\s*(?P<ap>[AP])M)(?:\s*\(.*\))?\s*$")
@@ -37,13 +37,9 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     for n, line in source.lines():
         m = STAMP.match(line) if line[:1].isupper() else None
         if m:
-            if held is not None:
-                msg = _finish(held, body)
-                if msg.text and app_notice(msg.text):
-                    report.notices += 1
-                else:
-                    found = True
-                    yield msg
+            if held is not None and report.keeps(msg := _finish(held, body)):
+                found = True
+                yield msg
             held, body = None, []
             try:
                 hour = int(m["h"])
@@ -64,12 +60,8 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
             body.append(line)
         elif line.strip():
             report.skip(n, f"not an imessage-exporter line: {line.strip()[:60]!r}")
-    if held is not None:
-        msg = _finish(held, body)
-        if msg.text and app_notice(msg.text):
-            report.notices += 1
-        else:
-            found = True
-            yield msg
+    if held is not None and report.keeps(msg := _finish(held, body)):
+        found = True
+        yield msg
     if not found:
         raise FormatError(source.path, "no iMessage messages found", 1, FIX)

@@ -12,7 +12,7 @@ from typing import Iterator
 from heartcompass.errors import FormatError
 from heartcompass.intake.exports import Context, Message, Report, Source
 from heartcompass.intake.exports.common import clean, name
-from heartcompass.messages import app_notice, placeholder_kind
+from heartcompass.messages import placeholder_kind
 
 _HEADER = re.compile(r"^\[(\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}(?::\d{2})?)\] ([^:]{1,80}?): ?(.*)$")
 _REACTION = re.compile(r"^\(- .* -\)$")
@@ -39,13 +39,9 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     for n, line in source.lines():
         m = _HEADER.match(line)
         if m:
-            if held is not None:
-                msg = _finish(held, body)
-                if msg.text and app_notice(msg.text):
-                    report.notices += 1
-                else:
-                    found = True
-                    yield msg
+            if held is not None and report.keeps(msg := _finish(held, body)):
+                found = True
+                yield msg
             try:
                 held, body = Message(dt.datetime.fromisoformat(m[1]), name(m[2]), "", n), [m[3]]
             except ValueError:
@@ -55,12 +51,8 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
             body.append(line)
         elif line.strip():
             report.skip(n, f"not a signal-export line: {line.strip()[:60]!r}")
-    if held is not None:
-        msg = _finish(held, body)
-        if msg.text and app_notice(msg.text):
-            report.notices += 1
-        else:
-            found = True
-            yield msg
+    if held is not None and report.keeps(msg := _finish(held, body)):
+        found = True
+        yield msg
     if not found:
         raise FormatError(source.path, "no Signal messages found", 1, FIX)
