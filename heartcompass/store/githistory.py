@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from heartcompass.errors import GitError
+from heartcompass.store.gitbase import GitBase
 
 
 @dataclass
@@ -27,8 +28,8 @@ class Commit:
         return self.sha[:8]
 
 
-class History:
-    """Read-only history queries; needs _git, _rel and head from WorkspaceGit."""
+class History(GitBase):
+    """Read-only history queries; needs _git, _rel and head from WorkspaceGit (see GitBase)."""
 
     def commit_before(self, when: str) -> str:
         """The last commit at or before a date or datetime (for --as-of)."""
