@@ -16,7 +16,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -156,7 +156,7 @@ def _mark(note: Note, verb: str, why: str, now: dt.datetime) -> None:
 
 
 def plan(ws: Workspace, model: Any, person: Person, narrative: str, now: dt.datetime,
-         images: list[str] = ()) -> TellPlan:
+         images: Sequence[str] = ()) -> TellPlan:
     entry = dailylog.Entry(now.strftime("%H:%M:%S"), "note", narrative or "(screenshots)")
     items = [LogItem("L1", now.date().isoformat(), entry, 0)]
     result = TellPlan(person, narrative, now)

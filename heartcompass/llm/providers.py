@@ -116,20 +116,21 @@ def check_ready(ws: Workspace, s: LLMSettings) -> str | None:
 
 def make_chat_model(ws: Workspace, s: LLMSettings):
     """A LangChain chat model for these settings (network only when used)."""
-    key = check_ready(ws, s)
-    if s.provider == "ark" and s.reasoning:
+    key = check_ready(ws, s)  # None only for an openai-compatible endpoint that takes no key
+    if s.provider == "ark" and s.reasoning and key is not None:
         from heartcompass.llm.ark_reasoning import ArkReasoningChat
 
         return ArkReasoningChat(model=s.model, api_key=key, base_url=s.base_url or ARK_BASE_URL,
                                 temperature=s.temperature, timeout=s.timeout)
     from langchain_openai import ChatOpenAI
+    from pydantic import SecretStr
 
     from openai import Timeout
 
     base_url = s.base_url or (ARK_BASE_URL if s.provider == "ark" else None)
     # Retries are ours (retrying() below), so the client must not retry too. llm.timeout is for a slow
     # answer; an endpoint that does not even accept the connection is given CONNECT_TIMEOUT seconds.
-    return ChatOpenAI(model=s.model, api_key=key or "not-needed", base_url=base_url, temperature=s.temperature,
+    return ChatOpenAI(model=s.model, api_key=SecretStr(key or "not-needed"), base_url=base_url, temperature=s.temperature,
                       timeout=Timeout(s.timeout, connect=min(s.timeout, CONNECT_TIMEOUT)), max_retries=0)
 
 
@@ -226,6 +227,8 @@ class ModeMemory:
 
         from heartcompass.atomic import write_atomic
 
+        if self.path is None:  # no workspace: nothing is kept
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
@@ -327,6 +330,7 @@ def structured_invoke(model: Any, schema: Any, messages: list, *, ws: Workspace 
         memory.remember(key, mode)
         return raw if isinstance(raw, schema) else schema.model_validate(raw)
     memory.forget(key)  # refused every way: decide afresh next time (the server may change)
+    assert refusal is not None  # each mode tried returned, raised or refused
     raise LLMError("The model endpoint refused every way of asking for structured output "
                    f"(json_schema, json_object with a schema, a tool call): {describe_error(refusal)}",
                    "Use a server that supports one of them (llama-cpp-python's server, Ollama, vLLM, "

@@ -8,6 +8,7 @@ the workbench, so neither the prompt nor the work grows with a history."""
 from __future__ import annotations
 
 import datetime as dt
+from typing import overload
 
 from heartcompass.formats import events as events_fmt, memory as memory_fmt
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, norm
@@ -96,9 +97,10 @@ class EventIndex:
         order that is on one of the days or still fits the budget."""
         from bisect import bisect_right
 
-        day_keys = sorted(k for day in days for k in self.by_date.get(_as_date(day), ()))
+        day_keys = sorted(k for date in map(_as_date, days) if date is not None for k in self.by_date.get(date, ()))
         costs = sorted(self.buckets)
-        picked, used, pos = [], 0, (float("-inf"), -1)
+        picked: list[events_fmt.Event] = []
+        used, pos = 0, (float("-inf"), -1)
         while True:
             best = None
             i = bisect_right(day_keys, pos)
@@ -125,6 +127,14 @@ def _as_date(day: str) -> dt.date | None:
     except (TypeError, ValueError):
         return None
     return date if date.isoformat() == day else None
+
+
+@overload
+def events_index(wb: Workbench, half_life: float) -> EventIndex: ...
+
+
+@overload
+def events_index(wb: Workbench, half_life: None = None) -> EventIndex | None: ...
 
 
 def events_index(wb: Workbench, half_life: float | None = None) -> EventIndex | None:

@@ -76,11 +76,17 @@ def norm(text: str) -> str:
 def read_person(person: Person):
     """(original texts by path, profile, events, memory) as on disk now."""
     originals = {p: (read_text(p) if p.exists() else None) for p in person.files()}
-    prof = profile_fmt.parse(originals[person.profile_path], person.profile_path)
-    evs = (events_fmt.parse(originals[person.events_path], person.events_path)
-           if originals[person.events_path] is not None else events_fmt.new(person.events_path, prof.name))
-    mem = (memory_fmt.parse(originals[person.memory_path], person.memory_path)
-           if originals[person.memory_path] is not None else memory_fmt.new(person.memory_path, prof.name))
+    profile_text, events_text, memory_text = (originals[p] for p in
+                                              (person.profile_path, person.events_path, person.memory_path))
+    if profile_text is None:  # removed since the person was listed
+        raise FormatError(person.profile_path, "the file is missing: a person's folder needs its PROFILE.md", None,
+                          f"Bring it back (git checkout -- people/{person.slug}/PROFILE.md), or archive them: "
+                          f"heartcompass person archive {person.slug}")
+    prof = profile_fmt.parse(profile_text, person.profile_path)
+    evs = (events_fmt.parse(events_text, person.events_path)
+           if events_text is not None else events_fmt.new(person.events_path, prof.name))
+    mem = (memory_fmt.parse(memory_text, person.memory_path)
+           if memory_text is not None else memory_fmt.new(person.memory_path, prof.name))
     return originals, prof, evs, mem
 
 
