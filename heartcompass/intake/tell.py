@@ -222,10 +222,10 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> s
             write_atomic(path, text, expected_checksum=checksum(old) if old is not None else None)
     _mark(note, "applied", "tell applied it to the files", now)
     touched = [note.path, *(path for p in plan.plans for path in p.texts)]
-    others = [p.person.slug for p in plan.plans[1:] if p.texts]
+    also = [p.person.slug for p in plan.plans[1:] if p.texts]
     summary = plan.plans[0].summary if plan.plans else "noted"
     subject = audit.subject(audit.Verb.TELL, plan.person.slug,
-                            summary[:60] + (f" (also {', '.join(others)})" if others else ""))
+                            summary[:60] + (f" (also {', '.join(also)})" if also else ""))
     body = "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
     try:
         return audit.commit_or_roll_back(ws, touched[1:], subject, f"Told: {plan.narrative}\n\n{body}",
