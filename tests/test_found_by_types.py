@@ -22,3 +22,36 @@ def test_an_empty_mbti_from_the_model_is_refused_not_a_crash(alice: Runner, fake
     assert result.exit_code == 1 and "Traceback" not in out, out
     assert "profile field mbti: empty" in out and "not the JSON" not in out, out
     assert files(alice.ws) == before and consolidated(alice.ws) == {}
+
+
+def test_a_profile_removed_after_the_listing_is_a_format_error_naming_it(example_ws):
+    """read_person parsed None as PROFILE.md's text (a TypeError deep in
+    the YAML reader) when the file went away after the person was listed."""
+    import pytest
+
+    from heartcompass.errors import FormatError
+    from heartcompass.memory.proposal.workbench import read_person
+    from heartcompass.store.people import list_people
+
+    person = next(p for p in list_people(example_ws) if p.slug == "alice")
+    person.profile_path.unlink()
+    with pytest.raises(FormatError) as caught:
+        read_person(person)
+    assert caught.value.path == person.profile_path and "missing" in caught.value.message
+    assert "person archive alice" in (caught.value.hint or "")
+
+
+def test_an_error_chain_that_loops_is_described_not_followed_forever():
+    """_root_cause stopped only at an error that was its own cause: A caused
+    by B caused by A went round for ever (the chat or garden then hung)."""
+    import threading
+
+    from heartcompass.llm.failures import describe_error
+
+    outer, inner = RuntimeError("outer"), ConnectionRefusedError(111, "Connection refused")
+    outer.__cause__, inner.__cause__ = inner, outer
+    said: list[str] = []
+    worker = threading.Thread(target=lambda: said.append(describe_error(outer)), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert said and said[0].startswith("Could not connect to the model endpoint"), said

@@ -118,7 +118,7 @@ class ChatView:
                       f"({escape(self.settings.describe())}). /help for commands.[/]{travel}")
 
     @property
-    def opened(self) -> ChatSession:
+    def opened(self) -> "ChatSession":  # quoted: typer reads this module's annotations, so no __future__ import
         """The session open() started (every command and message comes after it)."""
         if self.session is None:
             raise RuntimeError("ChatView.open() was not called")

@@ -318,7 +318,7 @@ class Gateway:
     def _digest(self) -> None:
         """serve.digest_at: `heartcompass today`, once a day, to each owner's chat."""
         at = self.ws.config.get("serve.digest_at")
-        if not at or self.digest is None:  # no digest given: nothing to send, whatever the setting
+        if not at or self.digest is None:  # (the loop calls this only when there is a digest)
             return
         from heartcompass.store import clock
 
