@@ -28,9 +28,9 @@ def settled(monkeypatch):
     """Trust files at once: outside tests only a file unchanged for two
     seconds is cached (one written this instant could change again within
     the same timestamp)."""
-    from heartcompass.store import people_index
+    from heartcompass import stat_cache
 
-    monkeypatch.setattr(people_index, "RACY_NS", 0)
+    monkeypatch.setattr(stat_cache, "RACY_NS", 0)
 
 
 def index_file(ws) -> Path:
