@@ -18,6 +18,7 @@ from heartcompass.formats.profile import RELATIONS
 from heartcompass.formats.sources import FORGED, without_source
 from heartcompass.sanitize import strip_controls
 from heartcompass.store.people import Person
+from heartcompass.language import FUNCTION_WORDS, HAN
 
 if TYPE_CHECKING:
     from heartcompass.store.workspace import Workspace
@@ -43,14 +44,13 @@ def _quotes(text: str) -> list[str]:
     return [q.strip() for q in re.findall(r"[\"“「](.+?)[\"”」]", text) if q.strip()]
 
 
-_STOPWORDS = set("""about after again also been before being could does doing down from have having here
-into just more most much only other over really said same says should since some such than that their them then
-there these they this those through under until very want wants went were what when where which while will with
-would your yours together the and was she her hers his him for are but not you all any can had has its our out
-who how why got get one too now yes did""".split())
+_STOPWORDS = FUNCTION_WORDS | frozenset("""
+after before being doing down get got having most much one only other out over same says since through together
+under until want wants went while
+""".split())  # all else too common to name a card entry
 # Chinese function characters split a run of Han characters into keyword-sized pieces.
 _CJK_BREAK = re.compile(r"[的了是在和与跟我你他她它们也就不要会很把被给对从到说着过个这那有又还而及或吗呢吧啊去]+")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_CJK_RUN = re.compile(f"[{HAN}]+")
 
 
 def _keys(text: str, name: str) -> list[str]:
