@@ -347,10 +347,10 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
 def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str | None = None) -> Person:
     """A new person from a character card (V1 or V2), one commit. `name`
     replaces the card's own name (and its {{char}}), with add's name rules."""
-    from heartcompass.store.audit import Verb, commit_or_roll_back, subject, writing
     from heartcompass.formats.events import Event, parse_when
     from heartcompass.formats.profile import normalize_mbti
-    from heartcompass.store.people import check_new_name, create
+    from heartcompass.store.lifecycle import add_person
+    from heartcompass.store.people import check_new_name
     from heartcompass.store.slugs import clean_name
     from heartcompass.memory.voice import add_line
 
@@ -375,16 +375,16 @@ def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str 
             past.append(Event(date, text, weight, "import", month_only, approx))
         except ValueError:
             fields["facts"].append(f"{day}: {text}")  # not a real date: kept as a fact
-    with writing(ws, "import-card"):
-        person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
-                        gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
-                        facts=fields["facts"], extra=extra, past_events=past, allow_taken=allow_taken)
+
+    def keep_their_voice_and_picture(person: Person) -> None:
         for line in fields.get("voice") or []:  # the card's greeting and example dialogue: how they write
             add_line(person.dir, fields["name"], line, "card")
         image = _avatar(path)
         if image:  # the card's picture stays theirs: `person export -o NAME.png` writes it back
             write_atomic(person.dir / AVATAR, image, expected_checksum=None)
-        commit_or_roll_back(ws, [person.dir],
-                            subject(Verb.ADD, person.slug, f"from character card {Path(path).name}"),
-                            what=f"people/{person.slug}/ (nothing was added)")
-    return person
+
+    return add_person(ws, fields["name"], fields["relation"], why=f"from character card {Path(path).name}",
+                      purpose="import-card", then=keep_their_voice_and_picture, mbti=mbti,
+                      aliases=fields["aliases"], gender=fields["gender"], tags=fields["tags"],
+                      sections=fields["sections"], facts=fields["facts"], extra=extra, past_events=past,
+                      allow_taken=allow_taken)

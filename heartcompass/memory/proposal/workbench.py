@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable
 from heartcompass.errors import FormatError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
 from heartcompass.memory.hand_lines import hand_lines
+from heartcompass.messages import names_in
 from heartcompass.store.people import Person, list_people
 from heartcompass.memory.proposal.model import ProposalError
 from heartcompass.store.workspace import Workspace
@@ -100,7 +101,7 @@ def workbench(ws: Workspace, person: Person, prof, evs, mem, today: dt.date, *,
         index = names() if names else {}
         text = "\n".join([mentions, prof.doc.body, str(prof.doc.meta.get("related") or ""),
                           memory_fmt.render_body(mem)]).casefold()
-        known = {slug for slug, (words, _) in index.items() if any(_mentioned(w, text) for w in words)}
+        known = {slug for slug, (words, _) in index.items() if any(names_in(w, text) for w in words)}
         known |= {link["person"] for link in prof.related}
         known |= {link for slug in list(known) for link in index.get(slug, ((), ()))[1]}
         known &= {p.slug for p in people}
@@ -115,14 +116,6 @@ def _owner(ws: Workspace, alias: str, slug: str) -> str | None:
 
     taken = collisions(ws, [alias], exclude=slug)
     return taken[0].describe() if taken else None
-
-
-def _mentioned(name: str, text: str) -> bool:
-    if name not in text:
-        return False
-    if not name.isascii():
-        return True  # Chinese names have no word boundaries
-    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
 
 
 def name_index(people: list[Person], ws: Workspace) -> dict[str, tuple[list[str], list[str]]]:
