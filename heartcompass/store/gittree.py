@@ -13,7 +13,8 @@ Entries = dict[str, tuple[int, bytes]]  # name -> (mode, id)
 
 def entries(data: bytes) -> Entries:
     """{name: (mode, id)} of a tree object's bytes."""
-    found, i = {}, 0
+    found: Entries = {}
+    i = 0
     while i < len(data):
         space = data.index(b" ", i)
         nul = data.index(b"\0", space)
