@@ -199,7 +199,7 @@ def test_slash_commands_work_with_m_and_piped_lines(example_cli, fake_llm):
 
 def _new_entry_texts(ws, slug="alice"):
     from heartcompass.memory.consolidation import State
-    from heartcompass.memory.gardener import EntryCounts, new_entries
+    from heartcompass.memory.new_entries import EntryCounts, new_entries
 
     person = resolve(ws, slug)
     items, _ = new_entries(person, State(ws, person), EntryCounts(ws))

@@ -209,7 +209,7 @@ def test_a_refusal_is_remembered_even_when_the_next_mode_then_fails(example_cli:
 def test_json_mode_reads_raw_control_characters_in_strings():
     from langchain_core.messages import AIMessage
 
-    from heartcompass.llm.providers import _ask_json_object
+    from heartcompass.llm.structured import _ask_json_object
 
     class Model:
         def bind(self, **kw):
