@@ -1,5 +1,5 @@
-"""What the parts of gitrepo.WorkspaceGit (gitstate, gitremote, githistory:
-mixins) use of it and of each other, declared once. Each part subclasses
+"""What the parts of gitrepo.WorkspaceGit (gitstate, gitremote, githistory,
+gitrollback: mixins) use of it and of each other, declared once. Each part subclasses
 GitBase, so its uses of `self` are checked, and a WorkspaceGit that lost one
 of these would fail the type check. Imports no git."""
 
@@ -27,7 +27,14 @@ class GitBase(Protocol):
 
     def head(self) -> str | None: ...
 
-    # gitstate's, used by gitremote
+    def _verify(self) -> list[str]:
+        """git commit's options for the git.hooks setting."""
+        ...
+
+    # gitstate's, used by gitremote and gitrollback
     def conflicted(self) -> list[str]: ...
 
     def clear_sync_mark(self) -> None: ...
+
+    # githistory's, used by gitrollback
+    def file_at(self, rev: str, path: Path | str) -> str | None: ...
