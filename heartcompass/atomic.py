@@ -50,9 +50,8 @@ def write_atomic(path: Path, text: str | bytes, expected_checksum: str | None = 
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with writing(path):
-            with (os.fdopen(fd, "wb") if isinstance(text, bytes)
-                  else os.fdopen(fd, "w", encoding="utf-8", newline="")) as fh:
-                fh.write(text)
+            with os.fdopen(fd, "wb") as fh:  # a str as UTF-8, its line ends as they are
+                fh.write(text if isinstance(text, bytes) else text.encode("utf-8"))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, path)

@@ -49,7 +49,9 @@ def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> 
         gw._queue(Job("answer", conv, arg=f"{gw.proposals.latest(conv.chat) or '-'}:{cmd[1:]}"))
     else:
         session = gw.session(conv) if cmd in ("/new", "/retry", "/note", "/quote", "/tell") else None
-        if cmd in ("/new", "/retry", "/note", "/quote", "/tell") and session is None:
+        if session is None:
+            if cmd not in ("/new", "/retry", "/note", "/quote", "/tell"):
+                say(f"Unknown command {cmd[:40]}. /help lists them.")
             return
         if cmd == "/new":
             gw.flush_burst(conv)
@@ -73,8 +75,6 @@ def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> 
                 raise HeartCompassError("/tell needs what happened, e.g. /tell She moved to Berlin.")
             gw.flush_burst(conv)
             gw._queue(Job("tell", conv, session, arg=(session.person, arg, image)))
-        else:
-            say(f"Unknown command {cmd[:40]}. /help lists them.")
 
 
 def _people(gw: "Gateway") -> list[tuple[str, str, str]]:

@@ -239,7 +239,7 @@ class Gateway:
         conv = job.conv
         if job.kind == "reply":
             self.reply(conv, job.session.reply() if job.session else None)
-        elif job.kind == "retry":
+        elif job.kind == "retry" and job.session is not None:
             self.reply(conv, job.session.retry())
         elif job.kind == "tell":
             commands.tell(self, conv, *job.arg)
@@ -300,7 +300,7 @@ class Gateway:
     def _digest(self) -> None:
         """serve.digest_at: `heartcompass today`, once a day, to each owner's chat."""
         at = self.ws.config.get("serve.digest_at")
-        if not at:
+        if not at or self.digest is None:  # (the loop calls this only when there is a digest)
             return
         from heartcompass.store import clock
 

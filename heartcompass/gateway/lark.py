@@ -65,7 +65,7 @@ def parse_content(kind: str, content: str) -> tuple[str, str | None]:
     if kind == "image":
         return "", data.get("image_key")
     if kind == "post":
-        body = data.get("content") or next((v.get("content") for v in data.values() if isinstance(v, dict)), [])
+        body: Any = data.get("content") or next((v.get("content") for v in data.values() if isinstance(v, dict)), [])
         texts, image = [], None
         for para in body or []:
             for el in para or []:
