@@ -5,8 +5,13 @@ delivered again after a restart is not handled twice), who each app chat is
 talking to, the owner's chats (for the morning digest) and the strangers
 already refused (one refusal each).
 
-The file is replaced whole and fsynced after every handled message: a crash
-leaves the old or the new state, never half of one. A broken file is set
+The file is replaced whole (temp file, rename) after every handled message,
+so a crash of the process leaves the old or the new state, never half of
+one, and the kernel keeps the new one: a message handled before the crash
+is not handled again after it. The fsync, which only a power cut needs,
+is paid once per quiet moment (the gateway's worker calls sync() at most
+every SYNC_EVERY seconds, and at stop), not once per message: a power cut
+can only bring back the updates of those last seconds. A broken file is set
 aside and state starts afresh (it only saves work: the logs are the truth)."""
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ class ChannelState:
     def __init__(self, path: Path):
         self.path = path
         self._mu = threading.Lock()
+        self._write_mu = threading.Lock()  # one write at a time, so the newest state lands last
+        self._written = ""                 # the text last written, and the text last fsynced
+        self._durable = ""
         self.offset = 0
         self.seen: OrderedDict[str, None] = OrderedDict()
         self.chats: dict[str, str] = {}       # app chat id -> person slug
@@ -36,7 +44,8 @@ class ChannelState:
 
     def _load(self) -> None:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            raw = self.path.read_text(encoding="utf-8")
+            data = json.loads(raw)
             offset = int(data.get("offset", 0))
             seen = [str(i) for i in data.get("seen", [])]
             chats = {str(k): str(v) for k, v in dict(data.get("chats", {})).items()}
@@ -53,15 +62,31 @@ class ChannelState:
                 pass
             return
         self.offset, self.chats, self.owner_chats, self.digest_day = offset, chats, owners, digest_day
+        self._written = raw  # maybe never fsynced (a crash of the last serve): the first sync() does it
         self.seen = OrderedDict.fromkeys(seen[-SEEN_KEEP:])
         self.refused = OrderedDict.fromkeys(refused[-REFUSED_KEEP:])
 
-    def save(self) -> None:
-        with self._mu:
-            data = {"offset": self.offset, "seen": list(self.seen), "chats": self.chats,
-                    "owner_chats": self.owner_chats, "refused": list(self.refused), "digest_day": self.digest_day}
-            text = json.dumps(data, ensure_ascii=False)
-        write_atomic(self.path, text)
+    def save(self, durable: bool = False) -> None:
+        """Replace the file with the state now (durable: fsynced too)."""
+        with self._write_mu:
+            with self._mu:
+                data = {"offset": self.offset, "seen": list(self.seen), "chats": self.chats,
+                        "owner_chats": self.owner_chats, "refused": list(self.refused),
+                        "digest_day": self.digest_day}
+                text = json.dumps(data, ensure_ascii=False)
+            if text == self._written and (not durable or text == self._durable):
+                return
+            write_atomic(self.path, text, durable=durable)
+            self._written = text
+            if durable:
+                self._durable = text
+
+    def unsynced(self) -> bool:
+        """Written since the last fsync (sync() has work to do)."""
+        return self._written != self._durable
+
+    def sync(self) -> None:
+        self.save(durable=True)
 
     def is_seen(self, message_id: str) -> bool:
         return message_id in self.seen
