@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from heartcompass.errors import GitError, HeartCompassError, LLMError
-from heartcompass.gateway import commands, replies
+from heartcompass.gateway import commands, proposals, replies
 from heartcompass.gateway.state import ChannelState
 from heartcompass.store.lock import LockBusy
 from heartcompass.store.workspace import Workspace
@@ -97,7 +97,7 @@ class Gateway:
         self._cv = threading.Condition()
         self._jobs: list[Job] = []
         self._convs: dict[tuple[str, str], Conversation] = {}
-        self.proposals = commands.Proposals()
+        self.proposals = proposals.for_workspace(ws)
         self.busy = False  # the worker is answering (benchmarks and tests wait on it)
 
     # -- receiving (a channel's thread) ---------------------------------------
