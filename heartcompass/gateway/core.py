@@ -82,7 +82,7 @@ class Gateway:
                  delays: tuple[float, float] | None = None, sleep: Callable[[float], None] = time.sleep,
                  monotonic: Callable[[], float] = time.monotonic, report: Callable[[str], None] = lambda s: None,
                  pair_code: str | None = None, digest: Callable[[], str | None] | None = None,
-                 commit_retry: float = COMMIT_RETRY):
+                 commit_retry: float | None = None):
         self.ws, self.channels, self.states = ws, channels, states
         self.settings, self.report, self.sleep, self.monotonic = settings, report, sleep, monotonic
         self.quiet = float(quiet if quiet is not None else ws.config.get("serve.quiet_seconds"))
@@ -90,7 +90,7 @@ class Gateway:
         self.delays = (float(low), float(high))
         self.pair_code = pair_code
         self.digest = digest
-        self.commit_retry = commit_retry
+        self.commit_retry = commit_retry if commit_retry is not None else COMMIT_RETRY
         self._synced_at = monotonic()
         self._make_model, self._model = make_model, None
         self._model_mu = threading.Lock()
