@@ -1,7 +1,7 @@
 """The phone gateway's own cost: time per reply against terminal chat's, and
 memory over many messages.
 
-    python benchmarks/serve.py [--messages 10000] [--burst 20]
+    python benchmarks/serve.py [--messages 10000] [--burst 20] [--replies 40]   (--messages 0: time only)
 
 Both sides run the same core with an instant scripted model and no network
 (a channel that only records what it would send), so what is measured is
@@ -22,6 +22,8 @@ full)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import statistics
 import sys
 import tempfile
@@ -139,6 +141,22 @@ class Served:
         self.worker.join()
 
 
+@contextlib.contextmanager
+def fsyncs():
+    """Counts the fsyncs made meanwhile (git's own, in its processes, are not counted)."""
+    count, real = [0], os.fsync
+
+    def counting(fd):
+        count[0] += 1
+        real(fd)
+
+    os.fsync = counting
+    try:
+        yield count
+    finally:
+        os.fsync = real
+
+
 def rss() -> int:
     """The process's resident memory now, in bytes (Linux)."""
     try:
@@ -159,15 +177,22 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         term, served = Terminal(Path(tmp) / "t"), Served(Path(tmp) / "g")
         term.reply(), served.burst(1)  # warm: the first reply imports and builds caches
-        t_times, g_times = [], []
+        t_times, g_times, t_syncs, g_syncs = [], [], [], []
         for _ in range(args.replies):  # alternated, so a busy moment of the machine hits both sides
-            t_times.append(term.reply())
-            g_times.append(served.burst(1))
+            with fsyncs() as n:
+                t_times.append(term.reply())
+            t_syncs.append(n[0])
+            with fsyncs() as n:
+                g_times.append(served.burst(1))
+            g_syncs.append(n[0])
         served.close()
         t, g = statistics.median(t_times), statistics.median(g_times)
         ratio = g / t
         print(f"time per reply (model excluded): terminal chat {t * 1000:.1f} ms, gateway {g * 1000:.1f} ms: "
               f"{ratio:.2f}x ({'ok' if ratio <= 1.5 else 'OVER'}, target 1.5x)")
+        print(f"fsyncs per reply: terminal chat {statistics.mean(t_syncs):.2f}, gateway {statistics.mean(g_syncs):.2f}")
+        if not args.messages:
+            return
 
         heap: dict[int, int] = {}
         resident: dict[int, int] = {}
