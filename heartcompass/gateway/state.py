@@ -8,11 +8,13 @@ already refused (one refusal each).
 The file is replaced whole (temp file, rename) after every handled message,
 so a crash of the process leaves the old or the new state, never half of
 one, and the kernel keeps the new one: a message handled before the crash
-is not handled again after it. The fsync, which only a power cut needs,
-is paid once per quiet moment (the gateway's worker calls sync() at most
-every SYNC_EVERY seconds, and at stop), not once per message: a power cut
-can only bring back the updates of those last seconds. A broken file is set
-aside and state starts afresh (it only saves work: the logs are the truth)."""
+is not handled again after it. (Killed between the log's append and this
+write, one message comes back once: the log is written first, so nothing
+is ever lost.) The fsync, which only a power cut needs, is paid once per
+quiet moment (the gateway's worker calls sync() at most every SYNC_EVERY
+seconds, and at stop), not once per message: a power cut can bring back
+only the updates of those last seconds. A broken file is set aside and
+state starts afresh (it only saves work: the logs are the truth)."""
 
 from __future__ import annotations
 
