@@ -65,6 +65,8 @@ CRASH = textwrap.dedent("""
     gw = Gateway(ws, {"telegram": Nowhere()}, {"telegram": state}, make_model=lambda: None, quiet=60)
     state.offset = 778                      # what the Telegram channel does before handing the update over
     gw.receive(Incoming("telegram", "42", "42", "42:7", text="before the crash 崩溃之前"))
+    state.offset = 779
+    gw.receive(Incoming("telegram", "42", "42", "42:8", text="just before"))
     os.kill(os.getpid(), signal.SIGKILL)    # no worker ran: no sync, no reply, no clean stop
 """)
 
@@ -73,14 +75,16 @@ def test_a_crash_right_after_a_message_keeps_it_handled_once(example_ws):
     set_config(example_ws, "telegram.allowed_users", "42")
     done = subprocess.run([sys.executable, "-c", CRASH, str(example_ws.root)], capture_output=True, text=True)
     assert done.returncode == -signal.SIGKILL, done.stderr
-    assert [e.text for e in log_entries(example_ws, "alice") if e.speaker == "me"] == ["before the crash 崩溃之前"]
-
-    gw, state, channel = _gateway(example_ws)   # the next serve: the update comes again
-    assert state.offset == 778 and state.is_seen("42:7")
-    gw.receive(Incoming("telegram", "42", "42", "42:7", text="before the crash 崩溃之前"))
-    gw.receive(Incoming("telegram", "42", "42", "42:8", text="after it"))
     assert [e.text for e in log_entries(example_ws, "alice") if e.speaker == "me"] == [
-        "before the crash 崩溃之前", "after it"]
+        "before the crash 崩溃之前", "just before"]
+
+    gw, state, channel = _gateway(example_ws)   # the next serve: the updates come again
+    assert state.offset == 779 and state.is_seen("42:7") and state.is_seen("42:8")
+    gw.receive(Incoming("telegram", "42", "42", "42:7", text="before the crash 崩溃之前"))
+    gw.receive(Incoming("telegram", "42", "42", "42:8", text="just before"))
+    gw.receive(Incoming("telegram", "42", "42", "42:9", text="after it"))
+    assert [e.text for e in log_entries(example_ws, "alice") if e.speaker == "me"] == [
+        "before the crash 崩溃之前", "just before", "after it"]
 
 
 def test_the_state_is_fsynced_once_per_quiet_moment_not_per_message(example_ws, monkeypatch):
@@ -112,3 +116,25 @@ def test_the_state_is_fsynced_once_per_quiet_moment_not_per_message(example_ws, 
     assert not state.unsynced()
     reloaded = state_for(example_ws.state_dir, "telegram")
     assert all(reloaded.is_seen(f"42:{n}") for n in range(12))
+
+
+def test_the_journal_is_replayed_a_torn_last_line_skipped_and_its_length_bounded(tmp_path, monkeypatch):
+    from heartcompass.gateway import state as state_mod
+
+    monkeypatch.setattr(state_mod, "JOURNAL_KEEP", 5)
+    path = tmp_path / "serve" / "telegram.json"
+    state = state_mod.ChannelState(path)
+    for n in range(12):
+        state.offset = 100 + n
+        state.mark_seen(f"42:{n}")
+        state.save()
+        lines = state.journal.read_text(encoding="utf-8").splitlines() if state.journal.exists() else []
+        assert len(lines) <= 5                          # then the json takes them all, and it starts afresh
+    with open(state.journal, "a", encoding="utf-8") as f:
+        f.write('{"id": "42:99", "off')                  # killed mid-line
+    again = state_mod.ChannelState(path)
+    assert all(again.is_seen(f"42:{n}") for n in range(12)) and not again.is_seen("42:99")
+    assert again.offset == 111 and again.unsynced()
+    again.sync()                                         # all in the json, for good; the journal gone
+    assert not again.journal.exists() and not again.unsynced()
+    assert state_mod.ChannelState(path).offset == 111

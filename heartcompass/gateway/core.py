@@ -250,15 +250,15 @@ class Gateway:
                     if conv.refused_commit and conv.retry_at <= now and not stop.is_set():
                         conv.retry_at = now + self.commit_retry
                         self._jobs.append(Job("commit", conv))
+                sync_at = self._synced_at + SYNC_EVERY
+                if sync_at <= now and not stop.is_set() and any(s.unsynced() for s in self.states.values()):
+                    return SYNC  # before the jobs too: a worker that never rests still syncs
                 if self._jobs:
                     return self._jobs.pop(0)
                 if stop.is_set():
                     return None
                 if self.digest:
                     self._digest()
-                sync_at = self._synced_at + SYNC_EVERY
-                if sync_at <= now and any(s.unsynced() for s in self.states.values()):
-                    return SYNC
                 waits = [c.burst.remaining() for c in self._convs.values() if c.burst and c.burst.pending]
                 waits += [max(0.0, c.retry_at - now) for c in self._convs.values() if c.refused_commit]
                 waits += [max(0.0, sync_at - now)] if any(s.unsynced() for s in self.states.values()) else []
