@@ -157,6 +157,18 @@ def fsyncs():
         os.fsync = real
 
 
+def receiving(root: Path, n: int = 300) -> list[float]:
+    """The receiving thread's own work per message, with no reply due."""
+    served = Served(root, quiet=3600)
+    times = []
+    for i in range(n):
+        start = time.perf_counter()
+        served.gw.receive(Incoming("telegram", "42", "42", f"42:{i}", text=f"message {i} 你好"))
+        times.append(time.perf_counter() - start)
+    served.close()
+    return times
+
+
 def rss() -> int:
     """The process's resident memory now, in bytes (Linux)."""
     try:
@@ -191,6 +203,8 @@ def main() -> None:
         print(f"time per reply (model excluded): terminal chat {t * 1000:.1f} ms, gateway {g * 1000:.1f} ms: "
               f"{ratio:.2f}x ({'ok' if ratio <= 1.5 else 'OVER'}, target 1.5x)")
         print(f"fsyncs per reply: terminal chat {statistics.mean(t_syncs):.2f}, gateway {statistics.mean(g_syncs):.2f}")
+        print(f"receiving one message (owner check, log, dedup state): median "
+              f"{statistics.median(receiving(Path(tmp) / 'r')) * 1000:.2f} ms")
         if not args.messages:
             return
 
