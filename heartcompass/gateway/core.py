@@ -272,6 +272,8 @@ class Gateway:
                 state.sync()
             except HeartCompassError as exc:
                 self.report(f"{name}: state not saved: {exc.message}")
+            except OSError as exc:  # never the end of serve: the next sync tries again
+                self.report(f"{name}: state not saved: {exc}")
 
     def wake(self) -> None:
         with self._cv:
