@@ -120,6 +120,8 @@ class Gateway:
                     state.save()
                 except HeartCompassError as exc:
                     self.report(f"{msg.channel}: state not saved: {exc.message}")
+                except OSError as exc:  # kept in memory: the next save writes it
+                    self.report(f"{msg.channel}: state not saved: {exc}")
             self._cv.notify_all()
 
     def allowed(self, channel: str, sender: str) -> bool:
