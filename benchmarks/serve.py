@@ -14,7 +14,9 @@ the machine falls on both.
 
 Targets: the gateway's time per reply at most 1.5x terminal chat's (one
 message, then its commit, as `chat -m` does); Python heap (tracemalloc) and
-resident memory sampled every 1,000 messages, the heap after 10,000 within
+resident memory sampled every 1,000 messages (a thousand a day, over ten
+days up to today, so no day's log is larger than a busy day's), the heap
+after 10,000 within
 1.2x of the heap after 6,000 (flat: nothing grows with the number of
 messages once the bounded dedup memory, the last 5,000 message ids, is
 full)."""
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime as dt
 import os
 import statistics
 import sys
@@ -39,6 +42,7 @@ from langchain_core.messages import AIMessage  # noqa: E402
 
 from heartcompass.gateway.core import Gateway, Incoming  # noqa: E402
 from heartcompass.gateway.state import SEEN_KEEP, state_for  # noqa: E402
+from heartcompass.store import clock  # noqa: E402
 from heartcompass.store.config_edit import set_config  # noqa: E402
 from heartcompass.store.people import resolve  # noqa: E402
 from heartcompass.store.workspace import create_workspace  # noqa: E402
@@ -211,10 +215,19 @@ def main() -> None:
         heap: dict[int, int] = {}
         resident: dict[int, int] = {}
 
+        days = -(-args.messages // 1_000)
+        real_now = clock.now
+
         def sample(n: int) -> None:
             if n % 1_000 == 0:
                 heap[n] = tracemalloc.get_traced_memory()[0]
                 resident[n] = rss()
+                print(f"  {n} messages: python heap {heap[n] / 1e6:.2f} MB, resident {resident[n] / 1e6:.1f} MB",
+                      flush=True)
+                clock.now = lambda ws, back=days - n // 1_000 - 1: real_now(ws) - dt.timedelta(days=back)
+
+        # A thousand messages a day, over the days up to today: a day's log stays the size of a busy day's.
+        clock.now = lambda ws: real_now(ws) - dt.timedelta(days=days - 1)
 
         tracemalloc.start()
         started = time.perf_counter()
@@ -223,6 +236,7 @@ def main() -> None:
                  for _ in range(-(-args.messages // args.burst))]
         served.close()
         tracemalloc.stop()
+        clock.now = real_now
         print(f"{args.messages} messages in bursts of {args.burst}: {time.perf_counter() - started:.0f} s, "
               f"median {statistics.median(times) * 1000:.0f} ms per burst answered")
         print("every 1,000 messages, python heap (MB): " + " ".join(f"{v / 1e6:.2f}" for v in heap.values()))
