@@ -30,8 +30,7 @@ def edit(ctx: typer.Context,
     person = resolve(ws, name)
     filename = formats.file_for(file)
     path = person.dir / filename
-    with audit.writing(ws, "edit"):
-        audit.commit_pending(ws, [person])
+    audit.commit_earlier(ws, [person], "edit")
     original = formats.read_text(path) if path.exists() else ""  # a link or bad bytes: named, not opened
     before = file_checksum(path)
     # The editor works on a copy: the real file keeps its last valid content.

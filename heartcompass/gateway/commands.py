@@ -151,7 +151,7 @@ def tell(gw: "Gateway", conv: "Conversation", person: Any, narrative: str, image
 
 def answer(gw: "Gateway", conv: "Conversation", data: str) -> None:
     from heartcompass.intake import tell as tell_mod
-    from heartcompass.store import audit, clock
+    from heartcompass.store import clock
 
     key, _, choice = data.partition(":")
     pending = gw.proposals.take(key)
@@ -164,8 +164,7 @@ def answer(gw: "Gateway", conv: "Conversation", data: str) -> None:
         say("Not applied. What you told is kept in the log as a note for the gardener.")
         return
     try:
-        with audit.writing(gw.ws, "serve"):
-            sha = tell_mod.apply_plan(gw.ws, pending.plan, pending.note, clock.now(gw.ws))
+        sha = tell_mod.apply_plan(gw.ws, pending.plan, pending.note, clock.now(gw.ws), purpose="serve")
     except HeartCompassError as exc:
         _keep(gw, tell_mod, pending.note, "not applied")
         say(f"Not written: {replies.error(exc)} What you told is kept in the log as a note.")
@@ -175,11 +174,8 @@ def answer(gw: "Gateway", conv: "Conversation", data: str) -> None:
 
 def _keep(gw: "Gateway", tell_mod: Any, note: Any, why: str) -> None:
     """Commit the note if git lets us; if not, it is on disk and the next commit takes it."""
-    from heartcompass.store import audit
-
     try:
-        with audit.writing(gw.ws, "serve"):
-            tell_mod.keep_note(gw.ws, note, why)
+        tell_mod.keep_note(gw.ws, note, why, purpose="serve")
     except HeartCompassError as exc:
         gw.report(f"tell: the note is not committed yet: {exc.message}")
 

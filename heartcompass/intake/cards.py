@@ -347,7 +347,7 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
 def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str | None = None) -> Person:
     """A new person from a character card (V1 or V2), one commit. `name`
     replaces the card's own name (and its {{char}}), with add's name rules."""
-    from heartcompass.store.audit import Verb, commit_or_roll_back, subject, writing
+    from heartcompass.store.audit import Verb, commit_or_roll_back, subject, write_transaction
     from heartcompass.formats.events import Event, parse_when
     from heartcompass.formats.profile import normalize_mbti
     from heartcompass.store.people import check_new_name, create
@@ -375,7 +375,7 @@ def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str 
             past.append(Event(date, text, weight, "import", month_only, approx))
         except ValueError:
             fields["facts"].append(f"{day}: {text}")  # not a real date: kept as a fact
-    with writing(ws, "import-card"):
+    with write_transaction(ws, "import-card"):
         person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
                         gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
                         facts=fields["facts"], extra=extra, past_events=past, allow_taken=allow_taken)

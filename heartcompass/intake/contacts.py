@@ -151,7 +151,7 @@ def apply(ws, changes: list[Change], relation: str) -> tuple[list[str], list[str
 
     merges = [c for c in changes if c.slug and not c.empty]
     added, updated, paths = [], [], []
-    with audit.writing(ws, "person import-vcf"):
+    with audit.write_transaction(ws, "person import-vcf"):
         audit.commit_pending(ws, [Person(c.slug, ws.people_dir / c.slug) for c in merges])
         try:
             for change in changes:

@@ -201,9 +201,16 @@ _PRONOUNS = {"i", "me", "you", "he", "him", "she", "her", "it", "we", "us", "the
              "我", "你", "您", "他", "她", "它", "我们", "你们", "他们", "她们", "咱们"}
 
 
-def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str | None:
+def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime, purpose: str = "tell") -> str | None:
     """Write every file of the plan (refusing any edited meanwhile), mark the
-    logged narrative as applied, and make one commit."""
+    logged narrative as applied, and make one commit: one write transaction."""
+    from heartcompass.store import audit
+
+    with audit.write_transaction(ws, purpose):
+        return _apply(ws, plan, note, now)
+
+
+def _apply(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str | None:
     from heartcompass.store import audit
     from heartcompass.atomic import ConcurrentEditError, file_checksum
 
@@ -236,18 +243,20 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> s
         raise
 
 
-def keep_note(ws: Workspace, note: Note, why: str = "proposal declined") -> str | None:
+def keep_note(ws: Workspace, note: Note, why: str = "proposal declined", purpose: str = "tell") -> str | None:
     """Not applied: the note stays in the log, unmarked, for the gardener."""
     from heartcompass.store import audit
 
-    return audit.commit_or_roll_back(ws, [], audit.subject(audit.Verb.TELL, note.person.slug, f"noted, {why}"),
-                                     f"Told: {note.text}", keep=[note.path])
+    with audit.write_transaction(ws, purpose):
+        return audit.commit_or_roll_back(ws, [], audit.subject(audit.Verb.TELL, note.person.slug, f"noted, {why}"),
+                                         f"Told: {note.text}", keep=[note.path])
 
 
-def discard_note(ws: Workspace, note: Note, now: dt.datetime) -> str | None:
+def discard_note(ws: Workspace, note: Note, now: dt.datetime, purpose: str = "tell") -> str | None:
     """The user dropped it: a marker tells the gardener to skip the note."""
     from heartcompass.store import audit
 
-    _mark(note, "discards", "tell declined; not for the gardener", now)
-    return audit.commit_or_roll_back(ws, [], audit.subject(audit.Verb.TELL, note.person.slug, "discarded"),
-                                     f"Discarded: {note.text}", keep=[note.path])
+    with audit.write_transaction(ws, purpose):
+        _mark(note, "discards", "tell declined; not for the gardener", now)
+        return audit.commit_or_roll_back(ws, [], audit.subject(audit.Verb.TELL, note.person.slug, "discarded"),
+                                         f"Discarded: {note.text}", keep=[note.path])

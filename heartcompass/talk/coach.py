@@ -157,7 +157,7 @@ class CoachSession:
         count = self.save()
         paths = list(self.person.logs_dir.glob(f"{self.now.date().isoformat()}.md"))
         try:
-            with audit.writing(self.ws, "coach"):
+            with audit.write_transaction(self.ws, "coach"):
                 audit.commit_or_roll_back(self.ws, [], audit.subject(audit.Verb.COACH, self.person.slug,
                                                                      f"{counted(count, 'message')} of a real conversation"),
                                           keep=paths)
