@@ -34,3 +34,12 @@ def test_a_command_module_opens_no_write_transaction(path):
     found = [f"{path.name}:{n.lineno} {called(n)}()" for n in ast.walk(tree(path))
              if isinstance(n, ast.Call) and called(n) in TRANSACTION]
     assert not found, f"a write transaction in cli/: {found}"
+
+
+@pytest.mark.parametrize("path", [p for p in modules() if not (p.parent.name == "store" and p.name.startswith("git"))],
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_raw_git_stays_in_the_git_modules(path):
+    """memory/ and the rest ask ws.git a named question, never `git log ...` itself."""
+    found = [f"{path.name}:{n.lineno}" for n in ast.walk(tree(path))
+             if isinstance(n, ast.Attribute) and n.attr == "_git"]
+    assert not found, f"raw git outside store/git*.py: {found}"
