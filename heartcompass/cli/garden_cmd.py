@@ -49,8 +49,8 @@ def garden(
     started = clock.now(ws)
     # sys.stderr.isatty(), not err.is_terminal: an idle run never loads rich's console
     shown = Progress(len(people), live=sys.stderr.isatty() and not (review or quiet), plain=not (quiet or as_json))
-    gardener = _shown_gardener(Gardener, shown)(ws, lambda: llm.make_chat_model(ws, settings), dry_run=dry_run,
-                                                review=_ask if review else None)
+    gardener = Gardener(ws, lambda: llm.make_chat_model(ws, settings), dry_run=dry_run,
+                        review=_ask if review else None, on_start=shown.start, on_done=shown.done)
     try:
         with shown:
             results = gardener.run(people)
@@ -136,19 +136,6 @@ class Progress:
             err.print(f"garden {n}/{self.total} {escape(result.slug)}: {result.status}"
                       + (f", {counted(result.entries, 'entry', 'entries')}" if result.entries else ""),
                       markup=False)
-
-
-def _shown_gardener(base, shown: Progress):
-    """The gardener, reporting each person as it starts and ends."""
-
-    class Shown(base):
-        def _one(self, person, *args, **kwargs):
-            shown.start(person)
-            result = super()._one(person, *args, **kwargs)
-            shown.done(result)
-            return result
-
-    return Shown
 
 
 def _terminal() -> bool:

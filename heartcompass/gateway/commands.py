@@ -41,11 +41,11 @@ def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> 
         person = resolve(gw.ws, arg)
         gw.flush_burst(conv)  # what was gathered is answered by the person it was sent to
         if conv.session is not None:
-            gw._queue(Job("commit", conv, conv.session))
+            gw.enqueue(Job("commit", conv, conv.session))
         gw.open(conv, person)
         say(replies.who(_name_of(gw, person.slug), person.slug))
     elif cmd in ("/yes", "/no"):
-        gw._queue(Job("answer", conv, arg=f"{gw.proposals.latest(conv.chat) or '-'}:{cmd[1:]}"))
+        gw.enqueue(Job("answer", conv, arg=f"{gw.proposals.latest(conv.chat) or '-'}:{cmd[1:]}"))
     else:
         session = gw.session(conv) if cmd in ("/new", "/retry", "/note", "/quote", "/tell") else None
         if cmd in ("/new", "/retry", "/note", "/quote", "/tell") and session is None:
@@ -56,7 +56,7 @@ def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> 
             say("Fresh start: recent turns are forgotten; memory stays.")
         elif cmd == "/retry":
             gw.flush_burst(conv)
-            gw._queue(Job("retry", conv, session))
+            gw.enqueue(Job("retry", conv, session))
         elif cmd == "/note":
             session.note(arg)
             say("Noted: it goes into memory at the next garden.")
@@ -71,7 +71,7 @@ def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> 
             if not arg and image is None:
                 raise HeartCompassError("/tell needs what happened, e.g. /tell She moved to Berlin.")
             gw.flush_burst(conv)
-            gw._queue(Job("tell", conv, session, arg=(session.person, arg, image)))
+            gw.enqueue(Job("tell", conv, session, arg=(session.person, arg, image)))
         else:
             say(f"Unknown command {cmd[:40]}. /help lists them.")
 
