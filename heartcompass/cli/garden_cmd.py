@@ -139,7 +139,10 @@ class Progress:
 
 
 def _terminal() -> bool:
-    return sys.stdin.isatty()
+    """--review asks its questions by cli/ask's rule: a person at the terminal (stdin and stdout)."""
+    from heartcompass.cli.ask import can_ask
+
+    return can_ask()
 
 
 def _ask(result) -> bool:
@@ -148,14 +151,12 @@ def _ask(result) -> bool:
         print_diff(diff)
     if not result.diffs:
         return True  # only the consolidation pointers move
-    if not sys.stdin.isatty():
-        return False
-    import questionary
+    from heartcompass.cli.ask import confirm
 
-    answer = questionary.confirm(f"Write these changes for {result.slug}?", default=True).ask()
-    if answer is None:  # Ctrl-C (questionary swallows it)
+    answer = confirm(f"Write these changes for {result.slug}?", default=True, piped=False)
+    if answer is None:  # Ctrl-C: the whole run stops; what is committed stays
         raise StopGarden()
-    return bool(answer)
+    return answer
 
 
 def _cron_line(root: Path) -> str:

@@ -158,22 +158,23 @@ def _thinking():
 
 
 def _ask_keep() -> bool:
-    import questionary
+    from heartcompass.cli.ask import choose
 
     keep = "Keep it as a note: the next garden may learn from it"
-    choice = questionary.select("Not applied. What you told:", choices=[keep, "Discard it"], default=keep).ask()
+    choice = choose("Not applied. What you told:", [keep, "Discard it"], default=keep, piped=keep)
     return choice != "Discard it"  # Ctrl-C (None) keeps it
 
 
 def _confirm(question: str) -> bool:
+    """Ctrl-C is a No: the note is logged already, and what becomes of it is asked next."""
     return bool(_confirm_or_stop(question))
 
 
 def _confirm_or_stop(question: str) -> bool | None:
-    """Yes or no; None on Ctrl-C (questionary's .ask() returns None then)."""
-    import questionary
+    """Yes or no; None on Ctrl-C."""
+    from heartcompass.cli.ask import confirm
 
-    return questionary.confirm(question, default=True).ask()
+    return confirm(question, default=True, piped=False)
 
 
 def _from_editor(ws, person) -> str:
