@@ -185,11 +185,10 @@ def _unknown_people(ws: Workspace, model: Any, narrative: str) -> list[NewPerson
     for slug, facts in for_workspace(ws).profiles(list_people(ws)).items():
         known += [slug] if facts.error else facts.names()
     try:
-        raw = structured_invoke(model, Mentions, [
+        found = structured_invoke(model, Mentions, [
             SystemMessage(content="List the people this narrative mentions by name who are not in the known list "
                                   "(and are not the narrator). Known: " + ", ".join(known)),
-            HumanMessage(content=narrative)], ws=ws, max_tokens=512)
-        found = raw if isinstance(raw, Mentions) else Mentions.model_validate(raw)
+            HumanMessage(content=narrative)], ws=ws, max_tokens=512)  # a Mentions, validated there
     except Exception:  # a nicety: never a reason to fail the tell
         return []
     names = {n.casefold() for n in known} | _PRONOUNS

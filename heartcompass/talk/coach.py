@@ -128,7 +128,7 @@ class CoachSession:
             if isinstance(raw, Exception):
                 last = bad_output(raw)
             else:
-                advice = raw if isinstance(raw, Advice) else Advice.model_validate(raw)
+                advice = raw  # an Advice: ask_structured validated it
                 issues = problems(advice)
                 if not issues:
                     return advice
