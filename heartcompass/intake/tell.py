@@ -213,10 +213,12 @@ def _apply(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str |
     from heartcompass.store import audit
     from heartcompass.atomic import ConcurrentEditError, file_checksum
 
-    # The told person's own log holds the uncommitted note: it goes into this commit.
+    # Hand edits are the user's own commits, never mixed into ours (the phone's /tell commits
+    # none before); the told person's own log holds the uncommitted note: it goes into this commit.
     others = [p.person for p in plan.plans if p.person.slug != note.person.slug]
     if others:  # (an empty list would mean everyone)
         audit.commit_pending(ws, others)
+    audit.commit_pending(ws, [note.person], hand_edits_only=True)
     for p in plan.plans:
         for path, old in p.originals.items():
             if path in p.texts and file_checksum(path) != (checksum(old) if old is not None else None):
