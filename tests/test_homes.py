@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "heartcompass"
-TRANSACTION = {"write_transaction", "commit_pending", "writing"}  # commit_earlier is one whole transaction
+# What only a write transaction may do (commit_earlier, commit_session... are whole transactions of the core).
+TRANSACTION = {"write_transaction", "writing", "WorkspaceLock", "commit_pending", "commit_or_roll_back", "commit_logs",
+               "commit_valid_edits", "commit"}
 
 
 def modules(under: str = "") -> list[Path]:
