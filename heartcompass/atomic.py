@@ -47,12 +47,12 @@ def write_atomic(path: Path, text: str | bytes, expected_checksum: str | None = 
             f"{path} changed on disk while HeartCompass was working on it; nothing was written.",
             "Run the command again: it will start from the new content.",
         )
-    with writing(path):
+    with write_refusals_named(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         import tempfile  # here, not at the top: `person list` never writes
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with writing(path):
+        with write_refusals_named(path):
             with os.fdopen(fd, "wb") as fh:  # a str as UTF-8, its line ends as they are
                 fh.write(text if isinstance(text, bytes) else text.encode("utf-8"))
                 fh.flush()
@@ -80,7 +80,7 @@ _FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
 
 
 @contextmanager
-def writing(path: Path) -> Iterator[None]:
+def write_refusals_named(path: Path) -> Iterator[None]:
     """Turn the OS's refusals to write path into one clear WriteError."""
     try:
         yield

@@ -78,9 +78,10 @@ def _read(prompt: str) -> str | None:
 
 
 def _confirm(question: str) -> bool:
-    import questionary
+    """Ctrl-C is a No: nothing is saved."""
+    from heartcompass.cli.ask import confirm
 
-    return bool(questionary.confirm(question, default=False).ask())
+    return bool(confirm(question, default=False, piped=False))
 
 
 def render(advice, name: str) -> None:

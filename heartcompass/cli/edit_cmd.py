@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from heartcompass.cli.complete import PersonArg
-from heartcompass.cli.common import err, escape, interactive, out, workspace
+from heartcompass.cli.common import err, escape, out, workspace
 
 
 def register(app: typer.Typer) -> None:
@@ -30,8 +30,7 @@ def edit(ctx: typer.Context,
     person = resolve(ws, name)
     filename = formats.file_for(file)
     path = person.dir / filename
-    with audit.writing(ws, "edit"):
-        audit.commit_pending(ws, [person])
+    audit.commit_earlier(ws, [person], "edit")
     original = formats.read_text(path) if path.exists() else ""  # a link or bad bytes: named, not opened
     before = file_checksum(path)
     # The editor works on a copy: the real file keeps its last valid content.
@@ -77,10 +76,8 @@ def _warn_taken(ws, person) -> None:
 
 
 def ask_reopen() -> bool:
-    if not interactive():
-        return False
-    import questionary
+    """Not asked when piped, and Ctrl-C: the text is kept aside, the file stays as it was."""
+    from heartcompass.cli.ask import choose
 
-    return questionary.select("The file is not valid. What now?",
-                              choices=["Reopen it in the editor", "Discard my changes"]).ask() == \
-        "Reopen it in the editor"
+    reopen = "Reopen it in the editor"
+    return choose("The file is not valid. What now?", [reopen, "Discard my changes"], piped=None) == reopen

@@ -52,8 +52,8 @@ def garden(
     started = clock.now(ws)
     # sys.stderr.isatty(), not err.is_terminal: an idle run never loads rich's console
     shown = Progress(len(people), live=sys.stderr.isatty() and not (review or quiet), plain=not (quiet or as_json))
-    gardener = _shown_gardener(Gardener, shown)(ws, lambda: llm.make_chat_model(ws, settings), dry_run=dry_run,
-                                                review=_ask if review else None)
+    gardener = Gardener(ws, lambda: llm.make_chat_model(ws, settings), dry_run=dry_run,
+                        review=_ask if review else None, on_start=shown.start, on_done=shown.done)
     try:
         with shown:
             results = gardener.run(people)
@@ -143,21 +143,11 @@ class Progress:
                       markup=False)
 
 
-def _shown_gardener(base, shown: Progress):
-    """The gardener, reporting each person as it starts and ends."""
-
-    class Shown(base):
-        def _one(self, person, *args, **kwargs):
-            shown.start(person)
-            result = super()._one(person, *args, **kwargs)
-            shown.done(result)
-            return result
-
-    return Shown
-
-
 def _terminal() -> bool:
-    return sys.stdin.isatty()
+    """--review asks its questions by cli/ask's rule: a person at the terminal (stdin and stdout)."""
+    from heartcompass.cli.ask import can_ask
+
+    return can_ask()
 
 
 def _ask(result) -> bool:
@@ -166,14 +156,12 @@ def _ask(result) -> bool:
         print_diff(diff)
     if not result.diffs:
         return True  # only the consolidation pointers move
-    if not sys.stdin.isatty():
-        return False
-    import questionary
+    from heartcompass.cli.ask import confirm
 
-    answer = questionary.confirm(f"Write these changes for {result.slug}?", default=True).ask()
-    if answer is None:  # Ctrl-C (questionary swallows it)
+    answer = confirm(f"Write these changes for {result.slug}?", default=True, piped=False)
+    if answer is None:  # Ctrl-C: the whole run stops; what is committed stays
         raise StopGarden()
-    return bool(answer)
+    return answer
 
 
 def _cron_line(root: Path) -> str:

@@ -59,8 +59,7 @@ def tell(
     now = clock.now(ws)
     note = None
     if not dry_run:
-        with audit.writing(ws, "tell"):
-            audit.commit_pending(ws, [person])  # earlier edits get their own commit, not the tell's
+        audit.commit_earlier(ws, [person], "tell")  # earlier edits get their own commit, not the tell's
         note = tell_mod.log_note(person, narrative, now)
     try:
         with _thinking():
@@ -90,19 +89,16 @@ def tell(
         if interactive():
             _declined(ws, tell_mod, note, "proposal declined")
             raise typer.Exit(0)
-        with audit.writing(ws, "tell"):
-            tell_mod.keep_note(ws, note)
+        tell_mod.keep_note(ws, note)
         out.print("Not applied. What you told is kept in the log as a note for the gardener "
                   "(use --yes to apply without asking).")
         raise typer.Exit(1)
     if not plan.has_changes:  # not applied, so not marked: the gardener reads the note with its day
-        with audit.writing(ws, "tell"):
-            tell_mod.keep_note(ws, note, "nothing to change")
+        tell_mod.keep_note(ws, note, "nothing to change")
         out.print("Nothing changed in the files; what you told stays in the log as a note for the next garden.")
     else:
         try:
-            with audit.writing(ws, "tell"):
-                sha = tell_mod.apply_plan(ws, plan, note, clock.now(ws))
+            sha = tell_mod.apply_plan(ws, plan, note, clock.now(ws))
         except HeartCompassError:
             _keep_quietly(ws, tell_mod, note, "not applied")
             err.print("[dim]What you told is kept in the log as a note; the next garden learns from it.[/]")
@@ -133,11 +129,8 @@ def tell(
 def _keep_quietly(ws, tell_mod, note, why: str) -> None:
     """On the way out after an error: commit the note if git lets us; if not,
     it is on disk and the next command commits it. The first error is the one to show."""
-    from heartcompass.store import audit
-
     try:
-        with audit.writing(ws, "tell"):
-            tell_mod.keep_note(ws, note, why)
+        tell_mod.keep_note(ws, note, why)
     except HeartCompassError:
         pass
 
@@ -145,15 +138,13 @@ def _keep_quietly(ws, tell_mod, note, why: str) -> None:
 def _declined(ws, tell_mod, note, why: str) -> None:
     """Keep the logged note for the gardener, or discard it (a marker entry:
     the log itself is never rewritten). Ctrl-C here keeps it: nothing lost."""
-    from heartcompass.store import audit
     from heartcompass.store import clock
 
     keep = not interactive() or _ask_keep()
-    with audit.writing(ws, "tell"):
-        if keep:
-            tell_mod.keep_note(ws, note, why)
-        else:
-            tell_mod.discard_note(ws, note, clock.now(ws))
+    if keep:
+        tell_mod.keep_note(ws, note, why)
+    else:
+        tell_mod.discard_note(ws, note, clock.now(ws))
     if keep:
         out.print("Not applied. What you told is kept in the log as a note for the gardener.")
     else:
@@ -168,22 +159,23 @@ def _thinking():
 
 
 def _ask_keep() -> bool:
-    import questionary
+    from heartcompass.cli.ask import choose
 
     keep = "Keep it as a note: the next garden may learn from it"
-    choice = questionary.select("Not applied. What you told:", choices=[keep, "Discard it"], default=keep).ask()
+    choice = choose("Not applied. What you told:", [keep, "Discard it"], default=keep, piped=keep)
     return choice != "Discard it"  # Ctrl-C (None) keeps it
 
 
 def _confirm(question: str) -> bool:
+    """Ctrl-C is a No: the note is logged already, and what becomes of it is asked next."""
     return bool(_confirm_or_stop(question))
 
 
 def _confirm_or_stop(question: str) -> bool | None:
-    """Yes or no; None on Ctrl-C (questionary's .ask() returns None then)."""
-    import questionary
+    """Yes or no; None on Ctrl-C."""
+    from heartcompass.cli.ask import confirm
 
-    return questionary.confirm(question, default=True).ask()
+    return confirm(question, default=True, piped=False)
 
 
 def _from_editor(ws, person) -> str:

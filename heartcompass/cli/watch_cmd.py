@@ -20,9 +20,8 @@ def watch(ctx: typer.Context,
     from heartcompass.intake.watcher import EditWatcher
 
     ws = workspace(ctx)
-    with audit.writing(ws, "watch"):
-        for sha in audit.commit_pending(ws):  # what was edited before we started
-            out.print(f"[dim]committed earlier edits ({sha[:8]})[/]")
+    for sha in audit.commit_earlier(ws, None, "watch"):  # what was edited before we started
+        out.print(f"[dim]committed earlier edits ({sha[:8]})[/]")
     waiting = {"shown": False}
 
     def on_wait(owner):

@@ -134,11 +134,11 @@ def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = 
     if not entries:
         return -1
     from heartcompass import paths
-    from heartcompass.atomic import writing
+    from heartcompass.atomic import write_refusals_named
 
     paths.check(path)  # a linked log, logs/ or person folder would append outside the workspace
     while True:
-        with writing(path):
+        with write_refusals_named(path):
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = paths.open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)  # never a FIFO: it would hang
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -152,7 +152,7 @@ def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = 
         if size == 0:
             data = header(day) + data
         try:
-            with writing(path):  # a full disk is named, not a traceback
+            with write_refusals_named(path):  # a full disk is named, not a traceback
                 written = os.write(fd, data.encode("utf-8"))
                 if written < len(data.encode("utf-8")):  # the disk filled mid-write: no half entry is kept
                     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))

@@ -174,7 +174,7 @@ def load(path: Path) -> EventsFile:
 def render(ef: EventsFile) -> str:
     if ef._orig_events is None:  # its original order and bytes were not kept: rendering could reorder them
         raise ValueError(f"{ef.path} was parsed read-only; load it without readonly to write it.")
-    if ef.events == ef._orig_events and ef.doc._orig_text is not None:
+    if ef.events == ef._orig_events and ef.doc.has_original_text:
         return fm.render(ef.doc)  # unchanged: the original bytes
     lines = "".join(e.render() + "\n" for e in ef.sorted_events())
     ef.doc.body = ef.preamble + lines

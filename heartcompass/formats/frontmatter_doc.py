@@ -66,6 +66,11 @@ class Document:
     _orig_body: str | None = field(default=None, repr=False)
     flow_keys: tuple[str, ...] = ()
 
+    @property
+    def has_original_text(self) -> bool:
+        """Read from a file (not made new): render() can give back its exact bytes."""
+        return self._orig_text is not None
+
 
 def parse(text: str, path: Path | str) -> Document:
     """Split and load; a YAML error names the file and the line, and so do

@@ -38,11 +38,11 @@ def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> 
         person = resolve(gw.ws, arg)
         gw.flush_burst(conv)  # what was gathered is answered by the person it was sent to
         if conv.session is not None:
-            gw._queue(Job("commit", conv, conv.session))
+            gw.enqueue(Job("commit", conv, conv.session))
         gw.open(conv, person)
         say(replies.who(_name_of(gw, person.slug), person.slug))
     elif cmd in ("/yes", "/no"):  # the text answer (Feishu without card buttons): the newest question, or /yes t3
-        gw._queue(Job("answer", conv, arg=f"{arg or gw.proposals.latest(conv.chat) or '-'}:{cmd[1:]}"))
+        gw.enqueue(Job("answer", conv, arg=f"{arg or gw.proposals.latest(conv.chat) or '-'}:{cmd[1:]}"))
     else:
         session = gw.session(conv) if cmd in ("/new", "/retry", "/note", "/quote", "/tell") else None
         if session is None:
@@ -55,7 +55,7 @@ def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> 
             say("Fresh start: recent turns are forgotten; memory stays.")
         elif cmd == "/retry":
             gw.flush_burst(conv)
-            gw._queue(Job("retry", conv, session))
+            gw.enqueue(Job("retry", conv, session))
         elif cmd == "/note":
             session.note(arg)
             say("Noted: it goes into memory at the next garden.")
@@ -70,7 +70,7 @@ def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> 
             if not arg and image is None:
                 raise HeartCompassError("/tell needs what happened, e.g. /tell She moved to Berlin.")
             gw.flush_burst(conv)
-            gw._queue(Job("tell", conv, session, arg=(session.person, arg, image)))
+            gw.enqueue(Job("tell", conv, session, arg=(session.person, arg, image)))
 
 
 def _people(gw: "Gateway") -> list[tuple[str, str, str]]:
@@ -139,7 +139,7 @@ def answer(gw: "Gateway", conv: "Conversation", data: str) -> None:
 def _answer_tell(gw: "Gateway", conv: "Conversation", record: dict, yes: bool) -> None:
     from heartcompass.gateway.proposals import tell_note, tell_plan
     from heartcompass.intake import tell as tell_mod
-    from heartcompass.store import audit, clock
+    from heartcompass.store import clock
 
     say = lambda t: gw.send(conv.channel, conv.chat, t)  # noqa: E731
     try:
@@ -154,8 +154,7 @@ def _answer_tell(gw: "Gateway", conv: "Conversation", record: dict, yes: bool) -
         return
     try:
         plan = tell_plan(gw.ws, record, note)  # files changed meanwhile: refused, nothing written
-        with audit.writing(gw.ws, "serve"):
-            sha = tell_mod.apply_plan(gw.ws, plan, note, clock.now(gw.ws))
+        sha = tell_mod.apply_plan(gw.ws, plan, note, clock.now(gw.ws), purpose="serve")
     except HeartCompassError as exc:
         _keep(gw, tell_mod, note, "not applied")
         say(f"Not written: {replies.error(exc)} What you told is kept in the log as a note.")
@@ -187,11 +186,8 @@ def _answer_person(gw: "Gateway", conv: "Conversation", record: dict, yes: bool)
 
 def _keep(gw: "Gateway", tell_mod: Any, note: Any, why: str) -> None:
     """Commit the note if git lets us; if not, it is on disk and the next commit takes it."""
-    from heartcompass.store import audit
-
     try:
-        with audit.writing(gw.ws, "serve"):
-            tell_mod.keep_note(gw.ws, note, why)
+        tell_mod.keep_note(gw.ws, note, why, purpose="serve")
     except HeartCompassError as exc:
         gw.report(f"tell: the note is not committed yet: {exc.message}")
 

@@ -117,7 +117,7 @@ class Gateway:
         conv = self._conversation(msg.channel, msg.chat)
         text = msg.text.strip()
         if msg.button:
-            self._queue(Job("answer", conv, arg=msg.button))
+            self.enqueue(Job("answer", conv, arg=msg.button))
         elif text.startswith("/"):
             commands.run(self, conv, text, msg.image)
         elif msg.image is not None:
@@ -179,7 +179,8 @@ class Gateway:
                 self._model = self._make_model()
             return self._model
 
-    def _queue(self, job: Job) -> None:
+    def enqueue(self, job: Job) -> None:
+        """For the one worker thread: replies, commits, tells and answers, in order."""
         with self._cv:
             self._jobs.append(job)
             self._cv.notify_all()
@@ -187,7 +188,7 @@ class Gateway:
     def flush_burst(self, conv: Conversation) -> None:
         """Answer what was gathered now (before /switch, /retry, /tell)."""
         if conv.burst and conv.burst.take():
-            self._queue(Job("reply", conv, conv.session))
+            self.enqueue(Job("reply", conv, conv.session))
 
     def send(self, channel: str, chat: str, text: str) -> None:
         try:

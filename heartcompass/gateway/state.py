@@ -140,10 +140,10 @@ class ChannelState:
 
     def _append(self, lines: list[dict]) -> None:
         from heartcompass import paths
-        from heartcompass.atomic import writing
+        from heartcompass.atomic import write_refusals_named
 
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
-        with writing(paths.check(self.journal)):
+        with write_refusals_named(paths.check(self.journal)):
             self.journal.parent.mkdir(parents=True, exist_ok=True)
             fd = paths.open_regular(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:

@@ -152,7 +152,7 @@ def apply(ws, changes: list[Change], relation: str) -> tuple[list[str], list[str
 
     merged = [c.slug for c in changes if c.slug and not c.empty]
     added, updated, paths = [], [], []
-    with audit.writing(ws, "person import-vcf"):
+    with audit.write_transaction(ws, "person import-vcf"):
         audit.commit_pending(ws, [Person(slug, ws.people_dir / slug) for slug in merged])
         try:
             for change in changes:

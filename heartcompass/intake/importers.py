@@ -188,7 +188,7 @@ def import_and_commit(ws, export: Export, router: Router, fmt: str) -> tuple[dic
     from heartcompass.store.people import Person
 
     people = {slug: Person(slug, ws.people_dir / slug) for slug in router.slugs}
-    with audit.writing(ws, "import"):
+    with audit.write_transaction(ws, "import"):
         audit.commit_pending(ws, list(people.values()))
         for person in people.values():  # every day file read first: a bad one stops us before any write
             for day in export.days:

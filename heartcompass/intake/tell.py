@@ -178,11 +178,10 @@ def _unknown_people(ws: Workspace, model: Any, narrative: str) -> list[NewPerson
     for slug, facts in for_workspace(ws).profiles(list_people(ws)).items():
         known += [slug] if facts.error else facts.names()
     try:
-        raw = structured_invoke(model, Mentions, [
+        found = structured_invoke(model, Mentions, [
             SystemMessage(content="List the people this narrative mentions by name who are not in the known list "
                                   "(and are not the narrator). Known: " + ", ".join(known)),
-            HumanMessage(content=narrative)], ws=ws, max_tokens=512)
-        found = raw if isinstance(raw, Mentions) else Mentions.model_validate(raw)
+            HumanMessage(content=narrative)], ws=ws, max_tokens=512)  # a Mentions, validated there
     except Exception:  # a nicety: never a reason to fail the tell
         return []
     names = {n.casefold() for n in known} | _PRONOUNS
@@ -194,16 +193,25 @@ _PRONOUNS = {"i", "me", "you", "he", "him", "she", "her", "it", "we", "us", "the
              "我", "你", "您", "他", "她", "它", "我们", "你们", "他们", "她们", "咱们"}
 
 
-def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str | None:
+def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime, purpose: str = "tell") -> str | None:
     """Write every file of the plan (refusing any edited meanwhile), mark the
-    logged narrative as applied, and make one commit."""
+    logged narrative as applied, and make one commit: one write transaction."""
+    from heartcompass.store import audit
+
+    with audit.write_transaction(ws, purpose):
+        return _apply(ws, plan, note, now)
+
+
+def _apply(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str | None:
     from heartcompass.store import audit
     from heartcompass.atomic import ConcurrentEditError, file_checksum
 
-    # The told person's own log holds the uncommitted note: it goes into this commit.
+    # Hand edits are the user's own commits, never mixed into ours (the phone's /tell commits
+    # none before); the told person's own log holds the uncommitted note: it goes into this commit.
     others = [p.person for p in plan.plans if p.person.slug != note.person.slug]
     if others:  # (an empty list would mean everyone)
         audit.commit_pending(ws, others)
+    audit.commit_pending(ws, [note.person], hand_edits_only=True)
     for p in plan.plans:
         for path, old in p.originals.items():
             if path in p.texts and file_checksum(path) != (checksum(old) if old is not None else None):
@@ -229,18 +237,20 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> s
         raise
 
 
-def keep_note(ws: Workspace, note: Note, why: str = "proposal declined") -> str | None:
+def keep_note(ws: Workspace, note: Note, why: str = "proposal declined", purpose: str = "tell") -> str | None:
     """Not applied: the note stays in the log, unmarked, for the gardener."""
     from heartcompass.store import audit
 
-    return audit.commit_or_roll_back(ws, [], audit.subject(audit.Verb.TELL, note.person.slug, f"noted, {why}"),
-                                     f"Told: {note.text}", keep=[note.path])
+    with audit.write_transaction(ws, purpose):
+        return audit.commit_or_roll_back(ws, [], audit.subject(audit.Verb.TELL, note.person.slug, f"noted, {why}"),
+                                         f"Told: {note.text}", keep=[note.path])
 
 
-def discard_note(ws: Workspace, note: Note, now: dt.datetime) -> str | None:
+def discard_note(ws: Workspace, note: Note, now: dt.datetime, purpose: str = "tell") -> str | None:
     """The user dropped it: a marker tells the gardener to skip the note."""
     from heartcompass.store import audit
 
-    _mark(note, "discards", "tell declined; not for the gardener", now)
-    return audit.commit_or_roll_back(ws, [], audit.subject(audit.Verb.TELL, note.person.slug, "discarded"),
-                                     f"Discarded: {note.text}", keep=[note.path])
+    with audit.write_transaction(ws, purpose):
+        _mark(note, "discards", "tell declined; not for the gardener", now)
+        return audit.commit_or_roll_back(ws, [], audit.subject(audit.Verb.TELL, note.person.slug, "discarded"),
+                                         f"Discarded: {note.text}", keep=[note.path])

@@ -91,7 +91,7 @@ class EditWatcher:
         lock = self.ws.state_dir / "lock"
         while not self.stop.is_set():
             try:
-                with audit.writing(self.ws, "watch", wait=0.5):
+                with audit.write_transaction(self.ws, "watch", wait=0.5):
                     self._commit(slugs)
                 self.deferred, self.blocked_by = set(), None
                 return

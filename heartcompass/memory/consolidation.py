@@ -84,16 +84,12 @@ class State:
         days: Days = {}
         git = self.ws.git
         if git.is_repo() and git.head() is not None:
-            sep = "\x1e"
             found: dict[str, tuple[int, int, str]] = {}  # sha -> (-time, place in git's order, message)
-            for path in self.person.files():  # --follow: across renames of the person
+            for path in self.person.files():  # followed across renames of the person
                 if git.blob_ids([path]):
-                    out = git._git("log", "--follow", f"--format={sep}%H %ct%n%B", "--", self.ws.rel(path))
-                    for place, chunk in enumerate(out.split(sep)[1:]):
-                        head, _, message = chunk.partition("\n")
-                        sha, when = head.split()
+                    for place, (sha, when, message) in enumerate(git.file_messages(path)):
                         if TRAILER in message:
-                            found.setdefault(sha, (-int(when), place, message))
+                            found.setdefault(sha, (-when, place, message))
             for _, _, message in sorted(found.values()):  # newest first
                 for day, value in parse_trailer(message).items():
                     days.setdefault(day, value)
@@ -136,7 +132,7 @@ class State:
         if c is None or not git.is_repo() or git.head() is None:
             return None
         try:
-            shas = git._git("log", f"-n{HISTORY_VERSIONS}", "--format=%H", "--", self.ws.rel(path)).split()
+            shas = git.file_commits(path, HISTORY_VERSIONS)
         except Exception:
             return None
         for sha in shas:
@@ -172,10 +168,8 @@ def before_garden(ws: "Workspace", person: "Person", sha: str) -> Days:
     if not undone:
         return {}
     out: Days = {day: [0, None] for day in undone}
-    sep, left = "\x1e", set(undone)
-    rels = [ws.rel(p) for p in person.files()]
-    text = ws.git._git("log", f"--format={sep}%B", f"{sha}~1", "--", *rels)
-    for message in text.split(sep)[1:]:  # newest first
+    left = set(undone)
+    for message in ws.git.messages_before(sha, list(person.files())):  # newest first
         for day, value in parse_trailer(message).items():
             if day in left:
                 out[day] = value

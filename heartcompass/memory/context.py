@@ -30,7 +30,6 @@ from heartcompass.tokens import estimate_tokens
 from heartcompass.store.workspace import Workspace
 
 from heartcompass.memory.history import SEPARATOR, TIME_TRAVEL_TAG, WEEKDAYS, recent_history, unstamped  # noqa: F401
-from heartcompass.memory.history import tag_of as _tag_of  # noqa: F401  (chat.py's /retry)
 
 # (key, heading) in the order they appear in the prompt; "persona" speaks to
 # the persona (chat), "about" describes the person to an adviser (coach).

@@ -71,8 +71,11 @@ class Gardener:
     each applied to the workbench, then the files written and committed."""
 
     def __init__(self, ws: Workspace, make_model: Callable[[], Any], *, today: dt.date | None = None,
-                 dry_run: bool = False, review: Callable[[PersonResult], bool] | None = None):
+                 dry_run: bool = False, review: Callable[[PersonResult], bool] | None = None,
+                 on_start: Callable[[Person], None] = lambda person: None,
+                 on_done: Callable[[PersonResult], None] = lambda result: None):
         self.ws = ws
+        self.on_start, self.on_done = on_start, on_done  # progress, for whoever shows it
         self.make_model = make_model
         self._model = None
         self.today = today or clock.today(ws)
@@ -102,7 +105,9 @@ class Gardener:
             results = []
             pending = {p.slug for p in audit.pending(self.ws, people)} if not self.dry_run else set()
             for person in people:
+                self.on_start(person)
                 results.append(self._one(person, person.slug in pending))
+                self.on_done(results[-1])
             self.counts.save()
         return results
 

@@ -85,12 +85,8 @@ def hand_history(ws: Workspace) -> dict[str, list]:
     hand commit touched]: one `git log` for everyone (not one per person),
     for a first look at people whose hand lines are not cached yet."""
     found: dict[str, list] = {}
-    sep, end = "\x1f", "\x1e"
-    out = ws.git._git("log", f"--format={end}%H{sep}%s", "--name-only", "--",
-                      *(f":(glob)people/*/{name}" for name in ("PROFILE.md", "EVENTS.md", "MEMORY.md")))
-    for chunk in out.split(end)[1:]:
-        head, *files = chunk.strip("\n").split("\n")
-        sha, subject = head.split(sep, 1)
+    for sha, subject, files in ws.git.touched([f":(glob)people/*/{name}"
+                                                for name in ("PROFILE.md", "EVENTS.md", "MEMORY.md")]):
         hand = is_hand_subject(subject)
         for rel in files:
             parts = rel.split("/")

@@ -288,7 +288,7 @@ def refresh_and_commit(ws, person, names: list[str]) -> str | None:
     """`voice --refresh`: pending hand edits first, then one commit."""
     from heartcompass.store import audit
 
-    with audit.writing(ws, "voice"):
+    with audit.write_transaction(ws, "voice"):
         audit.commit_pending(ws, [person])
         if not refresh(person.dir, names):
             return None
@@ -302,7 +302,7 @@ def quote_and_commit(ws, person, text: str, *, mine: bool = False) -> str | None
     from heartcompass.store import audit, clock
 
     text = strip_controls(text)  # a kept line is shown and sent as it is: no escapes or bidi overrides
-    with audit.writing(ws, "quote"):
+    with audit.write_transaction(ws, "quote"):
         audit.commit_pending(ws, [person])
         section = voice_fmt.MINE if mine else voice_fmt.THEIRS
         if not add_line(person.dir, person.load_profile().name, text, f"quote {clock.today(ws).isoformat()}",

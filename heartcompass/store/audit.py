@@ -31,7 +31,7 @@ WAIT = 30.0  # seconds a short command waits for another writer (a commit, a gar
 
 
 @contextmanager
-def writing(ws: Workspace, purpose: str, wait: float | None = None) -> Iterator[None]:
+def write_transaction(ws: Workspace, purpose: str, wait: float | None = None) -> Iterator[None]:
     """Every command that commits runs inside this: one writer at a time (the
     workspace lock, waited for up to `wait` seconds), and a repository where a
     commit is right now (no rebase, merge, cherry-pick or revert in progress,
@@ -147,11 +147,12 @@ def _appended(ws: Workspace, rel: str, code: str) -> bool:
     return committed is not None and now.startswith(committed.encode("utf-8"))
 
 
-def commit_pending(ws: Workspace, people: list[Person] | None = None) -> list[str]:
-    """Validate and commit pending hand edits (and uncommitted chat logs) of
-    these people, each person's edits as one commit. An invalid hand edit
-    stops the command: it is never overwritten or mixed into another commit."""
-    items = pending(ws, people)
+def commit_pending(ws: Workspace, people: list[Person] | None = None, hand_edits_only: bool = False) -> list[str]:
+    """Validate and commit pending hand edits (and uncommitted chat logs,
+    unless hand_edits_only) of these people, each person's edits as one
+    commit. An invalid hand edit stops the command: it is never overwritten
+    or mixed into another commit."""
+    items = [i for i in pending(ws, people) if not hand_edits_only or i.kind == "hand edit"]
     for item in items:
         _check(ws, item)
     shas = []
@@ -162,6 +163,14 @@ def commit_pending(ws: Workspace, people: list[Person] | None = None) -> list[st
             if sha:
                 shas.append(sha)
     return shas
+
+
+def commit_earlier(ws: Workspace, people: list[Person] | None, purpose: str,
+                   wait: float | None = None) -> list[str]:
+    """Before a command writes: what was pending (hand edits, a crashed
+    chat's log) gets its own commits, in a write transaction of its own."""
+    with write_transaction(ws, purpose, wait=wait):
+        return commit_pending(ws, people)
 
 
 def commit_logs(ws: Workspace, logs: list[Path]) -> list[str]:
@@ -206,7 +215,7 @@ def commit_valid_edits(ws: Workspace, person: Person) -> tuple[str | None, list[
 def save_edit(ws: Workspace, person: Person, path: Path, text: str, expected_checksum: str | None) -> str | None:
     """`heartcompass edit`: the validated text replaces the file (refused if
     it changed meanwhile) and is committed as the user's hand edit."""
-    with writing(ws, "edit"):
+    with write_transaction(ws, "edit"):
         write_atomic(path, text, expected_checksum=expected_checksum)
         # Not committed (a hook refused)? It is a hand edit: the next command commits it as one.
         return commit_or_roll_back(ws, [], subject(Verb.EDIT, person.slug, f"{path.name} {BY_HAND}"), keep=[path])
@@ -255,7 +264,7 @@ def undo(ws: Workspace, rev: str | None = None, *, note: Callable[[Commit], str]
     """Revert one commit with a new commit (never a reset). note(target) adds
     lines to the undo's message; then(target) runs after it, under the same
     lock (the gardener's state follows an undone garden: memory/consolidation)."""
-    with writing(ws, "undo"):
+    with write_transaction(ws, "undo"):
         target, new_sha = _undo(ws, rev, note)
         if then is not None:
             then(target)
@@ -298,7 +307,7 @@ def _restore_command(rel: str, short: str) -> str:
 
 def restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | None:
     """Bring one file back as it was at rev, as a new commit."""
-    with writing(ws, "restore"):
+    with write_transaction(ws, "restore"):
         return _restore(ws, person, file_kind, rev)
 
 

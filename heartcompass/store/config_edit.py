@@ -5,7 +5,7 @@ is the part that commits."""
 
 from __future__ import annotations
 
-from heartcompass.store.audit import BY_HAND, Verb, commit_or_roll_back, subject, writing
+from heartcompass.store.audit import BY_HAND, Verb, commit_or_roll_back, subject, write_transaction
 from heartcompass.store.config import KEYS, load_for_commit, parse_value, set_value, unset_value, valid_keys_text
 from heartcompass.errors import ConfigError
 from heartcompass.store.workspace import Workspace
@@ -26,7 +26,7 @@ def commit_hand_edit(ws: Workspace, strict: bool = True) -> bool:
 def set_config(ws: Workspace, key: str, raw: str):
     """`config set`: a hand edit of heartcompass.toml is committed first."""
     parse_value(key, raw)  # refuse before touching anything
-    with writing(ws, "config set"):
+    with write_transaction(ws, "config set"):
         commit_hand_edit(ws, strict=False)
         value = set_value(ws.config_path, key, raw)
         ws.reload_config()  # the commit already follows the new setting (git.hooks false: no hooks)
@@ -41,7 +41,7 @@ def unset_config(ws: Workspace, key: str):
     """`config unset`: like set_config, the key's line leaves the file."""
     if key not in KEYS:
         raise ConfigError(f"Unknown setting {key!r}.", valid_keys_text(key))
-    with writing(ws, "config unset"):
+    with write_transaction(ws, "config unset"):
         commit_hand_edit(ws, strict=False)
         if not unset_value(ws.config_path, key):
             return False, None

@@ -120,9 +120,9 @@ def add_example(ws: Workspace) -> bool:
     if collisions(ws, ["Alice Chen", "小爱"]):  # she is there under another name (renamed)
         return False
     src = shipped_dir("examples") / EXAMPLE_SLUG
-    from heartcompass.store.audit import Verb, commit_or_roll_back, subject, writing
+    from heartcompass.store.audit import Verb, commit_or_roll_back, subject, write_transaction
 
-    with writing(ws, "init --example"):
+    with write_transaction(ws, "init --example"):
         import shutil
 
         shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))

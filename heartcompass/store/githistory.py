@@ -101,6 +101,42 @@ class History(GitBase):
                 found.append((sha, subject, body))
         return found
 
+    def file_messages(self, path: Path | str) -> list[tuple[str, int, str]]:
+        """(sha, commit time in seconds, whole message) of every commit that
+        touched the file, across its renames (--follow), newest first."""
+        sep = "\x1e"
+        out = self._git("log", "--follow", f"--format={sep}%H %ct%n%B", "--", self._rel(path))
+        found = []
+        for chunk in out.split(sep)[1:]:
+            head, _, message = chunk.partition("\n")
+            sha, when = head.split()
+            found.append((sha, int(when), message))
+        return found
+
+    def file_commits(self, path: Path | str, limit: int) -> list[str]:
+        """The last `limit` commits that changed the file, newest first."""
+        return self._git("log", f"-n{limit}", "--format=%H", "--", self._rel(path)).split()
+
+    def messages_before(self, sha: str, paths: list[Path | str]) -> list[str]:
+        """The whole messages of the commits before sha that touched these
+        files, newest first (what a commit's undo goes back to)."""
+        sep = "\x1e"
+        out = self._git("log", f"--format={sep}%B", f"{sha}~1", "--", *[self._rel(p) for p in paths])
+        return out.split(sep)[1:]
+
+    def touched(self, pathspecs: list[str]) -> list[tuple[str, str, list[str]]]:
+        """(sha, subject, files it changed among the pathspecs, which may be
+        globs like `:(glob)people/*/PROFILE.md`) for every commit, newest
+        first: one `git log` for many files."""
+        sep, end = "\x1f", "\x1e"
+        out = self._git("log", f"--format={end}%H{sep}%s", "--name-only", "--", *pathspecs)
+        found = []
+        for chunk in out.split(end)[1:]:
+            head, *files = chunk.strip("\n").split("\n")
+            sha, subject = head.split(sep, 1)
+            found.append((sha, subject, [f for f in files if f]))
+        return found
+
     def is_ancestor(self, older: str, newer: str) -> bool:
         try:
             self._git("merge-base", "--is-ancestor", older, newer)

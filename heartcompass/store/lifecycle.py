@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from heartcompass import formats
 from heartcompass.atomic import write_atomic
-from heartcompass.store.audit import Verb, commit_or_roll_back, commit_pending, subject, writing
+from heartcompass.store.audit import Verb, commit_or_roll_back, commit_pending, subject, write_transaction
 from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.store.people import Person, check_new_name, create, linking_profiles, matching, refuse_taken, resolve
@@ -29,7 +29,7 @@ def add_person(ws: Workspace, name: str, relation: str, *, why: str = "new perso
     """Every new person, one commit `add(<slug>): <why>`: the files from
     people.create, then(person) adding more to the folder (a card's voice
     lines and picture), under the lock; a refused commit leaves no folder."""
-    with writing(ws, purpose):
+    with write_transaction(ws, purpose):
         person = create(ws, name, relation, **fields)
         if then is not None:
             then(person)
@@ -50,7 +50,7 @@ def rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool = Fa
     """Rename a person: the folder moves (git mv), the old name becomes an
     alias (unless keep_alias is False), and `related` links in other profiles
     follow. The user's own person only with allow_self."""
-    with writing(ws, "rename"):
+    with write_transaction(ws, "rename"):
         return _rename_person(ws, old, new_name, allow_taken, keep_alias, allow_self)
 
 
@@ -140,7 +140,7 @@ def archive_person(ws: Workspace, name: str, allow_self: bool = False) -> Archiv
     """Move a person to people/.archive/ (one commit). Links others have to
     them are left as they are (they come back with unarchive) and reported.
     The user's own person only with allow_self."""
-    with writing(ws, "archive"):
+    with write_transaction(ws, "archive"):
         return _archive_person(ws, name, allow_self)
 
 
@@ -166,7 +166,7 @@ def _archive_person(ws: Workspace, name: str, allow_self: bool) -> Archived:
 def unarchive_person(ws: Workspace, name: str, allow_taken: bool = False) -> Person:
     """Bring an archived person back from people/.archive/ (slug, name or
     alias), one commit. Refused when their folder name is in use again."""
-    with writing(ws, "unarchive"):
+    with write_transaction(ws, "unarchive"):
         return _unarchive_person(ws, name, allow_taken)
 
 

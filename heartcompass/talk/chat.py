@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from heartcompass.memory import context as context_mod
+from heartcompass.memory.history import tag_of
 from heartcompass.store import clock
 from heartcompass.errors import HeartCompassError, LLMError, WriteError
 from heartcompass.formats import dailylog
@@ -166,7 +167,7 @@ class ChatSession:
             mine: list[int] = []
             for i in range(len(entries) - 1, start - 1, -1):
                 e = entries[i]
-                if i in gone or context_mod._tag_of(e) != self.tag:
+                if i in gone or tag_of(e) != self.tag:
                     continue
                 if e.speaker == "me":
                     if mine:

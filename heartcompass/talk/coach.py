@@ -130,7 +130,7 @@ class CoachSession:
             if isinstance(raw, Exception):
                 last = bad_output(raw)
             else:
-                advice = raw if isinstance(raw, Advice) else Advice.model_validate(raw)
+                advice = raw  # an Advice: ask_structured validated it
                 issues = problems(advice)
                 if not issues:
                     return advice
@@ -159,7 +159,7 @@ class CoachSession:
         count = self.save()
         paths = list(self.person.logs_dir.glob(f"{self.now.date().isoformat()}.md"))
         try:
-            with audit.writing(self.ws, "coach"):
+            with audit.write_transaction(self.ws, "coach"):
                 audit.commit_or_roll_back(self.ws, [], audit.subject(audit.Verb.COACH, self.person.slug,
                                                                      f"{counted(count, 'message')} of a real conversation"),
                                           keep=paths)

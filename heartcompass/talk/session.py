@@ -20,8 +20,7 @@ def commit_before(ws: Workspace, person: Person, purpose: str = "chat", wait: fl
     their own commits. A courtesy (a short wait, not an error): returns why
     it could not, and the chat goes on."""
     try:
-        with audit.writing(ws, purpose, wait=wait):
-            audit.commit_pending(ws, [person])
+        audit.commit_earlier(ws, [person], purpose, wait=wait)
     except (GitError, LockBusy) as exc:
         return exc
     return None
@@ -36,7 +35,7 @@ def commit_session(ws: Workspace, session: ChatSession, purpose: str = "chat") -
         return None
     logged, count = set(session.logged), session.count  # a message may arrive meanwhile (the gateway)
     try:
-        with audit.writing(ws, purpose):
+        with audit.write_transaction(ws, purpose):
             sha = audit.commit_chat(ws, session.person, logged, count, session.tag)
     except (GitError, LockBusy) as exc:
         logs = ", ".join(sorted(ws.rel(p) for p in session.logged))

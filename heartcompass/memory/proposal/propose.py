@@ -43,7 +43,7 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
                                  max_tokens=PROPOSAL_MAX_TOKENS)
             if isinstance(raw, Exception):
                 raise raw
-            proposal = raw if isinstance(raw, Proposal) else Proposal.model_validate(raw)
+            proposal = raw  # a Proposal: structured_invoke validated it, once
             before = snapshot(wb)
             try:
                 apply(wb, proposal, chunk, shown, visual=bool(images))
@@ -81,8 +81,7 @@ def fit_budget(ws: Workspace, model: Any, wb: Workbench) -> None:
                 HumanMessage(content=present_memory(wb))]
     try:
         result = structured_invoke(model, Compressed, messages, ws=ws, spec=compressed_schema(wb),
-                                   max_tokens=2 * budget + 512)
-        result = result if isinstance(result, Compressed) else Compressed.model_validate(result)
+                                   max_tokens=2 * budget + 512)  # a Compressed, validated there
     except Exception as exc:
         raise ProposalError([f"MEMORY.md is over its budget ({wb.memory.body_tokens()} > {budget} tokens) "
                              f"and compressing it failed: {exc}"]) from None
