@@ -5,7 +5,9 @@ model is asked and how its answer is checked and applied is the proposal
 package (heartcompass/proposal/), which `tell` shares.
 
 Safety, in order of the steps below:
-- one gardener at a time (a workspace lock; a stale lock is taken over);
+- one gardener at a time; the workspace lock is held only while a person's
+  files are read or written, never while the model thinks, and a waiting
+  command gets it between people (garden_lock.py);
 - a journal (garden_journal.py) holds the new texts before any file is
   written, so a run killed at any moment is finished by the next one, and
   the consolidation state (.heartcompass/consolidated/, see consolidation.py)
@@ -22,7 +24,6 @@ Safety, in order of the steps below:
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -30,23 +31,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from heartcompass.store import audit, clock
-from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic, write_cache
+from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic
 from heartcompass.memory.consolidation import State as ConsolidationState, prefix_sum, trailer
 from heartcompass.errors import HeartCompassError, MissingKeyError
-from heartcompass.formats import dailylog, memory as memory_fmt
+from heartcompass.formats import memory as memory_fmt
 from heartcompass.memory.garden_journal import Journal, with_note
 from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
-from heartcompass.store.lock import WorkspaceLock
+from heartcompass.memory.garden_entries import EntryCounts, chunks, new_entries
+from heartcompass.memory.garden_lock import GardenLock
 from heartcompass.store.people import Person, list_people
 from heartcompass.memory.proposal import lazy as proposal  # pydantic and all: only once someone has new entries
-from heartcompass.tokens import estimate_tokens
 from heartcompass.store.workspace import Workspace
 from heartcompass.wording import counted
 
 if TYPE_CHECKING:
-    from heartcompass.memory.proposal.workbench import LogItem, Workbench
+    from heartcompass.memory.proposal.workbench import Workbench
 
-SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 CHECKPOINT_SECONDS = 5.0  # a long backlog is written (journal, files, state) at most this often, and at the end
 NOTHING_KEPT = "nothing kept"  # the model read the entries and kept nothing of them: no file changed
 
@@ -64,75 +64,6 @@ class PersonResult:
     message: str = ""
     diffs: dict[str, str] = field(default_factory=dict)
     changes: list[str] = field(default_factory=list)
-
-
-# -- finding new entries --------------------------------------------------------
-class EntryCounts:
-    """Cache of entries per log file (keyed by size and mtime), so a nightly
-    run over many people and a year of logs parses only what changed."""
-
-    def __init__(self, ws: Workspace):
-        self.path = ws.state_dir / "log-counts.json"
-        try:
-            self.data: dict[str, list[int]] = json.loads(self.path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, ValueError):
-            self.data = {}
-        self.dirty = False
-
-    def known(self, path: Path) -> int | None:
-        st = path.stat()
-        hit = self.data.get(str(path))
-        return hit[2] if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns else None
-
-    def remember(self, path: Path, count: int) -> None:
-        st = path.stat()
-        self.data[str(path)] = [st.st_size, st.st_mtime_ns, count]
-        self.dirty = True
-
-    def save(self) -> None:
-        if self.dirty:
-            write_cache(self.path, json.dumps(self.data))
-
-
-def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts
-                ) -> tuple[list[LogItem], dict[str, list[dailylog.Entry]]]:
-    """Entries past what each log has had consolidated; and those logs'
-    entries, whose full count becomes the new state once they are written.
-    A log unchanged since it was last read (size, mtime) is not read."""
-    items: list[LogItem] = []
-    logs: dict[str, list[dailylog.Entry]] = {}
-    for day in dailylog.log_dates(person.dir):
-        path = person.logs_dir / f"{day}.md"
-        if counts.known(path) == state.count(day):
-            continue
-        entries = dailylog.load(path)
-        unread = state.unread(day, entries)  # a log rewritten (undo, restore, by hand): what changed
-        # a count that says "all read" only when the state says so too (else the next run must look again)
-        counts.remember(path, len(entries) if state.count(day) + len(unread) == len(entries) else -1)
-        if not unread:
-            continue
-        logs[day] = entries
-        for index in unread:
-            entry = entries[index]
-            if not entry.dropped and not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):  # dropped: markers
-                items.append(proposal.workbench().LogItem("", day, entry, index))
-    for n, item in enumerate(items, 1):
-        item.id = f"L{n}"
-    return items, logs
-
-
-def chunks(items: list[LogItem], budget: int) -> list[list[LogItem]]:
-    """Oldest first, each within budget (a single huge entry is its own chunk)."""
-    out: list[list[LogItem]] = [[]]
-    used = 0
-    for item in items:
-        cost = estimate_tokens(item.entry.text) + 12
-        if out[-1] and used + cost > budget:
-            out.append([])
-            used = 0
-        out[-1].append(item)
-        used += cost
-    return [c for c in out if c]
 
 
 # -- one person ----------------------------------------------------------------------------
@@ -154,7 +85,10 @@ class Gardener:
         self._people: list[Person] = []
         self._names: dict[str, tuple[list[str], list[str]]] | None = None  # slug -> (names, links)
         self._history: dict[str, list] | None = None  # slug -> [last commit, files hand commits touched]
+        self._history_head: str | None = None  # HEAD when it was read (our own commits move it along)
         self._committed: set[str] = set()  # people whose hand edits this run committed
+        self._lock = GardenLock(ws, check=not dry_run)
+        self._state_turn = 0  # the lock's turn when the consolidation state was read
 
     @property
     def model(self):
@@ -165,13 +99,21 @@ class Gardener:
     def run(self, people: list[Person] | None = None) -> list[PersonResult]:
         self._people = list_people(self.ws)  # once per run, not per person
         people = people if people is not None else self._people
-        lock = WorkspaceLock(self.ws.state_dir / "lock", "gardener")
-        with lock:
-            if not self.dry_run:
-                self.ws.git.check_writable()  # no commit onto a rebase, a merge, a detached HEAD
+        # not dry run: no commit onto a rebase, a merge, a detached HEAD (checked at each turn of the lock)
+        with self._lock:
             results = []
             pending = {p.slug for p in audit.pending(self.ws, people)} if not self.dry_run else set()
             for person in people:
+                try:
+                    self._lock.take()  # a command waiting gets in first
+                except HeartCompassError as exc:  # a sync got in and holds it, or left a rebase: stop here
+                    results.append(PersonResult(person.slug, "skipped", message=f"{exc.message} It will be retried "
+                                                "next run, with everyone after it."))
+                    break
+                if self._lock.turns > 1 and not os.path.lexists(person.profile_path):
+                    results.append(PersonResult(person.slug, "skipped", message="renamed or archived while the "
+                                                "gardener ran; its entries are read by the next run"))
+                    continue
                 results.append(self._one(person, person.slug in pending))
             self.counts.save()
         return results
@@ -194,6 +136,7 @@ class Gardener:
         if not self.dry_run and result.status in ("failed", "skipped"):
             # chunks already written stay, committed as exactly what was written
             try:
+                self._lock.take()
                 result.commit = Journal(self.ws, person).recover(self._written)
             except HeartCompassError as exc:  # e.g. a hook refused: the journal stays, for the next run
                 result.message += f" ({exc.message})"
@@ -219,7 +162,8 @@ class Gardener:
         wb = workbench.workbench(self.ws, person, prof, evs, mem, self.today, people=self._people, mentions=text,
                                  names=self._name_index, heads=heads, history=history)
         wb.days_read = set(logs)
-        self._state, self._days = state, {}
+        self._state, self._days, self._state_turn = state, {}, self._lock.turns
+        self._lock.release()  # the model may take minutes: others write meanwhile, the checksums guard
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
         summaries = []
         batches = chunks(items, budget)
@@ -283,8 +227,10 @@ class Gardener:
         """(last commit touching the person's files, those files a hand commit
         touched), read once for everyone when a first person's hand lines are
         not cached yet."""
+        if self._history is not None and self.ws.git.head() != self._history_head:
+            self._history = None  # another command committed while the lock was away: read it again
         if self._history is None and not is_cached(self.ws, person):
-            self._history = hand_history(self.ws)
+            self._history, self._history_head = hand_history(self.ws), self.ws.git.head()
         if self._history is None:
             return None
         last, by_hand = self._history.get(person.slug, (None, set()))
@@ -329,6 +275,9 @@ class Gardener:
         subject, body = _message(person.slug, wb, summaries)
         body = with_note(body, trailer(self._days))  # what was consumed: the state can be rebuilt from git
         journal = Journal(self.ws, person)
+        self._lock.take()
+        if self._lock.turns != self._state_turn:  # another command may have moved it while the model ran
+            self._state, self._state_turn = ConsolidationState(self.ws, person), self._lock.turns
         current = {p: file_checksum(p) for p in changed}
         for path in changed:  # still what we read or last wrote? (a hand edit meanwhile wins)
             expected = checksum(originals[path]) if originals[path] is not None else None
@@ -358,7 +307,10 @@ class Gardener:
         if not commit:
             return None
         # exactly the bytes written: a hand edit saved since stays pending, the user's own
+        head = self.ws.git.head()
         sha = self.ws.git.commit_contents(changed, subject, body)
+        if sha and head == self._history_head:
+            self._history_head = sha
         journal.clear()
         if sha:
             remember_hand_lines(self.ws, person, sha, {p: changed.get(p, originals[p] or "") for p in originals})
