@@ -16,7 +16,7 @@ from heartcompass.store import audit
 from heartcompass.store.people import resolve
 
 PEOPLE = ("alice", "bob", "小明")
-SLOW = 1.5  # seconds the model takes per call: the garden lasts several times the short commands' wait
+SLOW = 0.3  # seconds the model takes per call
 WAIT = 2.0  # the short commands' own wait for the lock, in these tests
 
 
@@ -42,10 +42,11 @@ def test_short_commands_get_in_while_a_long_garden_runs(alice: Runner, fake_llm,
     ws = alice.ws
     _workspace(alice)
     monkeypatch.setattr(audit, "WAIT", WAIT)
-    asking = threading.Event()
+    asking, done = threading.Event(), threading.Event()
 
     def slow(messages):
         asking.set()
+        done.wait(60)  # the first person's model call lasts until the short commands are through
         time.sleep(SLOW)
         return _answer(messages)
 
@@ -55,16 +56,13 @@ def test_short_commands_get_in_while_a_long_garden_runs(alice: Runner, fake_llm,
     garden.start()
     try:
         assert asking.wait(30)
-        started = time.monotonic()
         added = alice("person", "add", "Dora", "--relation", "friend", "--yes", ok=False)
-        took = time.monotonic() - started
-        assert added.exit_code == 0, added.output
-        assert garden.is_alive(), "person add waited for the whole garden"
-        assert took < WAIT + SLOW
+        assert added.exit_code == 0, added.output  # not "Another HeartCompass gardener is running"
         noted = alice("chat", "bob", "-m", "/note Bob moved to Osaka", ok=False)
         assert noted.exit_code == 0, noted.output
-        assert garden.is_alive(), "the chat waited for the whole garden"
+        assert garden.is_alive()
     finally:
+        done.set()
         garden.join(60)
     statuses = {r.slug: r.status for r in results}
     assert {slug: statuses.get(slug) for slug in PEOPLE} == {slug: "gardened" for slug in PEOPLE}
@@ -117,7 +115,6 @@ def test_between_people_a_waiting_command_is_let_in(ws):
     got: list[float] = []
 
     def short_command():
-        started = time.monotonic()
         with WorkspaceLock(ws.state_dir / "lock", "chat", wait=WAIT):
             got.append(time.monotonic() - started)
 
