@@ -115,6 +115,7 @@ def test_between_people_a_waiting_command_is_let_in(ws):
     got: list[float] = []
 
     def short_command():
+        started = time.monotonic()
         with WorkspaceLock(ws.state_dir / "lock", "chat", wait=WAIT):
             got.append(time.monotonic() - started)
 
