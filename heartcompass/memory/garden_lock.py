@@ -9,18 +9,24 @@ store/lock.py). One gardener at a time is kept by a second lock, garden.lock,
 held for the whole run. Whatever another command changed while the lock was
 away, the gardener sees: a file changed since it was read is never
 overwritten (the checksum guard in gardener.py), the consolidation state is
-read again, and the repository is checked again before the next commit."""
+read again, and the repository is checked again before the next commit
+(only then: an idle run over thousands of people never starts git)."""
 
 from __future__ import annotations
 
 import time
 
+from heartcompass.errors import GitError
 from heartcompass.store.lock import SHORT_WAIT, WorkspaceLock, holder
 from heartcompass.store.workspace import Workspace
 
 RUN_LOCK = "garden.lock"
 LET_IN = 0.5  # seconds a waiting command is given to take the lock we just gave up
 STEP = 0.01
+
+
+class NotWritable(GitError):
+    """No commit may be made now (a rebase, a merge, a detached HEAD...): the run stops."""
 
 
 class GardenLock:
@@ -34,6 +40,7 @@ class GardenLock:
         self.turns = 0  # times the workspace lock was taken: a new turn means others may have written
         self._released = 0.0
         self._owed = False  # someone was waiting when we gave it up: let them in before taking it again
+        self._checked = 0  # the turn in which the repository was last found writable
 
     def __enter__(self) -> "GardenLock":
         self.run_lock.acquire()
@@ -65,8 +72,16 @@ class GardenLock:
             self._owed = False
         self.lock.acquire()
         self.turns += 1
-        if self.check:
-            self.ws.git.check_writable()  # a sync that got in may have left a rebase
+
+    def writable(self) -> None:
+        """Before a commit: no rebase, merge or detached HEAD (a sync that got in
+        meanwhile may have left one). Checked once a turn, and only when needed."""
+        if self.check and self._checked != self.turns:
+            try:
+                self.ws.git.check_writable()
+            except GitError as exc:
+                raise NotWritable(exc.message, exc.hint) from None
+            self._checked = self.turns
 
     def release(self) -> None:
         if self.lock.held:

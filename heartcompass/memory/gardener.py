@@ -12,7 +12,8 @@ Safety, in order of the steps below:
   written, so a run killed at any moment is finished by the next one, and
   the consolidation state (.heartcompass/consolidated/, see consolidation.py)
   moves with the files it describes, never apart from them;
-- pending hand edits are committed first, as their own commits; the
+- pending hand edits of a person with new entries are committed first, as
+  their own commits (an idle run starts no git at all); the
   gardener's commit holds exactly the bytes it wrote (built from them, not
   from the working files), so a hand edit saved meanwhile stays the user's,
   for its own `edit(...)` commit;
@@ -38,7 +39,7 @@ from heartcompass.formats import memory as memory_fmt
 from heartcompass.memory.garden_journal import Journal, with_note
 from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
 from heartcompass.memory.garden_entries import EntryCounts, chunks, new_entries
-from heartcompass.memory.garden_lock import GardenLock
+from heartcompass.memory.garden_lock import GardenLock, NotWritable
 from heartcompass.store.people import Person, list_people
 from heartcompass.memory.proposal import lazy as proposal  # pydantic and all: only once someone has new entries
 from heartcompass.store.workspace import Workspace
@@ -89,6 +90,8 @@ class Gardener:
         self._committed: set[str] = set()  # people whose hand edits this run committed
         self._lock = GardenLock(ws, check=not dry_run)
         self._state_turn = 0  # the lock's turn when the consolidation state was read
+        self._pending: set[str] | None = None  # people with hand edits to commit first (once someone is gardened)
+        self._listed: list[Person] = []
 
     @property
     def model(self):
@@ -98,11 +101,9 @@ class Gardener:
 
     def run(self, people: list[Person] | None = None) -> list[PersonResult]:
         self._people = list_people(self.ws)  # once per run, not per person
-        people = people if people is not None else self._people
-        # not dry run: no commit onto a rebase, a merge, a detached HEAD (checked at each turn of the lock)
+        people = self._listed = people if people is not None else self._people
         with self._lock:
             results = []
-            pending = {p.slug for p in audit.pending(self.ws, people)} if not self.dry_run else set()
             for person in people:
                 try:
                     self._lock.take()  # a command waiting gets in first
@@ -114,20 +115,19 @@ class Gardener:
                     results.append(PersonResult(person.slug, "skipped", message="renamed or archived while the "
                                                 "gardener ran; its entries are read by the next run"))
                     continue
-                results.append(self._one(person, person.slug in pending))
+                results.append(self._one(person))
             self.counts.save()
         return results
 
-    def _one(self, person: Person, has_pending: bool) -> PersonResult:
+    def _one(self, person: Person) -> PersonResult:
         result = PersonResult(person.slug)
         try:
-            if not self.dry_run:
-                Journal(self.ws, person).recover()
-                if has_pending:
-                    audit.commit_pending(self.ws, [person])
-                    self._committed.add(person.slug)
+            journal = Journal(self.ws, person)
+            if not self.dry_run and os.path.lexists(journal.path):
+                self._lock.writable()
+                journal.recover()
             return self._garden(person, result)
-        except MissingKeyError:
+        except (MissingKeyError, NotWritable):
             raise
         except ConcurrentEditError as exc:
             result.status, result.message = "skipped", f"{exc.message} It will be retried next run."
@@ -137,6 +137,7 @@ class Gardener:
             # chunks already written stay, committed as exactly what was written
             try:
                 self._lock.take()
+                self._lock.writable()
                 result.commit = Journal(self.ws, person).recover(self._written)
             except HeartCompassError as exc:  # e.g. a hook refused: the journal stays, for the next run
                 result.message += f" ({exc.message})"
@@ -150,7 +151,14 @@ class Gardener:
         if not items:
             if not self.dry_run:
                 state.save()  # a rebuilt or corrected state; nothing else is read
-            return result  # nothing new: no model call, no commit
+            return result  # nothing new: no model call, no commit (and no git)
+        if not self.dry_run:
+            self._lock.writable()
+            if self._pending is None:  # one `git status` for everyone, once someone has new entries
+                self._pending = {p.slug for p in audit.pending(self.ws, self._listed)}
+            if person.slug in self._pending:
+                audit.commit_pending(self.ws, [person])
+                self._committed.add(person.slug)
         heads = self._check_committed(person) if not self.dry_run else None
         workbench, propose = proposal.workbench(), proposal.propose()
         originals, prof, evs, mem = workbench.read_person(person)
@@ -276,6 +284,7 @@ class Gardener:
         body = with_note(body, trailer(self._days))  # what was consumed: the state can be rebuilt from git
         journal = Journal(self.ws, person)
         self._lock.take()
+        self._lock.writable()
         if self._lock.turns != self._state_turn:  # another command may have moved it while the model ran
             self._state, self._state_turn = ConsolidationState(self.ws, person), self._lock.turns
         current = {p: file_checksum(p) for p in changed}

@@ -22,7 +22,6 @@ from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError, GitError, HeartCompassError
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.store.githistory import Commit
-from heartcompass.store.gitrepo import RevertConflict
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace
 from heartcompass.wording import counted
@@ -343,6 +342,8 @@ def undo(ws: Workspace, rev: str | None = None, *, note: Callable[[Commit], str]
 
 
 def _undo(ws: Workspace, rev: str | None, note: Callable[[Commit], str] | None = None) -> tuple[Commit, str]:
+    from heartcompass.store.gitrepo import RevertConflict  # here: an idle garden imports this module, not git
+
     sha = ws.git.resolve(rev or "HEAD")
     target = ws.git.get(sha)
     if ws.git.parents(sha) == 0:
