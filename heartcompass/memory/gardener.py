@@ -35,7 +35,7 @@ from heartcompass.store import audit, clock
 from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic
 from heartcompass.memory.consolidation import State as ConsolidationState, prefix_sum, trailer
 from heartcompass.errors import HeartCompassError, MissingKeyError
-from heartcompass.formats import memory as memory_fmt
+from heartcompass.formats import dailylog, memory as memory_fmt
 from heartcompass.memory.garden_journal import Journal, with_note
 from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
 from heartcompass.memory.garden_entries import EntryCounts, chunks, new_entries
@@ -146,6 +146,8 @@ class Gardener:
         return result
 
     def _garden(self, person: Person, result: PersonResult) -> PersonResult:
+        if not dailylog.log_dates(person.dir):
+            return result  # no logs: no state to read (a missing one is rebuilt from git, three commands)
         state = ConsolidationState(self.ws, person)
         items, logs = new_entries(person, state, self.counts)
         if not items:
