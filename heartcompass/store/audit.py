@@ -420,8 +420,10 @@ def commit_chat(ws: Workspace, person: Person, paths: set[Path] | list[Path], me
     what = f"{counted(messages, 'message')} on {days}"
     if time_travel:
         what += f" (time travel, {time_travel})"
+    from heartcompass.paths import read_exact  # (`paths` here are the logs)
+
     try:  # from the bytes, as the gardener commits: git never re-reads a 10,000-person index for a chat
-        texts: dict[Path | str, str] = {p: paths.read_exact(Path(p)) for p in paths}
+        texts: dict[Path | str, str] = {p: read_exact(Path(p)) for p in paths}
     except (OSError, UnicodeDecodeError, HeartCompassError):  # gone, a link, not text: git's add says what it is
         return ws.git.commit(list(paths), subject(Verb.CHAT, person.slug, what))
     return ws.git.commit_contents(texts, subject(Verb.CHAT, person.slug, what))
