@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -46,6 +47,7 @@ class _HelperGit(git.Git):
 class _Repo(git.Repo):
     GitCommandWrapperType = _HelperGit
 FALLBACK_EMAIL = "heartcompass@localhost"
+_TREE_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.S)  # a tree object's entry: mode, name, id
 GIT_ERRORS = (GitCommandError, BadName, InvalidGitRepositoryError, NoSuchPathError, ValueError)
 # Paths printed as they are (小明, not "\345\260\217").
 BASE_OPTIONS = ("-c", "core.quotepath=false")
@@ -281,16 +283,10 @@ class WorkspaceGit(RepoState, Remote, History):
         return new
 
     def _read_tree(self, tree: bytes) -> dict[str, tuple[int, bytes]]:
-        """{name: (mode, id)} of a tree object (read through git's object stream)."""
+        """{name: (mode, id)} of a tree object, in git's order (read through
+        git's object stream; one regular expression: 10,000 people in a few ms)."""
         data = self.repo.odb.stream(tree).read()
-        entries, i = {}, 0
-        while i < len(data):
-            space = data.index(b" ", i)
-            nul = data.index(b"\0", space)
-            entries[data[space + 1:nul].decode("utf-8", "surrogateescape")] = (int(data[i:space], 8),
-                                                                               data[nul + 1:nul + 21])
-            i = nul + 21
-        return entries
+        return {m[2].decode("utf-8", "surrogateescape"): (int(m[1], 8), m[3]) for m in _TREE_ENTRY.finditer(data)}
 
     def _tree_with(self, tree: bytes | None, changes: dict[tuple[str, ...], bytes], store, prefix: str):
         """(id of `tree` with these paths' blobs replaced, {path: (mode, blob)})."""
@@ -298,6 +294,7 @@ class WorkspaceGit(RepoState, Remote, History):
         entries = self._read_tree(tree) if tree is not None else {}
         blobs: dict[str, tuple[int, bytes]] = {}
         below: dict[str, dict[tuple[str, ...], bytes]] = {}
+        kinds = {name: mode == folder for name, (mode, _) in entries.items()}  # to know when the order holds
         for parts, sha in changes.items():
             if len(parts) == 1:
                 mode = entries.get(parts[0], (0o100644, b""))[0]
@@ -312,9 +309,11 @@ class WorkspaceGit(RepoState, Remote, History):
                                          f"{prefix}{name}/")
             entries[name] = (folder, sha)
             blobs.update(found)
-        names = sorted(entries, key=lambda n: n.encode("utf-8", "surrogateescape") + (
-            b"/" if entries[n][0] == folder else b""))  # git's order: a folder sorts as "name/"
-        data = b"".join(f"{entries[n][0]:o} ".encode() + n.encode("utf-8", "surrogateescape") + b"\0" + entries[n][1]
+        names = list(entries)  # still git's order when no name was added and none changed kind
+        if any(kinds.get(n) != (entries[n][0] == folder) for n in (*below, *(p[0] for p in changes))):
+            names.sort(key=lambda n: n.encode("utf-8", "surrogateescape") + (
+                b"/" if entries[n][0] == folder else b""))  # git's order: a folder sorts as "name/"
+        data = b"".join(b"%o %s\0%s" % (entries[n][0], n.encode("utf-8", "surrogateescape"), entries[n][1])
                         for n in names)
         return store("tree", data), blobs
 
