@@ -146,10 +146,11 @@ class Gardener:
         return result
 
     def _garden(self, person: Person, result: PersonResult) -> PersonResult:
-        if not dailylog.log_dates(person.dir):
+        days = dailylog.log_dates(person.dir)
+        if not days:
             return result  # no logs: no state to read (a missing one is rebuilt from git, three commands)
         state = ConsolidationState(self.ws, person)
-        items, logs = new_entries(person, state, self.counts)
+        items, logs = new_entries(person, state, self.counts, days)
         if not items:
             if not self.dry_run:
                 state.save()  # a rebuilt or corrected state; nothing else is read
