@@ -92,7 +92,7 @@ def _check_git(ws, line) -> None:
         _check_commits(ws, line)
     except HeartCompassError as exc:
         line(False, "git", exc.message, exc.hint)
-    owner = holder(ws.state_dir / "lock")
+    owner = holder(ws.state_dir / "lock") or holder(ws.state_dir / "garden.lock")  # a garden between people
     if owner:
         line(True, "lock", f"a HeartCompass {owner.get('purpose', 'command')} is running now "
              f"(pid {owner.get('pid', '?')}, since {owner.get('since', '?')})", warn=True)
