@@ -2,7 +2,8 @@
 MEMORY.md, one reviewable commit per person. This is the nightly runner
 (which entries are new, in chunks, per person, under the lock); what the
 model is asked and how its answer is checked and applied is the proposal
-package (heartcompass/proposal/), which `tell` shares.
+package (memory/proposal/), which `tell` shares; which entries are new is
+new_entries.py.
 
 Safety, in order of the steps below:
 - one gardener at a time; the workspace lock is held only while a person's
@@ -37,8 +38,8 @@ from heartcompass.memory.consolidation import State as ConsolidationState, prefi
 from heartcompass.errors import HeartCompassError, MissingKeyError
 from heartcompass.formats import dailylog, memory as memory_fmt
 from heartcompass.memory.garden_journal import Journal, with_note
+from heartcompass.memory.new_entries import EntryCounts, chunks, new_entries
 from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
-from heartcompass.memory.garden_entries import EntryCounts, chunks, new_entries
 from heartcompass.memory.garden_lock import GardenLock, NotWritable
 from heartcompass.store.people import Person, list_people
 from heartcompass.memory.proposal import lazy as proposal  # pydantic and all: only once someone has new entries

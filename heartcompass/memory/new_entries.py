@@ -1,6 +1,8 @@
-"""Which log entries the gardener has not read yet, and in what chunks it
-sends them to the model. A cache of entries per log file keeps a nightly run
-over many people and a year of logs from parsing what did not change."""
+"""Which log entries the gardener has not read yet, and the chunks it reads
+them in: each log's entries past what consolidation has recorded (a log
+unchanged since it was last counted is not parsed), skipping the lines
+that are not news (time travel, partial replies, narratives `tell`
+applied, markers)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from heartcompass.atomic import write_cache
 from heartcompass.formats import dailylog
 from heartcompass.memory.consolidation import State as ConsolidationState
 from heartcompass.memory.proposal import lazy as proposal  # pydantic and all: only once someone has new entries
+from heartcompass.stat_cache import settled, stat_key
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace
 from heartcompass.tokens import estimate_tokens
@@ -23,8 +26,10 @@ SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, nar
 
 
 class EntryCounts:
-    """Cache of entries per log file (keyed by size and mtime), so a nightly
-    run over many people and a year of logs parses only what changed."""
+    """Cache of entries per log file, so a nightly run over many people and
+    a year of logs parses only what changed. Keyed by the log's stat under
+    stat_cache's rule: a log written in the last two seconds is not cached
+    (a rewrite within the same timestamp, of the same size, is read again)."""
 
     def __init__(self, ws: Workspace):
         self.path = ws.state_dir / "log-counts.json"
@@ -33,16 +38,20 @@ class EntryCounts:
         except (FileNotFoundError, ValueError):
             self.data = {}
         self.dirty = False
+        self._seen: dict[str, list[int] | None] = {}  # the key as it was before the log was read
 
     def known(self, path: Path) -> int | None:
-        st = path.stat()
+        key = self._seen[str(path)] = stat_key(path)
         hit = self.data.get(str(path))
-        return hit[2] if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns else None
+        return hit[-1] if key is not None and hit and hit[:-1] == key else None
 
     def remember(self, path: Path, count: int) -> None:
-        st = path.stat()
-        self.data[str(path)] = [st.st_size, st.st_mtime_ns, count]
-        self.dirty = True
+        key = self._seen.pop(str(path), None) or stat_key(path)
+        if key is not None and settled([key]) and key == stat_key(path):  # unchanged while it was read
+            self.data[str(path)] = [*key, count]
+            self.dirty = True
+        elif self.data.pop(str(path), None) is not None:
+            self.dirty = True
 
     def save(self) -> None:
         if self.dirty:
