@@ -33,9 +33,12 @@ def file_checksum(path: Path) -> str | None:
         return None
 
 
-def write_atomic(path: Path, text: str | bytes, expected_checksum: str | None = "any") -> None:
+def write_atomic(path: Path, text: str | bytes, expected_checksum: str | None = "any", durable: bool = True) -> None:
     """Write text to path atomically. When expected_checksum is given (None
-    meaning "the file must not exist"), refuse if the file on disk changed."""
+    meaning "the file must not exist"), refuse if the file on disk changed.
+    durable=False skips the fsync: still whole after a crash of the process
+    (the kernel has the bytes), not after a power cut (serve's state between
+    its periodic durable saves)."""
     from heartcompass import paths
 
     path = paths.check(Path(path))  # never through a link: it could point outside the workspace
@@ -50,11 +53,11 @@ def write_atomic(path: Path, text: str | bytes, expected_checksum: str | None = 
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with writing(path):
-            with (os.fdopen(fd, "wb") if isinstance(text, bytes)
-                  else os.fdopen(fd, "w", encoding="utf-8", newline="")) as fh:
-                fh.write(text)
+            with os.fdopen(fd, "wb") as fh:  # a str as UTF-8, its line ends as they are
+                fh.write(text if isinstance(text, bytes) else text.encode("utf-8"))
                 fh.flush()
-                os.fsync(fh.fileno())
+                if durable:
+                    os.fsync(fh.fileno())
             os.replace(tmp, path)
     except BaseException:
         try:

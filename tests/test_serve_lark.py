@@ -148,3 +148,24 @@ def test_a_photo_with_the_caption_tell_goes_to_the_model_as_an_image(lark_ws, fa
     served.stop()
     sent = str(model.calls[0][-1].content)
     assert "data:image/png;base64," in sent and "她升职了" in sent
+
+
+def test_tell_offers_a_new_person_on_a_card_and_a_typed_yes_adds_them(lark_ws, fake):
+    people = [{"name": "李雷", "relation": "friend", "about": "她的新同事"}]
+    model = FakeChat().enqueue({"summary": "nothing new", "rewritten_facts": []}, {"people": people})
+    served = LarkServed(lark_ws, fake, model)
+    served.feed(message_event("/switch alice"))
+    served.feed(message_event("/tell 她和李雷一起搬去柏林了"))
+    texts = fake.wait_texts(3)
+    assert texts[1].startswith("Nothing to change")      # no diff to confirm, but someone new to offer
+    offer = fake.messages()[2]
+    assert offer["msg_type"] == "interactive" and "李雷" in offer["content"] and '"answer": "t1:yes"' in offer["content"]
+    assert "/yes t1" in offer["content"]                 # no buttons where cards are off: the typed answer
+    wait_until(lambda: served.gateway.idle())
+    assert not any("李雷" in p.read_text(encoding="utf-8") for p in lark_ws.people_dir.glob("*/PROFILE.md"))
+    served.feed(message_event("/yes t1"))
+    texts = fake.wait_texts(4)
+    wait_until(lambda: served.gateway.idle())
+    served.stop()
+    assert texts[3].startswith("Added 李雷 in people/")
+    assert any("李雷" in p.read_text(encoding="utf-8") for p in lark_ws.people_dir.glob("*/PROFILE.md"))

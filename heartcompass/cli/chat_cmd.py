@@ -3,7 +3,7 @@
 
 import sys
 import time
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -11,6 +11,9 @@ from heartcompass.cli.complete import PersonArg
 from heartcompass.cli.common import ModelOption, discard_stdout, err, escape, out, print_json, workspace
 from heartcompass.errors import HeartCompassError, LLMError
 from heartcompass.wording import counted
+
+if TYPE_CHECKING:
+    from heartcompass.talk.chat import ChatSession
 
 HELP = """Commands:
   /note TEXT     remember a fact about them (trusted, for the gardener)
@@ -87,7 +90,7 @@ class ChatView:
 
         self._making = threading.Lock()  # the model is made once, here or by the warm-up thread
         self.delays, self.as_json = delays, as_json
-        self.session = None
+        self.session: ChatSession | None = None  # from open()
         self.output_closed = False  # stdout's reader went away (`| head`)
         low, high = ws.config.get("chat.reply_delay")
         self.delay_range = (float(low), float(high))
@@ -113,6 +116,13 @@ class ChatView:
             travel = f"  [yellow]time travel: {escape(tag)}[/]" if tag else ""
             out.print(f"[dim]Chatting with[/] [bold magenta]{escape(self.name)}[/] [dim]"
                       f"({escape(self.settings.describe())}). /help for commands.[/]{travel}")
+
+    @property
+    def opened(self) -> "ChatSession":  # quoted: typer reads this module's annotations, so no __future__ import
+        """The session open() started (every command and message comes after it)."""
+        if self.session is None:
+            raise RuntimeError("ChatView.open() was not called")
+        return self.session
 
     def close(self) -> None:
         from heartcompass.talk.session import commit_session
@@ -149,7 +159,7 @@ class ChatView:
 
     # -- sending --------------------------------------------------------------
     def send(self, text: str) -> bool:
-        return self._run(self.session.send(text), text, unlogged=text)
+        return self._run(self.opened.send(text), text, unlogged=text)
 
     def _run(self, events, sent: str, unlogged: str | None = None) -> bool:
         """Show the reply `events` yield. `unlogged`: the message `events`
@@ -189,7 +199,7 @@ class ChatView:
             if unlogged and inspect.getgeneratorstate(events) == inspect.GEN_CREATED:
                 # Ctrl-C while the provider was still being made: the message was typed, so it is
                 # logged, and /retry answers it rather than the message before.
-                self.session.hold(unlogged)
+                self.opened.hold(unlogged)
             events.close()  # the partial reply is logged as cut off
             if self._streaming:
                 self._print_quietly()
@@ -214,7 +224,7 @@ class ChatView:
             if waiting:
                 waiting.stop()
         if self.as_json:
-            self._print_quietly(lambda: print_json({"person": self.session.person.slug, "message": sent,
+            self._print_quietly(lambda: print_json({"person": self.opened.person.slug, "message": sent,
                                                     "replies": replies}))
         elif not replies:
             err.print("[dim](no reply)[/]")
@@ -264,7 +274,7 @@ class ChatView:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
 
-        prompt = PromptSession(history=FileHistory(str(self.ws.state_dir / "chat_history")))
+        prompt: PromptSession[str] = PromptSession(history=FileHistory(str(self.ws.state_dir / "chat_history")))
         self.warm_up()
         if burst:
             return self._burst_loop(prompt)
@@ -288,6 +298,11 @@ class ChatView:
 
         quiet = float(self.ws.config.get("chat.burst_quiet_seconds"))
         burst = Burst(quiet)
+
+        def hold(text: str) -> None:  # logged now, answered with the burst
+            self.opened.hold(text)
+            burst.add(text)
+
         out.print(f"[dim]Burst mode: send several messages; {escape(self.name)} replies after {quiet:g} s of "
                   "quiet.[/]")
         while True:
@@ -301,18 +316,18 @@ class ChatView:
                     if not select.select([sys.stdin], [], [], remaining)[0]:
                         if out.is_terminal:
                             out.file.write("\r\x1b[2K")  # the empty prompt gives way to the reply
-                        self._run(self.session.reply(), "\n".join(burst.take()))
+                        self._run(self.opened.reply(), "\n".join(burst.take()))
                         break
                     line = sys.stdin.readline()
                     if line == "":  # Ctrl-D: answer what was sent, then leave
-                        self._run(self.session.reply(), "\n".join(burst.take()))
+                        self._run(self.opened.reply(), "\n".join(burst.take()))
                         return True
             except (EOFError, KeyboardInterrupt):
                 out.print()
                 if burst.pending:
                     err.print("[dim](left before the reply; your messages are in the log)[/]")
                 return True
-            if self._typed(line or "", lambda text: (self.session.hold(text), burst.add(text))) == "exit":
+            if self._typed(line or "", hold) == "exit":
                 return True
 
     def _typed(self, line: str, message) -> str | None:
@@ -331,25 +346,25 @@ class ChatView:
             if cmd in ("/exit", "/quit", "/q"):
                 return "exit"
             if cmd == "/note":
-                self.session.note(arg)
+                self.opened.note(arg)
                 if self.as_json:
-                    print_json({"person": self.session.person.slug, "note": arg.strip()})
+                    print_json({"person": self.opened.person.slug, "note": arg.strip()})
                 else:
                     out.print("[dim]Noted: it goes into memory at the next garden.[/]")
             elif cmd == "/quote":
                 from heartcompass.memory.voice import quote_and_commit
 
-                sha = quote_and_commit(self.ws, self.session.person, arg)
+                sha = quote_and_commit(self.ws, self.opened.person, arg)
                 out.print("[dim]Kept in VOICE.md: an example of how they write.[/]" if sha else "[dim]Already kept.[/]")
             elif cmd == "/retry":
-                self._run(self.session.retry(), "")
+                self._run(self.opened.retry(), "")
             elif cmd == "/new":
-                self.session.new_topic()
+                self.opened.new_topic()
                 out.print("[dim]Fresh start: recent turns are forgotten; memory stays.[/]")
             elif cmd == "/context":
                 from heartcompass.cli.context_cmd import print_summary
 
-                print_summary(self.session.context())
+                print_summary(self.opened.context())
             elif cmd == "/switch":
                 from heartcompass.store.people import resolve
 

@@ -41,14 +41,15 @@ def coach(
             message = _read("Their message: ") if interactive() else sys.stdin.read().strip()
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
-    if not (message or "").strip():
+    message = (message or "").strip()
+    if not message:
         raise HeartCompassError("No message to coach on.",
                                 f"heartcompass coach {shlex.quote(name)} \"the message they sent\"")
     settings = llm.settings(ws, model)
     # The provider (a second to import) is made once the person's files have been read.
     session = CoachSession(ws, person, None, clock.now(ws), make_model=lambda: llm.make_chat_model(ws, settings))
     show = (lambda a: print_json(a.model_dump(), indent=2)) if as_json else lambda a: render(a, session.name)
-    show(session.advise(message.strip()))
+    show(session.advise(message))
     try:
         while follow:
             mine = _read("What did you reply? (a number picks that candidate; Enter to skip) ")

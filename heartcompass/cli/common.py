@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from typer.core import TyperGroup
 
 from heartcompass.errors import HeartCompassError
 from heartcompass.sanitize import strip_controls
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class LazyConsole:
@@ -20,7 +23,7 @@ class LazyConsole:
 
     def __init__(self, **settings: Any):
         self._settings = settings
-        self._console = None
+        self._console: Console | None = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real(), name)
@@ -205,7 +208,7 @@ def cell_len(text: str) -> int:
     return width
 
 
-def print_columns(headers: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> None:
+def print_columns(headers: list[str], rows: list[list[str]], right: set[int] | frozenset[int] = frozenset()) -> None:
     """A plain aligned table. rich's Table costs ~0.5 ms a row to lay out,
     too slow for `person list` of hundreds of people, and even rich's
     Console is a fifth of that command's start: this writes plain lines

@@ -138,8 +138,8 @@ def _check_people(ws, line) -> None:
                  "workspace cannot sync to a Windows machine",
                  f"Rename the person: heartcompass person rename {shlex.quote(person.slug)} 'A LONGER NAME'")
     if problems:
-        for exc in problems:
-            line(False, "files", exc.message, exc.hint)
+        for problem in problems:
+            line(False, "files", problem.message, problem.hint)
     else:
         line(True, "files", f"{counted(len(people), 'person', 'people')}, every file parses")
 
@@ -182,8 +182,8 @@ def _check_names(ws, line) -> None:
 
     shared = all_collisions(ws)
     for name, people in shared:
-        slugs = ", ".join(p.slug for p in people[:8]) + (f" and {len(people) - 8} more" if len(people) > 8 else "")
-        line(False, "names", f"{name!r} is a name or alias of {len(people)} people ({slugs}); looking it up is "
+        listed = ", ".join(p.slug for p in people[:8]) + (f" and {len(people) - 8} more" if len(people) > 8 else "")
+        line(False, "names", f"{name!r} is a name or alias of {len(people)} people ({listed}); looking it up is "
              "ambiguous", f"Remove it from all but one of them (heartcompass edit {shlex.quote(people[-1].slug)}), or "
              "archive a duplicate ('heartcompass person archive SLUG').", warn=True)
     if not shared:

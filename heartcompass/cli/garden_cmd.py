@@ -4,7 +4,7 @@
 import shutil
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -12,6 +12,9 @@ from heartcompass.cli.common import (ModelOption, err, escape, out, print_column
                                      workspace)
 from heartcompass.errors import HeartCompassError
 from heartcompass.wording import counted
+
+if TYPE_CHECKING:
+    from rich.progress import Progress as Bar, TaskID
 
 
 def register(app: typer.Typer) -> None:
@@ -107,31 +110,33 @@ class Progress:
     def __init__(self, total: int, live: bool, plain: bool):
         self.total, self.live, self.plain = total, live, plain
         self.results: list = []
-        self._bar = self._task = None
+        self._bar: tuple[Bar, TaskID] | None = None  # the live bar and its one task
 
     def __enter__(self):
         if self.live and self.total > 1:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
 
-            self._bar = Bar(TextColumn("[bold]garden[/]"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.description}"), TimeElapsedColumn(), console=err.real(), transient=True)
-            self._bar.start()
-            self._task = self._bar.add_task("", total=self.total)
+            bar = Bar(TextColumn("[bold]garden[/]"), BarColumn(), MofNCompleteColumn(),
+                      TextColumn("{task.description}"), TimeElapsedColumn(), console=err.real(), transient=True)
+            bar.start()
+            self._bar = bar, bar.add_task("", total=self.total)
         return self
 
     def __exit__(self, *exc) -> None:
         if self._bar:
-            self._bar.stop()
+            self._bar[0].stop()
 
     def start(self, person) -> None:
         if self._bar:
-            self._bar.update(self._task, description=escape(person.slug))
+            bar, task = self._bar
+            bar.update(task, description=escape(person.slug))
 
     def done(self, result) -> None:
         self.results.append(result)
         n = len(self.results)
         if self._bar:
-            self._bar.update(self._task, completed=n)
+            bar, task = self._bar
+            bar.update(task, completed=n)
         elif self.plain and result.status != "up to date":
             err.print(f"garden {n}/{self.total} {escape(result.slug)}: {result.status}"
                       + (f", {counted(result.entries, 'entry', 'entries')}" if result.entries else ""),

@@ -2,7 +2,7 @@
 
 
 import shlex
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -106,7 +106,8 @@ def undo(ctx: typer.Context,
     from heartcompass.memory import consolidation
     from heartcompass.store import audit
 
-    ws, effect = workspace(ctx), {}
+    ws = workspace(ctx)
+    effect: dict[str, Any] = {}  # the person and days an undone garden commit hands back
 
     def note(target) -> str:  # an undone garden commit hands its entries back to the gardener
         found = consolidation.after_undo(ws, target)

@@ -45,9 +45,10 @@ def import_(
     from heartcompass.store.people import resolve
 
     ws = workspace(ctx)
-    if file is None:
-        name, file = None, Path(name)
-    person = resolve(ws, name) if name else None
+    whose: str | None = name
+    if file is None:  # one argument: the file, every sender routed
+        whose, file = None, Path(name)
+    person = resolve(ws, whose) if whose else None
     source = importers.open_export(file)
     now = clock.now(ws)
     fmt = importers.detect(source) if fmt == "auto" else fmt

@@ -248,7 +248,7 @@ def _without_empty_sections(body: str) -> str:
     for i, m in enumerate(heading):
         if not m:
             continue
-        end = next((j for j in range(i + 1, len(lines)) if heading[j] and len(heading[j].group(1)) <= len(m.group(1))),
+        end = next((j for j in range(i + 1, len(lines)) if (h := heading[j]) and len(h.group(1)) <= len(m.group(1))),
                    len(lines))
         if all(not lines[j].strip() or heading[j] for j in range(i + 1, end)):
             keep[i] = False
@@ -327,7 +327,7 @@ def export(ctx: typer.Context,
     if fmt != "card":
         raise PersonError(f"Unknown export format {fmt!r}.", "Use --format card.")
     suffix = output.suffix.lower() if output else ""
-    if suffix in (".jpg", ".jpeg", ".webp", ".gif", ".avif", ".bmp"):
+    if output is not None and suffix in (".jpg", ".jpeg", ".webp", ".gif", ".avif", ".bmp"):
         raise PersonError(f"Cannot write a character card as {suffix}: cards are PNG or JSON.",
                           f"Use -o {output.with_suffix('.png').name} or -o {output.with_suffix('.json').name}.")
     ws = workspace(ctx)

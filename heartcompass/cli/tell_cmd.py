@@ -85,6 +85,7 @@ def tell(
     if dry_run:
         out.print("[dim]Dry run: nothing written, not even the note.[/]")
         return
+    assert note is not None  # not a dry run: what was told is in the log
     if plan.has_changes and not (yes or (interactive() and _confirm("Write these changes?"))):
         if interactive():
             _declined(ws, tell_mod, note, "proposal declined")

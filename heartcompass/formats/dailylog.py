@@ -204,16 +204,13 @@ def marker(time: str, verb: str, positions: list[int], why: str) -> Entry:
     """A marker entry for the entries at these 0-based positions."""
     if verb not in MARK_VERBS:
         raise ValueError(f"unknown marker verb {verb!r}")
-    numbers = sorted({p + 1 for p in positions})
-    refs: list[str] = []
-    start = prev = None
-    for n in [*numbers, None]:
-        if start is not None and n == prev + 1:
-            prev = n
-            continue
-        if start is not None:
-            refs.append(str(start) if start == prev else f"{start}-{prev}")
-        start = prev = n
+    runs: list[list[int]] = []  # [first, last] of each run of consecutive numbers
+    for n in sorted({p + 1 for p in positions}):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    refs = [str(first) if first == last else f"{first}-{last}" for first, last in runs]
     return Entry(time, MARK, why, [f"{verb} {' '.join(refs)}"])
 
 

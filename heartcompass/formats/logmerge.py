@@ -36,7 +36,7 @@ def union(base: str | None, ours: str, theirs: str, path: Path | str) -> str | N
     t_map = {i: i for i in range(n)}
     merged: list[tuple[Entry, dict[int, int]]] = [(e, o_map) for e in b]
     o_new = list(range(n, len(o)))
-    unused = {}
+    unused: dict[str, list[int]] = {}
     for i in o_new:
         unused.setdefault(o[i].render(), []).append(i)
     t_new = []

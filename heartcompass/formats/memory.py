@@ -177,6 +177,7 @@ def _check_sections(text: str, doc: fm.Document, path: Path, headings: dict[str,
     unknown = [(i, title) for title, i in headings.items() if title not in KNOWN]
     names = " and ".join(f"'## {title}'" for title in missing)
     problem = f"the section {names} is missing" if len(missing) == 1 else f"the sections {names} are missing"
+    line: int | None
     if unknown:
         line = body_start + unknown[0][0] + 1
         problem += f" (is '## {unknown[0][1]}' on this line a renamed one?)"

@@ -5,9 +5,6 @@ Quick commands run in the receiving thread; those that call the model
 
 from __future__ import annotations
 
-import itertools
-import threading
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from heartcompass.errors import HeartCompassError, LLMError
@@ -17,7 +14,6 @@ if TYPE_CHECKING:
     from heartcompass.gateway.core import Gateway
     from heartcompass.gateway.jobs import Conversation
 
-KEEP_PROPOSALS = 20  # unanswered proposals kept waiting for a button
 DIFF_LIMIT = 3000  # characters of diff in one app message (Telegram takes 4096)
 
 
@@ -45,11 +41,13 @@ def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> 
             gw._queue(Job("commit", conv, conv.session))
         gw.open(conv, person)
         say(replies.who(_name_of(gw, person.slug), person.slug))
-    elif cmd in ("/yes", "/no"):
-        gw._queue(Job("answer", conv, arg=f"{gw.proposals.latest(conv.chat) or '-'}:{cmd[1:]}"))
+    elif cmd in ("/yes", "/no"):  # the text answer (Feishu without card buttons): the newest question, or /yes t3
+        gw._queue(Job("answer", conv, arg=f"{arg or gw.proposals.latest(conv.chat) or '-'}:{cmd[1:]}"))
     else:
         session = gw.session(conv) if cmd in ("/new", "/retry", "/note", "/quote", "/tell") else None
-        if cmd in ("/new", "/retry", "/note", "/quote", "/tell") and session is None:
+        if session is None:
+            if cmd not in ("/new", "/retry", "/note", "/quote", "/tell"):
+                say(f"Unknown command {cmd[:40]}. /help lists them.")
             return
         if cmd == "/new":
             gw.flush_burst(conv)
@@ -73,8 +71,6 @@ def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> 
                 raise HeartCompassError("/tell needs what happened, e.g. /tell She moved to Berlin.")
             gw.flush_burst(conv)
             gw._queue(Job("tell", conv, session, arg=(session.person, arg, image)))
-        else:
-            say(f"Unknown command {cmd[:40]}. /help lists them.")
 
 
 def _people(gw: "Gateway") -> list[tuple[str, str, str]]:
@@ -88,43 +84,12 @@ def _name_of(gw: "Gateway", slug: str) -> str:
     return next((name for s, name, _ in _people(gw) if s == slug), slug)
 
 
-@dataclass
-class Pending:
-    chat: str
-    plan: Any
-    note: Any
-
-
-class Proposals:
-    """Proposals waiting for Yes or No, by key (in memory: after a restart
-    the buttons answer that it expired; the note stays for the gardener)."""
-
-    def __init__(self):
-        self._mu = threading.Lock()
-        self._next = itertools.count(1)
-        self.waiting: dict[str, Pending] = {}
-
-    def add(self, chat: str, plan: Any, note: Any) -> str:
-        with self._mu:
-            key = f"t{next(self._next)}"
-            self.waiting[key] = Pending(chat, plan, note)
-            while len(self.waiting) > KEEP_PROPOSALS:  # never answered: the note stays in the log anyway
-                self.waiting.pop(next(iter(self.waiting)))
-            return key
-
-    def take(self, key: str) -> Pending | None:
-        with self._mu:
-            return self.waiting.pop(key, None)
-
-    def latest(self, chat: str) -> str | None:
-        with self._mu:
-            return next((k for k, p in reversed(self.waiting.items()) if p.chat == chat), None)
-
-
 def tell(gw: "Gateway", conv: "Conversation", person: Any, narrative: str, image: bytes | None) -> None:
     """Like `heartcompass tell`: the narrative is logged as a note first,
     then the model's proposal is shown as a diff with Yes/No; nothing is
-    written to the person's files until Yes."""
+    written to the person's files until Yes. People it names who are not in
+    the workspace are offered too, each with its own Yes/No."""
+    from heartcompass.gateway.proposals import tell_record
     from heartcompass.intake import tell as tell_mod
     from heartcompass.store import clock
 
@@ -141,37 +106,83 @@ def tell(gw: "Gateway", conv: "Conversation", person: Any, narrative: str, image
     if not plan.has_changes:
         _keep(gw, tell_mod, note, "nothing to change")
         say("Nothing to change in the files; what you told stays in the log as a note for the next garden.")
-        return
-    diff = "\n".join(d for p in plan.plans for d in p.diffs.values())
-    if len(diff) > DIFF_LIMIT:
-        diff = diff[:DIFF_LIMIT] + "\n… (more; `heartcompass log` shows all once written)"
-    key = gw.proposals.add(conv.chat, plan, note)
-    gw.channels[conv.channel].ask(conv.chat, f"{diff}\n\nWrite these changes?", [("Yes", f"{key}:yes"),
-                                                                                  ("No", f"{key}:no")])
+    else:
+        diff = "\n".join(d for p in plan.plans for d in p.diffs.values())
+        if len(diff) > DIFF_LIMIT:
+            diff = diff[:DIFF_LIMIT] + "\n… (more; `heartcompass log` shows all once written)"
+        key = gw.proposals.add(conv.chat, tell_record(gw.ws, plan, note))
+        _ask(gw, conv, f"{diff}\n\nWrite these changes?", key)
+    for new in plan.unknown:
+        key = gw.proposals.add(conv.chat, {"kind": "person", "name": new.name, "relation": new.relation,
+                                           "about": new.about})
+        _ask(gw, conv, replies.offer_person(new.name, new.relation, new.about), key)
+
+
+def _ask(gw: "Gateway", conv: "Conversation", text: str, key: str) -> None:
+    try:
+        gw.channels[conv.channel].ask(conv.chat, text, [("Yes", f"{key}:yes"), ("No", f"{key}:no")])
+    except Exception as exc:  # the app is unreachable: the question waits; /yes or /no still answers it
+        gw.report(f"{conv.channel}: could not ask: {type(exc).__name__}: {exc}")
 
 
 def answer(gw: "Gateway", conv: "Conversation", data: str) -> None:
+    key, _, choice = data.partition(":")
+    record = gw.proposals.take(key, conv.chat)
+    if record is None:
+        gw.send(conv.channel, conv.chat, replies.NO_PROPOSAL)
+    elif record.get("kind") == "person":
+        _answer_person(gw, conv, record, choice == "yes")
+    else:
+        _answer_tell(gw, conv, record, choice == "yes")
+
+
+def _answer_tell(gw: "Gateway", conv: "Conversation", record: dict, yes: bool) -> None:
+    from heartcompass.gateway.proposals import tell_note, tell_plan
     from heartcompass.intake import tell as tell_mod
     from heartcompass.store import audit, clock
 
-    key, _, choice = data.partition(":")
-    pending = gw.proposals.take(key)
     say = lambda t: gw.send(conv.channel, conv.chat, t)  # noqa: E731
-    if pending is None or pending.chat != conv.chat:
-        say(replies.NO_PROPOSAL)
+    try:
+        note = tell_note(gw.ws, record)
+    except (KeyError, TypeError, ValueError) as exc:  # a hand-edited or foreign proposals.json
+        gw.report(f"{conv.channel}: a kept proposal does not read back: {type(exc).__name__}: {exc}")
+        say("Not written: that proposal could not be read back. What you told is in the log as a note.")
         return
-    if choice != "yes":
-        _keep(gw, tell_mod, pending.note, "proposal declined")
+    if not yes:
+        _keep(gw, tell_mod, note, "proposal declined")
         say("Not applied. What you told is kept in the log as a note for the gardener.")
         return
     try:
+        plan = tell_plan(gw.ws, record, note)  # files changed meanwhile: refused, nothing written
         with audit.writing(gw.ws, "serve"):
-            sha = tell_mod.apply_plan(gw.ws, pending.plan, pending.note, clock.now(gw.ws))
+            sha = tell_mod.apply_plan(gw.ws, plan, note, clock.now(gw.ws))
     except HeartCompassError as exc:
-        _keep(gw, tell_mod, pending.note, "not applied")
+        _keep(gw, tell_mod, note, "not applied")
         say(f"Not written: {replies.error(exc)} What you told is kept in the log as a note.")
         return
+    except (KeyError, TypeError, ValueError) as exc:
+        gw.report(f"{conv.channel}: a kept proposal does not read back: {type(exc).__name__}: {exc}")
+        say("Not written: that proposal could not be read back. What you told is in the log as a note.")
+        return
     say(f"Written and committed ({sha[:8] if sha else '-'}).")
+
+
+def _answer_person(gw: "Gateway", conv: "Conversation", record: dict, yes: bool) -> None:
+    from heartcompass.formats.profile import RELATIONS
+    from heartcompass.store import lifecycle
+
+    name = str(record.get("name", ""))
+    if not yes:
+        gw.send(conv.channel, conv.chat, f"Not added: {name}.")
+        return
+    relation = str(record.get("relation", ""))
+    try:
+        added = lifecycle.add_person(gw.ws, name, relation if relation in RELATIONS and relation != "self"
+                                     else "friend", about=str(record.get("about", "")))
+    except HeartCompassError as exc:
+        gw.send(conv.channel, conv.chat, f"Not added: {replies.error(exc)}")
+        return
+    gw.send(conv.channel, conv.chat, f"Added {name} in people/{added.slug}/. /switch {added.slug} talks to them.")
 
 
 def _keep(gw: "Gateway", tell_mod: Any, note: Any, why: str) -> None:

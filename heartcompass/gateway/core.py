@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from heartcompass.errors import GitError, HeartCompassError, LLMError
-from heartcompass.gateway import commands, replies
+from heartcompass.gateway import commands, proposals, replies
 from heartcompass.gateway.jobs import Conversation, Job
 from heartcompass.gateway.state import ChannelState
 from heartcompass.store.lock import LockBusy
@@ -30,6 +30,7 @@ from heartcompass.talk.chat import ChatSession
 from heartcompass.talk.session import commit_before, commit_session
 
 COMMIT_RETRY = 30.0  # seconds between tries to commit logs that git refused (a stopped sync)
+SYNC_EVERY = 2.0     # seconds between fsyncs of the serve state (state.py: what a power cut costs)
 
 
 @dataclass
@@ -54,12 +55,16 @@ class Channel(Protocol):
     def typing(self, chat: str) -> None: ...
 
 
+SYNC = Job("sync", Conversation("", ""))  # the worker's fsync of the serve state, when quiet
+
+
 class Gateway:
     def __init__(self, ws: Workspace, channels: dict[str, Channel], states: dict[str, ChannelState], *,
                  make_model: Callable[[], Any], settings: Any = None, quiet: float | None = None,
                  delays: tuple[float, float] | None = None, sleep: Callable[[float], None] = time.sleep,
                  monotonic: Callable[[], float] = time.monotonic, report: Callable[[str], None] = lambda s: None,
-                 pair_code: str | None = None, digest: Callable[[], str | None] | None = None):
+                 pair_code: str | None = None, digest: Callable[[], str | None] | None = None,
+                 commit_retry: float | None = None):
         self.ws, self.channels, self.states = ws, channels, states
         self.settings, self.report, self.sleep, self.monotonic = settings, report, sleep, monotonic
         self.quiet = float(quiet if quiet is not None else ws.config.get("serve.quiet_seconds"))
@@ -67,12 +72,14 @@ class Gateway:
         self.delays = (float(low), float(high))
         self.pair_code = pair_code
         self.digest = digest
+        self.commit_retry = commit_retry if commit_retry is not None else COMMIT_RETRY
+        self._synced_at = monotonic()
         self._make_model, self._model = make_model, None
         self._model_mu = threading.Lock()
         self._cv = threading.Condition()
         self._jobs: list[Job] = []
         self._convs: dict[tuple[str, str], Conversation] = {}
-        self.proposals = commands.Proposals()
+        self.proposals = proposals.for_workspace(ws)
         self.busy = False  # the worker is answering (benchmarks and tests wait on it)
 
     # -- receiving (a channel's thread) ---------------------------------------
@@ -95,6 +102,8 @@ class Gateway:
                     state.save()
                 except HeartCompassError as exc:
                     self.report(f"{msg.channel}: state not saved: {exc.message}")
+                except OSError as exc:  # kept in memory: the next save writes it
+                    self.report(f"{msg.channel}: state not saved: {exc}")
             self._cv.notify_all()
 
     def allowed(self, channel: str, sender: str) -> bool:
@@ -194,6 +203,9 @@ class Gateway:
             job = self._next(stop)
             if job is None:
                 break
+            if job is SYNC:
+                self.sync()
+                continue
             self.busy = True
             try:
                 self._do(job)
@@ -204,6 +216,7 @@ class Gateway:
                 self.busy = False
         for conv in list(self._convs.values()):
             self.commit(conv)
+        self.sync()
 
     def idle(self) -> bool:
         with self._cv:
@@ -219,8 +232,11 @@ class Gateway:
                         conv.burst.take()
                         self._jobs.append(Job("reply", conv, conv.session))
                     if conv.refused_commit and conv.retry_at <= now and not stop.is_set():
-                        conv.retry_at = now + COMMIT_RETRY
+                        conv.retry_at = now + self.commit_retry
                         self._jobs.append(Job("commit", conv))
+                sync_at = self._synced_at + SYNC_EVERY
+                if sync_at <= now and not stop.is_set() and any(s.unsynced() for s in self.states.values()):
+                    return SYNC  # before the jobs too: a worker that never rests still syncs
                 if self._jobs:
                     return self._jobs.pop(0)
                 if stop.is_set():
@@ -229,7 +245,19 @@ class Gateway:
                     self._digest()
                 waits = [c.burst.remaining() for c in self._convs.values() if c.burst and c.burst.pending]
                 waits += [max(0.0, c.retry_at - now) for c in self._convs.values() if c.refused_commit]
+                waits += [max(0.0, sync_at - now)] if any(s.unsynced() for s in self.states.values()) else []
                 self._cv.wait(min([w for w in waits if w is not None] + [1.0]))
+
+    def sync(self) -> None:
+        """The serve state to disk for good (fsync), once the gateway is quiet."""
+        self._synced_at = self.monotonic()
+        for name, state in self.states.items():
+            try:
+                state.sync()
+            except HeartCompassError as exc:
+                self.report(f"{name}: state not saved: {exc.message}")
+            except OSError as exc:  # never the end of serve: the next sync tries again
+                self.report(f"{name}: state not saved: {exc}")
 
     def wake(self) -> None:
         with self._cv:
@@ -239,7 +267,7 @@ class Gateway:
         conv = job.conv
         if job.kind == "reply":
             self.reply(conv, job.session.reply() if job.session else None)
-        elif job.kind == "retry":
+        elif job.kind == "retry" and job.session is not None:
             self.reply(conv, job.session.retry())
         elif job.kind == "tell":
             commands.tell(self, conv, *job.arg)
@@ -300,7 +328,7 @@ class Gateway:
     def _digest(self) -> None:
         """serve.digest_at: `heartcompass today`, once a day, to each owner's chat."""
         at = self.ws.config.get("serve.digest_at")
-        if not at:
+        if not at or self.digest is None:  # (the loop calls this only when there is a digest)
             return
         from heartcompass.store import clock
 
@@ -312,7 +340,7 @@ class Gateway:
             if state.digest_day == day or not state.owner_chats:
                 continue
             state.digest_day = day
-            state.save()
+            state.sync()  # rare, and a power cut must not send it twice
             text = self.digest()
             for chat in sorted(set(state.owner_chats.values())):
                 if text:

@@ -65,7 +65,7 @@ def parse_content(kind: str, content: str) -> tuple[str, str | None]:
     if kind == "image":
         return "", data.get("image_key")
     if kind == "post":
-        body = data.get("content") or next((v.get("content") for v in data.values() if isinstance(v, dict)), [])
+        body: Any = data.get("content") or next((v.get("content") for v in data.values() if isinstance(v, dict)), [])
         texts, image = [], None
         for para in body or []:
             for el in para or []:
@@ -176,13 +176,14 @@ class LarkChannel:
         self._create(chat, "text", {"text": text})
 
     def ask(self, chat: str, text: str, choices: list[tuple[str, str]]) -> None:
+        key = choices[0][1].partition(":")[0] if choices else ""
         buttons = [{"tag": "button", "text": {"tag": "plain_text", "content": label},
                     "type": "primary" if i == 0 else "default", "value": {"answer": data}}
                    for i, (label, data) in enumerate(choices)]
         card = {"config": {"wide_screen_mode": True},
                 "elements": [{"tag": "div", "text": {"tag": "plain_text", "content": text[:3500]}},
                              {"tag": "action", "actions": buttons},
-                             {"tag": "note", "elements": [{"tag": "plain_text", "content": "Or reply /yes or /no."}]}]}
+                             {"tag": "note", "elements": [{"tag": "plain_text", "content": f"Or reply /yes {key} or /no {key}."}]}]}
         self._create(chat, "interactive", card)
 
     def typing(self, chat: str) -> None:

@@ -29,7 +29,7 @@ PAIRED = "Paired: this account may talk to your personas now. /help shows how."
 NOBODY = "Who would you like to talk to? /list shows everyone, /switch NAME picks one."
 PHOTO = "To tell me about a photo, send it with the caption /tell."
 BROKEN = "Something went wrong on my side; your messages are saved. The operator's log says what."
-NO_PROPOSAL = "There is no proposal waiting for an answer (it may have been answered, or the bot restarted)."
+NO_PROPOSAL = "There is no proposal waiting for that answer: it was answered already, or it expired (after 3 days)."
 
 
 def error(exc: HeartCompassError) -> str:
@@ -43,6 +43,11 @@ def model_down(exc: HeartCompassError) -> str:
 def not_committed(exc: HeartCompassError) -> str:
     return (f"(Not committed yet: {exc.message} Your messages are saved in the log and will be committed "
             "once that is fixed.)")
+
+
+def offer_person(name: str, relation: str, about: str) -> str:
+    return f"Not in your workspace: {name}" + (f" ({about})" if about else "") + \
+        f". Add {name} as a new person ({relation})?"
 
 
 def who(name: str, slug: str) -> str:

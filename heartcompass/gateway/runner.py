@@ -108,7 +108,7 @@ def serve(ws: Workspace, names: list[str], stop: threading.Event, *, make_model:
                 channel.close()
             for state in states.values():
                 try:
-                    state.save()
+                    state.sync()
                 except HeartCompassError as exc:
                     report(f"state not saved: {exc.message}")
         return gw

@@ -5,13 +5,28 @@ delivered again after a restart is not handled twice), who each app chat is
 talking to, the owner's chats (for the morning digest) and the strangers
 already refused (one refusal each).
 
-The file is replaced whole and fsynced after every handled message: a crash
-leaves the old or the new state, never half of one. A broken file is set
-aside and state starts afresh (it only saves work: the logs are the truth)."""
+Two files, so that a message costs one small append rather than a whole
+file replaced (a rename over a file is nearly an fsync on ext4): each
+handled message id, with the offset, is appended to <channel>.journal
+(one line, one write, no fsync), and <channel>.json, the whole state, is
+replaced (temp file, rename) when something else changes (who a chat talks
+to, a stranger refused) and, fsynced, once per quiet moment: the gateway's
+worker calls sync() at most every SYNC_EVERY seconds, and at stop; then
+the journal starts afresh. Loading reads the json, then replays the journal.
+
+What a crash does: killed at any point, the process leaves whole files (a
+torn last journal line is skipped), and what it wrote is in the kernel: a
+message handled before the crash is not handled again after it. Killed
+between the log's append and the journal's, one message comes back once:
+the log is written first, so nothing is ever lost. A power cut can bring
+back only the updates of the last seconds before it (not yet fsynced). A
+broken json is set aside and state starts afresh (it only saves work: the
+logs are the truth)."""
 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -20,18 +35,26 @@ from heartcompass.atomic import write_atomic
 
 SEEN_KEEP = 5000      # message ids remembered: far more than an app ever redelivers
 REFUSED_KEEP = 500    # strangers remembered as refused
+JOURNAL_KEEP = 1000   # journal lines at most: then the json is replaced (a worker that never rests)
 
 
 class ChannelState:
     def __init__(self, path: Path):
         self.path = path
+        self.journal = path.with_suffix(".journal")
         self._mu = threading.Lock()
+        self._write_mu = threading.Lock()  # one write at a time, so the newest state lands last
         self.offset = 0
         self.seen: OrderedDict[str, None] = OrderedDict()
         self.chats: dict[str, str] = {}       # app chat id -> person slug
         self.owner_chats: dict[str, str] = {}  # sender id -> their private chat id (digest)
         self.refused: OrderedDict[str, None] = OrderedDict()
         self.digest_day = ""                   # the last day the digest went out
+        self._fresh: list[str] = []   # ids handled since the last write
+        self._rest = ""               # what the json last held besides the ids and the offset
+        self._offset_written = 0
+        self._unsynced = False        # written since the last fsync
+        self._journaled = 0           # lines in the journal
         self._load()
 
     def _load(self) -> None:
@@ -44,24 +67,96 @@ class ChannelState:
             refused = [str(i) for i in data.get("refused", [])]
             digest_day = str(data.get("digest_day", ""))
         except FileNotFoundError:
-            return
+            offset, seen, chats, owners, refused, digest_day = 0, [], {}, {}, [], ""
         except (OSError, ValueError, TypeError, AttributeError):
             # Not ours to trust any more: keep it for a look, and start afresh.
             try:
                 self.path.replace(self.path.with_suffix(".broken"))
             except OSError:
                 pass
-            return
+            offset, seen, chats, owners, refused, digest_day = 0, [], {}, {}, [], ""
         self.offset, self.chats, self.owner_chats, self.digest_day = offset, chats, owners, digest_day
         self.seen = OrderedDict.fromkeys(seen[-SEEN_KEEP:])
         self.refused = OrderedDict.fromkeys(refused[-REFUSED_KEEP:])
+        self._rest, self._offset_written = self._rest_text(), offset
+        self._unsynced = self.path.exists()  # maybe never fsynced (the last serve was killed): once, to be sure
+        for line in self._journal_lines():
+            self._journaled += 1
+            if "id" in line:
+                self.mark_seen(str(line["id"]))
+            self.offset = self._offset_written = int(line.get("offset", self.offset))
+            self._unsynced = True  # the first sync() puts it in the json, for good
+        self._fresh = []
 
-    def save(self) -> None:
-        with self._mu:
-            data = {"offset": self.offset, "seen": list(self.seen), "chats": self.chats,
-                    "owner_chats": self.owner_chats, "refused": list(self.refused), "digest_day": self.digest_day}
-            text = json.dumps(data, ensure_ascii=False)
-        write_atomic(self.path, text)
+    def _journal_lines(self) -> list[dict]:
+        try:
+            text = self.journal.read_bytes().decode("utf-8", "replace")
+        except OSError:
+            return []
+        lines = []
+        for raw in text.split("\n"):
+            try:
+                line = json.loads(raw)
+                if isinstance(line, dict):
+                    int(line.get("offset", 0))
+                    lines.append(line)
+            except (ValueError, TypeError):  # a torn last line (killed mid-write), or not ours: skipped
+                continue
+        return lines
+
+    def _rest_text(self) -> str:
+        return json.dumps({"chats": self.chats, "owner_chats": self.owner_chats, "refused": list(self.refused),
+                           "digest_day": self.digest_day}, ensure_ascii=False, sort_keys=True)
+
+    def save(self, durable: bool = False) -> None:
+        """Write what changed: handled ids appended to the journal, anything
+        else by replacing the json (durable: the json, fsynced, whatever changed)."""
+        with self._write_mu:
+            with self._mu:
+                rest, fresh, offset = self._rest_text(), self._fresh, self.offset
+                self._fresh = []
+                whole = (rest != self._rest or self._journaled + len(fresh) > JOURNAL_KEEP
+                         or durable and (self._unsynced or bool(fresh) or offset != self._offset_written))
+                text = json.dumps({"offset": offset, "seen": list(self.seen), "chats": self.chats,
+                                   "owner_chats": self.owner_chats, "refused": list(self.refused),
+                                   "digest_day": self.digest_day}, ensure_ascii=False) if whole else ""
+            try:
+                if whole:
+                    write_atomic(self.path, text, durable=durable)
+                    self.journal.unlink(missing_ok=True)  # all in the json now
+                    self._rest, self._journaled = rest, 0
+                elif fresh or offset != self._offset_written:
+                    lines = [{"id": i, "offset": offset} for i in fresh] or [{"offset": offset}]
+                    self._append(lines)
+                    self._journaled += len(lines)
+                else:
+                    return
+            except BaseException:
+                with self._mu:
+                    self._fresh = (fresh + self._fresh)[-SEEN_KEEP:]  # written next time
+                raise
+            self._offset_written = offset
+            self._unsynced = not durable
+
+    def _append(self, lines: list[dict]) -> None:
+        from heartcompass import paths
+        from heartcompass.atomic import writing
+
+        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
+        with writing(paths.check(self.journal)):
+            self.journal.parent.mkdir(parents=True, exist_ok=True)
+            fd = paths.open_regular(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, data)  # one write: a crash keeps it whole or not at all
+            finally:
+                os.close(fd)
+
+    def unsynced(self) -> bool:
+        """Written, or handled, since the last fsync (sync() has work to do)."""
+        return self._unsynced or bool(self._fresh)
+
+    def sync(self) -> None:
+        self.save(durable=True)
 
     def is_seen(self, message_id: str) -> bool:
         return message_id in self.seen
@@ -69,6 +164,7 @@ class ChannelState:
     def mark_seen(self, message_id: str) -> None:
         with self._mu:
             self.seen[message_id] = None
+            self._fresh.append(message_id)
             while len(self.seen) > SEEN_KEEP:
                 self.seen.popitem(last=False)
 

@@ -91,8 +91,8 @@ def export_card(person: Person) -> dict[str, Any]:
         book.append({"keys": _keys(event.text, name), "content": f"{event.when}: {event.text}", "enabled": True,
                      "insertion_order": len(book), "id": len(book), "comment": f"event w{event.effective_weight}",
                      "extensions": {}})
-    info = prof.doc.meta.get("card") if isinstance(prof.doc.meta.get("card"), dict) else {}  # from the card they came from
-    info = {k: str(v) for k, v in info.items() if k in CARD_INFO and v}
+    card = prof.doc.meta["card"] if isinstance(prof.doc.meta.get("card"), dict) else {}  # the card they came from
+    info = {k: str(v) for k, v in card.items() if k in CARD_INFO and v}
     extensions = dict(prof.doc.meta.get("card_extensions") or {})
     extensions["heartcompass"] = {"slug": person.slug, "relation": prof.relation, "mbti": prof.mbti,
                                   "aliases": prof.aliases, "gender": prof.gender, "birthday": prof.birthday}

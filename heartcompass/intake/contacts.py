@@ -150,14 +150,14 @@ def apply(ws, changes: list[Change], relation: str) -> tuple[list[str], list[str
     from heartcompass.store import audit
     from heartcompass.store.people import Person, create
 
-    merges = [c for c in changes if c.slug and not c.empty]
+    merged = [c.slug for c in changes if c.slug and not c.empty]
     added, updated, paths = [], [], []
     with audit.writing(ws, "person import-vcf"):
-        audit.commit_pending(ws, [Person(c.slug, ws.people_dir / c.slug) for c in merges])
+        audit.commit_pending(ws, [Person(slug, ws.people_dir / slug) for slug in merged])
         try:
             for change in changes:
                 if change.slug is None:
-                    extra = {"handles": change.handles} if change.handles else {}
+                    extra: dict[str, object] = {"handles": change.handles} if change.handles else {}
                     if change.birthday:
                         extra["birthday"] = change.birthday
                     person = create(ws, change.card.name, relation, aliases=change.aliases, extra=extra,

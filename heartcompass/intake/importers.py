@@ -63,8 +63,9 @@ class Router:
     def __init__(self, export: Export, me: str | None, directory, now: dt.datetime,
                  person: str | None = None, group: bool = False, fallback: str = "group"):
         self.me, self.directory, self.now, self.person = me, directory, now, person
-        self.group = export.group or export.chat or fallback if group else None  # fallback: the file's name
-        self.tag = [f"group {_safe_tag(self.group)}"] if group else []
+        group_name = export.group or export.chat or fallback  # fallback: the file's name
+        self.group = group_name if group else None
+        self.tag = [f"group {_safe_tag(group_name)}"] if group else []
         self.owner: dict[tuple[str, str, bool], str | None] = {}  # sender -> slug; None: the user or unknown
         self.unknown: Counter = Counter()  # (speaker, handle) -> their messages, in a group
         self.counted: Counter = Counter()  # slug -> messages routed to them (not context)
@@ -96,6 +97,7 @@ class Router:
             return
         when = _when(msg, self.now)
         if self.group is None:
+            assert self.person is not None  # a chat with one person is imported to them (import_cmd)
             yield self.person, Line(when, label(msg, self.is_user(msg)), msg.text, undated=msg.undated)
             return
         slug = self.owner.get((msg.speaker, msg.handle, msg.mine))

@@ -15,7 +15,7 @@ import base64
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -149,7 +149,7 @@ def _mark(note: Note, verb: str, why: str, now: dt.datetime) -> None:
 
 
 def plan(ws: Workspace, model: Any, person: Person, narrative: str, now: dt.datetime,
-         images: list[str] = ()) -> TellPlan:
+         images: Sequence[str] = ()) -> TellPlan:
     entry = dailylog.Entry(now.strftime("%H:%M:%S"), "note", narrative or "(screenshots)")
     items = [LogItem("L1", now.date().isoformat(), entry, 0)]
     result = TellPlan(person, narrative, now)
@@ -215,10 +215,10 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> s
             write_atomic(path, text, expected_checksum=checksum(old) if old is not None else None)
     _mark(note, "applied", "tell applied it to the files", now)
     touched = [note.path, *(path for p in plan.plans for path in p.texts)]
-    others = [p.person.slug for p in plan.plans[1:] if p.texts]
+    also = [p.person.slug for p in plan.plans[1:] if p.texts]
     summary = plan.plans[0].summary if plan.plans else "noted"
     subject = audit.subject(audit.Verb.TELL, plan.person.slug,
-                            summary[:60] + (f" (also {', '.join(others)})" if others else ""))
+                            summary[:60] + (f" (also {', '.join(also)})" if also else ""))
     body = "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
     try:
         return audit.commit_or_roll_back(ws, touched[1:], subject, f"Told: {plan.narrative}\n\n{body}",

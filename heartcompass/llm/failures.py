@@ -32,18 +32,21 @@ def never_connected(exc: BaseException) -> bool:
     import socket
 
     seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, (ConnectionRefusedError, socket.gaierror)) or type(exc).__name__ in _NO_CONNECTION_NAMES:
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, (ConnectionRefusedError, socket.gaierror)) or type(cur).__name__ in _NO_CONNECTION_NAMES:
             return True
-        exc = exc.__cause__ or exc.__context__
+        cur = cur.__cause__ or cur.__context__
     return False
 
 
 def _root_cause(exc: BaseException) -> str:
     """The innermost error's words ("[Errno 111] Connection refused")."""
-    while (exc.__cause__ or exc.__context__) is not None and (exc.__cause__ or exc.__context__) is not exc:
-        exc = exc.__cause__ or exc.__context__
+    seen = {id(exc)}  # a chain may loop back (A caused by B caused by A)
+    while (inner := exc.__cause__ or exc.__context__) is not None and id(inner) not in seen:
+        seen.add(id(inner))
+        exc = inner
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
@@ -51,11 +54,12 @@ def timed_out(exc: BaseException) -> bool:
     """The endpoint took the request and did not answer in time (httpx's
     ReadTimeout, openai's APITimeoutError): slow, not absent."""
     seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__:
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, TimeoutError) or "Timeout" in type(cur).__name__:
             return True
-        exc = exc.__cause__ or exc.__context__
+        cur = cur.__cause__ or cur.__context__
     return False
 
 

@@ -21,18 +21,19 @@ from heartcompass.store.workspace import Workspace
 
 def make_chat_model(ws: Workspace, s: LLMSettings):
     """A LangChain chat model for these settings (network only when used)."""
-    key = check_ready(ws, s)
-    if s.provider == "ark" and s.reasoning:
+    key = check_ready(ws, s)  # None only for an openai-compatible endpoint that takes no key
+    if s.provider == "ark" and s.reasoning and key is not None:
         from heartcompass.llm.ark_reasoning import ArkReasoningChat
 
         return ArkReasoningChat(model=s.model, api_key=key, base_url=s.base_url or ARK_BASE_URL,
                                 temperature=s.temperature, timeout=s.timeout)
     from langchain_openai import ChatOpenAI
+    from pydantic import SecretStr
 
     from openai import Timeout
 
     base_url = s.base_url or (ARK_BASE_URL if s.provider == "ark" else None)
     # Retries are ours (retrying() below), so the client must not retry too. llm.timeout is for a slow
     # answer; an endpoint that does not even accept the connection is given CONNECT_TIMEOUT seconds.
-    return ChatOpenAI(model=s.model, api_key=key or "not-needed", base_url=base_url, temperature=s.temperature,
-                      timeout=Timeout(s.timeout, connect=min(s.timeout, CONNECT_TIMEOUT)), max_retries=0)
+    return ChatOpenAI(model=s.model, api_key=SecretStr(key or "not-needed"), base_url=base_url,
+                      temperature=s.temperature, timeout=Timeout(s.timeout, connect=min(s.timeout, CONNECT_TIMEOUT)), max_retries=0)

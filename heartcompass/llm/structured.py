@@ -106,6 +106,8 @@ class ModeMemory:
 
         from heartcompass.atomic import write_atomic
 
+        if self.path is None:  # no workspace: nothing is kept
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
@@ -207,6 +209,7 @@ def structured_invoke(model: Any, schema: Any, messages: list, *, ws: Workspace 
         memory.remember(key, mode)
         return raw if isinstance(raw, schema) else schema.model_validate(raw)
     memory.forget(key)  # refused every way: decide afresh next time (the server may change)
+    assert refusal is not None  # each mode tried returned, raised or refused
     raise LLMError("The model endpoint refused every way of asking for structured output "
                    f"(json_schema, json_object with a schema, a tool call): {describe_error(refusal)}",
                    "Use a server that supports one of them (llama-cpp-python's server, Ollama, vLLM, "

@@ -155,9 +155,9 @@ def scores(query_terms: dict[str, float], docs: list[str]) -> dict[int, float]:
             term = word if word in query_terms else _stem(word)
             stems[word] = term if term in query_terms else None
         found = list(map(stems.__getitem__, words))
-        where = list(where)
-        for term in set(found) - {None}:  # usually one: "hiked", "hiking" are "hik"
-            tf.setdefault(term, Counter()).update(itertools.compress(where, map(term.__eq__, found)))
+        at = list(where)
+        for term in filter(None, set(found)):  # usually one: "hiked", "hiking" are "hik"
+            tf.setdefault(term, Counter()).update(itertools.compress(at, map(term.__eq__, found)))
     if not tf:
         return {}
     n = len(docs)

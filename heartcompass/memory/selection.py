@@ -123,7 +123,8 @@ def choose(units: list[Unit], events: list[events_fmt.Event], budget: int, heade
         keys = list(standing)
         for i, r in event_rel.items():
             keys[i] += RELEVANCE_WEIGHT * r
-        named = [(RELEVANCE_WEIGHT * r + ranked[i].standing, ranked[i]) for i, r in unit_rel.items()]
+        named: list[tuple[float, Unit | int]] = [(RELEVANCE_WEIGHT * r + ranked[i].standing, ranked[i])
+                                                 for i, r in unit_rel.items()]
         named += [(keys[i], i) for i in event_rel]
         limit = choice.used + int(RELEVANT_SHARE * budget)
         misses = 0

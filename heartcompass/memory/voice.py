@@ -112,11 +112,14 @@ def collect(person_dir: Path, names: list[str], private: list[str]):
     mine: dict[str, Candidate] = {}
     runs: deque[list[str]] = deque(maxlen=MAX_RUNS)
     days = dailylog.log_dates(person_dir)
+    if not days:
+        return [], [], []
     speakers: set[str] = set()
     for day in days:  # who speaks, from a quick scan: the full parse comes once, below
         speakers.update(_SPEAKER.findall(read_text(person_dir / "logs" / f"{day}.md")))
     them = their_speakers(speakers, names)
-    newest = dt.date.fromisoformat(days[-1]) if days else None
+    newest = dt.date.fromisoformat(days[-1])
+    pool: dict[str, Candidate] | None
     for day in days:
         entries = dailylog.load(person_dir / "logs" / f"{day}.md")
         run: list[str] = []
@@ -146,9 +149,9 @@ def collect(person_dir: Path, names: list[str], private: list[str]):
                     pool[key] = Candidate(e.text.strip(), day)
         if run:
             runs.append(run)
-        for pool in (theirs, mine):
-            if len(pool) > POOL_LIMIT:
-                _prune(pool, newest)
+        for kept in (theirs, mine):
+            if len(kept) > POOL_LIMIT:
+                _prune(kept, newest)
     return list(theirs.values()), list(mine.values()), list(runs)
 
 

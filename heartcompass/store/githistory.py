@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from heartcompass.errors import GitError
+from heartcompass.store.gitbase import GitBase
 
 
 @dataclass
@@ -27,8 +29,8 @@ class Commit:
         return self.sha[:8]
 
 
-class History:
-    """Read-only history queries; needs _git, _rel and head from WorkspaceGit."""
+class History(GitBase):
+    """Read-only history queries; needs _git, _rel and head from WorkspaceGit (see GitBase)."""
 
     def commit_before(self, when: str) -> str:
         """The last commit at or before a date or datetime (for --as-of)."""
@@ -40,14 +42,14 @@ class History:
                            "from 'heartcompass log'." if first else None)
         return sha
 
-    def ignored(self, paths: list[Path | str]) -> list[str]:
+    def ignored(self, paths: Sequence[Path | str]) -> list[str]:
         """Files under paths that git ignores (by any rule, the user's global
         ones included) and does not track: a hand edit there is never seen."""
         out = self._git("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--",
                         *[self._rel(p) for p in paths], strip_newline_in_stdout=False)
         return [p for p in out.split("\0") if p]
 
-    def status(self, paths: list[Path | str] | None = None) -> list[tuple[str, str]]:
+    def status(self, paths: Sequence[Path | str] | None = None) -> list[tuple[str, str]]:
         """(code, path) for uncommitted changes, untracked files included."""
         args = ["status", "--porcelain=v1", "-z", "--untracked-files=all"]
         if paths:
@@ -70,7 +72,7 @@ class History:
     def get(self, sha: str) -> Commit:
         return self.log(None, 1, rev=sha)[0]
 
-    def log(self, paths: list[Path | str] | None = None, limit: int = 50, rev: str = "HEAD") -> list[Commit]:
+    def log(self, paths: Sequence[Path | str] | None = None, limit: int = 50, rev: str = "HEAD") -> list[Commit]:
         if self.head() is None:
             return []
         sep, end = "\x1f", "\x1e"
@@ -110,13 +112,13 @@ class History:
         """Every commit reachable from rev, newest first."""
         return self._git("rev-list", rev).split()
 
-    def diff(self, rev: str | None, paths: list[Path | str]) -> str:
+    def diff(self, rev: str | None, paths: Sequence[Path | str]) -> str:
         rels = [self._rel(p) for p in paths]
         if rev is None:
             return self._git("diff", "HEAD", "--", *rels) if self.head() else ""
         return self._git("diff", rev, "--", *rels)
 
-    def show(self, rev: str, paths: list[Path | str] | None = None) -> str:
+    def show(self, rev: str, paths: Sequence[Path | str] | None = None) -> str:
         args = ["show", "--format=%h %s%n", rev]
         if paths:
             args += ["--", *[self._rel(p) for p in paths]]
@@ -132,7 +134,7 @@ class History:
         out = self._git("ls-tree", "-r", "--name-only", rev, "--", self._rel(folder))
         return [line for line in out.splitlines() if line]
 
-    def working_blob_ids(self, paths: list[Path | str]) -> dict[str, str]:
+    def working_blob_ids(self, paths: Sequence[Path | str]) -> dict[str, str]:
         """{path: blob id} of these files as they are in the working tree."""
         rels = [self._rel(p) for p in paths]
         if not rels:

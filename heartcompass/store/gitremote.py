@@ -9,6 +9,7 @@ import os
 import re
 
 from heartcompass.errors import GitError
+from heartcompass.store.gitbase import GitBase
 from heartcompass.store.gitstate import SYNC_MARK
 
 NETWORK_TIMEOUT = 120.0  # seconds a fetch or push may take before it is killed ($HEARTCOMPASS_GIT_TIMEOUT)
@@ -16,8 +17,8 @@ NETWORK_OPTIONS = ("-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=30"
 _LOG = re.compile(r"people/[^/.][^/]*/logs/\d{4}-\d{2}-\d{2}\.md")  # a day's log: merged as a union
 
 
-class Remote:
-    """Needs `git_dir`, `_git`, `conflicted` and `clear_sync_mark` from WorkspaceGit."""
+class Remote(GitBase):
+    """Needs `git_dir`, `_git`, `conflicted` and `clear_sync_mark` from WorkspaceGit (see GitBase)."""
 
     def branch(self) -> str:
         return self._git("rev-parse", "--abbrev-ref", "HEAD").strip()

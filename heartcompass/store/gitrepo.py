@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import git
 from git.exc import BadName, GitCommandError, InvalidGitRepositoryError, NoSuchPathError
@@ -129,7 +129,7 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
         return Path(self.repo.common_dir).resolve()
 
     # -- writing ----------------------------------------------------------
-    def commit(self, paths: list[Path | str], subject: str, body: str = "") -> str | None:
+    def commit(self, paths: Sequence[Path | str], subject: str, body: str = "") -> str | None:
         """Commit exactly `paths` (additions, changes, deletions). Returns the
         new sha, or None when those paths had nothing to commit."""
         rels = sorted({self._rel(p) for p in paths})
@@ -316,7 +316,7 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
         except GIT_ERRORS:
             raise GitError(f"No commit {rev!r} in this workspace.", "See 'heartcompass log' for commit ids.") from None
 
-    def blob_ids(self, paths: list[Path | str]) -> dict[str, str]:
+    def blob_ids(self, paths: Sequence[Path | str]) -> dict[str, str]:
         """{path: blob id} of these files at HEAD (absent ones left out), read
         in-process: no git command per call."""
         head = self.head()

@@ -6,8 +6,10 @@ commit that takes an old one back (`revert`, for undo). Imports no git."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
 
 from heartcompass.errors import GitError
+from heartcompass.store.gitbase import GitBase
 from heartcompass.store.gitstate import UNDO_MARK
 
 
@@ -20,13 +22,11 @@ class RevertConflict(GitError):
         self.files = files
 
 
-class RollBack:
-    """Needs `root`, `git_dir`, `_git`, `head`, `file_at`, `_rel`, `_verify` and `conflicted` from WorkspaceGit."""
+class RollBack(GitBase):
+    """Needs `root`, `git_dir`, `_git`, `head`, `file_at`, `_rel`, `_verify` and `conflicted` from WorkspaceGit
+    (see GitBase)."""
 
-    root: Path
-    git_dir: Path
-
-    def roll_back(self, paths: list[Path | str]) -> None:
+    def roll_back(self, paths: Sequence[Path | str]) -> None:
         """Put paths back as they are at HEAD, after a commit of ours failed:
         tracked files are checked out, files we created are removed."""
         rels = sorted({self._rel(p) for p in paths})

@@ -13,21 +13,16 @@ import shlex
 import subprocess
 import time
 from pathlib import Path
-from typing import Callable
 
 from heartcompass.errors import GitError
+from heartcompass.store.gitbase import GitBase
 
 SYNC_MARK = "heartcompass-sync"  # in .git/: the rebase in progress is an unfinished `heartcompass sync`
 UNDO_MARK = "heartcompass-undo"  # in .git/: the revert in progress is a `heartcompass undo` that was killed
 
 
-class RepoState:
-    """Needs `root`, `git_dir`, `common_dir`, `hooks` and `_git` from WorkspaceGit."""
-
-    root: Path
-    git_dir: Path
-    common_dir: Path
-    hooks: Callable[[], bool]
+class RepoState(GitBase):
+    """Needs `root`, `git_dir`, `common_dir`, `hooks` and `_git` from WorkspaceGit (see GitBase)."""
 
     def state_problem(self) -> str | None:
         """A rebase, merge, cherry-pick or revert in progress, or a detached

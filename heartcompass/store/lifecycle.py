@@ -121,6 +121,7 @@ def _retitle(doc, old: str, new: str) -> None:
 def _refuse_self(person: Person, why: str, hint: str) -> None:
     """The user's own person (relation: self) is who 'chat me', coach and
     everyone's links to the user read: changed only on purpose (--force)."""
+    relation: str | None
     try:
         relation = person.load_profile().relation
     except FormatError:  # archiving someone whose profile does not parse stays possible

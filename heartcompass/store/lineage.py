@@ -30,13 +30,17 @@ def _moves(ws: Workspace) -> list[tuple[str, str, str]]:
     or a folder moved by hand and committed as one edit) and archive not
     undone (by `undo`, or by an `unarchive` of that person), newest first."""
     grep = "^(" + "|".join(v.value for v in _MOVES) + ")\\(|^" + MOVED_FROM
-    undone, unarchived, moves = set(), [], []
+    undone: set[str] = set()
+    unarchived: list[str] = []
+    moves: list[tuple[str, str, str]] = []
     for sha, text, body in ws.git.messages(grep):
         parsed = parse_subject(text.strip())
         if parsed is None or sha in undone:
             continue
         if parsed.verb == Verb.UNDO:
             undone.update(reverted_by(body))
+        elif not parsed.scope:  # ours always name the person: a user's own "archive: ..." moves no one
+            continue
         elif parsed.verb == Verb.UNARCHIVE:
             unarchived.append(parsed.scope)
         elif parsed.verb == Verb.ARCHIVE and parsed.scope in unarchived:

@@ -183,8 +183,10 @@ def summarize(person: Person, user_name: str = "") -> Summary:
     from heartcompass.formats import dailylog, events
 
     errors: list[str] = []  # each bad file is listed with its problem; the others still are
+    last: str | None
     try:
-        last = (dailylog.log_dates(person.dir) or [None])[-1]
+        dates = dailylog.log_dates(person.dir)
+        last = dates[-1] if dates else None
     except FormatError as exc:
         last = None
         errors.append(str(exc))

@@ -203,6 +203,8 @@ class ChatSession:
         splitter = Splitter()
         retries = self.settings.max_retries if self.settings else 2
         if self.model is None:
+            if self.make_model is None:  # the caller's mistake: say which, not "'NoneType' is not callable"
+                raise TypeError("ChatSession needs a model or make_model")
             self.model = self.make_model()
         try:
             for chunk in retrying(lambda: self.model.stream(messages), retries, sleep=self.sleep or time.sleep,

@@ -122,6 +122,8 @@ class CoachSession:
         last = ""
         for _ in range(2):
             if self.model is None:  # the provider is imported only now, once the files have been read
+                if self.make_model is None:  # the caller's mistake: say which
+                    raise TypeError("CoachSession needs a model or make_model")
                 self.model = self.make_model()
             raw = ask_structured(self.model, Advice, messages, ws=self.ws, spec=advice_schema(),
                                  max_tokens=ADVICE_MAX_TOKENS)

@@ -47,14 +47,14 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     data = load_json(source.text(), source.path, "ChatLab", FIX)
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise FormatError(source.path, "no 'messages' list: not a ChatLab export", 1, FIX)
-    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    meta = data["meta"] if isinstance(data.get("meta"), dict) else {}
     _describe(report, meta)
     owner = str(meta.get("ownerId") or "")
     for n, raw in enumerate(data["messages"], 1):
         got = _message(raw, n, ctx, owner) if isinstance(raw, dict) else None
         if got is None:
             report.skip(n, f"message {n} has no valid 'timestamp'")
-        elif got == "notice":
+        elif isinstance(got, str):  # "notice"
             report.notices += 1
         else:
             yield got
@@ -78,13 +78,13 @@ def _jsonl(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
             continue
         kind = raw.get("_type") if isinstance(raw, dict) else None
         if kind == "header":
-            meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else {}
+            meta = raw["meta"] if isinstance(raw.get("meta"), dict) else {}
             _describe(report, meta)
         elif kind == "message":
             got = _message(raw, n, ctx, str((meta or {}).get("ownerId") or ""))
             if got is None:
                 report.skip(n, "a message without a valid 'timestamp'")
-            elif got == "notice":
+            elif isinstance(got, str):  # "notice"
                 report.notices += 1
             else:
                 yield got

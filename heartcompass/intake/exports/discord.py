@@ -22,7 +22,7 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     data = load_json(source.text(), source.path, "Discord", FIX)
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise FormatError(source.path, "no 'messages' list: not a DiscordChatExporter export", 1, FIX)
-    channel = data.get("channel") if isinstance(data.get("channel"), dict) else {}
+    channel = data["channel"] if isinstance(data.get("channel"), dict) else {}
     report.chat = name(channel.get("name")) or None
     report.group = None if str(channel.get("type") or "") in ("DirectTextChat", "1") else (report.chat or "channel")
     for n, raw in enumerate(data["messages"], 1):
@@ -37,7 +37,7 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
         except (KeyError, ValueError):
             report.skip(n, f"message {n} has no valid 'timestamp'")
             continue
-        author = raw.get("author") if isinstance(raw.get("author"), dict) else {}
+        author = raw["author"] if isinstance(raw.get("author"), dict) else {}
         body = clean(str(raw.get("content") or ""))
         kind = placeholder_kind(body) if body else "media" if raw.get("attachments") or raw.get("stickers") \
             or raw.get("embeds") else None

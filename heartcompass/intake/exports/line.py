@@ -43,7 +43,7 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     quoted = False  # held is a "…" message still being read
     found = False
     for n, line in source.lines():
-        if quoted:
+        if quoted and held is not None:
             if line.endswith('"'):
                 held.text += "\n" + line[:-1]
                 quoted = False

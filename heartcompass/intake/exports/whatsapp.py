@@ -90,7 +90,7 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     if "day_first" not in source.memo:
         source.memo["day_first"] = _order(source, ctx)
     order = source.memo["day_first"]
-    head: tuple | None = None  # the message being read: (line, header match)
+    head: tuple[int, re.Match[str]] | None = None  # the message being read: (line, header match)
     more: list[str] = []
     for n, line in source.lines():
         m = HEADER.match(line)

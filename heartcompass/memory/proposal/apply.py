@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import re
+from typing import Sequence
 
 from heartcompass.formats import events as events_fmt, memory as memory_fmt, profile as profile_fmt
 from heartcompass.formats.sources import without_source
@@ -53,10 +54,10 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
     for ch in proposal.changed_events:
         event = known("event", ch.id, event_ids)
         weight = ck.weight(f"event {ch.id}", ch.weight)
-        text = ck.text(f"event {ch.id}", ch.text) if ch.text else None
-        source = ck.evidence(f"event {ch.id}", ch.evidence, "trusted", text) if (text or ch.evidence) else None
-        if event is not None and (weight is not None or text):
-            ops.append(lambda e=event, w=weight, t=text, s=source: _change_event(wb, e, w, t, s))
+        new_text = ck.text(f"event {ch.id}", ch.text) if ch.text else None
+        source = ck.evidence(f"event {ch.id}", ch.evidence, "trusted", new_text) if (new_text or ch.evidence) else None
+        if event is not None and (weight is not None or new_text):
+            ops.append(lambda e=event, w=weight, t=new_text, s=source: _change_event(wb, e, w, t, s))
     for ident in proposal.removed_events:
         event = known("event", ident, event_ids)
         if event is not None:
@@ -121,11 +122,12 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         text = ck.text(f"profile note {rw.id}", rw.text)
         source = ck.evidence(f"profile note {rw.id}", rw.evidence, "trusted", text, CITES["profile_notes"])
         if target and source:
-            ops.append(lambda tg=target, x=text, s=source: _rewrite_profile_note(wb, *tg, f"- {x} ({s})", s))
+            ops.append(lambda tg=target, x=text, s=source:
+                       _rewrite_profile_note(wb, tg[0], tg[1], f"- {x} ({s})", s))
     for ident in proposal.removed_profile_notes:
         target = known("profile note", ident, note_ids)
         if target:
-            ops.append(lambda tg=target: _rewrite_profile_note(wb, *tg, None, None))
+            ops.append(lambda tg=target: _rewrite_profile_note(wb, tg[0], tg[1], None, None))
     for link in proposal.new_links:
         what = f"link to {link.person}"
         if link.person not in wb.known_slugs or link.person == wb.slug:
@@ -240,7 +242,7 @@ def _holds(text: str, old: str) -> bool:
     return not old_numbers - numbers and (not old_words or len(old_words & words) >= 0.5 * len(old_words))
 
 
-def _remove_line(wb: Workbench, title: str, old: str, source: str = "log", merged: list[str] = ()) -> None:
+def _remove_line(wb: Workbench, title: str, old: str, source: str = "log", merged: Sequence[str] = ()) -> None:
     """merged: the statements of this proposal that cite the line; a told line
     one of them carries in substance was merged into it, and goes."""
     carried = told(old) and any(_holds(x, old) for x in merged)

@@ -105,8 +105,8 @@ def _line(wb: Workbench, title: str, ids: list[str], cited: list[str], text: str
     """The compressed line, its source and (for a thread) its end derived from
     the lines it cites; checked against exactly those lines."""
     sources = [_Line(line) for line in cited]
-    marks = {old.mark for old in sources}
-    if None in marks:
+    marks = {old.mark for old in sources if old.mark is not None}
+    if len(marks) < len({old.mark for old in sources}):
         problems.append(f"{what}: cites a line without a source ({', '.join(ids)})")
         return None
     if len(marks) > 1:

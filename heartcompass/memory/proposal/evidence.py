@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import Sequence
 
 from heartcompass.formats import dailylog, events as events_fmt
 from heartcompass.formats.sources import FORGED, MARKER
@@ -220,7 +221,7 @@ class Checker:
         self.problems.append(f"{what}: rests only on lines the user wrote by hand; cite the new entries too")
         return None
 
-    def support(self, what: str, text: str, found: list[LogItem], lines: list[str] = ()) -> None:
+    def support(self, what: str, text: str, found: list[LogItem], lines: Sequence[str] = ()) -> None:
         """The statement must say something its entries (and the lines it
         carries forward) say: a shared content word, name or number; and every
         number in it must be in them, or be a date they say relative to their

@@ -52,8 +52,11 @@ def check_field(ck: Checker, name: str, value: str, found: list[LogItem] | None)
             value = profile_fmt.check_relation(value, "relation")
             return _relation(ck, what, value, found)
         if name == "mbti":
-            value = profile_fmt.normalize_mbti(value, "mbti")
-            return _supported(ck, what, value, found, says(value, _cited(found or [])))
+            mbti = profile_fmt.normalize_mbti(value, "mbti")
+            if mbti is None:  # an empty value is no type (it read as "not the JSON asked for")
+                ck.problems.append(f"{what}: empty; an MBTI type is four letters, e.g. ENFP")
+                return None
+            return _supported(ck, what, mbti, found, says(mbti, _cited(found or [])))
         if name == "birthday":
             return _birthday(ck, what, value, found)
         if name == "alias":
@@ -106,7 +109,7 @@ def _birthday(ck: Checker, what: str, value: str, found: list[LogItem] | None):
         date = dt.date(int(m.group(1) or 2000), int(m.group(2)), int(m.group(3))) if m else None
     except ValueError:
         date = None
-    if date is None or (m.group(1) and not FIRST_YEAR <= date.year <= ck.wb.today.year):
+    if m is None or date is None or (m.group(1) and not FIRST_YEAR <= date.year <= ck.wb.today.year):
         ck.problems.append(f"{what}: {value!r} is not a real birthday (YYYY-MM-DD from {FIRST_YEAR}, or MM-DD)")
         return None
     if found is None:

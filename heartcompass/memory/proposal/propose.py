@@ -5,7 +5,7 @@ budget. What the gardener and `tell` both call; nothing here writes files."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from heartcompass.llm import prompts
 from heartcompass.errors import LLMError
@@ -23,7 +23,7 @@ EVENTS_SHOWN_TOKENS = 800
 PROPOSAL_MAX_TOKENS = 2048  # a proposal is a handful of short lines; more is a runaway
 
 
-def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], images: list[str] = ()) -> Proposal:
+def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], images: Sequence[str] = ()) -> Proposal:
     """Ask for a proposal on these entries and apply it to wb; one corrected
     try after invalid output. images: data URLs shown with the entries."""
     from langchain_core.messages import HumanMessage, SystemMessage
@@ -66,6 +66,7 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
         raise ProposalError([f"the model's proposal was invalid twice ({'; '.join(last_error.problems)[:300]})"])
     if isinstance(last_error, TruncatedOutput):
         raise ProposalError([f"the model's proposal was invalid twice ({last_error})"])
+    assert last_error is not None  # each of the two tries returned, raised or kept its error
     raise ProposalError([f"{bad_output(last_error)}, twice. {BAD_OUTPUT_FIX}"])  # in words, not the parser's
 
 

@@ -80,10 +80,10 @@ def said_dates(text: str, day: dt.date) -> list[dt.date | tuple[int, int] | int]
             step = -1 if word[0] == "上" else 1 if word[0] == "下" else 0
             out.append(_shift(day, "month" if word.endswith("月") else "week", step))
     for m in _CN_MONTH.finditer(text):
-        month = _cn(m[2])
-        if month and 1 <= month <= 12:
+        number = _cn(m[2])
+        if number and 1 <= number <= 12:
             year = day.year + _CN_NAMED_YEARS.get(m[1] or "今年", 0)
-            out.append((year, month) if m[1] else _month_said(day, month, ""))
+            out.append((year, number) if m[1] else _month_said(day, number, ""))
     return out
 
 

@@ -6,6 +6,8 @@ exist, or write a fact from an untrusted entry."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from heartcompass.formats import events as events_fmt, profile as profile_fmt
 from heartcompass.memory.proposal.model import CITES, CITES_NEW, MAX_TEXT, Compressed, Proposal
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, by_the_user
@@ -123,9 +125,10 @@ def _one_shape_per_field(item: dict) -> dict:
     """A profile field's value, constrained by which field it is: a relation
     from the list, an MBTI type, a date; a grammar then cannot write an
     `mbti` of '}\n{' that the checks would only reject afterwards."""
-    values = {"relation": {"type": "string", "enum": list(profile_fmt.RELATIONS)},
-              "mbti": {"type": "string", "pattern": profile_fmt.MBTI_PATTERN},
-              "birthday": {"type": "string", "pattern": profile_fmt.BIRTHDAY_PATTERN}}
+    values: dict[str, dict[str, Any]] = {
+        "relation": {"type": "string", "enum": list(profile_fmt.RELATIONS)},
+        "mbti": {"type": "string", "pattern": profile_fmt.MBTI_PATTERN},
+        "birthday": {"type": "string", "pattern": profile_fmt.BIRTHDAY_PATTERN}}
     return {"anyOf": [{**item, "properties": {**item["properties"], "field": {"type": "string", "enum": [name]},
                                                "value": {**item["properties"]["value"],
                                                          **values.get(name, _statement())}}}

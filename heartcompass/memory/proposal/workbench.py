@@ -10,7 +10,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, overload
 
 from heartcompass.errors import FormatError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
@@ -76,11 +76,17 @@ def norm(text: str) -> str:
 def read_person(person: Person):
     """(original texts by path, profile, events, memory) as on disk now."""
     originals = {p: (read_text(p) if p.exists() else None) for p in person.files()}
-    prof = profile_fmt.parse(originals[person.profile_path], person.profile_path)
-    evs = (events_fmt.parse(originals[person.events_path], person.events_path)
-           if originals[person.events_path] is not None else events_fmt.new(person.events_path, prof.name))
-    mem = (memory_fmt.parse(originals[person.memory_path], person.memory_path)
-           if originals[person.memory_path] is not None else memory_fmt.new(person.memory_path, prof.name))
+    profile_text, events_text, memory_text = (originals[p] for p in
+                                              (person.profile_path, person.events_path, person.memory_path))
+    if profile_text is None:  # removed since the person was listed
+        raise FormatError(person.profile_path, "the file is missing: a person's folder needs its PROFILE.md", None,
+                          f"Bring it back (git checkout -- people/{person.slug}/PROFILE.md), or archive them: "
+                          f"heartcompass person archive {person.slug}")
+    prof = profile_fmt.parse(profile_text, person.profile_path)
+    evs = (events_fmt.parse(events_text, person.events_path)
+           if events_text is not None else events_fmt.new(person.events_path, prof.name))
+    mem = (memory_fmt.parse(memory_text, person.memory_path)
+           if memory_text is not None else memory_fmt.new(person.memory_path, prof.name))
     return originals, prof, evs, mem
 
 
@@ -270,9 +276,10 @@ class EventIndex:
         order that is on one of the days or still fits the budget."""
         from bisect import bisect_right
 
-        day_keys = sorted(k for day in days for k in self.by_date.get(as_date(day), ()))
+        day_keys = sorted(k for date in map(as_date, days) if date is not None for k in self.by_date.get(date, ()))
         costs = sorted(self.buckets)
-        picked, used, pos = [], 0, (float("-inf"), -1)
+        picked: list[events_fmt.Event] = []
+        used, pos = 0, (float("-inf"), -1)
         while True:
             best = None
             i = bisect_right(day_keys, pos)
@@ -299,6 +306,14 @@ def as_date(day: str) -> dt.date | None:
     except (TypeError, ValueError):
         return None
     return date if date.isoformat() == day else None
+
+
+@overload
+def events_index(wb: Workbench, half_life: float) -> EventIndex: ...
+
+
+@overload
+def events_index(wb: Workbench, half_life: None = None) -> EventIndex | None: ...
 
 
 def events_index(wb: Workbench, half_life: float | None = None) -> EventIndex | None:

@@ -1,0 +1,140 @@
+"""serve's own state between runs (gateway/state.py): written after every
+message without an fsync, made durable once per quiet moment. A crash of
+the process right after a message keeps it handled once; the fsyncs are not
+one per message."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import textwrap
+
+from fakes import FakeChat
+from serve_helpers import log_entries, wait_until
+
+from heartcompass.gateway.core import Gateway, Incoming
+from heartcompass.gateway.state import state_for
+from heartcompass.store.config_edit import set_config
+
+
+class Recording:
+    name = "telegram"
+
+    def __init__(self):
+        self.sent: list[str] = []
+
+    def send(self, chat, text):
+        self.sent.append(text)
+
+    def ask(self, chat, text, choices):
+        self.sent.append(text)
+
+    def typing(self, chat):
+        pass
+
+
+def _gateway(ws, model=None, **kwargs):
+    state = state_for(ws.state_dir, "telegram")
+    state.chats.setdefault("42", "alice")
+    channel = Recording()
+    gw = Gateway(ws, {"telegram": channel}, {"telegram": state}, make_model=lambda: model or FakeChat(),
+                 quiet=0.05, delays=(0.0, 0.0), **kwargs)
+    return gw, state, channel
+
+
+CRASH = textwrap.dedent("""
+    import os, signal, sys
+    from pathlib import Path
+    from heartcompass.gateway.core import Gateway, Incoming
+    from heartcompass.gateway.state import state_for
+    from heartcompass.store.workspace import Workspace
+
+    ws = Workspace(Path(sys.argv[1]))
+    state = state_for(ws.state_dir, "telegram")
+    state.chats["42"] = "alice"
+
+    class Nowhere:
+        name = "telegram"
+        def send(self, chat, text): pass
+        def ask(self, chat, text, choices): pass
+        def typing(self, chat): pass
+
+    gw = Gateway(ws, {"telegram": Nowhere()}, {"telegram": state}, make_model=lambda: None, quiet=60)
+    state.offset = 778                      # what the Telegram channel does before handing the update over
+    gw.receive(Incoming("telegram", "42", "42", "42:7", text="before the crash 崩溃之前"))
+    state.offset = 779
+    gw.receive(Incoming("telegram", "42", "42", "42:8", text="just before"))
+    os.kill(os.getpid(), signal.SIGKILL)    # no worker ran: no sync, no reply, no clean stop
+""")
+
+
+def test_a_crash_right_after_a_message_keeps_it_handled_once(example_ws):
+    set_config(example_ws, "telegram.allowed_users", "42")
+    done = subprocess.run([sys.executable, "-c", CRASH, str(example_ws.root)], capture_output=True, text=True)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert [e.text for e in log_entries(example_ws, "alice") if e.speaker == "me"] == [
+        "before the crash 崩溃之前", "just before"]
+
+    gw, state, channel = _gateway(example_ws)   # the next serve: the updates come again
+    assert state.offset == 779 and state.is_seen("42:7") and state.is_seen("42:8")
+    gw.receive(Incoming("telegram", "42", "42", "42:7", text="before the crash 崩溃之前"))
+    gw.receive(Incoming("telegram", "42", "42", "42:8", text="just before"))
+    gw.receive(Incoming("telegram", "42", "42", "42:9", text="after it"))
+    assert [e.text for e in log_entries(example_ws, "alice") if e.speaker == "me"] == [
+        "before the crash 崩溃之前", "just before", "after it"]
+
+
+def test_the_state_is_fsynced_once_per_quiet_moment_not_per_message(example_ws, monkeypatch):
+    set_config(example_ws, "telegram.allowed_users", "42")
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        name = os.readlink(f"/proc/self/fd/{fd}")
+        if "/serve/" in name:
+            synced.append(name)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    gw, state, channel = _gateway(example_ws, FakeChat().enqueue("got them all"))
+    stop = threading.Event()
+    worker = threading.Thread(target=gw.run, args=(stop,))
+    worker.start()
+    try:
+        for n in range(12):
+            gw.receive(Incoming("telegram", "42", "42", f"42:{n}", text=f"message {n} 第{n}条"))
+        wait_until(lambda: channel.sent == ["got them all"] and gw.idle())
+        assert len(synced) <= 1, synced          # 12 messages, at most one fsync so far
+        wait_until(lambda: not state.unsynced(), timeout=10)  # made durable once quiet
+        assert len(synced) <= 2, synced
+    finally:
+        stop.set()
+        worker.join(20)
+    assert not state.unsynced()
+    reloaded = state_for(example_ws.state_dir, "telegram")
+    assert all(reloaded.is_seen(f"42:{n}") for n in range(12))
+
+
+def test_the_journal_is_replayed_a_torn_last_line_skipped_and_its_length_bounded(tmp_path, monkeypatch):
+    from heartcompass.gateway import state as state_mod
+
+    monkeypatch.setattr(state_mod, "JOURNAL_KEEP", 5)
+    path = tmp_path / "serve" / "telegram.json"
+    state = state_mod.ChannelState(path)
+    for n in range(12):
+        state.offset = 100 + n
+        state.mark_seen(f"42:{n}")
+        state.save()
+        lines = state.journal.read_text(encoding="utf-8").splitlines() if state.journal.exists() else []
+        assert len(lines) <= 5                          # then the json takes them all, and it starts afresh
+    with open(state.journal, "a", encoding="utf-8") as f:
+        f.write('{"id": "42:99", "off')                  # killed mid-line
+    again = state_mod.ChannelState(path)
+    assert all(again.is_seen(f"42:{n}") for n in range(12)) and not again.is_seen("42:99")
+    assert again.offset == 111 and again.unsynced()
+    again.sync()                                         # all in the json, for good; the journal gone
+    assert not again.journal.exists() and not again.unsynced()
+    assert state_mod.ChannelState(path).offset == 111
