@@ -11,7 +11,9 @@ than wall time; the minimum of three runs). Targets at 10,000 people, from
 the hostile tour: `person list` at most 2 s (its people index warm), an idle
 `garden` at most 10 s, `chat` start independent of how many people there are
 (ratio to 10 people at most 1.5), `doctor` growing at most linearly (it
-parses every file). No model is called: chat sends a /note, which the
+parses every file). Each person has one chat log, already gardened (its
+consolidation state written as a garden leaves it), so an idle garden reads
+what a real one reads. No model is called: chat sends a /note, which the
 persona does not answer."""
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ def build(root: Path, people: int) -> None:
                    capture_output=True)
     alice = root / "people" / "alice"
     texts = {name: (alice / name).read_text(encoding="utf-8") for name in ("PROFILE.md", "EVENTS.md", "MEMORY.md")}
+    log = "---\ndate: 2026-11-01\n---\n\n- 10:00:00 · me · hello there\n"  # one chat each, gardened before (its state below)
+    state = '{"days":{"2026-11-01":[1,null]}}'
+    (root / ".heartcompass" / "consolidated").mkdir(parents=True, exist_ok=True)
     for i in range(people):
         folder = root / "people" / f"p{i:05d}"
         folder.mkdir()
@@ -39,6 +44,9 @@ def build(root: Path, people: int) -> None:
             if name == "PROFILE.md":
                 text = text.replace("name: Alice Chen", f"name: Person {i}").replace("- Alice\n", f"- P{i}\n")
             (folder / name).write_text(text, encoding="utf-8")
+        (folder / "logs").mkdir()
+        (folder / "logs" / "2026-11-01.md").write_text(log, encoding="utf-8")
+        (root / ".heartcompass" / "consolidated" / f"p{i:05d}.json").write_text(state, encoding="utf-8")
     subprocess.run(["git", "add", "-A"], cwd=root, check=True, capture_output=True)
     subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=b@x", "commit", "-qm", "people"], cwd=root,
                    check=True, capture_output=True)
@@ -60,8 +68,9 @@ def cpu(root: Path, *args: str) -> float:
 
 def main() -> None:
     many = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
-    commands = {"person list": (["person", "list"], 2.0), "chat start": (["chat", "alice", "-m", "/note hi"], None),
-                "idle garden": (["garden", "--quiet"], 10.0), "doctor": (["doctor"], None)}
+    # the idle garden before chat: chat's /note is a new entry for alice, and a garden with new entries is not idle
+    commands = {"person list": (["person", "list"], 2.0), "idle garden": (["garden", "--quiet"], 10.0),
+                "chat start": (["chat", "alice", "-m", "/note hi"], None), "doctor": (["doctor"], None)}
     with tempfile.TemporaryDirectory() as tmp:
         small, big = Path(tmp) / "small", Path(tmp) / "big"
         build(small, 10)

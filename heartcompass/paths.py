@@ -143,6 +143,18 @@ def ensure_folder(path: Path) -> Path:
     return path
 
 
+def read_exact(path: Path) -> str:
+    """A file of ours, exactly as it is: strict UTF-8 (UnicodeDecodeError
+    otherwise), no link followed on the way (UnsafePathError)."""
+    check(path)
+    fd = open_regular(path, os.O_RDONLY)
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read().decode("utf-8")
+    finally:
+        os.close(fd)
+
+
 def read_local(path: Path) -> str:
     """A file of our local state (.heartcompass/), UTF-8. Missing:
     FileNotFoundError; a FIFO or device in its place: UnsafePathError (the

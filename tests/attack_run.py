@@ -279,6 +279,36 @@ def twenty_parallel_chats(t: Trial) -> list[str]:
 
 
 @case
+def short_commands_during_a_long_garden(t: Trial) -> list[str]:
+    """A garden whose model takes 4 s a person: `person add` and a chat's
+    /note started meanwhile get in (the gardener holds the lock per person,
+    never while the model thinks) instead of failing after their 30 s wait."""
+    t.stub.delay = 4.0
+    for slug in ("alice", "bob"):
+        t.hc("chat", slug, "-m", f"/note {slug} adopted a cat called Miso")
+    garden = t.spawn("garden")
+    time.sleep(1.5)
+    problems = []
+    began = time.monotonic()
+    added = t.hc("person", "add", "Carol", "--yes", check=False)
+    noted = t.hc("chat", "alice", "-m", "/note 她下周去杭州", check=False)
+    if added.returncode or noted.returncode:
+        problems.append(f"a short command failed during the garden: {added.stderr}{noted.stderr}")
+    if garden.poll() is not None:
+        problems.append(f"the short commands waited {time.monotonic() - began:.0f} s, until the garden ended")
+    t.outputs.append(garden.communicate(timeout=120)[0])
+    t.stub.delay = 0.0
+    subjects = t.git("log", "--format=%s").splitlines()
+    for wanted in ("add(carol)", "garden(alice)", "garden(bob)"):
+        if not any(s.startswith(wanted) for s in subjects):
+            problems.append(f"no {wanted} commit")
+    if "她下周去杭州" not in t.git("show", "HEAD:people/alice/logs/" + sorted(
+            (t.root / "people" / "alice" / "logs").glob("*.md"))[-1].name):
+        problems.append("the note typed during the garden is not committed")
+    return problems
+
+
+@case
 def hand_edit_during_garden(t: Trial) -> list[str]:
     """The user edits Alice's profile while the gardener waits on the model."""
     t.stub.delay = 3.0

@@ -67,9 +67,11 @@ def test_a_hand_edit_saved_after_the_gardener_wrote_stays_the_users(bob: Runner,
     assert "Works at the bakery" in committed and HAND_LINE not in committed  # only the gardener's bytes
     assert HAND_LINE in path.read_text()  # and the user's line is still there, pending
     assert git(ws, "status", "--porcelain") == " M people/bob/MEMORY.md\n"
-    # the next command commits the hand edit on its own
+    # the next command that writes Bob's files commits the hand edit on its own (an idle garden writes nothing)
     bob("garden")
-    assert subjects(ws)[0] == "edit(bob): by hand"
+    assert subjects(ws)[0].startswith("garden(bob):") and git(ws, "status", "--porcelain")
+    bob("chat", "bob", "-m", "/note Bob starts on Monday")
+    assert subjects(ws)[1] == "edit(bob): by hand" and subjects(ws)[0].startswith(("chat(bob)", "log(bob)"))
     assert _blame_subject(ws, "people/bob/MEMORY.md", HAND_LINE) == "edit(bob): by hand"
     assert _blame_subject(ws, "people/bob/MEMORY.md", "- Works at the bakery (log 2026-12-01)").startswith(
         "garden(bob):")

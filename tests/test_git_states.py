@@ -88,6 +88,9 @@ def test_garden_refuses_mid_cherry_pick(example_cli: Runner, fake_llm):
     _conflict_setup(ws)
     assert git_try(ws, "cherry-pick", "other") != 0
     assert (ws.root / ".git" / "CHERRY_PICK_HEAD").exists()
+    from garden_helpers import say
+
+    say(ws, "alice", "note", "She moved to Hangzhou")  # an idle garden writes nothing, so it checks nothing
     output = _fails(example_cli, "garden")
     assert "cherry-pick" in output and "git cherry-pick --continue" in output
     assert fake_llm.calls == []

@@ -6,12 +6,15 @@ package (memory/proposal/), which `tell` shares; which entries are new is
 new_entries.py.
 
 Safety, in order of the steps below:
-- one gardener at a time (a workspace lock: a kernel flock, gone with its holder);
+- one gardener at a time; the workspace lock is held only while a person's
+  files are read or written, never while the model thinks, and a waiting
+  command gets it between people (garden_lock.py);
 - a journal (garden_journal.py) holds the new texts before any file is
   written, so a run killed at any moment is finished by the next one, and
   the consolidation state (.heartcompass/consolidated/, see consolidation.py)
   moves with the files it describes, never apart from them;
-- pending hand edits are committed first, as their own commits; the
+- pending hand edits of a person with new entries are committed first, as
+  their own commits (an idle run starts no git at all); the
   gardener's commit holds exactly the bytes it wrote (built from them, not
   from the working files), so a hand edit saved meanwhile stays the user's,
   for its own `edit(...)` commit;
@@ -33,11 +36,11 @@ from heartcompass.store import audit, clock
 from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic
 from heartcompass.memory.consolidation import State as ConsolidationState, prefix_sum, trailer
 from heartcompass.errors import HeartCompassError, MissingKeyError
-from heartcompass.formats import memory as memory_fmt
+from heartcompass.formats import dailylog, memory as memory_fmt
 from heartcompass.memory.garden_journal import Journal, with_note
 from heartcompass.memory.new_entries import EntryCounts, chunks, new_entries
 from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
-from heartcompass.store.lock import WorkspaceLock
+from heartcompass.memory.garden_lock import GardenLock, NotWritable
 from heartcompass.store.people import Person, list_people
 from heartcompass.memory.proposal import lazy as proposal  # pydantic and all: only once someone has new entries
 from heartcompass.store.workspace import Workspace
@@ -87,7 +90,12 @@ class Gardener:
         self._people: list[Person] = []
         self._names: dict[str, tuple[list[str], list[str]]] | None = None  # slug -> (names, links)
         self._history: dict[str, list] | None = None  # slug -> [last commit, files hand commits touched]
+        self._history_head: str | None = None  # HEAD when it was read (our own commits move it along)
         self._committed: set[str] = set()  # people whose hand edits this run committed
+        self._lock = GardenLock(ws, check=not dry_run)
+        self._state_turn = 0  # the lock's turn when the consolidation state was read
+        self._pending: set[str] | None = None  # people with hand edits to commit first (once someone is gardened)
+        self._listed: list[Person] = []
 
     @property
     def model(self):
@@ -97,30 +105,36 @@ class Gardener:
 
     def run(self, people: list[Person] | None = None) -> list[PersonResult]:
         self._people = list_people(self.ws)  # once per run, not per person
-        people = people if people is not None else self._people
-        lock = WorkspaceLock(self.ws.state_dir / "lock", "gardener")
-        with lock:
-            if not self.dry_run:
-                self.ws.git.check_writable()  # no commit onto a rebase, a merge, a detached HEAD
+        people = self._listed = people if people is not None else self._people
+        with self._lock:
             results = []
-            pending = {p.slug for p in audit.pending(self.ws, people)} if not self.dry_run else set()
             for person in people:
                 self.on_start(person)
-                results.append(self._one(person, person.slug in pending))
+                try:
+                    self._lock.take()  # a command waiting gets in first
+                except HeartCompassError as exc:  # a sync got in and holds it, or left a rebase: stop here
+                    results.append(PersonResult(person.slug, "skipped", message=f"{exc.message} It will be retried "
+                                                "next run, with everyone after it."))
+                    self.on_done(results[-1])
+                    break
+                if self._lock.turns > 1 and not os.path.lexists(person.profile_path):
+                    results.append(PersonResult(person.slug, "skipped", message="renamed or archived while the "
+                                                "gardener ran; its entries are read by the next run"))
+                else:
+                    results.append(self._one(person))
                 self.on_done(results[-1])
             self.counts.save()
         return results
 
-    def _one(self, person: Person, has_pending: bool) -> PersonResult:
+    def _one(self, person: Person) -> PersonResult:
         result = PersonResult(person.slug)
         try:
-            if not self.dry_run:
-                Journal(self.ws, person).recover()
-                if has_pending:
-                    audit.commit_pending(self.ws, [person])
-                    self._committed.add(person.slug)
+            journal = Journal(self.ws, person)
+            if not self.dry_run and os.path.lexists(journal.path):
+                self._lock.writable()
+                journal.recover()
             return self._garden(person, result)
-        except MissingKeyError:
+        except (MissingKeyError, NotWritable):
             raise
         except ConcurrentEditError as exc:
             result.status, result.message = "skipped", f"{exc.message} It will be retried next run."
@@ -129,6 +143,8 @@ class Gardener:
         if not self.dry_run and result.status in ("failed", "skipped"):
             # chunks already written stay, committed as exactly what was written
             try:
+                self._lock.take()
+                self._lock.writable()
                 result.commit = Journal(self.ws, person).recover(self._written)
             except HeartCompassError as exc:  # e.g. a hook refused: the journal stays, for the next run
                 result.message += f" ({exc.message})"
@@ -137,12 +153,24 @@ class Gardener:
         return result
 
     def _garden(self, person: Person, result: PersonResult) -> PersonResult:
+        days = dailylog.log_dates(person.dir)
+        if not days:
+            return result  # no logs: no state to read (a missing one is rebuilt from git, three commands)
         state = ConsolidationState(self.ws, person)
-        items, logs = new_entries(person, state, self.counts)
+        items, logs = new_entries(person, state, self.counts, days)
         if not items:
             if not self.dry_run:
                 state.save()  # a rebuilt or corrected state; nothing else is read
-            return result  # nothing new: no model call, no commit
+            return result  # nothing new: no model call, no commit (and no git)
+        if not self.dry_run:
+            self._lock.writable()
+            if self._pending is None:  # one `git status` of people/, once someone has new entries
+                # (a pathspec per person made git's status quadratic: 11 s of CPU at 10,000 people)
+                some = self._listed if len(self._listed) <= 20 else None
+                self._pending = {p.slug for p in audit.pending(self.ws, some)}
+            if person.slug in self._pending:
+                audit.commit_pending(self.ws, [person])
+                self._committed.add(person.slug)
         heads = self._check_committed(person) if not self.dry_run else None
         workbench, propose = proposal.workbench(), proposal.propose()
         originals, prof, evs, mem = workbench.read_person(person)
@@ -154,7 +182,8 @@ class Gardener:
         wb = workbench.workbench(self.ws, person, prof, evs, mem, self.today, people=self._people, mentions=text,
                                  names=self._name_index, heads=heads, history=history)
         wb.days_read = set(logs)
-        self._state, self._days = state, {}
+        self._state, self._days, self._state_turn = state, {}, self._lock.turns
+        self._lock.release()  # the model may take minutes: others write meanwhile, the checksums guard
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
         summaries = []
         batches = chunks(items, budget)
@@ -218,8 +247,10 @@ class Gardener:
         """(last commit touching the person's files, those files a hand commit
         touched), read once for everyone when a first person's hand lines are
         not cached yet."""
+        if self._history is not None and self.ws.git.head() != self._history_head:
+            self._history = None  # another command committed while the lock was away: read it again
         if self._history is None and not is_cached(self.ws, person):
-            self._history = hand_history(self.ws)
+            self._history, self._history_head = hand_history(self.ws), self.ws.git.head()
         if self._history is None:
             return None
         last, by_hand = self._history.get(person.slug, (None, set()))
@@ -264,6 +295,10 @@ class Gardener:
         subject, body = _message(person.slug, wb, summaries)
         body = with_note(body, trailer(self._days))  # what was consumed: the state can be rebuilt from git
         journal = Journal(self.ws, person)
+        self._lock.take()
+        self._lock.writable()
+        if self._lock.turns != self._state_turn:  # another command may have moved it while the model ran
+            self._state, self._state_turn = ConsolidationState(self.ws, person), self._lock.turns
         current = {p: file_checksum(p) for p in changed}
         for path in changed:  # still what we read or last wrote? (a hand edit meanwhile wins)
             expected = checksum(originals[path]) if originals[path] is not None else None
@@ -293,7 +328,10 @@ class Gardener:
         if not commit:
             return None
         # exactly the bytes written: a hand edit saved since stays pending, the user's own
+        head = self.ws.git.head()
         sha = self.ws.git.commit_contents(changed, subject, body)
+        if sha and head == self._history_head:
+            self._history_head = sha
         journal.clear()
         if sha:
             remember_hand_lines(self.ws, person, sha, {p: changed.get(p, originals[p] or "") for p in originals})

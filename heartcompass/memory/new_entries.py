@@ -58,14 +58,14 @@ class EntryCounts:
             write_cache(self.path, json.dumps(self.data))
 
 
-def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts
+def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts, days: list[str] | None = None
                 ) -> tuple[list[LogItem], dict[str, list[dailylog.Entry]]]:
     """Entries past what each log has had consolidated; and those logs'
     entries, whose full count becomes the new state once they are written.
     A log unchanged since it was last read (size, mtime) is not read."""
     items: list[LogItem] = []
     logs: dict[str, list[dailylog.Entry]] = {}
-    for day in dailylog.log_dates(person.dir):
+    for day in dailylog.log_dates(person.dir) if days is None else days:
         path = person.logs_dir / f"{day}.md"
         if counts.known(path) == state.count(day):
             continue

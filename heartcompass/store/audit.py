@@ -20,7 +20,6 @@ from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError, GitError, HeartCompassError
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.store.githistory import Commit
-from heartcompass.store.gitrepo import RevertConflict
 from heartcompass.store.people import Person
 from heartcompass.store.subjects import BY_HAND, MOVED_FROM, REVERTS_PREFIX, Verb, scope_of, subject
 from heartcompass.store.workspace import Workspace
@@ -272,6 +271,8 @@ def undo(ws: Workspace, rev: str | None = None, *, note: Callable[[Commit], str]
 
 
 def _undo(ws: Workspace, rev: str | None, note: Callable[[Commit], str] | None = None) -> tuple[Commit, str]:
+    from heartcompass.store.gitrepo import RevertConflict  # here: an idle garden imports this module, not git
+
     sha = ws.git.resolve(rev or "HEAD")
     target = ws.git.get(sha)
     if ws.git.parents(sha) == 0:
@@ -339,4 +340,11 @@ def commit_chat(ws: Workspace, person: Person, paths: set[Path] | list[Path], me
     what = f"{counted(messages, 'message')} on {days}"
     if time_travel:
         what += f" (time travel, {time_travel})"
-    return ws.git.commit(list(paths), subject(Verb.CHAT, person.slug, what))
+    from heartcompass.paths import read_exact  # (`paths` here are the logs)
+
+    try:  # from the bytes, as the gardener commits: git never re-reads a 10,000-person index for a chat
+        texts: dict[Path | str, str] = {p: read_exact(Path(p)) for p in paths}
+    except (OSError, UnicodeDecodeError, HeartCompassError):  # gone, a link, not text: git's add says what it is
+        return ws.git.commit(list(paths), subject(Verb.CHAT, person.slug, what))
+    return ws.git.commit_contents(texts, subject(Verb.CHAT, person.slug, what))
+

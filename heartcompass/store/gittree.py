@@ -5,23 +5,18 @@ caller reads and stores objects."""
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 FOLDER = 0o040000
+_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.S)  # mode, name, id
 Entries = dict[str, tuple[int, bytes]]  # name -> (mode, id)
 
 
 def entries(data: bytes) -> Entries:
-    """{name: (mode, id)} of a tree object's bytes."""
-    found: Entries = {}
-    i = 0
-    while i < len(data):
-        space = data.index(b" ", i)
-        nul = data.index(b"\0", space)
-        found[data[space + 1:nul].decode("utf-8", "surrogateescape")] = (int(data[i:space], 8),
-                                                                         data[nul + 1:nul + 21])
-        i = nul + 21
-    return found
+    """{name: (mode, id)} of a tree object's bytes, in git's order (one
+    regular expression: the people folder at 10,000 people in a few ms)."""
+    return {m[2].decode("utf-8", "surrogateescape"): (int(m[1], 8), m[3]) for m in _ENTRY.finditer(data)}
 
 
 def tree_with(read: Callable[[bytes], Entries], tree: bytes | None, changes: dict[tuple[str, ...], bytes],
@@ -30,6 +25,7 @@ def tree_with(read: Callable[[bytes], Entries], tree: bytes | None, changes: dic
     read(id) gives a tree's entries; store(kind, data) writes an object and
     gives its id."""
     here = read(tree) if tree is not None else {}
+    kinds = {name: mode == FOLDER for name, (mode, _) in here.items()}  # to know when git's order still holds
     blobs: Entries = {}
     below: dict[str, dict[tuple[str, ...], bytes]] = {}
     for parts, sha in changes.items():
@@ -45,8 +41,9 @@ def tree_with(read: Callable[[bytes], Entries], tree: bytes | None, changes: dic
         sha, found = tree_with(read, old[1] if old and old[0] == FOLDER else None, sub, store, f"{prefix}{name}/")
         here[name] = (FOLDER, sha)
         blobs.update(found)
-    names = sorted(here, key=lambda n: n.encode("utf-8", "surrogateescape") + (
-        b"/" if here[n][0] == FOLDER else b""))  # git's order: a folder sorts as "name/"
-    data = b"".join(f"{here[n][0]:o} ".encode() + n.encode("utf-8", "surrogateescape") + b"\0" + here[n][1]
-                    for n in names)
+    names = list(here)  # still git's order when no name was added and none changed kind
+    if any(kinds.get(n) != (here[n][0] == FOLDER) for n in (*below, *(p[0] for p in changes))):
+        names.sort(key=lambda n: n.encode("utf-8", "surrogateescape") + (
+            b"/" if here[n][0] == FOLDER else b""))  # git's order: a folder sorts as "name/"
+    data = b"".join(b"%o %s\0%s" % (here[n][0], n.encode("utf-8", "surrogateescape"), here[n][1]) for n in names)
     return store("tree", data), blobs

@@ -4,7 +4,10 @@ An exclusive flock on .heartcompass/lock. The kernel releases it when its
 holder exits or is killed, so there is no stale-lock guesswork; the file's
 content (pid, host, since, purpose) only says who holds it. The file is
 removed on release, so a waiter that locked a file already unlinked checks
-that the path still names the inode it locked, and retries if not."""
+that the path still names the inode it locked, and retries if not. A waiter
+touches the file (its mtime) at each try, so a holder that releases and
+re-takes the lock (the gardener, between people) can see that someone is
+waiting and let them in first."""
 
 from __future__ import annotations
 
@@ -24,6 +27,13 @@ SHORT_WAIT = 30.0  # even a fail-fast gardener waits this long for a short comma
 
 class LockBusy(HeartCompassError):
     pass
+
+
+def _mtime(fd: int) -> int:
+    try:
+        return os.fstat(fd).st_mtime_ns
+    except OSError:
+        return 0
 
 
 def _read_info(fd: int) -> dict:
@@ -73,6 +83,7 @@ class WorkspaceLock:
         self.wait = wait
         self.held = False
         self._fd: int | None = None
+        self._stamp = 0  # the file's mtime once taken: a waiter's try changes it
 
     def acquire(self) -> None:
         try:
@@ -91,6 +102,10 @@ class WorkspaceLock:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 owner = _read_info(fd)
+                try:
+                    os.utime(fd)  # "someone is waiting": see waited()
+                except OSError:
+                    pass
                 os.close(fd)
                 short = owner.get("purpose") not in ("gardener", "sync")  # others hold it for a commit
                 if time.monotonic() >= (max(deadline, started + SHORT_WAIT) if short else deadline):
@@ -113,7 +128,12 @@ class WorkspaceLock:
         except OSError:
             pass  # a full disk: the flock is the lock; who holds it is only for messages
         self._fd = fd
+        self._stamp = _mtime(fd)
         self.held = True
+
+    def waited(self) -> bool:
+        """Has another command tried to take the lock since we took it?"""
+        return self.held and self._fd is not None and _mtime(self._fd) != self._stamp
 
     def release(self) -> None:
         if self.held and self._fd is not None:

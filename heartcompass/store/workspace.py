@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ NOT_FOUND_HINT = "Create one with 'heartcompass init [PATH]', or point to it wit
 class Workspace:
     def __init__(self, root: Path):
         self.root = Path(root).resolve()
+        self._state_ok = False  # .heartcompass was checked (not a link) and made
 
     @property
     def config_path(self) -> Path:
@@ -36,10 +38,18 @@ class Workspace:
 
     @property
     def state_dir(self) -> Path:
+        path = self.root / ".heartcompass"
+        if self._state_ok:  # checked before: a folder still (one lstat; a link put there is not)
+            try:
+                if stat.S_ISDIR(os.lstat(path).st_mode):
+                    return path
+            except OSError:
+                pass
         from heartcompass import paths
 
-        path = paths.check(self.root / ".heartcompass")  # locks, journals, run logs: never outside
-        return paths.ensure_folder(path)
+        paths.ensure_folder(paths.check(path))  # locks, journals, run logs: never outside
+        self._state_ok = True
+        return path
 
     @property
     def prompts_dir(self) -> Path:
