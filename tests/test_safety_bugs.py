@@ -1,0 +1,54 @@
+"""Four safety bugs that no test caught (issue 22), each found by changing the
+code and seeing the suite still pass: a stale index.lock during a garden, a
+chat message typed while a rename is refused, a dry run after a hand edit to
+a log line, a crash while the messages kept during a stopped sync go back."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import Runner, git, log_entries, subjects
+from garden_helpers import answer_with, events, proposal, say
+
+
+def _good():
+    return proposal(new_events=[{"date": "2026-12-01", "text": "Booked movers for Kyoto", "weight": 0.6,
+                                 "evidence": ["L1"]}],
+                    new_facts=[{"text": "Booked movers for the Kyoto move", "evidence": ["L1"]}])
+
+
+def _hook(ws, body: str) -> None:
+    hook = ws.root / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\n" + body + "\n")
+    hook.chmod(0o755)
+
+
+# -- 1. a stale index.lock appears while the gardener runs ------------------------------------------
+@pytest.mark.parametrize("hooked", [False, True], ids=["no hook", "a hook of the user's"])
+def test_a_stale_index_lock_mid_garden_commits_nothing_and_the_next_run_finishes(example_cli: Runner, fake_llm,
+                                                                                  monkeypatch, hooked):
+    """A git killed while the model thinks leaves index.lock: the gardener's
+    commit must not move HEAD while the index cannot follow it."""
+    ws = example_cli.ws
+    if hooked:
+        _hook(ws, "exit 0")  # the commit goes through `git commit` in a temporary index
+    say(ws, "alice", "me", "I booked the movers for you")
+    lock = ws.root / ".git" / "index.lock"
+
+    def a_git_dies_meanwhile(messages):
+        lock.write_text("")
+        return _good()
+
+    with monkeypatch.context() as m:
+        answer_with(m, fake_llm, a_git_dies_meanwhile)
+        result = example_cli("garden", ok=False)
+    assert result.exit_code == 1 and "stale" in result.output and "index.lock" in result.output
+    assert "Traceback" not in result.output
+    assert not any(s.startswith("garden(") for s in subjects(ws))  # nothing the index does not hold
+    assert git(ws, "diff", "--cached", "--name-only") == ""
+    lock.unlink()
+    example_cli("garden")  # the journal finishes it
+    assert subjects(ws)[0].startswith("garden(alice): 1 new event")
+    assert not any(s.startswith("edit(alice)") for s in subjects(ws))
+    assert git(ws, "status", "--porcelain") == ""
+    assert [e.text for e in events(ws)].count("Booked movers for Kyoto") == 1
