@@ -52,3 +52,22 @@ def test_a_stale_index_lock_mid_garden_commits_nothing_and_the_next_run_finishes
     assert not any(s.startswith("edit(alice)") for s in subjects(ws))
     assert git(ws, "status", "--porcelain") == ""
     assert [e.text for e in events(ws)].count("Booked movers for Kyoto") == 1
+
+
+# -- 3. a dry run after a hand edit to a log line ----------------------------------------------------
+def test_a_dry_run_after_a_hand_edit_to_a_log_line_leaves_it_for_the_real_garden(example_cli: Runner, fake_llm):
+    ws = example_cli.ws
+    say(ws, "alice", "me", "I booked the movers for you")
+    fake_llm.enqueue(_good())
+    example_cli("garden")
+    log = ws.people_dir / "alice" / "logs" / "2026-12-01.md"
+    log.write_text(log.read_text().replace("I booked the movers for you", "I booked the movers for 小林, not you"))
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
+    before = len(fake_llm.calls)
+    example_cli("garden", "--dry-run")
+    assert len(fake_llm.calls) == before + 1 and "小林" in str(fake_llm.calls[-1][-1].content)
+    fake_llm.enqueue(proposal(nothing_worth_keeping=True))
+    example_cli("garden")
+    assert len(fake_llm.calls) == before + 2, "the real garden skipped the edited line"
+    assert "小林" in str(fake_llm.calls[-1][-1].content)
+    assert "edit(alice): by hand" in subjects(ws)  # the edited line is the user's commit

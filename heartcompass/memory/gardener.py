@@ -2,10 +2,10 @@
 MEMORY.md, one reviewable commit per person. This is the nightly runner
 (which entries are new, in chunks, per person, under the lock); what the
 model is asked and how its answer is checked and applied is the proposal
-package (heartcompass/proposal/), which `tell` shares.
+package (memory/proposal/), which `tell` shares.
 
 Safety, in order of the steps below:
-- one gardener at a time (a workspace lock; a stale lock is taken over);
+- one gardener at a time (the workspace lock: a kernel flock, let go when its holder dies);
 - a journal (garden_journal.py) holds the new texts before any file is
   written, so a run killed at any moment is finished by the next one, and
   the consolidation state (.heartcompass/consolidated/, see consolidation.py)
@@ -79,14 +79,14 @@ class EntryCounts:
             self.data = {}
         self.dirty = False
 
-    def known(self, path: Path) -> int | None:
+    def known(self, path: Path) -> list | None:  # the state it is all read under (a dry run saves none)
         st = path.stat()
         hit = self.data.get(str(path))
-        return hit[2] if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns else None
+        return hit[2:] if hit and len(hit) == 4 and hit[0] == st.st_size and hit[1] == st.st_mtime_ns else None
 
-    def remember(self, path: Path, count: int) -> None:
+    def remember(self, path: Path, read: list | None) -> None:
         st = path.stat()
-        self.data[str(path)] = [st.st_size, st.st_mtime_ns, count]
+        self.data[str(path)] = [st.st_size, st.st_mtime_ns, *(read or [-1, None])]
         self.dirty = True
 
     def save(self) -> None:
@@ -103,12 +103,12 @@ def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts
     logs: dict[str, list[dailylog.Entry]] = {}
     for day in dailylog.log_dates(person.dir):
         path = person.logs_dir / f"{day}.md"
-        if counts.known(path) == state.count(day):
+        if counts.known(path) == state.days.get(day, [0, None]):
             continue
         entries = dailylog.load(path)
         unread = state.unread(day, entries)  # a log rewritten (undo, restore, by hand): what changed
-        # a count that says "all read" only when the state says so too (else the next run must look again)
-        counts.remember(path, len(entries) if state.count(day) + len(unread) == len(entries) else -1)
+        counts.remember(path, [len(entries), prefix_sum(entries, len(entries))]  # else the next run looks again
+                        if state.count(day) + len(unread) == len(entries) else None)
         if not unread:
             continue
         logs[day] = entries
