@@ -71,3 +71,38 @@ def test_a_dry_run_after_a_hand_edit_to_a_log_line_leaves_it_for_the_real_garden
     assert len(fake_llm.calls) == before + 2, "the real garden skipped the edited line"
     assert "小林" in str(fake_llm.calls[-1][-1].content)
     assert "edit(alice): by hand" in subjects(ws)  # the edited line is the user's commit
+
+
+# -- 2. a chat message typed while a rename is refused -------------------------------------------
+def _typed_during_the_commit(ws, slug: str, text: str) -> str:
+    """A pre-commit hook that, like a chat open in another terminal, appends
+    the user's message to today's log while the commit runs, then refuses."""
+    import sys
+
+    from heartcompass.store import clock
+
+    day = clock.today(ws)
+    script = (f"import datetime; from pathlib import Path; from heartcompass.formats import dailylog; "
+              f"day = datetime.date.fromisoformat({day.isoformat()!r}); "
+              f"dailylog.append(dailylog.log_path(Path({str(ws.people_dir / slug)!r}), day), "
+              f"dailylog.Entry('09:30:00', 'me', {text!r}, []), day)")
+    _hook(ws, f"{sys.executable} -c \"{script}\" && exit 1")
+    return f"people/{slug}/logs/{day.isoformat()}.md"
+
+
+@pytest.mark.parametrize("args", [("person", "rename", "alice", "Alicia"), ("person", "archive", "alice")],
+                         ids=["rename", "archive"])
+def test_a_message_typed_while_a_move_is_refused_is_kept(example_cli: Runner, fake_llm, args):
+    ws = example_cli.ws
+    fake_llm.enqueue("hi")
+    example_cli("chat", "alice", "-m", "a message before")
+    rel = _typed_during_the_commit(ws, "alice", "typed while the rename ran 小林")
+    result = example_cli(*args, ok=False)
+    assert result.exit_code == 1 and "was rolled back" in result.output and "Traceback" not in result.output
+    assert [e.text for e in log_entries(ws, "alice")] == ["a message before", "hi", "typed while the rename ran 小林"]
+    assert sorted(p.name for p in ws.people_dir.iterdir() if p.name != ".archive") == ["alice", "me"]  # no stray
+    assert git(ws, "status", "--porcelain") == f" M {rel}\n"  # only the message, pending
+    (ws.root / ".git" / "hooks" / "pre-commit").unlink()
+    example_cli(*args)  # the next command commits the message with its log, then moves the folder
+    assert git(ws, "status", "--porcelain") == ""
+    assert "typed while the rename ran 小林" in git(ws, "show", f"HEAD~1:{rel}")

@@ -131,8 +131,10 @@ def commit_or_roll_back(ws: Workspace, paths: list[Path], subject: str, body: st
         return ws.git.commit([*paths, *keep, *(moved[1:] if moved else ())], subject, body)
     except GitError as exc:
         said = []
-        if moved and moved[1].exists() and not moved[0].exists():
-            moved[1].rename(moved[0])
+        if moved and moved[1].exists():
+            from heartcompass.store.move_back import move_back
+
+            move_back(moved[1], moved[0])  # with what a chat appended by the old path meanwhile
         if paths:
             ws.git.roll_back(list(paths))
             said.append(f"{what} was rolled back")
