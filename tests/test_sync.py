@@ -294,6 +294,45 @@ def test_what_was_typed_survives_a_crash_between_git_and_putting_it_back(bob_con
     assert log.count("typed during conflict") == 1 and log.count("noted") == 1
 
 
+class Killed(BaseException):
+    """Stands for kill -9: nothing after it runs."""
+
+
+@pytest.mark.parametrize("action", ["--abort", "--continue"])
+def test_a_crash_after_the_kept_messages_are_back_before_their_file_goes_appends_them_once(
+        bob_conflict, fake_llm, monkeypatch, action):
+    """The README's promise: the next sync appends what is kept *once*, even
+    when the process died after putting it back and before removing the kept file."""
+    from typer.testing import CliRunner
+
+    from heartcompass.cli.app import app
+    from heartcompass.store import sync as sync_mod
+
+    cli, other = bob_conflict
+    _stop_on_bob(cli, other)
+    _typed(cli, fake_llm, text="typed during conflict 小林")
+    if action == "--continue":
+        _resolve_bob(cli)
+    real = sync_mod.dailylog.append_many
+
+    def append_then_die(*args, **kwargs):
+        real(*args, **kwargs)
+        raise Killed()
+
+    with monkeypatch.context() as crash, pytest.raises(Killed):
+        crash.setattr(sync_mod.dailylog, "append_many", append_then_die)
+        CliRunner().invoke(app, ["--workspace", str(cli.ws.root), "sync", action], catch_exceptions=False)
+    kept = cli.ws.state_dir / "typed-during-sync.json"
+    assert kept.exists() and [e.text for e in log_entries(cli.ws, "carol")].count("typed during conflict 小林") == 1
+    result = cli("sync", ok=action == "--continue")  # --abort: it stops on Bob again
+    assert "kept 1 message typed during the sync; committed" in result.output.lower()
+    assert not kept.exists()
+    log = git(cli.ws, "show", f"main:{_log_path(cli, 'carol')}")  # --abort: committed, then the rebase set out
+    assert log.count("typed during conflict 小林") == 1 and log.count("noted") == 1
+    if action == "--continue":
+        assert [e.text for e in log_entries(cli.ws, "carol")] == ["a", "hey", "typed during conflict 小林", "noted"]
+
+
 def _log_path(cli: Runner, slug: str) -> str:
     from heartcompass.store import clock
 
