@@ -203,8 +203,13 @@ _PRONOUNS = {"i", "me", "you", "he", "him", "she", "her", "it", "we", "us", "the
 
 def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str | None:
     """Write every file of the plan (refusing any edited meanwhile), mark the
-    logged narrative as applied, and make one commit."""
+    logged narrative as applied, and make one commit. A journal (the
+    gardener's, memory/garden_journal.py) holds the texts before the first
+    write: a tell killed before its commit is finished by the next command,
+    as a tell, never as the user's hand edit."""
+    from heartcompass.memory.garden_journal import Journal
     from heartcompass.store import audit
+    from heartcompass.store.unfinished import TOLD
     from heartcompass.atomic import ConcurrentEditError, file_checksum
 
     # The told person's own log holds the uncommitted note: it goes into this commit.
@@ -212,28 +217,56 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> s
     if others:  # (an empty list would mean everyone)
         audit.commit_pending(ws, others)
     for p in plan.plans:
+        Journal(ws, p.person).recover()  # a garden's unfinished work first: its own commit
         for path, old in p.originals.items():
             if path in p.texts and file_checksum(path) != (checksum(old) if old is not None else None):
                 raise ConcurrentEditError(f"{ws.rel(path)} changed since the proposal was made; nothing written.",
                                           "Run the tell again.")
-    for p in plan.plans:
-        for path, text in p.texts.items():
-            old = p.originals[path]
-            write_atomic(path, text, expected_checksum=checksum(old) if old is not None else None)
-    _mark(note, "applied", "tell applied it to the files", now)
-    touched = [note.path, *(path for p in plan.plans for path in p.texts)]
     others = [p.person.slug for p in plan.plans[1:] if p.texts]
     summary = plan.plans[0].summary if plan.plans else "noted"
     subject = audit.subject(audit.Verb.TELL, plan.person.slug,
                             summary[:60] + (f" (also {', '.join(others)})" if others else ""))
-    body = "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
+    body = f"Told: {plan.narrative}\n\n" + "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
+    journal = Journal(ws, note.person)
+    journal.save({path: (checksum(p.originals[path]) if p.originals[path] is not None else None, text)
+                  for p in plan.plans for path, text in p.texts.items()}, {}, subject, body, by=TOLD)
+    _mark(note, "applied", "tell applied it to the files", now)
+    done: list[tuple[Path, str | None, str]] = []
     try:
-        return audit.commit_or_roll_back(ws, touched[1:], subject, f"Told: {plan.narrative}\n\n{body}",
-                                         keep=[note.path], what="the proposed changes")
+        for p in plan.plans:
+            for path, text in p.texts.items():
+                old = p.originals[path]
+                write_atomic(path, text, expected_checksum=checksum(old) if old is not None else None)
+                done.append((path, old, text))
+    except HeartCompassError:  # a hand save in the instant before a write: the others go back
+        for path, old, text in done:
+            _put_back(path, old, text)
+        journal.clear()
+        log_note(note.person, note.text, now)  # the note is marked applied: logged again, unmarked
+        raise
+    touched = [note.path, *(path for p in plan.plans for path in p.texts)]
+    try:
+        sha = audit.commit_or_roll_back(ws, touched[1:], subject, body, keep=[note.path], what="the proposed changes")
     except HeartCompassError:
-        # The files went back, but the note is marked applied: log it again, unmarked, for the gardener.
+        journal.clear()  # the files went back
+        # ...but the note is marked applied: log it again, unmarked, for the gardener.
         log_note(note.person, note.text, now)
         raise
+    journal.clear()
+    return sha
+
+
+def _put_back(path: Path, old: str | None, written: str) -> None:
+    """A file of the plan as it was, unless edited by hand since our write (then it is the user's)."""
+    from heartcompass.atomic import ConcurrentEditError, file_checksum
+
+    try:
+        if old is not None:
+            write_atomic(path, old, expected_checksum=checksum(written))
+        elif file_checksum(path) == checksum(written):
+            path.unlink()
+    except ConcurrentEditError:
+        pass
 
 
 def keep_note(ws: Workspace, note: Note, why: str = "proposal declined") -> str | None:

@@ -114,9 +114,11 @@ def writing(ws: Workspace, purpose: str, wait: float | None = None) -> Iterator[
     commit is right now (no rebase, merge, cherry-pick or revert in progress,
     no detached HEAD, no stale index.lock), else one clear error line."""
     from heartcompass.store.lock import WorkspaceLock
+    from heartcompass.store.unfinished import finish_told
 
     with WorkspaceLock(ws.state_dir / "lock", purpose, wait=WAIT if wait is None else wait):
         ws.git.check_writable()
+        finish_told(ws)  # a `tell` killed before its commit: that commit first, never as the user's edit
         yield
 
 
