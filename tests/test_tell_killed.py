@@ -91,3 +91,35 @@ def test_a_tell_killed_then_a_hand_edit_of_an_untouched_file_is_the_users(exampl
     hand = git(ws, "log", "-1", "--format=%H", "--grep", "by hand").strip()
     assert git(ws, "show", "--name-only", "--format=", hand).split() == ["people/alice/PROFILE.md"]
     assert git(ws, "status", "--porcelain") == ""
+
+
+def test_a_hand_save_just_before_a_tell_write_puts_back_the_files_already_written(example_cli: Runner, fake_llm,
+                                                                                 monkeypatch):
+    """The second file is saved by hand in the instant before the tell writes
+    it: the first file goes back, nothing of the model's stays behind."""
+    from heartcompass.intake import tell as tell_mod
+
+    ws = example_cli.ws
+    before = {p.name: p.read_text() for p in (ws.people_dir / "alice").glob("*.md")}
+    real_write = tell_mod.write_atomic
+    saved = {}
+
+    def user_saves_first(path, text, expected_checksum="any"):
+        if saved.get("first") and "second" not in saved:  # (the put-back writes after it are left alone)
+            path.write_text(path.read_text() + "\n<!-- saved by hand -->\n")
+            saved["second"] = path.name
+        saved["first"] = True
+        return real_write(path, text, expected_checksum)
+
+    fake_llm.enqueue(berlin(), NO_ONE_NEW)
+    with monkeypatch.context() as m:
+        m.setattr(tell_mod, "write_atomic", user_saves_first)
+        result = example_cli("tell", "alice", "She got promoted and is moving to Berlin in March", "--yes", ok=False)
+    assert result.exit_code == 1 and "changed on disk" in result.output and "Traceback" not in result.output
+    after = {p.name: p.read_text() for p in (ws.people_dir / "alice").glob("*.md")}
+    assert after[saved["second"]] == before[saved["second"]] + "\n<!-- saved by hand -->\n"
+    assert {k: v for k, v in after.items() if k != saved["second"]} == \
+        {k: v for k, v in before.items() if k != saved["second"]}
+    assert not list((ws.state_dir / "garden").glob("*.json"))
+    assert [(e.speaker, e.tags) for e in log_entries(ws, "alice")] == [("note", []), ("mark", ["applied 1"]),
+                                                                       ("note", [])]
