@@ -95,7 +95,7 @@ def fake_llm(monkeypatch):
 
     fake = FakeChat()
     monkeypatch.setattr(llm, "make_chat_model", lambda ws, settings: fake)
-    monkeypatch.setattr("heartcompass.talk.chat.time.sleep", lambda s: None)
+    monkeypatch.setattr("time.sleep", fake.slept.append)
     return fake
 
 

@@ -106,3 +106,14 @@ def test_a_message_typed_while_a_move_is_refused_is_kept(example_cli: Runner, fa
     example_cli(*args)  # the next command commits the message with its log, then moves the folder
     assert git(ws, "status", "--porcelain") == ""
     assert "typed while the rename ran 小林" in git(ws, "show", f"HEAD~1:{rel}")
+
+
+# -- the fake model's retries (issue 22: the fixture's sleep did not reach retrying()) --------------
+def test_a_retried_call_under_the_fake_model_does_not_really_sleep(example_cli: Runner, fake_llm):
+    from fakes import FakeStatusError
+
+    say(example_cli.ws, "alice", "me", "I booked the movers for you")
+    fake_llm.enqueue(FakeStatusError(503), FakeStatusError(429), _good())
+    example_cli("garden")
+    assert len(fake_llm.calls) == 3 and "Booked movers for Kyoto" in [e.text for e in events(example_cli.ws)]
+    assert [s for s in fake_llm.slept if s >= 0.5] == [0.5, 1.0]  # the backoff, asked for and not slept
