@@ -27,6 +27,26 @@ def isolated_home(tmp_path_factory, monkeypatch):
     return home
 
 
+@pytest.fixture(autouse=True)
+def closed_repositories(monkeypatch):
+    """GitPython keeps a repository's `git cat-file` helpers (two processes,
+    their pipes) until it is closed: every repository a test opened is closed
+    after it, so the suite does not run out of file descriptors."""
+    from heartcompass.store import gitrepo
+
+    opened = []
+    real_init = gitrepo._Repo.__init__
+
+    def recorded(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        opened.append(self)
+
+    monkeypatch.setattr(gitrepo._Repo, "__init__", recorded)
+    yield opened
+    for repo in opened:
+        repo.close()
+
+
 @pytest.fixture
 def ws(tmp_path) -> Workspace:
     workspace, _ = create_workspace(tmp_path / "brain")

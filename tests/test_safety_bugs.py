@@ -117,3 +117,33 @@ def test_a_retried_call_under_the_fake_model_does_not_really_sleep(example_cli: 
     example_cli("garden")
     assert len(fake_llm.calls) == 3 and "Booked movers for Kyoto" in [e.text for e in events(example_cli.ws)]
     assert [s for s in fake_llm.slept if s >= 0.5] == [0.5, 1.0]  # the backoff, asked for and not slept
+
+
+# -- file descriptors (issue 22: GitPython's helpers leaked one set per workspace over the suite) ------
+def _cat_file_helpers() -> list[int]:
+    import os
+    from pathlib import Path
+
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+            if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid() and b"cat-file" in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc"), reason="reads /proc")
+def test_the_repositories_a_test_opens_are_closed_after_it(closed_repositories, example_cli: Runner):
+    import time
+
+    example_cli("person", "add", "小林", "-r", "friend", "-y")
+    assert closed_repositories and _cat_file_helpers()  # recorded, and their helpers are running
+    for repo in closed_repositories:  # what the fixture does after each test
+        repo.close()
+    deadline = time.monotonic() + 10
+    while _cat_file_helpers() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _cat_file_helpers() == []
