@@ -97,6 +97,19 @@ def git(ws: Workspace, *args: str) -> str:
     return subprocess.run(["git", *who, *args], cwd=ws.root, capture_output=True, text=True, check=True).stdout
 
 
+def finishes(fn, deadline: float = 120.0):
+    """fn() run in a thread: its result, or a failure if it is still running at
+    the deadline (a hang caught, with no wall-clock bound for a loaded machine)."""
+    import threading
+
+    done: list = []
+    thread = threading.Thread(target=lambda: done.append(fn()), daemon=True)
+    thread.start()
+    thread.join(deadline)
+    assert done, f"still running after {deadline:.0f} s" if thread.is_alive() else "raised (see the thread's traceback)"
+    return done[0]
+
+
 def subjects(ws: Workspace) -> list[str]:
     return git(ws, "log", "--format=%s").splitlines()
 

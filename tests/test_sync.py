@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Runner, git, log_entries, subjects
+from conftest import Runner, finishes, git, log_entries, subjects
 from heartcompass.store.workspace import Workspace
 
 
@@ -113,7 +113,6 @@ def test_sync_abort_goes_back_and_keeps_local_commits(two_devices):
 def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli: Runner, monkeypatch):
     import socket
     import threading
-    import time
 
     from heartcompass.store import gitremote
     from heartcompass.store.lock import holder
@@ -135,14 +134,12 @@ def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli
     monkeypatch.setattr(gitremote, "NETWORK_TIMEOUT", 5.0)  # long enough for git to connect on a busy machine
     ws = example_cli.ws
     git(ws, "remote", "add", "origin", f"http://127.0.0.1:{server.getsockname()[1]}/brain.git")
-    started = time.monotonic()
     try:
-        result = example_cli("sync", ok=False)
+        result = finishes(lambda: example_cli("sync", ok=False))  # a hang fails; no bound on a slow machine
     finally:
         server.close()
         for conn in accepted:
             conn.close()
-    assert time.monotonic() - started < 40
     assert accepted, "git never connected"
     assert result.exit_code == 1 and "did not answer within 5 s" in result.output
     assert holder(ws.state_dir / "lock") is None
