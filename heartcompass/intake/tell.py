@@ -222,14 +222,14 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> s
             if path in p.texts and file_checksum(path) != (checksum(old) if old is not None else None):
                 raise ConcurrentEditError(f"{ws.rel(path)} changed since the proposal was made; nothing written.",
                                           "Run the tell again.")
-    others = [p.person.slug for p in plan.plans[1:] if p.texts]
+    also = [p.person.slug for p in plan.plans[1:] if p.texts]
     summary = plan.plans[0].summary if plan.plans else "noted"
     subject = audit.subject(audit.Verb.TELL, plan.person.slug,
-                            summary[:60] + (f" (also {', '.join(others)})" if others else ""))
+                            summary[:60] + (f" (also {', '.join(also)})" if also else ""))
     body = f"Told: {plan.narrative}\n\n" + "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
     journal = Journal(ws, note.person)
-    journal.save({path: (checksum(p.originals[path]) if p.originals[path] is not None else None, text)
-                  for p in plan.plans for path, text in p.texts.items()}, {}, subject, body, by=TOLD)
+    journal.save({path: (_checksum_of(p.originals[path]), text) for p in plan.plans for path, text in p.texts.items()},
+                 {}, subject, body, by=TOLD)
     _mark(note, "applied", "tell applied it to the files", now)
     done: list[tuple[Path, str | None, str]] = []
     try:
@@ -254,6 +254,10 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> s
         raise
     journal.clear()
     return sha
+
+
+def _checksum_of(text: str | None) -> str | None:
+    return checksum(text) if text is not None else None
 
 
 def _put_back(path: Path, old: str | None, written: str) -> None:

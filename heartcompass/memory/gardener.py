@@ -74,7 +74,7 @@ class EntryCounts:
     def __init__(self, ws: Workspace):
         self.path = ws.state_dir / "log-counts.json"
         try:
-            self.data: dict[str, list[int]] = json.loads(self.path.read_text(encoding="utf-8"))
+            self.data: dict[str, list] = json.loads(self.path.read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             self.data = {}
         self.dirty = False
