@@ -131,6 +131,7 @@ def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, f
     second = _uninterrupted(alice, fake_llm, tmp_path, "second", _good(2))
     assert first != second
     from heartcompass.memory import consolidation, garden_journal, gardener, hand_lines
+    from heartcompass.store import unfinished
     from heartcompass.store.gitrepo import WorkspaceGit
 
     steps: list[str] = []
@@ -161,7 +162,7 @@ def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, f
 
     fake_llm.enqueue(_good(1))
     with monkeypatch.context() as m, pytest.raises(Killed):
-        for module in (gardener, garden_journal, consolidation):
+        for module in (gardener, garden_journal, consolidation, unfinished):  # (unfinished writes the journal)
             m.setattr(module, "write_atomic", dying_write)
         for module in (gardener, hand_lines):
             m.setattr(module, "write_cache", dying_cache)

@@ -53,7 +53,7 @@ def test_a_tell_killed_before_its_commit_is_finished_by_the_next_command(example
     _killed_tell(ws, monkeypatch, kill_at, "She got promoted and is moving to Berlin in March (她三月搬去柏林)")
     for path in (ws.people_dir / "alice").glob("*.md"):
         formats.validate(path)  # whatever is on disk parses
-    assert list((ws.state_dir / "garden").glob("*.json"))  # the journal says what was being written
+    assert list((ws.state_dir / "tell").glob("*.json"))  # the journal says what was being written
     calls = len(fake_llm.calls)
     example_cli(*next_command)
     mine = subjects(ws)
@@ -66,7 +66,7 @@ def test_a_tell_killed_before_its_commit_is_finished_by_the_next_command(example
     assert facts(ws)[0].startswith("- Moves to Berlin in March after a promotion")
     # nothing else pending but the log (note and mark), which `person add` leaves to the next chat or garden
     assert git(ws, "status", "--porcelain", "--untracked-files=all") in ("", f"?? {_log(ws)}\n")
-    assert not list((ws.state_dir / "garden").glob("*.json"))
+    assert not list((ws.state_dir / "tell").glob("*.json"))
     assert len(fake_llm.calls) == calls  # the note is marked applied: the gardener does not apply it again
     assert [(e.speaker, e.tags) for e in log_entries(ws, "alice")] == [("note", []), ("mark", ["applied 1"])]
 
@@ -120,6 +120,6 @@ def test_a_hand_save_just_before_a_tell_write_puts_back_the_files_already_writte
     assert after[saved["second"]] == before[saved["second"]] + "\n<!-- saved by hand -->\n"
     assert {k: v for k, v in after.items() if k != saved["second"]} == \
         {k: v for k, v in before.items() if k != saved["second"]}
-    assert not list((ws.state_dir / "garden").glob("*.json"))
+    assert not list((ws.state_dir / "tell").glob("*.json"))
     assert [(e.speaker, e.tags) for e in log_entries(ws, "alice")] == [("note", []), ("mark", ["applied 1"]),
                                                                        ("note", [])]

@@ -203,13 +203,11 @@ _PRONOUNS = {"i", "me", "you", "he", "him", "she", "her", "it", "we", "us", "the
 
 def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str | None:
     """Write every file of the plan (refusing any edited meanwhile), mark the
-    logged narrative as applied, and make one commit. A journal (the
-    gardener's, memory/garden_journal.py) holds the texts before the first
-    write: a tell killed before its commit is finished by the next command,
+    logged narrative as applied, and make one commit. A journal
+    (store/unfinished.py) holds the texts before the first write: a tell
+    killed before its commit is finished by the next command that writes,
     as a tell, never as the user's hand edit."""
-    from heartcompass.memory.garden_journal import Journal
-    from heartcompass.store import audit
-    from heartcompass.store.unfinished import TOLD
+    from heartcompass.store import audit, unfinished
     from heartcompass.atomic import ConcurrentEditError, file_checksum
 
     # The told person's own log holds the uncommitted note: it goes into this commit.
@@ -217,7 +215,9 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> s
     if others:  # (an empty list would mean everyone)
         audit.commit_pending(ws, others)
     for p in plan.plans:
-        Journal(ws, p.person).recover()  # a garden's unfinished work first: its own commit
+        if unfinished.journal_path(ws, p.person.slug).exists():  # its files are the garden's, not yet committed
+            raise HeartCompassError(f"A garden of {p.person.slug} was interrupted and is not finished yet; "
+                                    "nothing written.", "Run 'heartcompass garden' (it finishes it), then the tell again.")
         for path, old in p.originals.items():
             if path in p.texts and file_checksum(path) != (checksum(old) if old is not None else None):
                 raise ConcurrentEditError(f"{ws.rel(path)} changed since the proposal was made; nothing written.",
@@ -227,9 +227,9 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> s
     subject = audit.subject(audit.Verb.TELL, plan.person.slug,
                             summary[:60] + (f" (also {', '.join(also)})" if also else ""))
     body = f"Told: {plan.narrative}\n\n" + "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
-    journal = Journal(ws, note.person)
-    journal.save({path: (_checksum_of(p.originals[path]), text) for p in plan.plans for path, text in p.texts.items()},
-                 {}, subject, body, by=TOLD)
+    journal = unfinished.told_path(ws, note.person.slug)
+    unfinished.save(ws, journal, {path: (_checksum_of(p.originals[path]), text)
+                                  for p in plan.plans for path, text in p.texts.items()}, subject, body)
     _mark(note, "applied", "tell applied it to the files", now)
     done: list[tuple[Path, str | None, str]] = []
     try:
@@ -241,18 +241,18 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> s
     except HeartCompassError:  # a hand save in the instant before a write: the others go back
         for path, old, text in done:
             _put_back(path, old, text)
-        journal.clear()
+        journal.unlink(missing_ok=True)
         log_note(note.person, note.text, now)  # the note is marked applied: logged again, unmarked
         raise
     touched = [note.path, *(path for p in plan.plans for path in p.texts)]
     try:
         sha = audit.commit_or_roll_back(ws, touched[1:], subject, body, keep=[note.path], what="the proposed changes")
     except HeartCompassError:
-        journal.clear()  # the files went back
+        journal.unlink(missing_ok=True)  # the files went back
         # ...but the note is marked applied: log it again, unmarked, for the gardener.
         log_note(note.person, note.text, now)
         raise
-    journal.clear()
+    journal.unlink(missing_ok=True)
     return sha
 
 

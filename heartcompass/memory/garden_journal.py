@@ -2,12 +2,11 @@
 .heartcompass/garden/<slug>.json before the first write, so a run killed at
 any moment is finished by the next one (the files written, the
 consolidation state moved with them, exactly the journal's texts committed),
-and a file edited by hand since is left alone. `tell` keeps the same
-journal (by: tell) for its writes; store/unfinished.py finishes both."""
+and a file edited by hand since is left alone. `tell` keeps the same kind
+of journal for its writes; store/unfinished.py finishes both."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from heartcompass import paths
@@ -15,7 +14,7 @@ from heartcompass.atomic import write_atomic
 from heartcompass.errors import UnsafePathError
 from heartcompass.memory.consolidation import State as ConsolidationState
 from heartcompass.store.people import Person
-from heartcompass.store.unfinished import finish, journal_path
+from heartcompass.store.unfinished import finish, journal_path, save
 from heartcompass.store.workspace import Workspace
 
 
@@ -27,10 +26,8 @@ class Journal:
         self.path = journal_path(ws, person.slug)
 
     def save(self, files: dict[Path, tuple[str | None, str]], days: dict[str, list], subject: str,
-             body: str, by: str = "garden") -> None:
-        data = {"by": by, "subject": subject, "body": body, "days": days,
-                "files": {self.ws.rel(p): {"old": old, "new": new} for p, (old, new) in files.items()}}
-        write_atomic(self.path, json.dumps(data, ensure_ascii=False))
+             body: str) -> None:
+        save(self.ws, self.path, files, subject, body, days)
 
     def raw(self) -> str | None:
         try:

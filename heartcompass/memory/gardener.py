@@ -1,19 +1,17 @@
-"""The gardener: consolidates new log entries into PROFILE.md, EVENTS.md and
-MEMORY.md, one reviewable commit per person. This is the nightly runner
-(which entries are new, in chunks, per person, under the lock); what the
-model is asked and how its answer is checked and applied is the proposal
-package (memory/proposal/), which `tell` shares.
+"""The gardener: consolidates new log entries into PROFILE.md, EVENTS.md and MEMORY.md, one
+reviewable commit per person. This is the nightly runner (which entries are new, in chunks,
+per person, under the lock); what the model is asked and how its answer is checked and
+applied is the proposal package (memory/proposal/), which `tell` shares.
 
 Safety, in order of the steps below:
 - one gardener at a time (the workspace lock: a kernel flock, let go when its holder dies);
-- a journal (garden_journal.py) holds the new texts before any file is
-  written, so a run killed at any moment is finished by the next one, and
-  the consolidation state (.heartcompass/consolidated/, see consolidation.py)
-  moves with the files it describes, never apart from them;
-- pending hand edits are committed first, as their own commits; the
-  gardener's commit holds exactly the bytes it wrote (built from them, not
-  from the working files), so a hand edit saved meanwhile stays the user's,
-  for its own `edit(...)` commit;
+- a tell killed before its commit is finished first (store/unfinished.py), as the tell's;
+- a journal (garden_journal.py) holds the new texts before any file is written, so a run
+  killed at any moment is finished by the next one, and the consolidation state
+  (.heartcompass/consolidated/, see consolidation.py) moves with the files it describes;
+- pending hand edits are committed first, as their own commits; the gardener's commit holds
+  exactly the bytes it wrote (built from them, not from the working files), so a hand edit
+  saved meanwhile stays the user's, for its own `edit(...)` commit;
 - the model's proposal is validated before anything is written; a bad one
   (after one corrected try) leaves that person's entries unconsumed;
 - each write checks the file is still what was read: a hand edit made while
@@ -38,6 +36,7 @@ from heartcompass.memory.garden_journal import Journal, with_note
 from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
 from heartcompass.store.lock import WorkspaceLock
 from heartcompass.store.people import Person, list_people
+from heartcompass.store.unfinished import finish_told
 from heartcompass.memory.proposal import lazy as proposal  # pydantic and all: only once someone has new entries
 from heartcompass.tokens import estimate_tokens
 from heartcompass.store.workspace import Workspace
@@ -169,6 +168,7 @@ class Gardener:
         with lock:
             if not self.dry_run:
                 self.ws.git.check_writable()  # no commit onto a rebase, a merge, a detached HEAD
+                finish_told(self.ws)
             results = []
             pending = {p.slug for p in audit.pending(self.ws, people)} if not self.dry_run else set()
             for person in people:

@@ -1,10 +1,11 @@
 """Writes of ours that were not committed: the gardener and `tell` save the
-texts they are about to write in a journal (.heartcompass/garden/<slug>.json,
-see memory/garden_journal.py) before writing them. A file that holds exactly
-such a text is that unfinished work, never a hand edit of the user's: no
-command commits it as one. The next garden finishes a garden's journal (its
-consolidation state moves with the files); the next command that commits
-anything finishes a tell's (`finish_told`, in audit.writing)."""
+texts they are about to write in a journal before writing them
+(.heartcompass/garden/<slug>.json, see memory/garden_journal.py, and
+.heartcompass/tell/<slug>.json). A file that holds exactly such a text is
+that unfinished work, never a hand edit of the user's: no command commits it
+as one. The next garden finishes a garden's journal (its consolidation state
+moves with the files); the next command that writes (audit.writing, and the
+gardener) finishes a tell's, as the tell's own commit (`finish_told`)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from heartcompass.atomic import checksum, file_checksum, write_atomic
 from heartcompass.errors import UnsafePathError
 from heartcompass.store.workspace import Workspace
 
-JOURNALS = "garden"  # the folder of the journals in .heartcompass/
-TOLD = "tell"  # a journal's "by" when `tell` wrote it (no consolidation state to move)
+JOURNALS = "garden"  # the folder of the gardener's journals in .heartcompass/
+TOLD = "tell"  # and of tell's (no consolidation state to move)
 FINISHED = "(finished after an interruption)"
 
 
@@ -26,13 +27,26 @@ def journal_path(ws: Workspace, slug: str) -> Path:
     return ws.state_dir / JOURNALS / f"{slug}.json"
 
 
+def told_path(ws: Workspace, slug: str) -> Path:
+    return ws.state_dir / TOLD / f"{slug}.json"
+
+
+def save(ws: Workspace, path: Path, files: dict[Path, tuple[str | None, str]], subject: str, body: str,
+         days: dict[str, list] | None = None) -> None:
+    """The journal: for each file, the checksum it has now (None: absent) and the text about to be written."""
+    data = {"subject": subject, "body": body, "days": days or {},
+            "files": {ws.rel(p): {"old": old, "new": new} for p, (old, new) in files.items()}}
+    write_atomic(path, json.dumps(data, ensure_ascii=False))
+
+
+def _journals(ws: Workspace, *folders: str) -> list[Path]:
+    return [p for name in folders if (ws.state_dir / name).is_dir() for p in sorted((ws.state_dir / name).glob("*.json"))]
+
+
 def gardener_writes(ws: Workspace) -> set[str]:
-    """Workspace paths whose file holds the text a journal wrote there."""
-    folder = ws.state_dir / JOURNALS
-    if not folder.is_dir():
-        return set()
+    """Workspace paths whose file holds the text a journal (garden's or tell's) wrote there."""
     ours = set()
-    for journal in folder.glob("*.json"):
+    for journal in _journals(ws, JOURNALS, TOLD):
         try:
             files = json.loads(paths.read_local(journal))["files"]
             for rel, texts in files.items():
@@ -78,13 +92,4 @@ def finish(ws: Workspace, path: Path, written: dict[Path, str] | None = None,
 def finish_told(ws: Workspace) -> list[str]:
     """Finish every `tell` killed between writing its files and its commit:
     its commit, as `tell` would have made it (never the user's hand edit)."""
-    folder = ws.state_dir / JOURNALS
-    shas = []
-    for journal in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            told = json.loads(paths.read_local(journal)).get("by") == TOLD
-        except (OSError, UnsafePathError, ValueError, AttributeError):
-            continue
-        if told and (sha := finish(ws, journal)):
-            shas.append(sha)
-    return shas
+    return [sha for journal in _journals(ws, TOLD) if (sha := finish(ws, journal))]
