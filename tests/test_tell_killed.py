@@ -123,3 +123,28 @@ def test_a_hand_save_just_before_a_tell_write_puts_back_the_files_already_writte
     assert not list((ws.state_dir / "tell").glob("*.json"))
     assert [(e.speaker, e.tags) for e in log_entries(ws, "alice")] == [("note", []), ("mark", ["applied 1"]),
                                                                        ("note", [])]
+
+
+def test_a_tell_waits_for_an_unfinished_garden_of_the_same_person(example_cli: Runner, fake_llm):
+    """A garden's written but uncommitted files are the garden's: a tell on
+    top would take them into its own commit. It says so, and writes nothing."""
+    import json
+
+    ws = example_cli.ws
+    memory = ws.people_dir / "alice" / "MEMORY.md"
+    from heartcompass.atomic import checksum
+
+    gardened = memory.read_text().replace("## Facts\n\n", "## Facts\n\n- Gardened, not yet committed (log 2026-12-01)\n")
+    journal = ws.state_dir / "garden" / "alice.json"
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.write_text(json.dumps({"subject": "garden(alice): memory updated", "body": "", "days": {}, "files": {
+        "people/alice/MEMORY.md": {"old": checksum(memory.read_text()), "new": gardened}}}))
+    memory.write_text(gardened)
+    fake_llm.enqueue(berlin(), NO_ONE_NEW)
+    result = example_cli("tell", "alice", "She got promoted and is moving to Berlin in March", "--yes", ok=False)
+    assert result.exit_code == 1 and "heartcompass garden" in result.output and "Traceback" not in result.output
+    assert memory.read_text() == gardened and journal.exists()
+    fake_llm.enqueue(berlin())
+    example_cli("garden")  # finishes the garden as the garden's, then learns from the note kept for it
+    assert any(s.startswith("garden(alice): memory updated") for s in subjects(ws))
+    assert not any(s.startswith("edit(alice)") for s in subjects(ws))
