@@ -55,7 +55,11 @@ def test_a_stale_index_lock_mid_garden_commits_nothing_and_the_next_run_finishes
 
 
 # -- 3. a dry run after a hand edit to a log line ----------------------------------------------------
-def test_a_dry_run_after_a_hand_edit_to_a_log_line_leaves_it_for_the_real_garden(example_cli: Runner, fake_llm):
+def test_a_dry_run_after_a_hand_edit_to_a_log_line_leaves_it_for_the_real_garden(example_cli: Runner, fake_llm,
+                                                                                 monkeypatch):
+    from heartcompass import stat_cache
+
+    monkeypatch.setattr(stat_cache, "RACY_NS", 0)  # the log was edited this instant: its count is cached at once
     ws = example_cli.ws
     say(ws, "alice", "me", "I booked the movers for you")
     fake_llm.enqueue(_good())

@@ -24,6 +24,7 @@ from heartcompass.errors import HeartCompassError
 from heartcompass.formats import dailylog, read_text, voice as voice_fmt
 from heartcompass.messages import matches_person, placeholder_kind
 from heartcompass.tokens import estimate_tokens
+from heartcompass.language import CJK
 
 MAX_THEIRS, MAX_MINE = 12, 6
 MAX_WORDS, MAX_CHARS = 25, 120
@@ -32,7 +33,7 @@ HALF_LIFE_DAYS = 180
 POOL_LIMIT = 20_000  # candidate lines held per side while reading the logs
 MAX_RUNS = 20_000  # the newest replies the rhythm is learnt from
 _SPEAKER = re.compile(r"^- \d\d:\d\d:\d\d · ([^\s·\[\]]+)", re.M)
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK = re.compile(f"[{CJK}]")
 _EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
 _PRIVATE = re.compile(r"https?://|www\.|\S+@\S+\.\w+|\d[\d\s-]{5,}\d")
 GROUPS = (

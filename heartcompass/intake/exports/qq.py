@@ -10,7 +10,8 @@ import re
 from typing import Iterator
 
 from heartcompass.errors import FormatError
-from heartcompass.intake.exports import Context, Message, Report, Source
+from heartcompass.intake.exports.common import Source
+from heartcompass.intake.exports.records import Context, Message, Report
 from heartcompass.intake.exports.common import body as message_body, name
 
 _HEADER = re.compile(r"^((\d{4})-(\d{1,2})-(\d{1,2}) (\d{1,2}):(\d{2}):(\d{2})) (.*?)(?:\((\d{4,12})\)|<([^<>\s]+)>)?\s*$")
