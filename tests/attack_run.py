@@ -340,6 +340,36 @@ def hand_edit_during_garden(t: Trial) -> list[str]:
     return problems
 
 
+@case
+def tell_killed_before_its_commit(t: Trial) -> list[str]:
+    """kill -9 of a real `tell` after it wrote Alice's files, as its commit
+    starts (a pre-commit hook kills it): the next command that writes
+    commits the model's lines as the tell's, never as the user's hand edit."""
+    hook = t.root / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nrm -f \"$0\"\nkill -9 $(ps -o ppid= -p $PPID)\nexit 1\n", encoding="utf-8")
+    hook.chmod(0o755)
+    t.stub.replies[:] = [json.dumps({"summary": "a cat called Miso", "new_facts": [
+        {"text": "Adopted a cat called Miso", "evidence": ["L1"]}]}), json.dumps({"people": []})]
+    killed = t.hc("tell", "alice", "She adopted a cat called Miso", "--yes", check=False)
+    t.stub.replies.clear()
+    problems = []
+    if killed.returncode != -9:
+        problems.append(f"the tell was not killed at its commit (exit {killed.returncode})")
+    if "Miso" not in (t.root / "people" / "alice" / "MEMORY.md").read_text(encoding="utf-8"):
+        problems.append("the tell had not written MEMORY.md when it was killed")
+    t.hc("person", "add", "Carol", "--relation", "friend", "--yes")
+    t.hc("garden")  # commits the log (the note, marked applied) and applies nothing twice
+    for line in t.git("log", "--format=%H %s").splitlines():
+        sha, subject = line.split(" ", 1)
+        if "Miso" in t.git("show", sha, "--", "people/alice/MEMORY.md") and not subject.startswith("tell(alice)"):
+            problems.append(f"the model's line was committed by {subject!r}, not as the tell")
+    if t.git("status", "--porcelain"):
+        problems.append("left uncommitted: " + t.git("status", "--porcelain"))
+    if (t.root / "people" / "alice" / "MEMORY.md").read_text(encoding="utf-8").count("Miso") != 1:
+        problems.append("MEMORY.md does not hold the told line exactly once")
+    return problems
+
+
 HOLD_LOCK = ("import sys, time\nfrom heartcompass.store.lock import WorkspaceLock\n"
              "with WorkspaceLock(sys.argv[1], 'gardener'):\n    print('held', flush=True)\n    time.sleep(4)\n")
 

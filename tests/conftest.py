@@ -28,6 +28,26 @@ def isolated_home(tmp_path_factory, monkeypatch):
     return home
 
 
+@pytest.fixture(autouse=True)
+def closed_repositories(monkeypatch):
+    """GitPython keeps a repository's `git cat-file` helpers (two processes,
+    their pipes) until it is closed: every repository a test opened is closed
+    after it, so the suite does not run out of file descriptors."""
+    from heartcompass.store import gitrepo
+
+    opened = []
+    real_init = gitrepo._Repo.__init__
+
+    def recorded(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        opened.append(self)
+
+    monkeypatch.setattr(gitrepo._Repo, "__init__", recorded)
+    yield opened
+    for repo in opened:
+        repo.close()
+
+
 @pytest.fixture
 def ws(tmp_path) -> Workspace:
     workspace, _ = create_workspace(tmp_path / "brain")
@@ -78,6 +98,19 @@ def git(ws: Workspace, *args: str) -> str:
     return subprocess.run(["git", *who, *args], cwd=ws.root, capture_output=True, text=True, check=True).stdout
 
 
+def finishes(fn, deadline: float = 120.0):
+    """fn() run in a thread: its result, or a failure if it is still running at
+    the deadline (a hang caught, with no wall-clock bound for a loaded machine)."""
+    import threading
+
+    done: list = []
+    thread = threading.Thread(target=lambda: done.append(fn()), daemon=True)
+    thread.start()
+    thread.join(deadline)
+    assert done, f"still running after {deadline:.0f} s" if thread.is_alive() else "raised (see the thread's traceback)"
+    return done[0]
+
+
 def subjects(ws: Workspace) -> list[str]:
     return git(ws, "log", "--format=%s").splitlines()
 
@@ -96,7 +129,7 @@ def fake_llm(monkeypatch):
 
     fake = FakeChat()
     monkeypatch.setattr(llm, "make_chat_model", lambda ws, settings: fake)
-    monkeypatch.setattr("heartcompass.talk.chat.time.sleep", lambda s: None)
+    monkeypatch.setattr("time.sleep", fake.slept.append)
     return fake
 
 

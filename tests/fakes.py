@@ -28,6 +28,7 @@ class FakeChat(GenericFakeChatModel):
     script: list[Any] = Field(default_factory=list)
     calls: list[list[BaseMessage]] = Field(default_factory=list)
     schemas: list[Any] = Field(default_factory=list)  # the schema of every structured call
+    slept: list[float] = Field(default_factory=list)  # what time.sleep was asked for meanwhile (conftest: not slept)
 
     def enqueue(self, *items: Any) -> "FakeChat":
         self.script.extend(items)

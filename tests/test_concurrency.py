@@ -51,17 +51,41 @@ def test_a_killed_holder_frees_the_lock_at_once(tmp_path):
     assert not path.exists()
 
 
+HOLD_UNTIL_TOLD = """
+import sys
+from heartcompass.store.lock import WorkspaceLock
+with WorkspaceLock(sys.argv[1], "gardener"):
+    print("held", flush=True)
+    sys.stdin.readline()
+    print("letting go", flush=True)
+"""
+
+
 def test_a_waiting_command_gets_the_lock_when_the_holder_finishes(tmp_path):
+    """Ordered by events, not by the clock: the holder keeps the lock until told."""
+    import threading
+
     path = tmp_path / "lock"
-    proc = _hold(path, "gardener", seconds=1.0)
-    started = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-c", HOLD_UNTIL_TOLD, str(path)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert proc.stdout.readline().strip() == "held"
     with pytest.raises(LockBusy):
-        WorkspaceLock(path, "gardener").acquire()  # a second gardener fails fast
-    assert time.monotonic() - started < 1.0
-    with WorkspaceLock(path, "chat", wait=20):
-        assert holder(path)["pid"] == os.getpid()
-    assert 0.5 < time.monotonic() - started < 10
-    proc.wait()
+        WorkspaceLock(path, "gardener").acquire()  # a second gardener fails fast: no wait at all
+    let_go, order = threading.Event(), []
+
+    def waiter():
+        with WorkspaceLock(path, "chat", wait=120):
+            order.append(("got it", let_go.is_set(), holder(path)["pid"]))
+
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    let_go.set()
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline().strip() == "letting go"
+    thread.join(120)
+    assert order == [("got it", True, os.getpid())]  # only once the holder had let go
+    assert proc.wait(timeout=60) == 0
 
 
 def test_a_bounded_wait_ends_with_who_holds_it(tmp_path):
@@ -71,7 +95,7 @@ def test_a_bounded_wait_ends_with_who_holds_it(tmp_path):
         started = time.monotonic()
         with pytest.raises(LockBusy, match=f"Another HeartCompass gardener is running \\(pid {proc.pid}"):
             WorkspaceLock(path, "chat", wait=1.0).acquire()
-        assert 1.0 <= time.monotonic() - started < 5
+        assert time.monotonic() - started >= 1.0  # it waited its second (no upper bound: a loaded machine is slow)
     finally:
         proc.kill()
         proc.wait()
@@ -122,13 +146,27 @@ def test_a_log_append_waits_for_the_logs_lock(tmp_path):
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         proc = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=ROOT)
-        time.sleep(1.5)
-        assert proc.poll() is None, "the append did not wait for the log's lock"
-        assert [e.text for e in dailylog.load(path)] == ["first"]
+        # Not "still running after a while" (also true before it has even started): it is queued on the lock.
+        assert _waits_on_a_lock(proc), "the append did not wait for the log's lock"
+        assert proc.poll() is None and [e.text for e in dailylog.load(path)] == ["first"]
     finally:
         os.close(fd)
     assert proc.wait(timeout=30) == 0
     assert [e.text for e in dailylog.load(path)] == ["first", "second"]
+
+
+def _waits_on_a_lock(proc: subprocess.Popen, deadline: float = 120.0) -> bool:
+    """Is proc blocked on a file lock? Linux lists each waiter in /proc/locks
+    ("-> FLOCK ... <pid> ..."); polled until the deadline or proc ends."""
+    if not os.path.exists("/proc/locks"):
+        pytest.skip("needs /proc/locks")
+    end = time.monotonic() + deadline
+    while time.monotonic() < end and proc.poll() is None:
+        with open("/proc/locks") as fh:
+            if any(parts[1:2] == ["->"] and parts[5:6] == [str(proc.pid)] for parts in map(str.split, fh)):
+                return True
+        time.sleep(0.05)
+    return False
 
 
 FORKED_CHATS = """

@@ -132,6 +132,7 @@ def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, f
     assert first != second
     from heartcompass import stat_cache
     from heartcompass.memory import consolidation, garden_journal, gardener, hand_lines, new_entries
+    from heartcompass.store import unfinished
     from heartcompass.store.gitrepo import WorkspaceGit
 
     monkeypatch.setattr(stat_cache, "RACY_NS", 0)  # the logs were written this instant: count them at once
@@ -164,7 +165,7 @@ def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, f
 
     fake_llm.enqueue(_good(1))
     with monkeypatch.context() as m, pytest.raises(Killed):
-        for module in (gardener, garden_journal, consolidation):
+        for module in (gardener, garden_journal, consolidation, unfinished):  # (unfinished writes the journal)
             m.setattr(module, "write_atomic", dying_write)
         for module in (new_entries, hand_lines):
             m.setattr(module, "write_cache", dying_cache)

@@ -157,7 +157,11 @@ def test_an_index_lock_of_a_running_git_is_not_called_stale(example_cli: Runner)
     running = subprocess.Popen(["sh", "-c", "git hash-object --stdin; true"], cwd=ws.root, stdin=subprocess.PIPE,
                                stdout=subprocess.DEVNULL)
     try:
-        time.sleep(0.2)
+        from heartcompass.store.gitstate import git_processes
+
+        deadline = time.monotonic() + 60
+        while not git_processes(ws.root) and time.monotonic() < deadline:  # started, not "after a while"
+            time.sleep(0.05)
         output = _fails(example_cli, "person", "add", "Bob", "-r", "friend", "-y")
         assert "git is busy" in output and "git process " in output and "stale" not in output
     finally:

@@ -6,13 +6,12 @@ import base64
 import json
 import os
 import struct
-import time
 import tracemalloc
 import zlib
 
 import pytest
 
-from conftest import Runner, log_entries, tree_snapshot
+from conftest import Runner, finishes, log_entries, tree_snapshot
 from heartcompass.intake import cards, importers
 from heartcompass.errors import HeartCompassError
 
@@ -54,14 +53,17 @@ def test_telegram_text_list_with_null_parts(example_cli: Runner, tmp_path):
 
 
 def test_dev_zero_and_fifos_are_refused_at_once(example_cli: Runner, tmp_path):
-    started = time.monotonic()
-    _refused(example_cli, "import", "alice", "/dev/zero", words="not a regular file")
     fifo = tmp_path / "pipe.txt"
     os.mkfifo(fifo)
-    _refused(example_cli, "import", "alice", str(fifo), words="not a regular file")
-    _refused(example_cli, "import", "alice", str(tmp_path), words="a folder")
-    _refused(example_cli, "person", "import-card", "/dev/zero", words="not a regular file")
-    assert time.monotonic() - started < 10
+
+    def refused_all():  # reading /dev/zero or opening the FIFO would hang: caught by the deadline
+        _refused(example_cli, "import", "alice", "/dev/zero", words="not a regular file")
+        _refused(example_cli, "import", "alice", str(fifo), words="not a regular file")
+        _refused(example_cli, "import", "alice", str(tmp_path), words="a folder")
+        _refused(example_cli, "person", "import-card", "/dev/zero", words="not a regular file")
+        return True
+
+    assert finishes(refused_all)
 
 
 def test_a_huge_export_is_refused_without_reading_it(example_cli: Runner, tmp_path):
@@ -127,12 +129,11 @@ def test_a_ztxt_decompression_bomb_is_refused_in_bounded_memory(cli: Runner, tmp
     path = tmp_path / "bomb.png"
     path.write_bytes(png(_chunk(b"zTXt", b"chara\0\x00" + bomb)))
     tracemalloc.start()
-    started = time.monotonic()
     with pytest.raises(cards.CardError, match="expands past"):
         cards.read_card(path)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert peak < 4 * cards.MAX_CARD_TEXT and time.monotonic() - started < 5
+    assert peak < 4 * cards.MAX_CARD_TEXT  # stopped early: it never held the 256 MB
     path.write_bytes(png(_chunk(b"iTXt", b"chara\0\x01\x00\0\0" + bomb)))
     _refused(cli, "person", "import-card", str(path), words="expands past")
 

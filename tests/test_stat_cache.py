@@ -63,9 +63,9 @@ def test_a_settled_log_is_counted_from_the_cache_and_a_change_is_seen(example_ws
     _later(monkeypatch)
     counts = EntryCounts(example_ws)
     assert counts.known(log) is None
-    counts.remember(log, 1)
+    counts.remember(log, [1, "5ca1ab1e"])  # the state it is all read under: a count and its checksum
     counts.save()
-    assert EntryCounts(example_ws).known(log) == 1  # the cache is used once a file has settled
+    assert EntryCounts(example_ws).known(log) == [1, "5ca1ab1e"]  # the cache is used once a file has settled
     with log.open("a", encoding="utf-8") as f:
         f.write("- 20:01:00 · me · again\n")
     assert EntryCounts(example_ws).known(log) is None

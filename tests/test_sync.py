@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Runner, git, log_entries, subjects
+from conftest import Runner, finishes, git, log_entries, subjects
 from heartcompass.store.workspace import Workspace
 
 
@@ -113,7 +113,6 @@ def test_sync_abort_goes_back_and_keeps_local_commits(two_devices):
 def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli: Runner, monkeypatch):
     import socket
     import threading
-    import time
 
     from heartcompass.store import gitremote
     from heartcompass.store.lock import holder
@@ -135,14 +134,12 @@ def test_a_remote_that_never_answers_times_out_and_releases_the_lock(example_cli
     monkeypatch.setattr(gitremote, "NETWORK_TIMEOUT", 5.0)  # long enough for git to connect on a busy machine
     ws = example_cli.ws
     git(ws, "remote", "add", "origin", f"http://127.0.0.1:{server.getsockname()[1]}/brain.git")
-    started = time.monotonic()
     try:
-        result = example_cli("sync", ok=False)
+        result = finishes(lambda: example_cli("sync", ok=False))  # a hang fails; no bound on a slow machine
     finally:
         server.close()
         for conn in accepted:
             conn.close()
-    assert time.monotonic() - started < 40
     assert accepted, "git never connected"
     assert result.exit_code == 1 and "did not answer within 5 s" in result.output
     assert holder(ws.state_dir / "lock") is None
@@ -292,6 +289,45 @@ def test_what_was_typed_survives_a_crash_between_git_and_putting_it_back(bob_con
     assert "kept 1 message typed during the sync; committed" in result.output.lower()
     log = git(cli.ws, "show", f"main:{_log_path(cli, 'carol')}")  # committed, then the rebase set out again
     assert log.count("typed during conflict") == 1 and log.count("noted") == 1
+
+
+class Killed(BaseException):
+    """Stands for kill -9: nothing after it runs."""
+
+
+@pytest.mark.parametrize("action", ["--abort", "--continue"])
+def test_a_crash_after_the_kept_messages_are_back_before_their_file_goes_appends_them_once(
+        bob_conflict, fake_llm, monkeypatch, action):
+    """The README's promise: the next sync appends what is kept *once*, even
+    when the process died after putting it back and before removing the kept file."""
+    from typer.testing import CliRunner
+
+    from heartcompass.cli.app import app
+    from heartcompass.store import sync as sync_mod
+
+    cli, other = bob_conflict
+    _stop_on_bob(cli, other)
+    _typed(cli, fake_llm, text="typed during conflict 小林")
+    if action == "--continue":
+        _resolve_bob(cli)
+    real = sync_mod.dailylog.append_many
+
+    def append_then_die(*args, **kwargs):
+        real(*args, **kwargs)
+        raise Killed()
+
+    with monkeypatch.context() as crash, pytest.raises(Killed):
+        crash.setattr(sync_mod.dailylog, "append_many", append_then_die)
+        CliRunner().invoke(app, ["--workspace", str(cli.ws.root), "sync", action], catch_exceptions=False)
+    kept = cli.ws.state_dir / "typed-during-sync.json"
+    assert kept.exists() and [e.text for e in log_entries(cli.ws, "carol")].count("typed during conflict 小林") == 1
+    result = cli("sync", ok=action == "--continue")  # --abort: it stops on Bob again
+    assert "kept 1 message typed during the sync; committed" in result.output.lower()
+    assert not kept.exists()
+    log = git(cli.ws, "show", f"main:{_log_path(cli, 'carol')}")  # --abort: committed, then the rebase set out
+    assert log.count("typed during conflict 小林") == 1 and log.count("noted") == 1
+    if action == "--continue":
+        assert [e.text for e in log_entries(cli.ws, "carol")] == ["a", "hey", "typed during conflict 小林", "noted"]
 
 
 def _log_path(cli: Runner, slug: str) -> str:

@@ -10,7 +10,7 @@ from heartcompass.store.lock import WorkspaceLock
 from heartcompass.intake.watcher import EditWatcher, relevant
 
 
-def wait_for(cond, timeout=8.0):
+def wait_for(cond, timeout=30.0):  # a deadline for a loaded machine; passing conditions return at once
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if cond():
@@ -26,7 +26,7 @@ def watching(example_ws):
                           on_invalid=invalid.append)
     thread = threading.Thread(target=watcher.run, daemon=True)
     thread.start()
-    time.sleep(0.5)  # the observer is up
+    assert watcher.ready.wait(30), "the observer never started"
     yield example_ws, commits, invalid, watcher
     watcher.stop.set()
     thread.join(timeout=5)
@@ -40,10 +40,13 @@ def test_a_burst_of_saves_is_one_commit(watching):
                         .replace("hojicha", drink))
         time.sleep(0.05)
     assert wait_for(lambda: commits == ["alice"])
-    time.sleep(0.8)
-    assert commits == ["alice"]
     assert subjects(ws)[0] == "edit(alice): by hand"
     assert "jasmine tea" in git(ws, "show", "HEAD:people/alice/PROFILE.md")
+    # Another save after it, then: a second commit of the burst would come before this one's.
+    me = ws.people_dir / "me" / "PROFILE.md"
+    me.write_text(me.read_text() + "\nLikes long walks.\n")
+    assert wait_for(lambda: "me" in commits)
+    assert commits == ["alice", "me"]
 
 
 def test_editor_swap_and_temp_files_are_ignored(example_ws):
@@ -69,9 +72,11 @@ def test_it_waits_while_the_gardener_holds_the_lock(watching):
     lock = WorkspaceLock(ws.state_dir / "lock")
     lock.acquire()
     path = ws.people_dir / "alice" / "MEMORY.md"
+    waited = threading.Event()
+    watcher.on_wait = lambda owner: waited.set()
     path.write_text(path.read_text().replace("## Facts\n\n", "## Facts\n\n- typed during the garden\n"))
-    time.sleep(1.5)
-    assert commits == []
+    assert wait_for(waited.is_set), "the watcher never tried to commit the edit"  # it saw it, and waits
+    assert commits == [] and subjects(ws)[0] != "edit(alice): by hand"
     lock.release()
     assert wait_for(lambda: commits == ["alice"])
 

@@ -195,7 +195,10 @@ _PRONOUNS = {"i", "me", "you", "he", "him", "she", "her", "it", "we", "us", "the
 
 def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime, purpose: str = "tell") -> str | None:
     """Write every file of the plan (refusing any edited meanwhile), mark the
-    logged narrative as applied, and make one commit: one write transaction."""
+    logged narrative as applied, and make one commit: one write transaction.
+    A journal (store/unfinished.py) holds the texts before the first write: a
+    tell killed before its commit is finished by the next command that writes,
+    as a tell, never as the user's hand edit."""
     from heartcompass.store import audit
 
     with audit.write_transaction(ws, purpose):
@@ -203,7 +206,7 @@ def apply_plan(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime, purp
 
 
 def _apply(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str | None:
-    from heartcompass.store import audit
+    from heartcompass.store import audit, unfinished
     from heartcompass.atomic import ConcurrentEditError, file_checksum
 
     # Hand edits are the user's own commits, never mixed into ours (the phone's /tell commits
@@ -213,28 +216,62 @@ def _apply(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str |
         audit.commit_pending(ws, others)
     audit.commit_pending(ws, [note.person], hand_edits_only=True)
     for p in plan.plans:
+        if unfinished.journal_path(ws, p.person.slug).exists():  # its files are the garden's, not yet committed
+            raise HeartCompassError(f"A garden of {p.person.slug} was interrupted and is not finished yet; "
+                                    "nothing written.", "Run 'heartcompass garden' (it finishes it), then the tell again.")
         for path, old in p.originals.items():
             if path in p.texts and file_checksum(path) != (checksum(old) if old is not None else None):
                 raise ConcurrentEditError(f"{ws.rel(path)} changed since the proposal was made; nothing written.",
                                           "Run the tell again.")
-    for p in plan.plans:
-        for path, text in p.texts.items():
-            old = p.originals[path]
-            write_atomic(path, text, expected_checksum=checksum(old) if old is not None else None)
-    _mark(note, "applied", "tell applied it to the files", now)
-    touched = [note.path, *(path for p in plan.plans for path in p.texts)]
     also = [p.person.slug for p in plan.plans[1:] if p.texts]
     summary = plan.plans[0].summary if plan.plans else "noted"
     subject = audit.subject(audit.Verb.TELL, plan.person.slug,
                             summary[:60] + (f" (also {', '.join(also)})" if also else ""))
-    body = "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
+    body = f"Told: {plan.narrative}\n\n" + "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
+    journal = unfinished.told_path(ws, note.person.slug)
+    unfinished.save(ws, journal, {path: (_checksum_of(p.originals[path]), text)
+                                  for p in plan.plans for path, text in p.texts.items()}, subject, body)
+    _mark(note, "applied", "tell applied it to the files", now)
+    done: list[tuple[Path, str | None, str]] = []
     try:
-        return audit.commit_or_roll_back(ws, touched[1:], subject, f"Told: {plan.narrative}\n\n{body}",
-                                         keep=[note.path], what="the proposed changes")
+        for p in plan.plans:
+            for path, text in p.texts.items():
+                old = p.originals[path]
+                write_atomic(path, text, expected_checksum=checksum(old) if old is not None else None)
+                done.append((path, old, text))
+    except HeartCompassError:  # a hand save in the instant before a write: the others go back
+        for path, old, text in done:
+            _put_back(path, old, text)
+        journal.unlink(missing_ok=True)
+        log_note(note.person, note.text, now)  # the note is marked applied: logged again, unmarked
+        raise
+    touched = [note.path, *(path for p in plan.plans for path in p.texts)]
+    try:
+        sha = audit.commit_or_roll_back(ws, touched[1:], subject, body, keep=[note.path], what="the proposed changes")
     except HeartCompassError:
-        # The files went back, but the note is marked applied: log it again, unmarked, for the gardener.
+        journal.unlink(missing_ok=True)  # the files went back
+        # ...but the note is marked applied: log it again, unmarked, for the gardener.
         log_note(note.person, note.text, now)
         raise
+    journal.unlink(missing_ok=True)
+    return sha
+
+
+def _checksum_of(text: str | None) -> str | None:
+    return checksum(text) if text is not None else None
+
+
+def _put_back(path: Path, old: str | None, written: str) -> None:
+    """A file of the plan as it was, unless edited by hand since our write (then it is the user's)."""
+    from heartcompass.atomic import ConcurrentEditError, file_checksum
+
+    try:
+        if old is not None:
+            write_atomic(path, old, expected_checksum=checksum(written))
+        elif file_checksum(path) == checksum(written):
+            path.unlink()
+    except ConcurrentEditError:
+        pass
 
 
 def keep_note(ws: Workspace, note: Note, why: str = "proposal declined", purpose: str = "tell") -> str | None:

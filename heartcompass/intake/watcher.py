@@ -49,6 +49,7 @@ class EditWatcher:
         self.blocked_by: str | None = None
         self.events: queue.Queue[str] = queue.Queue()
         self.stop = threading.Event()
+        self.ready = threading.Event()  # set once the observer sees saves (a save before it is missed)
         self.reported: dict[Path, str] = {}  # invalid files already reported, by content
 
     def run(self) -> None:
@@ -69,6 +70,7 @@ class EditWatcher:
         observer = Observer()
         observer.schedule(Handler(), str(self.ws.people_dir), recursive=True)
         observer.start()
+        self.ready.set()
         try:
             while not self.stop.is_set():
                 try:

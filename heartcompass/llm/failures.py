@@ -117,7 +117,7 @@ def describe_error(exc: BaseException, s: LLMSettings | None = None) -> str:
 
 
 def retrying(attempt: Callable[[], Iterator[Any]], max_retries: int, *,
-             sleep: Callable[[float], None] = time.sleep, base_delay: float = 0.5,
+             sleep: Callable[[float], None] | None = None, base_delay: float = 0.5,
              settings: LLMSettings | None = None) -> Iterator[Any]:
     """Iterate attempt(), retrying retryable errors with exponential backoff
     as long as nothing has been yielded yet (a half-shown reply is never
@@ -135,5 +135,5 @@ def retrying(attempt: Callable[[], Iterator[Any]], max_retries: int, *,
         except Exception as exc:  # provider errors come in many classes
             if started or not is_retryable(exc) or tries >= max_retries:
                 raise LLMError(describe_error(exc, settings)) from exc
-            sleep(base_delay * (2 ** tries))
+            (sleep or time.sleep)(base_delay * (2 ** tries))  # time.sleep looked up now, not at import
             tries += 1

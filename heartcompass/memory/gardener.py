@@ -9,6 +9,7 @@ Safety, in order of the steps below:
 - one gardener at a time; the workspace lock is held only while a person's
   files are read or written, never while the model thinks, and a waiting
   command gets it between people (garden_lock.py);
+- a tell killed before its commit is finished first (store/unfinished.py), as the tell's;
 - a journal (garden_journal.py) holds the new texts before any file is
   written, so a run killed at any moment is finished by the next one, and
   the consolidation state (.heartcompass/consolidated/, see consolidation.py)
@@ -42,6 +43,7 @@ from heartcompass.memory.new_entries import EntryCounts, chunks, new_entries
 from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
 from heartcompass.memory.garden_lock import GardenLock, NotWritable
 from heartcompass.store.people import Person, list_people
+from heartcompass.store.unfinished import finish_told, told_unfinished
 from heartcompass.memory.proposal import lazy as proposal  # pydantic and all: only once someone has new entries
 from heartcompass.store.workspace import Workspace
 from heartcompass.wording import counted
@@ -107,6 +109,9 @@ class Gardener:
         self._people = list_people(self.ws)  # once per run, not per person
         people = self._listed = people if people is not None else self._people
         with self._lock:
+            if not self.dry_run and told_unfinished(self.ws):  # only then: an idle run starts no git
+                self._lock.writable()  # no commit onto a rebase, a merge, a detached HEAD
+                finish_told(self.ws)
             results = []
             for person in people:
                 self.on_start(person)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from heartcompass.atomic import write_cache
 from heartcompass.formats import dailylog
-from heartcompass.memory.consolidation import State as ConsolidationState
+from heartcompass.memory.consolidation import State as ConsolidationState, prefix_sum
 from heartcompass.memory.proposal import lazy as proposal  # pydantic and all: only once someone has new entries
 from heartcompass.stat_cache import settled, stat_key
 from heartcompass.store.people import Person
@@ -29,26 +29,29 @@ class EntryCounts:
     """Cache of entries per log file, so a nightly run over many people and
     a year of logs parses only what changed. Keyed by the log's stat under
     stat_cache's rule: a log written in the last two seconds is not cached
-    (a rewrite within the same timestamp, of the same size, is read again)."""
+    (a rewrite within the same timestamp, of the same size, is read again).
+    It names the state a log is all read under, not only a count: a run that
+    saves no state (a dry run, a failed call) must not hide a hand edit."""
 
     def __init__(self, ws: Workspace):
         self.path = ws.state_dir / "log-counts.json"
         try:
-            self.data: dict[str, list[int]] = json.loads(self.path.read_text(encoding="utf-8"))
+            self.data: dict[str, list] = json.loads(self.path.read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             self.data = {}
         self.dirty = False
         self._seen: dict[str, list[int] | None] = {}  # the key as it was before the log was read
 
-    def known(self, path: Path) -> int | None:
+    def known(self, path: Path) -> list | None:
+        """The state ([count, checksum]) this log, as it is now, is all read under."""
         key = self._seen[str(path)] = stat_key(path)
         hit = self.data.get(str(path))
-        return hit[-1] if key is not None and hit and hit[:-1] == key else None
+        return hit[-2:] if key is not None and hit and hit[:-2] == key else None
 
-    def remember(self, path: Path, count: int) -> None:
+    def remember(self, path: Path, read: list | None) -> None:
         key = self._seen.pop(str(path), None) or stat_key(path)
         if key is not None and settled([key]) and key == stat_key(path):  # unchanged while it was read
-            self.data[str(path)] = [*key, count]
+            self.data[str(path)] = [*key, *(read or [-1, None])]
             self.dirty = True
         elif self.data.pop(str(path), None) is not None:
             self.dirty = True
@@ -67,12 +70,13 @@ def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts, 
     logs: dict[str, list[dailylog.Entry]] = {}
     for day in dailylog.log_dates(person.dir) if days is None else days:
         path = person.logs_dir / f"{day}.md"
-        if counts.known(path) == state.count(day):
+        if counts.known(path) == state.days.get(day, [0, None]):
             continue
         entries = dailylog.load(path)
         unread = state.unread(day, entries)  # a log rewritten (undo, restore, by hand): what changed
-        # a count that says "all read" only when the state says so too (else the next run must look again)
-        counts.remember(path, len(entries) if state.count(day) + len(unread) == len(entries) else -1)
+        # "all read" only when the state says so too (else the next run must look again)
+        all_read = state.count(day) + len(unread) == len(entries)
+        counts.remember(path, [len(entries), prefix_sum(entries, len(entries))] if all_read else None)
         if not unread:
             continue
         logs[day] = entries

@@ -36,9 +36,11 @@ def write_transaction(ws: Workspace, purpose: str, wait: float | None = None) ->
     commit is right now (no rebase, merge, cherry-pick or revert in progress,
     no detached HEAD, no stale index.lock), else one clear error line."""
     from heartcompass.store.lock import WorkspaceLock
+    from heartcompass.store.unfinished import finish_told
 
     with WorkspaceLock(ws.state_dir / "lock", purpose, wait=WAIT if wait is None else wait):
         ws.git.check_writable()
+        finish_told(ws)  # a `tell` killed before its commit: that commit first, never as the user's edit
         yield
 
 
@@ -53,8 +55,10 @@ def commit_or_roll_back(ws: Workspace, paths: list[Path], subject: str, body: st
         return ws.git.commit([*paths, *keep, *(moved[1:] if moved else ())], subject, body)
     except GitError as exc:
         said = []
-        if moved and moved[1].exists() and not moved[0].exists():
-            moved[1].rename(moved[0])
+        if moved and moved[1].exists():
+            from heartcompass.store.move_back import move_back
+
+            move_back(moved[1], moved[0])  # with what a chat appended by the old path meanwhile
         if paths:
             ws.git.roll_back(list(paths))
             said.append(f"{what} was rolled back")

@@ -16,7 +16,6 @@ import io
 import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -26,6 +25,7 @@ from git.exc import BadName, GitCommandError, InvalidGitRepositoryError, NoSuchP
 from heartcompass.errors import GitError
 from heartcompass.store import gittree
 from heartcompass.store.githistory import History
+from heartcompass.store.gitindex import HeldIndex
 from heartcompass.store.gitremote import Remote
 from heartcompass.store.gitrollback import RevertConflict, RollBack  # noqa: F401 (RevertConflict: audit's)
 from heartcompass.store.gitstate import RepoState
@@ -178,8 +178,9 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
         os.unlink(tmp_index)  # git wants to create it
         env = {**os.environ, **self._env(), "GIT_OPTIONAL_LOCKS": "0", "GIT_INDEX_FILE": tmp_index}
 
-        def git_(*args: str, stdin: str | None = None, index: bool = True) -> str:
-            run_env = env if index else {k: v for k, v in env.items() if k != "GIT_INDEX_FILE"}
+        def git_(*args: str, stdin: str | None = None, index: str | None = tmp_index) -> str:
+            run_env = {**env, "GIT_INDEX_FILE": index} if index else {k: v for k, v in env.items()
+                                                                       if k != "GIT_INDEX_FILE"}
             done = subprocess.run(["git", *BASE_OPTIONS, *args], cwd=self.root, env=run_env, input=stdin,
                                   capture_output=True, text=True, encoding="utf-8")
             if done.returncode:
@@ -217,28 +218,20 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
             info = "".join(f"{mode} {sha}\t{rel}\n" for rel, (mode, sha) in entries.items())
             git_("update-index", "--add", "--index-info", stdin=info)
             message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
-            # stdin, not -m: a long trailer must not hit the argument limit
-            git_("commit", *self._verify(), "-q", "-F", "-", stdin=message)
-            # the real index follows HEAD for these paths, not the working file
-            self._index_follows(git_, info)
+            with self._held_index() as held:  # the real index follows HEAD for these paths, not the working file
+                git_("update-index", "--add", "--index-info", stdin=info, index=str(held.copy))
+                # stdin, not -m: a long trailer must not hit the argument limit
+                git_("commit", *self._verify(), "-q", "-F", "-", stdin=message)
         finally:
             if os.path.exists(tmp_index):
                 os.unlink(tmp_index)
         return self.head()
 
-    @staticmethod
-    def _index_follows(git_, info: str) -> None:
-        """The real index takes the committed blobs of these paths (else it would
-        hold the old ones, and a plain `git commit` would take the change back).
-        A git command of the user's may hold index.lock for a moment: wait a little."""
-        for attempt in range(20):
-            try:
-                git_("update-index", "--add", "--index-info", stdin=info, index=False)
-                return
-            except GitError:
-                if attempt == 19:
-                    raise
-                time.sleep(0.1)
+    def _held_index(self) -> HeldIndex:
+        """index.lock taken before HEAD moves, so the real index takes the
+        committed blobs with it (else it would hold the old ones, and a plain
+        `git commit` would take the change back): see gitindex.py."""
+        return HeldIndex(self.git_dir, self.index_lock_error)
 
     def _commit_hooks(self) -> bool:
         """Would `git commit` run a hook of the user's here?"""
@@ -268,10 +261,11 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
         if new_root == old_root:
             return None
         message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
-        new = git_("commit-tree", new_root.hex(), "-p", head, "-F", "-", stdin=message, index=False).strip()
-        git_("update-ref", "-m", f"commit: {subject}", "HEAD", new, head, index=False)
+        new = git_("commit-tree", new_root.hex(), "-p", head, "-F", "-", stdin=message, index=None).strip()
         info = "".join(f"{mode:o} {sha.hex()}\t{rel}\n" for rel, (mode, sha) in blobs.items())
-        self._index_follows(git_, info)
+        with self._held_index() as held:
+            git_("update-index", "--add", "--index-info", stdin=info, index=str(held.copy))
+            git_("update-ref", "-m", f"commit: {subject}", "HEAD", new, head, index=None)
         return new
 
     def _verify(self) -> list[str]:
