@@ -1,7 +1,11 @@
 """DiscordChatExporter's JSON: `guild`, `channel` and `messages`, each with
 an ISO `timestamp`, `author` (`name`, `nickname`, `id`), `content`,
 `attachments` and `reactions`. Only `Default` and `Reply` messages are
-someone's words; joins, pins and calls are the app's."""
+someone's words; joins, pins and calls are the app's.
+
+A sender's handle is `discord:<id>` (the id never changes; the display name
+and even the username can), with the username beside it: a `handles:` entry
+of either routes them."""
 
 from __future__ import annotations
 
@@ -41,5 +45,6 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
         kind = placeholder_kind(body) if body else "media" if raw.get("attachments") or raw.get("stickers") \
             or raw.get("embeds") else None
         if body or kind:
-            yield Message(when, name(author.get("nickname")) or name(author.get("name")) or "unknown", body, n,
-                          kind, handle=name(author.get("name")))
+            user, ident = name(author.get("name")), name(author.get("id"))
+            yield Message(when, name(author.get("nickname")) or user or "unknown", body, n, kind,
+                          handle=f"discord:{ident}" if ident else user, aka=user if ident else "")
