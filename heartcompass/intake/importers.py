@@ -225,7 +225,7 @@ def import_and_commit(ws, export: Export, router: Router, fmt: str) -> tuple[dic
         derived = []
         for slug in added:
             person = people[slug]
-            if voice.refresh(person.dir, person.load_profile().names()):
+            if voice.refresh(person.dir, person.load_profile().names(), voice.tally_path(ws, slug)):
                 derived.append(voice.path_of(person.dir))  # their lines and rhythm, in the same commit
         total = sum(sum(days.values()) for days in added.values())
         where = f" of {router.group}" if router.group else ""

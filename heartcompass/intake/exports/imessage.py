@@ -24,14 +24,10 @@ FIX = "Export with imessage-exporter (--format txt) and pass one conversation's 
 
 
 def _finish(msg: Message, body: list[str]) -> Message:
-    kept = [line for line in body if not _ATTACHMENT.match(line.strip())]
-    msg.text = clean("\n".join(kept))
+    kept = [line for line in body if line and not _ATTACHMENT.match(line.strip())]
+    msg.text = clean(kept[0] if len(kept) == 1 else "\n".join(kept))
     msg.placeholder = placeholder_kind(msg.text) if msg.text else "media"
     return msg
-
-
-def _stamp(line: str) -> re.Match | None:
-    return STAMP.match(line) if line[:1].isupper() else None
 
 
 def _when(m: re.Match) -> dt.datetime | None:
@@ -47,15 +43,15 @@ def _when(m: re.Match) -> dt.datetime | None:
 
 def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     found = False
-    for n, m, body in records(source, _stamp, report, "not an imessage-exporter line"):
+    for n, m, body in records(source, STAMP.match, report, "not an imessage-exporter line"):
         when = _when(m)
         if when is None:
             report.skip(n, f"{m['stamp']!r} is not a real date and time")
             continue
-        at = next((i for i, line in enumerate(body) if line.strip()), None)  # the sender, on the next line
-        if at is None:
-            continue
-        sender = name(body[at])
+        at = 0 if body and name(body[0]) else next((i for i, line in enumerate(body) if name(line)), -1)
+        if at < 0:
+            continue  # a time and no sender
+        sender = name(body[at])  # on the line after the time
         msg = Message(when, sender, "", n + at + 1, handle=sender if sender != "Me" else "", mine=sender == "Me")
         if report.keeps(msg := _finish(msg, body[at + 1:])):
             found = True
