@@ -107,7 +107,6 @@ def test_a_log_changed_otherwise_than_appended_to_is_read_again_whole(xiaoai: Ru
 
 
 def test_undo_of_an_import_then_a_new_import_matches_a_rebuild(xiaoai: Runner, tmp_path):
-    person_dir = xiaoai.ws.people_dir / "alice"
     _import(xiaoai, tmp_path, FIRST, "a.txt")
     _import(xiaoai, tmp_path, SECOND, "b.txt")
     xiaoai("undo")  # the second import's lines and days go away
