@@ -157,3 +157,23 @@ def test_runs_beyond_the_newest_are_left_out_as_a_rebuild_leaves_them(tmp_path, 
     assert voice_tally.update(tally, person_dir)
     _same(tally, voice_tally.rebuild(person_dir, ["Alice"], []))
     assert tally.theirs[voice_tally.key_of("hi 1")].count == 2
+
+
+def test_a_day_taken_back_by_undo_leaves_the_tally(xiaoai: Runner, tmp_path):
+    _import(xiaoai, tmp_path, FIRST, "a.txt")
+    _import(xiaoai, tmp_path, "09/11/2026, 10:00 - 小爱: 新的一天\n", "g.txt")  # only a new day's log
+    xiaoai("undo")
+    _import(xiaoai, tmp_path, FIRST + "03/11/2026, 09:00 - 小爱: 嗯嗯\n", "h.txt")
+    tally = _tally(xiaoai)
+    assert voice_tally.key_of("新的一天") not in tally.theirs
+    _same(tally, _rebuilt(xiaoai))
+
+
+def test_someone_new_who_changes_whose_lines_are_theirs_means_a_rebuild(xiaoai: Runner, tmp_path):
+    # "Ally" is no name of hers, but the only one besides you: hers, until "小爱" (her alias) speaks too.
+    _import(xiaoai, tmp_path, "01/11/2026, 09:00 - Ally: 我是谁\n01/11/2026, 09:01 - Lei: 你是 Ally\n", "i.txt")
+    assert voice_tally.key_of("我是谁") in _tally(xiaoai).theirs
+    _import(xiaoai, tmp_path, "02/11/2026, 09:00 - 小爱: 我是小爱\n02/11/2026, 09:01 - Lei: 好\n", "j.txt")
+    tally = _tally(xiaoai)
+    assert voice_tally.key_of("我是谁") not in tally.theirs and tally.them == {"import:小爱"}
+    _same(tally, _rebuilt(xiaoai))
