@@ -161,7 +161,7 @@ def test_runs_beyond_the_newest_are_left_out_as_a_rebuild_leaves_them(tmp_path, 
 
 def test_a_day_taken_back_by_undo_leaves_the_tally(xiaoai: Runner, tmp_path):
     _import(xiaoai, tmp_path, FIRST, "a.txt")
-    _import(xiaoai, tmp_path, "09/11/2026, 10:00 - 小爱: 新的一天\n", "g.txt")  # only a new day's log
+    _import(xiaoai, tmp_path, "09/11/2026, 10:00 - 小爱: 新的一天\n09/11/2026, 10:01 - Lei: 嗯\n", "g.txt")  # a new day only
     xiaoai("undo")
     _import(xiaoai, tmp_path, FIRST + "03/11/2026, 09:00 - 小爱: 嗯嗯\n", "h.txt")
     tally = _tally(xiaoai)
