@@ -34,7 +34,7 @@ from heartcompass.messages import placeholder_kind
 VERSION = 1
 POOL_LIMIT = 20_000  # candidate lines held per side while reading the logs
 MAX_RUNS = 20_000  # the newest replies the rhythm is learnt from
-BURST_GAP = dt.timedelta(minutes=10)  # their messages closer than this, uninterrupted, are one reply
+BURST_GAP = 10 * 60  # seconds: their messages closer than this, uninterrupted, are one reply
 HALF_LIFE_DAYS = 180
 MAX_WORDS, MAX_CHARS = 25, 120
 _SPEAKER = re.compile(r"^- \d\d:\d\d:\d\d · ([^\s·\[\]]+)", re.M)
@@ -53,6 +53,8 @@ class Candidate:
 
 
 def is_cjk(text: str) -> bool:
+    if text.isascii():
+        return False
     cjk = len(_CJK.findall(text))  # counted by the regex engine: this runs once per imported message
     return cjk > 0 and cjk * 2 >= len(_LETTER.findall(text))
 
@@ -70,20 +72,21 @@ def key_of(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.casefold()) or text
 
 
-def usable(text: str, private: list[str]) -> bool:
-    """A short single line without private data or a placeholder."""
+def usable(text: str, private: list[str], cjk: bool | None = None) -> bool:
+    """A short single line without private data (the caller has left placeholders out; `cjk`: is_cjk(text),
+    when known)."""
     text = text.strip()
-    if not text or "\n" in text or '"' in text or placeholder_kind(text):
-        return False
-    if len(text) > MAX_CHARS:
+    if not text or len(text) > MAX_CHARS or "\n" in text or '"' in text:
         return False
     words, chars = len(text.split()), len(text) - text.count(" ")
-    if max(words, chars) > MAX_WORDS and length_of(text, is_cjk(text)) > MAX_WORDS:  # is_cjk only when it matters
+    if max(words, chars) > MAX_WORDS and length_of(text, is_cjk(text) if cjk is None else cjk) > MAX_WORDS:
         return False
     if _PRIVATE.search(text):
         return False
-    low = text.casefold()
-    return not any(word.casefold() in low for word in private)
+    if private:
+        low = text.casefold()
+        return not any(word.casefold() in low for word in private)
+    return True
 
 
 def score(c: Candidate, newest: dt.date) -> float:
@@ -118,25 +121,27 @@ class Tally:
     def add(self, day: str, entries: list[dailylog.Entry]) -> None:
         state = self.runs.setdefault(day, DayRuns())
         for e in entries:
-            if placeholder_kind(e.text):
+            text = e.text
+            if placeholder_kind(text):
                 continue  # "<Media omitted>": nobody wrote that
+            cjk = None
             if e.speaker in self.them:
                 if state is not None:
-                    when = dt.datetime.fromisoformat(f"{day}T{e.time}")
-                    if state.open and state.last is not None and \
-                            when - dt.datetime.fromisoformat(f"{day}T{state.last}") > BURST_GAP:
+                    when = _seconds(e.time)
+                    if state.open and state.last is not None and when - _seconds(state.last) > BURST_GAP:
                         state.closed.append(state.open)
                         state.open = []
-                    state.open.append(measure(e.text))
+                    state.open.append(m := measure(text))
                     state.last = e.time
+                    cjk = m[0]
                 pool = self.theirs
             else:
                 if state is not None and state.open and e.speaker != "note":
                     state.closed.append(state.open)
                     state.open = []
                 pool = self.mine if e.speaker == "import:me" else None
-            if pool is not None and usable(e.text, self.private):
-                self._count(pool, e.text.strip(), day)
+            if pool is not None and usable(text, self.private, cjk):
+                self._count(pool, text.strip(), day)
 
     @staticmethod
     def _count(pool: dict[str, Candidate], text: str, day: str) -> None:
@@ -203,6 +208,11 @@ class Tally:
             return out
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None
+
+
+def _seconds(time: str) -> int:
+    """A log entry's HH:MM:SS as seconds into its day."""
+    return int(time[:2]) * 3600 + int(time[3:5]) * 60 + int(time[6:8])
 
 
 def their_speakers(speakers: set[str], names: list[str]) -> set[str]:
