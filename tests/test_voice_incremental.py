@@ -177,3 +177,16 @@ def test_someone_new_who_changes_whose_lines_are_theirs_means_a_rebuild(xiaoai: 
     tally = _tally(xiaoai)
     assert voice_tally.key_of("我是谁") not in tally.theirs and tally.them == {"import:小爱"}
     _same(tally, _rebuilt(xiaoai))
+
+
+def test_a_linked_tally_folder_is_neither_read_nor_written(xiaoai: Runner, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "alice.json").write_text("{}", encoding="utf-8")
+    state = xiaoai.ws.root / ".heartcompass"
+    state.mkdir(exist_ok=True)
+    (state / "voice").symlink_to(outside)
+    _import(xiaoai, tmp_path, FIRST, "a.txt")
+    assert [p.name for p in outside.iterdir()] == ["alice.json"]
+    assert (outside / "alice.json").read_text(encoding="utf-8") == "{}"
+    assert "去爬山 🥾" in (xiaoai.ws.people_dir / "alice" / "VOICE.md").read_text(encoding="utf-8")

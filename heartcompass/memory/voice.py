@@ -52,7 +52,7 @@ def tally_of(person_dir: Path, names: list[str], private: list[str], kept: Path 
         from heartcompass import paths
 
         try:
-            tally = Tally.load(paths.read_local(kept), list(names), list(private))
+            tally = Tally.load(paths.read_local(paths.check(kept)), list(names), list(private))
         except (FileNotFoundError, OSError, HeartCompassError):
             tally = None
         if tally is not None and update(tally, person_dir):
