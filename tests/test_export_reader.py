@@ -60,3 +60,14 @@ def test_a_bad_header_skips_its_whole_message_once_and_the_rest_comes_in(tmp_pat
     texts = [m.text for m in export.messages()]
     assert texts == ["早安", "在吗"]
     assert export.report.bad_count == 1 and export.bad[0][0] == first
+
+
+@pytest.mark.parametrize("fmt, text", [
+    ("signal", "[2024-01-01 09:00] 小爱: 第一段\n\n第二段\n\n[2024-01-01 09:01] 磊: ok\n"),
+    ("imessage", "Jan 01, 2024  9:00:00 AM\n+15558675309\n第一段\n\n第二段\n\nJan 01, 2024  9:01:00 AM\nMe\nok\n"),
+    ("wechat", "2024-01-01 09:00:00 小爱\n第一段\n\n第二段\n\n2024-01-01 09:01:00 磊\nok\n"),
+    ("qq", "消息记录\n消息对象:小爱\n2024-01-01 09:00:00 小爱(12345678)\n第一段\n\n第二段\n\n"
+           "2024-01-01 09:01:00 磊(87654321)\nok\n"),
+])
+def test_a_message_of_paragraphs_keeps_its_blank_line_and_loses_the_one_after_it(tmp_path, fmt, text):
+    assert [m.text for m in parse(fmt, _source(tmp_path, text), CTX).messages()] == ["第一段\n\n第二段", "ok"]

@@ -37,6 +37,10 @@ def body(lines: list[str]) -> tuple[str, str | None]:
 
     while lines and not lines[-1].strip():  # the blank line between messages
         lines = lines[:-1]
+    if len(lines) == 1:  # most messages: one line, words or a stand-in
+        kind = placeholder_kind(lines[0])
+        words = "" if kind else clean(lines[0])
+        return words, None if words else kind or "media"
     kinds = [placeholder_kind(line) for line in lines]
     words = clean("\n".join(line for line, kind in zip(lines, kinds) if not kind))
     return words, None if words else next((k for k in kinds if k), "media")

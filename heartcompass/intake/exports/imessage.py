@@ -24,7 +24,9 @@ FIX = "Export with imessage-exporter (--format txt) and pass one conversation's 
 
 
 def _finish(msg: Message, body: list[str]) -> Message:
-    kept = [line for line in body if line and not _ATTACHMENT.match(line.strip())]
+    while body and not body[-1]:  # the blank line between messages
+        body = body[:-1]
+    kept = [line for line in body if not _ATTACHMENT.match(line.strip())]
     msg.text = clean(kept[0] if len(kept) == 1 else "\n".join(kept))
     msg.placeholder = placeholder_kind(msg.text) if msg.text else "media"
     return msg

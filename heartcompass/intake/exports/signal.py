@@ -22,12 +22,14 @@ FIX = "Export with signal-export (sigexport OUTPUT_DIR) and pass a chat's chat.m
 
 
 def _finish(msg: Message, body: list[str]) -> Message:
+    while body and not body[-1]:  # the blank line before the next message
+        body = body[:-1]
     kept = [line for line in body if not line.startswith(">") and not _REACTION.match(line.strip())]
-    text = clean("\n".join(kept))
+    text = clean(kept[0] if len(kept) == 1 else "\n".join(kept))
     if text in ("(This message was deleted)", "This message was deleted."):
         msg.text, msg.placeholder = "", "deleted"
         return msg
-    words = clean(_LINK.sub("", text))
+    words = clean(_LINK.sub("", text)) if "](" in text else text
     msg.text = text if words else ""
     msg.placeholder = placeholder_kind(text) if words else "media"  # only attachments: not words
     return msg
