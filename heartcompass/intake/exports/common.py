@@ -139,6 +139,12 @@ class Source:
             raise FormatError(self.path, f"not UTF-8 text (byte {exc.start})", raw[:exc.start].count(b"\n") + 1,
                               FIX_UTF8) from None
 
+    def json(self, app: str, fix: str):
+        """The export's JSON, parsed once however often it is read (an import reads it through twice)."""
+        if "json" not in self.memo:
+            self.memo["json"] = load_json(self.text(), self.path, app, fix)
+        return self.memo["json"]
+
     def head(self, size: int = 8192) -> str:
         from heartcompass.intake.limits import open_regular
 

@@ -14,7 +14,7 @@ from typing import Iterator
 
 from heartcompass.errors import FormatError
 from heartcompass.intake.exports import Context, Message, Report, Source
-from heartcompass.intake.exports.common import clean, load_json, name
+from heartcompass.intake.exports.common import clean, name
 from heartcompass.messages import placeholder_kind
 
 FIX = "Export with DiscordChatExporter as JSON (--format Json)."
@@ -22,7 +22,7 @@ _WORDS = ("Default", "Reply", "0", "19")
 
 
 def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
-    data = load_json(source.text(), source.path, "Discord", FIX)
+    data = source.json("Discord", FIX)
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise FormatError(source.path, "no 'messages' list: not a DiscordChatExporter export", 1, FIX)
     channel = data.get("channel") if isinstance(data.get("channel"), dict) else {}
