@@ -124,7 +124,8 @@ class Tally:
             text = e.text
             if placeholder_kind(text):
                 continue  # "<Media omitted>": nobody wrote that
-            cjk = None
+            cjk: bool | None = None
+            pool: dict[str, Candidate] | None
             if e.speaker in self.them:
                 if state is not None:
                     when = _seconds(e.time)
