@@ -41,6 +41,7 @@ _SPEAKER = re.compile(r"^- \d\d:\d\d:\d\d · ([^\s·\[\]]+)", re.M)
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _LETTER = re.compile(r"[^\W\d_]")
 _SPACE = re.compile(r"\s")
+_NOT_WORD = re.compile(r"[\W_]+")
 _PRIVATE = re.compile(r"https?://|www\.|\S+@\S+\.\w+|\d[\d\s-]{5,}\d")
 Measure = tuple[bool, int, int]  # a message of theirs: (written in CJK?, characters without spaces, words)
 
@@ -69,7 +70,7 @@ def measure(text: str) -> Measure:
 
 
 def key_of(text: str) -> str:
-    return re.sub(r"[\W_]+", "", text.casefold()) or text
+    return _NOT_WORD.sub("", text.casefold()) or text
 
 
 def usable(text: str, private: list[str], cjk: bool | None = None) -> bool:
@@ -78,8 +79,8 @@ def usable(text: str, private: list[str], cjk: bool | None = None) -> bool:
     text = text.strip()
     if not text or len(text) > MAX_CHARS or "\n" in text or '"' in text:
         return False
-    words, chars = len(text.split()), len(text) - text.count(" ")
-    if max(words, chars) > MAX_WORDS and length_of(text, is_cjk(text) if cjk is None else cjk) > MAX_WORDS:
+    chars = len(text) - text.count(" ")  # never fewer than its words: each word has a character
+    if chars > MAX_WORDS and length_of(text, is_cjk(text) if cjk is None else cjk) > MAX_WORDS:
         return False
     if _PRIVATE.search(text):
         return False
