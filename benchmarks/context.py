@@ -31,7 +31,8 @@ sys.path.insert(len(sys.path) if os.environ.get("PYTHONPATH") else 0, str(Path(_
 from heartcompass.memory import context  # noqa: E402
 from heartcompass.formats import events as events_fmt  # noqa: E402
 from heartcompass.store.people import create  # noqa: E402
-from heartcompass.store.workspace import Workspace, copy_template  # noqa: E402
+from heartcompass.store.workspace import Workspace  # noqa: E402
+from heartcompass.store.creation import copy_template  # noqa: E402
 
 NOW = dt.datetime(2026, 12, 2, 20, 0, tzinfo=dt.timezone.utc)
 WORDS = ("hiked", "dinner", "called", "moved", "夜市", "聊天", "birthday", "Kyoto", "her cat", "a long talk about work")

@@ -38,7 +38,7 @@ from heartcompass.memory.gardener import Gardener  # noqa: E402
 from heartcompass.store.people import create, list_people  # noqa: E402
 from heartcompass.memory.proposal.model import Compressed, Proposal  # noqa: E402
 from heartcompass.tokens import estimate_tokens  # noqa: E402
-from heartcompass.store.workspace import create_workspace  # noqa: E402
+from heartcompass.store.creation import create_workspace  # noqa: E402
 
 TOPICS = ("work", "the move", "her cat", "hiking", "a new café", "her sister", "a film", "the weather", "夜市", "工作")
 

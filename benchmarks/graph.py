@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from heartcompass.store.workspace import copy_template  # noqa: E402
+from heartcompass.store.creation import copy_template  # noqa: E402
 
 
 def make_workspace(root: Path, people: int) -> Path:

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from heartcompass.store.people import create  # noqa: E402
-from heartcompass.store.workspace import create_workspace  # noqa: E402
+from heartcompass.store.creation import create_workspace  # noqa: E402
 
 
 def cpu(args: list[str], env: dict) -> float:

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from heartcompass.intake import importers, routing  # noqa: E402
 from heartcompass.intake.exports import Context  # noqa: E402
 from heartcompass.memory import voice  # noqa: E402
-from heartcompass.store.workspace import create_workspace  # noqa: E402
+from heartcompass.store.creation import create_workspace  # noqa: E402
 
 START = dt.datetime(2001, 1, 1, 8, 0)
 

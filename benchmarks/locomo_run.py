@@ -20,7 +20,8 @@ from locomo_data import Sample, export_text, transcript
 from heartcompass.atomic import write_atomic
 from heartcompass.llm import prompts, providers as llm
 from heartcompass.memory import context as context_mod
-from heartcompass.store.workspace import Workspace, create_workspace
+from heartcompass.store.workspace import Workspace
+from heartcompass.store.creation import create_workspace
 from heartcompass.tokens import estimate_tokens
 
 class BenchError(Exception):

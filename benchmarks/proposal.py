@@ -26,7 +26,7 @@ from heartcompass.memory.proposal.apply import apply  # noqa: E402
 from heartcompass.memory.proposal.model import Proposal, ProposalError  # noqa: E402
 from heartcompass.memory.proposal.workbench import LogItem, read_person, workbench  # noqa: E402
 from heartcompass.store.people import list_people  # noqa: E402
-from heartcompass.store.workspace import create_workspace  # noqa: E402
+from heartcompass.store.creation import create_workspace  # noqa: E402
 
 DAY = dt.date(2026, 12, 1)
 

@@ -66,7 +66,7 @@ def make_workspace(root: Path, people: int) -> Path:
 
     from heartcompass.formats import events as events_fmt
     from heartcompass.store.people import create
-    from heartcompass.store.workspace import create_workspace
+    from heartcompass.store.creation import create_workspace
 
     rnd = random.Random(people)
     ws, _ = create_workspace(root)

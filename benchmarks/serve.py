@@ -35,7 +35,7 @@ from heartcompass.gateway.core import Gateway, Incoming  # noqa: E402
 from heartcompass.gateway.state import state_for  # noqa: E402
 from heartcompass.store.config_edit import set_config  # noqa: E402
 from heartcompass.store.people import resolve  # noqa: E402
-from heartcompass.store.workspace import create_workspace  # noqa: E402
+from heartcompass.store.creation import create_workspace  # noqa: E402
 from heartcompass.talk.chat import ChatSession  # noqa: E402
 from heartcompass.talk.session import commit_session  # noqa: E402
 

@@ -80,7 +80,8 @@ def timed(cmds: dict[str, tuple[list[str], dict]], runs: int) -> dict[str, tuple
 def make_workspace(root: Path, people: int) -> Path:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from heartcompass.store.people import create
-    from heartcompass.store.workspace import Workspace, copy_template
+    from heartcompass.store.workspace import Workspace
+    from heartcompass.store.creation import copy_template
 
     root.mkdir()
     copy_template(root)  # no git needed for listing

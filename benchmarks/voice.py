@@ -34,7 +34,7 @@ from heartcompass.talk.chat import ChatSession  # noqa: E402
 from heartcompass.memory.context import SEPARATOR  # noqa: E402
 from heartcompass.errors import HeartCompassError  # noqa: E402
 from heartcompass.store.people import create  # noqa: E402
-from heartcompass.store.workspace import create_workspace  # noqa: E402
+from heartcompass.store.creation import create_workspace  # noqa: E402
 
 
 def synthetic_export(days: int = 60, seed: int = 7) -> str:

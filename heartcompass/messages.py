@@ -2,7 +2,8 @@
 card): the stand-ins apps write in place of one (media, a deleted message,
 a call), and whether a speaker is the person. Import skips the stand-ins
 and warns when no speaker is the person; the voice never quotes a stand-in
-and takes only the person's own lines. One list, used by both."""
+and takes only the person's own lines. One list, used by both. And whether a
+text names someone (`tell` and the gardener's links)."""
 
 from __future__ import annotations
 
@@ -91,3 +92,14 @@ def matches_person(speaker: str, names: list[str]) -> bool:
     who = squash(speaker)
     first = speaker.split()[0].casefold() if speaker.split() else ""
     return any(who == squash(n) or (first and first == n.split()[0].casefold()) for n in names if n.strip())
+
+
+def names_in(name: str, text: str) -> bool:
+    """Whether a text names someone: a Latin-script name as a whole word ("Li"
+    not in "Lisa"), any other (Chinese, Japanese) anywhere in it, since those
+    are written without spaces. Both already casefolded by the caller."""
+    if name not in text:
+        return False
+    if not name.isascii():
+        return True
+    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None

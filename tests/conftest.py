@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from heartcompass.cli.app import app
-from heartcompass.store.workspace import Workspace, create_workspace
+from heartcompass.store.workspace import Workspace
+from heartcompass.store.creation import create_workspace
 
 
 @pytest.fixture(autouse=True)

@@ -79,8 +79,12 @@ def plain_reply(body: dict) -> str:
 
 def structured_reply(name: str, body: dict) -> dict:
     """For the gardener: each /note entry becomes a fact, and each imported
-    message (what someone said in a real chat) one too, nothing else."""
-    text = next(text_of(m["content"]) for m in reversed(body["messages"]) if m["role"] == "user")
+    message (what someone said in a real chat) one too, nothing else. Asked
+    for a corrected proposal, it sends the first one without what was
+    rejected (a real model fixes its answer; it does not drop everything)."""
+    asked = [text_of(m["content"]) for m in body["messages"] if m["role"] == "user"]
+    rejected = asked[-1] if name == "Proposal" and asked[-1].startswith("That proposal was rejected") else ""
+    text = asked[0] if rejected else asked[-1]
     if name == "Advice":
         system = text_of(body["messages"][0]["content"])
         who = re.search(r"reply to (.+?)\. You know", system)
@@ -115,9 +119,12 @@ def structured_reply(name: str, body: dict) -> dict:
         words = said.split()  # a statement, not the message pasted: its first words, never all of them
         facts.append({"text": " ".join(words[:min(len(words) - 1, 20)]) if len(words) > 3 else said,
                       "evidence": [ident]})
-    return {"summary": f"stub gardener: {len(facts)} facts", "nothing_worth_keeping": not (facts or mine),
-            "new_facts": facts,
-            "new_about_user": [{"text": f"The user's {said[:140]}", "evidence": [ident]} for ident, said in mine]}
+    about = [{"text": f"The user's {said[:140]}", "evidence": [ident]} for ident, said in mine]
+    if rejected:  # "new fact 12: ...", "new line about the user 1: ..." (numbered from 1)
+        facts = [f for n, f in enumerate(facts, 1) if f"new fact {n}:" not in rejected]
+        about = [a for n, a in enumerate(about, 1) if f"new line about the user {n}:" not in rejected]
+    return {"summary": f"stub gardener: {len(facts)} facts", "nothing_worth_keeping": not (facts or about),
+            "new_facts": facts, "new_about_user": about}
 
 
 def structured_mode(body: dict) -> tuple[str | None, str]:

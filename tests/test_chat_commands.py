@@ -199,7 +199,7 @@ def test_slash_commands_work_with_m_and_piped_lines(example_cli, fake_llm):
 
 def _new_entry_texts(ws, slug="alice"):
     from heartcompass.memory.consolidation import State
-    from heartcompass.memory.gardener import EntryCounts, new_entries
+    from heartcompass.memory.new_entries import EntryCounts, new_entries
 
     person = resolve(ws, slug)
     items, _ = new_entries(person, State(ws, person), EntryCounts(ws))
@@ -301,3 +301,25 @@ def test_every_person_chatted_with_is_committed_after_switch_ctrl_c_and_retry(ex
     v.close()
     assert subjects(example_ws)[0].startswith("chat(alice): 4 messages"), subjects(example_ws)[0]
     assert git(example_ws, "status", "--porcelain") == ""
+
+
+def test_ctrl_c_while_the_model_is_being_made_keeps_the_typed_message(example_ws, fake_llm):
+    """The provider is made in the background while the first message is
+    typed; a Ctrl-C before it is ready used to lose that message, and /retry
+    then answered the message before it."""
+    def interrupted():
+        raise KeyboardInterrupt  # the user's Ctrl-C while langchain is still being imported
+
+    v = ChatView(example_ws, llm.settings(example_ws), None, None, delays=False, as_json=False,
+                 make_model=interrupted, conversing=True)
+    v.open(resolve(example_ws, "alice"))
+    assert v.send("did you get the keys?")
+    assert [(e.speaker, e.text) for e in log_entries(example_ws, "alice")] == [("me", "did you get the keys?")]
+    v.make_model = lambda: fake_llm
+    fake_llm.enqueue("yes, under the mat")
+    v.command("/retry")
+    v.close()
+    entries = log_entries(example_ws, "alice")
+    assert [(e.speaker, e.text) for e in entries] == [("me", "did you get the keys?"),
+                                                       ("persona", "yes, under the mat")]
+    assert [m.content for m in fake_llm.calls[-1][1:]] == ["did you get the keys?"]

@@ -209,7 +209,7 @@ def test_a_refusal_is_remembered_even_when_the_next_mode_then_fails(example_cli:
 def test_json_mode_reads_raw_control_characters_in_strings():
     from langchain_core.messages import AIMessage
 
-    from heartcompass.llm.providers import _ask_json_object
+    from heartcompass.llm.structured import _ask_json_object
 
     class Model:
         def bind(self, **kw):
@@ -219,3 +219,21 @@ def test_json_mode_reads_raw_control_characters_in_strings():
             return AIMessage(content='{"summary": "line one\nline two", "nothing_worth_keeping": true}')
 
     assert _ask_json_object(Model(), {"type": "object"}, [])["summary"] == "line one\nline two"
+
+
+def test_the_stub_corrects_a_rejected_proposal_instead_of_dropping_it(example_cli: Runner, stub, tmp_path):
+    """README sends a new user to the stub server to try garden: one
+    imported message it cannot make a fact of ("are we still on for?" is all
+    stopwords) must not make the whole garden keep nothing."""
+    export = tmp_path / "chat.txt"
+    export.write_text("[2026-12-01 19:00] Alice Chen: are we still on for it?\n"
+                      "[2026-12-01 19:01] Alice Chen: 我下周去杭州出差\n", encoding="utf-8")
+    example_cli("import", "alice", str(export), "--format", "plain")
+    _note(example_cli.ws, "Alice is allergic to peanuts")
+    result = example_cli("garden", "--person", "alice")
+    assert "gardened" in result.output, result.output
+    facts = _facts(example_cli.ws)
+    assert any("allergic to peanuts" in f for f in facts), facts
+    assert any("杭州" in f for f in facts), facts
+    assert not any("still on for" in f for f in facts), facts
+    assert "That proposal was rejected: new fact" in json.dumps(stub.requests[-1]["messages"][-1], ensure_ascii=False)

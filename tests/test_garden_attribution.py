@@ -234,6 +234,11 @@ def test_hand_lines_are_found_after_the_cache_was_made(example_cli: Runner, fake
 
 
 def test_a_quiet_night_does_not_parse_events_or_profiles(example_cli: Runner, fake_llm, monkeypatch):
+    from heartcompass import stat_cache
+
+    # A night later, not this instant: a log written within the last two seconds is read
+    # again (stat_cache's racy window), one settled since is counted from the cache.
+    monkeypatch.setattr(stat_cache, "RACY_NS", 0)
     alice, ws = example_cli, example_cli.ws
     say(ws, "alice", "me", "hello")
     fake_llm.enqueue(proposal(nothing_worth_keeping=True))

@@ -172,7 +172,9 @@ def test_what_she_wrote_in_real_messages_is_kept_as_what_she_said(alice: Runner,
     # and the persona's prompt says what such a line is
     system = " ".join(alice("context", "alice").output.split())
     assert "Moves to Osaka in March, Alice said" in system
-    assert "except what a line says someone said (“Caroline said she …”: from their real messages)" in system
+    # the example names this person (it once named Caroline, from the LoCoMo benchmark, in everyone's prompt)
+    assert "except what a line says someone said (“Alice Chen said …”: from their real messages)" in system
+    assert "Caroline" not in system
     assert "not verified" in system
 
 

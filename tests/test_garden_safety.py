@@ -130,8 +130,11 @@ def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, f
     first = _uninterrupted(alice, fake_llm, tmp_path, "first", _good(1))
     second = _uninterrupted(alice, fake_llm, tmp_path, "second", _good(2))
     assert first != second
-    from heartcompass.memory import consolidation, garden_journal, gardener, hand_lines
+    from heartcompass import stat_cache
+    from heartcompass.memory import consolidation, garden_journal, gardener, hand_lines, new_entries
     from heartcompass.store.gitrepo import WorkspaceGit
+
+    monkeypatch.setattr(stat_cache, "RACY_NS", 0)  # the logs were written this instant: count them at once
 
     steps: list[str] = []
     real_write, real_commit = atomic.write_atomic, WorkspaceGit.commit_contents
@@ -163,7 +166,7 @@ def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, f
     with monkeypatch.context() as m, pytest.raises(Killed):
         for module in (gardener, garden_journal, consolidation):
             m.setattr(module, "write_atomic", dying_write)
-        for module in (gardener, hand_lines):
+        for module in (new_entries, hand_lines):
             m.setattr(module, "write_cache", dying_cache)
         m.setattr(WorkspaceGit, "commit_contents", dying_commit)
         CliRunner().invoke(app, ["--workspace", str(ws.root), "garden"], catch_exceptions=False)

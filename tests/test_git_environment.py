@@ -77,7 +77,7 @@ def global_ignore_md(isolated_home):
 
 def test_a_global_ignore_rule_for_markdown_does_not_leave_our_files_uncommitted(tmp_path, global_ignore_md,
                                                                                fake_llm):
-    from heartcompass.store.workspace import create_workspace
+    from heartcompass.store.creation import create_workspace
 
     ws, _ = create_workspace(tmp_path / "brain", example=True)
     cli = Runner(ws)
@@ -138,7 +138,7 @@ def test_settings_that_would_crash_are_named(example_cli: Runner):
 
 
 def test_a_cron_line_is_refused_for_a_path_with_a_line_break(tmp_path):
-    from heartcompass.store.workspace import create_workspace
+    from heartcompass.store.creation import create_workspace
 
     ws, _ = create_workspace(tmp_path / "two\nlines", example=True)
     result = Runner(ws)("garden", "--cron-line", ok=False)

@@ -83,14 +83,15 @@ def test_git_lives_in_one_module():
 
 
 def test_gitrepos_parts_are_used_through_it_alone():
-    """gitstate, gitremote and githistory are parts of gitrepo.WorkspaceGit
+    """gitstate, gitremote, githistory and gitrollback are parts of gitrepo.WorkspaceGit
     (mixins): the rest of the code reaches them as ws.git, never by importing
     them (githistory's Commit record excepted)."""
-    parts = {"heartcompass.store.gitstate", "heartcompass.store.gitremote", "heartcompass.store.githistory"}
+    parts = {"heartcompass.store.gitstate", "heartcompass.store.gitremote", "heartcompass.store.githistory",
+             "heartcompass.store.gitrollback", "heartcompass.store.gittree"}
     allowed = {"heartcompass.store.githistory", "heartcompass.store.githistory.Commit"}
     users = sorted(p.relative_to(PACKAGE).as_posix() for p in modules()
                    if imports(p) & parts and {m for m in imports(p) if m.startswith(tuple(parts))} - allowed)
-    assert users == ["store/gitremote.py", "store/gitrepo.py"], users
+    assert users == ["store/gitremote.py", "store/gitrepo.py", "store/gitrollback.py"], users
 
 
 def test_model_providers_live_in_one_place():

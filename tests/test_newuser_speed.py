@@ -142,10 +142,10 @@ def test_garden_reads_others_names_from_the_people_index_not_their_profiles(alic
 def test_the_proposal_schema_is_built_once_not_per_request(alice, fake_llm, monkeypatch):
     from garden_helpers import backlog, proposal
 
-    from heartcompass.llm import providers
+    from heartcompass.llm import structured
     from heartcompass.memory.proposal.model import Proposal
 
-    providers._INLINED.clear()
+    structured._INLINED.clear()
     built: list[str] = []
     real = Proposal.model_json_schema.__func__
     monkeypatch.setattr(Proposal, "model_json_schema", classmethod(lambda cls, *a, **k: built.append(cls.__name__)

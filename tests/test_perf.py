@@ -28,9 +28,9 @@ def settled(monkeypatch):
     """Trust files at once: outside tests only a file unchanged for two
     seconds is cached (one written this instant could change again within
     the same timestamp)."""
-    from heartcompass.store import people_index
+    from heartcompass import stat_cache
 
-    monkeypatch.setattr(people_index, "RACY_NS", 0)
+    monkeypatch.setattr(stat_cache, "RACY_NS", 0)
 
 
 def index_file(ws) -> Path:
@@ -65,13 +65,13 @@ def test_person_list_is_served_from_the_index_until_a_file_changes(cli: Runner, 
 
 
 def test_a_file_written_this_instant_is_not_cached(cli: Runner, monkeypatch):
-    from heartcompass.store import people_index
+    from heartcompass import stat_cache
 
     cli("person", "add", "Alice", "--yes")
     cli("person", "list")
     assert not index_file(cli.ws).exists()  # everything is seconds old
     real = time.time_ns
-    monkeypatch.setattr(people_index.time, "time_ns", lambda: real() + 3_000_000_000)  # three seconds later
+    monkeypatch.setattr(stat_cache, "_now_ns", lambda: real() + 3_000_000_000)  # three seconds later
     cli("person", "list")
     assert "alice" in cached_names(cli.ws)
     monkeypatch.undo()

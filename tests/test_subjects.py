@@ -1,4 +1,4 @@
-"""Commit subjects: one builder and one parser (audit.subject, audit.parse_subject),
+"""Commit subjects: one builder and one parser (subjects.subject, subjects.parse_subject),
 and every commit a typical workspace's life makes reads back with them."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 
 from conftest import Runner, git, subjects
-from heartcompass.store.audit import OURS, Subject, Verb, is_hand_subject, parse_subject, scope_of, subject
+from heartcompass.store.subjects import OURS, Subject, Verb, is_hand_subject, parse_subject, scope_of, subject
 
 SCOPES = ["alice", "小明", "josé", "alice-(work)", "config", None]
 WHATS = ["new person", "KEY = 'a: b'", "“好呀～明天见”", "from 老王", "add(alice): new person",

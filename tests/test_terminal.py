@@ -95,6 +95,25 @@ def test_chat_on_a_terminal_answers_logs_and_commits(example_cli: Runner, stub):
     assert subjects(example_cli.ws)[0].startswith("chat(alice)")
 
 
+def test_ctrl_c_at_the_first_reply_on_a_terminal_keeps_the_message(example_cli: Runner, stub):
+    """The first message is sent while the provider may still be loading in
+    the background: a Ctrl-C then (or while the model thinks) keeps it."""
+    stub.delay = 5.0
+    child = spawn(example_cli.ws.root, "chat", "alice", "--no-delay")
+    child.expect("you ›")
+    child.send("did you water the plants?" + ENTER)
+    child.expect("typing")
+    child.send(CTRL_C)
+    child.expect("reply interrupted")
+    child.expect("you ›")
+    child.send("/exit" + ENTER)
+    code, raw = finish(child)
+    assert code == 0, screen_text(raw)[-2000:]
+    assert_clean_end(raw)
+    assert [e.text for e in log_entries(example_cli.ws, "alice") if e.speaker == "me"] == ["did you water the plants?"]
+    assert subjects(example_cli.ws)[0].startswith("chat(alice)")
+
+
 def test_person_add_asks_its_questions_on_a_terminal(example_cli: Runner):
     child = spawn(example_cli.ws.root, "person", "add", "王小明")
     child.expect("Who is")

@@ -286,6 +286,24 @@ def test_the_persona_knows_when_you_last_talked(example_cli: Runner, fake_llm):
                      "how did it go?"]
 
 
+def test_last_talked_reads_a_day_by_time_when_an_import_came_after(example_cli: Runner, fake_llm, tmp_path):
+    """The log is append-only, so a chat export of that morning imported
+    later sits after the evening's chat: the evening is still the last talk."""
+    ws = example_cli.ws
+    example_cli("config", "set", "user.name", "Lei")
+    then = clock.today(ws) - dt.timedelta(days=3)
+    say(ws, "alice", "me", "good luck at the interview!", day=then, time="21:40:00")
+    say(ws, "alice", "persona", "thanks!! so nervous", day=then, time="21:40:09")
+    export = tmp_path / "morning.txt"
+    export.write_text(f"[{then.isoformat()} 09:00] Alice Chen: 早！面试是下午三点\n"
+                      f"[{then.isoformat()} 09:01] Lei: 加油！\n", encoding="utf-8")
+    example_cli("import", "alice", str(export), "--format", "plain", "--me", "Lei")
+    assert [e.time for e in log_entries(ws, "alice")][-2:] == ["09:00:00", "09:01:00"]  # appended, not sorted
+    fake_llm.enqueue("hiii")
+    example_cli("chat", "alice", "-m", "how did it go?")
+    assert f"You and Lei last talked 3 days ago ({then:%A} {then.isoformat()} 21:40)" in system_of(fake_llm)
+
+
 # -- on a real terminal, against the HTTP stub ---------------------------------------------
 def test_on_a_terminal_a_note_and_the_users_news_reach_the_persona(example_cli: Runner):
     from stub_server import start

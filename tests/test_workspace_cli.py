@@ -158,7 +158,7 @@ def test_init_example_again_says_what_it_did(tmp_path):
 
 def test_init_example_again_after_a_rename_adds_no_second_alice(tmp_path):
     from conftest import Runner
-    from heartcompass.store.workspace import create_workspace
+    from heartcompass.store.creation import create_workspace
 
     ws, _ = create_workspace(tmp_path / "brain", example=True)
     cli = Runner(ws)

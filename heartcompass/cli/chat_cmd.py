@@ -149,9 +149,13 @@ class ChatView:
 
     # -- sending --------------------------------------------------------------
     def send(self, text: str) -> bool:
-        return self._run(self.session.send(text), text)
+        return self._run(self.session.send(text), text, unlogged=text)
 
-    def _run(self, events, sent: str) -> bool:
+    def _run(self, events, sent: str, unlogged: str | None = None) -> bool:
+        """Show the reply `events` yield. `unlogged`: the message `events`
+        logs when it starts, kept even if Ctrl-C comes before it does."""
+        import inspect
+
         from heartcompass.sanitize import StreamStripper
 
         # Model text reaches the screen without control sequences (the log keeps it verbatim).
@@ -182,6 +186,10 @@ class ChatView:
         except KeyboardInterrupt:
             if waiting:
                 waiting.stop()
+            if unlogged and inspect.getgeneratorstate(events) == inspect.GEN_CREATED:
+                # Ctrl-C while the provider was still being made: the message was typed, so it is
+                # logged, and /retry answers it rather than the message before.
+                self.session.hold(unlogged)
             events.close()  # the partial reply is logged as cut off
             if self._streaming:
                 self._print_quietly()

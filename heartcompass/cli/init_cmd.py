@@ -25,7 +25,7 @@ def init(
                       "'heartcompass sync' pushes to this git remote (URL or path).", show_default=False)] = None,
 ) -> None:
     """Create a workspace: template files, people/me/, git, first commit (or, with --from, copy one)."""
-    from heartcompass.store.workspace import add_example, create_workspace, init_target
+    from heartcompass.store.creation import add_example, create_workspace, init_target
 
     root = ctx.find_root()
     option = root.obj.get("workspace_option") if isinstance(root.obj, dict) else None
@@ -49,7 +49,7 @@ def init(
 
 def _init_from(target: Path, source: str, remote: str, example: bool) -> None:
     from heartcompass.errors import HeartCompassError
-    from heartcompass.store.workspace import clone_workspace
+    from heartcompass.store.creation import clone_workspace
 
     if example:
         raise HeartCompassError("--example and --from do not go together: --from copies a workspace as it is.")

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Iterator
 
 from heartcompass.errors import FormatError, HeartCompassError
-from heartcompass.formats import check_conflict_marks, read_text
+from heartcompass.formats.text import check_conflict_marks, read_text
 
 _ENTRY = re.compile(
     r"^- (?P<time>\d{2}:\d{2}:\d{2}) · (?P<speaker>[^\s·\[\]]+)(?: \[(?P<tags>[^\]]*)\])? · ?(?P<text>.*)$"

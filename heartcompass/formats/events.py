@@ -21,7 +21,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from heartcompass.errors import FormatError
-from heartcompass.formats import FILE_KINDS, frontmatter_doc as fm, read_text
+from heartcompass.formats import frontmatter_doc as fm
+from heartcompass.formats.text import FILE_KINDS, read_text
 from heartcompass.formats.sources import SOURCE
 
 FILENAME = FILE_KINDS["events"]

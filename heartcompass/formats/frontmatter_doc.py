@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from heartcompass.errors import FormatError
-from heartcompass.formats import check_conflict_marks
+from heartcompass.formats.text import check_conflict_marks
 
 _OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^---[ \t]*\r?$\n?", re.MULTILINE)

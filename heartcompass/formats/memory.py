@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from heartcompass.errors import FormatError
-from heartcompass.formats import FILE_KINDS, frontmatter_doc as fm, read_text
+from heartcompass.formats import frontmatter_doc as fm
+from heartcompass.formats.text import FILE_KINDS, read_text
 from heartcompass.tokens import estimate_tokens
 
 FILENAME = FILE_KINDS["memory"]

@@ -14,14 +14,15 @@ from heartcompass.errors import HeartCompassError, LLMError
 from heartcompass.gateway import replies
 
 if TYPE_CHECKING:
-    from heartcompass.gateway.core import Conversation, Gateway
+    from heartcompass.gateway.core import Gateway
+    from heartcompass.gateway.jobs import Conversation
 
 KEEP_PROPOSALS = 20  # unanswered proposals kept waiting for a button
 DIFF_LIMIT = 3000  # characters of diff in one app message (Telegram takes 4096)
 
 
 def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> None:
-    from heartcompass.gateway.core import Job
+    from heartcompass.gateway.jobs import Job
     from heartcompass.store.people import resolve
 
     cmd, _, arg = text.partition(" ")

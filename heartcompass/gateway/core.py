@@ -21,6 +21,7 @@ from typing import Any, Callable, Protocol
 
 from heartcompass.errors import GitError, HeartCompassError, LLMError
 from heartcompass.gateway import commands, replies
+from heartcompass.gateway.jobs import Conversation, Job
 from heartcompass.gateway.state import ChannelState
 from heartcompass.store.lock import LockBusy
 from heartcompass.store.workspace import Workspace
@@ -51,25 +52,6 @@ class Channel(Protocol):
     def ask(self, chat: str, text: str, choices: list[tuple[str, str]]) -> None: ...  # (label, data) buttons
 
     def typing(self, chat: str) -> None: ...
-
-
-@dataclass
-class Conversation:
-    """One app chat and the person it talks to."""
-    channel: str
-    chat: str
-    session: ChatSession | None = None
-    burst: Burst | None = None
-    refused_commit: bool = False   # git refused a commit: said once, retried until it works
-    retry_at: float = 0.0
-
-
-@dataclass
-class Job:
-    kind: str            # "reply", "retry", "tell", "answer" (a proposal's Yes/No), "commit"
-    conv: Conversation
-    session: ChatSession | None = None
-    arg: Any = None
 
 
 class Gateway:

@@ -20,7 +20,7 @@ CREDENTIALS = {"telegram": ("TELEGRAM_BOT_TOKEN",), "lark": ("LARK_APP_ID", "LAR
 
 
 def credential(ws: Workspace, var: str) -> str | None:
-    from heartcompass.llm.providers import read_dotenv
+    from heartcompass.llm.settings import read_dotenv
 
     return os.environ.get(var) or read_dotenv(ws.root / ".env").get(var) or None
 

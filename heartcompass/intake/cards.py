@@ -18,6 +18,7 @@ from heartcompass.formats.profile import RELATIONS
 from heartcompass.formats.sources import FORGED, without_source
 from heartcompass.sanitize import strip_controls
 from heartcompass.store.people import Person
+from heartcompass.language import FUNCTION_WORDS, HAN
 
 if TYPE_CHECKING:
     from heartcompass.store.workspace import Workspace
@@ -43,14 +44,13 @@ def _quotes(text: str) -> list[str]:
     return [q.strip() for q in re.findall(r"[\"“「](.+?)[\"”」]", text) if q.strip()]
 
 
-_STOPWORDS = set("""about after again also been before being could does doing down from have having here
-into just more most much only other over really said same says should since some such than that their them then
-there these they this those through under until very want wants went were what when where which while will with
-would your yours together the and was she her hers his him for are but not you all any can had has its our out
-who how why got get one too now yes did""".split())
+_STOPWORDS = FUNCTION_WORDS | frozenset("""
+after before being doing down get got having most much one only other out over same says since through together
+under until want wants went while
+""".split())  # all else too common to name a card entry
 # Chinese function characters split a run of Han characters into keyword-sized pieces.
 _CJK_BREAK = re.compile(r"[的了是在和与跟我你他她它们也就不要会很把被给对从到说着过个这那有又还而及或吗呢吧啊去]+")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_CJK_RUN = re.compile(f"[{HAN}]+")
 
 
 def _keys(text: str, name: str) -> list[str]:
@@ -347,10 +347,10 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
 def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str | None = None) -> Person:
     """A new person from a character card (V1 or V2), one commit. `name`
     replaces the card's own name (and its {{char}}), with add's name rules."""
-    from heartcompass.store.audit import Verb, commit_or_roll_back, subject, writing
     from heartcompass.formats.events import Event, parse_when
     from heartcompass.formats.profile import normalize_mbti
-    from heartcompass.store.people import check_new_name, create
+    from heartcompass.store.lifecycle import add_person
+    from heartcompass.store.people import check_new_name
     from heartcompass.store.slugs import clean_name
     from heartcompass.memory.voice import add_line
 
@@ -375,16 +375,16 @@ def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str 
             past.append(Event(date, text, weight, "import", month_only, approx))
         except ValueError:
             fields["facts"].append(f"{day}: {text}")  # not a real date: kept as a fact
-    with writing(ws, "import-card"):
-        person = create(ws, fields["name"], fields["relation"], mbti=mbti, aliases=fields["aliases"],
-                        gender=fields["gender"], tags=fields["tags"], sections=fields["sections"],
-                        facts=fields["facts"], extra=extra, past_events=past, allow_taken=allow_taken)
+
+    def keep_their_voice_and_picture(person: Person) -> None:
         for line in fields.get("voice") or []:  # the card's greeting and example dialogue: how they write
             add_line(person.dir, fields["name"], line, "card")
         image = _avatar(path)
         if image:  # the card's picture stays theirs: `person export -o NAME.png` writes it back
             write_atomic(person.dir / AVATAR, image, expected_checksum=None)
-        commit_or_roll_back(ws, [person.dir],
-                            subject(Verb.ADD, person.slug, f"from character card {Path(path).name}"),
-                            what=f"people/{person.slug}/ (nothing was added)")
-    return person
+
+    return add_person(ws, fields["name"], fields["relation"], why=f"from character card {Path(path).name}",
+                      purpose="import-card", then=keep_their_voice_and_picture, mbti=mbti,
+                      aliases=fields["aliases"], gender=fields["gender"], tags=fields["tags"],
+                      sections=fields["sections"], facts=fields["facts"], extra=extra, past_events=past,
+                      allow_taken=allow_taken)

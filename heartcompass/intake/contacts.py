@@ -14,6 +14,7 @@ from pathlib import Path
 
 from heartcompass.errors import FormatError
 from heartcompass.formats.profile import handle_key
+from heartcompass.language import HAN
 
 MAX_VCF_BYTES = 20 << 20
 _BDAY = re.compile(r"^(?:(\d{4})-?|--)(\d{2})-?(\d{2})")
@@ -96,7 +97,7 @@ def parse(text: str, path: Path | str) -> tuple[list[Card], list[tuple[int, str]
         elif prop == "N":
             parts = [_value(params, p) for p in raw.split(";")]
             family, given = (parts + ["", ""])[:2]
-            cjk = re.search(r"[\u3400-\u9fff]", family + given)
+            cjk = re.search(f"[{HAN}]", family + given)
             structured = (family + given) if cjk else " ".join(p for p in (given, family) if p)
         elif prop == "NICKNAME":
             current.nicknames += [n_ for n_ in (_value(params, p) for p in re.split(r"(?<!\\),", raw)) if n_]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,9 @@ from pydantic import BaseModel, Field, field_validator
 from heartcompass.atomic import checksum, write_atomic
 from heartcompass.errors import HeartCompassError
 from heartcompass.formats import dailylog
+from heartcompass.formats.profile import RELATIONS
 from heartcompass.llm.providers import structured_invoke
+from heartcompass.messages import names_in
 from heartcompass.store.people import Person, list_people
 from heartcompass.memory.proposal.propose import fit_budget, propose
 from heartcompass.memory.proposal.workbench import LogItem, diff_text, read_person, render_texts, workbench
@@ -32,21 +33,19 @@ from heartcompass.store.workspace import Workspace
 IMAGE_TYPES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF87a": "image/gif",
                b"GIF89a": "image/gif"}
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
+OFFERED = tuple(r for r in RELATIONS if r != "self")  # someone a narrative names is never the narrator
 
 
 class NewPerson(BaseModel):
     name: str = Field(description="the name as written")
-    relation: str = Field(description="family, friend, dating, ambiguous, tension, broken_up, failed or stranger",
-                          json_schema_extra={"enum": ["family", "friend", "dating", "ambiguous", "tension",
-                                                      "broken_up", "failed", "stranger"]})
+    relation: str = Field(description=", ".join(OFFERED[:-1]) + " or " + OFFERED[-1],
+                          json_schema_extra={"enum": list(OFFERED)})
     about: str = Field(description="one line about them, from the narrative")
 
     @field_validator("relation")
     @classmethod
     def _not_self(cls, value: str) -> str:
         """Someone the narrative names is not the user: 'self' (or no relation we know) is offered as friend."""
-        from heartcompass.formats.profile import RELATIONS
-
         return value if value in RELATIONS and value != "self" else "friend"
 
     @field_validator("about")
@@ -121,14 +120,8 @@ def mentioned(ws: Workspace, person: Person, narrative: str) -> list[Person]:
         if prof.relation == "self":
             continue  # the narrator: "me" in a narrative is not a mention
         names = prof.names()
-        for n in names:
-            n = n.casefold().strip()
-            if len(n) < 2:
-                continue
-            ascii_word = n.isascii()
-            if (re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text) if ascii_word else n in text):
-                out.append(other)
-                break
+        if any(names_in(n, text) for n in (name.casefold().strip() for name in names) if len(n) >= 2):
+            out.append(other)
     return out
 
 

@@ -91,7 +91,7 @@ class ArkReasoningChat(BaseChatModel):
 
 
 def _json_answer(message: BaseMessage) -> Any:
-    from heartcompass.llm.providers import json_answer
+    from heartcompass.llm.structured import json_answer
 
     if (getattr(message, "response_metadata", None) or {}).get("finish_reason") == "length":
         raise LengthFinishReasonError("the answer stopped at its max_tokens bound")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from heartcompass.errors import LLMError
 
 if TYPE_CHECKING:
-    from heartcompass.llm.providers import LLMSettings
+    from heartcompass.llm.settings import LLMSettings
 
 
 class TruncatedOutput(ValueError):

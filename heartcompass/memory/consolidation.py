@@ -188,7 +188,7 @@ def before_garden(ws: "Workspace", person: "Person", sha: str) -> Days:
 def after_undo(ws: "Workspace", target) -> tuple["Person", Days] | None:
     """What an undo of commit target does to the gardener's state: a garden
     commit's entries are unread again; an undo of that undo reads them again."""
-    from heartcompass.store.audit import Verb, parse_subject, reverted_by
+    from heartcompass.store.subjects import Verb, parse_subject, reverted_by
     from heartcompass.store.people import Person
 
     parsed = parse_subject(target.subject)

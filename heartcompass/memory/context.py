@@ -40,7 +40,7 @@ HEADINGS = {
     "persona": {"relation": "How you relate to {user}", "profile": "Who you are (from PROFILE.md)",
                 "words": "How you write (your own real messages, from VOICE.md: match this style; they are not "
                          "facts)",
-                "facts": "Known facts (true) — except what a line says someone said (“Caroline said she …”: "
+                "facts": "Known facts (true) — except what a line says someone said (“{name} said …”: "
                          "from their real messages) and lines ending (import) (from an imported card): those are "
                          "not verified",
                 "threads": "Open threads (things to follow up on)",
@@ -63,8 +63,8 @@ HEADINGS = {
     "about": {"relation": "How {name} relates to {user}", "profile": "Who {name} is (from PROFILE.md)",
               "words": "How {name} writes (their real messages: style, not facts)",
               "mywords": "How {user} writes to {name} (real messages: make suggested replies sound like this)",
-              "facts": "Known facts about {name} (true) — except what a line says someone said (“Caroline "
-                       "said she …”: from their real messages) and lines ending (import) (from an imported card): "
+              "facts": "Known facts about {name} (true) — except what a line says someone said (“{name} "
+                       "said …”: from their real messages) and lines ending (import) (from an imported card): "
                        "those are not verified",
               "threads": "Open threads with {name}",
               "selfbasics": "Who {user} is (from {user}'s own notes)",

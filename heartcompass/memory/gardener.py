@@ -2,10 +2,11 @@
 MEMORY.md, one reviewable commit per person. This is the nightly runner
 (which entries are new, in chunks, per person, under the lock); what the
 model is asked and how its answer is checked and applied is the proposal
-package (heartcompass/proposal/), which `tell` shares.
+package (memory/proposal/), which `tell` shares; which entries are new is
+new_entries.py.
 
 Safety, in order of the steps below:
-- one gardener at a time (a workspace lock; a stale lock is taken over);
+- one gardener at a time (a workspace lock: a kernel flock, gone with its holder);
 - a journal (garden_journal.py) holds the new texts before any file is
   written, so a run killed at any moment is finished by the next one, and
   the consolidation state (.heartcompass/consolidated/, see consolidation.py)
@@ -22,7 +23,6 @@ Safety, in order of the steps below:
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -30,23 +30,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from heartcompass.store import audit, clock
-from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic, write_cache
+from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic
 from heartcompass.memory.consolidation import State as ConsolidationState, prefix_sum, trailer
 from heartcompass.errors import HeartCompassError, MissingKeyError
-from heartcompass.formats import dailylog, memory as memory_fmt
+from heartcompass.formats import memory as memory_fmt
 from heartcompass.memory.garden_journal import Journal, with_note
+from heartcompass.memory.new_entries import EntryCounts, chunks, new_entries
 from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
 from heartcompass.store.lock import WorkspaceLock
 from heartcompass.store.people import Person, list_people
 from heartcompass.memory.proposal import lazy as proposal  # pydantic and all: only once someone has new entries
-from heartcompass.tokens import estimate_tokens
 from heartcompass.store.workspace import Workspace
 from heartcompass.wording import counted
 
 if TYPE_CHECKING:
-    from heartcompass.memory.proposal.workbench import LogItem, Workbench
+    from heartcompass.memory.proposal.workbench import Workbench
 
-SKIPPED_TAGS = ("as-of", "cut off", "told")  # time travel, partial replies, narratives `tell` applied
 CHECKPOINT_SECONDS = 5.0  # a long backlog is written (journal, files, state) at most this often, and at the end
 NOTHING_KEPT = "nothing kept"  # the model read the entries and kept nothing of them: no file changed
 
@@ -64,75 +63,6 @@ class PersonResult:
     message: str = ""
     diffs: dict[str, str] = field(default_factory=dict)
     changes: list[str] = field(default_factory=list)
-
-
-# -- finding new entries --------------------------------------------------------
-class EntryCounts:
-    """Cache of entries per log file (keyed by size and mtime), so a nightly
-    run over many people and a year of logs parses only what changed."""
-
-    def __init__(self, ws: Workspace):
-        self.path = ws.state_dir / "log-counts.json"
-        try:
-            self.data: dict[str, list[int]] = json.loads(self.path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, ValueError):
-            self.data = {}
-        self.dirty = False
-
-    def known(self, path: Path) -> int | None:
-        st = path.stat()
-        hit = self.data.get(str(path))
-        return hit[2] if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns else None
-
-    def remember(self, path: Path, count: int) -> None:
-        st = path.stat()
-        self.data[str(path)] = [st.st_size, st.st_mtime_ns, count]
-        self.dirty = True
-
-    def save(self) -> None:
-        if self.dirty:
-            write_cache(self.path, json.dumps(self.data))
-
-
-def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts
-                ) -> tuple[list[LogItem], dict[str, list[dailylog.Entry]]]:
-    """Entries past what each log has had consolidated; and those logs'
-    entries, whose full count becomes the new state once they are written.
-    A log unchanged since it was last read (size, mtime) is not read."""
-    items: list[LogItem] = []
-    logs: dict[str, list[dailylog.Entry]] = {}
-    for day in dailylog.log_dates(person.dir):
-        path = person.logs_dir / f"{day}.md"
-        if counts.known(path) == state.count(day):
-            continue
-        entries = dailylog.load(path)
-        unread = state.unread(day, entries)  # a log rewritten (undo, restore, by hand): what changed
-        # a count that says "all read" only when the state says so too (else the next run must look again)
-        counts.remember(path, len(entries) if state.count(day) + len(unread) == len(entries) else -1)
-        if not unread:
-            continue
-        logs[day] = entries
-        for index in unread:
-            entry = entries[index]
-            if not entry.dropped and not any(t.startswith(SKIPPED_TAGS) for t in entry.tags):  # dropped: markers
-                items.append(proposal.workbench().LogItem("", day, entry, index))
-    for n, item in enumerate(items, 1):
-        item.id = f"L{n}"
-    return items, logs
-
-
-def chunks(items: list[LogItem], budget: int) -> list[list[LogItem]]:
-    """Oldest first, each within budget (a single huge entry is its own chunk)."""
-    out: list[list[LogItem]] = [[]]
-    used = 0
-    for item in items:
-        cost = estimate_tokens(item.entry.text) + 12
-        if out[-1] and used + cost > budget:
-            out.append([])
-            used = 0
-        out[-1].append(item)
-        used += cost
-    return [c for c in out if c]
 
 
 # -- one person ----------------------------------------------------------------------------

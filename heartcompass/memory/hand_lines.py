@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from heartcompass.atomic import write_cache
-from heartcompass.store.audit import is_hand_subject
+from heartcompass.store.subjects import is_hand_subject
 from heartcompass.errors import HeartCompassError
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace

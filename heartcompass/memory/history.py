@@ -161,7 +161,9 @@ def last_talked(person: Person, now: dt.datetime, tag: str | None = None) -> dt.
     for day in reversed(dates):
         entries = dailylog.load(person.logs_dir / f"{day}.md")
         gone = dailylog.dropped(entries)
-        for i in range(len(entries) - 1, -1, -1):
+        # Newest first by time, not by place: an import of earlier messages of the day is
+        # appended after the chats that came later (the log is append-only).
+        for i in sorted(range(len(entries)), key=lambda i: (entries[i].time, i), reverse=True):
             e = entries[i]
             if i in gone or not _talk(e, tag):
                 continue

@@ -21,15 +21,16 @@ import math
 import re
 from collections import Counter
 
+from heartcompass.language import CJK, FUNCTION_WORDS
+
 # Kana, CJK ideographs (and their extensions and compatibility forms), Hangul.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
 
 
 @functools.lru_cache(maxsize=1)
 def _patterns() -> tuple[re.Pattern, re.Pattern]:
     """(a term's run of letters or CJK characters, one CJK character):
     compiled on first use, so a chat opens without paying for them."""
-    return re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+"), re.compile(rf"[{_CJK}]")
+    return re.compile(rf"[{CJK}]+|[^\W_{CJK}]+"), re.compile(rf"[{CJK}]")
 
 
 def _is_cjk(text: str) -> bool:
@@ -44,13 +45,10 @@ COMMON_SHARE, COMMON_FROM = 0.5, 20
 MAX_TERMS = 32  # of the conversation, newest first
 # Words (and CJK bigrams) that say nothing about what a conversation is about,
 # and "remember" (记得), which asks about the past without naming it.
-STOPWORDS = frozenset("""
-a about after again all also am an and any are as at back be been before but by can could did do does
-doing don done for from get go going got had has have he her here hers him his how i if in into is it its
-just know let like me mine more my no not now of oh ok okay on one or our out over really remember
-remembered said say she should so some still such than that the their them then there these they thing
-things think this those to too up us very was we were what when where which while who why will with
-would yeah yes you your yours hey hi hello
+STOPWORDS = FUNCTION_WORDS | frozenset("""
+a after am an as at back be before by do doing don done get go going got he hello hey hi i if in is it know let
+like me mine my no of oh ok okay on one or out over remember remembered say so still thing things think to up us
+we while yeah
 记得 还记 什么 怎么 这个 那个 我们 你们 他们 她们 就是 可以 没有 知道 觉得 一个 现在 时候 是不 不是
 """.split())
 # CJK characters too common to say what a message is about on their own.
@@ -123,7 +121,7 @@ def _finders(query_terms: dict[str, float]) -> list[tuple[str, re.Pattern, bool]
             finders.append((key, re.compile(re.escape(key)), False))
         else:  # not preceded by a letter of the same word: the lookbehind spans the key and one more
             k = re.escape(key)
-            finders.append((key, re.compile(rf"{k}(?<![^\W_{_CJK}]{k})[^\W_{_CJK}]*"), True))
+            finders.append((key, re.compile(rf"{k}(?<![^\W_{CJK}]{k})[^\W_{CJK}]*"), True))
     return finders
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from heartcompass.errors import FormatError
 from heartcompass.formats import dailylog, read_text
+from heartcompass.language import CJK
 from heartcompass.messages import placeholder_kind
 
 VERSION = 1
@@ -38,7 +39,7 @@ BURST_GAP = 10 * 60  # seconds: their messages closer than this, uninterrupted, 
 HALF_LIFE_DAYS = 180
 MAX_WORDS, MAX_CHARS = 25, 120
 _SPEAKER = re.compile(r"^- \d\d:\d\d:\d\d · ([^\s·\[\]]+)", re.M)
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK = re.compile(f"[{CJK}]")
 _LETTER = re.compile(r"[^\W\d_]")
 _SPACE = re.compile(r"\s")
 _NOT_WORD = re.compile(r"[\W_]+")

@@ -3,17 +3,15 @@
 Before HeartCompass writes a person's files, the user's uncommitted hand
 edits to them are validated and committed on their own (`edit(<slug>): by
 hand`), so the tool's change is always a separate commit that `undo` can
-take back exactly. Commit subjects are `<verb>(<slug>): <what>` (or
-`<verb>: <what>` for the whole workspace), built by `subject` and read back
-by `parse_subject`: nowhere else."""
+take back exactly. Commit subjects are built and read in `subjects` (Verb
+and subject are importable from here too: most writers take them with the
+transaction)."""
 
 from __future__ import annotations
 
-import re
 import shlex
 from contextlib import contextmanager
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -24,84 +22,9 @@ from heartcompass.formats import profile as profile_fmt
 from heartcompass.store.githistory import Commit
 from heartcompass.store.gitrepo import RevertConflict
 from heartcompass.store.people import Person
+from heartcompass.store.subjects import BY_HAND, MOVED_FROM, REVERTS_PREFIX, Verb, scope_of, subject
 from heartcompass.store.workspace import Workspace
 from heartcompass.wording import counted
-
-
-class Verb(str, Enum):
-    """Every commit subject's verb. All are HeartCompass's own changes except
-    EDIT, the user's hand edits (the gardener never rewrites their lines)."""
-    INIT = "init"            # init: new HeartCompass workspace
-    ADD = "add"              # add(<slug>): new person | example person | from character card X
-    RENAME = "rename"        # rename(<new>): from <old>
-    ARCHIVE = "archive"      # archive(<slug>): moved to people/.archive
-    UNARCHIVE = "unarchive"  # unarchive(<slug>): back from people/.archive
-    RESTORE = "restore"      # restore(<slug>): FILE as of <sha>
-    UNDO = "undo"            # undo(<scope of the undone commit>): <its subject>
-    CONFIG = "config"        # config: KEY = VALUE | config: unset KEY
-    CHAT = "chat"            # chat(<slug>): N messages on DAY
-    LOG = "log"              # log(<slug>): chat log DAY (a log left uncommitted)
-    GARDEN = "garden"        # garden(<slug>): what changed, from which logs
-    TELL = "tell"            # tell(<slug>): what the user told
-    IMPORT = "import"        # import(<slug>): N messages from a FORMAT export
-    SYNC = "sync"            # no commit of its own today; a workspace's older history may have it
-    COACH = "coach"          # coach(<slug>): N messages of a real conversation
-    VOICE = "voice"          # voice(<slug>): their lines and rhythm from the logs
-    QUOTE = "quote"          # quote(<slug>): “a line kept”
-    EDIT = "edit"            # edit(<slug or config>): by hand | FILE by hand
-
-
-BY_HAND = "by hand"  # what a hand edit's commit says: edit(<slug>): by hand
-OURS = frozenset(v.value for v in Verb if v is not Verb.EDIT)
-
-
-@dataclass(frozen=True)
-class Subject:
-    verb: str          # one of Verb's values for our commits; a user's own commit may use any word
-    scope: str | None  # a person's slug, "config", or None for the whole workspace
-    what: str
-
-    @property
-    def by_hand(self) -> bool:
-        """The user's change: `edit(...)`, or a verb that is not ours."""
-        return self.verb not in OURS
-
-
-# A scope is a slug or "config": slugs hold no ':' (slugs.py) but may hold ')'.
-_SUBJECT = re.compile(r"(?P<verb>[a-z-]+)(?:\((?P<scope>[^:]+?)\))?: (?P<what>.*)", re.S)
-
-
-# A commit-msg hook may put a prefix before our subject ("[ABC-1] chat(bob): ..."):
-# read past it, but only to one of our own verbs, so a user's "fix: ..." stays theirs.
-_PREFIXED = re.compile(r".*?\s(?P<verb>" + "|".join(sorted(Verb._value2member_map_, key=len, reverse=True))
-                       + r")(?:\((?P<scope>[^:]+?)\))?: (?P<what>.*)", re.S)
-
-
-def subject(verb: Verb, scope: str | None, what: str) -> str:
-    """`verb(scope): what`, or `verb: what` without a scope. One line, and no
-    terminal controls or bidi overrides: `git log` prints it raw."""
-    from heartcompass.sanitize import strip_controls
-
-    what = strip_controls(what).replace("\n", " ")
-    return f"{verb.value}({scope}): {what}" if scope else f"{verb.value}: {what}"
-
-
-def parse_subject(text: str) -> Subject | None:
-    """`verb(scope): what` or `verb: what` read back; None for any other
-    shape (a merge, a free-form message the user committed with git)."""
-    m = _SUBJECT.fullmatch(text) or _PREFIXED.fullmatch(text)
-    return Subject(m["verb"], m["scope"], m["what"]) if m else None
-
-
-def is_hand_subject(text: str) -> bool:
-    """A commit the user made: `edit(...)` or anything not HeartCompass's own."""
-    parsed = parse_subject(text)
-    return parsed is None or parsed.by_hand
-
-
-def scope_of(text: str) -> str:
-    parsed = parse_subject(text)
-    return parsed.scope if parsed and parsed.scope else "workspace"
 
 
 WAIT = 30.0  # seconds a short command waits for another writer (a commit, a gardener) to finish
@@ -310,9 +233,6 @@ def _check(ws: Workspace, item: Pending) -> None:
         formats.validate(path)
 
 
-MOVED_FROM = "Moved by hand from "  # a hand edit's body line: the person's folder was moved (lineage follows it)
-
-
 def _file_list(items: list[Pending]) -> str:
     moved = sorted({Path(i.path).parts[1] for i in items if Path(i.path).parts[1] != i.slug})
     return "\n".join([f"- {i.path} ({_CODES.get(i.code, i.code)})" for i in items]
@@ -359,7 +279,7 @@ def _undo(ws: Workspace, rev: str | None, note: Callable[[Commit], str] | None =
     try:
         extra = note(target) if note is not None else ""
         new_sha = ws.git.revert(sha, subject(Verb.UNDO, scope_of(target.subject), target.subject),
-                                f"{_REVERTS_PREFIX}{sha}." + (f"\n\n{extra}" if extra else ""))
+                                f"{REVERTS_PREFIX}{sha}." + (f"\n\n{extra}" if extra else ""))
     except RevertConflict as exc:
         raise HeartCompassError(
             f"Cannot undo {target.short} ({target.subject}): later changes touch the same lines of "
@@ -367,15 +287,6 @@ def _undo(ws: Workspace, rev: str | None, note: Callable[[Commit], str] | None =
             f"Edit those lines by hand ('heartcompass edit'), or bring the file back as it was before that change: "
             f"{_restore_command(exc.files[0], target.short)}.") from None
     return target, new_sha
-
-
-_REVERTS_PREFIX = "This reverts commit "  # an undo's body, as git revert writes it
-_REVERTS = re.compile(re.escape(_REVERTS_PREFIX) + r"([0-9a-f]{40})")
-
-
-def reverted_by(body: str) -> list[str]:
-    """The commits an undo's message body says it takes back."""
-    return _REVERTS.findall(body)
 
 
 def _restore_command(rel: str, short: str) -> str:

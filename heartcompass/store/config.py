@@ -10,11 +10,10 @@ from Config.get. Anything else is refused. Secrets never go in this file
 Why not pydantic for this model: `heartcompass --help` and `person list`
 load the config, and importing pydantic costs ~85 ms there (measured with
 `python -X importtime`), five times the startup budget (benchmarks/startup.py).
-The typed parsers below are the model: one place, explicit types and ranges."""
+The typed parsers (config_values) are the model: one place, explicit types and ranges."""
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import sys
@@ -27,144 +26,10 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from heartcompass.errors import ConfigError, FormatError
+from heartcompass.store import config_values as kinds
 
 FILENAME = "heartcompass.toml"
-PROVIDERS = ("auto", "openai", "ark", "openai-compatible")
-
-
-# -- typed parsers: each takes a TOML value or the text given to `config set` --
-def _text(max_len: int = 200) -> Callable[[Any], str]:
-    def parse(v: Any) -> str:
-        if not isinstance(v, str):
-            raise ValueError("expected text (in quotes)")
-        if len(v) > max_len:
-            raise ValueError(f"at most {max_len} characters")
-        if re.search(r"[\x00-\x1f\x7f]", v):
-            raise ValueError("one line, without control characters")
-        return v
-    return parse
-
-
-def _bool(v: Any) -> bool:
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, str):
-        low = v.strip().lower()
-        if low in ("true", "yes", "on", "1"):
-            return True
-        if low in ("false", "no", "off", "0"):
-            return False
-    raise ValueError("expected true or false")
-
-
-def _number(low: float, high: float, *, whole: bool = False, above: bool = False) -> Callable[[Any], Any]:
-    """A finite number in [low, high] ((low, high] when `above`)."""
-    def parse(v: Any) -> Any:
-        if isinstance(v, bool):
-            raise ValueError("expected a number, not true/false")
-        if isinstance(v, str):
-            s = v.strip()
-            if whole:
-                if not re.fullmatch(r"[+-]?\d{1,12}", s):
-                    raise ValueError("expected a whole number")
-                v = int(s)
-            else:
-                try:
-                    v = float(s)
-                except ValueError:
-                    raise ValueError("expected a number") from None
-        if whole and not isinstance(v, int):
-            raise ValueError("expected a whole number")
-        if not isinstance(v, (int, float)):
-            raise ValueError("expected a number")
-        if not math.isfinite(v):
-            raise ValueError("expected a finite number")
-        if (v <= low if above else v < low) or v > high:
-            raise ValueError("out of range")
-        return v if whole else float(v)
-    return parse
-
-
-_MAX_DELAY = 60.0
-
-
-def _delay(v: Any) -> list[float]:
-    if isinstance(v, str):
-        v = [p for p in re.split(r"[,\s]+", v.strip()) if p]
-    if not isinstance(v, list):
-        raise ValueError("expected two numbers")
-    try:
-        parts = [_number(0, _MAX_DELAY)(p) for p in v]
-    except ValueError:
-        raise ValueError(f"expected numbers of seconds from 0 to {_MAX_DELAY:g}") from None
-    if len(parts) == 1:
-        parts = parts * 2
-    if len(parts) != 2 or parts[1] < parts[0]:
-        raise ValueError("expected MIN,MAX with MIN <= MAX")
-    return parts
-
-
-def _provider(v: Any) -> str:
-    if v not in PROVIDERS:
-        raise ValueError("one of " + ", ".join(PROVIDERS))
-    return v
-
-
-def _timezone(v: Any) -> str:
-    v = _text(64)(v)
-    if v:
-        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-        try:
-            ZoneInfo(v)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError("an IANA time zone such as Asia/Shanghai or Europe/Berlin, or empty") from None
-    return v
-
-
-def _url(v: Any) -> str:
-    v = _text(500)(v).strip()
-    if v and not re.fullmatch(r"https?://[^\s/?#]+[^\s]*", v):
-        raise ValueError("expected an http:// or https:// URL, or empty")
-    if v:
-        from urllib.parse import urlsplit
-
-        try:
-            parts = urlsplit(v)
-            parts.port  # noqa: B018 - a bad port (or an unclosed [ of an IPv6 address) raises here
-        except ValueError:
-            raise ValueError("expected an http:// or https:// URL with a valid host and port, "
-                             "e.g. http://[::1]:8080/v1, or empty") from None
-        if not parts.hostname:
-            raise ValueError("expected an http:// or https:// URL with a host, or empty")
-    return v
-
-
-def _remote(v: Any) -> str:
-    v = _text(100)(v)
-    # git reads a name starting with "-" as an option (e.g. --upload-pack=<command>)
-    if not re.fullmatch(r"[A-Za-z0-9_.][A-Za-z0-9_./-]*", v) or ".." in v:
-        raise ValueError("a git remote name such as origin (letters, digits, '.', '_', '-', '/'; "
-                         "not starting with '-')")
-    return v
-
-
-def _ids(v: Any) -> list[str]:
-    """Chat-app sender ids (Telegram's numbers, Feishu's open_id): a list, or comma-separated text."""
-    if isinstance(v, str):
-        v = [p for p in re.split(r"[,\s]+", v.strip()) if p]
-    if not isinstance(v, list):
-        raise ValueError("expected a list of sender ids")
-    ids = [str(i).strip() for i in v if not isinstance(i, bool)]
-    if len(ids) != len(v) or len(ids) > 50 or any(not re.fullmatch(r"[A-Za-z0-9_:.-]{1,100}", i) for i in ids):
-        raise ValueError("sender ids such as 123456789 or ou_abc123, at most 50")
-    return ids
-
-
-def _clock_time(v: Any) -> str:
-    v = _text(5)(v).strip()
-    if v and not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", v):
-        raise ValueError("a time of day as HH:MM (24 h), e.g. 08:30, or empty for off")
-    return v
+PROVIDERS = kinds.PROVIDERS
 
 
 class Key(NamedTuple):  # not a dataclass: config loads on every command's start
@@ -176,48 +41,49 @@ class Key(NamedTuple):  # not a dataclass: config loads on every command's start
 
 _TOKENS = "a whole number from 1 to 1000000"
 KEYS: dict[str, Key] = {
-    "user.name": Key("", _text(100), "text", "your name, as personas call you (empty: 'the user')"),
-    "user.timezone": Key("", _timezone, "an IANA time zone or empty", "IANA zone; empty means this machine's"),
-    "llm.provider": Key("auto", _provider, "|".join(PROVIDERS),
+    "user.name": Key("", kinds.text(100), "text", "your name, as personas call you (empty: 'the user')"),
+    "user.timezone": Key("", kinds.timezone, "an IANA time zone or empty", "IANA zone; empty means this machine's"),
+    "llm.provider": Key("auto", kinds.provider, "|".join(PROVIDERS),
                         "auto: base_url set -> openai-compatible, else ARK_API_KEY -> ark, else openai"),
-    "llm.model": Key("gpt-4o-mini", _text(200), "text", "model name"),
-    "llm.base_url": Key("", _url, "an http(s) URL or empty",
+    "llm.model": Key("gpt-4o-mini", kinds.text(200), "text", "model name"),
+    "llm.base_url": Key("", kinds.url, "an http(s) URL or empty",
                         "endpoint for openai-compatible (e.g. http://localhost:11434/v1)"),
-    "llm.temperature": Key(0.8, _number(0, 2), "a number from 0 to 2", "sampling temperature"),
-    "llm.timeout": Key(60.0, _number(0, 3600, above=True), "seconds, above 0 and at most 3600",
+    "llm.temperature": Key(0.8, kinds.number(0, 2), "a number from 0 to 2", "sampling temperature"),
+    "llm.timeout": Key(60.0, kinds.number(0, 3600, above=True), "seconds, above 0 and at most 3600",
                        "request timeout"),
-    "llm.max_retries": Key(3, _number(0, 20, whole=True), "a whole number from 0 to 20",
+    "llm.max_retries": Key(3, kinds.number(0, 20, whole=True), "a whole number from 0 to 20",
                            "retries on timeouts, 429 and 5xx"),
-    "llm.reasoning": Key(False, _bool, "true|false", "ark: stream reasoning content via the Ark SDK"),
-    "chat.reply_delay": Key([0.8, 2.2], _delay, f"MIN,MAX seconds (0 to {_MAX_DELAY:g}), e.g. 0.8,2.2",
+    "llm.reasoning": Key(False, kinds.boolean, "true|false", "ark: stream reasoning content via the Ark SDK"),
+    "chat.reply_delay": Key([0.8, 2.2], kinds.delay, f"MIN,MAX seconds (0 to {kinds.MAX_DELAY:g}), e.g. 0.8,2.2",
                             "typing delay between persona messages"),
-    "chat.burst": Key(False, _bool, "true|false", "IM-like chat: reply after you have been quiet (see below)"),
-    "chat.burst_quiet_seconds": Key(8.0, _number(0, 3600, above=True), "seconds, above 0 and at most 3600",
+    "chat.burst": Key(False, kinds.boolean, "true|false", "IM-like chat: reply after you have been quiet (see below)"),
+    "chat.burst_quiet_seconds": Key(8.0, kinds.number(0, 3600, above=True), "seconds, above 0 and at most 3600",
                                     "quiet time before the persona replies in burst mode; each new message "
                                     "restarts it"),
-    "chat.history_budget_tokens": Key(1500, _number(1, 1_000_000, whole=True), _TOKENS,
+    "chat.history_budget_tokens": Key(1500, kinds.number(1, 1_000_000, whole=True), _TOKENS,
                                       "recent turns kept in a chat"),
-    "memory.context_budget_tokens": Key(3000, _number(1, 1_000_000, whole=True), _TOKENS,
+    "memory.context_budget_tokens": Key(3000, kinds.number(1, 1_000_000, whole=True), _TOKENS,
                                         "budget of the persona's system prompt"),
-    "memory.memory_budget_tokens": Key(6000, _number(1, 1_000_000, whole=True), _TOKENS,
+    "memory.memory_budget_tokens": Key(6000, kinds.number(1, 1_000_000, whole=True), _TOKENS,
                                        "size bound of a new person's MEMORY.md (years of a relationship: the "
                                        "prompt takes what the conversation needs)"),
-    "memory.half_life_days": Key(90.0, _number(0, 36500, above=True), "days, above 0 and at most 36500",
+    "memory.half_life_days": Key(90.0, kinds.number(0, 36500, above=True), "days, above 0 and at most 36500",
                                  "how fast old events fade in the prompt"),
-    "serve.quiet_seconds": Key(15.0, _number(0, 3600, above=True), "seconds, above 0 and at most 3600",
+    "serve.quiet_seconds": Key(15.0, kinds.number(0, 3600, above=True), "seconds, above 0 and at most 3600",
                                "serve: the persona answers after you have been quiet this long in the chat app"),
-    "serve.digest_at": Key("", _clock_time, "HH:MM or empty", "serve: send `heartcompass today` to you each "
+    "serve.digest_at": Key("", kinds.clock_time, "HH:MM or empty", "serve: send `heartcompass today` to you each "
                            "morning at this time (empty: off)"),
-    "telegram.allowed_users": Key([], _ids, "sender ids, comma-separated", "who may talk to the Telegram bot "
+    "telegram.allowed_users": Key([], kinds.ids, "sender ids, comma-separated", "who may talk to the Telegram bot "
                                   "(heartcompass serve --pair adds you)"),
-    "telegram.api_base": Key("https://api.telegram.org", _url, "an http(s) URL",
+    "telegram.api_base": Key("https://api.telegram.org", kinds.url, "an http(s) URL",
                              "Telegram Bot API server (a local one for tests)"),
-    "lark.allowed_users": Key([], _ids, "sender open_ids, comma-separated", "who may talk to the Feishu/Lark bot "
+    "lark.allowed_users": Key([], kinds.ids, "sender open_ids, comma-separated", "who may talk to the Feishu/Lark bot "
                               "(heartcompass serve --pair adds you)"),
-    "lark.domain": Key("https://open.feishu.cn", _url, "an http(s) URL",
+    "lark.domain": Key("https://open.feishu.cn", kinds.url, "an http(s) URL",
                        "Feishu/Lark open platform (https://open.larksuite.com for Lark; a local one for tests)"),
-    "sync.remote": Key("origin", _remote, "a remote name", "git remote for heartcompass sync"),
-    "git.hooks": Key(True, _bool, "true|false", "run the repository's git hooks (e.g. a secret scanner) on our commits"),
+    "sync.remote": Key("origin", kinds.remote, "a remote name", "git remote for heartcompass sync"),
+    "git.hooks": Key(True, kinds.boolean, "true|false",
+                     "run the repository's git hooks (e.g. a secret scanner) on our commits"),
 }
 # Variables that override a setting for one shell or one run (keys stay out of this file;
 # these are settings, checked by the same parsers as the file's values).

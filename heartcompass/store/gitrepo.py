@@ -4,10 +4,11 @@ Every change HeartCompass makes is one commit of exactly the files it
 touched. Commits carry the user's identity when git has one, else a
 HeartCompass identity, so they work on fresh machines and in CI.
 
-WorkspaceGit is this module's class plus three parts, each its own module
+WorkspaceGit is this module's class plus four parts, each its own module
 that imports no git: gitstate.py (may a commit be made now?),
-gitremote.py (pull, push, a sync's rebase) and githistory.py (log, diff,
-blame, status: what the history says)."""
+gitremote.py (pull, push, a sync's rebase), githistory.py (log, diff,
+blame, status: what the history says) and gitrollback.py (files put back
+after a failed commit; revert). gittree.py reads and writes tree objects."""
 
 from __future__ import annotations
 
@@ -23,9 +24,11 @@ import git
 from git.exc import BadName, GitCommandError, InvalidGitRepositoryError, NoSuchPathError
 
 from heartcompass.errors import GitError
+from heartcompass.store import gittree
 from heartcompass.store.githistory import History
 from heartcompass.store.gitremote import Remote
-from heartcompass.store.gitstate import UNDO_MARK, RepoState
+from heartcompass.store.gitrollback import RevertConflict, RollBack  # noqa: F401 (RevertConflict: audit's)
+from heartcompass.store.gitstate import RepoState
 
 FALLBACK_NAME = "HeartCompass"
 
@@ -61,16 +64,7 @@ REDIRECTING = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTO
                "GIT_INTERNAL_SUPER_PREFIX", "GIT_QUARANTINE_PATH")
 
 
-class RevertConflict(GitError):
-    """Taking a commit back would conflict with later changes to these
-    files; the revert was abandoned, nothing changed."""
-
-    def __init__(self, files: list[str]):
-        super().__init__(f"later changes touch the same lines of {', '.join(files)}")
-        self.files = files
-
-
-class WorkspaceGit(RepoState, Remote, History):
+class WorkspaceGit(RepoState, Remote, History, RollBack):
     def __init__(self, root: Path, hooks: Callable[[], bool] = lambda: True):
         self.root = Path(root).resolve()
         for name in REDIRECTING:  # GitPython's own helpers read os.environ too, so not only our env= calls
@@ -270,7 +264,7 @@ class WorkspaceGit(RepoState, Remote, History):
 
         changes = {tuple(rel.split("/")): store("blob", data) for rel, data in rels.items()}
         old_root = self.repo.commit(head).tree.binsha
-        new_root, blobs = self._tree_with(old_root, changes, store, "")
+        new_root, blobs = gittree.tree_with(self._read_tree, old_root, changes, store)
         if new_root == old_root:
             return None
         message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
@@ -280,97 +274,8 @@ class WorkspaceGit(RepoState, Remote, History):
         self._index_follows(git_, info)
         return new
 
-    def _read_tree(self, tree: bytes) -> dict[str, tuple[int, bytes]]:
-        """{name: (mode, id)} of a tree object (read through git's object stream)."""
-        data = self.repo.odb.stream(tree).read()
-        entries, i = {}, 0
-        while i < len(data):
-            space = data.index(b" ", i)
-            nul = data.index(b"\0", space)
-            entries[data[space + 1:nul].decode("utf-8", "surrogateescape")] = (int(data[i:space], 8),
-                                                                               data[nul + 1:nul + 21])
-            i = nul + 21
-        return entries
-
-    def _tree_with(self, tree: bytes | None, changes: dict[tuple[str, ...], bytes], store, prefix: str):
-        """(id of `tree` with these paths' blobs replaced, {path: (mode, blob)})."""
-        folder = 0o040000
-        entries = self._read_tree(tree) if tree is not None else {}
-        blobs: dict[str, tuple[int, bytes]] = {}
-        below: dict[str, dict[tuple[str, ...], bytes]] = {}
-        for parts, sha in changes.items():
-            if len(parts) == 1:
-                mode = entries.get(parts[0], (0o100644, b""))[0]
-                mode = mode if mode in (0o100644, 0o100755) else 0o100644
-                entries[parts[0]] = (mode, sha)
-                blobs[prefix + parts[0]] = (mode, sha)
-            else:
-                below.setdefault(parts[0], {})[parts[1:]] = sha
-        for name, sub in below.items():
-            old = entries.get(name)
-            sha, found = self._tree_with(old[1] if old and old[0] == folder else None, sub, store,
-                                         f"{prefix}{name}/")
-            entries[name] = (folder, sha)
-            blobs.update(found)
-        names = sorted(entries, key=lambda n: n.encode("utf-8", "surrogateescape") + (
-            b"/" if entries[n][0] == folder else b""))  # git's order: a folder sorts as "name/"
-        data = b"".join(f"{entries[n][0]:o} ".encode() + n.encode("utf-8", "surrogateescape") + b"\0" + entries[n][1]
-                        for n in names)
-        return store("tree", data), blobs
-
-    def roll_back(self, paths: list[Path | str]) -> None:
-        """Put paths back as they are at HEAD, after a commit of ours failed:
-        tracked files are checked out, files we created are removed."""
-        rels = sorted({self._rel(p) for p in paths})
-        if not rels:
-            return
-        self.unstage(rels)
-        has_head = self.head() is not None
-        tracked = [f for f in self._git("ls-tree", "-r", "-z", "--name-only", "HEAD", "--", *rels,
-                                        strip_newline_in_stdout=False).split("\0") if f] if has_head else []
-        # Files not in HEAD are ours (staged or not: the index may be locked); an editor's swap or
-        # temp file is not, and a log is never taken back (a chat may have appended to it meanwhile).
-        known = set(tracked)
-        created = [r for rel in rels for p in self._files_under(self.root / rel)
-                   if (r := p.relative_to(self.root).as_posix()) not in known and not _kept(r)]
-        for rel in created:
-            (self.root / rel).unlink(missing_ok=True)
-        from heartcompass.atomic import write_atomic
-
-        for rel in tracked:  # from the commit itself, not through the index (it may be locked)
-            path = self.root / rel
-            if _kept(rel) and path.exists():
-                continue
-            text = self.file_at("HEAD", rel)
-            if text is not None and (not path.is_file() or path.read_text(encoding="utf-8") != text):
-                path.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(path, text)
-        for rel in sorted(rels, key=len, reverse=True):  # folders we created and emptied
-            path = self.root / rel
-            for folder in sorted((p for p in path.rglob("*") if p.is_dir()), key=lambda p: len(p.parts),
-                                 reverse=True) if path.is_dir() else []:
-                if not any(folder.iterdir()):
-                    folder.rmdir()
-            if path.is_dir() and not any(path.iterdir()):
-                path.rmdir()
-
-    @staticmethod
-    def _files_under(path: Path) -> list[Path]:
-        if path.is_file():
-            return [path]
-        return [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else []
-
     def _verify(self) -> list[str]:
         return [] if self.hooks() else ["--no-verify"]
-
-    def unstage(self, rels: list[str]) -> None:
-        try:
-            if self.head() is not None:
-                self._git("reset", "-q", "HEAD", "--", *rels)
-            else:
-                self._git("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *rels)
-        except GitError:
-            pass
 
     def _refuse_links(self, rels: list[str]) -> None:
         """A symbolic link is never committed (see paths.py): sync would
@@ -394,35 +299,11 @@ class WorkspaceGit(RepoState, Remote, History):
     def move(self, src: Path, dst: Path) -> None:
         self._git("mv", self._rel(src), self._rel(dst))
 
-    def revert(self, sha: str, subject: str, body: str) -> str:
-        """A new commit taking sha back. Later changes to the same lines:
-        RevertConflict, with the working tree and index as they were."""
-        (self.git_dir / UNDO_MARK).write_text(sha + "\n", encoding="utf-8")  # a kill from here on is ours to clear
-        try:
-            self._git("revert", "--no-commit", sha)
-        except GitError as exc:
-            conflicted = self.conflicted()
-            self._abort_revert()
-            if conflicted:
-                raise RevertConflict(conflicted) from None
-            raise GitError(f"That change cannot be undone: {exc.message}") from None
-        try:
-            self._git("commit", *self._verify(), "-q", "-m", f"{subject}\n\n{body.strip()}\n")
-        except GitError:
-            self._abort_revert()
-            raise
-        (self.git_dir / UNDO_MARK).unlink(missing_ok=True)
-        return self.head() or ""
-
-    def _abort_revert(self) -> None:
-        """Nothing half-done: the files and the index go back to how they were."""
-        try:
-            self._git("revert", "--abort")
-        except GitError:
-            self._git("reset", "-q", "--merge")
-        (self.git_dir / UNDO_MARK).unlink(missing_ok=True)
-
     # -- reading ----------------------------------------------------------
+    def _read_tree(self, tree: bytes) -> gittree.Entries:
+        """{name: (mode, id)} of a tree object (read through git's object stream)."""
+        return gittree.entries(self.repo.odb.stream(tree).read())
+
     def head(self) -> str | None:
         try:
             return self.repo.head.commit.hexsha
@@ -466,9 +347,3 @@ class WorkspaceGit(RepoState, Remote, History):
     def _rel(self, path: Path | str) -> str:
         p = Path(path)
         return Path(os.path.relpath(p, self.root)).as_posix() if p.is_absolute() else p.as_posix()
-
-
-def _kept(rel: str) -> bool:
-    """Never deleted or reverted by a roll back: logs (append-only) and dot files."""
-    parts = Path(rel).parts
-    return "logs" in parts[:-1] or parts[-1].startswith(".")

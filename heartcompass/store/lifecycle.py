@@ -1,5 +1,5 @@
 """Person lifecycle: add, rename, archive, unarchive — each one commit (a card
-becomes a person in cards.import_card).
+becomes a person through add_person too, from cards.import_card).
 
 people.py finds, reads and creates a person's files; this module changes
 who is in the workspace through the audit trail (audit.py): pending hand
@@ -12,6 +12,7 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 from heartcompass import formats
 from heartcompass.atomic import write_atomic
@@ -23,10 +24,16 @@ from heartcompass.store.slugs import clean_name, slugify
 from heartcompass.store.workspace import Workspace
 
 
-def add_person(ws: Workspace, name: str, relation: str, **fields) -> Person:
-    with writing(ws, "person add"):
+def add_person(ws: Workspace, name: str, relation: str, *, why: str = "new person", purpose: str = "person add",
+               then: Callable[[Person], None] | None = None, **fields: Any) -> Person:
+    """Every new person, one commit `add(<slug>): <why>`: the files from
+    people.create, then(person) adding more to the folder (a card's voice
+    lines and picture), under the lock; a refused commit leaves no folder."""
+    with writing(ws, purpose):
         person = create(ws, name, relation, **fields)
-        commit_or_roll_back(ws, [person.dir], subject(Verb.ADD, person.slug, "new person"),
+        if then is not None:
+            then(person)
+        commit_or_roll_back(ws, [person.dir], subject(Verb.ADD, person.slug, why),
                             what=f"people/{person.slug}/ (nothing was added)")
     return person
 

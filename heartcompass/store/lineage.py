@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from heartcompass.store.audit import MOVED_FROM, Verb, parse_subject, reverted_by
+from heartcompass.store.subjects import MOVED_FROM, Verb, parse_subject, reverted_by
 from heartcompass.store.githistory import Commit
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace

@@ -6,29 +6,26 @@ their `related`") and `graph` each need a few facts from every person.
 Parsing every PROFILE.md for them grew with the workspace: at 2,000 people
 a chat waited a second and a half before its request left. The facts are
 kept in .heartcompass/people-index.json (not committed), each entry keyed
-by its files' identity and stat (inode, size, mtime, ctime): any change to
-a file, by us or by hand, makes its entry stale and it is read again. A
-file changed in the last two seconds is not cached at all, since a second
-write within the file system's timestamp granularity could look the same.
+by its files' identity and stat, under stat_cache's rule (any change makes
+an entry stale; a file changed in the last two seconds is not cached).
 A missing, broken or older index is simply rebuilt."""
 
 from __future__ import annotations
 
 import json
 import os
-import time
 import weakref
 from pathlib import Path
 from typing import NamedTuple
 
 from heartcompass import paths
 from heartcompass.errors import FormatError, UnsafePathError
+from heartcompass.stat_cache import settled, stat_key
 from heartcompass.store.people import Person, Summary, list_people, summarize
 from heartcompass.store.workspace import Workspace
 
 FILENAME = "people-index.json"
 FORMAT = 1  # bump when what an entry holds, or how it is read, changes
-RACY_NS = 2_000_000_000
 SUMMARY_FILES = ("PROFILE.md", "EVENTS.md", "MEMORY.md")
 
 
@@ -43,20 +40,6 @@ class ProfileFacts(NamedTuple):  # a NamedTuple: cheaper to define at startup th
 
     def names(self) -> list[str]:
         return [self.name, *self.aliases]
-
-
-def stat_key(path: Path | str) -> list[int] | None:
-    try:
-        st = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
-
-
-def _settled(keys: list) -> bool:
-    """Old enough to trust: no write since could share its timestamps."""
-    now = time.time_ns()
-    return all(not isinstance(k, list) or now - max(k[2], k[3]) >= RACY_NS for k in keys)
 
 
 class PeopleIndex:
@@ -99,7 +82,7 @@ class PeopleIndex:
         return None
 
     def _store(self, slug: str, part: str, keys: list, value) -> None:
-        if _settled(keys):
+        if settled(keys):
             self.entries.setdefault(slug, {})[part] = {"keys": keys, "value": value}
             self.dirty = True
 

@@ -39,7 +39,7 @@ ADVICE_MAX_TOKENS = 1024
 def advice_schema() -> dict:
     """Advice's JSON schema with its sizes in it, so a grammar-constrained
     model gives 2 to 4 candidates and one or two suggestions."""
-    from heartcompass.llm.providers import inline_schema
+    from heartcompass.llm.structured import inline_schema
 
     spec = inline_schema(Advice)
     props = spec["properties"]

@@ -11,7 +11,8 @@ import json
 from typing import Iterator
 
 from heartcompass.errors import FormatError
-from heartcompass.intake.exports import Context, Message, Report, Source
+from heartcompass.intake.exports.common import Source
+from heartcompass.intake.exports.records import Context, Message, Report
 from heartcompass.intake.exports.common import clean, name
 from heartcompass.messages import placeholder_kind
 

@@ -10,7 +10,8 @@ import re
 from typing import Iterator
 
 from heartcompass.errors import FormatError
-from heartcompass.intake.exports import Context, Message, Report, Source
+from heartcompass.intake.exports.common import Source
+from heartcompass.intake.exports.records import Context, Message, Report
 from heartcompass.intake.exports.common import clean, name
 from heartcompass.intake.exports.reader import records
 from heartcompass.messages import placeholder_kind

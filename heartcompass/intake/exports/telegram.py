@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Iterator
 
 from heartcompass.errors import FormatError, HeartCompassError
-from heartcompass.intake.exports import Context, Message, Report, Source
+from heartcompass.intake.exports.common import Source
+from heartcompass.intake.exports.records import Context, Message, Report
 from heartcompass.intake.exports.common import clean, name
 from heartcompass.messages import placeholder_kind
 

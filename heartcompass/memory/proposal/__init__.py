@@ -6,7 +6,7 @@ never touched. Nothing here writes files.
 
 - model.py        the Proposal and Compressed the model fills; ProposalError
 - schema.py       their JSON schema, tightened to each request's ids
-- workbench.py    a person's files in memory: read, render, snapshot, diff
+- workbench.py    a person's files in memory: read, render, snapshot, diff; the EventIndex
 - presentation.py what the model is shown (the events that matter most)
 - evidence.py     whether a statement may stand on the entries (and lines) it cites
 - said_dates.py   "three years ago" said on a day: the dates an entry says

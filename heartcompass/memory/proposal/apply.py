@@ -17,8 +17,7 @@ from heartcompass.memory.proposal.evidence import Checker, lexical, reported
 from heartcompass.memory.proposal.fields import check_field, check_link_words
 from heartcompass.memory.proposal.limits import over_limits
 from heartcompass.memory.proposal.model import CITES, CITES_NEW, Proposal, ProposalError
-from heartcompass.memory.proposal.presentation import events_index
-from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, norm
+from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, events_index, norm
 
 
 def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown: list[events_fmt.Event],

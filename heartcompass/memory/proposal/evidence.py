@@ -18,6 +18,7 @@ from heartcompass.memory.proposal.model import MAX_TEXT
 from heartcompass.memory.proposal.said_dates import said_numbers
 from heartcompass.memory.proposal.words import cjk_bigrams, is_filler, spelled_numbers
 from heartcompass.memory.proposal.workbench import LogItem, Workbench, by_the_user, norm
+from heartcompass.language import CJK, FUNCTION_WORDS
 
 
 # Code and injected instructions, not prose: keywords only in code's own shape
@@ -85,15 +86,13 @@ def _bare(text: str) -> str:
 
 
 # -- does the cited evidence support the statement? ----------------------------------
-_STOP = frozenset("""a an the and or but if of to in on at by for with from into onto about as is are was were be
-been being am has have had do does did will would shall should can could may might must not no yes so than
-then too very just also really still even only that this these those there here it its it's he she they we
-you i me my mine her hers him his them their theirs our ours your yours who whom whose what which when where
-why how all any some each both more most much many few other such own same again once now new user
-said says told tell tells""".split())
-_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_STOP = FUNCTION_WORDS | frozenset("""
+a am an as at be being both by do each even few he i if in is it it's many may me might mine most much must my
+new no of on once only onto or other ours own same says shall so still tell tells theirs to told user we whom
+whose
+""".split())  # short words, and who said or told it: no claim of their own
 # a word stops where Chinese starts: "Alice说她..." is the name and the bigrams, not one long word
-_TOKEN = re.compile(rf"[{_CJK}]+|\d[\d,]*(?:\.\d+)?|[^\W\d_{_CJK}]+(?:'[^\W\d_{_CJK}]+)?")
+_TOKEN = re.compile(rf"[{CJK}]+|\d[\d,]*(?:\.\d+)?|[^\W\d_{CJK}]+(?:'[^\W\d_{CJK}]+)?")
 
 
 def _stem(word: str) -> str:
@@ -121,7 +120,7 @@ def lexical(text: str) -> tuple[set[str], set[str]]:
     for token in _TOKEN.findall(text):
         if token[0].isdigit():
             numbers.add(_number(token))
-        elif re.match(rf"[{_CJK}]", token):
+        elif re.match(rf"[{CJK}]", token):
             words |= cjk_bigrams(token)
         elif len(token) >= 3 and token not in _STOP and not is_filler(token):
             words.add(_stem(token))
@@ -294,6 +293,6 @@ def reported(text: str, found: list[LogItem]) -> str:
     # The model was asked for "Caroline said she ..."; a statement without it
     # is often a fragment ("Shares her journey"), which a prefix would turn into
     # "Caroline said: shares her journey": so who said it follows, as a sentence does.
-    if re.search(rf"[{_CJK}]", text):
+    if re.search(rf"[{CJK}]", text):
         return f"{text.rstrip('。.')}（{who}说的）"
     return f"{text.rstrip('.')}, {who} said"

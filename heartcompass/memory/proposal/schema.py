@@ -34,7 +34,7 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     """Proposal's JSON schema with every constraint in it, not only in the
     descriptions, so a grammar-constrained model cannot cite an entry or a
     line that does not exist, or write a fact from an untrusted entry."""
-    from heartcompass.llm.providers import inline_schema
+    from heartcompass.llm.structured import inline_schema
 
     spec = inline_schema(Proposal)
     props = spec["properties"]
@@ -135,7 +135,7 @@ def _one_shape_per_field(item: dict) -> dict:
 def compressed_schema(wb: Workbench) -> dict:
     """Compressed's schema: each section's lines cite ids of that section's
     lines only (not the user's own, which are kept as they are)."""
-    from heartcompass.llm.providers import inline_schema
+    from heartcompass.llm.structured import inline_schema
 
     spec = inline_schema(Compressed)
     budget = wb.memory.budget_tokens

@@ -10,17 +10,17 @@ import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from heartcompass.errors import FormatError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
 from heartcompass.memory.hand_lines import hand_lines
+from heartcompass.messages import names_in
 from heartcompass.store.people import Person, list_people
 from heartcompass.memory.proposal.model import ProposalError
 from heartcompass.store.workspace import Workspace
+from heartcompass.tokens import estimate_tokens
 
-if TYPE_CHECKING:
-    from heartcompass.memory.proposal.presentation import EventIndex
 
 
 @dataclass
@@ -45,7 +45,7 @@ class Workbench:
     counts: dict[str, int] = field(default_factory=lambda: {"events_added": 0, "events_changed": 0})
     touched: set[str] = field(default_factory=set)   # which files' content changed
     days_read: set[str] = field(default_factory=set)  # logs whose new entries this run read
-    event_index: "EventIndex | None" = field(default=None, repr=False, compare=False)  # see events_index()
+    event_index: EventIndex | None = field(default=None, repr=False, compare=False)  # see events_index()
     event_undo: list | None = field(default=None, repr=False, compare=False)  # (event, old copy) since a snapshot
     # who else answers to a name ("'Bob' is already the name of people/bob"), and the user's own names:
     # an alias the model proposes is neither (proposal/fields.py)
@@ -100,7 +100,7 @@ def workbench(ws: Workspace, person: Person, prof, evs, mem, today: dt.date, *,
         index = names() if names else {}
         text = "\n".join([mentions, prof.doc.body, str(prof.doc.meta.get("related") or ""),
                           memory_fmt.render_body(mem)]).casefold()
-        known = {slug for slug, (words, _) in index.items() if any(_mentioned(w, text) for w in words)}
+        known = {slug for slug, (words, _) in index.items() if any(names_in(w, text) for w in words)}
         known |= {link["person"] for link in prof.related}
         known |= {link for slug in list(known) for link in index.get(slug, ((), ()))[1]}
         known &= {p.slug for p in people}
@@ -115,14 +115,6 @@ def _owner(ws: Workspace, alias: str, slug: str) -> str | None:
 
     taken = collisions(ws, [alias], exclude=slug)
     return taken[0].describe() if taken else None
-
-
-def _mentioned(name: str, text: str) -> bool:
-    if name not in text:
-        return False
-    if not name.isascii():
-        return True  # Chinese names have no word boundaries
-    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
 
 
 def name_index(people: list[Person], ws: Workspace) -> dict[str, tuple[list[str], list[str]]]:
@@ -193,3 +185,130 @@ def diff_text(old: str, new: str, name: str) -> str:
     """A unified diff of one file, as `git diff` shows it."""
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         f"a/{name}", f"b/{name}"))
+
+
+# -- the events, ranked once and kept so (what the model is shown: presentation.py) --
+class EventIndex:
+    """wb.events.events ranked and indexed once, then kept up to date by the
+    operations (apply.py: _add_event, _change_event, _remove_event), so a chunk's
+    work does not grow with the person's history: the shown events are picked
+    with a few binary searches, and a duplicate is found by (date, text).
+
+    Ranks are (-score, seq): seq is the position in the list (new events
+    get the next one), so ties keep the list's order, as a stable sort does.
+    The index belongs to one list object of one length for one (today,
+    half-life); anything else (a restored snapshot, a list replaced or grown
+    by other code) rebuilds it, see events_index()."""
+
+    def __init__(self, wb: Workbench, half_life: float):
+        self.events = wb.events.events
+        self.today, self.half_life = wb.today, half_life
+        self.rank: dict[int, tuple[float, int]] = {}          # id(event) -> its key
+        self.by_key: dict[tuple[float, int], events_fmt.Event] = {}
+        self.cost: dict[int, int] = {}                         # id(event) -> tokens shown
+        self.buckets: dict[int, list[tuple[float, int]]] = {}  # cost -> sorted keys
+        self.by_date: dict[dt.date, list[tuple[float, int]]] = {}  # date -> sorted keys
+        self.same: dict[tuple[dt.date, str], list[tuple[int, events_fmt.Event]]] = {}  # dedup, in list order
+        self.seq = 0
+        for event in self.events:
+            self._insert(event, self._next())
+        self.count = len(self.events)
+
+    def _next(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def valid(self, wb: Workbench, half_life: float | None = None) -> bool:
+        return (self.events is wb.events.events and len(self.events) == self.count and self.today == wb.today
+                and (half_life is None or half_life == self.half_life))
+
+    def _insert(self, event: events_fmt.Event, seq: int) -> None:
+        from bisect import insort
+
+        key = (-events_fmt.score(event, self.today, self.half_life), seq)
+        cost = estimate_tokens(event.render()) + 2
+        self.rank[id(event)], self.by_key[key], self.cost[id(event)] = key, event, cost
+        insort(self.buckets.setdefault(cost, []), key)
+        insort(self.by_date.setdefault(event.date, []), key)
+        insort(self.same.setdefault((event.date, norm(event.text)), []), (seq, event))
+
+    def _drop(self, event: events_fmt.Event, date: dt.date, text: str) -> int:
+        from bisect import bisect_left
+
+        key, cost = self.rank.pop(id(event)), self.cost.pop(id(event))
+        del self.by_key[key]
+        for keys in (self.buckets[cost], self.by_date[date]):
+            del keys[bisect_left(keys, key)]
+        same = self.same[(date, norm(text))]
+        same.remove(next(pair for pair in same if pair[1] is event))
+        return key[1]
+
+    def holds(self, event: events_fmt.Event) -> bool:
+        key = self.rank.get(id(event))
+        return key is not None and self.by_key[key] is event
+
+    # -- kept up to date by the operations
+    def added(self, event: events_fmt.Event) -> None:
+        self._insert(event, self._next())
+        self.count += 1
+
+    def changed(self, event: events_fmt.Event, before: events_fmt.Event) -> None:
+        """event's fields changed in place; before: a copy with the old fields."""
+        self._insert(event, self._drop(event, before.date, before.text))
+
+    def removed(self, event: events_fmt.Event, events: list[events_fmt.Event]) -> None:
+        self._drop(event, event.date, event.text)
+        self.events, self.count = events, len(events)
+
+    # -- asked
+    def first_same(self, date: dt.date, text: str) -> events_fmt.Event | None:
+        same = self.same.get((date, norm(text)))
+        return same[0][1] if same else None
+
+    def shown(self, days: set[str], budget_tokens: int) -> list[events_fmt.Event]:
+        """What the ranked walk in shown_events picks: each next event in rank
+        order that is on one of the days or still fits the budget."""
+        from bisect import bisect_right
+
+        day_keys = sorted(k for day in days for k in self.by_date.get(as_date(day), ()))
+        costs = sorted(self.buckets)
+        picked, used, pos = [], 0, (float("-inf"), -1)
+        while True:
+            best = None
+            i = bisect_right(day_keys, pos)
+            if i < len(day_keys):
+                best = day_keys[i]
+            for cost in costs:
+                if used + cost > budget_tokens:
+                    break
+                keys = self.buckets[cost]
+                j = bisect_right(keys, pos)
+                if j < len(keys) and (best is None or keys[j] < best):
+                    best = keys[j]
+            if best is None:
+                return picked
+            event = self.by_key[best]
+            picked.append(event)
+            used += self.cost[id(event)]
+            pos = best
+
+
+def as_date(day: str) -> dt.date | None:
+    try:
+        date = dt.date.fromisoformat(day)
+    except (TypeError, ValueError):
+        return None
+    return date if date.isoformat() == day else None
+
+
+def events_index(wb: Workbench, half_life: float | None = None) -> EventIndex | None:
+    """wb's EventIndex, (re)built when it no longer matches wb.events.events.
+    Without a half-life, only an index already built (None if there is none)."""
+    idx = wb.event_index
+    if idx is not None and idx.valid(wb, half_life):
+        return idx
+    if half_life is None:
+        wb.event_index = None
+        return None
+    wb.event_index = EventIndex(wb, half_life)
+    return wb.event_index
