@@ -282,6 +282,36 @@ def test_senders_route_by_handle_and_the_users_own_handles(utc: Runner, tmp_path
     assert "@carol_x" in result.output
 
 
+def _discord_message(i: int, author: dict, text: str) -> dict:
+    return {"id": str(i), "type": "Default", "timestamp": f"2023-06-0{i}T12:00:00+00:00", "content": text,
+            "author": author}
+
+
+@pytest.mark.parametrize("handle", ["discord:555", "xiaoai_88"])
+def test_discord_routes_by_id_or_username_when_the_display_name_changed(utc: Runner, tmp_path, handle):
+    """A handle `discord:<id>` or the username reaches the person through a new display name."""
+    utc("person", "add", "王小爱", "--relation", "friend", "--handle", handle, "--yes")
+    group = {"guild": {"id": "9", "name": "桌游"}, "channel": {"id": "7", "type": "GuildTextChat", "name": "桌游群"},
+             "messages": [
+                 _discord_message(1, {"id": "555", "name": "xiaoai_88", "nickname": "小爱"}, "今晚玩什么？"),
+                 _discord_message(2, {"id": "777", "name": "bob", "nickname": "Bob"}, "catan again"),
+                 _discord_message(3, {"id": "555", "name": "xiaoai_88", "nickname": "爱丽丝 ✨"}, "我改名啦"),
+                 _discord_message(4, {"id": "888", "name": "lei", "nickname": "Lei"}, "好名字")]}
+    utc("import", _write(tmp_path, "game.json", group), "--me", "Lei")
+    said = [(s, t) for s, t in _said(utc, "王小爱") if s.startswith("import:")]
+    assert said == [("import:小爱", "今晚玩什么？"), ("import:爱丽丝_✨", "我改名啦")]
+
+
+def test_a_discord_id_of_my_own_marks_my_lines(utc: Runner, tmp_path):
+    me = utc.ws.people_dir / "me" / "PROFILE.md"
+    me.write_text(me.read_text().replace("relation: self", "relation: self\nhandles:\n- discord:200"))
+    dm = dict(DISCORD, messages=[
+        _discord_message(1, {"id": "100", "name": "alicec", "nickname": "Alice Chen"}, "hi"),
+        _discord_message(2, {"id": "200", "name": "new_name_for_lei", "nickname": "L"}, "你好")])
+    utc("import", "alice", _write(tmp_path, "dm.json", dm))  # no --me: my id says which lines are mine
+    assert _said(utc) == [("import:Alice_Chen", "hi"), ("import:me", "你好")]
+
+
 def test_a_handle_claimed_twice_is_refused_and_doctor_names_it(utc: Runner, tmp_path):
     utc("person", "add", "Carol", "--relation", "friend", "--handle", "12345678", "--yes")
     result = utc("person", "add", "Dora", "--relation", "friend", "--handle", " 12345678", "--yes", ok=False)

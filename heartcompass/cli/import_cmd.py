@@ -59,7 +59,7 @@ def import_(
 
         raise FormatError(file, f"no message could be read: {export.bad[0][1]}", export.bad[0][0],
                           "Is this the right file, and the right --format?")
-    directory = routing.directory(ws)
+    directory = routing.directory(ws, export.aka)
     found = export.speakers()
     me = _who_is_me(me, export, found, person, directory)
     users = {s for (s, h, mine) in export.senders if mine or s == me or directory.is_user(h, s)}

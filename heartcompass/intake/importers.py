@@ -81,11 +81,20 @@ class Router:
                 self.counted[slug] += n
             elif not group and user:
                 self.counted[person] += n
+        self.labels: dict[tuple[str, str, bool, str], str] = {}
         self.window: deque = deque(maxlen=CONTEXT_LINES)  # the group's last lines: (msg, slug), and who saw them
 
     @property
     def slugs(self) -> list[str]:
         return [slug for slug, n in self.counted.items() if n]
+
+    def _label(self, msg: Message, kind: str = "import") -> str:
+        """label(), once per sender: an export has a handful of senders and 100,000s of messages."""
+        key = (msg.speaker, msg.handle, msg.mine, kind)
+        got = self.labels.get(key)
+        if got is None:
+            got = self.labels[key] = label(msg, self.is_user(msg), kind)
+        return got
 
     def is_user(self, msg: Message) -> bool:
         return msg.mine or msg.speaker == self.me or self.directory.is_user(msg.handle, msg.speaker)
@@ -98,15 +107,14 @@ class Router:
         when = _when(msg, self.now)
         if self.group is None:
             assert self.person is not None  # a chat with one person is imported to them (import_cmd)
-            yield self.person, Line(when, label(msg, self.is_user(msg)), msg.text, undated=msg.undated)
+            yield self.person, Line(when, self._label(msg), msg.text, undated=msg.undated)
             return
         slug = self.owner.get((msg.speaker, msg.handle, msg.mine))
         if slug is not None:
             for other, seen in self.window:
                 if slug not in seen and self.owner.get((other.speaker, other.handle, other.mine)) != slug:
                     seen.add(slug)
-                    yield slug, Line(_when(other, self.now), label(other, self.is_user(other), "context"),
-                                     other.text, list(self.tag))
+                    yield slug, Line(_when(other, self.now), self._label(other, "context"), other.text, list(self.tag))
             yield slug, Line(when, label(msg, False), msg.text, list(self.tag))
         self.window.append((msg, {slug} if slug else set()))
 
@@ -162,7 +170,10 @@ def to_logs(person_dir: Path, lines: list[Line], sync: bool = True) -> dict[str,
         said = Counter(_key("", e.speaker, e.text) for e in there)  # for undated lines: any time that day
         new = []
         for line in todo:
-            entry = dailylog.Entry(line.when.strftime("%H:%M:%S"), line.speaker, line.text, list(line.tags))
+            entry = dailylog.Entry(line.when.time().isoformat("seconds"), line.speaker, line.text, list(line.tags))
+            if not there:  # a day the logs do not hold yet: nothing to compare with
+                new.append(entry)
+                continue
             key = _key("" if line.undated else entry.time, entry.speaker, entry.text)
             pool = said if line.undated else have
             if pool[key] > 0:
@@ -227,7 +238,7 @@ def import_and_commit(ws, export: Export, router: Router, fmt: str) -> tuple[dic
         derived = []
         for slug in added:
             person = people[slug]
-            if voice.refresh(person.dir, person.load_profile().names()):
+            if voice.refresh(person.dir, person.load_profile().names(), voice.tally_path(ws, slug)):
                 derived.append(voice.path_of(person.dir))  # their lines and rhythm, in the same commit
         total = sum(sum(days.values()) for days in added.values())
         where = f" of {router.group}" if router.group else ""

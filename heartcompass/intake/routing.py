@@ -40,7 +40,9 @@ def _same(speaker: str, names: list[str]) -> bool:
     return any(squash(speaker) == squash(n) for n in names if n.strip())
 
 
-def directory(ws) -> Directory:
+def directory(ws, aka: dict[str, str] | None = None) -> Directory:
+    """Everyone's names and handles; `aka` (an export's handle -> the
+    sender's other handle) lets a sender known by either reach their person."""
     from heartcompass.store.people import list_people
 
     out = Directory()
@@ -58,6 +60,12 @@ def directory(ws) -> Directory:
             continue
         for key in keys:
             out.handles.setdefault(key, person.slug)
+    for handle, other in (aka or {}).items():  # a Discord id whose username a profile lists
+        key, known = handle_key(handle), handle_key(other)
+        if known in out.mine:
+            out.mine.add(key)
+        elif key not in out.handles and known in out.handles:
+            out.handles[key] = out.handles[known]
     return out
 
 

@@ -12,30 +12,19 @@ added are never removed; only lines tagged `(import DATE)` are replaced."""
 from __future__ import annotations
 
 import datetime as dt
-import math
 import re
 import statistics
-from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
 
 from heartcompass.atomic import file_checksum, write_atomic
 from heartcompass.errors import HeartCompassError
-from heartcompass.formats import dailylog, read_text, voice as voice_fmt
-from heartcompass.messages import matches_person, placeholder_kind
+from heartcompass.formats import read_text, voice as voice_fmt
+from heartcompass.memory.voice_tally import (  # noqa: F401 (is_cjk, length_of: the benchmark's measure too)
+    Candidate, Measure, Tally, is_cjk, key_of as _key, length_of, rebuild, score as _score, update)
 from heartcompass.tokens import estimate_tokens
-from heartcompass.language import CJK
 
 MAX_THEIRS, MAX_MINE = 12, 6
-MAX_WORDS, MAX_CHARS = 25, 120
-BURST_GAP = dt.timedelta(minutes=10)   # their messages closer than this, uninterrupted, are one reply
-HALF_LIFE_DAYS = 180
-POOL_LIMIT = 20_000  # candidate lines held per side while reading the logs
-MAX_RUNS = 20_000  # the newest replies the rhythm is learnt from
-_SPEAKER = re.compile(r"^- \d\d:\d\d:\d\d · ([^\s·\[\]]+)", re.M)
-_CJK = re.compile(f"[{CJK}]")
 _EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
-_PRIVATE = re.compile(r"https?://|www\.|\S+@\S+\.\w+|\d[\d\s-]{5,}\d")
 GROUPS = (
     ("greeting", re.compile(r"^(hi|hey|hello|yo|morning|good (morning|night)|night|gn|你好|嗨|哈喽|早|晚安|在吗)\b|"
                             r"(早安|晚安|你好|在吗)", re.I)),
@@ -48,132 +37,44 @@ GROUPS = (
 )
 
 
-@dataclass
-class Candidate:
-    text: str
-    day: str
-    count: int = 1
-
-    def group(self) -> str:
-        for name, pattern in GROUPS:
-            if pattern.search(self.text):
-                return name
-        return "other"
+def group_of(text: str) -> str:
+    for name, pattern in GROUPS:
+        if pattern.search(text):
+            return name
+    return "other"
 
 
-_LETTER = re.compile(r"[^\W\d_]")
+def tally_of(person_dir: Path, names: list[str], private: list[str], kept: Path | None = None) -> Tally:
+    """What the voice is chosen from: the tally kept at `kept` brought up to
+    date with only the logs' new lines, or (none kept, or a log changed in
+    any other way than appended to) read from every log again."""
+    if kept is not None:
+        from heartcompass import paths
+
+        try:
+            tally = Tally.load(paths.read_local(paths.check(kept)), list(names), list(private))
+        except (FileNotFoundError, OSError, HeartCompassError):
+            tally = None
+        if tally is not None and update(tally, person_dir):
+            return tally
+    return rebuild(person_dir, names, private)
 
 
-def is_cjk(text: str) -> bool:
-    cjk = len(_CJK.findall(text))  # counted by the regex engine: this runs once per imported message
-    return cjk > 0 and cjk * 2 >= len(_LETTER.findall(text))
+def _keep_tally(kept: Path, tally: Tally) -> None:
+    """Local state (.heartcompass/voice/): lost or damaged, the next refresh reads every log again."""
+    try:
+        write_atomic(kept, tally.dump())
+    except (OSError, HeartCompassError):
+        pass  # only a slower next refresh
 
 
-def length_of(text: str, cjk: bool) -> int:
-    """Characters (without spaces) for Chinese/Japanese/Korean writers, words otherwise."""
-    return len(re.sub(r"\s", "", text)) if cjk else len(text.split())
-
-
-def their_speakers(entries_speakers: set[str], names: list[str]) -> set[str]:
-    """Which `import:` speakers are this person: those matching a name or
-    alias; else the only one who is not the user."""
-    others = {s for s in entries_speakers if s.startswith("import:") and s != "import:me"}
-    mine = {s for s in others if matches_person(s[len("import:"):], names)}  # as import's own check
-    if mine:
-        return mine
-    return others if len(others) == 1 else set()
-
-
-def _usable(text: str, private: list[str]) -> bool:
-    text = text.strip()
-    if not text or "\n" in text or '"' in text or placeholder_kind(text):
-        return False
-    if len(text) > MAX_CHARS:
-        return False
-    words, chars = len(text.split()), len(text) - text.count(" ")
-    if max(words, chars) > MAX_WORDS and length_of(text, is_cjk(text)) > MAX_WORDS:  # is_cjk only when it matters
-        return False
-    if _PRIVATE.search(text):
-        return False
-    low = text.casefold()
-    return not any(word.casefold() in low for word in private)
-
-
-def _key(text: str) -> str:
-    return re.sub(r"[\W_]+", "", text.casefold()) or text
-
-
-def collect(person_dir: Path, names: list[str], private: list[str]):
-    """Their candidate lines, mine, and their messages grouped in runs (one
-    reply = the messages they sent in a row) for the rhythm. One day's log
-    in memory at a time; the pools keep their best lines and the rhythm the
-    newest runs, so years of imported chat fit in bounded memory."""
-    theirs: dict[str, Candidate] = {}
-    mine: dict[str, Candidate] = {}
-    runs: deque[list[str]] = deque(maxlen=MAX_RUNS)
-    days = dailylog.log_dates(person_dir)
-    if not days:
-        return [], [], []
-    speakers: set[str] = set()
-    for day in days:  # who speaks, from a quick scan: the full parse comes once, below
-        speakers.update(_SPEAKER.findall(read_text(person_dir / "logs" / f"{day}.md")))
-    them = their_speakers(speakers, names)
-    newest = dt.date.fromisoformat(days[-1])
-    pool: dict[str, Candidate] | None
-    for day in days:
-        entries = dailylog.load(person_dir / "logs" / f"{day}.md")
-        run: list[str] = []
-        last: dt.datetime | None = None
-        for e in entries:
-            if placeholder_kind(e.text):
-                continue  # "<Media omitted>": nobody wrote that
-            when = dt.datetime.fromisoformat(f"{day}T{e.time}")
-            if e.speaker in them:
-                if run and last is not None and when - last > BURST_GAP:
-                    runs.append(run)
-                    run = []
-                run.append(e.text)
-                last = when
-                pool = theirs
-            else:
-                if run and e.speaker not in ("note",):
-                    runs.append(run)
-                    run = []
-                pool = mine if e.speaker == "import:me" else None
-            if pool is not None and _usable(e.text, private):
-                key = _key(e.text)
-                if key in pool:
-                    pool[key].count += 1
-                    pool[key].text, pool[key].day = e.text.strip(), day  # the newest wording wins
-                else:
-                    pool[key] = Candidate(e.text.strip(), day)
-        if run:
-            runs.append(run)
-        for kept in (theirs, mine):
-            if len(kept) > POOL_LIMIT:
-                _prune(kept, newest)
-    return list(theirs.values()), list(mine.values()), list(runs)
-
-
-def _score(c: Candidate, newest: dt.date) -> float:
-    age = (newest - dt.date.fromisoformat(c.day)).days
-    return 0.5 ** (age / HALF_LIFE_DAYS) + 0.15 * math.log2(1 + c.count)
-
-
-def _prune(pool: dict[str, Candidate], newest: dt.date) -> None:
-    """Keep the best half of a pool grown past its limit (the lines choose() would pick stay)."""
-    kept = sorted(pool.items(), key=lambda kv: -_score(kv[1], newest))[:POOL_LIMIT // 2]
-    pool.clear()
-    pool.update(kept)
-
-
-def rhythm_of(runs: list[list[str]]) -> dict:
-    """How many messages in a row and how long each, from their real messages."""
+def rhythm_of(runs: list[list[Measure]]) -> dict:
+    """How many messages in a row and how long each, from their real messages (measured: voice_tally.measure)."""
     messages = [m for run in runs for m in run]
     if not messages:
         return {}
-    cjk = sum(1 for m in messages if is_cjk(m)) * 2 >= len(messages)
-    lengths = sorted(length_of(m, cjk) for m in messages)
+    cjk = sum(1 for m in messages if m[0]) * 2 >= len(messages)
+    lengths = sorted(m[1] if cjk else m[2] for m in messages)
     bursts = sorted(len(run) for run in runs)
     return {"messages": len(messages),
             "median_words": int(statistics.median(lengths)),
@@ -197,7 +98,7 @@ def choose(candidates: list[Candidate], keep: list[voice_fmt.Line], budget: int,
     groups: dict[str, list[Candidate]] = {}
     for c in sorted(candidates, key=lambda c: (-score(c), c.day, c.text)):
         if _key(c.text) not in kept_keys:
-            groups.setdefault(c.group(), []).append(c)
+            groups.setdefault(group_of(c.text), []).append(c)
     used = sum(estimate_tokens(line.render()) for line in keep)
     chosen: list[voice_fmt.Line] = []
     order = [name for name, _ in GROUPS] + ["other"]
@@ -223,14 +124,19 @@ def load_or_new(person_dir: Path, name: str) -> voice_fmt.Voice:
     return voice_fmt.load(path) if path.exists() else voice_fmt.new(path, name)
 
 
-def refresh(person_dir: Path, names: list[str]) -> bool:
+def refresh(person_dir: Path, names: list[str], kept: Path | None = None) -> bool:
     """Pick their (and my) lines and learn their rhythm from the logs.
     Writes VOICE.md when something changed (never when there is nothing
-    real to learn from and no file yet). Returns whether it wrote."""
+    real to learn from and no file yet). Returns whether it wrote. With
+    `kept` (an import's refresh), only the logs' new lines are read, into
+    the tally kept there (see voice_tally)."""
     path = path_of(person_dir)
     before = file_checksum(path)
     voice = load_or_new(person_dir, names[0])
-    theirs, mine, runs = collect(person_dir, names, voice.private)
+    tally = tally_of(person_dir, names, voice.private, kept)
+    if kept is not None:
+        _keep_tally(kept, tally)
+    theirs, mine, runs = list(tally.theirs.values()), list(tally.mine.values()), tally.replies()
     if not theirs and not mine and not runs and before is None:
         return False
     share = voice.budget_tokens * 2 // 3
@@ -247,6 +153,10 @@ def refresh(person_dir: Path, names: list[str]) -> bool:
         return False
     write_atomic(path, text, before)
     return True
+
+
+def tally_path(ws, slug: str) -> Path:
+    return ws.state_dir / "voice" / f"{slug}.json"
 
 
 def add_line(person_dir: Path, name: str, text: str, source: str, section: str = voice_fmt.THEIRS) -> bool:

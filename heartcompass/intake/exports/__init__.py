@@ -44,6 +44,8 @@ def parse(fmt: str, source: Source, ctx: Context) -> Export:
         export.total += 1
         export.days.add(msg.when.date())
         export.undated += msg.undated
+        if msg.aka:
+            export.aka[msg.handle] = msg.aka
         if msg.placeholder:
             export.placeholders[msg.placeholder] += 1
             export.placeholder_speakers.add(msg.speaker)

@@ -13,7 +13,7 @@ from typing import Iterator
 from heartcompass.errors import FormatError
 from heartcompass.intake.exports.common import Source
 from heartcompass.intake.exports.records import Context, Message, Report
-from heartcompass.intake.exports.common import clean, load_json, name
+from heartcompass.intake.exports.common import clean, name
 from heartcompass.messages import placeholder_kind
 
 FIX = "Export as ChatLab JSON or JSONL (a header line with 'chatlab' and 'meta', then messages)."
@@ -44,7 +44,7 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     if '"_type"' in first:
         yield from _jsonl(source, ctx, report)
         return
-    data = load_json(source.text(), source.path, "ChatLab", FIX)
+    data = source.json("ChatLab", FIX)
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise FormatError(source.path, "no 'messages' list: not a ChatLab export", 1, FIX)
     meta = data["meta"] if isinstance(data.get("meta"), dict) else {}

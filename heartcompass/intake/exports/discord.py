@@ -1,7 +1,11 @@
 """DiscordChatExporter's JSON: `guild`, `channel` and `messages`, each with
 an ISO `timestamp`, `author` (`name`, `nickname`, `id`), `content`,
 `attachments` and `reactions`. Only `Default` and `Reply` messages are
-someone's words; joins, pins and calls are the app's."""
+someone's words; joins, pins and calls are the app's.
+
+A sender's handle is `discord:<id>` (the id never changes; the display name
+and even the username can), with the username beside it: a `handles:` entry
+of either routes them."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from typing import Iterator
 from heartcompass.errors import FormatError
 from heartcompass.intake.exports.common import Source
 from heartcompass.intake.exports.records import Context, Message, Report
-from heartcompass.intake.exports.common import clean, load_json, name
+from heartcompass.intake.exports.common import clean, name
 from heartcompass.messages import placeholder_kind
 
 FIX = "Export with DiscordChatExporter as JSON (--format Json)."
@@ -19,7 +23,7 @@ _WORDS = ("Default", "Reply", "0", "19")
 
 
 def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
-    data = load_json(source.text(), source.path, "Discord", FIX)
+    data = source.json("Discord", FIX)
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise FormatError(source.path, "no 'messages' list: not a DiscordChatExporter export", 1, FIX)
     channel = data["channel"] if isinstance(data.get("channel"), dict) else {}
@@ -42,5 +46,6 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
         kind = placeholder_kind(body) if body else "media" if raw.get("attachments") or raw.get("stickers") \
             or raw.get("embeds") else None
         if body or kind:
-            yield Message(when, name(author.get("nickname")) or name(author.get("name")) or "unknown", body, n,
-                          kind, handle=name(author.get("name")))
+            user, ident = name(author.get("name")), name(author.get("id"))
+            yield Message(when, name(author.get("nickname")) or user or "unknown", body, n, kind,
+                          handle=f"discord:{ident}" if ident else user, aka=user if ident else "")

@@ -13,6 +13,7 @@ from heartcompass.errors import FormatError
 from heartcompass.intake.exports.common import Source
 from heartcompass.intake.exports.records import Context, Message, Report
 from heartcompass.intake.exports.common import clean, name
+from heartcompass.intake.exports.reader import records
 from heartcompass.messages import placeholder_kind
 
 STAMP = re.compile(r"^(?P<stamp>(?P<mon>[A-Z][a-z]{2}) (?P<d>\d{1,2}), (?P<y>\d{4})\s+(?P<h>\d{1,2}):(?P<mi>\d{2}):"
@@ -24,45 +25,39 @@ FIX = "Export with imessage-exporter (--format txt) and pass one conversation's 
 
 
 def _finish(msg: Message, body: list[str]) -> Message:
+    while body and not body[-1]:  # the blank line between messages
+        body = body[:-1]
     kept = [line for line in body if not _ATTACHMENT.match(line.strip())]
-    msg.text = clean("\n".join(kept))
+    msg.text = clean(kept[0] if len(kept) == 1 else "\n".join(kept))
     msg.placeholder = placeholder_kind(msg.text) if msg.text else "media"
     return msg
 
 
+def _when(m: re.Match) -> dt.datetime | None:
+    try:
+        hour = int(m["h"])
+        if not 1 <= hour <= 12:
+            return None
+        return dt.datetime(int(m["y"]), _MONTHS[m["mon"]], int(m["d"]), hour % 12 + (12 if m["ap"] == "P" else 0),
+                           int(m["mi"]), int(m["s"]))  # not strptime: five times slower
+    except (ValueError, KeyError):
+        return None
+
+
 def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
-    when: dt.datetime | None = None  # a timestamp line read; the sender comes next
-    held: Message | None = None
-    body: list[str] = []
     found = False
-    for n, line in source.lines():
-        m = STAMP.match(line) if line[:1].isupper() else None
-        if m:
-            if held is not None and report.keeps(msg := _finish(held, body)):
-                found = True
-                yield msg
-            held, body = None, []
-            try:
-                hour = int(m["h"])
-                if not 1 <= hour <= 12:
-                    raise ValueError
-                when = dt.datetime(int(m["y"]), _MONTHS[m["mon"]], int(m["d"]), hour % 12 + (12 if m["ap"] == "P" else 0),
-                                   int(m["mi"]), int(m["s"]))  # not strptime: five times slower
-            except (ValueError, KeyError):
-                report.skip(n, f"{m['stamp']!r} is not a real date and time")
-                when = None
+    for n, m, body in records(source, STAMP.match, report, "not an imessage-exporter line"):
+        when = _when(m)
+        if when is None:
+            report.skip(n, f"{m['stamp']!r} is not a real date and time")
             continue
-        if when is not None:
-            sender = name(line)
-            if sender:
-                held = Message(when, sender, "", n, handle=sender if sender != "Me" else "", mine=sender == "Me")
-                when = None
-        elif held is not None:
-            body.append(line)
-        elif line.strip():
-            report.skip(n, f"not an imessage-exporter line: {line.strip()[:60]!r}")
-    if held is not None and report.keeps(msg := _finish(held, body)):
-        found = True
-        yield msg
+        at = 0 if body and name(body[0]) else next((i for i, line in enumerate(body) if name(line)), -1)
+        if at < 0:
+            continue  # a time and no sender
+        sender = name(body[at])  # on the line after the time
+        msg = Message(when, sender, "", n + at + 1, handle=sender if sender != "Me" else "", mine=sender == "Me")
+        if report.keeps(msg := _finish(msg, body[at + 1:])):
+            found = True
+            yield msg
     if not found:
         raise FormatError(source.path, "no iMessage messages found", 1, FIX)

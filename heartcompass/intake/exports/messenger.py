@@ -11,7 +11,7 @@ from typing import Iterator
 from heartcompass.errors import FormatError
 from heartcompass.intake.exports.common import Source
 from heartcompass.intake.exports.records import Context, Message, Report
-from heartcompass.intake.exports.common import clean, load_json, name
+from heartcompass.intake.exports.common import clean, name
 from heartcompass.messages import placeholder_kind
 
 FIX = "Download your information from Facebook or Instagram (Messages, JSON format) and pass message_1.json."
@@ -28,7 +28,7 @@ def repair(text: str) -> str:
 
 
 def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
-    data = load_json(source.text(), source.path, "Messenger", FIX)
+    data = source.json("Messenger", FIX)
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise FormatError(source.path, "no 'messages' list: not a Messenger or Instagram export", 1, FIX)
     members = [p for p in data.get("participants") or [] if isinstance(p, dict)]

@@ -21,6 +21,7 @@ class Message:
     undated: bool = False  # a plain transcript line before any [date] stamp: filed after today's entries
     handle: str = ""  # the app's id for the sender (wxid, QQ number, user id), when it writes one
     mine: bool = False  # the app itself says the user sent it (WeChat's IsSender, iMessage's "Me")
+    aka: str = ""  # another handle of the same sender (Discord's username beside its id)
 
 
 @dataclass
@@ -67,6 +68,7 @@ class Export:
     undated: int = 0
     total: int = 0  # messages, placeholders included
     placeholder_speakers: set = field(default_factory=set)  # who sent only stand-ins still counts as a speaker
+    aka: dict = field(default_factory=dict)  # handle -> the sender's other handle (a Discord id -> username)
 
     def messages(self) -> Iterator[Message]:
         return self.read()

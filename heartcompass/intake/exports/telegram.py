@@ -12,7 +12,7 @@ from typing import Iterator
 from heartcompass.errors import FormatError, HeartCompassError
 from heartcompass.intake.exports.common import Source
 from heartcompass.intake.exports.records import Context, Message, Report
-from heartcompass.intake.exports.common import clean, load_json, name
+from heartcompass.intake.exports.common import clean, name
 from heartcompass.messages import placeholder_kind
 
 FIX = "Export from Telegram Desktop (Settings > Advanced > Export Telegram data) as 'Machine-readable JSON'."
@@ -72,7 +72,7 @@ def _when(msg: dict, ctx: Context) -> dt.datetime | None:
 
 
 def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
-    chat = _pick(load_json(source.text(), source.path, "Telegram", FIX), source.path, ctx)
+    chat = _pick(source.json("Telegram", FIX), source.path, ctx)
     report.group = chat_title(chat) if chat.get("type") in GROUP_TYPES else None
     report.chat = name(chat.get("name")) or None
     for n, msg in enumerate(chat["messages"], 1):

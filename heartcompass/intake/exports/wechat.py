@@ -24,6 +24,7 @@ from heartcompass.errors import FormatError
 from heartcompass.intake.exports.common import Source
 from heartcompass.intake.exports.records import Context, Message, Report
 from heartcompass.intake.exports.common import body as message_body, clean, name
+from heartcompass.intake.exports.reader import records
 from heartcompass.messages import placeholder_kind
 
 MEMOTRACE_HEADER = "localId,TalkerId,Type,SubType,IsSender,CreateTime,Status,StrContent,StrTime"
@@ -136,41 +137,25 @@ def _pywxdump_csv(source: Source, ctx: Context, report: Report) -> Iterator[Mess
         raise FormatError(source.path, "no WeChat messages found", 2, FIX)
 
 
+def _txt_header(line: str) -> re.Match | None:
+    return _TXT_HEADER.match(line) if line[:1].isdigit() else None
+
+
 def _memotrace_txt(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
-    body: list[str] | None = None  # the current message's lines; None before the first header
-    current: tuple[int, dt.datetime, str | None] | None = None
     found = False
-    for n, line in source.lines():
-        m = _TXT_HEADER.match(line)
-        if m:
-            msg = _txt_message(current, body, report)
-            if msg is not None:
-                found = True
-                yield msg
-            try:
-                current = (n, dt.datetime.fromisoformat(m[1]), name(m[2]) or None)
-            except ValueError:
-                report.skip(n, f"{m[1]} is not a real date and time")
-                current = None
-            body = []
-        elif body is not None:
-            body.append(line)
-        elif line.strip():
-            report.skip(n, f"not a WeChat message header (YYYY-MM-DD HH:MM:SS name): {line.strip()[:60]!r}")
-    msg = _txt_message(current, body, report)
-    if msg is not None:
-        yield msg
-    elif not found:
+    for n, m, body in records(source, _txt_header, report, "not a WeChat message header (YYYY-MM-DD HH:MM:SS name)"):
+        try:
+            when = dt.datetime.fromisoformat(m[1])
+        except ValueError:
+            report.skip(n, f"{m[1]} is not a real date and time")
+            continue
+        who = name(m[2])
+        kept = [line for line in body if not _QUOTE.match(line)]  # a quote is their words, not the sender's
+        if not who or not any(line.strip() for line in kept):
+            report.notices += 1  # a system line: a time and no name
+            continue
+        content, kind = message_body(kept)
+        found = True
+        yield Message(when, who, content, n, kind)
+    if not found:
         raise FormatError(source.path, "no WeChat messages found", 1, FIX)
-
-
-def _txt_message(current, body, report: Report) -> Message | None:
-    if current is None:
-        return None
-    n, when, who = current
-    kept = [line for line in body or [] if not _QUOTE.match(line)]  # a quote is their words, not the sender's
-    if who is None or not any(line.strip() for line in kept):
-        report.notices += 1  # a system line: a time and no name
-        return None
-    content, kind = message_body(kept)
-    return Message(when, who, content, n, kind)

@@ -17,6 +17,7 @@ from heartcompass.errors import FormatError
 from heartcompass.intake.exports.common import Source
 from heartcompass.intake.exports.records import Context, Message, Report
 from heartcompass.intake.exports.common import clean, name
+from heartcompass.intake.exports.reader import records
 from heartcompass.messages import app_notice, placeholder_kind
 
 _AM_PM = r"[AaPp]\.?[\s\u202f\u00a0]?[Mm]\.?|vorm\.|nachm\.|π\.?μ\.?|μ\.?μ\.?"
@@ -90,23 +91,8 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     if "day_first" not in source.memo:
         source.memo["day_first"] = _order(source, ctx)
     order = source.memo["day_first"]
-    head: tuple[int, re.Match[str]] | None = None  # the message being read: (line, header match)
-    more: list[str] = []
-    for n, line in source.lines():
-        m = HEADER.match(line)
-        if not m:
-            if head is not None:
-                more.append(line)
-            elif line.strip():
-                report.skip(n, f"not a WhatsApp message line: {line.strip()[:60]!r}")
-            continue
-        if head is not None:
-            msg = _message(*head, more, order, report)
-            if msg is not None:
-                yield msg
-        head, more = (n, m), []
-    if head is not None:
-        msg = _message(*head, more, order, report)
+    for n, m, more in records(source, HEADER.match, report, "not a WhatsApp message line"):
+        msg = _message(n, m, more, order, report)
         if msg is not None:
             yield msg
 
