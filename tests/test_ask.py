@@ -91,9 +91,10 @@ def test_ctrl_c_at_coachs_question_saves_nothing(example_cli: Runner, fake_llm, 
         {"role": "system", "content": "reply to Alice. You know"}, {"role": "user", "content": "我好累"}]}))
     before = subjects(example_cli.ws)
     questions = Questions(monkeypatch, CTRL_C)
-    result = example_cli("coach", "alice", "我好累")
+    result = example_cli("coach", "alice", "我好累", ok=False)
     assert questions.asked == ["Save this exchange to their log for the gardener?"]
-    assert result.exit_code == 0 and "Cancelled by user" not in result.output and "Saved" not in result.output
+    assert result.exit_code == 130 and "Cancelled by user" not in result.output and "Saved" not in result.output
+    assert "nothing was saved" in result.output
     assert subjects(example_cli.ws) == before
 
 

@@ -199,7 +199,8 @@ def test_each_app_is_detected_and_imported(utc: Runner, tmp_path, fmt, filename,
     assert summary["format"] == fmt, summary
     assert _said(utc) == expected
     assert summary["skipped"], summary  # each fixture holds a media stand-in, skipped and counted
-    assert subjects(utc.ws)[0].startswith(f"import(alice): {len(expected)} message")
+    a = "an" if fmt == "imessage" else "a"
+    assert subjects(utc.ws)[0] == f"import(alice): {len(expected)} message{'s' * (len(expected) > 1)} from {a} {fmt} export"
     again = json.loads(utc("import", "alice", _write(tmp_path, filename, text), "--json", *me).stdout)
     assert again["added"] == 0 and again["commit"] is None  # a re-import adds nothing twice
 

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from heartcompass.cli.complete import PersonArg
-from heartcompass.cli.common import ModelOption, escape, interactive, out, print_json, workspace
+from heartcompass.cli.common import ModelOption, err, escape, interactive, out, print_json, workspace
 from heartcompass.errors import HeartCompassError
 from heartcompass.wording import counted
 
@@ -78,10 +78,14 @@ def _read(prompt: str) -> str | None:
 
 
 def _confirm(question: str) -> bool:
-    """Ctrl-C is a No: nothing is saved."""
-    from heartcompass.cli.ask import confirm
+    """Ctrl-C saves nothing and ends the command as Ctrl-C does everywhere (exit 130)."""
+    from heartcompass.cli.ask import CANCELLED_EXIT, confirm
 
-    return bool(confirm(question, default=False, piped=False))
+    yes = confirm(question, default=False, piped=False)
+    if yes is None:
+        err.print("Cancelled; nothing was saved.")
+        raise typer.Exit(CANCELLED_EXIT)
+    return yes
 
 
 def render(advice, name: str) -> None:

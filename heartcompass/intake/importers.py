@@ -242,7 +242,8 @@ def import_and_commit(ws, export: Export, router: Router, fmt: str) -> tuple[dic
                 derived.append(voice.path_of(person.dir))  # their lines and rhythm, in the same commit
         total = sum(sum(days.values()) for days in added.values())
         where = f" of {router.group}" if router.group else ""
-        what = f"{counted(total, 'message')} from a {fmt} export{where}"
+        a = "an" if fmt[:1] in "aeiou" else "a"  # an imessage export
+        what = f"{counted(total, 'message')} from {a} {fmt} export{where}"
         if len(added) == 1:
             scope = next(iter(added))
         else:  # several people from one group: one commit, each named in it

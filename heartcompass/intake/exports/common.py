@@ -62,7 +62,8 @@ MAX_JSON_BYTES = 100 << 20
 MAX_LINES_BYTES = 4 << 30
 MAX_LINE_BYTES = 4 << 20
 BLOCK_BYTES = 1 << 20
-FIX_UTF8 = "Export the chat again (the apps write UTF-8), or convert it with 'iconv -t UTF-8'."
+FIX_UTF8 = ("Export the chat again (the apps write UTF-8), or convert it, naming its encoding: "
+            "'iconv -f GBK -t UTF-8' for a Chinese Windows export.")
 
 
 class Source:
