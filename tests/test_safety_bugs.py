@@ -46,8 +46,10 @@ def test_a_stale_index_lock_mid_garden_commits_nothing_and_the_next_run_finishes
     assert "Traceback" not in result.output
     assert not any(s.startswith("garden(") for s in subjects(ws))  # nothing the index does not hold
     assert git(ws, "diff", "--cached", "--name-only") == ""
+    assert not (ws.state_dir / "garden" / "alice.json").exists()  # refused before a file was written
     lock.unlink()
-    example_cli("garden")  # the journal finishes it
+    fake_llm.enqueue(_good())  # the entries are still new: the next run gardens them
+    example_cli("garden")
     assert subjects(ws)[0].startswith("garden(alice): 1 new event")
     assert not any(s.startswith("edit(alice)") for s in subjects(ws))
     assert git(ws, "status", "--porcelain") == ""
