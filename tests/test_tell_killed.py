@@ -90,7 +90,8 @@ def test_a_tell_killed_then_a_hand_edit_of_an_untouched_file_is_the_users(exampl
     assert "tell(alice): moving to Berlin" in mine and not any(s.startswith("edit(") for s in mine)
     told = git(ws, "log", "-1", "--format=%H", "--grep", "moving to Berlin").strip()
     assert "people/alice/PROFILE.md" not in git(ws, "show", "--name-only", "--format=", told).split()
-    assert " M people/alice/PROFILE.md" in git(ws, "status", "--porcelain").splitlines()  # still the user's
+    # the tell's note went with the tell's commit; the hand edit is still the user's, for their own commit
+    assert git(ws, "status", "--porcelain").splitlines() == [" M people/alice/PROFILE.md"]
 
 
 def test_a_hand_save_just_before_a_tell_write_puts_back_the_files_already_written(example_cli: Runner, fake_llm,

@@ -230,7 +230,8 @@ def _apply(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str |
     body = f"Told: {plan.narrative}\n\n" + "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
     journal = unfinished.told_path(ws, note.person.slug)
     unfinished.save(ws, journal, {path: (_checksum_of(p.originals[path]), text)
-                                  for p in plan.plans for path, text in p.texts.items()}, subject, body)
+                                  for p in plan.plans for path, text in p.texts.items()}, subject, body,
+                   keep=[note.path])
     _mark(note, "applied", "tell applied it to the files", now)
     done: list[tuple[Path, str | None, str]] = []
     try:

@@ -32,9 +32,10 @@ def told_path(ws: Workspace, slug: str) -> Path:
 
 
 def save(ws: Workspace, path: Path, files: dict[Path, tuple[str | None, str]], subject: str, body: str,
-         days: dict[str, list] | None = None) -> None:
-    """The journal: for each file, the checksum it has now (None: absent) and the text about to be written."""
-    data = {"subject": subject, "body": body, "days": days or {},
+         days: dict[str, list] | None = None, keep: list[Path] | None = None) -> None:
+    """The journal: for each file, the checksum it has now (None: absent) and the text about to be written;
+    `keep`: files committed with them as they are then (a tell's note in its log)."""
+    data = {"subject": subject, "body": body, "days": days or {}, "keep": [ws.rel(p) for p in keep or ()],
             "files": {ws.rel(p): {"old": old, "new": new} for p, (old, new) in files.items()}}
     write_atomic(path, json.dumps(data, ensure_ascii=False))
 
@@ -84,9 +85,29 @@ def finish(ws: Workspace, path: Path, written: dict[Path, str] | None = None,
     if before_commit is not None:
         before_commit(data)
     body = f"{data['body']}\n\n{FINISHED}".strip()
-    sha = ws.git.commit_contents({p: v["new"] for p, v in files.items()}, data["subject"], body)
+    contents: dict[Path | str, str] = {p: v["new"] for p, v in files.items()}
+    contents.update(_kept(ws, data.get("keep", [])))
+    sha = ws.git.commit_contents(contents, data["subject"], body)
     path.unlink()
     return sha
+
+
+def _kept(ws: Workspace, rels: list[str]) -> dict[Path | str, str]:
+    """The journal's `keep` files as they are now (a log only grows). One that is
+    not a plain UTF-8 file in people/ stays for the next commit of it."""
+    import os
+
+    kept: dict[Path | str, str] = {}
+    for rel in rels:
+        if not isinstance(rel, str) or not rel.startswith("people/") or ".." in Path(rel).parts:
+            continue
+        try:
+            fd = paths.open_regular(paths.check(ws.root / rel), os.O_RDONLY)
+            with os.fdopen(fd, "rb") as fh:
+                kept[ws.root / rel] = fh.read().decode("utf-8")
+        except (OSError, UnsafePathError, UnicodeDecodeError):
+            continue
+    return kept
 
 
 def told_unfinished(ws: Workspace) -> bool:
