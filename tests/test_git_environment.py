@@ -238,3 +238,17 @@ def test_a_garden_whose_commit_failed_is_never_committed_as_the_users_hand_edit(
         git(example_cli.ws, "show", "HEAD~1:people/alice/MEMORY.md")
     assert "Shelly" in committed and any(s.startswith("garden(alice)") for s in subjects(example_cli.ws))
     assert not any(s.startswith("edit(alice)") for s in subjects(example_cli.ws))
+
+
+def test_a_chat_commit_when_signing_fails_is_refused_and_the_message_kept(example_cli: Runner):
+    """The chat's fast commit (objects, no `git commit`) must not make an
+    unsigned commit where the user signs every one: signing that fails is an
+    error, and the message stays in the log for the next commit."""
+    git(example_cli.ws, "config", "commit.gpgsign", "true")
+    git(example_cli.ws, "config", "gpg.program", "/nonexistent/gpg")
+    before = git(example_cli.ws, "rev-parse", "HEAD")
+    result = example_cli("chat", "alice", "-m", "/note typed while signing fails", ok=False)
+    assert result.exit_code == 1
+    assert git(example_cli.ws, "rev-parse", "HEAD") == before
+    logs = (example_cli.ws.people_dir / "alice" / "logs").glob("*.md")
+    assert any("typed while signing fails" in p.read_text(encoding="utf-8") for p in logs)

@@ -191,7 +191,7 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
             return done.stdout
 
         head = self.head()
-        if head is not None and not self._commit_hooks():
+        if head is not None and not self._commit_hooks() and not self._signs():
             return self._commit_tree_with(head, rels, subject, body, git_)
         try:
             has_head = head is not None
@@ -241,6 +241,13 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
         folder = (self.root / os.path.expanduser(str(custom))) if custom else self.common_dir / "hooks"
         return any(os.access(folder / name, os.X_OK)
                    for name in ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"))
+
+    def _signs(self) -> bool:
+        """Does the user sign every commit (commit.gpgsign)? Then `git commit`
+        makes ours too: commit-tree would leave them unsigned, or a key that
+        is missing unreported."""
+        value = self.repo.config_reader().get_value("commit", "gpgsign", default=False)
+        return value is True or str(value).strip().lower() in ("true", "yes", "on", "1")
 
     def _commit_tree_with(self, head: str, rels: dict[str, bytes], subject: str, body: str, git_) -> str | None:
         """commit_contents without an index (no hook to run): HEAD's tree with
