@@ -70,7 +70,7 @@ def garden(
         raise typer.Exit(130) from None
     if not dry_run:
         append_run_log(ws, results, started)
-    failed = [r for r in results if r.status in ("failed", "skipped")]
+    failed = [r for r in results if r.status in ("failed", "skipped", "refused")]
     if as_json:
         print_json([{k: v for k, v in r.__dict__.items() if k != "diffs" or dry_run} for r in results], indent=2)
     elif not (quiet and not failed):

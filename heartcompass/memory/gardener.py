@@ -59,7 +59,8 @@ NOTHING_KEPT = "nothing kept"  # the model read the entries and kept nothing of 
 @dataclass
 class PersonResult:
     slug: str
-    status: str = "up to date"    # up to date | gardened | nothing kept | dry run | declined | skipped | failed
+    # up to date | gardened | nothing kept | dry run | declined | skipped | failed | refused (every line, for good)
+    status: str = "up to date"
     entries: int = 0
     events_added: int = 0
     events_changed: int = 0
@@ -198,7 +199,7 @@ class Gardener:
         summaries: list[str] = []
         batches = chunks(items, budget)
         checkpoint = time.monotonic()
-        kept_back, n = 0, 0
+        kept_back, n, gave_up = 0, 0, False
         self._asked = []
         while n < len(batches):
             chunk, n = batches[n], n + 1
@@ -212,6 +213,7 @@ class Gardener:
             result.refused += [r.as_dict() for r in verdicts.refused]
             self._asked += verdicts.asked
             given_up = not self.dry_run and refused_for_good(self.ws, result, chunk, verdicts, self.today)
+            gave_up = gave_up or given_up
             if not given_up and not verdicts.consumes:
                 kept_back = sum(len(c) for c in batches[n - 1:])  # they wait for the next run
                 if not verdicts.everything_refused:  # silence is not "nothing worth keeping"
@@ -237,6 +239,8 @@ class Gardener:
         self._write(person, wb, originals, result, summaries, final=True)
         if kept_back and result.status in ("gardened", NOTHING_KEPT) and kept_back == len(items):
             result.status = "failed" if result.refused else "skipped"  # nothing consumed: say so, the exit code too
+        elif gave_up and result.status == NOTHING_KEPT:
+            result.status = "refused"  # read, with nothing kept: the exit code says so too
         result.message = message or result.message
         return result
 
