@@ -19,8 +19,11 @@ Safety, in order of the steps below:
   gardener's commit holds exactly the bytes it wrote (built from them, not
   from the working files), so a hand edit saved meanwhile stays the user's,
   for its own `edit(...)` commit;
-- the model's proposal is validated before anything is written; a bad one
-  (after one corrected try) leaves that person's entries unconsumed;
+- each line of the model's proposal is judged before anything is written:
+  kept, refused (sent back once, then listed in garden.log, see
+  garden_log.py) or asked (a question for the user, memory/questions.py,
+  added under the lock after the person's commit); a chunk with every line
+  refused, or an answer that cannot be read, leaves its entries unconsumed;
 - each write checks the file is still what was read: a hand edit made while
   the gardener ran is never overwritten."""
 
