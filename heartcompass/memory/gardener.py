@@ -62,8 +62,7 @@ NOTHING_KEPT = "nothing kept"  # the model read the entries and kept nothing of 
 @dataclass
 class PersonResult:
     slug: str
-    # up to date | gardened | nothing kept | dry run | declined | skipped | failed | refused (every line, for good)
-    status: str = "up to date"
+    status: str = "up to date"  # gardened, nothing kept, dry run, declined, skipped, failed, refused (all, for good)
     entries: int = 0
     events_added: int = 0
     events_changed: int = 0
@@ -73,9 +72,9 @@ class PersonResult:
     message: str = ""
     diffs: dict[str, str] = field(default_factory=dict)
     changes: list[str] = field(default_factory=list)
-    kept: int = 0                                         # lines of the proposals applied
-    refused: list[dict] = field(default_factory=list)    # {kind, statement, reasons}: listed for review
-    asked: list[dict] = field(default_factory=list)      # the questions asked (memory/questions.py), as kept
+    kept: int = 0  # lines of the proposals applied; refused: {kind, statement, reasons}, listed for review
+    refused: list[dict] = field(default_factory=list)
+    asked: list[dict] = field(default_factory=list)  # the questions asked (memory/questions.py), as kept
 
 
 # -- one person ----------------------------------------------------------------------------
