@@ -1,0 +1,263 @@
+"""A Yes to one of the gardener's questions (questions.py): the change,
+applied to the person's files as they are now, in one commit of its own
+(`review(<slug>): ...`) inside the usual write transaction. The user's
+pending hand edits of that person are committed first, as theirs.
+
+A Yes re-checks the files: a line to rewrite or remove that is gone, or a
+field that already has the value, is said and changes nothing (the
+question goes). The answer is the user's decision, so it may change what
+the gardener never touches (a told, hand-written or Boundaries line); the
+line it writes in place of one of those keeps that protection: a hand
+line's successor is marked (hand), a told line's (told). An edited answer
+(the user's own value or line) is checked like a hand edit: a relation
+from the list, a real birthday, one line; a line the user typed is theirs,
+marked (hand)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from heartcompass.errors import ReviewError
+from heartcompass.memory.questions import Question, Questions
+from heartcompass.store.people import Person
+from heartcompass.store.workspace import Workspace
+
+FIELDS = ("relation", "gender", "birthday")
+SHORT = 40  # characters of a line in a commit subject
+
+
+@dataclass
+class Answer:
+    question: Question
+    applied: bool
+    message: str          # what happened, for people
+    sha: str | None = None
+
+
+def accept(ws: Workspace, ident: str, now: dt.datetime, edited: str | None = None,
+           purpose: str = "review") -> Answer:
+    """Apply question `ident` (with the user's own value or line when
+    `edited`), commit it, and drop it from the store. A ReviewError (and
+    nothing written, the question still waiting) when it cannot be."""
+    from heartcompass.memory.review import find
+    from heartcompass.store import audit
+
+    with audit.write_transaction(ws, purpose):
+        store = Questions(ws)
+        q = find(store, ident)
+        person = Person(q.person, ws.people_dir / q.person)
+        if not person.profile_path.is_file():
+            store.take(q.id)
+            store.save()
+            return Answer(q, False, f"people/{q.person}/ is gone (renamed or archived): nothing changed.")
+        audit.commit_pending(ws, [person])  # the user's own edits first, as theirs
+        answer = _apply(ws, person, q, now, edited)
+        store.take(q.id)
+        store.save()
+        return answer
+
+
+def _apply(ws: Workspace, person: Person, q: Question, now: dt.datetime, edited: str | None) -> Answer:
+    from heartcompass.memory.proposal.workbench import read_person, render_texts
+    from heartcompass.store import unfinished
+
+    if unfinished.journal_path(ws, person.slug).exists():
+        raise ReviewError(f"A garden of {person.slug} was interrupted and is not finished yet; nothing changed.",
+                          "Run 'heartcompass garden' (it finishes it), then answer again.")
+    originals, prof, evs, mem = read_person(person)
+    if q.kind in ("field", "alias", "link"):
+        from heartcompass.memory.proposal.workbench import Workbench
+        from heartcompass.store.people import list_people
+
+        # The user decides: no line of theirs is held back from their own Yes (protected is empty).
+        wb = Workbench(person.slug, prof, evs, mem, set(), {p.slug for p in list_people(ws)}, now.date())
+        what = _profile_change(ws, person, q, wb, edited)
+        texts = render_texts(person, wb) if what else {}
+    elif q.kind in ("rewrite", "removal"):
+        what, texts = _line_change(ws, person, q, originals, edited)
+    else:
+        raise ReviewError(f"Question {q.id} is of a kind this version does not know ({q.kind[:20]!r}).")
+    changed = {p: t for p, t in texts.items() if t != originals.get(p)}
+    if not changed:
+        return Answer(q, False, what or "Nothing to change: the files already say so.")
+    what = what or q.what
+    return Answer(q, True, what, _commit(ws, person, q, originals, changed, what, edited))
+
+
+def _profile_change(ws: Workspace, person: Person, q: Question, wb, edited: str | None) -> str | None:
+    """A field, an alias or a link, by apply.py's operations on the
+    workbench; None when the profile already says it."""
+    from heartcompass.memory.proposal.apply import add_link, set_field
+    from heartcompass.memory.proposal.workbench import norm
+
+    prof, today, known = wb.profile, wb.today, wb.known_slugs
+    meta, c = prof.doc.meta, q.change
+    if q.kind == "field":
+        name = str(c.get("field", ""))
+        if name not in FIELDS:
+            raise ReviewError(f"Question {q.id} changes {name[:20]!r}, which is not a field review sets.")
+        value = check_value(ws, person, name, edited if edited is not None else str(c.get("value", "")), today)
+        if str(meta.get(name) or "") == value:
+            return None
+        old = meta.get(name)
+        set_field(wb, name, value)
+        return f"{name} {old or '-'} → {value}"
+    if q.kind == "alias":
+        value = check_value(ws, person, "alias", edited if edited is not None else str(c.get("value", "")), today)
+        if norm(value) in (norm(str(a)) for a in [prof.name, *prof.aliases]):
+            return None
+        set_field(wb, "alias", value)
+        return f"alias {value}"
+    other = str(c.get("person", ""))
+    words = _one_line(edited if edited is not None else str(c.get("words", "")), "the link's words")
+    if other not in known or other == person.slug:
+        raise ReviewError(f"people/{other[:40]}/ is not there any more: the link cannot be made.")
+    links = list(meta.get("related") or [])
+    mine = next((r for r in links if isinstance(r, dict) and r.get("person") == other), None)
+    if mine is not None:
+        if str(mine.get("as") or "") == words:
+            return None
+        mine["as"] = words  # the link stays where it is; its words are what the user said yes to
+        return f"link {other} as {words}"
+    add_link(wb, other, words)
+    return f"link {other} ({words})"
+
+
+def check_value(ws: Workspace, person: Person, name: str, value: str, today: dt.date) -> str:
+    """A value for a field or an alias, checked as a hand edit of PROFILE.md is."""
+    from heartcompass.errors import FormatError, PersonError
+    from heartcompass.formats import profile as profile_fmt
+
+    value = _one_line(value, name)
+    try:
+        if name == "relation":
+            value = profile_fmt.check_relation(value, "relation")
+            if value == "self":
+                raise ReviewError("'self' is the user's own person; choose another relation.")
+        elif name == "birthday":
+            m = re.fullmatch(r"(?:(\d{4})-)?(\d{2})-(\d{2})", value)
+            try:
+                date = dt.date(int(m.group(1) or 2000), int(m.group(2)), int(m.group(3))) if m else None
+            except ValueError:
+                date = None
+            if m is None or date is None or (m.group(1) and date > today):
+                raise ReviewError(f"{value[:40]!r} is not a real birthday.", "Write YYYY-MM-DD or MM-DD, "
+                                  "e.g. 1996-04-12 or 04-12.")
+        elif name == "alias":
+            from heartcompass.memory.proposal.fields import SELF_WORDS
+            from heartcompass.store.people import collisions
+            from heartcompass.store.slugs import clean_name
+
+            value = clean_name(value)
+            if value.casefold() in SELF_WORDS or value.casefold() == str(ws.config.get("user.name") or "").casefold():
+                raise ReviewError(f"{value!r} is how you speak of yourself, not a name of {person.slug}.")
+            taken = collisions(ws, [value], exclude=person.slug)
+            if taken:
+                raise ReviewError(f"{taken[0].describe()}; an alias is a name only one person answers to.")
+        elif len(value) > 40:
+            raise ReviewError(f"A {name} is a word or two (40 characters at most).")
+    except (FormatError, PersonError) as exc:
+        raise ReviewError(exc.message, exc.hint) from None
+    return value
+
+
+def _one_line(text: str, what: str) -> str:
+    from heartcompass.sanitize import strip_controls
+
+    if "\n" in text.strip() or "\r" in text.strip():
+        raise ReviewError(f"{what.capitalize()} must be one line.")
+    text = " ".join(strip_controls(text).split())
+    if not text:
+        raise ReviewError(f"{what.capitalize()} is empty.")
+    return text
+
+
+def _line_change(ws, person, q, originals, edited) -> tuple[str, dict[Path, str]]:
+    """A rewrite or a removal of one line of MEMORY.md, PROFILE.md or
+    EVENTS.md, done on the file's text (every other byte stays put)."""
+    from heartcompass.memory.hand_lines import hand_lines
+
+    c = q.change
+    name, section, old = str(c.get("file", "")), str(c.get("section", "")), str(c.get("old", "")).rstrip()
+    path = {p.name: p for p in person.files()}.get(name)
+    if path is None:
+        raise ReviewError(f"Question {q.id} names a file review does not change ({name[:40]!r}).")
+    text = originals.get(path)
+    lines = (text or "").split("\n")
+    at = _find_line(lines, section, old)
+    if at is None:
+        return f"The line is no longer in {name}{f' ({section})' if section else ''}: nothing changed.", {}
+    new = None
+    if q.kind == "rewrite" or edited is not None:
+        proposed = edited if edited is not None else str(c.get("new", ""))
+        new = _successor(old, _one_line(proposed, "the new line"), hand_lines(ws, person), edited is not None)
+        lines[at] = new
+        what = f"{section or name}: {_short(old)} → {_short(new)}"
+    else:
+        del lines[at]
+        what = f"{section or name}: removed {_short(old)}"
+    return what, {path: "\n".join(lines)}
+
+
+def _find_line(lines: list[str], section: str, old: str) -> int | None:
+    """The index of `old` in `section` (`## section`; the whole file when there is none)."""
+    start, end = 0, len(lines)
+    if section:
+        heads = [i for i, line in enumerate(lines) if line.startswith("## ")]
+        mine = next((i for i in heads if lines[i][3:].strip() == section.strip()), None)
+        if mine is None:
+            return None
+        start, end = mine + 1, next((i for i in heads if i > mine), len(lines))
+    return next((i for i in range(start, end) if lines[i].rstrip() == old), None)
+
+
+def _successor(old: str, new: str, hand: set[str], typed: bool) -> str:
+    """The line written in old's place, attributed so the gardener still
+    knows whose it is: a line the user typed, or one replacing a line of
+    theirs, is theirs (hand); one replacing a told line stays told."""
+    from heartcompass.formats.sources import without_source
+
+    bullet = "- " if old.startswith("- ") else ""
+    body = without_source(new[2:] if new.startswith("- ") else new).strip()
+    if typed or old in hand or old.endswith("(hand)"):
+        return f"{bullet}{body} (hand)"
+    if old.endswith("(told)"):
+        return f"{bullet}{body} (told)"
+    return f"{bullet}{new[2:] if new.startswith('- ') else new}"
+
+
+def _short(line: str) -> str:
+    line = line[2:] if line.startswith("- ") else line
+    return line if len(line) <= SHORT else line[:SHORT - 1] + "…"
+
+
+def _commit(ws: Workspace, person: Person, q: Question, originals: dict[Path, str | None],
+            changed: dict[Path, str], what: str, edited: str | None) -> str | None:
+    """Each changed file must parse; written against its checksum, committed, or put back."""
+    from heartcompass.atomic import checksum, write_atomic
+    from heartcompass.memory.hand_lines import remember_hand_lines
+    from heartcompass.memory.proposal.workbench import formats_check
+    from heartcompass.memory.proposal.model import ProposalError
+    from heartcompass.memory.review import quoted
+    from heartcompass.store import audit
+
+    for path, text in changed.items():
+        try:
+            formats_check(path, text)
+        except ProposalError as exc:
+            raise ReviewError(f"Not applied: {'; '.join(exc.problems)}.") from None
+    for path, text in changed.items():
+        old = originals.get(path)
+        write_atomic(path, text, expected_checksum=checksum(old) if old is not None else None)
+    body = "\n".join([f"Your Yes to question {q.id}" + (f", edited: {edited}" if edited is not None else "") + ".",
+                      *([f"Asked because: {q.reason}"] if q.reason else []),
+                      *(f"Evidence: {quoted(e)}" for e in q.evidence)])
+    sha = audit.commit_or_roll_back(ws, list(changed), audit.subject(audit.Verb.REVIEW, person.slug, what), body,
+                                    what="the change")
+    if sha:
+        texts = {p: changed.get(p, originals.get(p)) for p in person.files()}
+        remember_hand_lines(ws, person, sha, {p: t for p, t in texts.items() if t is not None})
+    return sha
