@@ -7,8 +7,8 @@ A Yes re-checks the files: a line to rewrite or remove that is gone, or a
 field that already has the value, is said and changes nothing (the
 question goes). The answer is the user's decision, so it may change what
 the gardener never touches (a told, hand-written or Boundaries line); the
-line it writes in place of one of those keeps that protection: a hand
-line's successor is marked (hand), a told line's (told). An edited answer
+line it writes in place of one of those keeps that protection: a told
+line's successor is marked (told), any other's (hand). An edited answer
 (the user's own value or line) is checked like a hand edit: a relation
 from the list, a real birthday, one line; a line the user typed is theirs,
 marked (hand)."""
@@ -178,8 +178,6 @@ def _one_line(text: str, what: str) -> str:
 def _line_change(ws, person, q, originals, edited) -> tuple[str, dict[Path, str]]:
     """A rewrite or a removal of one line of MEMORY.md, PROFILE.md or
     EVENTS.md, done on the file's text (every other byte stays put)."""
-    from heartcompass.memory.hand_lines import hand_lines
-
     c = q.change
     name, section, old = str(c.get("file", "")), str(c.get("section", "")), str(c.get("old", "")).rstrip()
     path = {p.name: p for p in person.files()}.get(name)
@@ -193,7 +191,7 @@ def _line_change(ws, person, q, originals, edited) -> tuple[str, dict[Path, str]
     new = None
     if q.kind == "rewrite" or edited is not None:
         proposed = edited if edited is not None else str(c.get("new", ""))
-        new = _successor(old, _one_line(proposed, "the new line"), hand_lines(ws, person), edited is not None)
+        new = _successor(old, _one_line(proposed, "the new line"), edited is not None)
         lines[at] = new
         what = f"{section or name}: {_short(old)} → {_short(new)}"
     else:
@@ -214,19 +212,18 @@ def _find_line(lines: list[str], section: str, old: str) -> int | None:
     return next((i for i in range(start, end) if lines[i].rstrip() == old), None)
 
 
-def _successor(old: str, new: str, hand: set[str], typed: bool) -> str:
+def _successor(old: str, new: str, typed: bool) -> str:
     """The line written in old's place, attributed so the gardener still
-    knows whose it is: a line the user typed, or one replacing a line of
-    theirs, is theirs (hand); one replacing a told line stays told."""
+    knows whose it is: what the user told stays told; anything else the
+    user said yes to (a hand line's or a Boundaries line's successor) or
+    typed is theirs, marked (hand), which the gardener never changes
+    unasked. (A review commit is HeartCompass's, so blame alone would not
+    say it.)"""
     from heartcompass.formats.sources import without_source
 
     bullet = "- " if old.startswith("- ") else ""
     body = without_source(new[2:] if new.startswith("- ") else new).strip()
-    if typed or old in hand or old.endswith("(hand)"):
-        return f"{bullet}{body} (hand)"
-    if old.endswith("(told)"):
-        return f"{bullet}{body} (told)"
-    return f"{bullet}{new[2:] if new.startswith('- ') else new}"
+    return f"{bullet}{body} ({'told' if old.endswith('(told)') and not typed else 'hand'})"
 
 
 def _short(line: str) -> str:
