@@ -58,6 +58,11 @@ def chat(
                     delays=not no_delay and out.is_terminal and not as_json, as_json=as_json,
                     conversing=message is None and sys.stdin.isatty())
     view.open(person)
+    if not as_json:  # once, at the start: the gardener's questions waiting (one small file read)
+        from heartcompass.memory.review import reminder
+
+        if line := reminder(ws):
+            err.print(f"[dim]{escape(line)}[/]")
     if message is None and sys.stdin.isatty():
         llm.check_ready(ws, settings)  # a missing key stops an interactive chat before its first prompt
     try:

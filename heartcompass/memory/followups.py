@@ -30,7 +30,7 @@ MAX_THREADS = 3  # per person: the digest is a glance, MEMORY.md has them all
 
 @dataclass
 class Item:
-    kind: str   # "birthday", "thread", "quiet", "problem"
+    kind: str   # "birthday", "question", "thread", "quiet", "problem"
     slug: str
     name: str
     text: str
@@ -72,8 +72,17 @@ def followups(ws: Workspace, today: dt.date) -> list[Item]:
     items: list[Item] = []
     for person in list_people(ws):
         items += _of(person, today, user)
-    order = {"birthday": 0, "thread": 1, "quiet": 2, "problem": 3}
+    items += _questions(ws, today)
+    order = {"birthday": 0, "question": 1, "thread": 2, "quiet": 3, "problem": 4}
     return sorted(items, key=lambda i: (order[i.kind], i.slug))
+
+
+def _questions(ws: Workspace, today: dt.date) -> list[Item]:
+    """The gardener's questions waiting for the user's Yes (heartcompass review)."""
+    from heartcompass.memory.review import unexpired
+
+    return [Item("question", q.person, q.person, f"{q.person}: {q.what} ({q.id})")
+            for q in unexpired(ws, today)]
 
 
 def _of(person: Person, today: dt.date, user: str) -> list[Item]:
@@ -104,7 +113,8 @@ def digest(items: list[Item]) -> str:
     """Plain text, for the terminal's --plain and the chat apps."""
     if not items:
         return "Nothing needs you today."
-    titles = {"birthday": "Birthdays", "thread": "Open threads", "quiet": "Been a while",
+    titles = {"birthday": "Birthdays", "question": "Waiting for your answer (heartcompass review; /review on the phone)",
+              "thread": "Open threads", "quiet": "Been a while",
               "problem": "Files to fix"}
     lines: list[str] = []
     for kind, title in titles.items():

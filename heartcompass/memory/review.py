@@ -51,17 +51,30 @@ def waiting(ws: Workspace, today: dt.date, purpose: str = "review") -> Waiting:
         return Waiting(sorted(store.pending(), key=_order), sorted(gone, key=_order))
 
 
-def count_waiting(ws: Workspace, today: dt.date) -> int:
-    """How many wait and are not expired, read-only (chat's start, today):
-    no lock, no write, nothing imported beyond json."""
+def unexpired(ws: Workspace, today: dt.date) -> list[Question]:
+    """The questions that wait and are not expired, read-only (chat's start,
+    today): no lock, no write, nothing imported beyond json."""
     try:
         data = json.loads((ws.state_dir / "questions.json").read_text(encoding="utf-8"))
         days = int(ws.config.get("review.expire_days"))
-        asked = [str(q.get("asked") or "") for q in dict(data["waiting"]).values()]
+        found = [Question(**v) for v in dict(data["waiting"]).values()]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        return 0
+        return []
     oldest = (today - dt.timedelta(days)).isoformat()
-    return sum(1 for a in asked if not a or a >= oldest)
+    return sorted((q for q in found if not q.asked or q.asked >= oldest), key=_order)
+
+
+def count_waiting(ws: Workspace, today: dt.date) -> int:
+    return len(unexpired(ws, today))
+
+
+def reminder(ws: Workspace) -> str | None:
+    """chat's line at its start, when questions wait."""
+    from heartcompass.store import clock
+
+    n = count_waiting(ws, clock.today(ws))
+    return f"{n} question{'s' if n != 1 else ''} wait{'s' if n == 1 else ''} for your answer: " \
+        "heartcompass review" if n else None
 
 
 def store_problem(ws: Workspace) -> str | None:
