@@ -147,26 +147,30 @@ def test_a_pending_hand_edit_is_committed_first_as_the_users_own(example_cli: Ru
 
 def test_a_rewritten_told_line_stays_told_and_a_hand_line_stays_the_users(example_cli: Runner):
     from heartcompass.memory.hand_lines import hand_lines
+    from heartcompass.memory.proposal.workbench import read_person, workbench
     from heartcompass.store.people import resolve
 
     ws = example_cli.ws
+    mine = "- 周末喜欢睡懒觉"  # no marker: the user's by their own commit (git blame)
+    path = ws.people_dir / "alice" / "MEMORY.md"
+    path.write_text(path.read_text(encoding="utf-8").replace(HAND, f"{HAND}\n{mine}"), encoding="utf-8")
+    git(ws, "commit", "-qam", "my own line")
+    person = resolve(ws, "alice")
+    assert mine in hand_lines(ws, person)  # the gardener has looked (its cache holds the line)
     told = asked(ws, "rewrite", {"file": "MEMORY.md", "section": "Facts", "old": TOLD,
                                  "new": "- Her cat Mochi is 7 and hates the carrier (log 2026-12-01)"}, "Mochi 7")
-    hand = asked(ws, "rewrite", {"file": "MEMORY.md", "section": "Facts", "old": HAND,
-                                 "new": "- Prefers calls after 22:00 (log 2026-12-01)"}, "calls")
+    hand = asked(ws, "rewrite", {"file": "MEMORY.md", "section": "Facts", "old": mine,
+                                 "new": "- 周末早起爬山 (log 2026-12-01)"}, "weekends")
     example_cli("review", "yes", told.id)
     example_cli("review", "yes", hand.id)
     text = memory(ws)
     assert "- Her cat Mochi is 7 and hates the carrier (told)" in text and TOLD not in text
-    assert "- Prefers calls after 22:00 (hand)" in text and HAND not in text
+    assert "- 周末早起爬山 (hand)" in text and mine not in text
     assert subjects(ws)[0].startswith("review(alice): Facts: ")
-    # the gardener reads whose lines are whose: the new hand line is protected, the old one forgotten
-    from heartcompass.memory.proposal.workbench import read_person, workbench
-
-    person = resolve(ws, "alice")
+    # the gardener reads whose lines are whose: the new line is protected, the old one forgotten
     wb = workbench(ws, person, *read_person(person)[1:], clock.today(ws))
-    assert wb.is_protected("- Prefers calls after 22:00 (hand)")
-    assert HAND not in hand_lines(ws, person)
+    assert wb.is_protected("- 周末早起爬山 (hand)")
+    assert mine not in hand_lines(ws, person)
 
 
 def test_a_boundaries_line_is_rewritten_on_the_users_yes(example_cli: Runner):
