@@ -44,10 +44,13 @@ def accept(ws: Workspace, ident: str, now: dt.datetime, edited: str | None = Non
     nothing written, the question still waiting) when it cannot be."""
     from heartcompass.memory.review import find
     from heartcompass.store import audit
+    from heartcompass.store.slugs import is_safe_slug
 
     with audit.write_transaction(ws, purpose):
         store = Questions(ws)
         q = find(store, ident)
+        if not is_safe_slug(q.person):  # a hand-edited store never leads a write out of people/
+            raise ReviewError(f"Question {q.id} names no person's folder ({q.person[:40]!r}).")
         person = Person(q.person, ws.people_dir / q.person)
         if not person.profile_path.is_file():
             store.take(q.id)
