@@ -237,3 +237,22 @@ def test_an_edited_line_is_the_users_own(example_cli: Runner):
     q = asked(ws, "removal", {"file": "MEMORY.md", "section": "Facts", "old": TOLD}, "remove Mochi")
     accept(ws, q.id, clock.now(ws), "Mochi is 7 now and 还是讨厌猫包")
     assert "- Mochi is 7 now and 还是讨厌猫包 (hand)" in memory(ws) and TOLD not in memory(ws)
+
+
+def test_a_review_killed_before_its_commit_is_finished_as_the_review(example_cli: Runner, monkeypatch):
+    from heartcompass.store import audit
+
+    ws = example_cli.ws
+    q = relation(ws)
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt  # as a kill after the write, before git commits
+
+    with monkeypatch.context() as m:
+        m.setattr(audit, "commit_or_roll_back", killed)
+        example_cli("review", "yes", q.id, ok=False)
+    assert "relation: dating" in profile(ws) and git(ws, "status", "--porcelain")
+    example_cli("person", "add", "Carol", "--relation", "friend", "--yes")  # the next command that writes
+    assert "review(alice): relation friend → dating" in subjects(ws)
+    assert not any(s.startswith("edit(alice)") for s in subjects(ws))
+    assert "already" in example_cli("review", "yes", q.id).output  # asked again: it is done

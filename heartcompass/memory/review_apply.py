@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from heartcompass.errors import ReviewError
+from heartcompass.errors import HeartCompassError, ReviewError
 from heartcompass.memory.questions import Question, Questions
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace
@@ -242,21 +242,31 @@ def _commit(ws: Workspace, person: Person, q: Question, originals: dict[Path, st
     from heartcompass.memory.proposal.workbench import formats_check
     from heartcompass.memory.proposal.model import ProposalError
     from heartcompass.memory.review import quoted
-    from heartcompass.store import audit
+    from heartcompass.store import audit, unfinished
 
     for path, text in changed.items():
         try:
             formats_check(path, text)
         except ProposalError as exc:
             raise ReviewError(f"Not applied: {'; '.join(exc.problems)}.") from None
-    for path, text in changed.items():
-        old = originals.get(path)
-        write_atomic(path, text, expected_checksum=checksum(old) if old is not None else None)
     body = "\n".join([f"Your Yes to question {q.id}" + (f", edited: {edited}" if edited is not None else "") + ".",
                       *([f"Asked because: {q.reason}"] if q.reason else []),
                       *(f"Evidence: {quoted(e)}" for e in q.evidence)])
-    sha = audit.commit_or_roll_back(ws, list(changed), audit.subject(audit.Verb.REVIEW, person.slug, what), body,
-                                    what="the change")
+    subject = audit.subject(audit.Verb.REVIEW, person.slug, what)
+    # Killed between the write and the commit: the next command that writes commits it as this
+    # review (tell's journal, finished by every write transaction), never as the user's hand edit.
+    journal = unfinished.told_path(ws, person.slug)
+    unfinished.save(ws, journal, {p: (checksum(o) if (o := originals.get(p)) is not None else None, t)
+                                  for p, t in changed.items()}, subject, body)
+    try:
+        for path, text in changed.items():  # one file: a review changes one line or one field
+            old = originals.get(path)
+            write_atomic(path, text, expected_checksum=checksum(old) if old is not None else None)
+        sha = audit.commit_or_roll_back(ws, list(changed), subject, body, what="the change")
+    except HeartCompassError:  # refused and put back (or never written): nothing to finish
+        journal.unlink(missing_ok=True)
+        raise
+    journal.unlink(missing_ok=True)
     if sha:
         texts = {p: changed.get(p, originals.get(p)) for p in person.files()}
         remember_hand_lines(ws, person, sha, {p: t for p, t in texts.items() if t is not None})
