@@ -108,7 +108,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         source = ck.evidence(what, fc.evidence, "trusted")
         value = check_field(ck, fc.field, fc.value, list(ck.found) if source else None)
         if source and value is not None:
-            ops.append(lambda f=fc.field, v=value: set_field(wb, f, v))
+            ops.append(lambda f=fc.field, v=value: _set_field(wb, f, v))
     for note in proposal.profile_notes:
         what = f"profile note for {note.section}"
         text = ck.text(what, note.text)
@@ -135,7 +135,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         source = ck.evidence(what, link.evidence, "trusted")
         words = check_link_words(ck, what, link.relation_words, list(ck.found) if source else None)
         if source and words:
-            ops.append(lambda p=link.person, w=words: add_link(wb, p, w))
+            ops.append(lambda p=link.person, w=words: _add_link(wb, p, w))
     ck.text("summary", proposal.summary)
     if ck.problems:
         raise ProposalError(ck.problems)
@@ -277,7 +277,7 @@ def _thread_for_removal(wb: Workbench, line: str, source: str, how: str) -> None
     _add_line(wb, memory_fmt.THREADS, f'- You {how} "{said}"; does it still hold? ({source})')
 
 
-def set_field(wb: Workbench, name: str, value: str) -> None:
+def _set_field(wb: Workbench, name: str, value: str) -> None:
     meta = wb.profile.doc.meta
     if name in ("alias", "tag"):
         key = "aliases" if name == "alias" else "tags"
@@ -340,9 +340,13 @@ def _rewrite_profile_note(wb: Workbench, section: str, old: str, new: str | None
                       else f"- profile {section}: {old.lstrip('- ')}")
 
 
-def add_link(wb: Workbench, person: str, words: str) -> None:
+def _add_link(wb: Workbench, person: str, words: str) -> None:
     related = list(wb.profile.doc.meta.get("related") or [])
     if any(isinstance(r, dict) and r.get("person") == person for r in related):
         return
     wb.profile.doc.meta["related"] = [*related, {"person": person, "as": words}]
     wb.changes.append(f"+ profile related: {person} ({words})")
+
+
+# The user's Yes to a question (memory/review_apply.py) sets a field or adds a link by the same operations.
+set_field, add_link = _set_field, _add_link
