@@ -64,21 +64,17 @@ def accept(ws: Workspace, ident: str, now: dt.datetime, edited: str | None = Non
 
 
 def _apply(ws: Workspace, person: Person, q: Question, now: dt.datetime, edited: str | None) -> Answer:
-    from heartcompass.memory.proposal.workbench import read_person, render_texts
+    from heartcompass.formats import profile as profile_fmt
+    from heartcompass.memory.proposal.workbench import read_person
     from heartcompass.store import unfinished
 
     if unfinished.journal_path(ws, person.slug).exists():
         raise ReviewError(f"A garden of {person.slug} was interrupted and is not finished yet; nothing changed.",
                           "Run 'heartcompass garden' (it finishes it), then answer again.")
-    originals, prof, evs, mem = read_person(person)
+    originals, prof, _evs, _mem = read_person(person)
     if q.kind in ("field", "alias", "link"):
-        from heartcompass.memory.proposal.workbench import Workbench
-        from heartcompass.store.people import list_people
-
-        # The user decides: no line of theirs is held back from their own Yes (protected is empty).
-        wb = Workbench(person.slug, prof, evs, mem, set(), {p.slug for p in list_people(ws)}, now.date())
-        what = _profile_change(ws, person, q, wb, edited)
-        texts = render_texts(person, wb) if what else {}
+        what = _profile_change(ws, person, q, prof, now.date(), edited)
+        texts = {person.profile_path: profile_fmt.render(prof)} if what else {}
     elif q.kind in ("rewrite", "removal"):
         what, texts = _line_change(ws, person, q, originals, edited)
     else:
@@ -90,33 +86,35 @@ def _apply(ws: Workspace, person: Person, q: Question, now: dt.datetime, edited:
     return Answer(q, True, what, _commit(ws, person, q, originals, changed, what, edited))
 
 
-def _profile_change(ws: Workspace, person: Person, q: Question, wb, edited: str | None) -> str | None:
-    """A field, an alias or a link, by apply.py's operations on the
-    workbench; None when the profile already says it."""
-    from heartcompass.memory.proposal.apply import add_link, set_field
+def _profile_change(ws: Workspace, person: Person, q: Question, prof, today: dt.date,
+                    edited: str | None) -> str | None:
+    """A field, an alias or a link set in the profile's front matter (the
+    rest of the file stays byte for byte); None when it already says so.
+    Not apply.py's operations: those turn a change to the user's own line
+    into an open thread, and this change is the user's own."""
     from heartcompass.memory.proposal.workbench import norm
+    from heartcompass.store.people import list_people
 
-    prof, today, known = wb.profile, wb.today, wb.known_slugs
     meta, c = prof.doc.meta, q.change
     if q.kind == "field":
         name = str(c.get("field", ""))
         if name not in FIELDS:
             raise ReviewError(f"Question {q.id} changes {name[:20]!r}, which is not a field review sets.")
         value = check_value(ws, person, name, edited if edited is not None else str(c.get("value", "")), today)
-        if str(meta.get(name) or "") == value:
-            return None
         old = meta.get(name)
-        set_field(wb, name, value)
+        if str(old or "") == value:
+            return None
+        meta[name] = value
         return f"{name} {old or '-'} → {value}"
     if q.kind == "alias":
         value = check_value(ws, person, "alias", edited if edited is not None else str(c.get("value", "")), today)
         if norm(value) in (norm(str(a)) for a in [prof.name, *prof.aliases]):
             return None
-        set_field(wb, "alias", value)
+        meta["aliases"] = [*prof.aliases, value]  # (a single alias may be written as a string)
         return f"alias {value}"
     other = str(c.get("person", ""))
     words = _one_line(edited if edited is not None else str(c.get("words", "")), "the link's words")
-    if other not in known or other == person.slug:
+    if other == person.slug or other not in {p.slug for p in list_people(ws)}:
         raise ReviewError(f"people/{other[:40]}/ is not there any more: the link cannot be made.")
     links = list(meta.get("related") or [])
     mine = next((r for r in links if isinstance(r, dict) and r.get("person") == other), None)
@@ -125,7 +123,7 @@ def _profile_change(ws: Workspace, person: Person, q: Question, wb, edited: str 
             return None
         mine["as"] = words  # the link stays where it is; its words are what the user said yes to
         return f"link {other} as {words}"
-    add_link(wb, other, words)
+    meta["related"] = [*links, {"person": other, "as": words}]
     return f"link {other} ({words})"
 
 

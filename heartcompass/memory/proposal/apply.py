@@ -346,7 +346,3 @@ def _add_link(wb: Workbench, person: str, words: str) -> None:
         return
     wb.profile.doc.meta["related"] = [*related, {"person": person, "as": words}]
     wb.changes.append(f"+ profile related: {person} ({words})")
-
-
-# The user's Yes to a question (memory/review_apply.py) sets a field or adds a link by the same operations.
-set_field, add_link = _set_field, _add_link
