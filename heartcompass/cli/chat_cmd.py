@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from heartcompass.cli.complete import PersonArg
-from heartcompass.cli.common import ModelOption, discard_stdout, err, escape, out, print_json, workspace
+from heartcompass.cli.common import (ModelOption, discard_stdout, err, escape, out, print_json, remind_questions,
+                                     workspace)
 from heartcompass.errors import HeartCompassError, LLMError
 from heartcompass.wording import counted
 
@@ -58,13 +59,9 @@ def chat(
                     delays=not no_delay and out.is_terminal and not as_json, as_json=as_json,
                     conversing=message is None and sys.stdin.isatty())
     view.open(person)
-    if not as_json:  # once, at the start: the gardener's questions waiting (one small file read)
-        from heartcompass.memory.review import reminder
-
-        if line := reminder(ws):
-            err.print(f"[dim]{escape(line)}[/]")
     if message is None and sys.stdin.isatty():
         llm.check_ready(ws, settings)  # a missing key stops an interactive chat before its first prompt
+    remind_questions(ws, quiet=as_json)
     try:
         if message is not None:
             ok = view.send_or_command(message)
