@@ -86,7 +86,7 @@ def test_the_morning_digest_mentions_the_questions(example_ws):
     from heartcompass.memory import followups
 
     relation(example_ws)
-    text = followups.digest(followups.followups(example_ws, clock.today(example_ws)))
+    text = followups.digest(followups.with_questions(example_ws, clock.today(example_ws)))
     assert "Waiting for your answer (heartcompass review; /review on the phone):" in text
     assert "- alice: relation: friend → dating (q1)" in text
 

@@ -30,7 +30,7 @@ MAX_THREADS = 3  # per person: the digest is a glance, MEMORY.md has them all
 
 @dataclass
 class Item:
-    kind: str   # "birthday", "question", "thread", "quiet", "problem"
+    kind: str   # "birthday", "thread", "quiet", "problem"; "question" (with_questions)
     slug: str
     name: str
     text: str
@@ -72,17 +72,8 @@ def followups(ws: Workspace, today: dt.date) -> list[Item]:
     items: list[Item] = []
     for person in list_people(ws):
         items += _of(person, today, user)
-    items += _questions(ws, today)
-    order = {"birthday": 0, "question": 1, "thread": 2, "quiet": 3, "problem": 4}
+    order = {"birthday": 0, "thread": 1, "quiet": 2, "problem": 3}
     return sorted(items, key=lambda i: (order[i.kind], i.slug))
-
-
-def _questions(ws: Workspace, today: dt.date) -> list[Item]:
-    """The gardener's questions waiting for the user's Yes (heartcompass review)."""
-    from heartcompass.memory.review import unexpired
-
-    return [Item("question", q.person, q.person, f"{q.person}: {q.what} ({q.id})")
-            for q in unexpired(ws, today)]
 
 
 def _of(person: Person, today: dt.date, user: str) -> list[Item]:
@@ -113,8 +104,7 @@ def digest(items: list[Item]) -> str:
     """Plain text, for the terminal's --plain and the chat apps."""
     if not items:
         return "Nothing needs you today."
-    titles = {"birthday": "Birthdays", "question": "Waiting for your answer (heartcompass review; /review on the phone)",
-              "thread": "Open threads", "quiet": "Been a while",
+    titles = {"birthday": "Birthdays", "thread": "Open threads", "quiet": "Been a while",
               "problem": "Files to fix"}
     lines: list[str] = []
     for kind, title in titles.items():
@@ -122,4 +112,16 @@ def digest(items: list[Item]) -> str:
         if mine:
             lines.append(f"{title}:")
             lines += [f"- {i.text}" if kind != "thread" else f"- {i.name}: {i.text}" for i in mine]
-    return "\n".join(lines)
+    asked = [f"- {i.text}" for i in items if i.kind == "question"]  # first: they wait for an answer
+    return "\n".join([f"{QUESTIONS}:", *asked, *lines] if asked else lines)
+
+
+QUESTIONS = "Waiting for your answer (heartcompass review; /review on the phone)"
+
+
+def with_questions(ws: Workspace, today: dt.date) -> list[Item]:
+    """The gardener's questions waiting for the user's Yes, then the followups (today, the digest)."""
+    from heartcompass.memory.review import unexpired
+
+    return [Item("question", q.person, q.person, f"{q.person}: {q.what} ({q.id})") for q in unexpired(ws, today)] \
+        + followups(ws, today)
