@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from heartcompass.cli.complete import PersonArg
-from heartcompass.cli.common import (ModelOption, discard_stdout, err, escape, out, print_json, remind_questions,
-                                     workspace)
+from heartcompass.cli.common import ModelOption, discard_stdout, err, escape, out, print_json, remind_questions, workspace
 from heartcompass.errors import HeartCompassError, LLMError
 from heartcompass.wording import counted
 
