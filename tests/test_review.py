@@ -258,3 +258,31 @@ def test_a_review_killed_before_its_commit_is_finished_as_the_review(example_cli
     assert "review(alice): relation friend → dating" in subjects(ws)
     assert not any(s.startswith("edit(alice)") for s in subjects(ws))
     assert "already" in example_cli("review", "yes", q.id).output  # asked again: it is done
+
+
+def test_an_edit_starts_from_what_a_yes_would_write(example_cli: Runner):
+    from heartcompass.memory.review import editable
+
+    ws = example_cli.ws
+    example_cli("person", "add", "Bob", "--relation", "friend")
+    link = asked(ws, "link", {"person": "bob", "words": "her brother"}, "link bob")
+    line = asked(ws, "rewrite", {"file": "MEMORY.md", "section": "Facts", "old": TOLD,
+                                 "new": "- Mochi is 7 (log 2026-12-01)"}, "Mochi 7")
+    assert [editable(q) for q in (relation(ws), link, line)] == ["dating", "her brother", "Mochi is 7"]
+
+
+def test_a_broken_store_is_named_by_review_once(example_cli: Runner):
+    ws = example_cli.ws
+    (ws.state_dir / "questions.json").write_text("[]", encoding="utf-8")
+    said = example_cli("review").output
+    assert "questions.json does not read back" in said and "No questions wait" in said
+    assert "does not read back" not in example_cli("review").output
+
+
+def test_a_yes_for_someone_archived_since_changes_nothing(example_cli: Runner):
+    ws = example_cli.ws
+    q = relation(ws)
+    example_cli("person", "archive", "alice")
+    before = subjects(ws)
+    assert "is gone" in example_cli("review", "yes", q.id).output
+    assert subjects(ws) == before and Questions(ws).pending() == []

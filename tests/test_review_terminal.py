@@ -25,13 +25,16 @@ def test_review_asks_each_question_yes_no_and_edit(example_cli: Runner):
     assert "relation: friend → dating" in screen_text(child.logfile_read.getvalue())
     child.send(ENTER)                       # q1: yes (the default)
     child.expect("Applied and committed")
+    child.expect("remove Mochi")           # q2 shown
     child.expect("Apply this change")
     child.send(DOWN + ENTER)                # q2: no
     child.expect("not asked again")
+    child.expect("calls later")            # q3 shown
     child.expect("Apply this change")
     child.send(DOWN * 2 + ENTER)            # q3: edit, with the user's own line
-    child.expect("instead")
-    child.send("\x15")                      # clear the suggested line (Ctrl-U)
+    child.expect("Your value or line instead:")
+    child.expect("after 22:00")             # the line a Yes would write, to edit (no source marker)
+    child.send("\x15")                      # cleared (Ctrl-U)
     child.send("Prefers calls after 21:30, 周末随时 " + ENTER)
     code, raw = finish(child)
     assert code == 0, screen_text(raw)[-2000:]
@@ -50,8 +53,10 @@ def test_ctrl_c_exits_130_saying_what_was_applied(example_cli: Runner):
     child.expect("Apply this change")
     child.send(ENTER)
     child.expect("Applied and committed")
+    child.expect("remove Mochi")           # q2 shown
     child.expect("Apply this change")
     child.send(DOWN * 3 + ENTER)            # q2: skip
+    child.expect("calls later")            # q3 shown
     child.expect("Apply this change")
     child.send(CTRL_C)
     code, raw = finish(child)

@@ -35,6 +35,10 @@ def review(ctx: typer.Context,
     from heartcompass.store import clock
 
     ws = workspace(ctx)
+    problem = core.store_problem(ws)
+    if problem:  # set aside by the look below: said here once
+        err.print(f"[yellow]Warning:[/] {escape(problem)}; set aside as questions.broken. The gardener asks "
+                  "again at its next run.")
     found = core.waiting(ws, clock.today(ws))
     if as_json:
         print_json([core.as_json(q) for q in found.questions], indent=1)
@@ -75,48 +79,53 @@ def _show(q) -> None:
 
 
 def _ask_each(ws, questions) -> None:
+    applied: list[str] = []
+    try:
+        stopped = not all(_ask_one(ws, q, applied) for q in questions)
+    except KeyboardInterrupt:  # while a Yes was applied, between two questions: the same as at one
+        stopped = True
+    if stopped:
+        done = f"{len(applied)} applied ({', '.join(applied)})" if applied else "nothing applied"
+        err.print(f"Stopped; {done}. The others still wait.")
+        raise typer.Exit(CANCELLED_EXIT)
+
+
+def _ask_one(ws, q, applied: list[str]) -> bool:
+    """One question asked and answered (the ids applied go to `applied`); False on Ctrl-C."""
     from heartcompass.cli import ask
     from heartcompass.errors import HeartCompassError
     from heartcompass.memory import review as core
     from heartcompass.memory.review_apply import accept
     from heartcompass.store import clock
 
-    applied: list[str] = []
-
-    def stop() -> None:
-        done = f"{len(applied)} applied ({', '.join(applied)})" if applied else "nothing applied"
-        err.print(f"Stopped; {done}. The others still wait.")
-        raise typer.Exit(CANCELLED_EXIT)
-
-    for q in questions:
-        out.print()
-        _show(q)
-        choice = ask.choose("Apply this change?", CHOICES, default=CHOICES[0])
-        if choice is None:
-            stop()
-        try:
-            if choice == CHOICES[1]:
-                core.refuse(ws, q.id)
-                out.print("[dim]Not applied; not asked again on this evidence.[/]")
-                continue
-            edited = None
-            if choice == CHOICES[2]:
-                old, new = core.old_and_new(q)
-                edited = ask.text("Your value or line instead:", default=str(new or "").removeprefix("- "))
-                if edited is None:
-                    stop()
-            elif choice == CHOICES[3]:
-                continue
-            answer = accept(ws, q.id, clock.now(ws), edited)
-        except HeartCompassError as exc:
-            err.print(f"[bold red]Not applied:[/] {escape(exc.message)}")
-            continue
-        if answer.applied:
-            applied.append(q.id)
-            out.print(f"Applied and committed [dim]({answer.sha[:8] if answer.sha else '-'})[/]: "
-                      f"{escape(answer.message)}")
-        else:
-            out.print(f"[dim]{escape(answer.message)}[/]")
+    out.print()
+    _show(q)
+    choice = ask.choose("Apply this change?", CHOICES, default=CHOICES[0])
+    if choice is None:
+        return False
+    if choice == CHOICES[3]:
+        return True
+    try:
+        if choice == CHOICES[1]:
+            core.refuse(ws, q.id)
+            out.print("[dim]Not applied; not asked again on this evidence.[/]")
+            return True
+        edited = None
+        if choice == CHOICES[2]:
+            edited = ask.text("Your value or line instead:", default=core.editable(q))
+            if edited is None:
+                return False
+        answer = accept(ws, q.id, clock.now(ws), edited)
+    except HeartCompassError as exc:  # this one stays waiting; the next is asked
+        err.print(f"[bold red]Not applied:[/] {escape(exc.message)}")
+        return True
+    if answer.applied:
+        applied.append(q.id)
+        out.print(f"Applied and committed [dim]({answer.sha[:8] if answer.sha else '-'})[/]: "
+                  f"{escape(answer.message)}")
+    else:
+        out.print(f"[dim]{escape(answer.message)}[/]")
+    return True
 
 
 @app.command("yes")

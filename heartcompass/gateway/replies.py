@@ -36,6 +36,9 @@ BROKEN = "Something went wrong on my side; your messages are saved. The operator
 NO_PROPOSAL = "There is no proposal waiting for that answer: it was answered already, or it expired (after 3 days)."
 
 
+QUOTED = 300  # characters of each evidence entry a question quotes on the phone
+
+
 def question(q: Any) -> str:
     """One of the gardener's questions (memory/questions.py), as the phone shows it."""
     from heartcompass.memory.review import old_and_new, quoted
@@ -46,7 +49,7 @@ def question(q: Any) -> str:
         lines += [f"- {str(old).removeprefix('- ')}"] + ([f"+ {str(new).removeprefix('- ')}"] if new else [])
     if q.reason:
         lines.append(f"Why asked: {q.reason}")
-    lines += [f"“{quoted(e)}”" for e in q.evidence[:5]]
+    lines += [f"“{quoted(e)[:QUOTED]}”" for e in q.evidence[:5]]  # a message of the app holds 4,096
     return "\n".join([*lines, f"Apply it? ({q.id}, asked {q.asked})"])
 
 

@@ -128,6 +128,18 @@ def old_and_new(q: Question) -> tuple[Any, Any]:
     return c.get("old"), c.get("new") if q.kind == "rewrite" else None
 
 
+def editable(q: Question) -> str:
+    """What an edit starts from: the value or line a Yes would write (a link's words alone)."""
+    from heartcompass.formats.sources import without_source
+
+    c = q.change
+    if q.kind == "link":
+        return str(c.get("words") or "")
+    if q.kind in ("rewrite", "removal"):
+        return without_source(str(c.get("new") or "").removeprefix("- ").strip())
+    return str(c.get("value") or "")
+
+
 def as_json(q: Question) -> dict[str, Any]:
     old, new = old_and_new(q)
     return {"id": q.id, "person": q.person, "kind": q.kind, "what": q.what, "old": old, "new": new,
