@@ -286,3 +286,17 @@ def test_a_yes_for_someone_archived_since_changes_nothing(example_cli: Runner):
     before = subjects(ws)
     assert "is gone" in example_cli("review", "yes", q.id).output
     assert subjects(ws) == before and Questions(ws).pending() == []
+
+
+def test_a_field_the_user_changed_since_the_question_is_left_as_theirs(example_cli: Runner):
+    from heartcompass.memory.review_apply import accept
+
+    ws = example_cli.ws
+    q = relation(ws)  # asked over friend
+    path = ws.people_dir / "alice" / "PROFILE.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("relation: friend", "relation: tension"), encoding="utf-8")
+    said = example_cli("review", "yes", q.id).output
+    assert "relation is tension now, not friend as when asked: nothing changed" in said
+    assert "relation: tension" in profile(ws) and subjects(ws)[0] == "edit(alice): by hand"
+    again = relation(ws, on=clock.today(ws))  # asked anew, the user types their own value
+    assert accept(ws, again.id, clock.now(ws), "dating").applied and "relation: dating" in profile(ws)

@@ -3,9 +3,9 @@ applied to the person's files as they are now, in one commit of its own
 (`review(<slug>): ...`) inside the usual write transaction. The user's
 pending hand edits of that person are committed first, as theirs.
 
-A Yes re-checks the files: a line to rewrite or remove that is gone, or a
-field that already has the value, is said and changes nothing (the
-question goes). The answer is the user's decision, so it may change what
+A Yes re-checks the files: a line to rewrite or remove that is gone, a
+field that already has the value, or one the user set otherwise since it
+was asked, is said and changes nothing (the question goes). The answer is the user's decision, so it may change what
 the gardener never touches (a told, hand-written or Boundaries line); the
 line it writes in place of one of those keeps that protection: a told
 line's successor is marked (told), any other's (hand). An edited answer
@@ -27,6 +27,10 @@ from heartcompass.store.workspace import Workspace
 
 FIELDS = ("relation", "gender", "birthday")
 SHORT = 40  # characters of a line in a commit subject
+
+
+class Stale(Exception):
+    """The files changed since the question was asked: said, and nothing changes."""
 
 
 @dataclass
@@ -73,7 +77,10 @@ def _apply(ws: Workspace, person: Person, q: Question, now: dt.datetime, edited:
                           "Run 'heartcompass garden' (it finishes it), then answer again.")
     originals, prof, _evs, _mem = read_person(person)
     if q.kind in ("field", "alias", "link"):
-        what = _profile_change(ws, person, q, prof, now.date(), edited)
+        try:
+            what = _profile_change(ws, person, q, prof, now.date(), edited)
+        except Stale as gone:
+            return Answer(q, False, str(gone))
         texts = {person.profile_path: profile_fmt.render(prof)} if what else {}
     elif q.kind in ("rewrite", "removal"):
         what, texts = _line_change(ws, person, q, originals, edited)
@@ -104,6 +111,10 @@ def _profile_change(ws: Workspace, person: Person, q: Question, prof, today: dt.
         old = meta.get(name)
         if str(old or "") == value:
             return None
+        asked_over = c.get("old")
+        if edited is None and "old" in c and str(old or "") != str(asked_over or ""):
+            raise Stale(f"{name} is {old or 'not set'} now, not {asked_over or 'unset'} as when asked: "
+                        "nothing changed.")
         meta[name] = value
         return f"{name} {old or '-'} → {value}"
     if q.kind == "alias":
