@@ -59,7 +59,7 @@ def serve(
                + "; ".join(f"{n} {', '.join(o) or 'none yet'}" for n, o in owners.items()))
         if code:
             out.print(f"Send this code to your bot from your own account: [bold]{code}[/] "
-                      "(it works once, while this serve runs).")
+                      "(it works once, for 10 minutes, from a private chat).")
         elif not any(owners.values()):
             report("nobody may talk to the bot yet: run `heartcompass serve --pair` to pair your account")
 
