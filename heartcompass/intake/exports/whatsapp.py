@@ -94,6 +94,7 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     for n, m, more in records(source, HEADER.match, report, "not a WhatsApp message line"):
         msg = _message(n, m, more, order, report)
         if msg is not None:
+            ctx.check_year(source.path, n, msg.when)
             yield msg
 
 
@@ -103,7 +104,7 @@ def _message(n: int, m: re.Match, more: list[str], order: bool, report: Report) 
         year, month, day = a, b, y
     else:
         day, month = (a, b) if order else (b, a)
-        year = y + 2000 if y < 100 else y
+        year = y + 2000 if len(m["y"]) <= 2 else y  # "0001" is the year 1 (refused), not 2001
     hms = [int(x) for x in re.split(r"[:.]", m["t"])]
     hour = _hour(hms[0], m["ampm"], m["cn"])
     try:
