@@ -28,3 +28,17 @@ def test_a_whatsapp_line_dated_outside_the_sane_years_refuses_the_import_at_its_
     assert not (example_cli.ws.people_dir / "alice" / "logs").exists() or \
         not list((example_cli.ws.people_dir / "alice" / "logs").glob("*.md"))
     assert git(example_cli.ws, "status", "--porcelain") == ""
+
+
+def test_a_telegram_export_message_in_the_year_one_is_refused_too(example_cli: Runner, tmp_path):
+    import json
+
+    export = tmp_path / "result.json"
+    export.write_text(json.dumps({"name": "Alice Chen", "type": "personal_chat", "id": 1, "messages": [
+        {"id": 1, "type": "message", "date": "2024-02-10T09:01:00", "from": "Alice Chen", "text": "早安"},
+        {"id": 2, "type": "message", "date": "0001-01-01T09:02:10", "from": "Alice Chen", "text": "from year one"},
+    ]}, ensure_ascii=False), encoding="utf-8")
+    before = subjects(example_cli.ws)
+    result = example_cli("import", "alice", str(export), "--me", "王磊", ok=False)
+    assert result.exit_code != 0 and "the year 1 is not a real date of a chat" in result.output
+    assert subjects(example_cli.ws) == before

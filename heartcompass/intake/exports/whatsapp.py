@@ -94,7 +94,6 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     for n, m, more in records(source, HEADER.match, report, "not a WhatsApp message line"):
         msg = _message(n, m, more, order, report)
         if msg is not None:
-            ctx.check_year(source.path, n, msg.when)
             yield msg
 
 
