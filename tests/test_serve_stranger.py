@@ -183,3 +183,15 @@ def test_getupdates_answering_html_is_named_and_retried_without_a_traceback(bot,
     err = proc.stderr.read()
     assert err.count("not the Bot API's JSON") == 2 and "<html>" not in err
     assert "Traceback" not in err and "JSONDecodeError" not in err
+
+
+def test_a_killed_serves_burst_to_someone_gone_since_is_said_to_be_unanswerable(bot, fake):
+    state = bot.state_dir / "serve" / "telegram.json"
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text('{"offset": 0, "seen": [], "chats": {"42": "ghost"}, "unanswered": {"42": "ghost"}}',
+                     encoding="utf-8")
+    with Served(bot, FakeChat()) as served:
+        said = fake.wait_texts(1)[0]
+        served.stop()
+    assert "cannot be answered" in said and "ghost" in said
+    assert '"unanswered": {}' in state.read_text(encoding="utf-8")

@@ -33,6 +33,9 @@ def recover(gw: Gateway) -> None:
                 gw.send(name, chat, replies.not_answered(slug, exc))
                 forget(gw, conv)
                 continue
+            except Exception as exc:  # serve never dies of it: the logs stay for the next command to commit
+                gw.report(f"{name}: the last serve's unanswered messages to {slug}: {type(exc).__name__}: {exc}")
+                continue
             gw.report(f"{name}: answering what the last serve logged for {slug} but did not answer")
             gw.enqueue(Job("reply", conv, conv.session))
 
