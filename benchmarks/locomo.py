@@ -189,8 +189,13 @@ def check_meta(out: Path, args) -> None:
     """One --out holds one run: a different model or speaker would mix answers."""
     import json
 
+    import hashlib
+
     path = out / "meta.json"
-    want = {"model": args.model, "judge_model": args.judge_model or args.model, "person": args.person}
+    # the data's own bytes: a changed file under the same --out would mix old and new conversations
+    data = hashlib.sha256(Path(args.data).read_bytes()).hexdigest()
+    want = {"model": args.model, "judge_model": args.judge_model or args.model, "person": args.person,
+            "data_sha256": data}
     try:
         have = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -199,6 +204,10 @@ def check_meta(out: Path, args) -> None:
     except (ValueError, UnicodeDecodeError):
         raise runner.BenchError(f"{path} is not valid JSON. Delete it (the answers cached next to it stay) "
                                 "to keep going with this folder, or pass another --out.") from None
+    if isinstance(have, dict) and have != want and {**have, "data_sha256": data} == want:
+        raise runner.BenchError(f"{args.data} is not the data file this folder's run was made from (its contents "
+                                f"changed, or it is another file): the cached workspaces in {out} hold the old "
+                                "conversations. Pass another --out, or delete the folder to start again.")
     if have != want:
         raise runner.BenchError(f"{path} says this folder holds a run with {have}, not {want}. Pass another "
                                 "--out, or delete the folder to start again.")

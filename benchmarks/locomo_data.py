@@ -20,7 +20,8 @@ from pathlib import Path
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _SESSION = re.compile(r"session_(\d+)")
 _DIA = re.compile(r"D\d+:\d+")
-_WHEN = re.compile(r"(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})", re.I)
+_WHEN = re.compile(r"(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d+)\b", re.I)
+FIRST_YEAR = 1970  # as the importer's (intake/exports/records): "May, 0001" or "May, 99999" is a broken date
 _MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
                                         "september", "october", "november", "december"), 1)}
 
@@ -69,7 +70,7 @@ class Sample:
 
 def parse_when(text: str) -> dt.datetime:
     m = _WHEN.search(text)
-    if not m or m[5].lower() not in _MONTHS:
+    if not m or m[5].lower() not in _MONTHS or not FIRST_YEAR <= int(m[6]) <= dt.date.today().year + 1:
         raise ValueError(text)
     hour = int(m[1]) % 12 + (12 if m[3].lower() == "p" else 0)
     return dt.datetime(int(m[6]), _MONTHS[m[5].lower()], int(m[4]), hour, int(m[2]))
@@ -87,6 +88,9 @@ def load(path: Path, person_is: str = "a") -> list[Sample]:
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}, line {exc.lineno}: not valid JSON ({exc.msg}). Pass LoCoMo's "
                         "data/locomo10.json as downloaded.") from None
+    except RecursionError:  # Python's parser gives up at about a thousand levels; LoCoMo's file has six
+        raise DataError(f"{path}: nested too deeply (lists or objects inside each other beyond what Python "
+                        "reads); LoCoMo's locomo10.json is a few levels deep. Pass it as downloaded.") from None
     if isinstance(data, dict) and "conversation" in data:
         data = [data]  # one sample on its own
     if not isinstance(data, list) or not data:
@@ -124,7 +128,7 @@ def _sample(path: Path, n: int, raw, person_is: str) -> Sample:
             when = parse_when(str(said))
         except ValueError:
             raise DataError(f"{where}: conversation.{key}_date_time is {said!r}; expected a time like "
-                            "'1:56 pm on 8 May, 2023'.") from None
+                            f"'1:56 pm on 8 May, 2023' (a year from {FIRST_YEAR} to next year).") from None
         sessions.append(Session(number, when, str(said), [_turn(where, key, i, t, speakers)
                                                           for i, t in enumerate(turns)]))
     if not sessions:
@@ -135,10 +139,9 @@ def _sample(path: Path, n: int, raw, person_is: str) -> Sample:
     for i, q in enumerate(raw["qa"]):
         if not isinstance(q, dict) or not isinstance(q.get("question"), str) or "category" not in q:
             raise DataError(f"{where}: qa[{i}] needs 'question' and 'category'.")
-        try:
-            category = int(q["category"])
-        except (TypeError, ValueError):
-            raise DataError(f"{where}: qa[{i}].category is {q['category']!r}; expected 1 to 5.") from None
+        category = _category(q["category"])
+        if category is None:
+            raise DataError(f"{where}: qa[{i}].category is {q['category']!r}; expected a whole number 1 to 5.")
         if category not in CATEGORIES:
             continue  # 5: adversarial, unanswerable by design; left out as the published evaluations do
         if q.get("answer") is None:
@@ -147,6 +150,15 @@ def _sample(path: Path, n: int, raw, person_is: str) -> Sample:
         sample.questions.append(Question(i, q["question"].strip(), str(q["answer"]).strip(), category, evidence,
                                          side_of(evidence, speaker_of, sample)))
     return sample
+
+
+def _category(raw) -> int | None:
+    """A whole number (LoCoMo's are ints; "2" is read too), never 2.7 taken as 2 or true as 1."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and re.fullmatch(r"[0-9]{1,3}", raw.strip()):
+        return int(raw)
+    return None
 
 
 def _turn(where: str, key: str, i: int, raw, speakers: list[str]) -> Turn:

@@ -46,6 +46,7 @@ class Trial:
 
     def __init__(self, base: Path, stub_port: int):
         self.base = base
+        self.stub_port = stub_port
         self.home = base / "home"
         self.outside = base / "outside"
         self.root = base / "brain"
@@ -878,8 +879,9 @@ def twenty_thousand_facts_are_refused_fast(t: Trial) -> list[str]:
 
 def main() -> int:
     from attack_environment import ENV_CASES  # the environment's cases (issue 23), in their own file
+    from attack_stranger import STRANGER_CASES  # the phone bot, git's programs, bad benchmark files (issue 31)
 
-    CASES.extend(ENV_CASES)
+    CASES.extend(ENV_CASES + STRANGER_CASES)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", help="run only this case (repeatable)")
     parser.add_argument("--keep", action="store_true", help="keep the workspaces")

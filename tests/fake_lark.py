@@ -18,7 +18,7 @@ _ids = itertools.count(1)
 
 
 def message_event(text: str = "", *, sender: str = "ou_owner", chat: str = "oc_chat", message_id: str | None = None,
-                  kind: str = "text", content: dict | None = None) -> bytes:
+                  kind: str = "text", content: dict | None = None, chat_type: str = "p2p") -> bytes:
     """An im.message.receive_v1 event as Feishu sends it (schema 2.0)."""
     message_id = message_id or f"om_{next(_ids)}"
     return json.dumps({
@@ -28,7 +28,7 @@ def message_event(text: str = "", *, sender: str = "ou_owner", chat: str = "oc_c
         "event": {"sender": {"sender_id": {"union_id": "on_1", "user_id": "u1", "open_id": sender},
                              "sender_type": "user", "tenant_key": "tk"},
                   "message": {"message_id": message_id, "root_id": "", "parent_id": "",
-                              "create_time": str(int(time.time() * 1000)), "chat_id": chat, "chat_type": "p2p",
+                              "create_time": str(int(time.time() * 1000)), "chat_id": chat, "chat_type": chat_type,
                               "message_type": kind, "content": json.dumps(content or {"text": text},
                                                                           ensure_ascii=False),
                               "mentions": []}}}, ensure_ascii=False).encode()

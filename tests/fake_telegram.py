@@ -23,6 +23,10 @@ class FakeTelegram:
         self.next_message = 1
         self.cv = threading.Condition()
         self.polls = 0
+        self.html_polls = 0                # getUpdates answers this many times with a proxy's HTML page
+        self.sends_open = threading.Event()  # cleared: every call but getUpdates waits (a slow Bot API)
+        self.sends_open.set()
+        self.held: list[str] = []          # the calls that waited
         server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         server.daemon_threads = True
         self.server = server
@@ -38,7 +42,7 @@ class FakeTelegram:
         with self.cv:
             self.next_message += 1
             msg = {"message_id": self.next_message, "date": int(time.time()),
-                   "chat": {"id": chat or user, "type": "private"},
+                   "chat": {"id": chat or user, "type": "private" if (chat or user) == user else "supergroup"},
                    "from": {"id": user, "is_bot": False, "first_name": "U"}}
             if photo:
                 msg["photo"] = [{"file_id": "ph1", "file_unique_id": "u1", "width": 8, "height": 8}]
@@ -49,12 +53,13 @@ class FakeTelegram:
                     msg["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
             return self._push({"message": msg})
 
-    def press(self, data: str, user: int = 42) -> int:
+    def press(self, data: str, user: int = 42, chat: int | None = None) -> int:
+        where = {"id": chat or user, "type": "private" if (chat or user) == user else "supergroup"}
         with self.cv:
             return self._push({"callback_query": {
                 "id": f"q{self.next_update}", "from": {"id": user, "is_bot": False, "first_name": "U"},
                 "chat_instance": "ci", "data": data,
-                "message": {"message_id": 1, "date": int(time.time()), "chat": {"id": user, "type": "private"},
+                "message": {"message_id": 1, "date": int(time.time()), "chat": where,
                             "text": "Write these changes?"}}})
 
     def redeliver(self, update_id: int) -> None:
@@ -114,6 +119,14 @@ class FakeTelegram:
                     return self._reply({"ok": False, "error_code": 401, "description": "Unauthorized"}, 401)
                 method = self.path[len(prefix):]
                 params = fake_params(body, self.headers.get("Content-Type", ""))
+                if method == "getUpdates" and fake.take_html_poll():
+                    return self._reply_raw(b"<html><body><h1>502 Bad Gateway</h1>nginx</body></html>", 200,
+                                           "text/html")
+                if method != "getUpdates" and not fake.sends_open.is_set():
+                    with fake.cv:
+                        fake.held.append(method)
+                        fake.cv.notify_all()
+                    fake.sends_open.wait(120)
                 self._reply({"ok": True, "result": fake.call(method, params)})
 
             def _reply(self, data: dict, status: int = 200):
@@ -130,6 +143,15 @@ class FakeTelegram:
                     pass
 
         return Handler
+
+    def take_html_poll(self) -> bool:
+        with self.cv:
+            if self.html_polls <= 0:
+                return False
+            self.html_polls -= 1
+            self.polls += 1
+            self.cv.notify_all()
+            return True
 
     def call(self, method: str, params: dict):
         if method == "getMe":

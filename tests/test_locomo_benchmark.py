@@ -203,6 +203,12 @@ def test_a_named_key_variable_that_is_not_set_is_one_clear_error(stub, tmp_path)
     assert "--api-key-env NO_SUCH_KEY_VAR: that variable is not set" in run.stderr and not stub.requests
 
 
+def _one_session(date: str, category: str = "1") -> str:
+    return ('[{"conversation": {"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:56 pm on ' + date
+            + '", "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]}, "qa": [{"question": "Who?", '
+            '"answer": "A", "evidence": ["D1:1"], "category": ' + category + '}]}]')
+
+
 @pytest.mark.parametrize("text, says", [
     ("{not json", "line 1: not valid JSON"),
     ('{"samples": []}', "expected a list of samples"),
@@ -210,6 +216,11 @@ def test_a_named_key_variable_that_is_not_set_is_one_clear_error(stub, tmp_path)
      '"session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]}, "qa": []}]',
      "session_1_date_time is 'yesterday'; expected a time like '1:56 pm on 8 May, 2023'"),
     ('[{"conversation": {"speaker_a": "小雨", "speaker_b": "小雨"}, "qa": []}]', "they must differ"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    (_one_session("8 May, 99999"), "session_1_date_time is '1:56 pm on 8 May, 99999'; expected a time like"),
+    (_one_session("8 May, 0001"), "session_1_date_time is '1:56 pm on 8 May, 0001'; expected a time like"),
+    (_one_session("8 May, 2023", category="2.7"), "qa[0].category is 2.7; expected a whole number 1 to 5"),
+    (_one_session("8 May, 2023", category="true"), "qa[0].category is True; expected a whole number 1 to 5"),
 ])
 def test_bad_data_is_one_clear_error_and_nothing_is_written(stub, tmp_path, text, says):
     data = tmp_path / "data.json"
@@ -219,6 +230,19 @@ def test_bad_data_is_one_clear_error_and_nothing_is_written(stub, tmp_path, text
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert str(data) in run.stderr and says in run.stderr
     assert not out.exists() and not stub.requests
+
+
+def test_a_changed_data_file_under_the_same_out_is_refused_not_mixed(stub, tmp_path):
+    data = tmp_path / "data.json"
+    data.write_bytes(DATA.read_bytes())
+    out = tmp_path / "out"
+    assert bench(stub, out, "--conversations", "1", "--questions", "1", data=data).returncode == 0
+    data.write_text(DATA.read_text(encoding="utf-8").replace("Priya", "Pria"), encoding="utf-8")
+    answers = (out / "answers.jsonl").read_bytes()
+    run = bench(stub, out, "--conversations", "1", "--questions", "1", data=data)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "is not the data file this folder's run was made from" in run.stderr and "another --out" in run.stderr
+    assert (out / "answers.jsonl").read_bytes() == answers
 
 
 def test_one_out_folder_holds_one_model(stub, tmp_path):

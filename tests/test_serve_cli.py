@@ -59,7 +59,8 @@ def test_serve_pairs_from_the_printed_code_and_sigterm_mid_reply_finishes_it(exa
     assert texts[2:] == ["hey, it's Alice Chen!", "you said: are you packing? 你好",
                          "I know: Moves to Kyoto in January for the design studio job (told)"]
     assert [e.speaker for e in log_entries(ws, "alice")][-4:] == ["me", "persona", "persona", "persona"]
-    assert subjects(ws)[0].startswith("chat(alice): 4 messages")
+    # SIGTERM committed the logged message at once; the reply that finished after it, at the end
+    assert subjects(ws)[0].startswith("chat(alice): 3 messages") and subjects(ws)[1].startswith("chat(alice): 1 message")
     assert not git(ws, "status", "--porcelain")
     ws.reload_config()
     assert ws.config.get("telegram.allowed_users") == ["77"]

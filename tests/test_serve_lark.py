@@ -169,3 +169,18 @@ def test_tell_offers_a_new_person_on_a_card_and_a_typed_yes_adds_them(lark_ws, f
     served.stop()
     assert texts[3].startswith("Added 李雷 in people/")
     assert any("李雷" in p.read_text(encoding="utf-8") for p in lark_ws.people_dir.glob("*/PROFILE.md"))
+
+
+def test_a_feishu_group_gets_one_note_and_nothing_of_the_workspace_even_from_the_owner(lark_ws, fake):
+    model = FakeChat()
+    served = LarkServed(lark_ws, fake, model)
+    for text in ("/list", "/switch alice", "大家好"):
+        served.feed(message_event(text, chat="oc_group", chat_type="group"))
+    served.feed(card_event("yes:1", chat="oc_group"))   # a button in a chat not known as the owner's own
+    served.feed(message_event("/who"))
+    fake.wait_texts(1)
+    wait_until(lambda: served.gateway.idle() and len(fake.texts("oc_group")) >= 1)
+    served.stop()
+    group = fake.texts("oc_group")
+    assert len(group) == 1 and "private chat" in group[0] and "Alice" not in group[0]
+    assert model.calls == [] and not any("大家好" in e.text for e in log_entries(lark_ws, "alice"))

@@ -106,8 +106,12 @@ def _check_commits(ws, line) -> None:
     problem = ws.git.commit_problem()
     if problem:
         line(False, "commits", f"a commit would fail now: {problem}",
-             "Fix the key or the hook; or let HeartCompass skip hooks: heartcompass config set git.hooks false "
-             "(signing: git config commit.gpgsign false in the workspace)")
+             "Fix the key, or: git config commit.gpgsign false in the workspace")
+    hooks = ws.git.commit_hooks()
+    if hooks:  # named, never run: doctor only reads
+        line(True, "hooks", f"your git hook{'s' if len(hooks) > 1 else ''} {', '.join(hooks)} run on every "
+             "commit HeartCompass makes (git.hooks)",
+             "If one refuses them, HeartCompass skips hooks with: heartcompass config set git.hooks false", warn=True)
     ignored = [p for p in ws.git.ignored([ws.people_dir, ws.config_path])
                if not any(part.startswith(".") for part in p.split("/"))]
     if ignored:

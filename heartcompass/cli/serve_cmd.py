@@ -32,6 +32,7 @@ def serve(
     import threading
 
     from heartcompass.gateway import runner
+    from heartcompass.gateway.pairing import LIFETIME
     from heartcompass.llm import providers as llm
     from heartcompass.memory import followups
     from heartcompass.store import clock
@@ -59,7 +60,7 @@ def serve(
                + "; ".join(f"{n} {', '.join(o) or 'none yet'}" for n, o in owners.items()))
         if code:
             out.print(f"Send this code to your bot from your own account: [bold]{code}[/] "
-                      "(it works once, while this serve runs).")
+                      f"(it works once, for {LIFETIME / 60:g} minutes, from a private chat).")
         elif not any(owners.values()):
             report("nobody may talk to the bot yet: run `heartcompass serve --pair` to pair your account")
 

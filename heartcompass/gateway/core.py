@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from heartcompass.errors import GitError, HeartCompassError, LLMError
-from heartcompass.gateway import commands, proposals, replies
+from heartcompass.gateway import commands, proposals, recovery, replies
 from heartcompass.gateway.jobs import Conversation, Job
+from heartcompass.gateway.pairing import Pairing
 from heartcompass.gateway.state import ChannelState
 from heartcompass.store.lock import LockBusy
 from heartcompass.store.workspace import Workspace
@@ -43,6 +44,7 @@ class Incoming:
     text: str = ""
     image: bytes | None = None
     button: str | None = None  # the data of a pressed button (Yes/No under a proposal)
+    private: bool = True       # a one-to-one chat with the sender (not a group, a channel, a supergroup)
 
 
 class Channel(Protocol):
@@ -70,12 +72,13 @@ class Gateway:
         self.quiet = float(quiet if quiet is not None else ws.config.get("serve.quiet_seconds"))
         low, high = delays if delays is not None else ws.config.get("chat.reply_delay")
         self.delays = (float(low), float(high))
-        self.pair_code = pair_code
+        self.pairing = Pairing(pair_code, monotonic)
         self.digest = digest
         self.commit_retry = commit_retry if commit_retry is not None else COMMIT_RETRY
         self._synced_at = monotonic()
         self._make_model, self._model = make_model, None
         self._model_mu = threading.Lock()
+        self._commit_mu = threading.RLock()  # the worker's commits and the one SIGTERM makes at once (commit_all)
         self._cv = threading.Condition()
         self._jobs: list[Job] = []
         self._convs: dict[tuple[str, str], Conversation] = {}
@@ -110,11 +113,19 @@ class Gateway:
         return sender in self.ws.config.get(f"{channel}.allowed_users")
 
     def _receive(self, msg: Incoming, state: ChannelState) -> None:
+        if msg.button is not None and msg.chat != state.owner_chats.get(msg.sender):
+            msg.private = False  # a button answers only in the presser's own private chat (Lark's say no chat type)
+        if not msg.private:  # a group sees nothing of the workspace, not even for the owner
+            if state.refuse_once(f"group:{msg.chat}"):
+                self.report(f"{msg.channel}: a message in group chat {msg.chat} (from sender {msg.sender}) "
+                            "answered with a note only: the bot talks in private chats")
+                self.send(msg.channel, msg.chat, replies.GROUP)
+            return
         if not self.allowed(msg.channel, msg.sender):
             self._stranger(msg, state)
             return
         state.owner_chats[msg.sender] = msg.chat
-        conv = self._conversation(msg.channel, msg.chat)
+        conv = self.conversation(msg.channel, msg.chat)
         text = msg.text.strip()
         if msg.button:
             self.enqueue(Job("answer", conv, arg=msg.button))
@@ -127,6 +138,7 @@ class Gateway:
             if session is None:
                 return
             session.hold(text)  # in the log before any model call
+            state.await_answer(conv.chat, session.person.slug)  # killed before the answer: the next serve answers
             if conv.burst is None:
                 conv.burst = Burst(self.quiet, self.monotonic)
             conv.burst.add(text)
@@ -134,12 +146,14 @@ class Gateway:
     def _stranger(self, msg: Incoming, state: ChannelState) -> None:
         """Nothing of a stranger's is logged, sent to a model or committed:
         the pairing code, or one short refusal."""
-        if self.pair_code and msg.text.strip().casefold() == self.pair_code.casefold():
+        paired, told = self.pairing.attempt(msg.sender, msg.text)
+        if told:
+            self.report(f"{msg.channel}: {told}")
+        if paired:
             from heartcompass.store.config_edit import set_config
 
             key = f"{msg.channel}.allowed_users"
             set_config(self.ws, key, ",".join([*self.ws.config.get(key), msg.sender]))
-            self.pair_code = None  # one time only
             state.owner_chats[msg.sender] = msg.chat
             self.report(f"{msg.channel}: paired sender {msg.sender} (added to {key})")
             self.send(msg.channel, msg.chat, replies.PAIRED)
@@ -147,11 +161,16 @@ class Gateway:
             self.report(f"{msg.channel}: refused sender {msg.sender} (not in {msg.channel}.allowed_users)")
             self.send(msg.channel, msg.chat, replies.REFUSED)
 
-    def _conversation(self, channel: str, chat: str) -> Conversation:
-        key = (channel, chat)
-        if key not in self._convs:
-            self._convs[key] = Conversation(channel, chat)
-        return self._convs[key]
+    def conversation(self, channel: str, chat: str) -> Conversation:
+        with self._cv:
+            key = (channel, chat)
+            if key not in self._convs:
+                self._convs[key] = Conversation(channel, chat)
+            return self._convs[key]
+
+    def burst_pending(self, conv: Conversation) -> bool:
+        with self._cv:
+            return conv.burst is not None and bool(conv.burst.pending)
 
     def session(self, conv: Conversation) -> ChatSession | None:
         """The chat's session with its person (None, and a hint, when no one is chosen yet)."""
@@ -199,11 +218,17 @@ class Gateway:
     # -- the worker --------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
         """Answer bursts and run jobs until `stop` is set; then answer what
-        was already received, commit, and return."""
+        was already received, commit, and return. What the last serve
+        logged and did not answer (it was killed) is committed and answered first."""
+        recovery.recover(self)
+        committed_at_stop = False
         while True:
             job = self._next(stop)
             if job is None:
                 break
+            if stop.is_set() and not committed_at_stop:  # before any more answers: they may be slow
+                committed_at_stop = True
+                self.commit_all()
             if job is SYNC:
                 self.sync()
                 continue
@@ -215,9 +240,15 @@ class Gateway:
                 self.send(job.conv.channel, job.conv.chat, replies.BROKEN)
             finally:
                 self.busy = False
-        for conv in list(self._convs.values()):
-            self.commit(conv)
+        self.commit_all()
         self.sync()
+
+    def commit_all(self) -> None:
+        """Commit what every chat logged (at SIGTERM, from any thread, whatever the app's API is doing)."""
+        with self._cv:
+            convs = list(self._convs.values())
+        for conv in convs:
+            self.commit(conv)
 
     def idle(self) -> bool:
         with self._cv:
@@ -280,6 +311,8 @@ class Gateway:
             self.commit(conv, job.session)
             return
         self.commit(conv, job.session)
+        if job.kind == "reply":
+            recovery.answered(self, conv)
 
     def reply(self, conv: Conversation, events) -> None:
         """Send the persona's messages as they complete: the app's typing
@@ -316,7 +349,8 @@ class Gateway:
         if session is None:
             return
         try:
-            commit_session(self.ws, session, "serve")
+            with self._commit_mu:
+                commit_session(self.ws, session, "serve")
         except (GitError, LockBusy) as exc:
             if not conv.refused_commit:
                 conv.refused_commit = True

@@ -106,7 +106,8 @@ class LarkChannel:
         if msg is None or not open_id or (sender.sender_type or "user") != "user":
             return
         text, image_key = parse_content(msg.message_type or "", msg.content or "")
-        self.inbox.put(("message", msg.message_id, msg.chat_id, open_id, text, image_key))
+        private = (msg.chat_type or "p2p") == "p2p"  # a group is answered with a note only (core)
+        self.inbox.put(("message", msg.message_id, msg.chat_id, open_id, text, image_key, private))
 
     def _on_card(self, data: Any) -> Any:
         from lark_oapi.event.callback.model.p2_card_action_trigger import P2CardActionTriggerResponse
@@ -116,7 +117,8 @@ class LarkChannel:
         chat = event.context.open_chat_id if event and event.context else None
         open_id = event.operator.open_id if event and event.operator else None
         if chat and open_id and isinstance(value, dict) and value.get("answer"):
-            self.inbox.put(("button", data.header.event_id, chat, open_id, str(value["answer"]), None))
+            # (the core takes a button as private only in a chat it knows as the owner's private one)
+            self.inbox.put(("button", data.header.event_id, chat, open_id, str(value["answer"]), None, True))
         return P2CardActionTriggerResponse({})
 
     # -- lifecycle ---------------------------------------------------------------
@@ -142,13 +144,13 @@ class LarkChannel:
             item = self.inbox.get()
             if item is None:
                 return
-            kind, message_id, chat, sender, text, image_key = item
+            kind, message_id, chat, sender, text, image_key, private = item
             if kind == "button":
-                gateway.receive(Incoming(self.name, chat, sender, f"ev:{message_id}", button=text))
+                gateway.receive(Incoming(self.name, chat, sender, f"ev:{message_id}", button=text, private=private))
                 continue
             self.last_message[chat] = message_id
             image = self._image(message_id, image_key) if image_key else None
-            gateway.receive(Incoming(self.name, chat, sender, message_id, text=text, image=image))
+            gateway.receive(Incoming(self.name, chat, sender, message_id, text=text, image=image, private=private))
 
     def _image(self, message_id: str, key: str) -> bytes | None:
         from lark_oapi.api.im.v1 import GetMessageResourceRequest

@@ -33,6 +33,8 @@ PAIRED = "Paired: this account may talk to your personas now. /help shows how."
 NOBODY = "Who would you like to talk to? /list shows everyone, /switch NAME picks one."
 PHOTO = "To tell me about a photo, send it with the caption /tell."
 BROKEN = "Something went wrong on my side; your messages are saved. The operator's log says what."
+GROUP = ("I only talk in a private chat with my owner: nothing here is read, kept or answered. "
+         "Write to me directly.")
 NO_PROPOSAL = "There is no proposal waiting for that answer: it was answered already, or it expired (after 3 days)."
 
 
@@ -73,6 +75,11 @@ def not_committed(exc: HeartCompassError) -> str:
 def offer_person(name: str, relation: str, about: str) -> str:
     return f"Not in your workspace: {name}" + (f" ({about})" if about else "") + \
         f". Add {name} as a new person ({relation})?"
+
+
+def not_answered(slug: str, exc: HeartCompassError) -> str:
+    return (f"(Your last messages to {slug}, sent before serve stopped, are saved but cannot be answered: "
+            f"{error(exc)})")
 
 
 def who(name: str, slug: str) -> str:

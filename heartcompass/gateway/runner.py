@@ -93,6 +93,10 @@ def serve(ws: Workspace, names: list[str], stop: threading.Event, *, make_model:
         gw = Gateway(ws, made, states, make_model=make_model, settings=settings, quiet=quiet, delays=delays,
                      report=report, pair_code=pair, digest=digest)
         started = []
+        # SIGTERM commits what was logged at once, even while the worker waits on a slow app's API.
+        at_stop = threading.Thread(target=_commit_at_stop, args=(gw, stop, report), name="commit-at-stop",
+                                   daemon=True)
+        at_stop.start()
         try:
             for name, channel in made.items():
                 if hasattr(channel, "start"):
@@ -106,9 +110,19 @@ def serve(ws: Workspace, names: list[str], stop: threading.Event, *, make_model:
             stop.set()
             for channel in started:
                 channel.close()
+            at_stop.join(timeout=120)
+            _commit_at_stop(gw, stop, report)  # a message a channel handed over while the worker finished
             for state in states.values():
                 try:
                     state.sync()
                 except HeartCompassError as exc:
                     report(f"state not saved: {exc.message}")
         return gw
+
+
+def _commit_at_stop(gw: Gateway, stop: threading.Event, report: Callable[[str], None]) -> None:
+    stop.wait()
+    try:
+        gw.commit_all()
+    except Exception as exc:  # said, never a thread's traceback: the logs stay for the next command
+        report(f"not committed at stop: {type(exc).__name__}: {exc}")

@@ -2,8 +2,9 @@
 .heartcompass/serve/<channel>.json (local state, never committed): the
 update offset (Telegram), the message ids already handled (so a message
 delivered again after a restart is not handled twice), who each app chat is
-talking to, the owner's chats (for the morning digest) and the strangers
-already refused (one refusal each).
+talking to, the owner's chats (for the morning digest), the strangers
+already refused (one refusal each) and the chats whose last messages are
+not answered yet (for the next serve, when this one is killed: recovery.py).
 
 Two files, so that a message costs one small append rather than a whole
 file replaced (a rename over a file is nearly an fsync on ext4): each
@@ -50,6 +51,7 @@ class ChannelState:
         self.owner_chats: dict[str, str] = {}  # sender id -> their private chat id (digest)
         self.refused: OrderedDict[str, None] = OrderedDict()
         self.digest_day = ""                   # the last day the digest went out
+        self.unanswered: dict[str, str] = {}   # app chat id -> person slug: a burst logged, not answered yet
         self._fresh: list[str] = []   # ids handled since the last write
         self._rest = ""               # what the json last held besides the ids and the offset
         self._offset_written = 0
@@ -66,16 +68,18 @@ class ChannelState:
             owners = {str(k): str(v) for k, v in dict(data.get("owner_chats", {})).items()}
             refused = [str(i) for i in data.get("refused", [])]
             digest_day = str(data.get("digest_day", ""))
+            unanswered = {str(k): str(v) for k, v in dict(data.get("unanswered", {})).items()}
         except FileNotFoundError:
-            offset, seen, chats, owners, refused, digest_day = 0, [], {}, {}, [], ""
+            offset, seen, chats, owners, refused, digest_day, unanswered = 0, [], {}, {}, [], "", {}
         except (OSError, ValueError, TypeError, AttributeError):
             # Not ours to trust any more: keep it for a look, and start afresh.
             try:
                 self.path.replace(self.path.with_suffix(".broken"))
             except OSError:
                 pass
-            offset, seen, chats, owners, refused, digest_day = 0, [], {}, {}, [], ""
+            offset, seen, chats, owners, refused, digest_day, unanswered = 0, [], {}, {}, [], "", {}
         self.offset, self.chats, self.owner_chats, self.digest_day = offset, chats, owners, digest_day
+        self.unanswered = unanswered
         self.seen = OrderedDict.fromkeys(seen[-SEEN_KEEP:])
         self.refused = OrderedDict.fromkeys(refused[-REFUSED_KEEP:])
         self._rest, self._offset_written = self._rest_text(), offset
@@ -106,7 +110,8 @@ class ChannelState:
 
     def _rest_text(self) -> str:
         return json.dumps({"chats": self.chats, "owner_chats": self.owner_chats, "refused": list(self.refused),
-                           "digest_day": self.digest_day}, ensure_ascii=False, sort_keys=True)
+                           "digest_day": self.digest_day, "unanswered": self.unanswered}, ensure_ascii=False,
+                          sort_keys=True)
 
     def save(self, durable: bool = False) -> None:
         """Write what changed: handled ids appended to the journal, anything
@@ -119,7 +124,8 @@ class ChannelState:
                          or durable and (self._unsynced or bool(fresh) or offset != self._offset_written))
                 text = json.dumps({"offset": offset, "seen": list(self.seen), "chats": self.chats,
                                    "owner_chats": self.owner_chats, "refused": list(self.refused),
-                                   "digest_day": self.digest_day}, ensure_ascii=False) if whole else ""
+                                   "digest_day": self.digest_day, "unanswered": self.unanswered},
+                                  ensure_ascii=False) if whole else ""
             try:
                 if whole:
                     write_atomic(self.path, text, durable=durable)
@@ -167,6 +173,20 @@ class ChannelState:
             self._fresh.append(message_id)
             while len(self.seen) > SEEN_KEEP:
                 self.seen.popitem(last=False)
+
+    def await_answer(self, chat: str, slug: str) -> None:
+        """The chat's burst is logged and not answered yet (written with the next save)."""
+        with self._mu:
+            self.unanswered[chat] = slug
+
+    def answered(self, chat: str) -> bool:
+        """The chat's burst is answered (or said to be unanswerable); True when it was waiting."""
+        with self._mu:
+            return self.unanswered.pop(chat, None) is not None
+
+    def unanswered_chats(self) -> list[tuple[str, str]]:
+        with self._mu:
+            return list(self.unanswered.items())
 
     def refuse_once(self, sender: str) -> bool:
         """True the first time this stranger is seen (they get the one refusal)."""

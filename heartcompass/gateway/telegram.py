@@ -11,6 +11,7 @@ restart neither loses nor repeats one."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from typing import Any
 
@@ -33,6 +34,9 @@ def make_bot(token: str, api_base: str) -> Any:
         from telegram import Bot
     except ImportError:
         raise missing_extra() from None
+    # The library logs a reply it cannot parse with its traceback (to stderr, through logging's last
+    # resort); the poll below names it in one line instead.
+    logging.getLogger("telegram").addHandler(logging.NullHandler())
     base = api_base.rstrip("/")
     return Bot(token, base_url=f"{base}/bot", base_file_url=f"{base}/file/bot")
 
@@ -126,7 +130,7 @@ class TelegramChannel:
                                                      allowed_updates=["message", "callback_query"])
                 backoff = 1.0
             except TelegramError as exc:  # the network, a conflict with another poller: wait and try again
-                self.report(f"telegram: getUpdates failed ({exc}); trying again in {backoff:g} s")
+                self.report(f"telegram: getUpdates failed ({self._named(exc)}); trying again in {backoff:g} s")
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 60.0)
                 continue
@@ -143,10 +147,19 @@ class TelegramChannel:
                     except TelegramError:
                         pass
 
+    def _named(self, exc: Exception) -> str:
+        """What went wrong, in words: a page that is not the Bot API's JSON (a proxy's) is not a traceback."""
+        text = str(exc)
+        if "Invalid server response" in text or "Parsing the server response" in text:
+            return (f"{self.api_base} answered with something that is not the Bot API's JSON, such as a proxy's "
+                    "error page; check telegram.api_base and the network")
+        return text[:300]
+
     async def _incoming(self, update: Any) -> Incoming | None:
         if update.callback_query and update.callback_query.message:
             q = update.callback_query
-            return Incoming(self.name, str(q.message.chat.id), str(q.from_user.id), f"cb:{q.id}", button=q.data or "")
+            return Incoming(self.name, str(q.message.chat.id), str(q.from_user.id), f"cb:{q.id}", button=q.data or "",
+                            private=q.message.chat.type == "private")
         m = update.message
         if m is None or m.from_user is None:
             return None
@@ -157,7 +170,7 @@ class TelegramChannel:
             except Exception as exc:  # the caption is still handled; the photo is said to be missing
                 self.report(f"telegram: photo not downloaded: {exc}")
         return Incoming(self.name, str(m.chat.id), str(m.from_user.id), f"{m.chat.id}:{m.message_id}",
-                        text=m.text or m.caption or "", image=image)
+                        text=m.text or m.caption or "", image=image, private=m.chat.type == "private")
 
     # -- sending (from the core's threads) -------------------------------------------
     def _call(self, coro) -> Any:

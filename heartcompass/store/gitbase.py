@@ -25,6 +25,10 @@ class GitBase(Protocol):
 
     def _rel(self, path: Path | str) -> str: ...
 
+    def reading_options(self) -> tuple[str, ...]:
+        """git's options for a command that only reads: none of the user's programs run."""
+        ...
+
     def head(self) -> str | None: ...
 
     def _verify(self) -> list[str]:

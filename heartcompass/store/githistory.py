@@ -14,6 +14,9 @@ from typing import Sequence
 from heartcompass.errors import GitError
 from heartcompass.store.gitbase import GitBase
 
+# A diff as git stores the files: no textconv or external diff program of the user's runs to show it.
+SHOWN_AS_STORED = ("--no-textconv", "--no-ext-diff")
+
 
 @dataclass
 class Commit:
@@ -54,7 +57,7 @@ class History(GitBase):
         args = ["status", "--porcelain=v1", "-z", "--untracked-files=all"]
         if paths:
             args += ["--", *[self._rel(p) for p in paths]]
-        out = self._git(*args, strip_newline_in_stdout=False)
+        out = self._git(*args, options=self.reading_options(), strip_newline_in_stdout=False)
         items, parts = [], out.split("\0")
         i = 0
         while i < len(parts):
@@ -151,14 +154,15 @@ class History(GitBase):
     def diff(self, rev: str | None, paths: Sequence[Path | str]) -> str:
         rels = [self._rel(p) for p in paths]
         if rev is None:
-            return self._git("diff", "HEAD", "--", *rels) if self.head() else ""
-        return self._git("diff", rev, "--", *rels)
+            return self._git("diff", *SHOWN_AS_STORED, "HEAD", "--", *rels, options=self.reading_options()) \
+                if self.head() else ""
+        return self._git("diff", *SHOWN_AS_STORED, rev, "--", *rels, options=self.reading_options())
 
     def show(self, rev: str, paths: Sequence[Path | str] | None = None) -> str:
-        args = ["show", "--format=%h %s%n", rev]
+        args = ["show", *SHOWN_AS_STORED, "--format=%h %s%n", rev]
         if paths:
             args += ["--", *[self._rel(p) for p in paths]]
-        return self._git(*args)
+        return self._git(*args, options=self.reading_options())
 
     def file_at(self, rev: str, path: Path | str) -> str | None:
         try:
@@ -183,7 +187,8 @@ class History(GitBase):
         if self.head() is None:
             return []
         try:
-            out = self._git("blame", "--porcelain", "HEAD", "--", self._rel(path), strip_newline_in_stdout=False)
+            out = self._git("blame", "--porcelain", "--no-textconv", "HEAD", "--", self._rel(path),
+                            options=self.reading_options(), strip_newline_in_stdout=False)
         except GitError:
             return []
         subjects: dict[str, str] = {}

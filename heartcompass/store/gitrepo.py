@@ -50,8 +50,12 @@ class _Repo(git.Repo):
     GitCommandWrapperType = _HelperGit
 FALLBACK_EMAIL = "heartcompass@localhost"
 GIT_ERRORS = (GitCommandError, BadName, InvalidGitRepositoryError, NoSuchPathError, ValueError)
-# Paths printed as they are (小明, not "\345\260\217").
-BASE_OPTIONS = ("-c", "core.quotepath=false")
+# Paths printed as they are (小明, not "\345\260\217"); and never the user's core.fsmonitor program: a
+# speed-up for big trees, and a command set in .git/config that even `log` would run.
+BASE_OPTIONS = ("-c", "core.quotepath=false", "-c", "core.fsmonitor=false")
+# The config keys that name a program git would run while reading (a filter's clean or smudge, a diff
+# driver's textconv or external command).
+PROGRAM_KEYS = r"^(filter|diff)\..+\.(clean|smudge|process|textconv|command)$"
 # The user's global ignore file (core.excludesFile) is not read when we add our
 # own files: a rule such as "*.md" there must not leave a person uncommitted.
 OWN_IGNORES = ("-c", "core.excludesFile=")
@@ -70,6 +74,7 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
         for name in REDIRECTING:  # GitPython's own helpers read os.environ too, so not only our env= calls
             os.environ.pop(name, None)
         self._repo: git.Repo | None = None
+        self._reading: tuple[str, ...] | None = None
         self.hooks = hooks  # run the user's commit hooks? (the git.hooks setting)
 
     # -- setup ------------------------------------------------------------
@@ -117,6 +122,25 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
             if "index.lock" in detail:
                 raise self.index_lock_error() from None
             raise GitError(f"git {args[0]} failed: {detail or exc}") from None
+
+    def reading_options(self) -> tuple[str, ...]:
+        """git's options for a command that only reads (log, diff, doctor...):
+        each program the user's config names (filters, textconv, external
+        diff) set to nothing. Read once per process. (No reading command runs
+        a hook: doctor names them, and only commits run them, as git.hooks says.)"""
+        if self._reading is None:
+            try:
+                out = self._git("config", "-z", "--name-only", "--get-regexp", PROGRAM_KEYS,
+                                strip_newline_in_stdout=False)
+            except GitError:  # none is set (git config exits 1)
+                out = ""
+            options: list[str] = []
+            for key in sorted({k for k in out.split("\0") if k and "=" not in k}):
+                options += ["-c", f"{key}="]
+                if key.startswith("filter."):  # a required filter set to nothing would fail the read
+                    options += ["-c", key.rsplit(".", 1)[0] + ".required=false"]
+            self._reading = tuple(options)
+        return self._reading
 
     @property
     def git_dir(self) -> Path:
@@ -235,12 +259,16 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
 
     def _commit_hooks(self) -> bool:
         """Would `git commit` run a hook of the user's here?"""
+        return bool(self.commit_hooks())
+
+    def commit_hooks(self) -> list[str]:
+        """The user's hooks our commits run (none when git.hooks is false); nothing is run to know."""
         if not self.hooks():
-            return False
+            return []
         custom = self.repo.config_reader().get_value("core", "hooksPath", default="")
         folder = (self.root / os.path.expanduser(str(custom))) if custom else self.common_dir / "hooks"
-        return any(os.access(folder / name, os.X_OK)
-                   for name in ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"))
+        return [name for name in ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
+                if os.access(folder / name, os.X_OK)]
 
     def _signs(self) -> bool:
         """Does the user sign every commit (commit.gpgsign)? Then `git commit`

@@ -55,7 +55,30 @@ class RepoState(GitBase):
         if not head.startswith("ref:"):
             return (f"git is on a detached HEAD (commit {head[:8]}), not a branch: "
                     f"go back with: git checkout {shlex.quote(self._home_branch())}")
+        branch = head.removeprefix("ref:").strip()
+        if not self._has_ref(branch) and self._branches():
+            # `git checkout --orphan`: a first commit here would hold every file as the user's hand edit,
+            # so every line the gardener wrote would count as hand-written.
+            return (f"git is on branch {branch.removeprefix('refs/heads/')!r}, which has no commits and none "
+                    "of this workspace's history (git checkout --orphan?): go back with: "
+                    f"git checkout {shlex.quote(self._home_branch())}")
         return None
+
+    def _packed_refs(self) -> list[str]:
+        try:
+            text = (self.common_dir / "packed-refs").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return []
+        return [line.split(" ", 1)[1] for line in text.splitlines() if " " in line and not line.startswith("#")]
+
+    def _has_ref(self, ref: str) -> bool:
+        return (self.common_dir / ref).is_file() or ref in self._packed_refs()
+
+    def _branches(self) -> bool:
+        """Has the repository any branch with commits (a fresh `init` has none)?"""
+        heads = self.common_dir / "refs" / "heads"
+        loose = heads.is_dir() and any(p.is_file() for p in heads.rglob("*"))
+        return loose or any(r.startswith("refs/heads/") for r in self._packed_refs())
 
     def _home_branch(self) -> str:
         heads = self.common_dir / "refs" / "heads"
@@ -116,29 +139,17 @@ class RepoState(GitBase):
         return "main"
 
     def commit_problem(self) -> str | None:
-        """Would a commit be refused now by what the user's git is set to do:
-        sign with a key that is not there, or run a hook that fails? Tried
-        without making one (a dangling signed object at most, and the hooks run
-        on nothing staged). None when a commit can be made."""
-        import tempfile
-
+        """Would a commit be refused now because signing fails (commit.gpgsign
+        with a key that is not there)? Tried without making one (a dangling
+        signed object at most). The user's hooks are not run: doctor only
+        reads, and only commits run them (commit_hooks names them). None when
+        a commit can be made."""
         head = self._git("rev-parse", "-q", "--verify", "HEAD^{tree}") if self._has_head() else ""
         if head and self._git("config", "--bool", "--default", "false", "commit.gpgsign").strip() == "true":
             try:
                 self._git("commit-tree", "-S", head.strip(), "-m", "heartcompass doctor: can we sign?")
             except GitError as exc:
                 return f"commit.gpgsign is on and signing fails ({exc.message.splitlines()[-1]})"
-        if not self.hooks():
-            return None
-        for hook in ("pre-commit", "commit-msg"):
-            with tempfile.NamedTemporaryFile("w", suffix=".txt", dir=self.git_dir, delete=False) as msg:
-                msg.write("doctor: can a commit be made?\n")
-            try:
-                self._git("hook", "run", "--ignore-missing", hook, *(["--", msg.name] if hook == "commit-msg" else []))
-            except GitError as exc:
-                return f"the {hook} hook refuses commits ({exc.message.splitlines()[-1][:200]})"
-            finally:
-                os.unlink(msg.name)
         return None
 
     def _has_head(self) -> bool:

@@ -41,6 +41,7 @@ def parse(fmt: str, source: Source, ctx: Context) -> Export:
     report = Report()
     export = Export(lambda: module.messages(source, ctx, Report()), report)
     for msg in module.messages(source, ctx, report):
+        ctx.check_year(source.path, msg.line, msg.when)  # every format: before anything is written
         export.total += 1
         export.days.add(msg.when.date())
         export.undated += msg.undated

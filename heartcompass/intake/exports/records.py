@@ -8,7 +8,12 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterator
+
+from heartcompass.errors import FormatError
+
+FIRST_YEAR = 1970  # no chat app's message is older: 0001 or 99999 is a broken date, not history
 
 
 @dataclass(slots=True)
@@ -104,6 +109,13 @@ class Context:
     tz: dt.tzinfo | None = None  # the user's zone (clock.now's): Unix times become the user's wall clock
     chat: str | None = None  # --chat NAME: one chat of a whole-account export
     person: str | None = None  # whose chat it is, for formats whose rows do not name the other side
+
+    def check_year(self, path: Path | str, line: int, when: dt.datetime) -> None:
+        """A year outside FIRST_YEAR to next year is a broken date: the import is refused at its line."""
+        if not FIRST_YEAR <= when.year <= self.today.year + 1:
+            raise FormatError(path, f"the year {when.year} is not a real date of a chat (expected {FIRST_YEAR} "
+                              f"to {self.today.year + 1})", line,
+                              "Fix or remove that line, then import again: nothing was imported.")
 
     def local(self, seconds: float) -> dt.datetime:
         """A Unix time as the user's wall-clock time, naive like every log time."""

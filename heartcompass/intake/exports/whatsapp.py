@@ -103,7 +103,7 @@ def _message(n: int, m: re.Match, more: list[str], order: bool, report: Report) 
         year, month, day = a, b, y
     else:
         day, month = (a, b) if order else (b, a)
-        year = y + 2000 if y < 100 else y
+        year = y + 2000 if len(m["y"]) <= 2 else y  # "0001" is the year 1 (refused), not 2001
     hms = [int(x) for x in re.split(r"[:.]", m["t"])]
     hour = _hour(hms[0], m["ampm"], m["cn"])
     try:
