@@ -41,3 +41,52 @@ def test_init_finishes_a_workspace_whose_first_commit_never_happened(tmp_path):
     assert "name: Sam" in (brain / "people" / "me" / "PROFILE.md").read_text()  # kept as the user left it
     doctor = CliRunner().invoke(app, ["--workspace", str(brain), "doctor"])
     assert "heartcompass init" not in doctor.output and "no commits yet" not in doctor.output, doctor.output
+
+
+def _read_only_tree(root):
+    """The whole workspace unwritable, even for root (chattr +i on every file
+    and folder, .git included), as a mounted snapshot is. Its files are a day
+    old, as a backup's are: old enough to cache."""
+    import os
+    import subprocess
+    import time
+
+    import pytest
+
+    everything = [str(p) for p in root.rglob("*")] + [str(root)]
+    for p in everything:
+        os.utime(p, (time.time() - 86400,) * 2, follow_symlinks=False)
+    if not shutil.which("chattr") or subprocess.run(["chattr", "+i", *everything], capture_output=True).returncode:
+        subprocess.run(["chattr", "-i", *everything], capture_output=True)
+        pytest.skip("no way to make the workspace read-only for root here (chattr failed)")
+    return lambda: subprocess.run(["chattr", "-i", *everything], check=True)
+
+
+def test_reading_commands_work_in_a_read_only_workspace_and_say_once_a_cache_was_not_saved(example_ws,
+                                                                                             monkeypatch):
+    from conftest import Runner
+
+    import time
+
+    from heartcompass import stat_cache
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setattr(stat_cache, "_now_ns", lambda: time.time_ns() + 60 * 10**9)  # chattr's ctime: settled
+    cli = Runner(example_ws)
+    shutil.rmtree(example_ws.state_dir)  # a snapshot without our local state
+    undo = _read_only_tree(example_ws.root)
+    try:
+        results = {args: cli(*args, ok=False) for args in (("person", "list"), ("context", "alice"), ("doctor",),
+                                                             ("log",), ("graph",), ("person", "show", "alice"),
+                                                             ("today",))}
+    finally:
+        undo()
+    for args, result in results.items():
+        assert "Traceback" not in result.output and "permission denied" not in result.output.lower(), args
+        assert result.output.count("could not save") <= 1, args
+    assert all(results[args].exit_code == 0 for args in results if args != ("doctor",)), \
+        {a: r.output for a, r in results.items() if r.exit_code}
+    assert "Alice Chen" in results[("person", "list")].output
+    assert "could not save" in results[("person", "list")].output  # said once, on stderr
+    assert "repository cannot be written" in results[("doctor",)].output  # doctor names it, and finishes:
+    assert "✓ names" in results[("doctor",)].output

@@ -99,6 +99,12 @@ class HeartCompassGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         try:
+            return self._invoke(ctx)
+        finally:
+            _say_unsaved_caches()
+
+    def _invoke(self, ctx: Any) -> Any:
+        try:
             return super().invoke(ctx)
         except HeartCompassError as exc:
             if os.environ.get(DEBUG_ENV):
@@ -117,6 +123,17 @@ class HeartCompassGroup(TyperGroup):
             raise fail(HeartCompassError(f"{where}{problem}", "Check that the workspace folder is "
                                          "yours, writable and has space (e.g. 'ls -ld', 'chmod u+rw', 'df -h'), "
                                          "then run the command again.")) from None
+
+
+def _say_unsaved_caches() -> None:
+    """Once per command: a cache it could not save (a read-only workspace) cost time, nothing else."""
+    from heartcompass.atomic import unsaved_caches
+
+    unsaved = unsaved_caches()
+    if unsaved and not _discarded:
+        path, why = unsaved[0]
+        err.print(f"[dim]Note: could not save {escape(str(path))} ({escape(why)}); nothing is lost, "
+                  "the next command reads the files again.[/]")
 
 
 def _access_problem(exc: OSError) -> str | None:

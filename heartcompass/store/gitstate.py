@@ -131,8 +131,11 @@ class RepoState(GitBase):
         if not self.hooks():
             return None
         for hook in ("pre-commit", "commit-msg"):
-            with tempfile.NamedTemporaryFile("w", suffix=".txt", dir=self.git_dir, delete=False) as msg:
-                msg.write("doctor: can a commit be made?\n")
+            try:
+                with tempfile.NamedTemporaryFile("w", suffix=".txt", dir=self.git_dir, delete=False) as msg:
+                    msg.write("doctor: can a commit be made?\n")
+            except OSError as exc:  # a read-only repository (a backup, a mounted snapshot)
+                return f"the repository cannot be written ({exc.strerror or exc})"
             try:
                 self._git("hook", "run", "--ignore-missing", hook, *(["--", msg.name] if hook == "commit-msg" else []))
             except GitError as exc:
