@@ -90,3 +90,42 @@ def test_reading_commands_work_in_a_read_only_workspace_and_say_once_a_cache_was
     assert "could not save" in results[("person", "list")].output  # said once, on stderr
     assert "repository cannot be written" in results[("doctor",)].output  # doctor names it, and finishes:
     assert "✓ names" in results[("doctor",)].output
+
+
+# -- a narrow terminal ---------------------------------------------------------------------------
+def _widest(text: str) -> int:
+    from rich.cells import cell_len
+
+    return max(cell_len(line) for line in text.splitlines() if line.strip())
+
+
+def test_person_list_and_the_garden_summary_fit_forty_columns(alice, fake_llm):
+    from garden_helpers import proposal, say
+
+    alice("person", "add", "欧阳明月", "--relation", "friend", "--mbti", "INTJ", "-y")
+    listed = alice("person", "list", env={"COLUMNS": "40"})
+    assert _widest(listed.output) <= 40 and "欧阳明月" in listed.output and "MBTI ENFP" in listed.output
+    assert _widest(alice("person", "list", env={"COLUMNS": "200"}).output) > 40  # a wide one keeps its table
+    say(alice.ws, "alice", "note", "Her new address is in Sakyo-ku")
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Lives in Sakyo-ku", "evidence": ["L1"]}]))
+    gardened = alice("garden", env={"COLUMNS": "40"})
+    assert "gardened" in gardened.output and _widest(gardened.output) <= 40, gardened.output
+
+
+def test_person_list_on_a_forty_column_terminal(example_ws):
+    import os
+    import sys
+
+    import pexpect
+    from terminal import finish, screen_text
+
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "CI")}
+    child = pexpect.spawn(sys.executable, ["-m", "heartcompass", "--workspace", str(example_ws.root), "person",
+                                           "list"], env={**env, "TERM": "xterm-256color"}, encoding="utf-8",
+                          timeout=120, dimensions=(24, 40), use_poll=True)
+    import io
+
+    child.logfile_read = io.StringIO()
+    code, raw = finish(child)
+    text = screen_text(raw)
+    assert code == 0 and "Alice Chen" in text and _widest(text) <= 40, text

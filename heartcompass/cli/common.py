@@ -241,8 +241,27 @@ def print_columns(headers: list[str], rows: list[list[str]], right: set[int] | f
             parts.append(pad + cell if i in right else cell + pad)
         return "  ".join(parts).rstrip()
 
+    import shutil
+
+    if cell_len(fmt(headers)) > shutil.get_terminal_size((1 << 30, 24)).columns:  # COLUMNS, else a terminal's
+        _print_stacked(headers, rows, shutil.get_terminal_size().columns)
+        return
     typer.secho(fmt(headers), bold=True)  # the style is dropped when stdout is not a terminal
     typer.echo("\n".join(fmt(r) for r in rows))
+
+
+def _print_stacked(headers: list[str], rows: list[list[str]], width: int) -> None:
+    """A table too wide for the terminal: each row its first cell, then the
+    others as "header value" pairs, wrapped at the terminal's width."""
+    for row in rows:
+        typer.secho(row[0], bold=True)
+        lines: list[str] = []
+        for pair in (f"{h} {c}" for h, c in zip(headers[1:], row[1:]) if c.strip()):
+            if lines and cell_len(lines[-1]) + 3 + cell_len(pair) <= width:  # a pair is never cut in two
+                lines[-1] += " · " + pair
+            else:
+                lines.append("  " + pair)
+        typer.echo("\n".join(lines))
 
 
 def print_diff(text: str) -> None:
