@@ -1,0 +1,46 @@
+"""Dates and names read right (issue 30): WhatsApp's date order from the
+whole file, iOS's year-first stamps, names that resolve as people say them."""
+
+from __future__ import annotations
+
+from conftest import Runner, log_entries
+
+
+def _days(ws, slug="alice") -> list[str]:
+    from heartcompass.formats import dailylog
+
+    return dailylog.log_dates(ws.people_dir / slug)
+
+
+def test_whatsapp_dates_that_only_run_forwards_month_first_are_read_month_first(example_cli: Runner, tmp_path):
+    export = tmp_path / "pustur.txt"  # the public sample's shape: no field over 12, a 24-hour clock
+    export.write_text("06/03/2017, 21:03 - Alice: hola\n06/03/2017, 21:04 - Bo: hi\n"
+                      "08/05/2017, 10:00 - Alice: otra vez\n09/04/2017, 11:00 - Bo: ok\n", encoding="utf-8")
+    example_cli("import", "alice", str(export), "--me", "Bo")
+    assert _days(example_cli.ws) == ["2017-06-03", "2017-08-05", "2017-09-04"]
+
+
+def test_whatsapp_dates_that_run_forwards_day_first_stay_day_first(example_cli: Runner, tmp_path):
+    export = tmp_path / "eu.txt"
+    export.write_text("03/06/2017, 21:03 - Alice: hola\n05/08/2017, 10:00 - Bo: hi\n04/09/2017, 11:00 - Alice: ok\n",
+                      encoding="utf-8")
+    example_cli("import", "alice", str(export), "--me", "Bo")
+    assert _days(example_cli.ws) == ["2017-06-03", "2017-08-05", "2017-09-04"]
+
+
+def test_ios_year_first_stamps_in_chinese_and_english_are_whatsapp(example_cli: Runner, tmp_path):
+    cn = tmp_path / "cn.txt"
+    cn.write_text("[2025/11/14 下午9:03:15] 小爱: 你好\n[2025/11/14 上午12:04:00] 我: 嗨\n", encoding="utf-8")
+    example_cli("import", "alice", str(cn), "--me", "我")
+    en = tmp_path / "en.txt"
+    en.write_text("[2025/11/15 9:03:15 PM] Alice: hello\n[2025/11/15 9:04:00 PM] Me: hi\n", encoding="utf-8")
+    example_cli("import", "alice", str(en), "--me", "Me")
+    got = [(e.time, e.text) for e in log_entries(example_cli.ws, "alice")]
+    assert got == [("00:04:00", "嗨"), ("21:03:15", "你好"), ("21:03:15", "hello"), ("21:04:00", "hi")]
+
+
+def test_an_export_no_reader_recognises_but_whatsapp_suggests_format_whatsapp(example_cli: Runner, tmp_path):
+    odd = tmp_path / "odd.txt"
+    odd.write_text("[2025-11-14 21.03.15 PM] Alice: one\n", encoding="utf-8")
+    result = example_cli("import", "alice", str(odd), ok=False)
+    assert result.exit_code == 1 and "--format whatsapp" in result.output
