@@ -44,3 +44,40 @@ def test_an_export_no_reader_recognises_but_whatsapp_suggests_format_whatsapp(ex
     odd.write_text("[2025-11-14 21.03.15 PM] Alice: one\n", encoding="utf-8")
     result = example_cli("import", "alice", str(odd), ok=False)
     assert result.exit_code == 1 and "--format whatsapp" in result.output
+
+
+# -- names as people say them ------------------------------------------------------------------
+def _shown(cli: Runner, name: str) -> str:
+    result = cli("person", "show", name, ok=False)
+    first = result.output.splitlines()[0] if result.output else ""
+    return first if result.exit_code == 0 else f"error: {result.output}"
+
+
+def test_a_unique_first_name_prefix_alias_or_chinese_given_name_resolves(example_cli: Runner, fake_llm):
+    for name in ("Bob Stone", "Bobby", "欧阳明月", "王小明"):
+        example_cli("person", "add", name, "-y")
+    assert "people/bob-stone" in _shown(example_cli, "bob")     # a first name, though Bobby starts so too
+    assert "people/bob-stone" in _shown(example_cli, "BOB")     # any case
+    assert "people/bobby" in _shown(example_cli, "bobb")        # the start of a name
+    assert "people/alice" in _shown(example_cli, "ali")
+    assert "people/alice" in _shown(example_cli, "小爱")         # an alias
+    assert "people/欧阳明月" in _shown(example_cli, "明月")       # a given name after a two-character family name
+    assert "people/王小明" in _shown(example_cli, "小明")
+    fake_llm.enqueue("hey you")
+    assert "hey you" in example_cli("chat", "bob", "-m", "hi").output
+    assert [e.text for e in log_entries(example_cli.ws, "bob-stone")] == ["hi", "hey you"]
+
+
+def test_only_an_ambiguous_name_asks_which_one(example_cli: Runner):
+    for name in ("Bob Stone", "Bobby"):
+        example_cli("person", "add", name, "-y")
+    result = example_cli("person", "show", "bo", ok=False)
+    assert result.exit_code == 1 and "could be several people: bob-stone, bobby" in result.output
+    assert "people/bob-stone" in _shown(example_cli, "bob-stone")
+
+
+def test_slugs_drop_punctuation(cli: Runner):
+    cli("person", "add", "Dr. Feather", "-y")
+    cli("person", "add", "Seán O'Brien", "-y")
+    assert {p.name for p in cli.ws.people_dir.iterdir()} >= {"dr-feather", "seán-obrien"}
+    assert "people/dr-feather" in _shown(cli, "Dr. Feather")
