@@ -81,3 +81,23 @@ def test_slugs_drop_punctuation(cli: Runner):
     cli("person", "add", "Seán O'Brien", "-y")
     assert {p.name for p in cli.ws.people_dir.iterdir()} >= {"dr-feather", "seán-obrien"}
     assert "people/dr-feather" in _shown(cli, "Dr. Feather")
+
+
+# -- the map --------------------------------------------------------------------------------------
+def test_graph_names_the_user_by_user_name(example_cli: Runner):
+    example_cli("config", "set", "user.name", "王磊")
+    shown = example_cli("graph").output
+    assert shown.startswith("王磊 (self)") and "Me (self)" not in shown
+
+
+def test_person_add_related_links_both_sides_in_one_commit(example_cli: Runner):
+    from conftest import git
+
+    profile = example_cli.ws.people_dir / "alice" / "PROFILE.md"
+    profile.write_text(profile.read_text().replace("Warm, restless", "Warm, kind, restless"))  # a hand edit
+    example_cli("person", "add", "Carol", "--related", "alice:her sister", "-y")
+    assert "- person: carol" in profile.read_text() and "Warm, kind, restless" in profile.read_text()
+    assert git(example_cli.ws, "log", "-2", "--format=%s").splitlines() == ["add(carol): new person",
+                                                                           "edit(alice): by hand"]
+    doctor = example_cli("doctor", ok=False).output
+    assert "does not name" not in doctor and "all mutual" in doctor

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from heartcompass.store.people import list_people
+from heartcompass.store.people import DEFAULT_SELF_NAME, list_people
 from heartcompass.store.workspace import Workspace
 
 
@@ -85,8 +85,11 @@ def build(ws: Workspace) -> Graph:
     from heartcompass.store.people_index import for_workspace
 
     graph = Graph()
+    user = str(ws.config.get("user.name") or "").strip()
     for slug, facts in for_workspace(ws).profiles(list_people(ws)).items():
         graph.names[slug] = facts.name if not facts.error else slug
+        if facts.relation == "self" and facts.name == DEFAULT_SELF_NAME and user:  # as display_name shows them
+            graph.names[slug] = user
         if facts.error:
             graph.unread.add(slug)
             continue
