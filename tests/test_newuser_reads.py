@@ -101,3 +101,35 @@ def test_person_add_related_links_both_sides_in_one_commit(example_cli: Runner):
                                                                            "edit(alice): by hand"]
     doctor = example_cli("doctor", ok=False).output
     assert "does not name" not in doctor and "all mutual" in doctor
+
+
+# -- scripts and small words -------------------------------------------------------------------
+def test_doctor_json_lists_every_check_even_when_one_stops_it(example_cli: Runner, monkeypatch):
+    import json
+
+    result = example_cli("doctor", "--json", ok=False)  # no key: the model check fails, and stops the run
+    data = json.loads(result.output)
+    assert result.exit_code == 1 and data["ok"] is False
+    by_check = {c["check"]: c for c in data["checks"]}
+    assert by_check["workspace"]["status"] == "ok" and by_check["model"]["status"] == "failed"
+    assert "OPENAI_API_KEY" in by_check["model"]["detail"] and by_check["model"]["fix"]
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-123456")
+    data = json.loads(example_cli("doctor", "--json").output)
+    assert data["ok"] is True and all(c["status"] == "ok" for c in data["checks"])
+
+
+def test_person_show_json(example_cli: Runner):
+    import json
+
+    data = json.loads(example_cli("person", "show", "小爱", "--json").output)
+    assert data["slug"] == "alice" and data["name"] == "Alice Chen" and data["mbti"] == "ENFP"
+    assert data["related"] == [{"person": "me", "as": "close friend since university"}]
+    assert data["events"][0]["when"] >= data["events"][-1]["when"] and data["events"][0]["source"]
+    assert any("oolong" in data["profile"] for _ in [0]) and data["memory"]["sections"]["Facts"]
+
+
+def test_import_help_shows_name_as_optional_and_a_missing_file_is_a_usage_error(example_cli: Runner):
+    shown = example_cli("import", "--help").output
+    assert "[NAME]" in shown and "[required]" not in shown
+    missing = example_cli("import", ok=False)
+    assert missing.exit_code == 2 and "FILE" in missing.output and "Traceback" not in missing.output

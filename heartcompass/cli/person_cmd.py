@@ -179,7 +179,8 @@ def list_(ctx: typer.Context,
 
 
 @app.command("show")
-def show(ctx: typer.Context, name: PersonArg) -> None:
+def show(ctx: typer.Context, name: PersonArg,
+         as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False) -> None:
     """A readable rendering of someone's profile, events and memory."""
     from rich.markdown import Markdown
     from rich.panel import Panel
@@ -190,6 +191,9 @@ def show(ctx: typer.Context, name: PersonArg) -> None:
 
     ws = workspace(ctx)
     person = resolve(ws, name)
+    if as_json:
+        from heartcompass.cli.person_json import print_person
+        return print_person(ws, person)
     prof, evs, mem = person.load_profile(), person.load_events(), person.load_memory()
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold")
