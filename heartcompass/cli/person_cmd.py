@@ -67,7 +67,8 @@ def add(
     handles = _check_handles(ws, handle or [], force)
     if not force:  # before asking for the rest
         force = _allow_taken(lambda: refuse_taken(ws, [name, *(alias or [])]), yes)
-    if interactive() and not yes and (relation is None or mbti is None or alias is None or about is None):
+    described = any(v is not None for v in (relation, mbti, alias, about, gender, related, handle))
+    if interactive() and not yes and not described:  # any detail given on the line: the rest is not asked for
         relation, mbti, alias, about = _ask(name, relation, mbti, alias, about)
     person = _allowing_taken(lambda allow: lifecycle.add_person(
         ws, name, relation or "friend", mbti=mbti, aliases=list(alias or []), gender=gender, about=about,
