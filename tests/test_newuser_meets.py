@@ -45,3 +45,33 @@ def test_doctor_during_a_conflict_reports_no_one_way_link_it_cannot_know(two_dev
     result = laptop("doctor", ok=False)
     assert "has unresolved conflict marks" in result.output  # alice's links cannot be read...
     assert "does not name" not in result.output  # ...so no link of hers is said to be missing
+
+
+# -- undo and restore keep what the user did -------------------------------------------------------
+def test_undo_commits_the_touched_persons_hand_edit_first_and_keeps_it(example_cli):
+    from conftest import git, subjects
+
+    example_cli("person", "add", "Carol", "--related", "alice:her sister", "-y")  # also links alice back
+    profile = example_cli.ws.people_dir / "alice" / "PROFILE.md"
+    profile.write_text(profile.read_text().replace("Warm, restless", "Warm, kind, restless"))  # by hand, meanwhile
+    example_cli("undo")
+    assert subjects(example_cli.ws)[:3] == ["undo(carol): add(carol): new person", "edit(alice): by hand",
+                                            "add(carol): new person"]
+    text = profile.read_text()
+    assert "Warm, kind, restless" in text and "carol" not in text
+    assert git(example_cli.ws, "status", "--porcelain") == ""
+
+
+def test_restore_at_a_commit_before_a_rename_keeps_the_folders_name(cli):
+    from conftest import git
+
+    cli("person", "add", "Bob", "--about", "likes tea", "-y")
+    before = git(cli.ws, "rev-parse", "HEAD").strip()
+    profile = cli.ws.people_dir / "bob" / "PROFILE.md"
+    profile.write_text(profile.read_text().replace("likes tea", "likes tea and coffee"))
+    cli("person", "rename", "bob", "Robert")
+    cli("restore", "robert", "profile", "--at", before)
+    restored = (cli.ws.people_dir / "robert" / "PROFILE.md").read_text()
+    assert "name: Robert" in restored and "- Bob" in restored  # the name now, the old one an alias
+    assert "likes tea\n" in restored and "coffee" not in restored  # the rest as it was
+    assert "Robert" in cli("person", "show", "robert").output.splitlines()[0]
