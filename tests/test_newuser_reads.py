@@ -133,3 +133,38 @@ def test_import_help_shows_name_as_optional_and_a_missing_file_is_a_usage_error(
     assert "[NAME]" in shown and "[required]" not in shown
     missing = example_cli("import", ok=False)
     assert missing.exit_code == 2 and "FILE" in missing.output and "Traceback" not in missing.output
+
+
+def test_a_card_whose_name_is_taken_says_to_give_another_with_name(example_cli: Runner, tmp_path):
+    card = tmp_path / "alice.json"
+    example_cli("person", "export", "alice", "-o", str(card))
+    refused = example_cli("person", "import-card", str(card), ok=False)
+    assert refused.exit_code == 1 and "already the name of people/alice" in refused.output
+    assert "--name" in refused.output
+    example_cli("person", "import-card", str(card), "--name", "Alice (card)", "--force")  # aliases still shared
+    assert (example_cli.ws.people_dir / "alice-card" / "PROFILE.md").is_file()
+
+
+# -- README says what happens ---------------------------------------------------------------------
+README = __import__("pathlib").Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_tells_lines_cite_the_notes_day_as_readme_says(example_cli: Runner, fake_llm):
+    from test_tell import NO_ONE_NEW, berlin
+
+    from heartcompass.store import clock
+
+    day = clock.now(example_cli.ws).date().isoformat()
+    fake_llm.enqueue(berlin(), NO_ONE_NEW)
+    example_cli("tell", "alice", "She got promoted and moves to Berlin in March", "--yes")
+    memory = (example_cli.ws.people_dir / "alice" / "MEMORY.md").read_text()
+    assert f"- Moves to Berlin in March after a promotion (log {day})" in memory
+    assert "the lines it\nwrites cite that note's day, `(log 2026-12-04)`" in README.read_text()
+
+
+def test_readmes_first_commands_say_clone_and_venv_and_how_long_the_tests_take():
+    text = README.read_text()
+    first = text[text.index("```bash"):text.index("```", text.index("```bash") + 7)]
+    assert "git clone" in first and "python3 -m venv .venv && . .venv/bin/activate" in first
+    assert first.index("git clone") < first.index("pip install .")
+    assert "6-9 minutes on two cores" in first

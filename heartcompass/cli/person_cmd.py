@@ -365,8 +365,12 @@ def import_card(ctx: typer.Context,
     from heartcompass.intake import cards
 
     ws = workspace(ctx)
-    person = _allowing_taken(lambda allow: cards.import_card(ws, file, allow_taken=allow, name=name),
-                             yes, force)
+    try:
+        person = _allowing_taken(lambda allow: cards.import_card(ws, file, allow_taken=allow, name=name),
+                                 yes, force)
+    except PersonError as exc:  # the card's name is taken or unusable here: another one is a flag away
+        exc.hint = f"Give them another name here with --name, e.g. --name 'Alice (card)'. {exc.hint or ''}".strip()
+        raise
     out.print(f"Added [bold]{escape(person.load_profile().name)}[/] in people/{escape(person.slug)}/ from the card.")
 
 
