@@ -168,3 +168,4 @@ def test_readmes_first_commands_say_clone_and_venv_and_how_long_the_tests_take()
     assert "git clone" in first and "python3 -m venv .venv && . .venv/bin/activate" in first
     assert first.index("git clone") < first.index("pip install .")
     assert "6-9 minutes on two cores" in first
+
