@@ -69,11 +69,34 @@ def write_atomic(path: Path, text: str | bytes, expected_checksum: str | None = 
 
 def write_cache(path: Path, text: str) -> None:
     """A cache file: replaced whole (never half-written), not fsynced (it is
-    rebuilt when lost or stale)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    rebuilt when lost or stale). Optional: on a read-only or full disk it is
+    not saved (see unsaved_caches) and the command goes on, only slower."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        cache_not_saved(path, exc)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+_unsaved: list[tuple[Path, str]] = []
+
+
+def cache_not_saved(path: Path, exc: OSError) -> None:
+    """Remember a cache that could not be saved, for the CLI to say once."""
+    _unsaved.append((path, exc.strerror or str(exc)))
+
+
+def unsaved_caches() -> list[tuple[Path, str]]:
+    """The caches this process could not save (each (path, why)), forgotten once asked."""
+    found = list(_unsaved)
+    _unsaved.clear()
+    return found
 
 
 _FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))

@@ -65,7 +65,8 @@ def test_ctrl_c_at_tells_confirmation_asks_what_becomes_of_the_note(example_cli:
 def test_ctrl_c_at_what_becomes_of_the_note_keeps_it(example_cli: Runner, fake_llm, monkeypatch, at_a_terminal):
     fake_llm.enqueue(berlin(), NO_ONE_NEW)
     Questions(monkeypatch, False, CTRL_C)
-    result = example_cli("tell", "alice", "She is moving to Berlin")
+    result = example_cli("tell", "alice", "She is moving to Berlin", ok=False)
+    assert result.exit_code == 130  # Ctrl-C exits 130 here as everywhere else; the note is kept all the same
     assert "kept in the log as a note" in result.output and "Cancelled by user" not in result.output
     assert subjects(example_cli.ws)[0] == "tell(alice): noted, proposal declined"
     assert log_entries(example_cli.ws, "alice")[-1].text == "She is moving to Berlin"

@@ -59,14 +59,15 @@ def test_undo_a_specific_older_commit(cli: Runner):
     assert not (cli.ws.people_dir / "alice").exists() and (cli.ws.people_dir / "bob").exists()
 
 
-def test_undo_refuses_when_its_files_have_uncommitted_changes(cli: Runner):
+def test_undo_commits_a_hand_edit_of_its_files_first_then_refuses_to_mix_with_it(cli: Runner):
     cli("person", "add", "Alice", "--yes")
     path = _profile(cli)
     path.write_text(path.read_text() + "\nmy edit\n")
-    head = git(cli.ws, "rev-parse", "HEAD")
     result = cli("undo", ok=False)
-    assert result.exit_code == 1 and "uncommitted" in result.output and "people/alice/PROFILE.md" in result.output
-    assert git(cli.ws, "rev-parse", "HEAD") == head and "my edit" in path.read_text()
+    assert result.exit_code == 1 and "later changes touch the same lines" in result.output
+    assert "people/alice/PROFILE.md" in result.output
+    assert git(cli.ws, "log", "-2", "--format=%s").splitlines() == ["edit(alice): by hand", "add(alice): new person"]
+    assert "my edit" in path.read_text() and git(cli.ws, "status", "--porcelain") == ""
 
 
 def test_undo_refuses_the_first_commit_and_unknown_revs(cli: Runner):

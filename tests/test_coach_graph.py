@@ -88,12 +88,12 @@ def test_coach_without_a_message_is_a_clear_error(example_cli: Runner, fake_llm)
 def family(cli: Runner):
     cli("person", "add", "Alice", "--yes")
     cli("person", "add", "Bob", "--related", "alice:her brother", "--yes")
-    cli("person", "add", "Carol", "--related", "bob:his wife", "--yes")
-    path = cli.ws.people_dir / "alice" / "PROFILE.md"
-    path.write_text(path.read_text().replace("related: []", "related:\n- person: bob\n  as: his sister"))
-    carol = cli.ws.people_dir / "carol" / "PROFILE.md"  # a hand-written link to someone not (yet) added
-    carol.write_text(carol.read_text().replace("  as: his wife\n", "  as: his wife\n- person: ghost\n  as: an old "
-                                                                  "friend\n"))
+    cli("person", "add", "Carol", "--yes")
+    path = cli.ws.people_dir / "alice" / "PROFILE.md"  # Bob's --related linked back, with no words: she adds some
+    path.write_text(path.read_text().replace("- person: bob\n", "- person: bob\n  as: his sister\n"))
+    carol = cli.ws.people_dir / "carol" / "PROFILE.md"  # hand-written links: one way, and to someone not added
+    carol.write_text(carol.read_text().replace("related: []", "related:\n- person: bob\n  as: his wife\n"
+                                                              "- person: ghost\n  as: an old friend"))
     return cli
 
 

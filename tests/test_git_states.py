@@ -70,6 +70,7 @@ def test_chat_mid_rebase_logs_the_message_then_refuses_and_a_later_command_commi
     ws = mid_rebase.ws
     output = _fails(mid_rebase, "chat", "alice", "-m", "hi")  # her profile holds the conflict's marks
     assert "has unresolved conflict marks" in output and fake_llm.calls == []
+    assert "logged in people/alice/logs/" in output and log_entries(ws, "alice")[-1].text == "hi"  # not lost
     fake_llm.enqueue("hello you")
     output = _fails(mid_rebase, "chat", "me", "-m", "typed during a rebase")
     assert "middle of a rebase" in output and "saved in people/me/logs/" in output
@@ -80,6 +81,9 @@ def test_chat_mid_rebase_logs_the_message_then_refuses_and_a_later_command_commi
     mid_rebase("chat", "me", "-m", "and now?")
     assert subjects(ws)[1].startswith("log(me): chat log") and subjects(ws)[0].startswith("chat(me)")
     assert "typed during a rebase" in git(ws, "show", "HEAD~1")
+    fake_llm.enqueue("there you are")
+    mid_rebase("chat", "alice", "-m", "still there?")  # her profile is whole again: she answers
+    assert "hi" in git(ws, "log", "-p", "-3", "--", "people/alice/logs/")
     assert git(ws, "status", "--porcelain") == ""
 
 

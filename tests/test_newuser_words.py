@@ -87,10 +87,10 @@ def test_output_piped_to_a_reader_that_stops_early_is_no_error(example_cli: Runn
 
 
 def test_a_mistyped_person_gets_a_did_you_mean(example_cli: Runner):
-    result = example_cli("person", "show", "alic", ok=False)
+    result = example_cli("person", "show", "alcie", ok=False)  # a typo ("alic", a start of a name, resolves)
     assert result.exit_code == 1 and "did you mean 'alice'" in result.output.lower()
     example_cli("person", "add", "王小明", "--relation", "friend", "--alias", "小明同学")
-    result = example_cli("person", "show", "小明同", ok=False)
+    result = example_cli("person", "show", "小名同学", ok=False)
     assert "Did you mean" in result.output and "小明同学" in result.output
     far = example_cli("person", "show", "zzzzqq", ok=False)
     assert far.exit_code == 1 and "Did you mean" not in far.output

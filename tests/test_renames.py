@@ -66,12 +66,12 @@ def test_an_undone_rename_keeps_the_whole_history(example_cli: Runner, tmp_path)
 
 @pytest.mark.parametrize("then", ["chat", "sync"])
 def test_a_folder_moved_by_hand_is_one_hand_rename(cli, fake_llm, tmp_path, then):
-    cli("person", "add", "O'Brien", "--yes")
+    cli("person", "add", "Brien", "--yes")
     fake_llm.enqueue("hi")
-    cli("chat", "o'brien", "-m", "hello")
+    cli("chat", "brien", "-m", "hello")
     ws = cli.ws
     _remote(cli, tmp_path)
-    (ws.people_dir / "o'brien").rename(ws.people_dir / "obrien")  # mv "people/o'brien" people/obrien
+    (ws.people_dir / "brien").rename(ws.people_dir / "obrien")  # mv by hand
     if then == "chat":
         fake_llm.enqueue("still me")
         cli("chat", "obrien", "-m", "new folder")  # commits what is pending for obrien first
@@ -79,11 +79,11 @@ def test_a_folder_moved_by_hand_is_one_hand_rename(cli, fake_llm, tmp_path, then
     hand = [c for c in git(ws, "log", "--format=%h %s").splitlines() if c.endswith(" edit(obrien): by hand")]
     assert len(hand) == 1
     stat = git(ws, "show", "-M", "--format=", "--name-status", hand[0].split()[0])
-    assert "R100\tpeople/o'brien/PROFILE.md\tpeople/obrien/PROFILE.md" in stat
-    assert "people/o'brien/logs/" in stat and "people/obrien/logs/" in stat
+    assert "R100\tpeople/brien/PROFILE.md\tpeople/obrien/PROFILE.md" in stat
+    assert "people/brien/logs/" in stat and "people/obrien/logs/" in stat
     assert git(ws, "status", "--porcelain") == ""
     history = cli("log", "obrien").output  # followed back across the move
-    assert "add(o'brien): new person" in history and "chat(o'brien)" in history
+    assert "add(brien): new person" in history and "chat(brien)" in history
 
 
 def _remote(cli, tmp_path):
@@ -94,7 +94,9 @@ def _remote(cli, tmp_path):
 
 
 def test_a_folder_deleted_by_hand_is_one_error_with_a_quoted_fix(cli, tmp_path):
-    cli("person", "add", "O'Brien", "--yes")
+    cli("person", "add", "Brien", "--yes")  # a folder from before slugs dropped the apostrophe: needs quoting
+    git(cli.ws, "mv", "people/brien", "people/o'brien")
+    git(cli.ws, "commit", "-qm", "edit(o'brien): by hand")
     import shutil
 
     _remote(cli, tmp_path)

@@ -140,7 +140,8 @@ def test_ctrl_c_at_add_this_person_stops_asking(example_cli: Runner, fake_llm, m
     monkeypatch.setattr(tell_cmd, "_confirm", lambda question: True)  # write the changes
     asked = []
     monkeypatch.setattr(tell_cmd, "_confirm_or_stop", lambda question: asked.append(question))  # Ctrl-C: None
-    result = example_cli("tell", "alice", "Promoted, she moves to Berlin; Mei and Jun came to say goodbye")
+    result = example_cli("tell", "alice", "Promoted, she moves to Berlin; Mei and Jun came to say goodbye", ok=False)
+    assert result.exit_code == 130  # as Ctrl-C exits everywhere else; the tell itself was written
     assert asked == ["Add Mei as a new person (family)?"] and "Stopped; no one else was added" in result.output
     assert not (example_cli.ws.people_dir / "mei").exists() and not (example_cli.ws.people_dir / "jun").exists()
 
@@ -240,7 +241,7 @@ def _decline_interactively(monkeypatch, keep: bool):
 
     monkeypatch.setattr(tell_cmd, "interactive", lambda: True)
     monkeypatch.setattr(tell_cmd, "_confirm", lambda question: False)  # No, or Ctrl-C (questionary: None)
-    monkeypatch.setattr(tell_cmd, "_ask_keep", lambda: keep)
+    monkeypatch.setattr(tell_cmd, "_ask_keep", lambda: tell_cmd.KEEP if keep else "Discard it")
 
 
 def test_declined_and_discarded_never_becomes_a_fact(example_cli: Runner, fake_llm, monkeypatch):

@@ -205,3 +205,23 @@ def test_edit_asks_what_now_after_a_broken_save_on_a_terminal(example_cli: Runne
     assert_clean_end(raw)
     assert profile.read_bytes() == before, screen_text(raw)[-2000:]
     assert code != 0 or "unchanged" in screen_text(raw).lower() or "discard" in screen_text(raw).lower()
+
+
+def test_ctrl_c_at_what_becomes_of_a_declined_tell_exits_130_keeping_the_note(example_cli: Runner, stub):
+    child = spawn(example_cli.ws.root, "tell", "alice", "She keeps a tortoise called Shelly")
+    child.expect("Write these changes")
+    child.send("n")
+    child.expect("What you told")
+    child.send(CTRL_C)
+    code, raw = finish(child)
+    assert code == 130 and "kept in the log as a note" in screen_text(raw), screen_text(raw)[-2000:]
+    assert [e.text for e in log_entries(example_cli.ws, "alice")][-1] == "She keeps a tortoise called Shelly"
+    assert subjects(example_cli.ws)[0] == "tell(alice): noted, proposal declined"
+
+
+def test_person_add_with_a_detail_on_the_line_asks_nothing_more_on_a_terminal(example_cli: Runner):
+    child = spawn(example_cli.ws.root, "person", "add", "Carol", "--relation", "family")
+    code, raw = finish(child)  # a question asked here would wait until the deadline, and fail
+    text = screen_text(raw)
+    assert code == 0 and "MBTI" not in text and "Other names" not in text and "Added Carol" in text, text
+    assert "relation: family" in (example_cli.ws.people_dir / "carol" / "PROFILE.md").read_text()

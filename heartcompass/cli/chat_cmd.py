@@ -57,7 +57,12 @@ def chat(
     view = ChatView(ws, settings, None, as_of, make_model=lambda: llm.make_chat_model(ws, settings),
                     delays=not no_delay and out.is_terminal and not as_json, as_json=as_json,
                     conversing=message is None and sys.stdin.isatty())
-    view.open(person)
+    piped = None if message is not None or sys.stdin.isatty() else sys.stdin.read().splitlines()
+    try:
+        view.open(person)
+    except HeartCompassError as exc:  # the persona cannot answer (a file in conflict): what was typed is kept
+        from heartcompass.talk.session import keep_unanswered
+        raise keep_unanswered(ws, person, [message] if message is not None else piped or [], exc) from None
     if message is None and sys.stdin.isatty():
         llm.check_ready(ws, settings)  # a missing key stops an interactive chat before its first prompt
     remind_questions(ws, quiet=as_json)
@@ -66,7 +71,7 @@ def chat(
             ok = view.send_or_command(message)
         elif not sys.stdin.isatty():
             ok = True
-            for line in (line for line in sys.stdin.read().splitlines() if line.strip()):
+            for line in (line for line in piped or [] if line.strip()):
                 if view.output_closed:  # nobody reads the replies any more: send nothing more
                     break
                 ok = view.send_or_command(line) and ok
@@ -388,8 +393,7 @@ class ChatView:
         return None
 
     def send_or_command(self, line: str) -> bool:
-        """-m and piped lines: '/note ...', '/quote ...' and the other commands
-        work as in the interactive chat; anything else is a message."""
+        """-m and piped lines: a /command works as in the interactive chat; anything else is a message."""
         if line.strip().startswith("/"):
             return self.command(line.strip()) != "error"
         return self.send(line)

@@ -99,6 +99,12 @@ class HeartCompassGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         try:
+            return self._invoke(ctx)
+        finally:
+            _say_unsaved_caches()
+
+    def _invoke(self, ctx: Any) -> Any:
+        try:
             return super().invoke(ctx)
         except HeartCompassError as exc:
             if os.environ.get(DEBUG_ENV):
@@ -117,6 +123,17 @@ class HeartCompassGroup(TyperGroup):
             raise fail(HeartCompassError(f"{where}{problem}", "Check that the workspace folder is "
                                          "yours, writable and has space (e.g. 'ls -ld', 'chmod u+rw', 'df -h'), "
                                          "then run the command again.")) from None
+
+
+def _say_unsaved_caches() -> None:
+    """Once per command: a cache it could not save (a read-only workspace) cost time, nothing else."""
+    from heartcompass.atomic import unsaved_caches
+
+    unsaved = unsaved_caches()
+    if unsaved and not _discarded:
+        path, why = unsaved[0]
+        err.print(f"[dim]Note: could not save {escape(str(path))} ({escape(why)}); nothing is lost, "
+                  "the next command reads the files again.[/]")
 
 
 def _access_problem(exc: OSError) -> str | None:
@@ -234,8 +251,27 @@ def print_columns(headers: list[str], rows: list[list[str]], right: set[int] | f
             parts.append(pad + cell if i in right else cell + pad)
         return "  ".join(parts).rstrip()
 
+    import shutil
+
+    if cell_len(fmt(headers)) > shutil.get_terminal_size((1 << 30, 24)).columns:  # COLUMNS, else a terminal's
+        _print_stacked(headers, rows, shutil.get_terminal_size().columns)
+        return
     typer.secho(fmt(headers), bold=True)  # the style is dropped when stdout is not a terminal
     typer.echo("\n".join(fmt(r) for r in rows))
+
+
+def _print_stacked(headers: list[str], rows: list[list[str]], width: int) -> None:
+    """A table too wide for the terminal: each row its first cell, then the
+    others as "header value" pairs, wrapped at the terminal's width."""
+    for row in rows:
+        typer.secho(row[0], bold=True)
+        lines: list[str] = []
+        for pair in (f"{h} {c}" for h, c in zip(headers[1:], row[1:]) if c.strip()):
+            if lines and cell_len(lines[-1]) + 3 + cell_len(pair) <= width:  # a pair is never cut in two
+                lines[-1] += " · " + pair
+            else:
+                lines.append("  " + pair)
+        typer.echo("\n".join(lines))
 
 
 def print_diff(text: str) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from heartcompass.cli.common import escape, out, workspace
+from heartcompass.cli.common import escape, out, print_json, workspace
 from heartcompass.errors import HeartCompassError
 from heartcompass.wording import counted
 
@@ -17,19 +17,36 @@ def register(app: typer.Typer) -> None:
 
 
 def doctor(ctx: typer.Context,
-           ping: Annotated[bool, typer.Option("--ping", help="Also send one tiny request to the model.")] = False
-           ) -> None:
+           ping: Annotated[bool, typer.Option("--ping", help="Also send one tiny request to the model.")] = False,
+           as_json: Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")] = False) -> None:
     """Check the workspace, git, settings, people files, the model provider and its key."""
     from heartcompass.store.credentials import redact
 
     results: list[bool] = []
+    checks: list[dict] = []  # --json: every check, printed at the end whatever stopped the run
 
     def line(ok: bool, what: str, detail: str, fix: str | None = None, warn: bool = False) -> None:
         results.append(ok or warn)
+        if as_json:
+            checks.append({"check": what, "status": "warning" if warn else "ok" if ok else "failed",
+                           "detail": redact(detail), "fix": redact(fix) if fix and (warn or not ok) else None})
+            return
         mark = "[yellow]![/]" if warn else "[green]✓[/]" if ok else "[red]✗[/]"
         out.print(f"{mark} [bold]{what}[/]: {escape(redact(detail))}")  # never print a credential
         if fix and (warn or not ok):
             out.print(f"    [dim]{escape(redact(fix))}[/]")
+
+    try:
+        _run_checks(ctx, ping, line)
+    finally:
+        if as_json:
+            print_json({"ok": all(results), "checks": checks}, indent=2)
+    if not all(results):
+        raise typer.Exit(1)
+
+
+def _run_checks(ctx: typer.Context, ping: bool, line) -> None:
+    from heartcompass.store.credentials import redact
 
     try:
         ws = workspace(ctx)
@@ -65,8 +82,6 @@ def doctor(ctx: typer.Context,
     if ping:
         _ping(ws, settings, line)
         _ping_channels(ws, line)
-    if not all(results):
-        raise typer.Exit(1)
 
 
 def _check_config_secrets(ws, line) -> None:

@@ -20,12 +20,12 @@ def register(app: typer.Typer) -> None:
 
 def import_(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Whose chat it is (slug, name or alias); leave it out to route "
-                                        "each sender by name, alias or handle.", metavar="[NAME]",
-                                        autocompletion=complete_person)],
+    name: Annotated[Optional[str], typer.Argument(help="Whose chat it is (slug, name or alias); leave it out to "
+                                                  "route each sender by name, alias or handle.", metavar="[NAME]",
+                                                  autocompletion=complete_person, show_default=False)] = None,
     file: Annotated[Optional[Path], typer.Argument(help="The export (WhatsApp, Telegram, WeChat, QQ, LINE, Signal, "
                                                    "Discord, iMessage, Messenger, ChatLab, a transcript).",
-                                                   show_default=False)] = None,
+                                                   metavar="FILE", show_default=False)] = None,
     fmt: Annotated[str, typer.Option("--format", help="auto (from the content), whatsapp, telegram, wechat, "
                                      "chatlab, qq, line, signal, discord, imessage, messenger or plain.")] = "auto",
     me: Annotated[Optional[str], typer.Option("--me", help="Your name as it appears in the export.",
@@ -44,6 +44,9 @@ def import_(
     from heartcompass.store import clock
     from heartcompass.store.people import resolve
 
+    if name is None:  # NAME may be left out, the export may not
+        raise typer.BadParameter("missing: the chat export, e.g. heartcompass import alice chat.txt",
+                                 param_hint="'FILE'")
     ws = workspace(ctx)
     whose: str | None = name
     if file is None:  # one argument: the file, every sender routed

@@ -67,7 +67,8 @@ def add(
     handles = _check_handles(ws, handle or [], force)
     if not force:  # before asking for the rest
         force = _allow_taken(lambda: refuse_taken(ws, [name, *(alias or [])]), yes)
-    if interactive() and not yes and (relation is None or mbti is None or alias is None or about is None):
+    described = any(v is not None for v in (relation, mbti, alias, about, gender, related, handle))
+    if interactive() and not yes and not described:  # any detail given on the line: the rest is not asked for
         relation, mbti, alias, about = _ask(name, relation, mbti, alias, about)
     person = _allowing_taken(lambda allow: lifecycle.add_person(
         ws, name, relation or "friend", mbti=mbti, aliases=list(alias or []), gender=gender, about=about,
@@ -179,7 +180,8 @@ def list_(ctx: typer.Context,
 
 
 @app.command("show")
-def show(ctx: typer.Context, name: PersonArg) -> None:
+def show(ctx: typer.Context, name: PersonArg,
+         as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False) -> None:
     """A readable rendering of someone's profile, events and memory."""
     from rich.markdown import Markdown
     from rich.panel import Panel
@@ -190,6 +192,9 @@ def show(ctx: typer.Context, name: PersonArg) -> None:
 
     ws = workspace(ctx)
     person = resolve(ws, name)
+    if as_json:
+        from heartcompass.cli.person_json import print_person
+        return print_person(ws, person)
     prof, evs, mem = person.load_profile(), person.load_events(), person.load_memory()
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold")
@@ -360,8 +365,12 @@ def import_card(ctx: typer.Context,
     from heartcompass.intake import cards
 
     ws = workspace(ctx)
-    person = _allowing_taken(lambda allow: cards.import_card(ws, file, allow_taken=allow, name=name),
-                             yes, force)
+    try:
+        person = _allowing_taken(lambda allow: cards.import_card(ws, file, allow_taken=allow, name=name),
+                                 yes, force)
+    except PersonError as exc:  # the card's name is taken or unusable here: another one is a flag away
+        exc.hint = f"Give them another name here with --name, e.g. --name 'Alice (card)'. {exc.hint or ''}".strip()
+        raise
     out.print(f"Added [bold]{escape(person.load_profile().name)}[/] in people/{escape(person.slug)}/ from the card.")
 
 

@@ -89,8 +89,7 @@ def tell(
     assert note is not None  # not a dry run: what was told is in the log
     if plan.has_changes and not (yes or (interactive() and _confirm("Write these changes?"))):
         if interactive():
-            _declined(ws, tell_mod, note, "proposal declined")
-            raise typer.Exit(0)
+            raise typer.Exit(_declined(ws, tell_mod, note, "proposal declined"))
         tell_mod.keep_note(ws, note)
         out.print("Not applied. What you told is kept in the log as a note for the gardener "
                   "(use --yes to apply without asking).")
@@ -117,7 +116,7 @@ def tell(
         add = _confirm_or_stop(f"Add {new.name} as a new person ({new.relation})?")
         if add is None:  # Ctrl-C: no more questions (the tell itself is done)
             out.print("[dim]Stopped; no one else was added.[/]")
-            break
+            raise typer.Exit(130)
         if add:
             from heartcompass.formats.profile import RELATIONS
             from heartcompass.store import lifecycle
@@ -139,12 +138,14 @@ def _keep_quietly(ws, tell_mod, note, why: str) -> None:
         pass
 
 
-def _declined(ws, tell_mod, note, why: str) -> None:
+def _declined(ws, tell_mod, note, why: str) -> int:
     """Keep the logged note for the gardener, or discard it (a marker entry:
-    the log itself is never rewritten). Ctrl-C here keeps it: nothing lost."""
+    the log itself is never rewritten). Ctrl-C here keeps it: nothing lost.
+    Returns the exit code: 130 after a Ctrl-C, as everywhere else."""
     from heartcompass.store import clock
 
-    keep = not interactive() or _ask_keep()
+    choice = _ask_keep() if interactive() else KEEP
+    keep = choice != "Discard it"  # Ctrl-C (None) keeps it
     if keep:
         tell_mod.keep_note(ws, note, why)
     else:
@@ -153,6 +154,7 @@ def _declined(ws, tell_mod, note, why: str) -> None:
         out.print("Not applied. What you told is kept in the log as a note for the gardener.")
     else:
         out.print("Not applied, and discarded: the gardener will skip it (the log keeps the text).")
+    return 130 if choice is None else 0
 
 
 def _thinking():
@@ -162,12 +164,14 @@ def _thinking():
     return out.status("[dim]The model is reading what you told…[/]") if out.is_terminal else contextlib.nullcontext()
 
 
-def _ask_keep() -> bool:
+KEEP = "Keep it as a note: the next garden may learn from it"
+
+
+def _ask_keep() -> str | None:
+    """KEEP or "Discard it"; None on Ctrl-C."""
     from heartcompass.cli.ask import choose
 
-    keep = "Keep it as a note: the next garden may learn from it"
-    choice = choose("Not applied. What you told:", [keep, "Discard it"], default=keep, piped=keep)
-    return choice != "Discard it"  # Ctrl-C (None) keeps it
+    return choose("Not applied. What you told:", [KEEP, "Discard it"], default=KEEP, piped=KEEP)
 
 
 def _confirm(question: str) -> bool:

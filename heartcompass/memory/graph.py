@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from heartcompass.store.people import list_people
+from heartcompass.store.people import DEFAULT_SELF_NAME, list_people
 from heartcompass.store.workspace import Workspace
 
 
@@ -16,6 +16,7 @@ class Graph:
     names: dict[str, str] = field(default_factory=dict)        # slug -> display name
     relations: dict[str, str] = field(default_factory=dict)    # slug -> relation to the user
     edges: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, as-words)
+    unread: set[str] = field(default_factory=set)  # profiles that did not parse: their links are unknown
     # Edges by end, built once (rebuilt if edges grew): a scan per lookup made the map quadratic.
     _index: tuple[int, dict, dict] = field(default=(-1, {}, {}), repr=False, compare=False)
 
@@ -41,7 +42,7 @@ class Graph:
 
     def one_sided(self) -> list[tuple[str, str]]:
         pairs = {(a, b) for a, b, _ in self.edges}
-        return sorted((a, b) for a, b in pairs if b in self.names and (b, a) not in pairs)
+        return sorted((a, b) for a, b in pairs if b in self.names and b not in self.unread and (b, a) not in pairs)
 
     def walk(self, root: str, depth: int) -> "Node":
         """A tree from root, both directions, each person once. Depth first,
@@ -84,9 +85,13 @@ def build(ws: Workspace) -> Graph:
     from heartcompass.store.people_index import for_workspace
 
     graph = Graph()
+    user = str(ws.config.get("user.name") or "").strip()
     for slug, facts in for_workspace(ws).profiles(list_people(ws)).items():
         graph.names[slug] = facts.name if not facts.error else slug
+        if facts.relation == "self" and facts.name == DEFAULT_SELF_NAME and user:  # as display_name shows them
+            graph.names[slug] = user
         if facts.error:
+            graph.unread.add(slug)
             continue
         graph.relations[slug] = facts.relation
         for target, words in facts.related:

@@ -284,6 +284,10 @@ def _undo(ws: Workspace, rev: str | None, note: Callable[[Commit], str] | None =
     if ws.git.parents(sha) > 1:
         raise HeartCompassError(f"{target.short} is a merge (from sync); undo cannot take it back safely.",
                                 "Undo the single changes inside it instead (see 'heartcompass log').")
+    # The user's hand edits of the people it touches are theirs: committed first, as any command that writes does.
+    touched = {f.split("/")[1] for f in target.files if f.startswith("people/") and f.count("/") >= 2}
+    commit_pending(ws, [Person(slug, ws.people_dir / slug) for slug in sorted(touched)
+                        if (ws.people_dir / slug).is_dir()], hand_edits_only=True)
     dirty = {p for _, p in ws.git.status()}
     clash = sorted(dirty & set(target.files))
     if clash:
@@ -322,17 +326,31 @@ def _restore(ws: Workspace, person: Person, file_kind: str, rev: str) -> str | N
     filename = formats.file_for(file_kind)
     sha = ws.git.resolve(rev)
     path = person.dir / filename
-    text = ws.git.file_at(sha, lineage.path_at(ws, person, path, sha))  # under its name back then
+    then = lineage.path_at(ws, person, path, sha)
+    text = ws.git.file_at(sha, then)  # under its name back then
     if text is None:
         raise HeartCompassError(f"people/{person.slug}/{filename} did not exist at {rev}.",
                                 f"See the commits that touched it: heartcompass log {shlex.quote(person.slug)}")
     formats.validate(path, text)
     commit_pending(ws, [person])
+    if filename == profile_fmt.FILENAME and path.exists() and Path(then) != path:  # renamed since
+        text = _keeping_current_names(path, text)
     if path.exists() and formats.read_text(path) == text:
         return None
     write_atomic(path, text)
     return commit_or_roll_back(ws, [path], subject(Verb.RESTORE, person.slug, f"{filename} as of {sha[:8]}"),
                                what=f"{ws.rel(path)}")
+
+
+def _keeping_current_names(path: Path, old_text: str) -> str:
+    """A profile brought back from before a rename keeps the name the folder
+    has now (and its aliases, the old name among them): the rest is as it was."""
+    now, then = profile_fmt.load(path), profile_fmt.parse(old_text, path)
+    if (then.name, then.aliases) == (now.name, now.aliases):
+        return old_text
+    then.set("name", now.name)
+    then.set("aliases", list(now.aliases))
+    return profile_fmt.render(then)
 
 
 def commit_chat(ws: Workspace, person: Person, paths: set[Path] | list[Path], messages: int,

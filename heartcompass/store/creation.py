@@ -49,7 +49,14 @@ def create_workspace(path: Path, force: bool = False, example: bool = False) -> 
     Returns (workspace, created); an existing workspace is left as it is."""
     path = Path(path).expanduser()
     if is_workspace(path):  # left as it is; the caller may add_example() and say so
-        return Workspace(path), False
+        ws = Workspace(path)
+        if ws.git.is_repo() and ws.git.head() is not None:
+            return ws, False
+        # A first init stopped before its commit (git refused it): finished now, keeping every file.
+        _first_commit(ws, copy_template(ws.root))
+        if example:
+            add_example(ws)
+        return ws, True
     if path.exists() and not path.is_dir():
         raise WorkspaceNotFound(f"{path} is a file, not a folder.")
     if path.is_dir() and any(path.iterdir()) and not force:
@@ -62,14 +69,20 @@ def create_workspace(path: Path, force: bool = False, example: bool = False) -> 
         raise WorkspaceNotFound(f"{path}: cannot create this folder ({exc.strerror or exc}).",
                                 "Choose a folder you can write to, e.g. 'heartcompass init ~/HeartCompass'.") from None
     ws = Workspace(path)
-    created = copy_template(ws.root)
-    ws.git.init()
-    from heartcompass.store.audit import Verb, subject
-
-    ws.git.commit(created, subject(Verb.INIT, None, "new HeartCompass workspace"))
+    _first_commit(ws, copy_template(ws.root))
     if example:
         add_example(ws)
     return ws, True
+
+
+def _first_commit(ws: Workspace, created: list[Path]) -> None:
+    from heartcompass.store.audit import Verb, subject
+
+    template = shipped_dir("workspace_template")
+    ours = [ws.root / p.relative_to(template) for p in template.rglob("*") if p.is_file() and
+            "__pycache__" not in p.parts]
+    ws.git.init()
+    ws.git.commit([p for p in {*created, *ours} if p.exists()], subject(Verb.INIT, None, "new HeartCompass workspace"))
 
 
 def clone_workspace(path: Path, url: str) -> tuple[Workspace, str]:

@@ -75,6 +75,7 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
             os.environ.pop(name, None)
         self._repo: git.Repo | None = None
         self._reading: tuple[str, ...] | None = None
+        self._identity_known: bool | None = None
         self.hooks = hooks  # run the user's commit hooks? (the git.hooks setting)
 
     # -- setup ------------------------------------------------------------
@@ -104,11 +105,24 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
         env: dict[str, str] = {}
         name = os.environ.get("GIT_AUTHOR_NAME") or reader.get_value("user", "name", default="")
         email = os.environ.get("GIT_AUTHOR_EMAIL") or reader.get_value("user", "email", default="")
+        if name and email and not self._git_finds_identity():
+            name = email = ""  # GitPython read a config git itself does not (HOME unset: ~ from the passwd entry)
         if not name:
             env["GIT_AUTHOR_NAME"] = env["GIT_COMMITTER_NAME"] = FALLBACK_NAME
         if not email:
             env["GIT_AUTHOR_EMAIL"] = env["GIT_COMMITTER_EMAIL"] = FALLBACK_EMAIL
         return env
+
+    def _git_finds_identity(self) -> bool:
+        """Whether git, as it runs for us, knows who commits (asked once)."""
+        if self._identity_known is None:
+            try:
+                for var in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
+                    self.repo.git.execute(["git", "var", var], env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+                self._identity_known = True
+            except GitCommandError:
+                self._identity_known = False
+        return self._identity_known
 
     def _git(self, *args: str, options: tuple[str, ...] = (), **kwargs) -> str:
         # No optional index refresh by read-only commands (status): they never hold index.lock when a commit needs it.

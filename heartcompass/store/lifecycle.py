@@ -30,12 +30,33 @@ def add_person(ws: Workspace, name: str, relation: str, *, why: str = "new perso
     people.create, then(person) adding more to the folder (a card's voice
     lines and picture), under the lock; a refused commit leaves no folder."""
     with write_transaction(ws, purpose):
+        linked = [Person(link["person"], ws.people_dir / link["person"]) for link in fields.get("related") or []]
+        commit_pending(ws, linked)  # their hand edits are theirs, before the links back are written
         person = create(ws, name, relation, **fields)
         if then is not None:
             then(person)
-        commit_or_roll_back(ws, [person.dir], subject(Verb.ADD, person.slug, why),
+        commit_or_roll_back(ws, [person.dir, *_link_back(person, linked)], subject(Verb.ADD, person.slug, why),
                             what=f"people/{person.slug}/ (nothing was added)")
     return person
+
+
+def _link_back(person: Person, linked: list[Person]) -> list[Path]:
+    """Each person the new one links to links back (as the gardener's links
+    do: doctor warns about a one-sided link). How they see the new person is
+    not known, so the link back has no words. A profile that does not parse
+    is left as it is. Returns the profiles written."""
+    written = []
+    for other in linked:
+        try:
+            prof = other.load_profile()
+        except FormatError:
+            continue
+        if any(link["person"] == person.slug for link in prof.related):
+            continue
+        prof.set("related", [*(prof.doc.meta.get("related") or []), {"person": person.slug}])
+        write_atomic(other.profile_path, profile_fmt.render(prof))
+        written.append(other.profile_path)
+    return written
 
 
 @dataclass

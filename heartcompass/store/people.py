@@ -108,7 +108,12 @@ def resolve(ws: Workspace, name: str) -> Person:
             return Person(name, folder / name)
     except OSError:
         pass
-    matches = matching(list_people(ws), name, lambda: str(ws.config.get("user.name") or ""))
+    people = list_people(ws)
+    matches = matching(people, name, lambda: str(ws.config.get("user.name") or ""))
+    if not matches:  # "bob" for Bob Stone, "ali" for Alice Chen, 明月 for 欧阳明月
+        from heartcompass.store.name_match import loosely
+
+        matches = loosely(people, name)
     if len(matches) == 1:
         return matches[0]
     if matches:

@@ -66,14 +66,14 @@ class PeopleIndex:
     def save(self) -> None:
         if not self.dirty:
             return
-        from heartcompass.atomic import write_atomic
+        from heartcompass.atomic import cache_not_saved, write_atomic
 
         try:
             self.path.parent.mkdir(exist_ok=True)
             write_atomic(self.path, json.dumps({"format": FORMAT, "people": self.entries}, ensure_ascii=False))
             self.dirty = False
-        except OSError:  # a read-only workspace still lists and chats, only slower
-            pass
+        except OSError as exc:  # a read-only workspace still lists and chats, only slower
+            cache_not_saved(self.path, exc)
 
     def _cached(self, slug: str, part: str, keys: list):
         entry = self.entries.get(slug, {}).get(part)

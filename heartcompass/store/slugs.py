@@ -44,7 +44,7 @@ def clean_name(name: str) -> str:
 def slugify(name: str) -> str:
     """A folder name for a person. Raises PersonError for unsafe names."""
     name = clean_name(name)
-    slug = "".join(ch for ch in name if ch not in _UNSAFE)
+    slug = "".join(_slug_char(ch) for ch in name)
     slug = _SPACES.sub("-", slug.casefold()).strip("-.")
     slug = re.sub(r"-{2,}", "-", slug)
     if not slug or not any(ch.isalnum() for ch in slug):
@@ -63,9 +63,22 @@ def slugify(name: str) -> str:
     return slug
 
 
+def _slug_char(ch: str) -> str:
+    """Letters, digits and marks (any script) and '-' stay; an apostrophe goes
+    (O'Brien: obrien); other punctuation and symbols part words ("Dr. Feather": dr-feather)."""
+    if ch.isalnum() or ch == "-" or unicodedata.category(ch)[0] == "M":
+        return ch
+    return "" if ch in "'’ʼ`" else " "
+
+
 def is_safe_slug(slug: str) -> bool:
+    """A folder name of ours: as slugify makes them, or as it made them before
+    punctuation was dropped ("dr.-feather"), never a path."""
     try:
-        return slugify(slug) == slug
+        if slugify(slug) == slug:
+            return True
+        return (clean_name(slug) == slug == slug.casefold() and not slug.startswith(".")
+                and not _UNSAFE & set(slug) and not _SPACES.search(slug))
     except PersonError:
         return False
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from functools import cached_property
@@ -47,7 +48,15 @@ class Workspace:
                 pass
         from heartcompass import paths
 
-        paths.ensure_folder(paths.check(path))  # locks, journals, run logs: never outside
+        try:
+            paths.ensure_folder(paths.check(path))  # locks, journals, run logs: never outside
+        except OSError as exc:  # a read-only workspace: reading goes on; a write says which file
+            if not isinstance(exc, PermissionError) and exc.errno != errno.EROFS:
+                raise
+            from heartcompass.atomic import cache_not_saved
+
+            cache_not_saved(path, exc)
+            return path
         self._state_ok = True
         return path
 

@@ -45,3 +45,44 @@ def commit_session(ws: Workspace, session: ChatSession, purpose: str = "chat") -
     if not session.count:
         session.logged -= logged
     return sha
+
+
+def keep_unanswered(ws: Workspace, person: Person, lines: list[str], why: HeartCompassError) -> HeartCompassError:
+    """Messages typed for a persona that cannot answer now (one of its files
+    in conflict or broken): the persona may decline, the log may not. Each is
+    logged (a /note as a note); where its log cannot take it (the log itself
+    in conflict, a full or read-only disk) it is kept under
+    .heartcompass/rejected/ and given back. Returns `why`, its hint saying
+    what happened."""
+    from heartcompass.formats import dailylog
+    from heartcompass.formats.text import conflict_line
+    from heartcompass.store.workspace import keep_rejected
+
+    session = ChatSession(ws, person, None)
+    typed = [(("note", line.strip()[5:].strip()) if line.strip().startswith("/note ") else ("me", line.strip()))
+             for line in lines if line.strip() and (not line.strip().startswith("/") or
+                                                    line.strip().startswith("/note "))]
+    if not typed:
+        return why
+    path = dailylog.log_path(person.dir, session.now().date())
+    try:
+        if path.is_file() and conflict_line(path.read_text(encoding="utf-8", errors="replace")):
+            raise HeartCompassError(f"{ws.rel(path)} has conflict marks")
+        for speaker, text in typed:
+            session.log(speaker, text)
+    except HeartCompassError:
+        left = [text for _, text in typed[session.count:]]
+        try:
+            where = f"it is kept in {ws.rel(keep_rejected(ws, person.slug, 'typed.md', chr(10).join(left) + chr(10)))}"
+        except (HeartCompassError, OSError):  # a read-only disk: the screen is the only place left
+            where = "nor kept, so here it is to copy"
+        said = f"Your message could not be logged; {where}: {' / '.join(left)}"
+    else:
+        try:
+            commit_session(ws, session)
+        except HeartCompassError:
+            pass  # a stopped sync or a busy lock: the log keeps them, the next command that can commit commits them
+        said = (f"Your {'message is' if len(typed) == 1 else 'messages are'} logged in {ws.rel(path)}; "
+                "the persona answers once the file is fixed.")
+    why.hint = f"{why.hint} {said}" if why.hint else said
+    return why

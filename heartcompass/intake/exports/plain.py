@@ -47,8 +47,12 @@ def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
             report.skip(n, f"expected 'Name: message', got {line.strip()[:60]!r}")
     if held is None:
         bad = report.bad
+        from heartcompass.intake.exports.whatsapp import HEADER as WHATSAPP
+
+        whatsapp = any(WHATSAPP.match(line) for _, line in source.lines())  # a stamp sniffing did not know
         raise FormatError(source.path, "no messages found" + (f"; {bad[0][1]}" if bad else ""),
                           bad[0][0] if bad else 1,
+                          "It looks like a WhatsApp export: try --format whatsapp." if whatsapp else
                           "Each line is 'Name: message', optionally after a [YYYY-MM-DD HH:MM] stamp; "
                           "indent a line to continue the message above.")
     yield _done(held)

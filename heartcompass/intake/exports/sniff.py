@@ -10,7 +10,10 @@ from heartcompass.intake.exports.whatsapp import HEADER as WHATSAPP
 
 _WECHAT_TXT = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?: .+)?$")
 _STAMPED = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}(?::\d{2})?\] ")
-_WA_SHAPE = re.compile(r"^\u200e?\[?\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\.?,\s|^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\s+\S+\s+-\s")
+_WA_SHAPE = re.compile(r"^\u200e?\[?\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\.?,\s|^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\s+\S+\s+-\s"
+                       # iOS with year-first dates (Chinese, Japanese phones): [2025/11/14 下午9:03:15]
+                       # (slashes, seconds: a plain transcript's [2024-03-01 21:04] stamps are not these)
+                       r"|^\u200e?\[\d{4}[./]\d{1,2}[./]\d{1,2}\s+\D{0,2}\d{1,2}:\d{2}:\d{2}")
 
 
 def detect(text: str, filename: str = "") -> str:

@@ -34,14 +34,21 @@ _EDITED = re.compile(r"\s*<(?:This message was edited|已编辑|已編輯|Se edi
 FIX = "Export the chat from WhatsApp (Chat > More > Export chat > Without media)."
 
 
-def day_first(parts: set[tuple[int, int, int]], twelve_hour: bool = False, today: dt.date | None = None) -> bool:
+def day_first(parts: set[tuple[int, int, int]], twelve_hour: bool = False, today: dt.date | None = None,
+              in_order: list[tuple[int, int, int]] | None = None) -> bool:
     """Decide D/M or M/D order from the whole file: a field over 12 settles
-    it; else the order that puts no message in the future; else the clock
-    (12-hour exports come from month-first locales, such as the US)."""
+    it; else the order that keeps the messages in time order (06/03, 08/05,
+    09/04 only run forwards month first); else the order that puts no
+    message in the future; else the clock (12-hour exports come from
+    month-first locales, such as the US)."""
     if any(a > 12 for a, _, _ in parts):
         return True
     if any(b > 12 for _, b, _ in parts):
         return False
+    if in_order:
+        backwards = {first: _steps_back(in_order, first) for first in (True, False)}
+        if backwards[True] != backwards[False]:
+            return backwards[True] < backwards[False]
     if today is not None and parts:
         def latest(first: bool) -> dt.date:
             return max(dt.date(y + 2000 if y < 100 else y, *((b, a) if first else (a, b))) for a, b, y in parts)
@@ -52,6 +59,22 @@ def day_first(parts: set[tuple[int, int, int]], twelve_hour: bool = False, today
         if future and future[True] != future[False]:
             return not future[True]
     return not twelve_hour  # most of the world writes day first, with a 24-hour clock
+
+
+def _steps_back(in_order: list[tuple[int, int, int]], first: bool) -> int:
+    """How often the date goes back from one message to the next, read day
+    first or not (a date that does not exist counts as a step back)."""
+    steps, last = 0, None
+    for a, b, y in in_order:
+        try:
+            date = dt.date(y + 2000 if y < 100 else y, *((b, a) if first else (a, b)))
+        except ValueError:
+            steps += 1
+            continue
+        if last is not None and date < last:
+            steps += 1
+        last = date
+    return steps
 
 
 def _hour(hour: int, ampm: str | None, prefix: str | None) -> int | None:
@@ -72,6 +95,7 @@ def _hour(hour: int, ampm: str | None, prefix: str | None) -> int | None:
 def _order(source: Source, ctx: Context) -> bool:
     """Day first? From every header's numbers (one small set per distinct date)."""
     parts: set[tuple[int, int, int]] = set()
+    in_order: list[tuple[int, int, int]] = []  # one per change of date: a small list for years of messages
     twelve = found = False
     for _, line in source.lines():
         m = HEADER.match(line)
@@ -80,11 +104,14 @@ def _order(source: Source, ctx: Context) -> bool:
             # An English AM/PM suggests a month-first locale (the US); "p. m.", "nachm." are day-first ones.
             twelve = twelve or bool(m["ampm"] and re.fullmatch(r"[AaPp]\.?[Mm]\.?", m["ampm"]))
             if len(m["d"]) != 4:
-                parts.add((int(m["d"]), int(m["m"]), int(m["y"])))
+                date = (int(m["d"]), int(m["m"]), int(m["y"]))
+                parts.add(date)
+                if not in_order or in_order[-1] != date:
+                    in_order.append(date)
     if not found:
         raise FormatError(source.path, "no WhatsApp messages found", 1,
                           "Is this a WhatsApp .txt export? Try --format with another app (see --help).")
-    return day_first(parts, twelve, ctx.today)
+    return day_first(parts, twelve, ctx.today, in_order)
 
 
 def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
