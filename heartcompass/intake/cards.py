@@ -371,8 +371,8 @@ def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str 
     past = []
     for day, text, weight in fields["events"]:
         try:
-            date, month_only, approx = parse_when(day)
-            past.append(Event(date, text, weight, "import", month_only, approx))
+            when = parse_when(day)
+            past.append(Event(when.date, text, weight, "import", when.month_only, when.approx, when.year_only))
         except ValueError:
             fields["facts"].append(f"{day}: {text}")  # not a real date: kept as a fact
 

@@ -49,15 +49,19 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         what = f"new event {n}"
         when, text = ck.date(what, ev.date), ck.text(what, ev.text)
         weight, source = ck.weight(what, ev.weight), ck.evidence(what, ev.evidence, "trusted", text)
+        when = ck.dated(what, when) if source else None  # the date too stands on the entries cited
         if when and weight is not None and source:
             ops.append(lambda d=when, t=text, w=weight, s=source: _add_event(wb, d[0], t, w, s, *d[1:]))
     for ch in proposal.changed_events:
         event = known("event", ch.id, event_ids)
         weight = ck.weight(f"event {ch.id}", ch.weight)
         new_text = ck.text(f"event {ch.id}", ch.text) if ch.text else None
-        source = ck.evidence(f"event {ch.id}", ch.evidence, "trusted", new_text) if (new_text or ch.evidence) else None
-        if event is not None and (weight is not None or new_text):
-            ops.append(lambda e=event, w=weight, t=new_text, s=source: _change_event(wb, e, w, t, s))
+        new_date = ck.date(f"event {ch.id}", ch.date) if ch.date else None
+        source = ck.evidence(f"event {ch.id}", ch.evidence, "trusted", new_text) if (new_text or ch.evidence
+                                                                                     or ch.date) else None
+        new_date = ck.dated(f"event {ch.id}", new_date) if source else None  # corrected by the entries it cites
+        if event is not None and (weight is not None or new_text or new_date) and (source or not ch.date):
+            ops.append(lambda e=event, w=weight, t=new_text, s=source, d=new_date: _change_event(wb, e, w, t, s, d))
     for ident in proposal.removed_events:
         event = known("event", ident, event_ids)
         if event is not None:
@@ -156,7 +160,7 @@ def close_past_threads(wb: Workbench, now: dt.date) -> None:
 
 # -- the operations ------------------------------------------------------------------
 def _add_event(wb: Workbench, date: dt.date, text: str, weight: float, source: str, month_only: bool = False,
-               approx: bool = False) -> None:
+               approx: bool = False, year_only: bool = False) -> None:
     idx = events_index(wb)
     if idx is not None:
         existing = idx.first_same(date, text)
@@ -166,7 +170,7 @@ def _add_event(wb: Workbench, date: dt.date, text: str, weight: float, source: s
         if weight > existing.effective_weight and not wb.is_protected(existing.render()):
             _change_event(wb, existing, weight, None, None)
         return
-    event = events_fmt.Event(date, text, weight, source, month_only, approx)
+    event = events_fmt.Event(date, text, weight, source, month_only, approx, year_only)
     wb.events.events.append(event)
     if idx is not None:
         idx.added(event)
@@ -174,11 +178,13 @@ def _add_event(wb: Workbench, date: dt.date, text: str, weight: float, source: s
     wb.changes.append(f"+ event {event.when} · w{weight} · {text} ({source})")
 
 
-def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source) -> None:
+def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source,
+                  when: events_fmt.When | None = None) -> None:
     line = event.render()
     if wb.is_protected(line):
-        if text:
-            _thread_for_hand_line(wb, line, text, source or "log")
+        if text or when:
+            _thread_for_hand_line(wb, line, f"{when.text if when else event.when} · {text or event.text}",
+                                  source or "log")
         return
     idx, before = events_index(wb), copy.copy(event)
     if wb.event_undo is not None:  # put back in place if the proposal is rejected (workbench.restore)
@@ -189,6 +195,9 @@ def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source) 
         event.weight = weight
     if text:
         event.text, event.source = text, source or event.source
+    if when:  # a date the entries cited correct
+        event.date, event.month_only, event.approx, event.year_only = when
+        event.source = source or event.source
     if idx is not None:
         idx.changed(event, before)
     if event.render() != line:
