@@ -32,10 +32,21 @@ def values(text: str) -> set[str]:
     ("5 thousand", "5000"), ("5万", "50000"), ("3千", "3000"), ("2.5万", "25000"), ("five thousand", "5000"),
     ("a hundred", "100"), ("five hundred and fifty", "550"), ("五千", "5000"), ("五百五", "550"),
     ("五百零五", "505"), ("一万五", "15000"), ("二〇二三年", "2023"), ("第三次", "3"), ("三千多块", "3000"),
-    ("٥٠٠", "500"), ("５００", "500"),
+    ("٥٠٠", "500"), ("５００", "500"), ("5 000,50", "5000.5"), ("1 234 567", "1234567"),
 ])
 def test_one_parser_reads_an_amount_by_its_value(text, value):
     assert values(text) == {value}
+
+
+def test_a_year_and_a_count_side_by_side_stay_two_numbers():
+    assert values("in 2023 100 people came") == {"2023", "100"}
+    assert values("version 1.2.3") == {"1", "2", "3"}
+
+
+def test_the_calendar_ends_and_absurd_counts_are_no_error():
+    for day in (d(1, 1, 1), d(9999, 12, 31)):
+        assert said_dates("last weekend, in 99999999 years, 8000年前, last Friday", day) == []
+    assert said_dates("in 99999999 years", FRIDAY) == []
 
 
 def test_an_amount_is_never_read_as_a_smaller_one():

@@ -61,6 +61,8 @@ _CN_WEEKDAYS = {c: i for i, c in enumerate("一二三四五六日")} | {"天": 6
 
 def said_dates(text: str, day: dt.date) -> list[Span]:
     """The spans of days a text said on `day` may mean, one or more per phrase."""
+    if not 1 < day.year < 9999:  # no log is dated at the calendar's ends: counting from them would overflow
+        return []
     out: list[Span | None] = []
     for m in _AGO.finditer(text):
         out.append(_back(day, m[2].lower(), _count(m[1])))
