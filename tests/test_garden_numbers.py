@@ -66,6 +66,7 @@ def test_a_date_a_relative_phrase_cannot_mean_is_refused(alice: Runner, fake_llm
     out = refused(alice, fake_llm, proposal(new_facts=[{"text": "Hiked Mount Tam on 2023-03-25",
                                                         "evidence": ["L1"]}]))
     assert "2023-03-25 does not appear in the entries it cites (L1)" in out
+    assert "(their relative times: L1 (2023-04-07) says 2023-04-01..2023-04-02)" in out  # for the corrected try
     out = refused(alice, fake_llm, proposal(new_events=[{"date": "2022-07", "text": "Hiked Mount Tam",
                                                          "weight": 0.5, "evidence": ["L1"]}]))
     assert "2022-07 is not a date its entries say" in out and "L1 (2023-04-07) says 2023-04-01..2023-04-02" in out

@@ -228,11 +228,14 @@ class Checker:
         words, numbers = lexical(text)
         cited = " ".join([*(f"{i.entry.text} {i.day}" for i in found), *lines])
         have_words, have_numbers = lexical(cited)
-        missing = unsupported_numbers(visible(strip_controls(text)), Cited(found, lines))
+        dates = Cited(found, lines)
+        missing = unsupported_numbers(visible(strip_controls(text)), dates)
         ids = ", ".join(i.id for i in found) or "the lines it rests on"
         if missing:
+            said = dates.explain()  # what their "last weekend" meant, for the model's corrected try
             self.problems.append(f"{what}: {', '.join(missing)} does not appear in the entries it cites ({ids}); "
-                                 "numbers, amounts and dates must come from them")
+                                 "numbers, amounts and dates must come from them"
+                                 + (f" (their relative times: {said})" if said else ""))
         elif not ((words - self.subject) & have_words or numbers & have_numbers):
             self.problems.append(f"{what}: shares no words with the entries it cites ({ids}); state only what "
                                  "they say, in their words")
