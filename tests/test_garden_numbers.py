@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from conftest import Runner
+from conftest import Runner, git
 from garden_helpers import answer_with, consolidated, events, memory, proposal, say
 from heartcompass.formats import memory as memory_fmt
 
@@ -130,3 +130,15 @@ def test_an_event_date_is_corrected_only_by_entries_that_say_the_new_one(alice: 
     lines = [e.render() for e in events(ws)]
     assert "- 2023-05-08 · w0.5 · Her pottery class starts (log 2023-04-20)" in lines
     assert not any(line.startswith("- 2023-05-01 ·") for line in lines)
+
+
+def test_a_year_dated_event_goes_through_a_card_and_back(alice: Runner, tmp_path):
+    ws = alice.ws
+    path = ws.people_dir / "alice" / "EVENTS.md"
+    path.write_text("\n# Events — Alice Chen\n\n- 2019 · w0.5 · Moved to Berlin\n- ~2022 · Learned the cello\n")
+    git(ws, "commit", "-qam", "my events")
+    shown = alice("person", "show", "alice").output
+    assert "2019" in shown and "Moved to Berlin" in shown
+    alice("person", "export", "alice", "--format", "card", "-o", str(tmp_path / "alice.json"))
+    alice("person", "import-card", str(tmp_path / "alice.json"), "--name", "Alice Copy", "--force")
+    assert {"2019", "~2022"} <= {e.when for e in events(ws, "alice-copy")}
