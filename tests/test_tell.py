@@ -15,8 +15,8 @@ def berlin(who="L1"):
     return {"summary": "moving to Berlin", "rewritten_facts": [
         {"id": "F1", "text": "Moves to Berlin in March after a promotion", "evidence": [who]}],
         # dated the day it was told (the note's own day): an event's date stands on its entries
-        "new_events": [{"date": dt.date.today().isoformat(), "text": "Got promoted; moving to Berlin in March", "weight": 0.8,
-                        "evidence": [who]}]}
+        "new_events": [{"date": dt.date.today().isoformat(), "text": "Got promoted; moving to Berlin in March",
+                        "weight": 0.8, "evidence": [who]}]}
 
 
 def log_day(ws, slug="alice"):

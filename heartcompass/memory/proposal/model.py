@@ -34,7 +34,7 @@ class EventChange(BaseModel):
     id: str = Field(description="id of an existing event, e.g. 'E2'")
     weight: Optional[float] = Field(None, description="new weight; raise it when the event is mentioned again")
     text: Optional[str] = Field(None, description="corrected text, only when the new entries correct it")
-    date: Optional[str] = Field(None, description="corrected date, only when the new entries correct it (as new_events)")
+    date: Optional[str] = Field(None, description="corrected date, only when the new entries say it (as new_events)")
     evidence: list[str] = Field(default_factory=list)
 
 

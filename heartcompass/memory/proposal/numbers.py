@@ -17,8 +17,9 @@ import unicodedata
 from decimal import Decimal
 
 # -- digits -----------------------------------------------------------------------------
-_SCALES: dict[str, int] = {"k": 1000, "thousand": 1000, "hundred": 100, "million": 10 ** 6, "mn": 10 ** 6, "billion": 10 ** 9,
-           "bn": 10 ** 9, "百": 100, "千": 1000, "万": 10 ** 4, "萬": 10 ** 4, "亿": 10 ** 8, "億": 10 ** 8}
+_SCALES: dict[str, int] = {"k": 1000, "thousand": 1000, "hundred": 100, "million": 10 ** 6, "mn": 10 ** 6,
+                           "billion": 10 ** 9, "bn": 10 ** 9,
+                           "百": 100, "千": 1000, "万": 10 ** 4, "萬": 10 ** 4, "亿": 10 ** 8, "億": 10 ** 8}
 _SPACES = " \u00a0\u2009\u202f"  # a space, and the no-break and thin ones that group thousands
 # digit groups joined by one mark each ("1.234,56", "1'000"), or by spaces before groups of exactly three
 _DIGITS = re.compile(rf"(?<!\d)\d{{1,3}}(?:[{_SPACES}]\d{{3}})+(?:[.,]\d+)?(?![\d]|[.,]\d)|\d+(?:[.,']\d+)*")

@@ -199,7 +199,8 @@ def _recent(day: dt.date, word: str) -> Span | None:
 def _season(day: dt.date, name: str, which: str) -> list[Span | None]:
     """"last summer" is the summer of the year before (and this year's too
     once it is over); a season said alone is this year's or last year's."""
-    season_over = day.month > {"spring": 5, "summer": 8, "autumn": 11, "fall": 11, "春": 5, "夏": 8, "秋": 11}.get(name, 12)
+    last_month = {"spring": 5, "summer": 8, "autumn": 11, "fall": 11, "春": 5, "夏": 8, "秋": 11}.get(name, 12)
+    season_over = day.month > last_month
     if which in ("last", "past"):
         return [spans.season(day.year - 1, name)] + ([spans.season(day.year, name)] if season_over else [])
     if which == "next":
