@@ -142,3 +142,24 @@ def test_a_year_dated_event_goes_through_a_card_and_back(alice: Runner, tmp_path
     alice("person", "export", "alice", "--format", "card", "-o", str(tmp_path / "alice.json"))
     alice("person", "import-card", str(tmp_path / "alice.json"), "--name", "Alice Copy", "--force")
     assert {"2019", "~2022"} <= {e.when for e in events(ws, "alice-copy")}
+
+
+def test_a_date_correction_of_an_event_the_user_wrote_becomes_an_open_thread(alice: Runner, fake_llm, monkeypatch):
+    ws = alice.ws
+    path = ws.people_dir / "alice" / "EVENTS.md"
+    path.write_text("\n# Events — Alice Chen\n\n- 2023-05-01 · Her pottery class starts\n")
+    git(ws, "commit", "-qam", "my event")  # the user's own line
+    say(ws, "alice", "note", "The pottery class was moved, it now starts next month on the 8th",
+        day=dt.date(2023, 4, 20))
+
+    def answer(messages):
+        shown = [line for line in str(messages[-1].content).splitlines() if "pottery class starts" in line]
+        return proposal(changed_events=[{"id": shown[0].split(" ", 1)[0], "date": "2023-05-08", "evidence": ["L1"]}])
+
+    with monkeypatch.context() as m:
+        answer_with(m, fake_llm, answer)
+        alice("garden")
+    assert [e.render() for e in events(ws)] == ["- 2023-05-01 · Her pottery class starts"]
+    threads = memory(ws).items(memory_fmt.THREADS)
+    assert any('"2023-05-01 · Her pottery class starts", but the chats suggest "2023-05-08 · Her pottery class '
+               'starts"' in t for t in threads), threads
