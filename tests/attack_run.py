@@ -814,6 +814,28 @@ def laundering_numbers_in_words_and_filler(t: Trial) -> list[str]:
 
 
 @case
+def numbers_and_dates_that_mean_nothing(t: Trial) -> list[str]:
+    """500.000, "cinq mille" or "오천" for 500; 五百五 written as 505; an event dated 1950 from "November 1"
+    (issue 27); "5K" for 5,000 is kept."""
+    t.hc("chat", "alice", "-m", "/note she lent me 500 dollars, 她借了我五百五, the deposit was 5,000, see you on "
+         "November 1")
+    problems = []
+    for text, words in (("Lent the user 500.000 dollars", ("500000 does not appear",)),
+                        ("Lent the user cinq mille dollars", ("number words we do not read",)),
+                        ("Lent the user 오천 dollars", ("number words we do not read",)),
+                        ("借给我505块", ("505 does not appear",))):
+        problems += _refused_unchanged(t, text, _fact(text), _fact(text), words=words)
+    bad = {"summary": "an event", "new_events": [{"date": "1950-11-01", "text": "see you", "weight": 0.5,
+                                                  "evidence": ["L1"]}]}
+    problems += _refused_unchanged(t, "event 1950-11-01", bad, bad, words=("not a date its entries say",))
+    proc = _garden_answering(t, _fact("The deposit was 5K"))
+    if proc.returncode != 0 or "The deposit was 5K" not in (t.root / "people" / "alice" / "MEMORY.md").read_text(
+            encoding="utf-8"):
+        problems.append(f"'5K' for 5,000 was not kept: {proc.stdout[-300:]}")
+    return problems
+
+
+@case
 def removals_and_compression_keep_what_the_user_told(t: Trial) -> list[str]:
     """removed_facts of told lines ask instead; a compression that invents an amount or drops a told line is
     refused and leaves the files as they were."""

@@ -482,8 +482,9 @@ def test_coach_tell_and_reasoning_output_is_stripped(example_cli: Runner, fake_l
     result = example_cli("coach", "alice", "so stressed")
     assert "You'll do great" in result.output and "\x1b" not in result.output and "\x07" not in result.output
     plain = "\x1b]pwned\x07\x1b[J\x1bc"  # no digits: the evidence check refuses numbers not in the entries
-    told = {"summary": "She got a cat", "new_events": [{"date": "2026-12-02", "text": f"Got a cat{plain}",
-                                               "weight": 0.5, "evidence": ["L1"]}]}
+    today = dt.date.today().isoformat()  # the day it is told: an event's date stands on its entries
+    told = {"summary": "She got a cat", "new_events": [{"date": today, "text": f"Got a cat{plain}",
+                                                        "weight": 0.5, "evidence": ["L1"]}]}
     fake_llm.enqueue(told, {"people": [{"name": f"Mei{ESCAPES}", "relation": "family", "about": f"sister{ESCAPES}"}]})
     result = example_cli("tell", "alice", "She got a cat", "--dry-run")
     assert "Got a cat" in result.output and "Mei" in result.output and "\x1b" not in result.output

@@ -170,7 +170,10 @@ def test_json_schema_endpoints_get_the_constrained_schema(example_cli: Runner, s
     notes = evidence("rewritten_profile_notes")
     assert {"L1", "L3", "P1", "F1"} <= set(notes) and not {"L2", "C1", "T1"} & set(notes)
     assert sent["new_links"]["items"]["properties"]["person"]["enum"] == ["me"]
-    assert sent["new_events"]["items"]["properties"]["date"]["pattern"] == "^~?[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"
+    # a day, a month or a year, ~ about then; a changed event's date (a correction) alike, or none
+    assert sent["new_events"]["items"]["properties"]["date"]["pattern"] == "^~?[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
+    changed_date = sent["changed_events"]["items"]["properties"]["date"]["anyOf"]
+    assert changed_date == [{"type": "string", "pattern": "^~?[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"}, {"type": "null"}]
     assert stub.requests[0]["max_tokens"] == 2048
     # a profile field's value has the shape of its field: a grammar cannot write mbti '}\n{'
     import re

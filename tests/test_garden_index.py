@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from heartcompass.formats import events as events_fmt
 from heartcompass.formats import dailylog
-from heartcompass.memory.proposal.apply import _add_event, _change_event, _remove_event
+from heartcompass.memory.proposal.operations import add_event as _add_event, change_event as _change_event, remove_event as _remove_event
 from heartcompass.memory.proposal.presentation import _shown_by_walk, shown_events
 from heartcompass.memory.proposal.workbench import LogItem, Workbench, restore, snapshot
 

@@ -298,20 +298,27 @@ def test_three_years_ago_is_counted_from_the_entry_and_an_invented_year_is_rejec
     assert "L1 [2023-06-09 20:00 · note" in user_prompt(fake_llm)  # the model is told each entry's date
 
 
-def test_relative_times_said_in_an_entry(alice: Runner):
-    from heartcompass.memory.proposal.said_dates import said_dates, said_numbers
+def test_relative_times_said_in_an_entry_are_the_spans_they_can_mean(alice: Runner):
+    from heartcompass.memory.proposal.said_dates import said_dates
 
     day = dt.date(2023, 6, 9)  # a Friday
-    assert said_dates("I moved here three years ago", day) == [2020]
-    assert said_dates("we went camping last week", day) == [dt.date(2023, 6, 2)]
-    assert said_dates("see you in September", day) == [(2023, 9)]
-    assert said_dates("last September was hard", day) == [(2022, 9)]
+    d = dt.date
+
+    def one(text):
+        found = said_dates(text, day)
+        assert len(found) == 1, found
+        return found[0]
+
+    assert one("I moved here three years ago") == (d(2020, 1, 1), d(2020, 12, 31))
+    assert one("we went camping last week") == (d(2023, 5, 29), d(2023, 6, 4))
+    assert said_dates("see you in September", day)[0] == (d(2023, 9, 1), d(2023, 9, 30))
+    assert one("last September was hard") == (d(2022, 9, 1), d(2022, 9, 30))
     assert said_dates("she may come along", day) == []
-    assert said_dates("last Friday", day) == [dt.date(2023, 6, 2)]
-    assert said_dates("我三年前搬来的", day) == [2020] and said_dates("去年冬天", day) == [2022]
-    assert said_dates("上个月", day) == [(2023, 5)] and said_dates("两个月前", day) == [(2023, 4)]
-    assert said_dates("九月见", day) == [(2023, 9)] and said_dates("明天见", day) == [dt.date(2023, 6, 10)]
-    assert said_numbers("in two years", day) == {"2025"}
+    assert said_dates("last Friday", day)[0] == (d(2023, 6, 2), d(2023, 6, 2))
+    assert one("我三年前搬来的") == (d(2020, 1, 1), d(2020, 12, 31))
+    assert one("上个月") == (d(2023, 5, 1), d(2023, 5, 31)) and one("两个月前") == (d(2023, 4, 1), d(2023, 4, 30))
+    assert said_dates("九月见", day)[0] == (d(2023, 9, 1), d(2023, 9, 30)) and one("明天见") == (d(2023, 6, 10),) * 2
+    assert one("in two years") == (d(2025, 1, 1), d(2025, 12, 31))
 
 
 def test_a_card_keeps_month_and_approximate_dates(alice: Runner, tmp_path: Path):

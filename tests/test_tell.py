@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import base64
+import datetime as dt
 
 from conftest import Runner, git, log_entries, subjects
 from fakes import FakeStatusError
@@ -13,8 +14,9 @@ PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4
 def berlin(who="L1"):
     return {"summary": "moving to Berlin", "rewritten_facts": [
         {"id": "F1", "text": "Moves to Berlin in March after a promotion", "evidence": [who]}],
-        "new_events": [{"date": "2026-12-02", "text": "Got promoted; moving to Berlin in March", "weight": 0.8,
-                        "evidence": [who]}]}
+        # dated the day it was told (the note's own day): an event's date stands on its entries
+        "new_events": [{"date": dt.date.today().isoformat(), "text": "Got promoted; moving to Berlin in March",
+                        "weight": 0.8, "evidence": [who]}]}
 
 
 def log_day(ws, slug="alice"):

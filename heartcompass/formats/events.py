@@ -3,9 +3,11 @@
     - 2026-11-28 · w0.8 · Hiked Mount Takao; she was nervous (log 2026-11-28)
     - 2023-06 · w0.6 · Started a pottery class (log 2023-06-20)
     - ~2023-06-02 · Went camping with the kids (log 2023-06-09)
+    - 2019 · Moved to Berlin (log 2023-06-09)
 
-A date is a day, a month ("2023-06": "in June") or approximate ("~" first:
-"around the start of June"), as people say them. Weight and source are
+A date is a day, a month ("2023-06": "in June"), a year ("2019", when that
+is all that is known) or approximate ("~" first: "around the start of June";
+"~2022-07": that summer), as people say them. Weight and source are
 optional for hand-added lines, '|' is accepted for '·' and '～' or '≈' for
 '~' (they are easier to type), and lines may come in any order: the
 renderer sorts.
@@ -19,6 +21,7 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from heartcompass.errors import FormatError
 from heartcompass.formats import frontmatter_doc as fm
@@ -31,22 +34,23 @@ _SEP = r"\s*[·|]\s*"
 APPROX = "~～≈"  # what marks an approximate date; "~" is the one written
 # No lazy quantifier and no trailing \s*$: this runs 20,000 times per prompt.
 _LINE = re.compile(
-    rf"- (?P<approx>[{APPROX}] ?)?(?P<date>\d{{4}}-\d{{2}}(?:-\d{{2}})?)(?:{_SEP}|\s+)"
+    rf"- (?P<approx>[{APPROX}] ?)?(?P<date>\d{{4}}(?:-\d{{2}}(?:-\d{{2}})?)?)(?:{_SEP}|\s+)"
     rf"(?:w(?P<weight>\d+(?:\.\d+)?){_SEP})?(?P<text>.*)"
 )
-_WHEN = re.compile(rf"(?P<approx>[{APPROX}] ?)?(?P<date>\d{{4}}-\d{{2}}(?:-\d{{2}})?)")
+_WHEN = re.compile(rf"(?P<approx>[{APPROX}] ?)?(?P<date>\d{{4}}(?:-\d{{2}}(?:-\d{{2}})?)?)")
 FORMAT_HINT = ("Write events as '- YYYY-MM-DD · w0.8 · what happened (source)'; weight and source are optional; "
-               "the date may be a month (2023-06) or approximate (~2023-06-02).")
+               "the date may be a month (2023-06), a year (2019) or approximate (~2023-06-02).")
 
 
 @dataclass
 class Event:
-    date: dt.date              # the sort key: the day, or the first of the month for a month
+    date: dt.date              # the sort key: the day, or the first of the month (or year) for a month (or year)
     text: str
     weight: float | None = None
     source: str | None = None
     month_only: bool = False   # "2023-06": some day that month
     approx: bool = False       # "~2023-06-02": about then
+    year_only: bool = False    # "2019": some time that year
 
     @property
     def effective_weight(self) -> float:
@@ -55,8 +59,8 @@ class Event:
     @property
     def when(self) -> str:
         """The date as the file writes it and people read it: 2023-06-02,
-        2023-06 (a month) or ~2023-06-02 (approximate)."""
-        return format_when(self.date, self.month_only, self.approx)
+        2023-06 (a month), 2019 (a year) or ~2023-06-02 (approximate)."""
+        return format_when(self.date, self.month_only, self.approx, self.year_only)
 
     def render(self) -> str:
         parts = [self.when]
@@ -77,30 +81,46 @@ class EventsFile:
 
     def sorted_events(self) -> list[Event]:
         """Newest first; a day sorts before its month (2023-06-20, then 2023-06),
-        and an exact date before an approximate one on the same day."""
-        return sorted(self.events, key=lambda e: (e.date, not e.month_only, not e.approx), reverse=True)
+        a month of a year before the year itself, and an exact date before an
+        approximate one on the same day."""
+        return sorted(self.events, key=lambda e: (e.date, not e.year_only, not e.month_only, not e.approx),
+                      reverse=True)
 
 
-def parse_when(value: str) -> tuple[dt.date, bool, bool]:
-    """(sort date, month only, approximate) of '2023-06-02', '2023-06' or
-    '~2023-06-02'; ValueError naming what is wrong."""
+class When(NamedTuple):
+    """An event's date as parsed: its sort date and how precise it is."""
+    date: dt.date
+    month_only: bool = False
+    approx: bool = False
+    year_only: bool = False
+
+    @property
+    def text(self) -> str:
+        return format_when(*self)
+
+
+def parse_when(value: str) -> When:
+    """The date of '2023-06-02', '2023-06', '2019' or '~2023-06-02';
+    ValueError naming what is wrong."""
     m = _WHEN.fullmatch(value.strip())
     if not m:
-        raise ValueError(f"{value.strip()[:30]!r} is not a date (YYYY-MM-DD, YYYY-MM or ~YYYY-MM-DD)")
-    return _date_of(m["date"]) + (m["approx"] is not None,)
+        raise ValueError(f"{value.strip()[:30]!r} is not a date (YYYY-MM-DD, YYYY-MM, YYYY or ~YYYY-MM-DD)")
+    date, month_only = _date_of(m["date"])
+    return When(date, month_only, m["approx"] is not None, len(m["date"]) == 4)
 
 
 def _date_of(text: str) -> tuple[dt.date, bool]:
     month_only = len(text) == 7
     try:
-        date = dt.date.fromisoformat(text + "-01" if month_only else text)
+        date = dt.date.fromisoformat(text + "-01" if month_only else text + "-01-01" if len(text) == 4 else text)
     except ValueError:
         raise ValueError(f"{text} is not a real {'month' if month_only else 'date'}") from None
     return date, month_only
 
 
-def format_when(date: dt.date, month_only: bool = False, approx: bool = False) -> str:
-    return ("~" if approx else "") + (date.isoformat()[:7] if month_only else date.isoformat())
+def format_when(date: dt.date, month_only: bool = False, approx: bool = False, year_only: bool = False) -> str:
+    written = date.isoformat()[:4] if year_only else date.isoformat()[:7] if month_only else date.isoformat()
+    return ("~" if approx else "") + written
 
 
 def score(event: Event, today: dt.date, half_life_days: float) -> float:
@@ -119,12 +139,12 @@ def parse_line(line: str, path: Path | str, lineno: int) -> Event:
     if not m:
         raise FormatError(path, f"not an event line: {line.strip()[:60]!r}", lineno, FORMAT_HINT)
     raw = m["date"]
-    month_only = len(raw) == 7
-    try:
-        date = dt.date.fromisoformat(raw + "-01" if month_only else raw)  # inline: 20,000 lines per prompt
+    month_only, year_only = len(raw) == 7, len(raw) == 4
+    try:  # inline: 20,000 lines per prompt
+        date = dt.date.fromisoformat(raw + "-01" if month_only else raw + "-01-01" if year_only else raw)
     except ValueError:
-        raise FormatError(path, f"{raw} is not a real {'month' if month_only else 'date'}", lineno,
-                          FORMAT_HINT) from None
+        raise FormatError(path, f"{raw} is not a real {'month' if month_only else 'year' if year_only else 'date'}",
+                          lineno, FORMAT_HINT) from None
     weight = None
     if m["weight"] is not None:
         weight = float(m["weight"])
@@ -139,8 +159,8 @@ def parse_line(line: str, path: Path | str, lineno: int) -> Event:
             source, text = text[start + 1:-1], text[:start].rstrip()
     if not text:
         raise FormatError(path, "the event has a date but no text", lineno, FORMAT_HINT)
-    if month_only or m["approx"] is not None:
-        return Event(date, text, weight, source, month_only, m["approx"] is not None)
+    if month_only or year_only or m["approx"] is not None:
+        return Event(date, text, weight, source, month_only, m["approx"] is not None, year_only)
     return Event(date, text, weight, source)  # the usual line, as fast as before
 
 

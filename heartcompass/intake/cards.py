@@ -303,7 +303,8 @@ def person_fields(data: dict[str, Any], user_name: str) -> dict[str, Any]:
         if not (isinstance(entry, dict) and str(entry.get("content", "")).strip() and entry.get("enabled", True)):
             continue
         content = _one_line(resolve(str(entry["content"]), data["name"], user))  # whole: a lorebook entry is one fact
-        dated = re.match(r"^(~?\d{4}-\d{2}(?:-\d{2})?): (.+)$", content)  # a day, a month, ~ about
+        # a day, a month, a year of ours (1900s or 2000s: "1000: ..." is no date), ~ about
+        dated = re.match(r"^(~?(?:\d{4}-\d{2}(?:-\d{2})?|(?:19|20)\d{2})): (.+)$", content)
         weight = re.search(r"w(0(?:\.\d+)?|1(?:\.0+)?)\b", str(entry.get("comment", "")))
         if dated:
             events.append((dated.group(1), dated.group(2), float(weight.group(1)) if weight else None))
@@ -371,8 +372,8 @@ def import_card(ws: Workspace, path: Path, allow_taken: bool = False, name: str 
     past = []
     for day, text, weight in fields["events"]:
         try:
-            date, month_only, approx = parse_when(day)
-            past.append(Event(date, text, weight, "import", month_only, approx))
+            when = parse_when(day)
+            past.append(Event(when.date, text, weight, "import", when.month_only, when.approx, when.year_only))
         except ValueError:
             fields["facts"].append(f"{day}: {text}")  # not a real date: kept as a fact
 

@@ -1,7 +1,7 @@
 """Applying a proposal: each statement is judged on its own (ids known,
 evidence checked, see evidence.py) and kept, refused with its reasons or
 asked (verdicts.py); the kept ones are applied to the workbench by the
-operations below; nothing here writes files. What changes who someone is
+operations (operations.py); nothing here writes files. What changes who someone is
 (a relation, gender, birthday, alias, link; a rewrite or removal of a
 told, hand-written or Boundaries line; a profile line removed) becomes a
 question (asking.py). Without asking (`tell`, whose diff the user
@@ -11,21 +11,20 @@ compression is checked in compression.py."""
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
-import re
-from typing import Sequence
 
 from heartcompass.formats import events as events_fmt, memory as memory_fmt, profile as profile_fmt
-from heartcompass.formats.sources import without_source
-from heartcompass.memory.proposal.asking import (field_asked, field_question, holds, link_question, removal_asked,
-                                                 removal_question, rewrite_question, told, whose)
+from heartcompass.memory.proposal.asking import (field_asked, field_question, link_question, removal_asked,
+                                                 removal_question, rewrite_question, whose)
 from heartcompass.memory.proposal.evidence import Checker, reported
 from heartcompass.memory.proposal.fields import check_field, check_link_words
 from heartcompass.memory.proposal.limits import over_limits
 from heartcompass.memory.proposal.model import CITES, CITES_NEW, Proposal, ProposalError, said_nothing
+from heartcompass.memory.proposal.operations import (add_event, add_line, add_link, add_profile_note, change_event,
+                                                     remove_event, remove_line, rewrite_line, rewrite_profile_note,
+                                                     set_field)
 from heartcompass.memory.proposal.verdicts import Judge, Verdicts
-from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, events_index, norm
+from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench
 
 
 def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown: list[events_fmt.Event],
@@ -60,25 +59,30 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         what, start = f"new event {n}", j.start()
         when, text = ck.date(what, ev.date), ck.text(what, ev.text)
         weight, source = ck.weight(what, ev.weight), ck.evidence(what, ev.evidence, "trusted", text)
+        when = ck.dated(what, when) if source else None  # the date too stands on the entries cited
         if j.passes(start, "new_events", ev, when and weight is not None and source):
-            j.keep(lambda d=when, t=text, w=weight, s=source: _add_event(wb, d[0], t, w, s, *d[1:]))
+            j.keep(lambda d=when, t=text, w=weight, s=source: add_event(wb, d[0], t, w, s, *d[1:]))
     for ch in proposal.changed_events:
         start = j.start()
         event = known("event", ch.id, event_ids)
         weight = ck.weight(f"event {ch.id}", ch.weight)
         new_text = ck.text(f"event {ch.id}", ch.text) if ch.text else None
-        source = ck.evidence(f"event {ch.id}", ch.evidence, "trusted", new_text) if (new_text or ch.evidence) else None
-        if event is not None and weight is None and not new_text:
-            ck.problems.append(f"event {ch.id}: neither a new weight nor a corrected text")
+        new_date = ck.date(f"event {ch.id}", ch.date) if ch.date else None
+        source = ck.evidence(f"event {ch.id}", ch.evidence, "trusted", new_text) if (new_text or ch.evidence
+                                                                                     or ch.date) else None
+        new_date = ck.dated(f"event {ch.id}", new_date) if source else None  # corrected by the entries it cites
+        if event is not None and weight is None and not new_text and not ch.date:
+            ck.problems.append(f"event {ch.id}: neither a new weight nor a corrected text or date")
         if not j.passes(start, "changed_events", ch, event is not None):
             continue
-        why = whose(wb, event.render()) if asking and new_text else ""
+        why = whose(wb, event.render()) if asking and (new_text or new_date) else ""
         if why:
-            new = events_fmt.Event(event.date, new_text or event.text, event.weight if weight is None else weight,
-                                   source or event.source, event.month_only, event.approx).render()
+            when = new_date or events_fmt.When(event.date, event.month_only, event.approx, event.year_only)
+            new = events_fmt.Event(when.date, new_text or event.text, event.weight if weight is None else weight,
+                                   source or event.source, when.month_only, when.approx, when.year_only).render()
             j.ask(rewrite_question(wb, "EVENTS.md", "", event.render(), new, list(ck.found), why))
         else:
-            j.keep(lambda e=event, w=weight, t=new_text, s=source: _change_event(wb, e, w, t, s))
+            j.keep(lambda e=event, w=weight, t=new_text, s=source, d=new_date: change_event(wb, e, w, t, s, d))
     for ident in proposal.removed_events:
         start = j.start()
         event = known("event", ident, event_ids)
@@ -88,7 +92,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         if why:
             j.ask(removal_question(wb, "EVENTS.md", "", event.render(), why))
         else:
-            j.keep(lambda e=event: _remove_event(wb, e, newest))
+            j.keep(lambda e=event: remove_event(wb, e, newest))
     for key, title, need in (("facts", memory_fmt.FACTS, "trusted"), ("chat_notes", memory_fmt.CHATS, "persona"),
                              ("threads", memory_fmt.THREADS, "any"), ("about_user", memory_fmt.ABOUT_ME, "user")):
         own_person = key == "about_user" and wb.profile.relation == "self"
@@ -107,10 +111,10 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
                 continue
             if key == "threads" and not all(i.entry.trusted for i in ck.found):
                 # what the persona raised is not the user's to follow up as true: it is a chat note
-                j.keep(lambda x=text, s=source: _add_line(wb, memory_fmt.CHATS, f"- {x} ({s})"))
+                j.keep(lambda x=text, s=source: add_line(wb, memory_fmt.CHATS, f"- {x} ({s})"))
             else:
                 x = reported(text, ck.found) if key == "facts" else text
-                j.keep(lambda t=title, x=x, s=source: _add_line(wb, t, f"- {x} ({s})"))
+                j.keep(lambda t=title, x=x, s=source: add_line(wb, t, f"- {x} ({s})"))
                 _carry(carried, mem_ids, title, line.evidence, x)
         for rw in getattr(proposal, f"rewritten_{key}", []):
             start = j.start()
@@ -129,7 +133,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             if why:
                 j.ask(rewrite_question(wb, "MEMORY.md", title, target[1], f"- {text} ({source})", list(ck.found), why))
             else:
-                j.keep(lambda tg=target, x=text, s=source: _rewrite_line(wb, tg[0], tg[1], f"- {x} ({s})", s))
+                j.keep(lambda tg=target, x=text, s=source: rewrite_line(wb, tg[0], tg[1], f"- {x} ({s})", s))
                 _carry(carried, mem_ids, title, rw.evidence, text)
         removed = proposal.closed_threads if key == "threads" else getattr(proposal, f"removed_{key}")
         for ident in removed:
@@ -144,7 +148,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             if why:
                 j.ask(removal_question(wb, "MEMORY.md", title, target[1], why))
             else:
-                j.keep(lambda tg=target, m=merged: _remove_line(wb, tg[0], tg[1], newest, m))
+                j.keep(lambda tg=target, m=merged: remove_line(wb, tg[0], tg[1], newest, m))
     for fc in proposal.profile_fields:
         what, start = f"profile field {fc.field}", j.start()
         source = ck.evidence(what, fc.evidence, "trusted")
@@ -155,7 +159,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         if asking and field_asked(wb, fc.field, value):
             j.ask(field_question(wb, fc.field, value, found))
         else:
-            j.keep(lambda f=fc.field, v=value: _set_field(wb, f, v))
+            j.keep(lambda f=fc.field, v=value: set_field(wb, f, v))
     for note in proposal.profile_notes:
         what, start = f"profile note for {note.section}", j.start()
         text = ck.text(what, note.text)
@@ -163,7 +167,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         if note.section not in (*profile_fmt.BODY_SECTIONS, *wb.profile.sections()):
             ck.problems.append(f"{what}: unknown section (use {', '.join(profile_fmt.BODY_SECTIONS)})")
         if j.passes(start, "profile_notes", note, source):
-            j.keep(lambda sec=note.section, x=text, s=source: _add_profile_note(wb, sec, f"- {x} ({s})"))
+            j.keep(lambda sec=note.section, x=text, s=source: add_profile_note(wb, sec, f"- {x} ({s})"))
     for rw in proposal.rewritten_profile_notes:
         start = j.start()
         target = known("profile note", rw.id, note_ids)
@@ -176,7 +180,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             j.ask(rewrite_question(wb, "PROFILE.md", target[0], target[1], f"- {text} ({source})", list(ck.found),
                                    why))
         else:
-            j.keep(lambda tg=target, x=text, s=source: _rewrite_profile_note(wb, tg[0], tg[1], f"- {x} ({s})", s))
+            j.keep(lambda tg=target, x=text, s=source: rewrite_profile_note(wb, tg[0], tg[1], f"- {x} ({s})", s))
     for ident in proposal.removed_profile_notes:
         start = j.start()
         target = known("profile note", ident, note_ids)
@@ -186,7 +190,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             why = whose(wb, target[1], target[0]) or "a profile line says who someone is"
             j.ask(removal_question(wb, "PROFILE.md", target[0], target[1], why))
         else:
-            j.keep(lambda tg=target: _rewrite_profile_note(wb, tg[0], tg[1], None, None))
+            j.keep(lambda tg=target: rewrite_profile_note(wb, tg[0], tg[1], None, None))
     for link in proposal.new_links:
         what, start = f"link to {link.person}", j.start()
         if link.person not in wb.known_slugs or link.person == wb.slug:
@@ -199,7 +203,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         if asking:
             j.ask(link_question(wb, link.person, words, found))
         else:
-            j.keep(lambda p=link.person, w=words: _add_link(wb, p, w))
+            j.keep(lambda p=link.person, w=words: add_link(wb, p, w))
     start = j.start()  # the summary is no statement: unfit, it is left out of the commit's message
     summary = ck.text("summary", proposal.summary)
     verdicts.summary = "" if ck.problems[start:] else summary
@@ -218,183 +222,7 @@ def close_past_threads(wb: Workbench, now: dt.date) -> None:
             wb.memory.sections[memory_fmt.THREADS].remove(line)
             wb.changes.append(f"✓ past {memory_fmt.THREADS}: {line[2:]}")
 
-
-# -- the operations ------------------------------------------------------------------
-def _add_event(wb: Workbench, date: dt.date, text: str, weight: float, source: str, month_only: bool = False,
-               approx: bool = False) -> None:
-    idx = events_index(wb)
-    if idx is not None:
-        existing = idx.first_same(date, text)
-    else:
-        existing = next((e for e in wb.events.events if e.date == date and norm(e.text) == norm(text)), None)
-    if existing is not None:  # the same event twice is one event, weighted up
-        if weight > existing.effective_weight and not wb.is_protected(existing.render()):
-            _change_event(wb, existing, weight, None, None)
-        return
-    event = events_fmt.Event(date, text, weight, source, month_only, approx)
-    wb.events.events.append(event)
-    if idx is not None:
-        idx.added(event)
-    wb.counts["events_added"] += 1
-    wb.changes.append(f"+ event {event.when} · w{weight} · {text} ({source})")
-
-
-def _change_event(wb: Workbench, event: events_fmt.Event, weight, text, source) -> None:
-    line = event.render()
-    if wb.is_protected(line):
-        if text:
-            _thread_for_hand_line(wb, line, text, source or "log")
-        return
-    idx, before = events_index(wb), copy.copy(event)
-    if wb.event_undo is not None:  # put back in place if the proposal is rejected (workbench.restore)
-        wb.event_undo.append((event, before))
-    if idx is not None and not idx.holds(event):  # not (or no longer) in the list: rebuilt when next asked
-        idx = wb.event_index = None
-    if weight is not None:
-        event.weight = weight
-    if text:
-        event.text, event.source = text, source or event.source
-    if idx is not None:
-        idx.changed(event, before)
-    if event.render() != line:
-        wb.counts["events_changed"] += 1
-        wb.changes.append(f"~ event {line[2:]} -> {event.render()[2:]}")
-
-
-def _remove_event(wb: Workbench, event: events_fmt.Event, source: str = "log") -> None:
-    if wb.is_protected(event.render()) or told(event.render()):  # the user's own line stays, and we ask
-        _thread_for_removal(wb, f"- {event.text}", source, "wrote" if wb.is_protected(event.render()) else "told me")
-        return
-    idx = events_index(wb)
-    before = len(wb.events.events)
-    wb.events.events = [e for e in wb.events.events if e is not event]
-    if idx is not None and idx.holds(event) and len(wb.events.events) == before - 1:
-        idx.removed(event, wb.events.events)
-    else:
-        wb.event_index = None
-    wb.counts["events_changed"] += 1
-    wb.changes.append(f"- event {event.render()[2:]}")
-
-
-def _add_line(wb: Workbench, title: str, line: str) -> None:
-    lines = memory_fmt.ensure_section(wb.memory, title)
-    if norm(line) not in (norm(x) for x in lines):
-        lines.append(line)
-        wb.changes.append(f"+ {title}: {line[2:]}")
-
-
-def _rewrite_line(wb: Workbench, title: str, old: str, new: str, source: str) -> None:
-    if wb.is_protected(old):
-        _thread_for_hand_line(wb, old, new[2:], source)
-        return
-    lines = wb.memory.sections[title]
-    if old in lines:
-        lines[lines.index(old)] = new
-        wb.changes.append(f"~ {title}: {old[2:]} -> {new[2:]}")
-
-
 def _carry(carried: dict[str, list[str]], mem_ids: dict, title: str, evidence: list[str], text: str) -> None:
     for ident in evidence:
         if mem_ids.get(ident.strip(), ("",))[0] == title:
             carried.setdefault(ident.strip(), []).append(text)
-
-
-def _remove_line(wb: Workbench, title: str, old: str, source: str = "log", merged: Sequence[str] = ()) -> None:
-    """merged: the statements of this proposal that cite the line; a told line
-    one of them carries in substance was merged into it, and goes."""
-    carried = told(old) and any(holds(x, old) for x in merged)
-    if title != memory_fmt.THREADS and (wb.is_protected(old) or (told(old) and not carried)):
-        _thread_for_removal(wb, old, source, "wrote" if wb.is_protected(old) else "told me")
-        return
-    if wb.is_protected(old):
-        return
-    lines = wb.memory.sections[title]
-    if old in lines:
-        lines.remove(old)
-        wb.changes.append(f"{'✓ closed' if title == memory_fmt.THREADS else '-'} {title}: {old[2:]}")
-
-
-def _thread_for_hand_line(wb: Workbench, hand_line: str, suggestion: str, source: str) -> None:
-    """The user's line wins; the disagreement becomes an open thread."""
-    wrote = without_source(hand_line[2:].strip())
-    suggestion = without_source(suggestion.strip())
-    src = source if source.startswith("log ") else "log"
-    _add_line(wb, memory_fmt.THREADS, f'- You wrote "{wrote}", but the chats suggest "{suggestion}" ({src})')
-
-
-def _thread_for_removal(wb: Workbench, line: str, source: str, how: str) -> None:
-    """A removal of what the user told or wrote has no evidence of its own:
-    the line stays, and an open thread asks whether it still holds."""
-    said = without_source(line[2:].strip())
-    _add_line(wb, memory_fmt.THREADS, f'- You {how} "{said}"; does it still hold? ({source})')
-
-
-def _set_field(wb: Workbench, name: str, value: str) -> None:
-    meta = wb.profile.doc.meta
-    if name in ("alias", "tag"):
-        key = "aliases" if name == "alias" else "tags"
-        current = list(meta.get(key) or [])
-        if norm(value) not in (norm(str(x)) for x in current):
-            meta[key] = [*current, value]
-            wb.changes.append(f"+ profile {key}: {value}")
-        return
-    if meta.get(name) != value:
-        old = meta.get(name)
-        raw_line = next((line for line in wb.profile.doc.raw_meta.splitlines()
-                         if re.match(rf"{name}\s*:", line)), None)
-        if raw_line is not None and wb.is_protected(raw_line):
-            _thread_for_hand_line(wb, f"- {raw_line.strip()}", f"{name}: {value}", "log")
-            return
-        meta[name] = value
-        wb.changes.append(f"~ profile {name}: {old} -> {value}")
-
-
-def _add_profile_note(wb: Workbench, section: str, line: str) -> None:
-    """Append a line to one body section; every other byte stays put."""
-    body = wb.profile.doc.body
-    if norm(line) in norm(body):
-        return
-    m = re.search(rf"(?m)^## {re.escape(section)}[ \t]*$", body)
-    if not m:
-        body = body.rstrip("\n") + f"\n\n## {section}\n\n{line}\n"
-    else:
-        nxt = re.search(r"(?m)^## ", body[m.end():])
-        end = m.end() + nxt.start() if nxt else len(body)
-        content = body[m.end():end]
-        kept = content.rstrip("\n")
-        trailing = content[len(kept):] or "\n"
-        sep = "\n" if kept.strip() else "\n\n"
-        body = body[:m.end()] + kept + sep + line + trailing + body[end:]
-    wb.profile.doc.body = body
-    wb.changes.append(f"+ profile {section}: {line[2:]}")
-
-
-def _rewrite_profile_note(wb: Workbench, section: str, old: str, new: str | None, source: str | None) -> None:
-    """Replace (or, new None, remove) one line of a PROFILE.md section; every
-    other byte stays put. The user's own line stays: a rewrite of it becomes
-    an open thread."""
-    if wb.is_protected(old):
-        if new:
-            _thread_for_hand_line(wb, f"- {old.lstrip('- ')}", new[2:], source or "log")
-        return
-    body = wb.profile.doc.body
-    m = re.search(rf"(?m)^## {re.escape(section)}[ \t]*$", body)
-    if not m:
-        return
-    nxt = re.search(r"(?m)^## ", body[m.end():])
-    end = m.end() + nxt.start() if nxt else len(body)
-    at = re.search(rf"(?m)^{re.escape(old)}[ \t\r]*(\n|$)", body[m.end():end])
-    if not at:
-        return
-    start, stop = m.end() + at.start(), m.end() + at.end()
-    wb.profile.doc.body = body[:start] + (f"{new}\n" if new else "") + body[stop:]
-    wb.changes.append(f"~ profile {section}: {old.lstrip('- ')} -> {new[2:]}" if new
-                      else f"- profile {section}: {old.lstrip('- ')}")
-
-
-def _add_link(wb: Workbench, person: str, words: str) -> None:
-    related = list(wb.profile.doc.meta.get("related") or [])
-    if any(isinstance(r, dict) and r.get("person") == person for r in related):
-        return
-    wb.profile.doc.meta["related"] = [*related, {"person": person, "as": words}]
-    wb.changes.append(f"+ profile related: {person} ({words})")

@@ -16,8 +16,9 @@ from typing import Sequence
 from heartcompass.formats import dailylog, events as events_fmt
 from heartcompass.formats.sources import FORGED, MARKER
 from heartcompass.memory.proposal.model import MAX_TEXT
-from heartcompass.memory.proposal.said_dates import said_numbers
-from heartcompass.memory.proposal.words import cjk_bigrams, is_filler, spelled_numbers
+from heartcompass.memory.proposal.date_support import Cited, event_date_problem, unsupported_numbers
+from heartcompass.memory.proposal.numbers import read_numbers
+from heartcompass.memory.proposal.words import cjk_bigrams, is_filler
 from heartcompass.memory.proposal.workbench import LogItem, Workbench, by_the_user, norm
 from heartcompass.language import CJK, FUNCTION_WORDS
 
@@ -104,23 +105,18 @@ def _stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
-def _number(token: str) -> str:
-    whole, _, frac = token.replace(",", "").partition(".")
-    frac = frac.rstrip("0")
-    return (whole.lstrip("0") or "0") + (f".{frac}" if frac else "")
-
-
 def lexical(text: str) -> tuple[set[str], set[str]]:
     """(content words and CJK character bigrams, numbers) of a text: a cheap
     check that a statement says something its evidence says."""
     from heartcompass.sanitize import strip_controls
 
-    # an escape sequence's digits are no claim; "five thousand" and 五千 are 5000
-    text, numbers = spelled_numbers(visible(strip_controls(text)).casefold())
+    # an escape sequence's digits are no claim; "5K", "five thousand" and 五千 are 5000 (numbers.py)
+    text, numbers = read_numbers(visible(strip_controls(text)))
+    text = text.casefold()
     words = set()
     for token in _TOKEN.findall(text):
         if token[0].isdigit():
-            numbers.add(_number(token))
+            continue  # read_numbers took every amount out
         elif re.match(rf"[{CJK}]", token):
             words |= cjk_bigrams(token)
         elif len(token) >= 3 and token not in _STOP and not is_filler(token):
@@ -224,30 +220,46 @@ class Checker:
     def support(self, what: str, text: str, found: list[LogItem], lines: Sequence[str] = ()) -> None:
         """The statement must say something its entries (and the lines it
         carries forward) say: a shared content word, name or number; and every
-        number in it must be in them, or be a date they say relative to their
-        day ("three years ago", said on 2023-06-09: 2020)."""
+        amount in it must be in them (by value), every date in a span they say
+        relative to their day ("three years ago", said on 2023-06-09: 2020;
+        date_support.py)."""
+        from heartcompass.sanitize import strip_controls
+
         words, numbers = lexical(text)
         cited = " ".join([*(f"{i.entry.text} {i.day}" for i in found), *lines])
         have_words, have_numbers = lexical(cited)
-        for item in found:
-            have_numbers |= said_numbers(item.entry.text, dt.date.fromisoformat(item.day))
-        missing = sorted(numbers - have_numbers)
+        dates = Cited(found, lines)
+        missing = unsupported_numbers(visible(strip_controls(text)), dates)
         ids = ", ".join(i.id for i in found) or "the lines it rests on"
         if missing:
+            said = dates.explain()  # what their "last weekend" meant, for the model's corrected try
             self.problems.append(f"{what}: {', '.join(missing)} does not appear in the entries it cites ({ids}); "
-                                 "numbers and amounts must come from them")
+                                 "numbers, amounts and dates must come from them"
+                                 + (f" (their relative times: {said})" if said else ""))
         elif not ((words - self.subject) & have_words or numbers & have_numbers):
             self.problems.append(f"{what}: shares no words with the entries it cites ({ids}); state only what "
                                  "they say, in their words")
 
-    def date(self, what: str, value: str) -> tuple[dt.date, bool, bool] | None:
-        """(date, month only, approximate) of an event's date, see formats/events.py."""
+    def date(self, what: str, value: str) -> events_fmt.When | None:
+        """An event's date (a day, a month, a year, approximate), see formats/events.py."""
         try:
             when = events_fmt.parse_when(value)
         except ValueError as exc:
             self.problems.append(f"{what}: {exc}")
             return None
-        return when if self.in_window(what, when[0]) else None
+        return when if self.in_window(what, when.date) else None
+
+    def dated(self, what: str, when: events_fmt.When | None) -> events_fmt.When | None:
+        """The date, if the entries just cited (self.found) say it: their own
+        day, a date they write, or what one of their relative times means
+        ("last weekend", said on Friday 2023-04-07: 2023-04-01 or 04-02)."""
+        if when is None or self.visual:  # a screenshot's words are not in the text to check against
+            return when
+        problem = event_date_problem(when, Cited(self.found))
+        if problem:
+            self.problems.append(f"{what}: {problem}")
+            return None
+        return when
 
     def in_window(self, what: str, date: dt.date) -> bool:
         """A date in a life: from FIRST_YEAR to PLANNED_YEARS ahead (a plan), not 0001 or 9999."""
@@ -265,10 +277,10 @@ class Checker:
         when = self.date(what, value)
         if when is None:
             return None
-        if when[2]:
+        if when.approx or when.year_only:
             self.problems.append(f"{what}: 'until' is a date or a month, without '~'")
             return None
-        return events_fmt.format_when(when[0], when[1])
+        return events_fmt.format_when(when.date, when.month_only)
 
     def weight(self, what: str, value: float | None) -> float | None:
         if value is not None and not 0.0 <= value <= 1.0:

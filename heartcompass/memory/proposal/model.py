@@ -22,8 +22,9 @@ CITES_NEW = {"facts": "T", "chat_notes": "", "threads": "", "about_user": "", "p
 # -- the schema the model fills ---------------------------------------------
 class NewEvent(BaseModel):
     date: str = Field(description="when it happened (or is planned): YYYY-MM-DD; YYYY-MM when only the month is "
-                                  "known; ~ first when approximate (~YYYY-MM-DD, ~YYYY-MM). Relative times count "
-                                  "from the date of the entry that says them")
+                                  "known, YYYY when only the year; ~ first when approximate (~YYYY-MM-DD, ~YYYY-MM "
+                                  "for a season). Relative times count from the date of the entry that says them, "
+                                  "and the date must be one its entries say (their day, or what they mean)")
     text: str = Field(description="one short statement, at most 25 words, no quotes of the chat")
     weight: float = Field(description="how much it matters: 0 trivial .. 1 life-changing")
     evidence: list[str] = Field(description="ids of the log entries it comes from, e.g. ['L3']")
@@ -33,6 +34,7 @@ class EventChange(BaseModel):
     id: str = Field(description="id of an existing event, e.g. 'E2'")
     weight: Optional[float] = Field(None, description="new weight; raise it when the event is mentioned again")
     text: Optional[str] = Field(None, description="corrected text, only when the new entries correct it")
+    date: Optional[str] = Field(None, description="corrected date, only when the new entries say it (as new_events)")
     evidence: list[str] = Field(default_factory=list)
 
 

@@ -12,7 +12,7 @@ from heartcompass.formats import events as events_fmt, profile as profile_fmt
 from heartcompass.memory.proposal.model import CITES, CITES_NEW, MAX_TEXT, Compressed, Proposal
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, by_the_user
 
-DATE_PATTERN = r"^~?[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"  # a day, a month, ~ about then (formats/events.py)
+DATE_PATTERN = r"^~?[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"  # a day, a month, a year, ~ about then (formats/events.py)
 UNTIL_PATTERN = r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"
 MAX_ITEMS = 20  # per list: a proposal is a handful of small changes
 # A grammar can hold a number to a list of values, not to a range: weights in steps of 0.05.
@@ -84,6 +84,9 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     changed["items"]["properties"]["text"] = {k: v for k, v in text.items() if k not in ("type", "minLength",
                                                                                            "maxLength")}
     changed["items"]["properties"]["text"]["anyOf"] = [_statement(), {"type": "null"}]
+    date = changed["items"]["properties"]["date"]
+    changed["items"]["properties"]["date"] = {**{k: v for k, v in date.items() if k not in ("anyOf", "type")},
+                                              "anyOf": [{"type": "string", "pattern": DATE_PATTERN}, {"type": "null"}]}
     props["changed_events"] = {**props["changed_events"], **changed}
     props["removed_events"] = {**props["removed_events"], **_ids(event_ids)}
     for key, prefix, entries in (("facts", "F", trusted), ("chat_notes", "C", persona), ("threads", "T", every),

@@ -1,99 +1,11 @@
-"""The words the support check must not be fooled by: numbers spelled out
-("five thousand", 五千, "5 thousand", 5万 are 5000, so an amount cannot be
-laundered past the number check in words), filler ("haha", "ok", "lol",
-哈哈, 嗯) that shares a word with anything and supports nothing, and the
-words that can support a relation, a gender or a month. No model here."""
+"""The words the support check must not be fooled by: filler ("haha", "ok",
+"lol", 哈哈, 嗯) that shares a word with anything and supports nothing, and
+the words that can support a relation, a gender or a month. (Numbers, in
+digits or words, are numbers.py's.) No model here."""
 
 from __future__ import annotations
 
 import re
-
-# -- numbers in words -------------------------------------------------------------------
-_UNITS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
-                                     "thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 10 ** 6, "billion": 10 ** 9, "k": 1000,
-           "百": 100, "千": 1000, "万": 10 ** 4, "萬": 10 ** 4, "亿": 10 ** 8, "億": 10 ** 8}
-_WORD = "|".join(sorted([*_UNITS, *_TENS, "hundred", "thousand", "million", "billion"], key=len, reverse=True))
-_SPELLED = re.compile(rf"\b(?:{_WORD})(?:(?:[\s-]+(?:and[\s-]+)?)(?:{_WORD}))*\b", re.I)
-# a digit amount with a scale after it: "5 thousand", "2.5k", "3万", "5千"
-_SCALED = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(hundred|thousand|million|billion|k|百|千|万|萬|亿|億)(?![a-z])", re.I)
-_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "壹": 1, "二": 2, "贰": 2, "两": 2, "三": 3, "叁": 3, "四": 4, "肆": 4,
-              "五": 5, "伍": 5, "六": 6, "陆": 6, "七": 7, "柒": 7, "八": 8, "捌": 8, "九": 9, "玖": 9}
-_ZH_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
-_ZH_BIG = {"万": 10 ** 4, "萬": 10 ** 4, "亿": 10 ** 8, "億": 10 ** 8}
-# 一 before 起, 直, 样... is a word (一起 together, 一直 always), not one: "周六一起" holds 6, not 61
-_ZH_RUN = re.compile("(?:[" + "".join(c for c in [*_ZH_DIGITS, *_ZH_UNITS, *_ZH_BIG] if c != "一")
-                     + "]|一(?![起直样定些下点般切共边会旦向度同再块儿]))+")
-# runs that are words, not amounts: 一起/一直 (a lone 一), 千万 ("by all means"), 万一 ("in case")
-_ZH_NOT_NUMBERS = {"一", "千万", "万一", "一一", "万", "千", "百", "亿"}
-
-
-def _english(words: str) -> int | None:
-    total = current = 0
-    for w in re.split(r"[\s-]+", words.casefold()):
-        if w == "and":
-            continue
-        if w in _UNITS:
-            current += _UNITS[w]
-        elif w in _TENS:
-            current += _TENS[w]
-        elif w == "hundred":
-            current = (current or 1) * 100
-        else:
-            total += (current or 1) * _SCALES[w]
-            current = 0
-    return total + current
-
-
-def _chinese(run: str) -> int:
-    if not any(c in _ZH_UNITS or c in _ZH_BIG for c in run):  # 二〇二三: digit by digit
-        return int("".join(str(_ZH_DIGITS[c]) for c in run))
-    total = section = digit = 0
-    for c in run:
-        if c in _ZH_DIGITS:
-            digit = _ZH_DIGITS[c]
-        elif c in _ZH_UNITS:
-            section += (digit or 1) * _ZH_UNITS[c]
-            digit = 0
-        else:
-            total = (total + section + digit) * _ZH_BIG[c]
-            section = digit = 0
-    unit = {**_ZH_UNITS, **_ZH_BIG}.get(run[-2], 0) if len(run) >= 2 and run[-1] in _ZH_DIGITS else 0
-    if unit > 10:  # 一万五 is 15000, 三千五 3500: the unit below it, unsaid
-        digit *= unit // 10
-    return total + section + digit
-
-
-def _plain(value: float) -> str:
-    return str(int(value)) if value == int(value) else f"{value:.6f}".rstrip("0").rstrip(".")
-
-
-def spelled_numbers(text: str) -> tuple[str, set[str]]:
-    """(the text with its spelled and scaled amounts taken out, those amounts
-    as digits). A lone "one" or 一 is a word ("one of them", 一起), not an amount."""
-    found: set[str] = set()
-
-    def scaled(m: re.Match) -> str:
-        found.add(_plain(float(m.group(1).replace(",", "")) * _SCALES[m.group(2).casefold()]))
-        return " "
-
-    def english(m: re.Match) -> str:
-        if m.group(0).casefold() in ("one", "a"):
-            return m.group(0)
-        found.add(str(_english(m.group(0))))
-        return " "
-
-    def chinese(m: re.Match) -> str:
-        if m.group(0) in _ZH_NOT_NUMBERS:
-            return m.group(0)
-        found.add(str(_chinese(m.group(0))))
-        return " "
-
-    text = _SCALED.sub(scaled, text)
-    text = _SPELLED.sub(english, text)
-    return _ZH_RUN.sub(chinese, text), found
-
 
 # -- filler: shares a word with anything, supports nothing ------------------------------
 _FILLER = re.compile(r"^(?:(?:h+a+)+h?|(?:h+e+)+h?|(?:h+i+){2,}|l+o+l+|l+m+f?a+o+|r+o+f+l+|h+m+|u+m+|u+h+|e+r+m*|"
