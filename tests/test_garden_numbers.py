@@ -11,6 +11,7 @@ import datetime as dt
 
 from conftest import Runner, git
 from garden_helpers import answer_with, consolidated, events, memory, proposal, say
+from heartcompass.memory.questions import Questions
 from heartcompass.formats import memory as memory_fmt
 
 FRIDAY = dt.date(2023, 4, 7)
@@ -144,7 +145,7 @@ def test_a_year_dated_event_goes_through_a_card_and_back(alice: Runner, tmp_path
     assert {"2019", "~2022"} <= {e.when for e in events(ws, "alice-copy")}
 
 
-def test_a_date_correction_of_an_event_the_user_wrote_becomes_an_open_thread(alice: Runner, fake_llm, monkeypatch):
+def test_a_date_correction_of_an_event_the_user_wrote_waits_for_the_users_yes(alice: Runner, fake_llm, monkeypatch):
     ws = alice.ws
     path = ws.people_dir / "alice" / "EVENTS.md"
     path.write_text("\n# Events — Alice Chen\n\n- 2023-05-01 · Her pottery class starts\n")
@@ -160,6 +161,7 @@ def test_a_date_correction_of_an_event_the_user_wrote_becomes_an_open_thread(ali
         answer_with(m, fake_llm, answer)
         alice("garden")
     assert [e.render() for e in events(ws)] == ["- 2023-05-01 · Her pottery class starts"]
-    threads = memory(ws).items(memory_fmt.THREADS)
-    assert any('"2023-05-01 · Her pottery class starts", but the chats suggest "2023-05-08 · Her pottery class '
-               'starts"' in t for t in threads), threads
+    asked = Questions(ws).pending("alice")
+    assert [(q.kind, q.change["old"], q.change["new"]) for q in asked] == [
+        ("rewrite", "- 2023-05-01 · Her pottery class starts", "- 2023-05-08 · Her pottery class starts (log 2023-04-20)")]
+

@@ -65,8 +65,8 @@ def test_one_refused_line_among_good_ones_keeps_the_good_ones(alice: Runner, fak
     assert "kept=2 refused=1 asked=0" in log[run]
     refused = log[run + 1]
     assert " alice refused new_facts " in refused and '"Lent the user 5000 euros"' in refused
-    assert refused.endswith("-- new fact 1: 5000 does not appear in the entries it cites (L1); numbers and amounts "
-                            "must come from them")
+    assert refused.endswith("-- new fact 1: 5000 does not appear in the entries it cites (L1); numbers, amounts and "
+                            "dates must come from them")
 
 
 def test_the_correction_gets_a_refused_line_kept(alice: Runner, fake_llm):
@@ -231,8 +231,8 @@ def test_json_and_review_carry_the_refused_lines(alice: Runner, fake_llm, monkey
     assert row["kept"] == 1 and row["asked"] == []
     assert row["refused"] == [{"kind": "new_facts", "statement": {"text": "Paid 30 euros for the pizza",
                                                                   "evidence": ["L1"]},
-                               "reasons": ["new fact 2: 30 does not appear in the entries it cites (L1); numbers "
-                                           "and amounts must come from them"]}]
+                               "reasons": ["new fact 2: 30 does not appear in the entries it cites (L1); numbers, "
+                                           "amounts and dates must come from them"]}]
 
 
 def test_tell_keeps_the_good_lines_and_shows_the_refused(example_cli: Runner, fake_llm):
