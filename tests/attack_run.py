@@ -822,10 +822,12 @@ def removals_and_compression_keep_what_the_user_told(t: Trial) -> list[str]:
     memory = (t.root / "people" / "alice" / "MEMORY.md").read_text(encoding="utf-8")
     if proc.returncode != 0 or "Her cat Mochi is 6 and hates the carrier (told)" not in memory:
         problems.append("a told fact was removed without evidence")
-    if 'You told me "Her cat Mochi is 6' not in memory:
-        problems.append("the removal of a told fact did not become an open thread")
+    waiting = (t.root / ".heartcompass" / "questions.json")
+    asked = json.loads(waiting.read_text(encoding="utf-8"))["waiting"].values() if waiting.exists() else []
+    if not any(q["kind"] == "removal" and "Her cat Mochi is 6" in q["change"]["old"] for q in asked):
+        problems.append("the removal of a told fact did not become a question")
     path = t.root / "people" / "alice" / "MEMORY.md"
-    path.write_text(re.sub(r"budget_tokens: \d+", "budget_tokens: 120", path.read_text(encoding="utf-8"), count=1),
+    path.write_text(re.sub(r"budget_tokens: \d+", "budget_tokens: 100", path.read_text(encoding="utf-8"), count=1),
                     encoding="utf-8")
     t.git("commit", "-qam", "smaller budget")
     t.hc("chat", "alice", "-m", "/note She is allergic to cats but keeps Mochi anyway")
@@ -835,6 +837,30 @@ def removals_and_compression_keep_what_the_user_told(t: Trial) -> list[str]:
         squeezed = {"facts": facts, "chat_notes": [], "threads": []}
         problems += _refused_unchanged(t, f"compression ({words})", good, squeezed,
                                        words=("compression was rejected", words))
+    return problems
+
+
+@case
+def one_bad_line_keeps_the_good_ones(t: Trial) -> list[str]:
+    """A proposal with one line the checks refuse among good ones (issue 27): the good ones are written and
+    committed, the bad one is sent back once, then listed in garden.log with its reason."""
+    t.hc("chat", "alice", "-m", "/note She lent me 500 euros for the deposit and adopted a kitten named Tofu")
+    good = [{"text": "Lent the user 500 euros for the deposit", "evidence": ["L1"]},
+            {"text": "Adopted a kitten named Tofu", "evidence": ["L1"]}]
+    bad = {"text": "Lent the user 5000 euros", "evidence": ["L1"]}
+    proc = _garden_answering(t, {"summary": "two facts", "new_facts": [good[0], bad, good[1]]},
+                             {"summary": "corrected", "new_facts": [bad]})
+    problems = []
+    memory = (t.root / "people" / "alice" / "MEMORY.md").read_text(encoding="utf-8")
+    if proc.returncode != 0:
+        problems.append(f"garden failed: {(proc.stdout + proc.stderr)[-300:]}")
+    if not all(g["text"] in memory for g in good) or "5000" in memory:
+        problems.append("the good lines were not kept, or the bad one was")
+    if not t.git("log", "-1", "--format=%s").startswith("garden(alice)") or t.git("status", "--porcelain").strip():
+        problems.append("the good lines were not committed")
+    log = (t.root / ".heartcompass" / "garden.log").read_text(encoding="utf-8")
+    if not re.search(r" alice refused new_facts .*5000 euros.* -- new fact \d: 5000 does not appear", log):
+        problems.append(f"garden.log does not list the refused line with its reason: {log[-400:]}")
     return problems
 
 

@@ -107,13 +107,16 @@ def tell(gw: "Gateway", conv: "Conversation", person: Any, narrative: str, image
         _keep(gw, tell_mod, note, "no proposal (model error)")
         say(replies.model_down(exc) if isinstance(exc, LLMError) else replies.error(exc))
         return
+    refused = "".join(f"\nRefused, not written: {line}" for line in plan.refused_lines())
     if not plan.has_changes:
         _keep(gw, tell_mod, note, "nothing to change")
-        say("Nothing to change in the files; what you told stays in the log as a note for the next garden.")
+        say("Nothing to change in the files; what you told stays in the log as a note for the next garden."
+            + refused)
     else:
         diff = "\n".join(d for p in plan.plans for d in p.diffs.values())
         if len(diff) > DIFF_LIMIT:
             diff = diff[:DIFF_LIMIT] + "\n… (more; `heartcompass log` shows all once written)"
+        diff += refused
         key = gw.proposals.add(conv.chat, tell_record(gw.ws, plan, note))
         _ask(gw, conv, f"{diff}\n\nWrite these changes?", key)
     for new in plan.unknown:
