@@ -300,3 +300,14 @@ def test_a_field_the_user_changed_since_the_question_is_left_as_theirs(example_c
     assert "relation: tension" in profile(ws) and subjects(ws)[0] == "edit(alice): by hand"
     again = relation(ws, on=clock.today(ws))  # asked anew, the user types their own value
     assert accept(ws, again.id, clock.now(ws), "dating").applied and "relation: dating" in profile(ws)
+
+
+def test_review_json_says_what_expired_on_stderr_and_lists_the_rest(example_cli: Runner, monkeypatch):
+    from typer.testing import CliRunner
+
+    from heartcompass.cli.app import app
+
+    ws = example_cli.ws
+    relation(ws, on=clock.today(ws) - dt.timedelta(days=15))
+    result = CliRunner().invoke(app, ["--workspace", str(ws.root), "review", "--json"])
+    assert json.loads(result.stdout) == [] and "Expired unanswered after 14 days" in result.stderr

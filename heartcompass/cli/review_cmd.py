@@ -40,12 +40,12 @@ def review(ctx: typer.Context,
         err.print(f"[yellow]Warning:[/] {escape(problem)}; set aside as questions.broken. The gardener asks "
                   "again at its next run.")
     found = core.waiting(ws, clock.today(ws))
+    for q in found.expired:  # on stderr: --json's output stays the list
+        err.print(f"[dim]Expired unanswered after {ws.config.get('review.expire_days')} days: "
+                  f"{escape(q.person)}: {escape(q.what)} ({q.id}).[/]")
     if as_json:
         print_json([core.as_json(q) for q in found.questions], indent=1)
         return
-    for q in found.expired:
-        err.print(f"[dim]Expired unanswered after {ws.config.get('review.expire_days')} days: "
-                  f"{escape(q.person)}: {escape(q.what)} ({q.id}).[/]")
     if not found.questions:
         out.print("No questions wait for your answer.")
         return
