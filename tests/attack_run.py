@@ -370,6 +370,52 @@ def tell_killed_before_its_commit(t: Trial) -> list[str]:
     return problems
 
 
+@case
+def review_yes_after_a_hand_edit(t: Trial) -> list[str]:
+    """Questions the gardener left (issue 27), answered yes after the user
+    edited the same files by hand: the user's edit is committed as theirs
+    first, a line the user changed meanwhile is not overwritten, and a
+    hand-edited store naming a folder outside people/ or an unknown file
+    is refused with one line."""
+    told = "- Her cat Mochi is 6 and hates the carrier (told)"
+    said = [{"day": "2026-12-01", "time": "20:01:00", "speaker": "alice", "text": "Mochi turned 7 today, 我们在一起了"}]
+
+    def q(ident, person, kind, change):
+        return {"person": person, "kind": kind, "change": change, "what": f"{kind} {ident}", "evidence": said,
+                "reason": "it changes who she is", "asked": time.strftime("%Y-%m-%d"), "id": ident}
+
+    waiting = {"q1": q("q1", "alice", "rewrite", {"file": "MEMORY.md", "section": "Facts", "old": told,
+                                                  "new": "- Her cat Mochi is 7 (log 2026-12-01)"}),
+               "q2": q("q2", "alice", "field", {"field": "relation", "value": "dating", "old": "friend"}),
+               "q3": q("q3", "../outside", "removal", {"file": "secret.txt", "section": "", "old": "TOPSECRET-4711"}),
+               "q4": q("q4", "alice", "removal", {"file": "../../outside/secret.txt", "section": "", "old": "x"})}
+    state = t.root / ".heartcompass"
+    state.mkdir(exist_ok=True)
+    (state / "questions.json").write_text(json.dumps({"next": 5, "waiting": waiting, "refused": []}), encoding="utf-8")
+    memory, profile = t.root / "people" / "alice" / "MEMORY.md", t.root / "people" / "alice" / "PROFILE.md"
+    memory.write_text(memory.read_text(encoding="utf-8").replace(told, "- Mochi is 7 now, 还是讨厌猫包 (hand)"),
+                      encoding="utf-8")
+    profile.write_text(profile.read_text(encoding="utf-8").replace("cilantro.", "cilantro, 香菜."), encoding="utf-8")
+    problems = []
+    first = t.hc("review", "yes", "q1", check=False)
+    if first.returncode != 0 or "no longer in MEMORY.md" not in first.stdout:
+        problems.append(f"a line the user changed meanwhile was not reported as gone: {first.stdout}{first.stderr}")
+    t.hc("review", "yes", "q2")
+    problems += refused(t.hc("review", "yes", "q3", check=False), "no person")
+    problems += refused(t.hc("review", "yes", "q4", check=False), "does not change")
+    problems += refused(t.hc("review", "yes", "q1", check=False), "no longer waits")
+    subjects = t.git("log", "--format=%s").splitlines()
+    if subjects[:2] != ["review(alice): relation friend → dating", "edit(alice): by hand"]:
+        problems.append(f"not the user's edit first, then the review's: {subjects[:3]}")
+    if "还是讨厌猫包 (hand)" not in memory.read_text(encoding="utf-8") or "香菜" not in profile.read_text(encoding="utf-8"):
+        problems.append("the user's hand edit was lost")
+    if "relation: dating" not in profile.read_text(encoding="utf-8"):
+        problems.append("the Yes to the relation was not applied")
+    if t.git("status", "--porcelain"):
+        problems.append("left uncommitted: " + t.git("status", "--porcelain"))
+    return problems
+
+
 HOLD_LOCK = ("import sys, time\nfrom heartcompass.store.lock import WorkspaceLock\n"
              "with WorkspaceLock(sys.argv[1], 'gardener'):\n    print('held', flush=True)\n    time.sleep(4)\n")
 
