@@ -244,3 +244,17 @@ def test_tell_keeps_the_good_lines_and_shows_the_refused(example_cli: Runner, fa
     assert "Refused, not written: alice: new_facts" in out and "5000 does not appear" in out
     facts = memory(example_cli.ws).items(memory_fmt.FACTS)
     assert any(f.startswith("- Lent the user 500 dollars") for f in facts) and not any("5000" in f for f in facts)
+
+
+def test_the_questions_of_chunks_written_before_a_failure_are_kept(alice: Runner, fake_llm, monkeypatch):
+    from garden_helpers import backlog
+
+    from heartcompass.memory import gardener
+
+    monkeypatch.setattr(gardener, "CHECKPOINT_SECONDS", 0.0)  # each chunk written once done
+    backlog(alice, 2, "me", "we are dating")
+    fake_llm.enqueue(proposal(profile_fields=[{"field": "relation", "value": "dating", "evidence": ["L1"]}]),
+                     "not json", "not json either")  # the second chunk's answer cannot be read, twice
+    result = alice("garden", ok=False)
+    assert result.exit_code == 1 and consolidated(alice.ws)  # the first chunk's entries are read...
+    assert [q["change"]["value"] for q in questions(alice.ws)] == ["dating"]  # ...and its question kept

@@ -1,5 +1,5 @@
-"""What a garden leaves for review, kept locally in .heartcompass/: the run
-log (garden.log: one line per person per run, then one line per line the
+"""What a garden leaves for review, kept locally in .heartcompass/: the
+questions it asks (questions.json, memory/questions.py), the run log (garden.log: one line per person per run, then one line per line the
 model proposed and the checks refused, with its reasons, so a user or a
 developer tuning a prompt can grep what was lost), and on how many days a
 person's next entries had every proposed line refused.
@@ -100,3 +100,22 @@ def refused_for_good(ws: Workspace, result: PersonResult, chunk: list, verdicts:
     result.message = (f"every line the model proposed was refused again ({reasons}); after {REFUSED_DAYS} days the "
                       "entries count as read, and the refused lines are in .heartcompass/garden.log")
     return True
+
+
+def leave_questions(ws: Workspace, pending: list, today: dt.date, keep: bool = True) -> list[dict]:
+    """The person's questions as JSON. keep: added to the store (the caller
+    holds the workspace lock, after the commit of the lines they came with)
+    and no longer pending; one the user said No to on the same evidence is
+    not asked again. Without keep (a dry run, --review before the answer),
+    only shown. A question never changes a file."""
+    from dataclasses import asdict
+
+    if not keep or not pending:
+        return [asdict(q) for q in pending]
+    from heartcompass.memory.questions import Questions
+
+    store = Questions(ws)
+    added = [store.add(q, today) for q in pending]
+    store.save()
+    pending.clear()
+    return [asdict(q) for q in added if q is not None]

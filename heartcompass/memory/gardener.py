@@ -32,7 +32,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -42,7 +42,7 @@ from heartcompass.memory.consolidation import State as ConsolidationState, prefi
 from heartcompass.errors import HeartCompassError, MissingKeyError
 from heartcompass.formats import dailylog, memory as memory_fmt
 from heartcompass.memory.garden_journal import Journal, with_note
-from heartcompass.memory.garden_log import refused_for_good
+from heartcompass.memory.garden_log import leave_questions, refused_for_good
 from heartcompass.memory.new_entries import EntryCounts, chunks, new_entries
 from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
 from heartcompass.memory.garden_lock import GardenLock, NotWritable
@@ -236,7 +236,6 @@ class Gardener:
         if not kept_back:
             for day, entries in logs.items():  # skipped (time-travel) entries count as read
                 self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
-        result.asked = [asdict(q) for q in self._asked]
         message = result.message
         self._write(person, wb, originals, result, summaries, final=True)
         if kept_back and result.status in ("gardened", NOTHING_KEPT) and kept_back == len(items):
@@ -310,9 +309,12 @@ class Gardener:
             # the user is to see everything first.
             if not self.dry_run and self.review is None:
                 self._commit_files(person, changed, originals, wb, summaries, commit=False)
+                result.asked += leave_questions(self.ws, self._asked, self.today)  # under the write's lock
             return result
         diff_text = proposal.workbench().diff_text
         result.diffs = {self.ws.rel(p): diff_text(originals[p] or "", t, self.ws.rel(p)) for p, t in changed.items()}
+        asked = result.asked  # those of the chunks written already; the rest shown, and asked once committed
+        result.asked = asked + leave_questions(self.ws, self._asked, self.today, keep=False)
         if self.dry_run:
             result.status = "dry run"
             return result
@@ -321,13 +323,7 @@ class Gardener:
             return result
         result.commit = self._commit_files(person, changed, originals, wb, summaries, commit=True)
         result.status = "gardened" if changed or result.commit else NOTHING_KEPT
-        if self._asked:  # still under the lock the commit took; a question changes no file
-            from heartcompass.memory.questions import Questions
-
-            store = Questions(self.ws)
-            added = [store.add(q, self.today) for q in self._asked]
-            store.save()
-            result.asked = [asdict(q) for q in added if q is not None]  # a No on the same evidence: not again
+        result.asked = asked + leave_questions(self.ws, self._asked, self.today)  # still under the commit's lock
         return result
 
     def _commit_files(self, person, changed, originals, wb, summaries, commit: bool) -> str | None:

@@ -106,15 +106,18 @@ def propose(ws: Workspace, model: Any, wb: Workbench, chunk: list[LogItem], imag
         except LLMError:
             raise
         except Exception as exc:  # unreadable, cut off or over the limits: the refused stay refused
+            why = str(exc) if isinstance(exc, ProposalError) else bad_output(exc)
             for refused in verdicts.refused:
-                refused.reasons.append(f"its correction was not usable ({bad_output(exc) if not isinstance(exc, ProposalError) else exc})")
+                refused.reasons.append(f"its correction was not usable ({why})")
     close_past_threads(wb, entries_now(chunk, wb.today))
     return verdicts
 
 
 def correction_request(verdicts: Verdicts) -> str:
     """The refused lines alone, each with why: the others are in the files shown above."""
-    lines = "\n".join(f"- {r.line()}" for r in verdicts.refused)
+    from heartcompass.memory.garden_log import refused_line  # the same words garden.log lists it in
+
+    lines = "\n".join(f"- {refused_line(r.as_dict())}" for r in verdicts.refused)
     return (f"Your proposal on these entries was applied except {len(verdicts.refused)} line(s), rejected "
             f"with these reasons:\n{lines}\nThe files above are as they are now, with the lines that were "
             "kept (ids as shown above). Send a proposal with only these lines corrected, citing the entries "

@@ -5,7 +5,6 @@ gardener; the summary is no statement."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,11 +19,6 @@ class Refused:
     kind: str               # the proposal's list it came from: "new_facts", "profile_fields"...
     statement: Any          # as the model wrote it (a dict, or an id for a removal)
     reasons: list[str]
-
-    def line(self) -> str:
-        """One line for garden.log and the terminal: the statement as JSON, then why."""
-        said = json.dumps(self.statement, ensure_ascii=False, sort_keys=True)
-        return f"{self.kind} {said} -- {'; '.join(' '.join(r.split()) for r in self.reasons)}"
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "statement": self.statement, "reasons": list(self.reasons)}
