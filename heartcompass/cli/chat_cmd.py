@@ -9,7 +9,7 @@ import typer
 
 from heartcompass.cli.complete import PersonArg
 from heartcompass.cli.common import ModelOption, discard_stdout, err, escape, out, print_json, workspace
-from heartcompass.errors import HeartCompassError, LLMError
+from heartcompass.errors import FormatError, HeartCompassError, LLMError
 from heartcompass.wording import counted
 
 if TYPE_CHECKING:
@@ -60,9 +60,10 @@ def chat(
     piped = None if message is not None or sys.stdin.isatty() else sys.stdin.read().splitlines()
     try:
         view.open(person)
-    except HeartCompassError as exc:  # the persona cannot answer (a file in conflict): what was typed is kept
+    except FormatError as exc:  # the persona cannot answer (a file in conflict): what was typed is kept
         from heartcompass.talk.session import keep_unanswered
-        raise keep_unanswered(ws, person, [message] if message is not None else piped or [], exc) from None
+        raise keep_unanswered(ws, person, [message] if message is not None else piped or [], exc,
+                              aside=as_of is not None) from None  # time travel's words are not today's chat
     if message is None and sys.stdin.isatty():
         llm.check_ready(ws, settings)  # a missing key stops an interactive chat before its first prompt
     try:
