@@ -112,7 +112,8 @@ def test_person_list_and_the_garden_summary_fit_forty_columns(alice, fake_llm):
     say(alice.ws, "alice", "note", "Her new address is in Sakyo-ku")
     fake_llm.enqueue(proposal(new_facts=[{"text": "Lives in Sakyo-ku", "evidence": ["L1"]}]))
     gardened = alice("garden", env={"COLUMNS": "40"})
-    assert "gardened" in gardened.output and _widest(gardened.output) <= 40, gardened.output
+    summary = gardened.stdout  # the table; the per-person progress lines are stderr's
+    assert "status gardened" in summary and _widest(summary) <= 40, summary
 
 
 def test_person_list_on_a_forty_column_terminal(example_ws):

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from heartcompass.cli.complete import PersonArg
-from heartcompass.cli.common import ModelOption, discard_stdout, err, escape, out, print_json, workspace
+from heartcompass.cli.common import (ModelOption, discard_stdout, err, escape, out, print_json, remind_questions,
+                                     workspace)
 from heartcompass.errors import FormatError, HeartCompassError, LLMError
 from heartcompass.wording import counted
 
@@ -61,11 +62,11 @@ def chat(
     try:
         view.open(person)
     except FormatError as exc:  # the persona cannot answer (a file in conflict): what was typed is kept
-        from heartcompass.talk.session import keep_unanswered
-        raise keep_unanswered(ws, person, [message] if message is not None else piped or [], exc,
-                              aside=as_of is not None) from None  # time travel's words are not today's chat
+        from heartcompass.talk.session import keep_unanswered  # (with --as-of, aside: not today's chat)
+        raise keep_unanswered(ws, person, piped or [message or ""], exc, aside=as_of is not None) from None
     if message is None and sys.stdin.isatty():
         llm.check_ready(ws, settings)  # a missing key stops an interactive chat before its first prompt
+    remind_questions(ws, quiet=as_json)
     try:
         if message is not None:
             ok = view.send_or_command(message)
