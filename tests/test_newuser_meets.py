@@ -75,3 +75,21 @@ def test_restore_at_a_commit_before_a_rename_keeps_the_folders_name(cli):
     assert "name: Robert" in restored and "- Bob" in restored  # the name now, the old one an alias
     assert "likes tea\n" in restored and "coffee" not in restored  # the rest as it was
     assert "Robert" in cli("person", "show", "robert").output.splitlines()[0]
+
+
+
+def test_a_time_travel_message_to_broken_files_is_kept_aside_not_logged_as_today(example_cli, fake_llm):
+    from conftest import git
+
+    profile = example_cli.ws.people_dir / "alice" / "PROFILE.md"
+    good = profile.read_text()
+    profile.write_text(good.replace("relation: friend", "<<<<<<< HEAD\nrelation: friend\n=======\n"
+                                    "relation: dating\n>>>>>>> 1234567 (x)"))
+    git(example_cli.ws, "commit", "-qam", "conflict marks committed by hand")
+    broken = git(example_cli.ws, "rev-parse", "HEAD").strip()
+    profile.write_text(good)
+    git(example_cli.ws, "commit", "-qam", "fixed by hand")
+    result = example_cli("chat", "alice", "--as-of", broken, "-m", "back then?", ok=False)
+    assert result.exit_code == 1 and "has unresolved conflict marks" in result.output
+    assert "back then?" in result.output and ".heartcompass/rejected/" in result.output
+    assert log_entries(example_cli.ws, "alice") == [] and fake_llm.calls == []

@@ -73,7 +73,10 @@ def test_reading_commands_work_in_a_read_only_workspace_and_say_once_a_cache_was
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setattr(stat_cache, "_now_ns", lambda: time.time_ns() + 60 * 10**9)  # chattr's ctime: settled
     cli = Runner(example_ws)
-    shutil.rmtree(example_ws.state_dir)  # a snapshot without our local state
+    from heartcompass.store import people_index
+
+    shutil.rmtree(example_ws.state_dir)  # a snapshot without our local state...
+    people_index._OPEN.clear()  # ...read by a fresh process, with no index in memory either
     undo = _read_only_tree(example_ws.root)
     try:
         results = {args: cli(*args, ok=False) for args in (("person", "list"), ("context", "alice"), ("doctor",),
@@ -109,7 +112,8 @@ def test_person_list_and_the_garden_summary_fit_forty_columns(alice, fake_llm):
     say(alice.ws, "alice", "note", "Her new address is in Sakyo-ku")
     fake_llm.enqueue(proposal(new_facts=[{"text": "Lives in Sakyo-ku", "evidence": ["L1"]}]))
     gardened = alice("garden", env={"COLUMNS": "40"})
-    assert "gardened" in gardened.output and _widest(gardened.output) <= 40, gardened.output
+    summary = gardened.stdout  # the table; the per-person progress lines are stderr's
+    assert "status gardened" in summary and _widest(summary) <= 40, summary
 
 
 def test_person_list_on_a_forty_column_terminal(example_ws):

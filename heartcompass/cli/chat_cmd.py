@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from heartcompass.cli.complete import PersonArg
-from heartcompass.cli.common import ModelOption, discard_stdout, err, escape, out, print_json, remind_questions, workspace
-from heartcompass.errors import HeartCompassError, LLMError
+from heartcompass.cli.common import (ModelOption, discard_stdout, err, escape, out, print_json, remind_questions,
+                                     workspace)
+from heartcompass.errors import FormatError, HeartCompassError, LLMError
 from heartcompass.wording import counted
 
 if TYPE_CHECKING:
@@ -60,9 +61,9 @@ def chat(
     piped = None if message is not None or sys.stdin.isatty() else sys.stdin.read().splitlines()
     try:
         view.open(person)
-    except HeartCompassError as exc:  # the persona cannot answer (a file in conflict): what was typed is kept
-        from heartcompass.talk.session import keep_unanswered
-        raise keep_unanswered(ws, person, [message] if message is not None else piped or [], exc) from None
+    except FormatError as exc:  # the persona cannot answer (a file in conflict): what was typed is kept
+        from heartcompass.talk.session import keep_unanswered  # (with --as-of, aside: not today's chat)
+        raise keep_unanswered(ws, person, piped or [message or ""], exc, aside=as_of is not None) from None
     if message is None and sys.stdin.isatty():
         llm.check_ready(ws, settings)  # a missing key stops an interactive chat before its first prompt
     remind_questions(ws, quiet=as_json)

@@ -47,13 +47,14 @@ def commit_session(ws: Workspace, session: ChatSession, purpose: str = "chat") -
     return sha
 
 
-def keep_unanswered(ws: Workspace, person: Person, lines: list[str], why: HeartCompassError) -> HeartCompassError:
+def keep_unanswered(ws: Workspace, person: Person, lines: list[str], why: HeartCompassError,
+                    aside: bool = False) -> HeartCompassError:
     """Messages typed for a persona that cannot answer now (one of its files
     in conflict or broken): the persona may decline, the log may not. Each is
     logged (a /note as a note); where its log cannot take it (the log itself
     in conflict, a full or read-only disk) it is kept under
-    .heartcompass/rejected/ and given back. Returns `why`, its hint saying
-    what happened."""
+    .heartcompass/rejected/ and given back (all of them, with `aside`).
+    Returns `why`, its hint saying what happened."""
     from heartcompass.formats import dailylog
     from heartcompass.formats.text import conflict_line
     from heartcompass.store.workspace import keep_rejected
@@ -66,8 +67,8 @@ def keep_unanswered(ws: Workspace, person: Person, lines: list[str], why: HeartC
         return why
     path = dailylog.log_path(person.dir, session.now().date())
     try:
-        if path.is_file() and conflict_line(path.read_text(encoding="utf-8", errors="replace")):
-            raise HeartCompassError(f"{ws.rel(path)} has conflict marks")
+        if aside or path.is_file() and conflict_line(path.read_text(encoding="utf-8", errors="replace")):
+            raise HeartCompassError(f"{ws.rel(path)} cannot take them")
         for speaker, text in typed:
             session.log(speaker, text)
     except HeartCompassError:
