@@ -33,7 +33,10 @@ def add_person(ws: Workspace, name: str, relation: str, *, why: str = "new perso
         person = create(ws, name, relation, **fields)
         if then is not None:
             then(person)
-        commit_or_roll_back(ws, [person.dir], subject(Verb.ADD, person.slug, why),
+        from heartcompass.store.mention_links import link_new_people
+
+        linked = link_new_people(ws, [person])  # someone others mention: their lines now point here
+        commit_or_roll_back(ws, [person.dir, *linked], subject(Verb.ADD, person.slug, why),
                             what=f"people/{person.slug}/ (nothing was added)")
     return person
 
