@@ -192,3 +192,23 @@ def test_the_strength_setting_is_the_half_life(example_cli: Runner, monkeypatch)
     data = json.loads(example_cli("graph", "--json").output)
     link = next(k for k in data["links"] if k["to"] == "alice" and k.get("user"))
     assert link["strength"] == pytest.approx(0.15, abs=0.001)  # 0.3, halved once
+
+
+def test_three_conflicts_in_a_row_against_friend_become_a_question_not_a_change(alice: Runner, fake_llm):
+    from garden_helpers import proposal, say
+
+    from heartcompass.memory.questions import Questions
+    from heartcompass.store import clock
+
+    ws = alice.ws
+    for n, text in enumerate(["I am so angry you forgot my birthday", "You yelled at me again, I'm upset",
+                              "Sorry is not enough, we fight every time"], 1):
+        say(ws, "alice", "import:Alice", text, day=clock.today(ws) - dt.timedelta(4 - n))
+    fake_llm.enqueue(proposal(new_facts=[{"text": "Alice is upset that the user forgot her birthday",
+                                          "evidence": ["L1"]}]))
+    alice("garden")
+    asked = Questions(ws).pending("alice")
+    assert [(q.kind, q.change, q.what) for q in asked] == [
+        ("field", {"field": "relation", "value": "tension", "old": "friend"}, "relation: friend → tension")]
+    assert len(asked[0].evidence) == 3 and "forgot my birthday" in asked[0].evidence[0]["text"]
+    assert "relation: friend" in (ws.people_dir / "alice" / "PROFILE.md").read_text(encoding="utf-8")

@@ -212,12 +212,21 @@ class Gardener:
             for day, entries in logs.items():  # skipped (time-travel) entries count as read
                 self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
         self._write(person, wb, originals, result, summaries, final=True)
+        if not self.dry_run and result.status == "gardened":
+            self._ask_about_the_label(person)
         if kept_back:
             if result.status in ("gardened", NOTHING_KEPT) and kept_back == len(items):
                 result.status = "skipped"  # nothing consumed: say so, the exit code too
             result.message = (f"the model proposed nothing for {counted(kept_back, 'entry', 'entries')} without "
                               "saying they hold nothing worth keeping; they stay for the next run")
         return result
+
+    def _ask_about_the_label(self, person: Person) -> None:
+        """Recent conflict against a close label: a question for `review` (memory/contradictions.py)."""
+        from heartcompass.memory import contradictions
+
+        self._lock.take()  # the question store is written under the workspace lock
+        contradictions.ask(self.ws, person, self.today)
 
     @staticmethod
     def _put_back(path: Path, written: str, previous: str | None) -> None:

@@ -139,7 +139,7 @@ class Strengths:
         except OSError:  # a read-only workspace still draws its map, only slower
             pass
 
-    def _days(self, person: Person, target: str, names: list[str] | None) -> dict[str, list[Any]]:
+    def days(self, person: Person, target: str, names: list[str] | None) -> dict[str, list[Any]]:
         """{day: counts} of the person's logs (about `target`, by `names`)."""
         mine = self.people.setdefault(person.slug, {})
         cached = mine.setdefault(target, {})
@@ -170,11 +170,11 @@ class Strengths:
         return out
 
     def with_user(self, person: Person, today: dt.date) -> Strength:
-        return fold(self._days(person, "", None), today, self.half_life)
+        return fold(self.days(person, "", None), today, self.half_life)
 
     def between(self, person: Person, other: str, other_names: list[str], today: dt.date) -> Strength:
         """The link from person to other, from person's logs naming them."""
-        return fold(self._days(person, other, other_names), today, self.half_life)
+        return fold(self.days(person, other, other_names), today, self.half_life)
 
     def forget_all_but(self, slugs: set[str]) -> None:
         for slug in [s for s in self.people if s not in slugs]:
