@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -71,16 +72,18 @@ def kin_of(words: str) -> str:
     return KIN.get(text.replace(" ", ""), "") or KIN.get(text, "")
 
 
-def _surname_forms(name: str) -> set[str]:
+@lru_cache(maxsize=100_000)
+def _surname_forms(name: str) -> frozenset[str]:
     """老王, 小王, 王总... for a Chinese name of two to four characters."""
     text = key(name)
     if not (2 <= len(text) <= 4 and all(_CJK.match(c) for c in text)):
-        return set()
+        return frozenset()
     surname = text[0]
-    return {p + surname for p in _ADDRESS_BEFORE} | {surname + s for s in _ADDRESS_AFTER}
+    return frozenset({p + surname for p in _ADDRESS_BEFORE} | {surname + s for s in _ADDRESS_AFTER})
 
 
-def forms(name: str) -> set[str]:
+@lru_cache(maxsize=100_000)  # the coach asks for every person's, each message
+def forms(name: str) -> frozenset[str]:
     """The keys a name also answers to: its first name, nicknames, forms of address."""
     k = key(name)
     out = {k}
@@ -89,7 +92,7 @@ def forms(name: str) -> set[str]:
         out.add(words[0])  # "Alice Chen" is "Alice"
     for w in list(out):
         out |= NICKNAMES.get(w, set())
-    return out | _surname_forms(name)
+    return frozenset(out | _surname_forms(name))
 
 
 def _address_key(query: str) -> set[str]:
@@ -166,27 +169,39 @@ def resolve(query: str, candidates: Iterable[Candidate]) -> Resolution:
 
 
 def named_in(text: str, candidates: Iterable[Candidate]) -> dict[str, str]:
-    """Who a text names: {candidate id: the words that named them}. Names and
-    aliases as whole words (any run of CJK characters holds a Chinese name),
-    kinship terms after 'my'/'我', Chinese forms of address."""
+    """Who a text names: {candidate id: the words that named them}. Names,
+    aliases and their forms (first name, nicknames) as whole words, Chinese
+    ones (and 老王, 王总) anywhere, kinship terms after 'my' or 我.
+    Set lookups, no pattern per name: the coach asks it of every person."""
     norm = unicodedata.normalize("NFKC", text).casefold()
+    words = set(re.findall(r"\w+", norm))
+    spaced = " " + " ".join(re.findall(r"\w+", norm)) + " "
     found: dict[str, str] = {}
     for c in candidates:
         for n in c.names:
-            for form in {unicodedata.normalize("NFKC", n).casefold(), *forms(n)}:
-                if len(form) >= 2 and _occurs(form, norm):
-                    found.setdefault(c.id, n)
-        meaning = kin_of(c.role)
+            if any(_said(f, words, spaced, norm) for f in _spoken_forms(n)):
+                found.setdefault(c.id, n)
+                break
+        meaning = kin_of(c.role) if c.role else ""
         if meaning and c.id not in found:
             for word, kin in KIN.items():
-                if kin == meaning and re.search(rf"(?:\bmy |我的?){re.escape(word)}\b" if word.isascii()
-                                                else rf"我的?{re.escape(word)}", norm):
+                if kin == meaning and (f" my {word} " in spaced if word.isascii() else
+                                       f"我{word}" in norm or f"我的{word}" in norm):
                     found[c.id] = word
                     break
     return found
 
 
-def _occurs(form: str, text: str) -> bool:
+@lru_cache(maxsize=100_000)
+def _spoken_forms(name: str) -> tuple[str, ...]:
+    """The name as words ('bob li'), then its other forms (first name, nicknames, 老王)."""
+    whole = " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", name).casefold()))
+    return (whole, *sorted(f for f in forms(name) if f != key(name)))
+
+
+def _said(form: str, words: set[str], spaced: str, text: str) -> bool:
+    if len(form) < 2:
+        return False
     if _CJK.search(form):
         return form in text
-    return re.search(rf"(?<![\w]){re.escape(form)}(?![\w])", text) is not None
+    return form in words if " " not in form else f" {form} " in spaced

@@ -61,14 +61,8 @@ def path(g, start: str, goal: str, hops: int = HOPS) -> list[tuple[str, str, str
     return None
 
 
-def named_people(ws: Workspace, person: Person, prof: profile_fmt.Profile, text: str) -> list[str]:
+def named_people(person: Person, prof: profile_fmt.Profile, text: str, facts: dict) -> list[str]:
     """Slugs of the other people of the workspace the text names, directly or by a linked mention."""
-    from heartcompass.store.people import list_people
-    from heartcompass.store.people_index import for_workspace
-
-    if not text.strip():
-        return []
-    facts = for_workspace(ws).profiles(list_people(ws))
     cands = [names.Candidate(slug, f.names()) for slug, f in facts.items()
              if slug != person.slug and not f.error and f.relation != "self"]
     found = list(names.named_in(text, cands))
@@ -77,14 +71,18 @@ def named_people(ws: Workspace, person: Person, prof: profile_fmt.Profile, text:
     return found[:MOST_OTHERS]
 
 
-def others_units(ws: Workspace, person: Person, prof: profile_fmt.Profile, text: str, priority: float) -> list[Unit]:
-    """For the coach: each other person the text names, their notes and the path."""
+def others_units(ws: Workspace, person: Person, prof: profile_fmt.Profile, text: str, priority: float,
+                 facts: dict) -> list[Unit]:
+    """For the coach: each other person the text names, their notes and the path.
+    facts: everyone's ProfileFacts (slug ->), as the snapshot read them."""
     from heartcompass.memory import graph as graph_mod
 
-    found = named_people(ws, person, prof, text)
+    if not text.strip():
+        return []
+    found = named_people(person, prof, text, facts)
     if not found:
         return []
-    g = graph_mod.build(ws)
+    g = graph_mod.from_facts(facts)
     units = []
     for n, slug in enumerate(found):
         who = g.names.get(slug, slug)

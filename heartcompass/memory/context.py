@@ -104,6 +104,7 @@ class Snapshot:
     rev: str | None = None
     voice: voice_fmt.Voice | None = None
     incoming: list[tuple[str, str, Any]] = field(default_factory=list)  # (slug, as-words, ProfileFacts)
+    everyone: dict[str, Any] = field(default_factory=dict)  # slug -> ProfileFacts, read now (not at a rev)
 
 
 def _reader(ws: Workspace, person: Person, rev: str | None):
@@ -157,14 +158,18 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
             neighbours.append((link["person"], link["as"], profile_fmt.parse(text, other) if text else None))
         except FormatError:  # a broken neighbour never breaks this chat
             neighbours.append((link["person"], link["as"], None))
-    incoming = []
+    incoming, everyone = [], {}
     if rev is None:  # who links to this person (from their PROFILE frontmatter only, through the index)
+        from heartcompass.store.people import list_people
         from heartcompass.store.people_index import for_workspace
 
         linked = {slug for slug, _, _ in neighbours}
-        incoming = [link for link in for_workspace(ws).incoming(person.slug) if link[0] not in linked]
+        everyone = for_workspace(ws).profiles(list_people(ws))
+        incoming = [(other, words, facts) for other, facts in everyone.items()
+                    if other != person.slug and other not in linked and not facts.error
+                    for target, words in facts.related if target == person.slug]
     return Snapshot(person, prof, evs, mem, estimate_tokens(prof_text), estimate_tokens(mem_text or ""),
-                    neighbours, rev, voice, incoming)
+                    neighbours, rev, voice, incoming, everyone)
 
 
 @dataclass
@@ -314,7 +319,7 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
         said = [about.strip(), *said[1:]]
     said = said[:ABOUT_TURNS]
     if voice == "about" and rev is None:  # the coach alone sees across people (memory/circle.py)
-        units += circle.others_units(ws, person, snap.profile, "\n".join(said), PRIORITY["others"])
+        units += circle.others_units(ws, person, snap.profile, "\n".join(said), PRIORITY["others"], snap.everyone)
     half_life = float(ws.config.get("memory.half_life_days"))
     today = now.date()
     choice = selection.choose(units, snap.events.events, budget, header_tokens,

@@ -83,8 +83,13 @@ class Node:
 def build(ws: Workspace) -> Graph:
     from heartcompass.store.people_index import for_workspace
 
+    return from_facts(for_workspace(ws).profiles(list_people(ws)))
+
+
+def from_facts(everyone: dict) -> Graph:
+    """The map from the people index's facts (slug -> ProfileFacts)."""
     graph = Graph()
-    for slug, facts in for_workspace(ws).profiles(list_people(ws)).items():
+    for slug, facts in everyone.items():
         graph.names[slug] = facts.name if not facts.error else slug
         if facts.error:
             continue

@@ -158,7 +158,9 @@ class Strengths:
                 continue
             try:
                 value = counts(dailylog.load(path), names)
-            except (OSError, FormatError):
+            except FormatError:  # doctor names a broken log; as evidence it is none, until it changes
+                value = [0, {}, ""]
+            except OSError:
                 continue
             out[day] = value
             if settled([key]):
