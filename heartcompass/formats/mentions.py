@@ -20,9 +20,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from heartcompass.formats.profile import MENTIONS
 from heartcompass.formats.sources import MARKER
 
-SECTION = "People in their life"
+SECTION = MENTIONS
 HEADING = f"## {SECTION}"
 _ID = re.compile(r"^\[(m\d+)\]\s*")
 _LINK = re.compile(r"^(?:→|->)\s*(\S+)$")

@@ -136,6 +136,9 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         words = check_link_words(ck, what, link.relation_words, list(ck.found) if source else None)
         if source and words:
             ops.append(lambda p=link.person, w=words: _add_link(wb, p, w))
+    from heartcompass.memory.proposal.mentions import judge as judge_mentions
+
+    ops += judge_mentions(ck, wb, proposal)  # People in their life (proposal/mentions.py)
     ck.text("summary", proposal.summary)
     if ck.problems:
         raise ProposalError(ck.problems)
