@@ -15,6 +15,7 @@ from heartcompass.store.workspace import Workspace
 class Graph:
     names: dict[str, str] = field(default_factory=dict)        # slug -> display name
     relations: dict[str, str] = field(default_factory=dict)    # slug -> relation to the user
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # slug -> other names
     edges: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, as-words)
     # Edges by end, built once (rebuilt if edges grew): a scan per lookup made the map quadratic.
     _index: tuple[int, dict, dict] = field(default=(-1, {}, {}), repr=False, compare=False)
@@ -94,6 +95,7 @@ def from_facts(everyone: dict) -> Graph:
         if facts.error:
             continue
         graph.relations[slug] = facts.relation
+        graph.aliases[slug] = tuple(facts.aliases)
         for target, words in facts.related:
             graph.edges.append((slug, target, words))
     return graph

@@ -5,7 +5,6 @@ widths and `graph --json`. Reads files and one cached git log; no model."""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import asdict
 from typing import Any
 
 from heartcompass.memory import relation_history
@@ -18,13 +17,10 @@ from heartcompass.store.workspace import Workspace
 def strengths(ws: Workspace, g: Graph, today: dt.date, slugs: set[str] | None = None
               ) -> tuple[dict[tuple[str, str], Strength], dict[str, Strength]]:
     """(each related link's strength, the user's link to each person)."""
-    from heartcompass.store.people_index import for_workspace
-
-    index = for_workspace(ws)
     store = Strengths(ws)
     keep = set(g.names) if slugs is None else slugs & set(g.names)
     people = {slug: Person(slug, ws.people_dir / slug) for slug in keep}
-    names = {slug: index.profile(p).names() for slug, p in people.items()}
+    names = {slug: [g.names[slug], *g.aliases.get(slug, ())] for slug in people}
     mine = {slug: store.with_user(p, today) for slug, p in people.items() if g.relations.get(slug) != "self"}
     links = {(a, b): store.between(people[a], b, names[b], today)
              for a, b, _ in g.edges if a in people and b in people and g.relations.get(a) != "self"}
@@ -47,9 +43,11 @@ def as_json(ws: Workspace, g: Graph, today: dt.date, slugs: set[str] | None = No
     history = relation_history.committed(ws)
     people = []
     for slug in sorted(s for s in keep if s in g.names):
-        stages = relation_history.of(ws, Person(slug, ws.people_dir / slug), g.relations.get(slug, "?"), history)
+        stages = relation_history.of(ws, Person(slug, ws.people_dir / slug), g.relations.get(slug, "?"), history,
+                                     today)
         entry: dict[str, Any] = {"slug": slug, "name": g.names[slug], "relation": g.relations.get(slug, "?"),
-                                 "relation_history": [asdict(s) for s in stages]}
+                                 "relation_history": [{"stage": s.stage, "since": s.since, "evidence": s.evidence,
+                                                       "commit": s.commit} for s in stages]}
         if slug in mine:
             entry["with_user"] = mine[slug].as_json()
         people.append(entry)

@@ -80,14 +80,15 @@ def committed(ws: Workspace) -> dict[str, list[dict[str, str]]]:
     return people
 
 
-def of(ws: Workspace, person: Person, relation: str, everyone: dict[str, list[dict[str, str]]] | None = None
-       ) -> list[Stage]:
+def of(ws: Workspace, person: Person, relation: str, everyone: dict[str, list[dict[str, str]]] | None = None,
+       today: dt.date | None = None) -> list[Stage]:
     """person's stages, oldest first, ending with `relation` as the file has it now."""
     from heartcompass.store import clock
 
     stages = [Stage(**s) for s in (committed(ws) if everyone is None else everyone).get(person.slug, [])]
     if not stages or stages[-1].stage != relation:
-        stages.append(Stage(relation, clock.today(ws).isoformat(), "a hand edit (not committed yet)"))
+        day = today or clock.today(ws)
+        stages.append(Stage(relation, day.isoformat(), "a hand edit (not committed yet)"))
     return stages
 
 

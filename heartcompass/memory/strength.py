@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,7 @@ from typing import Any
 from heartcompass import names as names_mod
 from heartcompass.errors import FormatError
 from heartcompass.formats import dailylog
-from heartcompass.stat_cache import settled, stat_key
+from heartcompass.stat_cache import settled
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace
 
@@ -35,7 +37,8 @@ KEEP, NEW = 0.7, 0.3
 KIND_DAYS = 90      # a kind of interaction not seen for this long is history
 COOLING_FROM = 0.2  # a link weaker than this at its peak never "cools": it was never warm
 CACHE = "strength.json"
-FORMAT = 1
+FORMAT = 2  # bump when what an entry holds changes
+_LOG_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
 KIND_WORDS = {
     "conflict": r"angry|upset|fight|fought|argu\w*|sorry|apolog\w*|hate|annoy\w*|furious|yell\w*|blame\w*|"
                 r"生气|吵架|吵|烦|对不起|道歉|讨厌|分手|冷战|失望",
@@ -118,6 +121,7 @@ class Strengths:
         self.path: Path = ws.state_dir / CACHE
         self.half_life = float(ws.config.get("relations.half_life_days"))
         self.people: dict[str, dict[str, Any]] = {}
+        self._listed: dict[str, list[tuple[str, str, list[int]]]] = {}
         self.dirty = False
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
@@ -139,36 +143,54 @@ class Strengths:
         except OSError:  # a read-only workspace still draws its map, only slower
             pass
 
+    def _logs(self, person: Person) -> list[tuple[str, str, list[int]]]:
+        """(day, path, stat key) of each of the person's logs, listed once per Strengths."""
+        found = self._listed.get(person.slug)
+        if found is None:
+            found = []
+            try:
+                with os.scandir(os.path.join(person.dir, "logs")) as it:
+                    for entry in it:
+                        if _LOG_NAME.fullmatch(entry.name):
+                            st = entry.stat()
+                            found.append((entry.name[:-3], entry.path,
+                                          [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]))
+            except OSError:  # no logs folder (or not one): no evidence
+                pass
+            found.sort()
+            self._listed[person.slug] = found
+        return found
+
     def days(self, person: Person, target: str, names: list[str] | None) -> dict[str, list[Any]]:
-        """{day: counts} of the person's logs (about `target`, by `names`)."""
+        """{day: counts} of the person's logs (about `target`, by `names`).
+        The cache holds, per log, its stat key and its counts for each target
+        (by the names they were counted for): a changed log is read once for all."""
         mine = self.people.setdefault(person.slug, {})
-        cached = mine.setdefault(target, {})
-        sig = "\x1f".join(names or [])
+        # the target and a checksum of the names it was counted for: short, as it is kept per day
+        sig = f"{target}:{zlib.crc32(chr(31).join(names or []).encode()):08x}" if names else target
         out: dict[str, list[Any]] = {}
-        try:
-            dates = dailylog.log_dates(person.dir)
-        except FormatError:
-            return out
-        for day in dates:
-            path = person.dir / "logs" / f"{day}.md"
-            key = stat_key(path)
-            hit = cached.get(day)
-            if hit and hit[0] == key and hit[1] == sig:
-                out[day] = hit[2]
+        logs = self._logs(person)
+        for day, path, key in logs:
+            hit = mine.get(day)
+            if hit is not None and hit[0] == key and sig in hit[1]:
+                out[day] = hit[1][sig]
                 continue
             try:
-                value = counts(dailylog.load(path), names)
+                value = counts(dailylog.load(Path(path)), names)
             except FormatError:  # doctor names a broken log; as evidence it is none, until it changes
                 value = [0, {}, ""]
             except OSError:
                 continue
             out[day] = value
             if settled([key]):
-                cached[day] = [key, sig, value]
+                if hit is None or hit[0] != key:
+                    hit = mine[day] = [key, {}]
+                hit[1][sig] = value
                 self.dirty = True
-        for day in [d for d in cached if d not in out]:
-            del cached[day]
-            self.dirty = True
+        if len(mine) > len(logs):
+            for day in set(mine) - {d for d, _, _ in logs}:
+                del mine[day]
+                self.dirty = True
         return out
 
     def with_user(self, person: Person, today: dt.date) -> Strength:
