@@ -22,6 +22,7 @@ import os
 import re
 import zlib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -94,23 +95,29 @@ def fold(days: dict[str, list[Any]], today: dt.date, half_life: float) -> Streng
     """The strength today from each day's [entries, kinds, last text]."""
     out, s, prev = Strength(), 0.0, None
     recent: dict[str, int] = {}
-    for day in sorted(d for d, c in days.items() if c[0] and d <= today.isoformat()):
-        n, kinds, last = days[day]
-        date = dt.date.fromisoformat(day)
+    until, now = today.isoformat(), today.toordinal()
+    out.days = sorted(d for d, c in days.items() if c[0] and d <= until)
+    for day in out.days:
+        n, kinds, _ = days[day]
+        date = _ordinal(day)  # a map of ten thousand people folds seventy thousand days
         if prev is not None:
-            s *= 0.5 ** ((date - prev).days / half_life)
+            s *= 0.5 ** ((date - prev) / half_life)
         s = s * KEEP + min(1.0, n / FULL) * NEW
         out.peak, prev = max(out.peak, s), date
-        out.days.append(day)
-        out.last_evidence = {"day": day, "text": last}
         for kind, k in kinds.items():
             out.kinds[kind] = day
-            if (today - date).days <= KIND_DAYS:
+            if now - date <= KIND_DAYS:
                 recent[kind] = recent.get(kind, 0) + k
     if prev is not None:
-        out.strength = s * 0.5 ** ((today - prev).days / half_life)
+        out.strength = s * 0.5 ** ((now - prev) / half_life)
+        out.last_evidence = {"day": out.days[-1], "text": days[out.days[-1]][2]}
     out.kind = max(sorted(recent), key=lambda k: recent[k]) if recent else ""
     return out
+
+
+@lru_cache(maxsize=65536)
+def _ordinal(day: str) -> int:
+    return dt.date.fromisoformat(day).toordinal()
 
 
 class Strengths:
