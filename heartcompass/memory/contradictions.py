@@ -5,16 +5,15 @@ friend → tension?", with those messages quoted). A No is remembered with its
 evidence (memory/questions.py), so the same days never ask again; new
 conflicts ask anew.
 
-The gardener asks after it has gardened a person (holding the workspace
-lock, as the question store needs); it reads the day counts of
-memory/strength.py, no model."""
+The gardener asks it with the questions of its verdicts, once it has
+gardened a person; it reads the day counts of memory/strength.py, no model."""
 
 from __future__ import annotations
 
 import datetime as dt
 
 from heartcompass.errors import FormatError
-from heartcompass.memory.questions import Question, Questions
+from heartcompass.memory.questions import Question
 from heartcompass.memory.strength import Strengths
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace
@@ -44,14 +43,3 @@ def contradiction(ws: Workspace, person: Person, today: dt.date) -> Question | N
                     f"relation: {prof.relation} → tension",
                     evidence, f"conflict on each of the last {IN_A_ROW} days of real messages contradicts "
                               f"'{prof.relation}'")
-
-
-def ask(ws: Workspace, person: Person, today: dt.date) -> Question | None:
-    """Adds the question (the caller holds the workspace lock); None if nothing to ask or asked before."""
-    question = contradiction(ws, person, today)
-    if question is None:
-        return None
-    store = Questions(ws)
-    kept = store.add(question, today)
-    store.save()
-    return kept

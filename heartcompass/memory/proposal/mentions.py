@@ -13,14 +13,15 @@ mention that is a person of the workspace is linked to them (→ slug)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass, field, replace
 
 from heartcompass import names
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.formats import mentions as mentions_fmt
 from heartcompass.formats.sources import without_source
+from heartcompass.memory.proposal.asking import removal_question, rewrite_question, whose
 from heartcompass.memory.proposal.evidence import Checker
+from heartcompass.memory.proposal.verdicts import Judge
 from heartcompass.memory.proposal.workbench import Workbench, norm
 
 SECTION = mentions_fmt.SECTION
@@ -49,62 +50,76 @@ class _Work:
     notes: list[str] = field(default_factory=list)  # what changed, for wb.changes
 
 
-def judge(ck: Checker, wb: Workbench, proposal) -> list[Callable[[], None]]:
-    """The operations for the proposal's mention statements, once each is
-    checked (problems go to ck.problems, as every statement's do)."""
+def judge(ck: Checker, j: Judge, wb: Workbench, proposal, asking: bool = True) -> None:
+    """Each mention statement's verdict (kept, refused with its reasons, or
+    asked: a change to a line the user wrote or told, any line removed), as
+    apply.py gives every statement; the kept ones change the section once
+    all are judged."""
     work = _Work(current(wb))
     shown = {f"M{i + 1}": m for i, m in enumerate(work.lines)}
     people = [names.Candidate(ident, m.names(), m.role) for ident, m in shown.items()]
-    ops: list = []  # closures, as apply.py's
     for n, new in enumerate(proposal.new_mentions, 1):
-        what = f"new mention {n}"
+        what, start = f"new mention {n}", j.start()
         if len(new.aliases) > MOST_NOTES or len(new.notes) > MOST_NOTES:
             ck.problems.append(f"{what}: at most {MOST_NOTES} aliases and {MOST_NOTES} notes")
-            continue
         name, role = ck.text(what, new.name), ck.text(what, new.role) if new.role else ""
         aliases = [ck.text(what, a) for a in new.aliases]
         notes = [ck.text(what, x) for x in new.notes]
         source = ck.evidence(what, new.evidence, "trusted", " ".join([name, role, *notes]))
-        if not source:
-            continue
-        if not _named(ck, [name, *aliases]):  # by a name said, not by kinship: 'my colleague' is not Kevin
+        if source and not _named(ck, [name, *aliases]):  # by a name said, not by kinship: 'my colleague' is not Kevin
             ck.problems.append(f"{what}: {name!r} is not named in the entries it cites ({', '.join(new.evidence)})")
-            continue
-        same = _resolve([name, *aliases], role, people)
+        same = _resolve([name, *aliases], people)
         if same.ambiguous:
             ck.problems.append(f"{what}: {name!r} could be {' or '.join(same.matches)}; change the one it is by id "
                                "(changed_mentions)")
-        elif same.one:
-            ops.append(lambda m=shown[same.one], a=[name, *aliases], r=role, x=notes, s=source:
-                       _merge(wb, work, m, a, r, x, s))
+        if not j.passes(start, "new_mentions", new, source) or not source:
+            continue
+        if same.one:
+            _judge_merge(j, wb, work, shown[same.one], [name, *aliases], role, notes, source, asking, list(ck.found))
         else:
             line = mentions_fmt.Mention(name, role, _unique(aliases, [name]), notes[:MOST_NOTES],
                                         _person_named(wb, name), source)
-            ops.append(lambda m=line: _add(work, m))
+            j.keep(lambda m=line: _add(work, m))
     for ch in proposal.changed_mentions:
-        what = f"mention {ch.id}"
+        what, start = f"mention {ch.id}", j.start()
         target = shown.get(ch.id.strip())
-        if len(ch.aliases) > MOST_NOTES or len(ch.notes) > MOST_NOTES:
-            ck.problems.append(f"{what}: at most {MOST_NOTES} aliases and {MOST_NOTES} notes")
-            continue
         if target is None:
             ck.problems.append(f"{what}: no such id")
-            continue
+        if len(ch.aliases) > MOST_NOTES or len(ch.notes) > MOST_NOTES:
+            ck.problems.append(f"{what}: at most {MOST_NOTES} aliases and {MOST_NOTES} notes")
         aliases = [ck.text(what, a) for a in ch.aliases]
         notes = [ck.text(what, x) for x in ch.notes]
         role = ck.text(what, ch.role) if ch.role else ""
         source = ck.evidence(what, ch.evidence, "trusted", " ".join([*aliases, role, *notes]) or None)
-        if source:
-            ops.append(lambda m=target, a=aliases, r=role, x=notes, s=source: _merge(wb, work, m, a, r, x, s))
+        if j.passes(start, "changed_mentions", ch, source and target is not None) and target is not None and source:
+            _judge_merge(j, wb, work, target, aliases, role, notes, source, asking, list(ck.found))
     for ident in proposal.removed_mentions:
+        start = j.start()
         target = shown.get(ident.strip())
         if target is None:
             ck.problems.append(f"mention {ident!r}: no such id")
+        if not j.passes(start, "removed_mentions", ident, target is not None) or target is None:
+            continue
+        why = whose(wb, target.raw) or "a profile line removed"
+        if asking:  # as every profile line removed: the user says
+            j.ask(removal_question(wb, "PROFILE.md", SECTION, target.raw, why))
         else:
-            ops.append(lambda m=target: _remove(wb, work, m))
-    if ops:
-        ops.append(lambda: _flush(wb, work))
-    return ops
+            j.keep(lambda m=target: _remove(wb, work, m))
+    j.ops.append(lambda: _flush(wb, work))  # after the kept changes, once: not a statement of its own
+
+
+def _judge_merge(j: Judge, wb: Workbench, work: _Work, target: mentions_fmt.Mention, said: list[str], role: str,
+                 notes: list[str], source: str, asking: bool, found: list) -> None:
+    why = whose(wb, target.raw) if target.raw else ""
+    if why and asking:  # the user's own line (written or told): a rewrite of it is theirs to say
+        merged = replace(target, aliases=list(target.aliases), notes=list(target.notes))
+        if _merge(wb, _Work([merged]), merged, said, role, notes, source):
+            j.ask(rewrite_question(wb, "PROFILE.md", SECTION, target.raw, mentions_fmt.render_line(merged), found,
+                                   why))
+        else:
+            j.keep(lambda: None)  # nothing new for that line: kept as it is
+        return
+    j.keep(lambda: _merge(wb, work, target, said, role, notes, source))
 
 
 def _person_named(wb: Workbench, name: str) -> str:
@@ -118,7 +133,7 @@ def _named(ck: Checker, said: list[str]) -> bool:
     return bool(names.named_in(text, [names.Candidate("x", [s for s in said if s])]))
 
 
-def _resolve(said: list[str], role: str, people: list[names.Candidate]) -> names.Resolution:
+def _resolve(said: list[str], people: list[names.Candidate]) -> names.Resolution:
     """The listed line these names mean: the first name that finds anyone decides."""
     for word in said:
         found = names.resolve(word, people)
@@ -144,26 +159,25 @@ def _add(work: _Work, line: mentions_fmt.Mention) -> None:
 
 
 def _merge(wb: Workbench, work: _Work, line: mentions_fmt.Mention, said: list[str], role: str, notes: list[str],
-           source: str) -> None:
-    """New names and notes of someone already listed, on their own line."""
+           source: str) -> bool:
+    """New names and notes of someone already listed, on their own line
+    (changed in place: a later statement finds it by identity). Whether it changed."""
     if not any(m is line for m in work.lines):  # removed by this proposal
-        return
-    current_line = line
-    aliases = _unique([*current_line.aliases, *said], [current_line.name])
-    fresh = _unique(notes, current_line.notes)
-    new_role = current_line.role or role
-    if aliases == current_line.aliases and not fresh and new_role == current_line.role:
-        return
-    if wb.is_protected(current_line.raw):  # the user's own line stays; the news becomes a question
+        return False
+    aliases = _unique([*line.aliases, *said], [line.name])
+    fresh = _unique(notes, line.notes)
+    new_role = line.role or role
+    if aliases == line.aliases and not fresh and new_role == line.role:
+        return False
+    if line.raw and wb.is_protected(line.raw):  # not asking (tell): the user's line stays, the news a thread
         suggestion = "; ".join([*said, *fresh])
-        _thread(wb, f'- You wrote "{without_source(current_line.raw[2:])}", but the chats suggest "{suggestion}" '
-                    f"({source})")
-        return
-    # changed in place: a later statement of the same proposal finds the line by identity
-    current_line.aliases, current_line.role, current_line.source = aliases, new_role, source
-    current_line.notes, current_line.raw = [*current_line.notes, *fresh][-MOST_NOTES:], ""
+        _thread(wb, f'- You wrote "{without_source(line.raw[2:])}", but the chats suggest "{suggestion}" ({source})')
+        return False
+    line.aliases, line.role, line.source = aliases, new_role, source
+    line.notes, line.raw = [*line.notes, *fresh][-MOST_NOTES:], ""
     work.changed = True
-    work.notes.append(f"~ profile {SECTION}: {mentions_fmt.render_line(current_line)[2:]}")
+    work.notes.append(f"~ profile {SECTION}: {mentions_fmt.render_line(line)[2:]}")
+    return True
 
 
 def _remove(wb: Workbench, work: _Work, line: mentions_fmt.Mention) -> None:
