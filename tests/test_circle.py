@@ -212,3 +212,7 @@ def test_three_conflicts_in_a_row_against_friend_become_a_question_not_a_change(
         ("field", {"field": "relation", "value": "tension", "old": "friend"}, "relation: friend → tension")]
     assert len(asked[0].evidence) == 3 and "forgot my birthday" in asked[0].evidence[0]["text"]
     assert "relation: friend" in (ws.people_dir / "alice" / "PROFILE.md").read_text(encoding="utf-8")
+    alice("review", "yes", asked[0].id)  # the user's Yes is the evidence the history names
+    data = json.loads(alice("graph", "--json").output)
+    stages = next(p for p in data["people"] if p["slug"] == "alice")["relation_history"]
+    assert [(s["stage"], s["evidence"]) for s in stages] == [("friend", "added"), ("tension", "a review Yes")]

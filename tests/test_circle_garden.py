@@ -90,3 +90,21 @@ def test_person_add_links_a_gardened_line_and_context_shows_it(alice: Runner, fa
     assert mentions(alice.ws)[0].person == "sara"
     out = alice("context", "alice", "--for", "How is Sara?").output
     assert "started violin lessons" in out
+
+
+def test_news_about_a_line_the_user_wrote_is_asked_and_a_yes_writes_it(alice: Runner, fake_llm):
+    from heartcompass.memory.questions import Questions
+
+    path = alice.ws.people_dir / "alice" / "PROFILE.md"
+    path.write_text(path.read_text(encoding="utf-8") + "\n## People in their life\n\n- Sara (daughter): plays the "
+                    "violin\n", encoding="utf-8")
+    git(alice.ws, "commit", "-qam", "edit(alice): PROFILE.md by hand")
+    say(alice.ws, "alice", "import:Alice", "Sara won her first violin contest", day=dt.date(2026, 11, 25))
+    fake_llm.enqueue(proposal(new_mentions=[{"name": "Sara", "role": "daughter",
+                                             "notes": ["won her first violin contest"], "evidence": ["L1"]}]))
+    alice("garden")
+    assert mentions(alice.ws)[0].raw == "- Sara (daughter): plays the violin"  # untouched until the user says
+    asked = Questions(alice.ws).pending("alice")
+    assert [q.kind for q in asked] == ["rewrite"] and "won her first violin contest" in asked[0].change["new"]
+    alice("review", "yes", asked[0].id)
+    assert mentions(alice.ws)[0].notes == ["plays the violin", "won her first violin contest"]

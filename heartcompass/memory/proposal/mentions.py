@@ -112,7 +112,7 @@ def _judge_merge(j: Judge, wb: Workbench, work: _Work, target: mentions_fmt.Ment
                  notes: list[str], source: str, asking: bool, found: list) -> None:
     why = whose(wb, target.raw) if target.raw else ""
     if why and asking:  # the user's own line (written or told): a rewrite of it is theirs to say
-        merged = replace(target, aliases=list(target.aliases), notes=list(target.notes))
+        merged = replace(target, aliases=list(target.aliases), notes=list(target.notes), raw="")
         if _merge(wb, _Work([merged]), merged, said, role, notes, source):
             j.ask(rewrite_question(wb, "PROFILE.md", SECTION, target.raw, mentions_fmt.render_line(merged), found,
                                    why))
