@@ -308,7 +308,8 @@ def grade(ws, judge, settings, grades, sample, q, side: str, answer: str) -> Non
 
 def row(sample, q, answers, grades) -> dict:
     out = {"sample": sample.sample_id, "q": q.index, "question": q.question, "gold": q.answer,
-           "category": q.category, "category_name": CATEGORIES[q.category], "side": q.side, "evidence": q.evidence}
+           "category": q.category, "category_name": CATEGORIES[q.category], "side": q.side, "others": q.others,
+           "evidence": q.evidence}
     for side in score.SIDES:
         rec, g = answers.get(sample.sample_id, q.index, side), grades.get(sample.sample_id, q.index, side)
         if rec and g:

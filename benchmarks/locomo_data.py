@@ -53,6 +53,7 @@ class Question:
     category: int
     evidence: list[str]
     side: str = "unknown"  # person | user | both | unknown: whose lines the evidence is
+    others: bool = False   # it names someone besides the two speakers (names_someone_else)
 
 
 @dataclass
@@ -148,7 +149,8 @@ def _sample(path: Path, n: int, raw, person_is: str) -> Sample:
             raise DataError(f"{where}: qa[{i}] (category {category}) has no 'answer'.")
         evidence = _DIA.findall(" ".join(str(e) for e in q.get("evidence") or []))  # "D8:6; D9:17" occurs
         sample.questions.append(Question(i, q["question"].strip(), str(q["answer"]).strip(), category, evidence,
-                                         side_of(evidence, speaker_of, sample)))
+                                         side_of(evidence, speaker_of, sample),
+                                         names_someone_else(q["question"], speakers)))
     return sample
 
 
@@ -169,6 +171,33 @@ def _turn(where: str, key: str, i: int, raw, speakers: list[str]) -> Turn:
     if raw.get("blip_caption"):  # a shared photo: its caption, as LoCoMo's own baselines show it
         text = f"{text} [shares {' '.join(str(raw['blip_caption']).split())}]".strip()
     return Turn(str(raw.get("dia_id") or f"{key}:{i}"), raw["speaker"].strip(), text)
+
+
+_NOT_NAMES = set("""what when where who whom whose which why how did does do is are was were would could should
+will can has have had the a an and or of in on at to for from with by about after before during i january february
+march april may june july august september october november december monday tuesday wednesday thursday friday
+saturday sunday""".split())
+
+
+def names_someone_else(question: str, speakers: list[str]) -> bool:
+    """Whether a question names someone besides the two speakers: a kinship or
+    role word (heartcompass.names.KIN: daughter, 女儿, colleague, dog...) or a
+    capitalised word that is not theirs, a question word, a month or a day,
+    and does not follow in/at/to/from/the (a place, an event). A heuristic,
+    for reporting those questions apart (issue 28)."""
+    from heartcompass.names import KIN
+
+    theirs = {w.casefold() for s in speakers for w in re.findall(r"\w+", s)}
+    words = re.findall(r"[\w'’-]+", question)
+    lowered = question.casefold()
+    if any((w in lowered) if not w.isascii() else re.search(rf"\b{re.escape(w)}s?\b", lowered) for w in KIN):
+        return True
+    for before, word in zip(["", *words], words):
+        bare = re.sub(r"['’]s$", "", word)
+        if (bare[:1].isupper() and bare.casefold() not in theirs and bare.casefold() not in _NOT_NAMES
+                and before.casefold() not in ("in", "at", "to", "from", "the")):
+            return True
+    return False
 
 
 def side_of(evidence: list[str], speaker_of: dict[str, str], sample: Sample) -> str:

@@ -81,6 +81,10 @@ def summary(rows: list[dict], names: dict[str, str]) -> dict:
         mine = [r for r in rows if r["side"] == side]
         if mine:
             groups[names.get(side, side)] = mine
+    for others, title in ((True, "names someone else"), (False, "only the two speakers")):
+        mine = [r for r in rows if bool(r.get("others")) == others]
+        if mine and len(mine) < len(rows):  # their share of the questions, and their J apart
+            groups[f"{title} ({len(mine) / len(rows):.0%} of the questions)"] = mine
     return {group: {s: side_stats(mine, s) for s in SIDES} | {"questions": len(mine)}
             for group, mine in groups.items()}
 

@@ -396,3 +396,14 @@ def test_the_question_chooses_what_the_prompt_holds(ws):
     assert "rainbow sidewalk" not in other[0][1]  # the budget holds a fraction of the events
     assert [role for role, _ in messages] == ["system", "user"]
     assert messages[1][1].count(question) == 1 and "short phrase" in messages[1][1]
+
+
+def test_questions_naming_someone_besides_the_two_speakers_are_told_apart():
+    from locomo_data import load, names_someone_else
+
+    mini, chinese = load(DATA)
+    assert [q.others for q in mini.questions][:6] == [True, False, False, False, False, True]  # a dog; Biscuit
+    assert [q.others for q in chinese.questions] == [True, False, False]  # 猫
+    assert names_someone_else("What is the name of John's daughter?", ["John", "Maria"])
+    assert names_someone_else("Is Rob the colleague from the yoga class?", ["John", "Maria"])
+    assert not names_someone_else("When did Maria go to Paris?", ["John", "Maria"])

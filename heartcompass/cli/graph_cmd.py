@@ -24,23 +24,37 @@ def graph(
                                                   show_default=False)] = None,
     depth: Annotated[Optional[int], typer.Option("--depth", "-d", help="How many links away (default: 2 from "
                      "NAME; everyone connected without NAME).", min=1, show_default=False)] = None,
-    fmt: Annotated[str, typer.Option("--format", help="tree, mermaid or dot.")] = "tree",
+    fmt: Annotated[str, typer.Option("--format", help="tree, mermaid, dot or json (mermaid, dot and json "
+                                     "with each link's strength).")] = "tree",
+    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json: people with their relation "
+                                          "history, links with strength, kind and last evidence.")] = False,
 ) -> None:
     """The relationship map from the `related` links in PROFILE.md."""
     from heartcompass.memory import graph as graph_mod
     from heartcompass.store.people import resolve
 
-    if fmt not in ("tree", "mermaid", "dot"):
-        raise HeartCompassError(f"Unknown format {fmt!r}.", "Use tree, mermaid or dot.")
+    fmt = "json" if as_json else fmt
+    if fmt not in ("tree", "mermaid", "dot", "json"):
+        raise HeartCompassError(f"Unknown format {fmt!r}.", "Use tree, mermaid, dot or json.")
     ws = workspace(ctx)
     g = graph_mod.build(ws)
-    roots = [resolve(ws, name).slug] if name else _roots(g)
+    roots = [resolve(ws, name).slug] if name else ([] if fmt != "tree" else _roots(g))  # everyone: no walk
     trees = [g.walk(root, depth or (2 if name else EVERYONE)) for root in roots]
     if fmt != "tree":
         keep = set().union(*(graph_mod.reachable(t) for t in trees)) if name else None
+        from heartcompass.memory import graph_data
         from heartcompass.sanitize import strip_controls  # names come from hand-edited profiles
+        from heartcompass.store import clock
 
-        typer.echo(strip_controls((graph_mod.to_mermaid if fmt == "mermaid" else graph_mod.to_dot)(g, keep)), nl=False)
+        if fmt == "json":
+            import json
+
+            # one line, by json's C encoder: indented, 10,000 people took seconds to print
+            typer.echo(json.dumps(graph_data.as_json(ws, g, clock.today(ws), keep), ensure_ascii=False))
+            return
+        weights = graph_data.weights(*graph_data.strengths(ws, g, clock.today(ws), keep))
+        draw = graph_mod.to_mermaid if fmt == "mermaid" else graph_mod.to_dot
+        typer.echo(strip_controls(draw(g, keep, weights)), nl=False)
         return
     import os
     import sys

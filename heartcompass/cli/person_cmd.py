@@ -179,6 +179,22 @@ def list_(ctx: typer.Context,
         raise typer.Exit(1)
 
 
+def _add_standing(ws, person, relation: str, facts) -> None:
+    """How the relationship changed ('friend since ..., dating since ...') and how strong it is now."""
+    from heartcompass.memory import relation_history
+    from heartcompass.memory.strength import Strengths
+    from heartcompass.store import clock
+
+    stages = relation_history.of(ws, person, relation)
+    facts.add_row("since", escape(relation_history.since_words(stages)))
+    link = Strengths(ws).with_user(person, clock.today(ws))
+    if link.last_evidence:
+        kind = f", mostly {link.kind}" if link.kind else ""
+        cooling = " (cooling)" if link.cooling else ""
+        facts.add_row("strength", escape(f"{link.strength:.2f}{cooling}{kind}; last real messages "
+                                         f"{link.last_evidence['day']}"))
+
+
 @app.command("show")
 def show(ctx: typer.Context, name: PersonArg,
          as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False) -> None:
@@ -206,6 +222,8 @@ def show(ctx: typer.Context, name: PersonArg,
                                                for r in prof.related))):
         if value:
             facts.add_row(label, escape(str(value)))
+        if label == "relation" and prof.relation != "self":
+            _add_standing(ws, person, prof.relation, facts)
     from heartcompass.memory.voice import guidance, path_of
 
     if path_of(person.dir).exists():

@@ -18,6 +18,7 @@ BODY_SECTIONS = ("Personality", "How they talk", "Likes", "Dislikes", "Boundarie
 MBTI_PATTERN = r"^[EI][NS][TF][JP](-[AT])?$"
 BIRTHDAY_PATTERN = r"^([0-9]{4}-)?[0-9]{2}-[0-9]{2}$"  # YYYY-MM-DD, or MM-DD when the year is unknown
 _MBTI = re.compile(MBTI_PATTERN)
+MENTIONS = "People in their life"  # formats/mentions.py's section
 
 
 def normalize_mbti(value: Any, path: Path | str = "MBTI", line: int | None = None) -> str | None:
@@ -113,12 +114,14 @@ class Profile:
 
     def notes(self) -> list[tuple[str, str]]:
         """Each line of the body's sections, as (section, line): what the
-        gardener names by id (P1, P2...) to rewrite or remove."""
+        gardener names by id (P1, P2...) to rewrite or remove. The people they
+        mention (formats/mentions.py) are lines of their own, not notes."""
         out, current = [], None
         for line in self.body.splitlines():
             if line.startswith("## "):
                 current = line[3:].strip()
-            elif current is not None and line.strip() and not line.lstrip().startswith("<!--"):
+            elif (current is not None and current != MENTIONS and line.strip()
+                  and not line.lstrip().startswith("<!--")):
                 out.append((current, line.rstrip()))
         return out
 

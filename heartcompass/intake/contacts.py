@@ -182,6 +182,10 @@ def apply(ws, changes: list[Change], relation: str) -> tuple[list[str], list[str
             if paths:
                 ws.git.roll_back(paths)
             raise
+        if added:
+            from heartcompass.store.mention_links import link_new_people
+
+            paths += [p for p in link_new_people(ws, [Person(s, ws.people_dir / s) for s in added]) if p not in paths]
         if not paths:
             return added, updated, None
         what = ", ".join(filter(None, [f"{len(added)} new" if added else "", f"{len(updated)} updated"

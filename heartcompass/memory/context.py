@@ -21,7 +21,7 @@ from heartcompass.llm import prompts
 from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
 from heartcompass.formats import voice as voice_fmt
-from heartcompass.memory import relevance, selection
+from heartcompass.memory import circle, relevance, selection
 from heartcompass.memory.selection import Unit
 from heartcompass.store.people import DEFAULT_SELF_NAME, Person
 from heartcompass.store.people import display_name as people_display_name
@@ -34,7 +34,7 @@ from heartcompass.memory.history import SEPARATOR, TIME_TRAVEL_TAG, WEEKDAYS, re
 # (key, heading) in the order they appear in the prompt; "persona" speaks to
 # the persona (chat), "about" describes the person to an adviser (coach).
 SECTIONS = ("rules", "when", "relation", "selfbasics", "profile", "words", "mywords", "facts", "pending", "aboutuser",
-            "threads", "chats", "events", "related", "mbti")
+            "threads", "chats", "events", "circle", "related", "others", "mbti")
 HEADINGS = {
     "persona": {"relation": "How you relate to {user}", "profile": "Who you are (from PROFILE.md)",
                 "words": "How you write (your own real messages, from VOICE.md: match this style; they are not "
@@ -48,6 +48,7 @@ HEADINGS = {
                 "aboutuser": "What {user} has told you about {user}'s own life (true: ask about it when it fits)",
                 "chats": "Said in earlier simulated chats (stay consistent; not facts)",
                 "events": "Things that happened (newest first)", "related": "People in your life",
+                "circle": "People you have mentioned (what you said about them)",
                 "mbti": "Personality type hint"},
     # the self person: a reflection partner talking with the user about the user
     "reflection": {"relation": "Your role with {user}", "profile": "Who {user} is (from their own PROFILE.md)",
@@ -58,6 +59,7 @@ HEADINGS = {
                    "aboutuser": "Also known about {user} (true)",
                    "chats": "Said in earlier reflection chats (stay consistent; not facts)",
                    "events": "What happened to {user} (newest first)", "related": "People in {user}'s life",
+                   "circle": "People {user} has mentioned",
                    "mbti": "Personality type hint (about {user})"},
     "about": {"relation": "How {name} relates to {user}", "profile": "Who {name} is (from PROFILE.md)",
               "words": "How {name} writes (their real messages: style, not facts)",
@@ -71,13 +73,17 @@ HEADINGS = {
               "aboutuser": "What {user} has told {name} about {user}'s own life (true)",
               "chats": "What a simulated {name} said in practice chats (not facts)",
               "events": "What happened (newest first)", "related": "People in {name}'s life",
+              "circle": "People {name} has mentioned (from {name}'s own words)",
+              "others": "Others this conversation names (from {user}'s notes about them, and how they connect "
+                        "to {name})",
               "mbti": "Personality type hint"},
 }
 # What is kept first when the budget is short. Open threads go before facts:
 # they are few, and a MEMORY.md of years of facts would otherwise crowd them
 # out. Events come last: they are the one unbounded list, and fill what is left.
 PRIORITY = {"rules": 0, "when": 0.5, "relation": 1, "profile": 2, "selfbasics": 2.2, "words": 2.5, "mywords": 2.7,
-            "threads": 2.9, "facts": 3, "pending": 3.1, "aboutuser": 3.2, "chats": 5, "related": 6, "mbti": 7,
+            "threads": 2.9, "facts": 3, "pending": 3.1, "aboutuser": 3.2, "chats": 5, "circle": 5.5, "related": 6, "others": 6.5,
+            "mbti": 7,
             "events": 8}
 # Standing of a profile note or memory line before relevance (an event's is its score, at most 1).
 STANDING = {"profile": 1.0, "facts": 1.0, "aboutuser": 1.0, "threads": 0.9, "chats": 0.5}
@@ -98,6 +104,7 @@ class Snapshot:
     rev: str | None = None
     voice: voice_fmt.Voice | None = None
     incoming: list[tuple[str, str, Any]] = field(default_factory=list)  # (slug, as-words, ProfileFacts)
+    everyone: dict[str, Any] = field(default_factory=dict)  # slug -> ProfileFacts, read now (not at a rev)
 
 
 def _reader(ws: Workspace, person: Person, rev: str | None):
@@ -151,14 +158,18 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
             neighbours.append((link["person"], link["as"], profile_fmt.parse(text, other) if text else None))
         except FormatError:  # a broken neighbour never breaks this chat
             neighbours.append((link["person"], link["as"], None))
-    incoming = []
+    incoming, everyone = [], {}
     if rev is None:  # who links to this person (from their PROFILE frontmatter only, through the index)
+        from heartcompass.store.people import list_people
         from heartcompass.store.people_index import for_workspace
 
         linked = {slug for slug, _, _ in neighbours}
-        incoming = [link for link in for_workspace(ws).incoming(person.slug) if link[0] not in linked]
+        everyone = for_workspace(ws).profiles(list_people(ws))
+        incoming = [(other, words, facts) for other, facts in everyone.items()
+                    if other != person.slug and other not in linked and not facts.error
+                    for target, words in facts.related if target == person.slug]
     return Snapshot(person, prof, evs, mem, estimate_tokens(prof_text), estimate_tokens(mem_text or ""),
-                    neighbours, rev, voice, incoming)
+                    neighbours, rev, voice, incoming, everyone)
 
 
 @dataclass
@@ -210,8 +221,9 @@ def _units(ws: Workspace, snap: Snapshot, now: dt.datetime, user: str, rules: st
             facts.append(f"{label}: {value}")
     units.append(Unit("profile", "\n".join(facts), 2))
     for i, (heading, text) in enumerate(prof.sections().items()):
-        if text:
+        if text and heading != circle.SECTION:  # one unit per person mentioned, below
             units.append(Unit("profile", f"### {heading}\n{text}", 2 + (i + 1) / 100, ranked=True))
+    units += circle.mention_units(prof, PRIORITY["circle"], STANDING["chats"])
     units += _voice_units(snap, voice == "persona")
     for key, title in (("facts", memory_fmt.FACTS), ("threads", memory_fmt.THREADS), ("chats", memory_fmt.CHATS)):
         for i, line in enumerate(snap.memory.items(title)):
@@ -306,6 +318,8 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
     if about and about.strip():  # whole, even where the history keeps only the newest part of a long one
         said = [about.strip(), *said[1:]]
     said = said[:ABOUT_TURNS]
+    if voice == "about" and rev is None:  # the coach alone sees across people (memory/circle.py)
+        units += circle.others_units(ws, person, snap.profile, "\n".join(said), PRIORITY["others"], snap.everyone)
     half_life = float(ws.config.get("memory.half_life_days"))
     today = now.date()
     choice = selection.choose(units, snap.events.events, budget, header_tokens,

@@ -5,7 +5,9 @@
 - people not talked to for longer than usual *for them*: the days since
   their last log are more than twice their usual gap between logs (the
   median), and at least a week. Someone talked to once a month is not
-  "quiet" after ten days; someone talked to daily is.
+  "quiet" after ten days; someone talked to daily is;
+- relationships cooling: their strength (memory/strength.py) has fallen to
+  half its peak or less since the last real messages.
 
 Reads files only (no model, no git). A person whose file does not parse is
 listed with the problem, and the others still are."""
@@ -68,11 +70,18 @@ def quiet_days(days: list[str], today: dt.date) -> tuple[int, float] | None:
 
 
 def followups(ws: Workspace, today: dt.date) -> list[Item]:
+    from heartcompass.memory.strength import Strengths
+
     user = ws.config.get("user.name")
     items: list[Item] = []
+    strengths = Strengths(ws)
     for person in list_people(ws):
-        items += _of(person, today, user)
-    order = {"birthday": 0, "thread": 1, "quiet": 2, "problem": 3}
+        found = _of(person, today, user)
+        items += found
+        if found is not None and not any(i.kind == "problem" for i in found) and _is_other(person):
+            items += _cooling(strengths, person, today, user)
+    strengths.save()
+    order = {"birthday": 0, "thread": 1, "quiet": 2, "cooling": 3, "problem": 4}
     return sorted(items, key=lambda i: (order[i.kind], i.slug))
 
 
@@ -100,11 +109,28 @@ def _of(person: Person, today: dt.date, user: str) -> list[Item]:
         return [Item("problem", person.slug, person.slug, str(exc))]
 
 
+def _is_other(person: Person) -> bool:
+    try:
+        return person.load_profile().relation != "self"
+    except FormatError:
+        return False
+
+
+def _cooling(strengths, person: Person, today: dt.date, user: str) -> list[Item]:
+    link = strengths.with_user(person, today)
+    if not link.cooling or link.last_evidence is None:
+        return []
+    name = display_name(person.load_profile(), user)
+    return [Item("cooling", person.slug, name,
+                 f"{name}: cooling, strength {link.strength:.2f} (was {link.peak:.2f}; last real messages "
+                 f"{link.last_evidence['day']})")]
+
+
 def digest(items: list[Item]) -> str:
     """Plain text, for the terminal's --plain and the chat apps."""
     if not items:
         return "Nothing needs you today."
-    titles = {"birthday": "Birthdays", "thread": "Open threads", "quiet": "Been a while",
+    titles = {"birthday": "Birthdays", "thread": "Open threads", "quiet": "Been a while", "cooling": "Cooling",
               "problem": "Files to fix"}
     lines: list[str] = []
     for kind, title in titles.items():

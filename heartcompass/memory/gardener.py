@@ -10,20 +10,16 @@ Safety, in order of the steps below:
   files are read or written, never while the model thinks, and a waiting
   command gets it between people (garden_lock.py);
 - a tell killed before its commit is finished first (store/unfinished.py), as the tell's;
-- a journal (garden_journal.py) holds the new texts before any file is
-  written, so a run killed at any moment is finished by the next one, and
-  the consolidation state (.heartcompass/consolidated/, see consolidation.py)
-  moves with the files it describes, never apart from them;
-- pending hand edits of a person with new entries are committed first, as
-  their own commits (an idle run starts no git at all); the
-  gardener's commit holds exactly the bytes it wrote (built from them, not
-  from the working files), so a hand edit saved meanwhile stays the user's,
-  for its own `edit(...)` commit;
-- each line of the model's proposal is judged before anything is written:
-  kept, refused (sent back once, then listed in garden.log, see
-  garden_log.py) or asked (a question for the user, memory/questions.py,
-  added under the lock after the person's commit); a chunk with every line
-  refused, or an answer that cannot be read, leaves its entries unconsumed;
+- a journal (garden_journal.py) holds the new texts before any file is written, so a run killed at any
+  moment is finished by the next one, and the consolidation state (.heartcompass/consolidated/, see
+  consolidation.py) moves with the files it describes, never apart from them;
+- pending hand edits of a person with new entries are committed first, as their own commits (an idle run
+  starts no git at all); the gardener's commit holds exactly the bytes it wrote (built from them, not from
+  the working files), so a hand edit saved meanwhile stays the user's, for its own `edit(...)` commit;
+- each line of the model's proposal is judged before anything is written: kept, refused (sent back once,
+  then listed in garden.log, see garden_log.py) or asked (a question for the user, memory/questions.py, added
+  under the lock after the person's commit; so is a close label recent conflict contradicts, contradictions.py);
+  a chunk with every line refused, or an answer that cannot be read, leaves its entries unconsumed;
 - each write checks the file is still what was read: a hand edit made while
   the gardener ran is never overwritten."""
 
@@ -37,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from heartcompass.store import audit, clock
+from heartcompass.memory.contradictions import contradiction
 from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, write_atomic
 from heartcompass.memory.consolidation import State as ConsolidationState, prefix_sum, trailer
 from heartcompass.errors import HeartCompassError, MissingKeyError
@@ -236,6 +233,8 @@ class Gardener:
         if not kept_back:
             for day, entries in logs.items():  # skipped (time-travel) entries count as read
                 self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
+        if not self.dry_run:  # recent conflict against a close label: asked with the rest
+            self._asked += [q for q in [contradiction(self.ws, person, self.today)] if q is not None]
         message = result.message
         self._write(person, wb, originals, result, summaries, final=True)
         if kept_back and result.status in ("gardened", NOTHING_KEPT) and kept_back == len(items):

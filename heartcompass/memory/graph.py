@@ -15,6 +15,7 @@ from heartcompass.store.workspace import Workspace
 class Graph:
     names: dict[str, str] = field(default_factory=dict)        # slug -> display name
     relations: dict[str, str] = field(default_factory=dict)    # slug -> relation to the user
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # slug -> other names
     edges: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, as-words)
     unread: set[str] = field(default_factory=set)  # profiles that did not parse: their links are unknown
     # Edges by end, built once (rebuilt if edges grew): a scan per lookup made the map quadratic.
@@ -84,9 +85,14 @@ class Node:
 def build(ws: Workspace) -> Graph:
     from heartcompass.store.people_index import for_workspace
 
+    return from_facts(for_workspace(ws).profiles(list_people(ws)), str(ws.config.get("user.name") or "").strip())
+
+
+def from_facts(everyone: dict, user: str = "") -> Graph:
+    """The map from the people index's facts (slug -> ProfileFacts); the
+    user's own person is named by user.name when its profile keeps the default."""
     graph = Graph()
-    user = str(ws.config.get("user.name") or "").strip()
-    for slug, facts in for_workspace(ws).profiles(list_people(ws)).items():
+    for slug, facts in everyone.items():
         graph.names[slug] = facts.name if not facts.error else slug
         if facts.relation == "self" and facts.name == DEFAULT_SELF_NAME and user:  # as display_name shows them
             graph.names[slug] = user
@@ -94,6 +100,7 @@ def build(ws: Workspace) -> Graph:
             graph.unread.add(slug)
             continue
         graph.relations[slug] = facts.relation
+        graph.aliases[slug] = tuple(facts.aliases)
         for target, words in facts.related:
             graph.edges.append((slug, target, words))
     return graph
@@ -103,17 +110,43 @@ def _quote(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
 
 
-def to_dot(graph: Graph, slugs: set[str] | None = None) -> str:
+def to_dot(graph: Graph, slugs: set[str] | None = None, weights: "Weights | None" = None) -> str:
+    """weights: each link's strength, drawn as its line's width (pen 1 to 5)
+    and written after its words; the user's own links (dashed) are drawn
+    from the user's person to each person with evidence."""
     keep = slugs if slugs is not None else set(graph.names) | {b for _, b, _ in graph.edges}
     lines = ["digraph heartcompass {", "  rankdir=LR;", "  node [shape=box, style=rounded];"]
     for slug in sorted(keep):
         label = graph.names.get(slug, f"{slug} (missing)")
         lines.append(f'  "{_quote(slug)}" [label="{_quote(label)}"];')
-    for a, b, words in graph.edges:
-        if a in keep and b in keep:
-            lines.append(f'  "{_quote(a)}" -> "{_quote(b)}"' + (f' [label="{_quote(words)}"]' if words else "") + ";")
+    for a, b, words, strength, dashed in _drawn(graph, keep, weights):
+        attrs = []
+        label = " · ".join(filter(None, [words, f"{strength:.2f}" if strength is not None else ""]))
+        if label:
+            attrs.append(f'label="{_quote(label)}"')
+        if strength is not None:
+            attrs.append(f"penwidth={1 + 4 * strength:.1f}")
+        if dashed:
+            attrs.append("style=dashed")
+        lines.append(f'  "{_quote(a)}" -> "{_quote(b)}"' + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+Weights = tuple[dict[tuple[str, str], float], dict[str, float]]  # (related links, the user's link to each person)
+
+
+def _drawn(graph: Graph, keep: set[str], weights: Weights | None):
+    """(from, to, words, strength or None, the user's own link?) for each line of the map."""
+    links, mine = weights or ({}, {})
+    out = [(a, b, words, links.get((a, b)) if weights else None, False)
+           for a, b, words in graph.edges if a in keep and b in keep]
+    me = next((s for s, r in graph.relations.items() if r == "self"), None)
+    if weights and me in keep:
+        linked = {b for a, b, _ in graph.edges if a == me}
+        out += [(me, slug, "", strength, True) for slug, strength in sorted(mine.items())
+                if slug in keep and slug not in linked and strength > 0]
+    return out
 
 
 def _mermaid_text(text: str) -> str:
@@ -121,18 +154,22 @@ def _mermaid_text(text: str) -> str:
     return re.sub(r'["\n]', lambda m: "#quot;" if m.group() == '"' else " ", text)
 
 
-def to_mermaid(graph: Graph, slugs: set[str] | None = None) -> str:
+def to_mermaid(graph: Graph, slugs: set[str] | None = None, weights: Weights | None = None) -> str:
     keep = slugs if slugs is not None else set(graph.names) | {b for _, b, _ in graph.edges}
     ids = {slug: f"p{i}" for i, slug in enumerate(sorted(keep))}  # slugs may be Unicode: ids stay ASCII
     lines = ["graph LR"]
     for slug in sorted(keep):
         label = graph.names.get(slug, f"{slug} (missing)")
         lines.append(f'  {ids[slug]}["{_mermaid_text(label)}"]')
-    for a, b, words in graph.edges:
-        if a in keep and b in keep:
-            arrow = f'-->|"{_mermaid_text(words)}"|' if words else "-->"
-            lines.append(f"  {ids[a]} {arrow} {ids[b]}")
-    return "\n".join(lines) + "\n"
+    styles = []
+    for n, (a, b, words, strength, dashed) in enumerate(_drawn(graph, keep, weights)):
+        label = " · ".join(filter(None, [words, f"{strength:.2f}" if strength is not None else ""]))
+        line = "-.->" if dashed else "-->"
+        arrow = f'{line}|"{_mermaid_text(label)}"|' if label else line
+        lines.append(f"  {ids[a]} {arrow} {ids[b]}")
+        if strength is not None:  # the line's width is its strength
+            styles.append(f"  linkStyle {n} stroke-width:{1 + 4 * strength:.1f}px")
+    return "\n".join(lines + styles) + "\n"
 
 
 def reachable(node: Node) -> set[str]:

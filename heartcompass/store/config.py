@@ -69,6 +69,9 @@ KEYS: dict[str, Key] = {
                                        "prompt takes what the conversation needs)"),
     "memory.half_life_days": Key(90.0, kinds.number(0, 36500, above=True), "days, above 0 and at most 36500",
                                  "how fast old events fade in the prompt"),
+    "relations.half_life_days": Key(69.0, kinds.number(0, 36500, above=True), "days, above 0 and at most 36500",
+                                    "how fast a relationship's strength fades without evidence (69: about 1% a "
+                                    "day)"),
     "review.expire_days": Key(14, kinds.number(1, 3650, whole=True), "a whole number of days from 1 to 3650",
                               "a question the gardener asks (heartcompass review) is dropped unanswered after this "
                               "many days"),

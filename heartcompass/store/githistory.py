@@ -140,6 +140,27 @@ class History(GitBase):
             found.append((sha, subject, [f for f in files if f]))
         return found
 
+    def lines_added(self, pathspecs: list[str], pattern: str) -> list[tuple[str, int, str, str, str]]:
+        """(sha, commit time in seconds, subject, file, line) for each line
+        matching the regex `pattern` that a commit added to one of the files,
+        oldest first: one `git log -G` for many files (a relation's stages)."""
+        if self.head() is None:
+            return []
+        sep, end = "\x1f", "\x1e"
+        out = self._git("log", "--reverse", "-G", pattern, "-p", "-U0", "--no-renames", "--no-color",
+                        f"--format={end}%H{sep}%ct{sep}%s", "--", *pathspecs)
+        found, line_re = [], re.compile(pattern)
+        for chunk in out.split(end)[1:]:
+            head, _, diff = chunk.partition("\n")
+            sha, when, subject = head.split(sep, 2)
+            current = ""
+            for line in diff.split("\n"):
+                if line.startswith("+++ "):
+                    current = _unquoted(line[4:])[2:] if line[4:].lstrip('"').startswith("b/") else ""
+                elif line.startswith("+") and current and line_re.search(line[1:]):
+                    found.append((sha, int(when), subject, current, line[1:]))
+        return found
+
     def is_ancestor(self, older: str, newer: str) -> bool:
         try:
             self._git("merge-base", "--is-ancestor", older, newer)
@@ -202,3 +223,12 @@ class History(GitBase):
             elif line.startswith("summary "):
                 subjects[sha] = line[len("summary "):]
         return lines
+
+
+def _unquoted(path: str) -> str:
+    """A path as git's diff header quotes it ("b/people/\\346\\235\\216/PROFILE.md")."""
+    if not (path.startswith('"') and path.endswith('"')):
+        return path
+    import codecs
+
+    return codecs.escape_decode(path[1:-1].encode("ascii", "backslashreplace"))[0].decode("utf-8", "replace")

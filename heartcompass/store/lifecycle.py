@@ -35,7 +35,11 @@ def add_person(ws: Workspace, name: str, relation: str, *, why: str = "new perso
         person = create(ws, name, relation, **fields)
         if then is not None:
             then(person)
-        commit_or_roll_back(ws, [person.dir, *_link_back(person, linked)], subject(Verb.ADD, person.slug, why),
+        from heartcompass.store.mention_links import link_new_people
+
+        mentioned = link_new_people(ws, [person])  # someone others mention: their lines now point here
+        commit_or_roll_back(ws, [person.dir, *_link_back(person, linked), *mentioned],
+                            subject(Verb.ADD, person.slug, why),
                             what=f"people/{person.slug}/ (nothing was added)")
     return person
 

@@ -1,13 +1,10 @@
-"""Applying a proposal: each statement is judged on its own (ids known,
-evidence checked, see evidence.py) and kept, refused with its reasons or
-asked (verdicts.py); the kept ones are applied to the workbench by the
-operations (operations.py); nothing here writes files. What changes who someone is
-(a relation, gender, birthday, alias, link; a rewrite or removal of a
-told, hand-written or Boundaries line; a profile line removed) becomes a
-question (asking.py). Without asking (`tell`, whose diff the user
-confirms), a change to a line the user wrote by hand becomes an open thread
-that quotes both, and a removal of what the user told one that asks. A
-compression is checked in compression.py."""
+"""Applying a proposal: each statement is judged on its own (ids known, evidence checked, see evidence.py)
+and kept, refused with its reasons or asked (verdicts.py); the kept ones are applied to the workbench by the
+operations (operations.py); nothing here writes files. What changes who someone is (a relation, gender, birthday,
+alias, link; a rewrite or removal of a told, hand-written or Boundaries line; a profile line removed) becomes
+a question (asking.py). Without asking (`tell`, whose diff the user confirms), a change to a line the user
+wrote by hand becomes an open thread that quotes both, and a removal of what the user told one that asks.
+People in their life are judged in mentions.py. A compression is checked in compression.py."""
 
 from __future__ import annotations
 
@@ -19,6 +16,7 @@ from heartcompass.memory.proposal.asking import (field_asked, field_question, li
 from heartcompass.memory.proposal.evidence import Checker, reported
 from heartcompass.memory.proposal.fields import check_field, check_link_words
 from heartcompass.memory.proposal.limits import over_limits
+from heartcompass.memory.proposal.mentions import judge as judge_mentions
 from heartcompass.memory.proposal.model import CITES, CITES_NEW, Proposal, ProposalError, said_nothing
 from heartcompass.memory.proposal.operations import (add_event, add_line, add_link, add_profile_note, change_event,
                                                      remove_event, remove_line, rewrite_line, rewrite_profile_note,
@@ -204,6 +202,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             j.ask(link_question(wb, link.person, words, found))
         else:
             j.keep(lambda p=link.person, w=words: add_link(wb, p, w))
+    judge_mentions(ck, j, wb, proposal, asking)  # People in their life (proposal/mentions.py)
     start = j.start()  # the summary is no statement: unfit, it is left out of the commit's message
     summary = ck.text("summary", proposal.summary)
     verdicts.summary = "" if ck.problems[start:] else summary

@@ -80,6 +80,24 @@ class Link(BaseModel):
     evidence: list[str]
 
 
+class NewMention(BaseModel):
+    name: str = Field(description="the name they use for someone in their life who is not a known person, e.g. "
+                                  "'Sara'; 'my daughter' only when no name is said")
+    role: str = Field(description="who they are to this person: daughter, colleague, dog, 同事…")
+    aliases: list[str] = Field(default_factory=list, description="other names said for the same one: 'my "
+                                                                 "daughter', '小女儿', a nickname")
+    notes: list[str] = Field(default_factory=list, description="a few short notes about them, from the entries")
+    evidence: list[str] = Field(description="ids of the trusted log entries that name them")
+
+
+class MentionChange(BaseModel):
+    id: str = Field(description="id of a line of People in their life, e.g. 'M2'")
+    role: Optional[str] = Field(None, description="who they are, when the line has none yet")
+    aliases: list[str] = Field(default_factory=list, description="names to add")
+    notes: list[str] = Field(default_factory=list, description="short notes to add")
+    evidence: list[str]
+
+
 class Proposal(BaseModel):
     """Changes to one person's PROFILE.md, EVENTS.md and MEMORY.md."""
     summary: str = Field(description="one line: what changed and why")
@@ -108,6 +126,12 @@ class Proposal(BaseModel):
     removed_profile_notes: list[str] = Field(default_factory=list, description="ids of profile lines no longer "
                                                                                "true")
     new_links: list[Link] = Field(default_factory=list)
+    new_mentions: list[NewMention] = Field(default_factory=list, description="people they mention who are not "
+                                           "known people: one line each in People in their life (someone already "
+                                           "listed, by any name: changed_mentions)")
+    changed_mentions: list[MentionChange] = Field(default_factory=list)
+    removed_mentions: list[str] = Field(default_factory=list, description="ids of People in their life lines "
+                                                                           "no longer true")
     nothing_worth_keeping: bool = Field(False, description="true only when the new entries hold nothing worth "
                                                            "keeping; then every list stays empty")
 

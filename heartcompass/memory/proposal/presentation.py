@@ -1,5 +1,6 @@
 """What the model is shown: the person's files with an id on every line
-(E for events, F/C/T for MEMORY.md's sections, P for PROFILE.md's notes; a
+(E for events, F/C/T for MEMORY.md's sections, P for PROFILE.md's notes, M
+for the people they mention; a
 thread whose time has passed marked so), the known people, and the new log
 entries (L ids, each marked trusted or not). Only the events that
 matter most are shown (shown_events), picked through the workbench's EventIndex, so neither the prompt nor the work grows with a history."""
@@ -56,8 +57,13 @@ def present(wb: Workbench, items: list[LogItem], events_shown: list[events_fmt.E
         if value not in (None, "", []):
             out.append(f"{key}: {value}")
     notes = list(enumerate(prof.notes(), 1))
+    from heartcompass.memory.proposal import mentions
+
     for heading in prof.sections():
         out.append(f"### {heading}")
+        if heading == mentions.SECTION:  # one line per person they mention, by M id
+            out += mentions.present(wb)
+            continue
         out += [f"P{i} {line}{'   [hand-written]' if wb.is_protected(line) else ''}"
                 for i, (section, line) in notes if section == heading] or ["(empty)"]
     out += ["", "## EVENTS.md (most relevant; id, then the line)"]

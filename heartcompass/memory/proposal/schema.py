@@ -121,6 +121,22 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     links["items"]["properties"]["relation_words"] = {**links["items"]["properties"]["relation_words"],
                                                       "maxLength": 60}
     props["new_links"] = {**props["new_links"], **links}
+    from heartcompass.memory.proposal.mentions import ids as mention_ids
+
+    shown = mention_ids(wb)
+    new_mentions = listing(each("new_mentions"), trusted)
+    for key in ("name", "role"):
+        new_mentions["items"]["properties"][key] = {**new_mentions["items"]["properties"][key], "minLength": 1,
+                                                    "maxLength": 60}
+    for key in ("aliases", "notes"):
+        prop = new_mentions["items"]["properties"][key]
+        new_mentions["items"]["properties"][key] = {**prop, "items": {"type": "string", "minLength": 1,
+                                                                      "maxLength": 60 if key == "aliases" else
+                                                                      MAX_TEXT}, "maxItems": 6}
+    props["new_mentions"] = {**props["new_mentions"], **new_mentions}
+    props["changed_mentions"] = {**props["changed_mentions"],
+                                 **listing(each("changed_mentions"), trusted, shown)}
+    props["removed_mentions"] = {**props["removed_mentions"], **_ids(shown)}
     return spec
 
 
