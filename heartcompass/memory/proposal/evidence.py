@@ -14,7 +14,7 @@ import re
 from typing import Sequence
 
 from heartcompass.formats import dailylog, events as events_fmt
-from heartcompass.formats.sources import FORGED, MARKER
+from heartcompass.formats.sources import MARKER, unforged
 from heartcompass.memory.proposal.model import MAX_TEXT
 from heartcompass.memory.proposal.said_dates import said_numbers
 from heartcompass.memory.proposal.words import cjk_bigrams, is_filler, spelled_numbers
@@ -37,19 +37,23 @@ _LOG_LINE = re.compile(r"^(- ?)?\d{1,2}:\d{2}(:\d{2})? ?·|^L\d+ \[|\[\d{4}-\d{2
 _RELAYED = re.compile(r"^([^:：\n]{1,40}\s(wrote|writes|texted|messaged)( to me)?|I (replied|wrote|answered)( to "
                       r"[^:：\n]{1,40})?)\s*[:：]|^[^:：\n]{0,20}(对我说|跟我说|给我发|发来|写道)[^:：\n]{0,6}[:：]|"
                       r"^我(回复|回|答复|回答)[^:：\n]{0,20}[:：]", re.I)
+# A link, an image, HTML or a reference definition: a statement about a person holds none, and
+# stored in a file they would be followed by whoever renders it (an image loads an outside address).
+_WEBBY = re.compile(r"\b(?:https?|ftp|file|data|javascript|mailto):|\bwww\.[\w-]|\b[\w-]+\.[a-z]{2,}/\S|"
+                    r"!?\[[^\]]*\][(\[]|^\s*\[[^\]]+\]\s*:|<\s*/?\s*[a-z][\w-]*(\s[^>]*)?/?\s*>|<!--|"
+                    r"&#?\w+;", re.I)
 NEAR_VERBATIM = 0.9  # similarity (difflib's ratio) from which a statement is a copy of an entry's text
 FIRST_YEAR, PLANNED_YEARS = 1900, 10  # the window of an event's date: a life, and plans ahead
 
 
-# Invisible characters a model may hide words or structure behind: zero-width spaces and
-# joiners, BOM, soft hyphen, directional marks and the other format characters (Cf) that
-# strip_controls keeps (it takes the bidi overrides and the C0/C1 controls).
-_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
-                        "\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb]")
-
-
 def visible(text: str) -> str:
-    return _INVISIBLE.sub("", text)
+    """text in NFKC without invisible or format characters (sanitize.clean_text's
+    first steps; controls stay, for the line-break check to see them)."""
+    import unicodedata
+
+    from heartcompass.sanitize import invisible_free
+
+    return invisible_free(unicodedata.normalize("NFKC", text)) if text else text
 
 
 def more_than_one_line(text: str) -> bool:
@@ -59,16 +63,6 @@ def more_than_one_line(text: str) -> bool:
 
 
 _BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")  # each one str.splitlines breaks on
-
-
-def unforged(text: str) -> str:
-    """text without anything that reads as a source marker, removed until none is
-    left: "X ((hand)hand)" loses its inner marker and then the one that made."""
-    while True:
-        shorter = FORGED.sub("", text).strip()
-        if shorter == text:
-            return text
-        text = shorter
 
 
 def one_line(text: str, limit: int = MAX_TEXT) -> str:
@@ -161,6 +155,9 @@ class Checker:
             self.problems.append(f"{what}: {len(text)} characters; entries are short statements ({MAX_TEXT} at most)")
         elif _CODEISH.search(text) or _LOG_LINE.match(text):
             self.problems.append(f"{what}: looks like code, instructions or a raw log line: {text[:60]!r}")
+        elif _WEBBY.search(text):
+            self.problems.append(f"{what}: holds a link, an image, HTML or a reference definition: {text[:60]!r}; "
+                                 "state what it tells about them in plain words")
         elif _RELAYED.match(text):
             self.problems.append(f"{what}: relays a message as it was said ({text[:40]!r}); state what it tells "
                                  "about them instead, or leave it in the log")

@@ -43,6 +43,7 @@ def check_field(ck: Checker, name: str, value: str, found: list[LogItem] | None)
     """A profile field's value as it will be written, or None (and a problem).
     found: the cited entries (None when the evidence was already refused)."""
     from heartcompass.errors import FormatError, PersonError
+    from heartcompass.sanitize import clean_text
     from heartcompass.store.slugs import clean_name
 
     what = f"profile field {name}"
@@ -60,7 +61,7 @@ def check_field(ck: Checker, name: str, value: str, found: list[LogItem] | None)
         if name == "birthday":
             return _birthday(ck, what, value, found)
         if name == "alias":
-            return _alias(ck, what, clean_name(value), found)
+            return _alias(ck, what, clean_name(clean_text(value)), found)
         text = ck.text(f"profile {name}", value)
         if len(text) > SHORT_FIELD or re.search(r"\d", text):
             ck.problems.append(f"{what}: {text[:60]!r} is not a {name}; a {name} is a word or two "
