@@ -118,10 +118,10 @@ def test_a_name_with_a_selector_outside_an_emoji_is_refused(alice: Runner):
 
 def test_card_fields_reach_the_files_clean(cli: Runner, tmp_path):
     card = {"name": "Kaito", "description": f"A barista in Osaka.{HIDDEN}", "personality": "Dry\u200b humour ﹙hand﹚",
-            "scenario": "", "first_mes": "Usual?", "mes_example": ""}
+            "scenario": "", "first_mes": "Usual?", "mes_example": "", "tags": [f"coffee{HIDDEN}"]}
     path = tmp_path / "kaito.json"
     path.write_text(json.dumps(card))
     cli("person", "import-card", str(path))
     text = (cli.ws.people_dir / "kaito" / "PROFILE.md").read_text()
-    assert "A barista in Osaka." in text and "Dry humour" in text
+    assert "A barista in Osaka." in text and "Dry humour" in text and "- coffee\n" in text
     assert tagless(text) and "\u200b" not in text and "hand" not in text
