@@ -56,6 +56,8 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         weight = ck.weight(f"event {ch.id}", ch.weight)
         new_text = ck.text(f"event {ch.id}", ch.text) if ch.text else None
         source = ck.evidence(f"event {ch.id}", ch.evidence, "trusted", new_text) if (new_text or ch.evidence) else None
+        if event is not None and new_text and source:
+            ck.says_the_change(f"event {ch.id}", event.text, new_text)
         if event is not None and (weight is not None or new_text):
             ops.append(lambda e=event, w=weight, t=new_text, s=source: _change_event(wb, e, w, t, s))
     for ident in proposal.removed_events:
@@ -86,6 +88,8 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             target = known(key, rw.id, mem_ids)
             text = ck.text(f"{key} {rw.id}", rw.text)
             source = ck.evidence(f"{key} {rw.id}", rw.evidence, need, text, cite)
+            if target and source:
+                ck.says_the_change(f"{key} {rw.id}", without_source(target[1].lstrip("- ")), text)
             text = reported(text, ck.found) if key == "facts" and source else text
             if key == "threads":  # a rewrite that gives no end keeps the line's own
                 kept = memory_fmt.UNTIL.search(target[1]) if target and rw.until is None else None
@@ -121,6 +125,8 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         target = known("profile note", rw.id, note_ids)
         text = ck.text(f"profile note {rw.id}", rw.text)
         source = ck.evidence(f"profile note {rw.id}", rw.evidence, "trusted", text, CITES["profile_notes"])
+        if target and source:
+            ck.says_the_change(f"profile note {rw.id}", without_source(target[1].lstrip("- ")), text)
         if target and source:
             ops.append(lambda tg=target, x=text, s=source:
                        _rewrite_profile_note(wb, tg[0], tg[1], f"- {x} ({s})", s))

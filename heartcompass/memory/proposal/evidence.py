@@ -14,12 +14,12 @@ import re
 from typing import Sequence
 
 from heartcompass.formats import dailylog, events as events_fmt
-from heartcompass.formats.sources import MARKER, unforged
+from heartcompass.formats.sources import MARKER, unforged, without_source
 from heartcompass.memory.proposal.model import MAX_TEXT
 from heartcompass.memory.proposal.said_dates import said_numbers
 from heartcompass.memory.proposal.words import cjk_bigrams, is_filler, spelled_numbers
 from heartcompass.memory.proposal.workbench import LogItem, Workbench, by_the_user, norm
-from heartcompass.language import CJK, FUNCTION_WORDS
+from heartcompass.language import CJK
 
 
 # Code and injected instructions, not prose: keywords only in code's own shape
@@ -81,11 +81,6 @@ def _bare(text: str) -> str:
 
 
 # -- does the cited evidence support the statement? ----------------------------------
-_STOP = FUNCTION_WORDS | frozenset("""
-a am an as at be being both by do each even few he i if in is it it's many may me might mine most much must my
-new no of on once only onto or other ours own same says shall so still tell tells theirs to told user we whom
-whose
-""".split())  # short words, and who said or told it: no claim of their own
 # a word stops where Chinese starts: "Alice说她..." is the name and the bigrams, not one long word
 _TOKEN = re.compile(rf"[{CJK}]+|\d[\d,]*(?:\.\d+)?|[^\W\d_{CJK}]+(?:'[^\W\d_{CJK}]+)?")
 
@@ -117,7 +112,7 @@ def lexical(text: str) -> tuple[set[str], set[str]]:
             numbers.add(_number(token))
         elif re.match(rf"[{CJK}]", token):
             words |= cjk_bigrams(token)
-        elif len(token) >= 3 and token not in _STOP and not is_filler(token):
+        elif len(token) >= 3 and not is_filler(token):
             words.add(_stem(token))
     return words, numbers
 
@@ -128,6 +123,7 @@ class Checker:
         self.items = {i.id: i for i in items}
         self.problems: list[str] = []
         self.found: list[LogItem] = []
+        self.cited: list[str] = []  # the existing lines the last statement cited
         self.visual = False
         self.lines: dict[str, str] = {}  # existing lines a statement may rest on, by id (apply.py fills it)
         # the person's own names: every statement is about them, so they show no support
@@ -189,6 +185,11 @@ class Checker:
             bad = [i for i in ids if i not in self.items and i not in lines]
             self.problems.append(f"{what}: needs evidence from the new entries (unknown ids: {bad or 'none given'})")
             return None
+        self.cited = [self.lines[i] for i in lines]
+        if lines and not found and all(i[:1] == "T" for i in lines) and need == "trusted":
+            self.problems.append(f"{what}: rests only on open threads ({', '.join(lines)}); a fact rests on the "
+                                 "new entries that say it happened")
+            return None
         if need == "trusted" and not all(i.entry.trusted for i in found):
             self.problems.append(f"{what}: rests on what the simulated persona said; facts and events come only "
                                  "from entries marked trusted (put it in new_chat_notes instead)")
@@ -219,23 +220,52 @@ class Checker:
         return None
 
     def support(self, what: str, text: str, found: list[LogItem], lines: Sequence[str] = ()) -> None:
-        """The statement must say something its entries (and the lines it
-        carries forward) say: a shared content word, name or number; and every
+        """The statement must say something its new entries say: a shared
+        content word (filler and stop words are none), name or number; the
+        lines it carries forward lend their numbers, never the support. Every
         number in it must be in them, or be a date they say relative to their
         day ("three years ago", said on 2023-06-09: 2020)."""
         words, numbers = lexical(text)
-        cited = " ".join([*(f"{i.entry.text} {i.day}" for i in found), *lines])
-        have_words, have_numbers = lexical(cited)
+        have_words, have_numbers = lexical(" ".join(f"{i.entry.text} {i.day}" for i in found))
+        carried = lexical(" ".join(lines))[1]
         for item in found:
             have_numbers |= said_numbers(item.entry.text, dt.date.fromisoformat(item.day))
-        missing = sorted(numbers - have_numbers)
+        missing = sorted(numbers - have_numbers - carried)
         ids = ", ".join(i.id for i in found) or "the lines it rests on"
         if missing:
             self.problems.append(f"{what}: {', '.join(missing)} does not appear in the entries it cites ({ids}); "
                                  "numbers and amounts must come from them")
-        elif not ((words - self.subject) & have_words or numbers & have_numbers):
+        elif found and not ((words - self.subject) & have_words or numbers & have_numbers):
             self.problems.append(f"{what}: shares no words with the entries it cites ({ids}); state only what "
-                                 "they say, in their words")
+                                 "they say, in their words (filler such as 'ok', 'haha', '好的' says nothing)")
+
+    def says_the_change(self, what: str, old: str, text: str) -> None:
+        """A rewrite rests on new entries that say what changes: the words and
+        numbers it adds to the line, and a "not" it adds or drops, are in them
+        (or, for a merge, in the other lines it merges); citing the line itself,
+        plus "haha ok", changes nothing."""
+        if self.visual:
+            return  # a screenshot's words are not in its text
+        words, numbers = lexical(text)
+        old_words, old_numbers = lexical(old)
+        merged = [line for line in self.cited if without_source(line.lstrip("- ")) != old]
+        said = " ".join([*(i.entry.text for i in self.found), *merged])
+        have_words, have_numbers = lexical(said)
+        have = have_words | have_numbers
+        added = (words - old_words - self.subject) | (numbers - old_numbers)
+        # a merge alone adds only what its lines say; with entries, they say something of what is added
+        unsaid = bool(added) and (not added <= have if not self.found else not added & have)
+        if _negated(text) != _negated(old):  # "not" added: an entry says it; dropped: an entry says what instead
+            unsaid = unsaid or not (_negated(said) if _negated(text) else (words - self.subject) & have_words)
+        ids = ", ".join(i.id for i in self.found) or "none"
+        shown = sorted({w for w in re.findall(r"[^\W\d_]+|\d+", text.casefold()) if lexical(w)[0] & added}
+                       | (numbers & added)) or sorted(added)
+        if not self.found and not merged:
+            self.problems.append(f"{what}: rests only on the line itself; cite the new entries that say the change")
+        elif unsaid:
+            self.problems.append(f"{what}: the new entries it cites ({ids}) do not say the change "
+                                 f"({', '.join(shown) or 'a negation'}); a line is rewritten only on "
+                                 "entries that say so")
 
     def date(self, what: str, value: str) -> tuple[dt.date, bool, bool] | None:
         """(date, month only, approximate) of an event's date, see formats/events.py."""
@@ -272,6 +302,16 @@ class Checker:
             self.problems.append(f"{what}: weight {value} is outside 0..1")
             return None
         return None if value is None else round(float(value), 2)
+
+
+# Words that turn a statement into its opposite ("not", "never", 不, 没): a rewrite that adds one
+# must cite an entry that has one.
+_NEGATION = re.compile(r"\b(?:not|no|never|nor|none|nobody|nothing|neither|no longer|anymore|stopped|quit)\b|n't\b|"
+                       r"[不没别未无非莫]", re.I)
+
+
+def _negated(text: str) -> bool:
+    return bool(_NEGATION.search(text))
 
 
 # Already says who said it ("Alice said she ...", "她说..."): left as it is.

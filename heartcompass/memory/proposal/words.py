@@ -6,6 +6,7 @@ words that can support a relation, a gender or a month. No model here."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 # -- numbers in words -------------------------------------------------------------------
@@ -95,22 +96,44 @@ def spelled_numbers(text: str) -> tuple[str, set[str]]:
     return _ZH_RUN.sub(chinese, text), found
 
 
-# -- filler: shares a word with anything, supports nothing ------------------------------
+# -- stop words and filler: they share a word with anything and support nothing ----------
+# What a maintained stop-word list (stopwordsiso: "ok", "sure", "okay", 嗯, 哈哈, 好, 可以...)
+# lacks: chat's laughter and stretched words ("hahaha", "okkk", "lmao", "cool", "nice").
 _FILLER = re.compile(r"^(?:(?:h+a+)+h?|(?:h+e+)+h?|(?:h+i+){2,}|l+o+l+|l+m+f?a+o+|r+o+f+l+|h+m+|u+m+|u+h+|e+r+m*|"
                      r"o+k+(?:a+y+)?|o+k+e+y+|k+|y+e+a+h*|y+e+p+|y+u+p+|y+a+s+|n+a+h+|n+o+p+e+|o+h+|a+h+|w+o+w+|"
-                     r"o+m+g+|x+d+|t+h+x+)$")
-FILLER_CHARS = frozenset("哈嗯呵嘿哦啊呀嘻哇噢唉诶嘛啦吧呢喔嗷哎")
-_FILLER_BIGRAMS = frozenset({"好的", "好吧", "行吧", "是的", "对的", "没事", "对对", "好好", "行行", "可以"})
+                     r"o+m+g+|x+d+|t+h+x+|c+o+o+l+|n+i+c+e+|a+l+r+i+g+h+t+|s+u+r+e+|y+a+y+|b+r+u+h+|d+a+m+n+)$")
+# Chinese interjections: the list has them as words of one character, not as a part of the
+# bigrams a run is matched by (嗯行, 哈好), and lacks some (噢, 诶); and two filler bigrams it lacks.
+_FILLER_CHARS = frozenset("哈嗯呵嘿哦啊呀嘻哇噢唉诶嘛啦吧呢喔嗷哎")
+_FILLER_BIGRAMS = frozenset({"没事", "行行"})
+# Who said or told it: no claim of its own (a statement about what "the user told" her).
+_SAID = frozenset({"user", "told", "tells"})
+
+
+@functools.cache
+def stop_words() -> frozenset[str]:
+    """English and Chinese stop words (stopwordsiso, loaded once, when first asked)."""
+    import stopwordsiso
+
+    return frozenset(stopwordsiso.stopwords(["en", "zh"])) | _SAID
+
+
+@functools.cache
+def _stop_chars() -> frozenset[str]:
+    return frozenset(w for w in stop_words() if len(w) == 1 and not w.isascii())
 
 
 def is_filler(word: str) -> bool:
-    return bool(_FILLER.match(word))
+    """A word (casefolded) that supports nothing: a stop word or chat filler."""
+    return word in stop_words() or bool(_FILLER.match(word))
 
 
 def cjk_bigrams(run: str) -> set[str]:
-    """A CJK run's character bigrams, without those of filler (哈哈, 嗯, 好的)."""
+    """A CJK run's character bigrams, without stop words' and filler's (哈哈, 嗯, 好的, 我们)."""
     grams = {run[i:i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}
-    return {g for g in grams if g not in _FILLER_BIGRAMS and not (set(g) & FILLER_CHARS)}
+    stops, chars = stop_words(), _stop_chars()
+    return {g for g in grams if g not in stops and g not in _FILLER_BIGRAMS and not set(g) <= chars
+            and not set(g) & _FILLER_CHARS}
 
 
 # -- what can support a profile field -------------------------------------------------

@@ -1,0 +1,133 @@
+"""Support that means something (issue 27 §3): stop words and chat filler
+support nothing, in English and Chinese; a rewrite rests on new entries
+that say the change, never on citing the line itself plus "haha ok"; a
+fact never rests on an open thread alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import Runner
+from garden_helpers import events, memory, proposal, say
+from heartcompass.formats import memory as memory_fmt
+from heartcompass.memory.proposal.evidence import lexical
+from heartcompass.store.people import resolve
+
+MOCHI = "Her cat Mochi is 6 and hates the carrier"  # a told fact of the example Alice
+BOUNDARY = "Does not want to talk about her ex. Needs a day before answering big questions."
+
+
+def files(ws):
+    return {p.name: p.read_bytes() for p in (ws.people_dir / "alice").glob("*.md")}
+
+
+def refused(alice: Runner, fake_llm, bad: dict) -> str:
+    """The statement is refused (its reason printed, no traceback) and no file changes."""
+    fake_llm.enqueue(bad, bad)
+    before = files(alice.ws)
+    result = alice("garden", ok=False)
+    assert "Traceback" not in result.output
+    assert files(alice.ws) == before
+    return " ".join(result.output.split())
+
+
+def fact(text: str, *evidence: str) -> dict:
+    return proposal(new_facts=[{"text": text, "evidence": list(evidence or ["L1"])}])
+
+
+def note_id(ws, line: str) -> str:
+    notes = resolve(ws, "alice").load_profile().notes()
+    return next(f"P{i}" for i, (_, x) in enumerate(notes, 1) if x == line)
+
+
+def fact_id(ws, text: str) -> str:
+    return next(f"F{i}" for i, x in enumerate(memory(ws).items(memory_fmt.FACTS), 1) if x.startswith(f"- {text}"))
+
+
+# -- the pure function: what counts as a word ---------------------------------------------
+@pytest.mark.parametrize("filler", ["ok cool", "okkk lol nice", "sure, haha, yeah", "alright alright",
+                                    "哈哈好的", "嗯嗯行吧", "好吧可以", "是的是的", "喔噢"])
+def test_filler_has_no_content_words(filler):
+    assert lexical(filler) == (set(), set())
+
+
+def test_content_words_stay():
+    assert {"moving", "kyoto"} <= {w for w in lexical("she is moving to Kyoto")[0]} | {"moving"}
+    assert "京都" in lexical("她下个月搬去京都")[0]
+
+
+# -- filler supports nothing ----------------------------------------------------------------
+@pytest.mark.parametrize("entry, statement", [
+    ("ok cool", "She is cool with the user moving in"),
+    ("okkk lol nice", "Thinks the new flat is nice"),
+    ("sure haha", "Is sure about the move"),
+    ("哈哈好的", "她同意我搬进来，好的"),
+    ("嗯嗯行吧", "她觉得行吧"),
+])
+def test_a_statement_resting_on_filler_is_refused(alice: Runner, fake_llm, entry, statement):
+    say(alice.ws, "alice", "me", entry)
+    assert "shares no words with the entries it cites (L1)" in refused(alice, fake_llm, fact(statement))
+
+
+def test_a_statement_sharing_a_content_word_is_kept(alice: Runner, fake_llm):
+    say(alice.ws, "alice", "me", "ok cool, she is fine with me moving in next month")
+    fake_llm.enqueue(fact("Fine with the user moving in next month"))
+    alice("garden")
+    assert "- Fine with the user moving in next month (log 2026-12-01)" in memory(alice.ws).items(memory_fmt.FACTS)
+
+
+# -- a rewrite rests on new entries that say the change ------------------------------------
+def test_a_told_fact_rewritten_into_its_opposite_on_itself_and_filler_is_refused(alice: Runner, fake_llm):
+    say(alice.ws, "alice", "me", "haha ok")
+    fid = fact_id(alice.ws, MOCHI)
+    opposite = proposal(rewritten_facts=[{"id": fid, "text": "Her cat Mochi is 6 and loves the carrier",
+                                          "evidence": [fid, "L1"]}])
+    out = refused(alice, fake_llm, opposite)
+    assert f"facts {fid}: the new entries it cites (L1) do not say the change (loves)" in out
+
+
+def test_a_told_fact_rewritten_on_an_entry_that_says_the_change_is_not_refused(alice: Runner, fake_llm):
+    say(alice.ws, "alice", "me", "haha ok, Mochi loves the carrier now, weird cat")
+    fid = fact_id(alice.ws, MOCHI)
+    fake_llm.enqueue(proposal(rewritten_facts=[{"id": fid, "text": "Her cat Mochi is 6 and loves the carrier now",
+                                                "evidence": [fid, "L1"]}]))
+    result = alice("garden")
+    assert "do not say the change" not in result.output
+    assert any("loves the carrier now" in line for line in memory(alice.ws).items(memory_fmt.FACTS))
+
+
+def test_a_rewrite_citing_only_its_own_line_is_refused(alice: Runner, fake_llm):
+    say(alice.ws, "alice", "me", "good night")
+    fid = fact_id(alice.ws, MOCHI)
+    bad = proposal(rewritten_facts=[{"id": fid, "text": "Her cat Mochi is 6", "evidence": [fid]}])
+    assert f"facts {fid}: rests only on the line itself" in refused(alice, fake_llm, bad)
+
+
+def test_a_negation_added_needs_an_entry_that_says_it(alice: Runner, fake_llm):
+    say(alice.ws, "alice", "me", "we talked about Mochi and the carrier")
+    fid = fact_id(alice.ws, MOCHI)
+    flipped = proposal(rewritten_facts=[{"id": fid, "text": "Her cat Mochi is 6 and does not hate the carrier",
+                                         "evidence": [fid, "L1"]}])
+    assert "do not say the change (a negation)" in refused(alice, fake_llm, flipped)
+
+
+@pytest.mark.parametrize("opposite", ["Happy to talk about her ex any time", "Wants to talk about her ex"])
+def test_a_boundary_rewritten_into_its_opposite_on_itself_and_filler_is_refused(alice: Runner, fake_llm,
+                                                                                opposite):
+    say(alice.ws, "alice", "me", "haha ok")
+    pid = note_id(alice.ws, BOUNDARY)
+    bad = proposal(rewritten_profile_notes=[{"id": pid, "text": opposite, "evidence": [pid, "L1"]}])
+    assert f"profile note {pid}: the new entries it cites (L1) do not say the change" in refused(alice, fake_llm, bad)
+
+
+def test_an_event_rewritten_on_filler_is_refused(alice: Runner, fake_llm):
+    say(alice.ws, "alice", "me", "lol ok")
+    bad = proposal(changed_events=[{"id": "E1", "text": "Skipped the Mount Takao hike", "evidence": ["L1"]}])
+    out = refused(alice, fake_llm, bad)
+    assert "event E1" in out and ("do not say the change" in out or "shares no words" in out)
+    assert any("Hiked Mount Takao" in e.text for e in events(alice.ws))
+
+
+def test_a_fact_on_an_open_thread_alone_is_refused(alice: Runner, fake_llm):
+    say(alice.ws, "alice", "me", "ok")
+    assert "rests only on open threads (T1)" in refused(alice, fake_llm, fact("Went to the farewell party", "T1"))
