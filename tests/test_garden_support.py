@@ -63,6 +63,8 @@ def test_content_words_stay():
     ("sure haha", "Is sure about the move"),
     ("哈哈好的", "她同意我搬进来，好的"),
     ("嗯嗯行吧", "她觉得行吧"),
+    ("ok great", "Thinks the new flat is great"),  # stop words of the maintained list, not chat filler
+    ("okay thanks", "Thanks the user for the flat"),
 ])
 def test_a_statement_resting_on_filler_is_refused(alice: Runner, fake_llm, entry, statement):
     say(alice.ws, "alice", "me", entry)
@@ -120,14 +122,21 @@ def test_a_boundary_rewritten_into_its_opposite_on_itself_and_filler_is_refused(
     assert f"profile note {pid}: the new entries it cites (L1) do not say the change" in refused(alice, fake_llm, bad)
 
 
-def test_an_event_rewritten_on_filler_is_refused(alice: Runner, fake_llm):
-    say(alice.ws, "alice", "me", "lol ok")
-    bad = proposal(changed_events=[{"id": "E1", "text": "Skipped the Mount Takao hike", "evidence": ["L1"]}])
-    out = refused(alice, fake_llm, bad)
-    assert "event E1" in out and ("do not say the change" in out or "shares no words" in out)
-    assert any("Hiked Mount Takao" in e.text for e in events(alice.ws))
+def test_an_event_rewritten_on_an_entry_that_names_it_but_not_the_change_is_refused(alice: Runner, fake_llm):
+    say(alice.ws, "alice", "me", "lol ok, the Kyoto studio")
+    kyoto = "Got an offer from a design studio in Kyoto, starts in January"  # E1: the weightiest event
+    bad = proposal(changed_events=[{"id": "E1", "text": "Turned down the offer from the Kyoto design studio",
+                                    "evidence": ["L1"]}])
+    assert "event E1: the new entries it cites (L1) do not say the change (down, turned)" in refused(alice, fake_llm, bad)
+    assert any(e.text == kyoto for e in events(alice.ws))
 
 
 def test_a_fact_on_an_open_thread_alone_is_refused(alice: Runner, fake_llm):
     say(alice.ws, "alice", "me", "ok")
     assert "rests only on open threads (T1)" in refused(alice, fake_llm, fact("Went to the farewell party", "T1"))
+
+
+def test_a_fact_on_an_open_thread_and_filler_is_refused(alice: Runner, fake_llm):
+    say(alice.ws, "alice", "me", "haha ok")
+    out = refused(alice, fake_llm, fact("Went to the farewell party at her old job", "T1", "L1"))
+    assert "shares no words with the entries it cites (L1)" in out

@@ -99,9 +99,10 @@ def _number(token: str) -> str:
     return (whole.lstrip("0") or "0") + (f".{frac}" if frac else "")
 
 
-def lexical(text: str) -> tuple[set[str], set[str]]:
+def lexical(text: str, narrow: bool = False) -> tuple[set[str], set[str]]:
     """(content words and CJK character bigrams, numbers) of a text: a cheap
-    check that a statement says something its evidence says."""
+    check that a statement says something its evidence says. narrow: fewer
+    stop words (words.is_filler), to see what a rewrite changes."""
     from heartcompass.sanitize import strip_controls
 
     # an escape sequence's digits are no claim; "five thousand" and 五千 are 5000
@@ -112,7 +113,7 @@ def lexical(text: str) -> tuple[set[str], set[str]]:
             numbers.add(_number(token))
         elif re.match(rf"[{CJK}]", token):
             words |= cjk_bigrams(token)
-        elif len(token) >= 3 and not is_filler(token):
+        elif len(token) >= 3 and not is_filler(token, narrow):
             words.add(_stem(token))
     return words, numbers
 
@@ -246,11 +247,11 @@ class Checker:
         plus "haha ok", changes nothing."""
         if self.visual:
             return  # a screenshot's words are not in its text
-        words, numbers = lexical(text)
-        old_words, old_numbers = lexical(old)
+        words, numbers = lexical(text, narrow=True)
+        old_words, old_numbers = lexical(old, narrow=True)
         merged = [line for line in self.cited if without_source(line.lstrip("- ")) != old]
         said = " ".join([*(i.entry.text for i in self.found), *merged])
-        have_words, have_numbers = lexical(said)
+        have_words, have_numbers = lexical(said, narrow=True)
         have = have_words | have_numbers
         added = (words - old_words - self.subject) | (numbers - old_numbers)
         # a merge alone adds only what its lines say; with entries, they say something of what is added
@@ -258,7 +259,7 @@ class Checker:
         if _negated(text) != _negated(old):  # "not" added: an entry says it; dropped: an entry says what instead
             unsaid = unsaid or not (_negated(said) if _negated(text) else (words - self.subject) & have_words)
         ids = ", ".join(i.id for i in self.found) or "none"
-        shown = sorted({w for w in re.findall(r"[^\W\d_]+|\d+", text.casefold()) if lexical(w)[0] & added}
+        shown = sorted({w for w in re.findall(r"[^\W\d_]+|\d+", text.casefold()) if lexical(w, narrow=True)[0] & added}
                        | (numbers & added)) or sorted(added)
         if not self.found and not merged:
             self.problems.append(f"{what}: rests only on the line itself; cite the new entries that say the change")

@@ -123,9 +123,14 @@ def _stop_chars() -> frozenset[str]:
     return frozenset(w for w in stop_words() if len(w) == 1 and not w.isascii())
 
 
-def is_filler(word: str) -> bool:
-    """A word (casefolded) that supports nothing: a stop word or chat filler."""
-    return word in stop_words() or bool(_FILLER.match(word))
+def is_filler(word: str, narrow: bool = False) -> bool:
+    """A word (casefolded) that supports nothing: a stop word or chat filler.
+    narrow: only function words count as stop words (the maintained list also
+    holds "turned", "move", "date": words that say what changed)."""
+    from heartcompass.language import FUNCTION_WORDS
+
+    stops = FUNCTION_WORDS | _SAID if narrow else stop_words()
+    return word in stops or bool(_FILLER.match(word))
 
 
 def cjk_bigrams(run: str) -> set[str]:
