@@ -140,3 +140,59 @@ def test_a_fact_on_an_open_thread_and_filler_is_refused(alice: Runner, fake_llm)
     say(alice.ws, "alice", "me", "haha ok")
     out = refused(alice, fake_llm, fact("Went to the farewell party at her old job", "T1", "L1"))
     assert "shares no words with the entries it cites (L1)" in out
+
+
+# -- relation, gender, birthday, alias and link words are said by the evidence ----------------
+def field(name: str, value: str) -> dict:
+    return proposal(profile_fields=[{"field": name, "value": value, "evidence": ["L1"]}])
+
+
+def not_refused(alice: Runner, fake_llm, good: dict) -> str:
+    """Kept (or, where the user decides, asked): never refused for its words."""
+    fake_llm.enqueue(good)
+    out = " ".join(alice("garden").output.split())
+    assert "do not say" not in out and "do not name" not in out
+    return out
+
+
+def no_gender(ws):
+    path = ws.people_dir / "alice" / "PROFILE.md"
+    path.write_text(path.read_text().replace("gender: female\n", ""))
+
+
+@pytest.mark.parametrize("entry, name, value", [
+    ("would love to try the new ramen place", "relation", "dating"),
+    ("Her ex boss called", "relation", "broken_up"),
+    ("her ex-colleague is moving to Osaka", "relation", "broken_up"),
+    ("She said he was late again", "gender", "male"),
+    ("She said he was late again", "gender", "female"),
+    ("她说他又迟到了", "gender", "male"),
+    ("Lunch with her on May 3", "birthday", "05-03"),
+    ("Alice introduced me to Carol", "alias", "Carol"),
+])
+def test_a_field_from_an_unrelated_word_is_refused(alice: Runner, fake_llm, entry, name, value):
+    no_gender(alice.ws)
+    say(alice.ws, "alice", "me", entry)
+    assert f"profile field {name}: the entries it cites (L1) do not say" in refused(alice, fake_llm, field(name, value))
+
+
+@pytest.mark.parametrize("entry, name, value", [
+    ("we are in love, she is my girlfriend now", "relation", "dating"),
+    ("she is my ex now, it is over", "relation", "broken_up"),
+    ("she said she was late again", "gender", "female"),
+    ("her birthday is May 3", "birthday", "05-03"),
+    ("we all call her Ali now", "alias", "Ali"),
+])
+def test_a_field_the_entries_say_is_not_refused(alice: Runner, fake_llm, entry, name, value):
+    no_gender(alice.ws)
+    say(alice.ws, "alice", "me", entry)
+    not_refused(alice, fake_llm, field(name, value))
+
+
+def test_a_link_from_a_sentence_about_someone_else_is_refused(alice: Runner, fake_llm):
+    alice("person", "add", "Tom", "--yes")
+    say(alice.ws, "alice", "me", "Tom is her husband, they met in Kyoto")
+    bad = proposal(new_links=[{"person": "me", "relation_words": "his husband", "evidence": ["L1"]}])
+    assert "link to me: the entries it cites (L1) do not name" in refused(alice, fake_llm, bad)
+    good = proposal(new_links=[{"person": "tom", "relation_words": "her husband", "evidence": ["L1"]}])
+    not_refused(alice, fake_llm, good)

@@ -139,7 +139,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         if link.person not in wb.known_slugs or link.person == wb.slug:
             ck.problems.append(f"{what}: not a known person's slug")
         source = ck.evidence(what, link.evidence, "trusted")
-        words = check_link_words(ck, what, link.relation_words, list(ck.found) if source else None)
+        words = check_link_words(ck, what, link.relation_words, list(ck.found) if source else None, link.person)
         if source and words:
             ops.append(lambda p=link.person, w=words: _add_link(wb, p, w))
     ck.text("summary", proposal.summary)

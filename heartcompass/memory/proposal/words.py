@@ -149,7 +149,8 @@ RELATION_WORDS = {
               "grandmother grandfather daughter son niece nephew wife husband 家人 妈妈 爸爸 母亲 父亲 姐姐 妹妹 "
               "哥哥 弟弟 亲戚 表姐 表妹 表哥 表弟 堂姐 堂妹 堂哥 堂弟 舅舅 阿姨 奶奶 爷爷 外婆 外公 叔叔 姑姑 女儿 儿子",
     "friend": "friend friendship buddy pal mate bestie 朋友 好友 闺蜜 哥们 兄弟 姐妹",
-    "dating": "dating girlfriend boyfriend partner relationship couple kiss kissed love lover romance "
+    "dating": "dating girlfriend boyfriend partner relationship couple kiss kissed lover romance in_love love_you "
+              "loves_me fell_for "
               "约会 在一起 女朋友 男朋友 对象 恋爱 交往 表白 亲了 喜欢我 爱我",
     "ambiguous": "ambiguous flirt flirting crush complicated unclear situationship 暧昧 说不清 好感 撩",
     "tension": "tension fight fought argue argued argument angry upset conflict mad furious ignore ignoring "
@@ -163,6 +164,20 @@ GENDER_WORDS = {
     "male": "male man men boy guy he him his 男 他",
     "nonbinary": "nonbinary non-binary enby they them genderqueer agender 非二元",
 }
+# Pronouns say a gender only of the one they are about: beside another gender's ("She said he
+# was late"), they may be about someone else, and only the nouns count.
+PRONOUNS = frozenset("she her hers he him his they them 她 他".split())
+# "ex" that is no former partner: an ex boss, an ex colleague.
+EX_NOT_A_PARTNER = re.compile(r"\bex[\s-]+(?:boss|colleague|co-?workers?|roommate|flatmate|housemate|teammate|"
+                              r"employer|manager|classmate|neighbou?r|company|job|student|teacher|member|president|"
+                              r"wife|husband|girlfriend|boyfriend|partner)'s\b|\bex[\s-]+(?:boss|colleague|"
+                              r"co-?workers?|roommate|flatmate|housemate|teammate|employer|manager|classmate|"
+                              r"neighbou?r|company|job|student|teacher|member|president)s?\b", re.I)
+# What says a date is a birthday: "Lunch with her on May 3" is a lunch.
+BIRTHDAY_WORDS = "birthday bday b-day born 生日 出生 生于 诞辰"
+# What says a word is a name of the person: "Alice introduced me to Carol" names Carol, not Alice.
+NAMING_WORDS = ("call calls called calling nickname nicknamed goes_by go_by aka a.k.a known_as name_is named "
+                "叫她 叫他 叫我 外号 昵称 小名 绰号 网名 名字 别名 也叫 又叫")
 GENDER_VALUES = {"female": "female woman f 女 女性 女生", "male": "male man m 男 男性 男生",
                  "nonbinary": "nonbinary non-binary enby 非二元"}
 MONTHS = {name: n for n, names in enumerate(("january jan", "february feb", "march mar", "april apr", "may",
