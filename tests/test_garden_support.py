@@ -196,3 +196,12 @@ def test_a_link_from_a_sentence_about_someone_else_is_refused(alice: Runner, fak
     assert "link to me: the entries it cites (L1) do not name" in refused(alice, fake_llm, bad)
     good = proposal(new_links=[{"person": "tom", "relation_words": "her husband", "evidence": ["L1"]}])
     not_refused(alice, fake_llm, good)
+
+
+@pytest.mark.parametrize("alias, why", [("import:me", "a speaker of the logs"), ("Lei", "how the user speaks"),
+                                        ("tg_bob", "a handle of people/bob")])
+def test_an_alias_that_is_a_speaker_the_user_or_a_handle_is_refused(alice: Runner, fake_llm, alias, why):
+    alice("person", "add", "Bob", "--handle", "tg_bob", "--yes")
+    alice("config", "set", "user.name", "Lei")
+    say(alice.ws, "alice", "me", f"we call her {alias} now")
+    assert why in refused(alice, fake_llm, field("alias", alias))

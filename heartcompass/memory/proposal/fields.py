@@ -16,10 +16,9 @@ from heartcompass.memory.proposal.evidence import FIRST_YEAR, Checker, lexical
 from heartcompass.memory.proposal.words import (BIRTHDAY_WORDS, EX_NOT_A_PARTNER, GENDER_VALUES, GENDER_WORDS, MONTHS,
                                                 NAMING_WORDS, PRONOUNS, RELATION_WORDS)
 from heartcompass.messages import names_in
+from heartcompass.store.aliases import SELF_WORDS
 from heartcompass.memory.proposal.workbench import LogItem
 
-# What the user calls themselves in a chat: never another person's alias.
-SELF_WORDS = frozenset({"me", "myself", "i", "user", "the user", "you", "我", "自己", "本人", "你"})
 SHORT_FIELD = 40  # a gender or a tag is a word or two
 
 

@@ -136,10 +136,10 @@ def _names_of(ws: Workspace, slug: str, user_names: tuple[str, ...]) -> list[str
 
 
 def _owner(ws: Workspace, alias: str, slug: str) -> str | None:
-    from heartcompass.store.people import collisions
+    """Why the alias is not this person's to take (another's name, slug, alias or handle; a speaker)."""
+    from heartcompass.store.aliases import alias_refusal
 
-    taken = collisions(ws, [alias], exclude=slug)
-    return taken[0].describe() if taken else None
+    return alias_refusal(ws, alias, slug)
 
 
 def name_index(people: list[Person], ws: Workspace) -> dict[str, tuple[list[str], list[str]]]:
