@@ -205,3 +205,22 @@ def test_an_alias_that_is_a_speaker_the_user_or_a_handle_is_refused(alice: Runne
     alice("config", "set", "user.name", "Lei")
     say(alice.ws, "alice", "me", f"we call her {alias} now")
     assert why in refused(alice, fake_llm, field("alias", alias))
+
+
+# -- a removal names its evidence -----------------------------------------------------------
+@pytest.mark.parametrize("removal", ["BOUNDARY_ID", {"id": "BOUNDARY_ID", "evidence": []},
+                                     {"id": "BOUNDARY_ID", "evidence": ["L1"]}])
+def test_a_profile_line_removed_with_no_evidence_or_filler_is_refused(alice: Runner, fake_llm, removal):
+    say(alice.ws, "alice", "me", "haha ok")
+    pid = note_id(alice.ws, BOUNDARY)
+    removal = pid if isinstance(removal, str) else {**removal, "id": pid}
+    out = refused(alice, fake_llm, proposal(removed_profile_notes=[removal]))
+    assert f"profile note {pid}:" in out and ("needs evidence" in out or "shares no words" in out)
+
+
+def test_a_profile_line_removed_on_an_entry_that_speaks_of_it_is_not_refused(alice: Runner, fake_llm):
+    say(alice.ws, "alice", "me", "she talks about her ex openly now, it is fine")
+    pid = note_id(alice.ws, BOUNDARY)
+    fake_llm.enqueue(proposal(removed_profile_notes=[{"id": pid, "evidence": ["L1"]}]))
+    out = " ".join(alice("garden").output.split())
+    assert "needs evidence" not in out and "shares no words" not in out

@@ -97,7 +97,7 @@ def test_a_profile_note_is_rewritten_and_another_removed_by_id(alice: Runner, fa
     fake_llm.enqueue(proposal(
         rewritten_profile_notes=[{"id": ids[likes], "text": "Mountains, bad puns, matcha, night markets, her cat Mochi",
                                   "evidence": [ids[likes], "L1"]}],
-        removed_profile_notes=[ids[bounds]]))
+        removed_profile_notes=[{"id": ids[bounds], "evidence": ["L2"]}]))
     alice("garden")
     prompt = user_prompt(fake_llm)
     assert f"### Likes\n{ids[likes]} {likes}" in prompt
@@ -120,7 +120,8 @@ def test_a_profile_note_the_user_wrote_becomes_an_open_thread(alice: Runner, fak
     say(ws, "alice", "note", "她现在喜欢早起跑步了")
     pid = _profile_ids(ws)["- 讨厌香菜和早起"]
     fake_llm.enqueue(proposal(rewritten_profile_notes=[{"id": pid, "text": "讨厌香菜，现在喜欢早起跑步",
-                                                        "evidence": ["L1"]}], removed_profile_notes=[pid]))
+                                                        "evidence": ["L1"]}],
+                              removed_profile_notes=[{"id": pid, "evidence": ["L1"]}]))
     alice("garden")
     assert "- 讨厌香菜和早起" in path.read_text()
     threads = memory(ws).items(memory_fmt.THREADS)

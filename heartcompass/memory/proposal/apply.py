@@ -130,9 +130,9 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         if target and source:
             ops.append(lambda tg=target, x=text, s=source:
                        _rewrite_profile_note(wb, tg[0], tg[1], f"- {x} ({s})", s))
-    for ident in proposal.removed_profile_notes:
-        target = known("profile note", ident, note_ids)
-        if target:
+    for removal in proposal.removed_profile_notes:
+        target = known("profile note", removal.id, note_ids)
+        if target and ck.removal(f"profile note {removal.id}", removal.evidence, target[1]):
             ops.append(lambda tg=target: _rewrite_profile_note(wb, tg[0], tg[1], None, None))
     for link in proposal.new_links:
         what = f"link to {link.person}"

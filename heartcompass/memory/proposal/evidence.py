@@ -204,6 +204,12 @@ class Checker:
             self.support(what, text, found, [self.lines[i] for i in lines])
         return self.source(what, found, [self.lines[i] for i in lines])
 
+    def removal(self, what: str, ids: list[str], line: str) -> bool:
+        """A line removed rests on trusted new entries that speak of what it
+        says (a shared content word): with no evidence, or "haha ok", it stays."""
+        return self.evidence(what, ids, "trusted", without_source(line.lstrip("- "))) is not None and not any(
+            p.startswith(f"{what}:") for p in self.problems)
+
     def source(self, what: str, found: list[LogItem], lines: list[str]) -> str | None:
         """Where a statement comes from: the oldest day of its entries; a
         statement resting on existing lines too keeps the newest of theirs, and
