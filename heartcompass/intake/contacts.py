@@ -121,16 +121,16 @@ def parse(text: str, path: Path | str) -> tuple[list[Card], list[tuple[int, str]
 def plan(ws, cards: list[Card]) -> list[Change]:
     """Each card: a new person, or what it adds to the one who already answers to its name or a handle."""
     from heartcompass.intake.routing import directory
-    from heartcompass.store.aliases import alias_refusal
+    from heartcompass.store.aliases import alias_refusal, taken_names
     from heartcompass.store.people import Person
 
-    who = directory(ws)
+    who, everyone = directory(ws), taken_names(ws)
     out = []
     for card in cards:
         slug = next((who.person_for("", h) for h in card.handles if who.person_for("", h)), None) \
             or who.person_for(card.name)
         # a NICKNAME of "me", "import:me", the user's name or another person's is no alias of theirs
-        nicknames = [n for n in dict.fromkeys(card.nicknames) if alias_refusal(ws, n, slug) is None]
+        nicknames = [n for n in dict.fromkeys(card.nicknames) if alias_refusal(ws, n, slug, taken=everyone) is None]
         if slug is None:
             taken = {n.casefold() for names in who.names.values() for n in names}
             out.append(Change(card, None, [n for n in nicknames if n.casefold() not in taken

@@ -265,11 +265,11 @@ class Checker:
         if _negated(text) != _negated(old):  # "not" added: an entry says it; dropped: an entry says what instead
             unsaid = unsaid or not (_negated(said) if _negated(text) else (words - self.subject) & have_words)
         ids = ", ".join(i.id for i in self.found) or "none"
-        shown = sorted({w for w in re.findall(r"[^\W\d_]+|\d+", text.casefold()) if lexical(w, narrow=True)[0] & added}
-                       | (numbers & added)) or sorted(added)
         if not self.found and not merged:
             self.problems.append(f"{what}: rests only on the line itself; cite the new entries that say the change")
         elif unsaid:
+            shown = sorted({w for w in re.findall(r"[^\W\d_]+|\d+", text.casefold())
+                            if lexical(w, narrow=True)[0] & added} | (numbers & added)) or sorted(added)
             self.problems.append(f"{what}: the new entries it cites ({ids}) do not say the change "
                                  f"({', '.join(shown) or 'a negation'}); a line is rewritten only on "
                                  "entries that say so")

@@ -112,10 +112,13 @@ _SAID = frozenset({"user", "told", "tells"})
 
 @functools.cache
 def stop_words() -> frozenset[str]:
-    """English and Chinese stop words (stopwordsiso, loaded once, when first asked)."""
+    """English and Chinese stop words (stopwordsiso, loaded once, when first asked),
+    from the function words every list of ours starts from."""
     import stopwordsiso
 
-    return frozenset(stopwordsiso.stopwords(["en", "zh"])) | _SAID
+    from heartcompass.language import FUNCTION_WORDS
+
+    return frozenset(stopwordsiso.stopwords(["en", "zh"])) | FUNCTION_WORDS | _SAID
 
 
 @functools.cache
