@@ -22,7 +22,7 @@ def text(max_len: int = 200) -> Callable[[Any], str]:
 
         # user.name reaches every persona's prompt: nothing in it may hide (Unicode tags, zero-width)
         if re.search(r"[\x00-\x1f\x7f]", v) or clean_text(v, nfkc=False) != v:
-            raise ValueError("one line, without control or invisible characters")
+            raise ValueError("one line, without control characters or invisible ones")
         return v
     return parse
 
