@@ -20,8 +20,10 @@ evaluation (see locomo_score.py, prompts/locomo/judge.md); token F1 too.
 
 Printed: J (the share judged CORRECT), F1, prompt tokens and latency, overall,
 per category and per side (questions about the person and about the user, by
-whose lines the evidence is), HeartCompass and full context side by side.
-DIR/results.json holds every answer. Everything is cached in DIR (default
+whose lines the evidence is), HeartCompass and full context side by side;
+and how many lines the gardener kept, refused and asked per conversation
+(results.json's meta.gardens), the refused ones listed in DIR/refused.txt
+with their reasons. DIR/results.json holds every answer. Everything is cached in DIR (default
 ./locomo-out): rerun the same command after an interruption to resume.
 
 Any OpenAI-compatible endpoint works; the key is read from the variable
@@ -174,6 +176,7 @@ def run(args) -> int:
           f"{len(rows)} questions (categories 1-4)")
     print("\n".join(score.table(stats)))
     print(score.target_line(stats, SIDE_NAMES))
+    print(runner.lines_report(out, meta["gardens"]))
     unlabelled = sum(1 for r in rows for side in score.SIDES if r.get(side, {}).get("unlabelled"))
     if unlabelled:
         print(f"note: the judge gave no CORRECT or WRONG label, twice, for {unlabelled} answers; they count as "
@@ -235,7 +238,8 @@ def conversation(args, folder: Path, sample, tag: str, answers, grades, progress
         raise runner.BenchError(f"{sample.sample_id}: the gardener {g['status']}: {g['message']} Run the same "
                                 "command again to retry (what it kept stays).")
     progress.show(f"{tag}: garden {g['status']}: {g['entries']} entries, +{g['events_added']} events, memory "
-                  f"{g['memory_tokens']} tokens", done=True)
+                  f"{g['memory_tokens']} tokens; lines {g.get('kept', 0)} kept, {g.get('refused', 0)} refused, "
+                  f"{g.get('asked', 0)} asked", done=True)
     questions = sample.questions[:args.questions]
     answer_with = llm.make_chat_model(ws, _steady(settings))
     judge_settings = _steady(llm.settings(ws, args.judge_model or args.model))

@@ -162,11 +162,29 @@ def garden(ws: Workspace, person, settings, on_request: Callable[[], None]) -> d
         runs.append(result)
         if result.status in ("gardened", "up to date"):
             break
+    from heartcompass.memory.garden_log import refused_line
+
     done = [r for r in runs if r.entries]
     last = runs[-1]
     return {"status": last.status, "message": last.message, "runs": len(runs),
             "entries": runs[0].entries, "events_added": sum(r.events_added for r in done),
-            "memory_tokens": last.memory_after or (done[-1].memory_after if done else 0)}
+            "memory_tokens": last.memory_after or (done[-1].memory_after if done else 0),
+            # what became of the lines the model proposed; the refused ones listed for review
+            "kept": sum(r.kept for r in runs), "refused": sum(len(r.refused) for r in runs),
+            "asked": sum(len(r.asked) for r in runs),
+            "refused_lines": [refused_line(x) for r in runs for x in r.refused]}
+
+
+def lines_report(out: Path, gardens: dict[str, dict | None]) -> str:
+    """Kept, refused and asked lines over every conversation, one line;
+    the refused ones written to DIR/refused.txt (sample, then the line)."""
+    total = {k: sum(int((g or {}).get(k, 0)) for g in gardens.values()) for k in ("kept", "refused", "asked")}
+    listed = [f"{sample}\t{line}" for sample, g in gardens.items() for line in (g or {}).get("refused_lines", [])]
+    (out / "refused.txt").write_text("".join(f"{line}\n" for line in listed), encoding="utf-8")
+    judged = sum(total.values())
+    share = f" ({100 * total['refused'] / judged:.1f}%)" if judged else ""
+    return (f"lines the gardener kept {total['kept']}, refused {total['refused']}{share}, asked {total['asked']}; "
+            f"the refused ones: {out / 'refused.txt'}")
 
 
 def counting(model, on_request: Callable[[], None]):

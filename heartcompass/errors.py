@@ -34,6 +34,10 @@ class GitError(HeartCompassError):
     pass
 
 
+class ReviewError(HeartCompassError):
+    """A question of the gardener's that cannot be answered: unknown, gone, or an edit that does not fit."""
+
+
 class MissingKeyError(HeartCompassError):
     """No key or endpoint for the model: exit 1 like every error we report (2 is a usage error)."""
 

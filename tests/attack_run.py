@@ -370,6 +370,52 @@ def tell_killed_before_its_commit(t: Trial) -> list[str]:
     return problems
 
 
+@case
+def review_yes_after_a_hand_edit(t: Trial) -> list[str]:
+    """Questions the gardener left (issue 27), answered yes after the user
+    edited the same files by hand: the user's edit is committed as theirs
+    first, a line the user changed meanwhile is not overwritten, and a
+    hand-edited store naming a folder outside people/ or an unknown file
+    is refused with one line."""
+    told = "- Her cat Mochi is 6 and hates the carrier (told)"
+    said = [{"day": "2026-12-01", "time": "20:01:00", "speaker": "alice", "text": "Mochi turned 7 today, 我们在一起了"}]
+
+    def q(ident, person, kind, change):
+        return {"person": person, "kind": kind, "change": change, "what": f"{kind} {ident}", "evidence": said,
+                "reason": "it changes who she is", "asked": time.strftime("%Y-%m-%d"), "id": ident}
+
+    waiting = {"q1": q("q1", "alice", "rewrite", {"file": "MEMORY.md", "section": "Facts", "old": told,
+                                                  "new": "- Her cat Mochi is 7 (log 2026-12-01)"}),
+               "q2": q("q2", "alice", "field", {"field": "relation", "value": "dating", "old": "friend"}),
+               "q3": q("q3", "../outside", "removal", {"file": "secret.txt", "section": "", "old": "TOPSECRET-4711"}),
+               "q4": q("q4", "alice", "removal", {"file": "../../outside/secret.txt", "section": "", "old": "x"})}
+    state = t.root / ".heartcompass"
+    state.mkdir(exist_ok=True)
+    (state / "questions.json").write_text(json.dumps({"next": 5, "waiting": waiting, "refused": []}), encoding="utf-8")
+    memory, profile = t.root / "people" / "alice" / "MEMORY.md", t.root / "people" / "alice" / "PROFILE.md"
+    memory.write_text(memory.read_text(encoding="utf-8").replace(told, "- Mochi is 7 now, 还是讨厌猫包 (hand)"),
+                      encoding="utf-8")
+    profile.write_text(profile.read_text(encoding="utf-8").replace("cilantro.", "cilantro, 香菜."), encoding="utf-8")
+    problems = []
+    first = t.hc("review", "yes", "q1", check=False)
+    if first.returncode != 0 or "no longer in MEMORY.md" not in first.stdout:
+        problems.append(f"a line the user changed meanwhile was not reported as gone: {first.stdout}{first.stderr}")
+    t.hc("review", "yes", "q2")
+    problems += refused(t.hc("review", "yes", "q3", check=False), "no person")
+    problems += refused(t.hc("review", "yes", "q4", check=False), "does not change")
+    problems += refused(t.hc("review", "yes", "q1", check=False), "no longer waits")
+    subjects = t.git("log", "--format=%s").splitlines()
+    if subjects[:2] != ["review(alice): relation friend → dating", "edit(alice): by hand"]:
+        problems.append(f"not the user's edit first, then the review's: {subjects[:3]}")
+    if "还是讨厌猫包 (hand)" not in memory.read_text(encoding="utf-8") or "香菜" not in profile.read_text(encoding="utf-8"):
+        problems.append("the user's hand edit was lost")
+    if "relation: dating" not in profile.read_text(encoding="utf-8"):
+        problems.append("the Yes to the relation was not applied")
+    if t.git("status", "--porcelain"):
+        problems.append("left uncommitted: " + t.git("status", "--porcelain"))
+    return problems
+
+
 HOLD_LOCK = ("import sys, time\nfrom heartcompass.store.lock import WorkspaceLock\n"
              "with WorkspaceLock(sys.argv[1], 'gardener'):\n    print('held', flush=True)\n    time.sleep(4)\n")
 
@@ -776,10 +822,12 @@ def removals_and_compression_keep_what_the_user_told(t: Trial) -> list[str]:
     memory = (t.root / "people" / "alice" / "MEMORY.md").read_text(encoding="utf-8")
     if proc.returncode != 0 or "Her cat Mochi is 6 and hates the carrier (told)" not in memory:
         problems.append("a told fact was removed without evidence")
-    if 'You told me "Her cat Mochi is 6' not in memory:
-        problems.append("the removal of a told fact did not become an open thread")
+    waiting = (t.root / ".heartcompass" / "questions.json")
+    asked = json.loads(waiting.read_text(encoding="utf-8"))["waiting"].values() if waiting.exists() else []
+    if not any(q["kind"] == "removal" and "Her cat Mochi is 6" in q["change"]["old"] for q in asked):
+        problems.append("the removal of a told fact did not become a question")
     path = t.root / "people" / "alice" / "MEMORY.md"
-    path.write_text(re.sub(r"budget_tokens: \d+", "budget_tokens: 120", path.read_text(encoding="utf-8"), count=1),
+    path.write_text(re.sub(r"budget_tokens: \d+", "budget_tokens: 100", path.read_text(encoding="utf-8"), count=1),
                     encoding="utf-8")
     t.git("commit", "-qam", "smaller budget")
     t.hc("chat", "alice", "-m", "/note She is allergic to cats but keeps Mochi anyway")
@@ -789,6 +837,30 @@ def removals_and_compression_keep_what_the_user_told(t: Trial) -> list[str]:
         squeezed = {"facts": facts, "chat_notes": [], "threads": []}
         problems += _refused_unchanged(t, f"compression ({words})", good, squeezed,
                                        words=("compression was rejected", words))
+    return problems
+
+
+@case
+def one_bad_line_keeps_the_good_ones(t: Trial) -> list[str]:
+    """A proposal with one line the checks refuse among good ones (issue 27): the good ones are written and
+    committed, the bad one is sent back once, then listed in garden.log with its reason."""
+    t.hc("chat", "alice", "-m", "/note She lent me 500 euros for the deposit and adopted a kitten named Tofu")
+    good = [{"text": "Lent the user 500 euros for the deposit", "evidence": ["L1"]},
+            {"text": "Adopted a kitten named Tofu", "evidence": ["L1"]}]
+    bad = {"text": "Lent the user 5000 euros", "evidence": ["L1"]}
+    proc = _garden_answering(t, {"summary": "two facts", "new_facts": [good[0], bad, good[1]]},
+                             {"summary": "corrected", "new_facts": [bad]})
+    problems = []
+    memory = (t.root / "people" / "alice" / "MEMORY.md").read_text(encoding="utf-8")
+    if proc.returncode != 0:
+        problems.append(f"garden failed: {(proc.stdout + proc.stderr)[-300:]}")
+    if not all(g["text"] in memory for g in good) or "5000" in memory:
+        problems.append("the good lines were not kept, or the bad one was")
+    if not t.git("log", "-1", "--format=%s").startswith("garden(alice)") or t.git("status", "--porcelain").strip():
+        problems.append("the good lines were not committed")
+    log = (t.root / ".heartcompass" / "garden.log").read_text(encoding="utf-8")
+    if not re.search(r" alice refused new_facts .*5000 euros.* -- new fact \d: 5000 does not appear", log):
+        problems.append(f"garden.log does not list the refused line with its reason: {log[-400:]}")
     return problems
 
 

@@ -70,3 +70,9 @@ def answer_with(monkeypatch, fake_llm, answer):
 
     monkeypatch.setattr(type(fake_llm), "with_structured_output",
                         lambda self, schema, **kw: RunnableLambda(answer))
+
+
+def questions(ws) -> list[dict]:
+    """The questions the gardener left waiting for the user (memory/questions.py's store)."""
+    path = ws.state_dir / "questions.json"
+    return list(json.loads(path.read_text())["waiting"].values()) if path.exists() else []

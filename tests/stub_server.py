@@ -84,6 +84,8 @@ def structured_reply(name: str, body: dict) -> dict:
     rejected (a real model fixes its answer; it does not drop everything)."""
     asked = [text_of(m["content"]) for m in body["messages"] if m["role"] == "user"]
     rejected = asked[-1] if name == "Proposal" and asked[-1].startswith("That proposal was rejected") else ""
+    if name == "Proposal" and asked[-1].startswith("Your proposal on these entries was applied except"):
+        return {"summary": "left out what the entries do not support"}  # only the refused lines were asked for
     text = asked[0] if rejected else asked[-1]
     if name == "Advice":
         system = text_of(body["messages"][0]["content"])

@@ -21,9 +21,10 @@ def test_garden_table_shows_a_dash_for_people_with_nothing_new(example_cli: Runn
     fake_llm.enqueue({"summary": "a cat", "new_facts": [{"text": "Has a cat called Miso", "evidence": ["L1"]}]})
     output = example_cli("garden").output
     me = [cell.strip() for cell in _columns(output, "me") if cell.strip()]
-    assert me == ["me", "up to date", "0", "—", "—"], output
+    assert me == ["me", "up to date", "0", "—", "—", "—", "—", "—"], output  # events, memory; kept refused asked
     alice = [cell.strip() for cell in _columns(output, "alice") if cell.strip()]
     assert alice[:4] == ["alice", "gardened", "1", "+0 ~0"] and "→" in alice[4], output
+    assert alice[5:8] == ["1", "0", "0"], output
     assert "0 → 0" not in output
 
 

@@ -221,10 +221,11 @@ def test_json_mode_reads_raw_control_characters_in_strings():
     assert _ask_json_object(Model(), {"type": "object"}, [])["summary"] == "line one\nline two"
 
 
-def test_the_stub_corrects_a_rejected_proposal_instead_of_dropping_it(example_cli: Runner, stub, tmp_path):
+def test_one_line_the_stub_gets_refused_keeps_the_others(example_cli: Runner, stub, tmp_path):
     """README sends a new user to the stub server to try garden: one
     imported message it cannot make a fact of ("are we still on for?" is all
-    stopwords) must not make the whole garden keep nothing."""
+    stopwords) must not make the whole garden keep nothing: the good lines are
+    kept, and only the refused one goes back to the model."""
     export = tmp_path / "chat.txt"
     export.write_text("[2026-12-01 19:00] Alice Chen: are we still on for it?\n"
                       "[2026-12-01 19:01] Alice Chen: 我下周去杭州出差\n", encoding="utf-8")
@@ -236,4 +237,5 @@ def test_the_stub_corrects_a_rejected_proposal_instead_of_dropping_it(example_cl
     assert any("allergic to peanuts" in f for f in facts), facts
     assert any("杭州" in f for f in facts), facts
     assert not any("still on for" in f for f in facts), facts
-    assert "That proposal was rejected: new fact" in json.dumps(stub.requests[-1]["messages"][-1], ensure_ascii=False)
+    correction = json.dumps(stub.requests[-1]["messages"][-1], ensure_ascii=False)  # the refused line alone, once
+    assert "applied except 1 line(s), rejected" in correction and "still on for" in correction

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from conftest import Runner, git, subjects
-from garden_helpers import (backlog, consolidated, events, memory, proposal, say, smaller_memory_budget,
+from garden_helpers import (backlog, consolidated, events, memory, proposal, questions, say, smaller_memory_budget,
                             user_prompt)
 from heartcompass.formats import memory as memory_fmt
 
@@ -71,16 +71,21 @@ def test_what_the_persona_said_never_becomes_a_fact(alice: Runner, fake_llm):
     assert "rejected" in user_prompt(fake_llm)
 
 
-def test_contradicted_fact_is_rewritten_not_duplicated(alice: Runner, fake_llm):
+def test_a_contradicted_told_fact_is_asked_about_not_duplicated(alice: Runner, fake_llm):
     ws = alice.ws
     say(ws, "alice", "note", "The Kyoto move is postponed to March")
     fake_llm.enqueue(proposal(rewritten_facts=[{"id": "F1", "text": "Moves to Kyoto in March, postponed from "
                                                 "January", "evidence": ["L1"]}]))
     alice("garden")
     facts = memory(ws).items(memory_fmt.FACTS)
-    assert facts[0] == "- Moves to Kyoto in March, postponed from January (log 2026-12-01)"
+    assert facts[0] == "- Moves to Kyoto in January for the design studio job (told)"  # the user's Yes first
     assert sum("Kyoto" in f for f in facts) == 1
-    assert "Moves to Kyoto in January" in git(ws, "show", "HEAD~1:people/alice/MEMORY.md")
+    [asked] = questions(ws)
+    assert asked["kind"] == "rewrite" and asked["change"] == {
+        "file": "MEMORY.md", "section": memory_fmt.FACTS, "old": facts[0],
+        "new": "- Moves to Kyoto in March, postponed from January (log 2026-12-01)"}
+    assert asked["evidence"] == [{"day": "2026-12-01", "time": "20:00:00", "speaker": "note",
+                                  "text": "The Kyoto move is postponed to March"}]
 
 
 def test_events_gain_weight_and_stale_ones_go(alice: Runner, fake_llm):
@@ -112,8 +117,9 @@ def test_hand_lines_win_and_become_open_threads(alice: Runner, fake_llm):
     alice("garden")
     mem = memory(ws)
     assert "- Works as a UX designer at Mercari" in mem.items(memory_fmt.FACTS)
-    threads = mem.items(memory_fmt.THREADS)
-    assert any('You wrote "Works as a UX designer at Mercari"' in t and "freelance" in t for t in threads)
+    assert not any("You wrote" in t for t in mem.items(memory_fmt.THREADS))  # a question now, not a thread
+    rewrite = next(q for q in questions(ws) if q["kind"] == "rewrite")
+    assert rewrite["change"]["old"] == "- Works as a UX designer at Mercari" and "freelance" in rewrite["change"]["new"]
     assert "F1 - Works as a UX designer at Mercari   [hand-written]" in user_prompt(fake_llm)
     # (hand)-sourced lines are protected too
     assert "- Prefers calls after 21:00 on weekdays (hand)" in mem.items(memory_fmt.FACTS)
@@ -141,11 +147,12 @@ def test_profile_is_patched_not_regenerated(alice: Runner, fake_llm):
                                               "evidence": ["L2"]}]))
     alice("garden")
     after = path.read_text()
-    assert "relation: dating" in after
+    assert "relation: friend" in after  # a relation stage waits for the user's Yes
+    assert [q["change"] for q in questions(ws)] == [{"field": "relation", "value": "dating", "old": "friend"}]
     assert "Mountains, bad puns, oolong tea, night markets, her cat Mochi.\n- Learning Kansai dialect " \
            "(log 2026-12-01)\n\n## Dislikes" in after
     # everything else byte-identical
-    assert before.replace("relation: friend", "relation: dating").replace(
+    assert before.replace(
         "her cat Mochi.\n", "her cat Mochi.\n- Learning Kansai dialect (log 2026-12-01)\n") == after
     assert "profile updated" in subjects(ws)[0]
 
@@ -324,7 +331,8 @@ def test_a_profile_field_set_by_hand_is_not_overwritten(alice: Runner, fake_llm)
                                               {"field": "relation", "value": "dating", "evidence": ["L1"]}]))
     alice("garden")
     text = path.read_text()
-    assert "mbti: INFP" in text and "relation: dating" in text  # relation came from a tool commit
+    assert "mbti: INFP" in text and "relation: friend" in text  # a relation waits for the user's Yes
+    assert [q["change"]["value"] for q in questions(ws)] == ["dating"]
     assert any('You wrote "mbti: INFP", but the chats suggest "mbti: ENFP"' in t
                for t in memory(ws).items(memory_fmt.THREADS))
 
@@ -336,7 +344,7 @@ def test_progress_is_one_plain_line_per_person_with_work(alice: Runner, fake_llm
     fake_llm.enqueue(proposal(new_facts=[{"text": "Runs marathons", "evidence": ["L1"]}]))
     result = alice("garden")
     lines = [line for line in result.output.splitlines() if line.startswith("garden ")]
-    assert lines == ["garden 2/3 bob: gardened, 1 entry"]  # alice and me had nothing new
+    assert lines == ["garden 2/3 bob: gardened, 1 entry: 1 kept, 0 refused, 0 asked"]  # alice and me had nothing new
     assert not [line for line in alice("garden", "--quiet").output.splitlines() if line.startswith("garden ")]
 
 

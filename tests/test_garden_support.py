@@ -95,7 +95,8 @@ def test_a_told_fact_rewritten_on_an_entry_that_says_the_change_is_not_refused(a
                                                 "evidence": [fid, "L1"]}]))
     result = alice("garden")
     assert "do not say the change" not in result.output
-    assert any("loves the carrier now" in line for line in memory(alice.ws).items(memory_fmt.FACTS))
+    # a told line is the user's: the rewrite waits for their Yes
+    assert "loves the carrier now" in alice("review", "--json").output
 
 
 def test_a_rewrite_citing_only_its_own_line_is_refused(alice: Runner, fake_llm):

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import Runner, git
-from garden_helpers import consolidated, events, memory, proposal, say, smaller_memory_budget
+from garden_helpers import consolidated, events, memory, proposal, questions, say, smaller_memory_budget
 from heartcompass.formats import memory as memory_fmt, profile as profile_fmt
 
 
@@ -43,6 +43,11 @@ def field(name, value, evidence=("L1",)):
     return proposal(profile_fields=[{"field": name, "value": value, "evidence": list(evidence)}])
 
 
+def asked(ws) -> list[dict]:
+    """The changes waiting for the user's Yes (what changes who someone is is asked, not applied)."""
+    return [q["change"] for q in questions(ws)]
+
+
 # -- profile fields stand on what the entries say ---------------------------------------
 def test_a_relation_change_citing_filler_is_refused_and_one_the_entries_say_is_kept(alice: Runner, fake_llm):
     say(alice.ws, "alice", "me", "haha ok")
@@ -51,7 +56,8 @@ def test_a_relation_change_citing_filler_is_refused_and_one_the_entries_say_is_k
     say(alice.ws, "alice", "me", "我们在一起了，她现在是我女朋友", time="20:01:00")
     fake_llm.enqueue(field("relation", "dating", ["L2"]))
     alice("garden")
-    assert profile(alice.ws).relation == "dating"
+    assert asked(alice.ws) == [{"field": "relation", "value": "dating", "old": "friend"}]
+    assert profile(alice.ws).relation == "friend"  # until the user says yes
 
 
 @pytest.mark.parametrize("entry, value", [("she told me she is not into me", "failed"),
@@ -61,7 +67,7 @@ def test_relations_the_entries_say_are_kept(alice: Runner, fake_llm, entry, valu
     say(alice.ws, "alice", "me", entry if value != "failed" else "she turned me down")
     fake_llm.enqueue(field("relation", value))
     alice("garden")
-    assert profile(alice.ws).relation == value
+    assert asked(alice.ws) == [{"field": "relation", "value": value, "old": "friend"}]
 
 
 def test_relation_self_on_someone_else_is_refused(alice: Runner, fake_llm):
@@ -103,7 +109,7 @@ def test_a_gender_the_entries_say_is_kept(alice: Runner, fake_llm):
     say(alice.ws, "alice", "me", "她说她下周去京都")
     fake_llm.enqueue(field("gender", "female"))
     alice("garden")
-    assert profile(alice.ws).doc.meta["gender"] == "female"
+    assert asked(alice.ws) == [{"field": "gender", "value": "female", "old": None}]
 
 
 @pytest.mark.parametrize("value, why", [("owes me 9000 dollars", "no numbers"), ("pottery", "shares no words"),
@@ -126,7 +132,7 @@ def test_an_alias_of_someone_else_or_of_me_is_refused(alice: Runner, fake_llm, a
     assert why in rejected(alice, fake_llm, field("alias", alias))
     fake_llm.enqueue(field("alias", "Ali"))
     alice("garden")
-    assert "Ali" in profile(alice.ws).aliases
+    assert asked(alice.ws) == [{"value": "Ali"}]  # an alias routes messages: asked
 
 
 @pytest.mark.parametrize("value", ["9999-99-99", "02-30", "0001-04-12", "2099-04-12", "1996-04-13"])
@@ -145,11 +151,11 @@ def test_a_birthday_the_entries_say_is_kept_in_english_and_chinese(alice: Runner
     say(alice.ws, "alice", "me", "她的生日是五月三日")
     fake_llm.enqueue(field("birthday", "05-03"))
     alice("garden")
-    assert profile(alice.ws).doc.meta["birthday"] == "05-03"
+    assert asked(alice.ws) == [{"field": "birthday", "value": "05-03", "old": "1996-04-12"}]
     say(alice.ws, "alice", "me", "actually her birthday is on March 5", time="20:01:00")
     fake_llm.enqueue(field("birthday", "03-05", ["L1"]))
     alice("garden")
-    assert profile(alice.ws).doc.meta["birthday"] == "03-05"
+    assert [c["value"] for c in asked(alice.ws)] == ["05-03", "03-05"]
 
 
 @pytest.mark.parametrize("date", ["0001-01-01", "9999-12-31", "1899-12-31"])
@@ -170,7 +176,7 @@ def test_link_words_its_entries_do_not_say_are_refused(alice: Runner, fake_llm):
     fake_llm.enqueue(proposal(new_links=[{"person": "bob", "relation_words": "her older brother",
                                           "evidence": ["L2"]}]))
     alice("garden")
-    assert {"person": "bob", "as": "her older brother"} in profile(alice.ws).related
+    assert asked(alice.ws) == [{"person": "bob", "words": "her older brother"}]
 
 
 # -- one line by every definition ---------------------------------------------------------
@@ -250,12 +256,13 @@ def test_removing_a_told_event_or_fact_without_evidence_asks_instead(alice: Runn
     mem = memory(alice.ws)
     assert "- Moves to Kyoto in January for the design studio job (told)" in mem.items(memory_fmt.FACTS)
     assert "- Her cat Mochi is 6 and hates the carrier (told)" in mem.items(memory_fmt.FACTS)
-    threads = mem.items(memory_fmt.THREADS)
-    assert ('- You told me "Got an offer from a design studio in Kyoto, starts in January"; does it still hold? '
-            "(log 2026-12-01)") in threads
-    assert any('"Her cat Mochi is 6 and hates the carrier"; does it still hold?' in t for t in threads)
-    assert any('"Her cat Mochi had surgery and recovered well"; does it still hold?' in t for t in threads)
-    assert '- You wrote "Dinner at the night market in Shinjuku"; does it still hold? (log 2026-12-01)' in threads
+    assert not any("does it still hold" in t for t in mem.items(memory_fmt.THREADS))  # asked, not a thread
+    removals = {(q["change"]["file"], q["change"]["old"]) for q in questions(alice.ws) if q["kind"] == "removal"}
+    assert ("MEMORY.md", "- Moves to Kyoto in January for the design studio job (told)") in removals
+    assert ("MEMORY.md", "- Her cat Mochi is 6 and hates the carrier (told)") in removals
+    olds = " ".join(old for file, old in removals if file == "EVENTS.md")
+    assert all(what in olds for what in ("Got an offer from a design studio in Kyoto", "Mochi had surgery",
+                                         "night market"))
 
 
 def test_removing_a_line_the_gardener_wrote_still_works(alice: Runner, fake_llm):

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from conftest import Runner, git, subjects
-from garden_helpers import consolidated, events, memory, proposal, say, user_prompt
+from garden_helpers import consolidated, events, memory, proposal, questions, say, user_prompt
 from heartcompass.formats import events as events_fmt, memory as memory_fmt
 from heartcompass.memory import context as context_mod
 from heartcompass.store.people import resolve
@@ -41,8 +41,9 @@ def test_a_rewrite_citing_its_own_line_keeps_the_old_detail(alice: Runner, fake_
     # citing the line it rewrites carries the detail forward
     fake_llm.enqueue(proposal(rewritten_facts=[{"id": "F2", "text": text, "evidence": ["F2", "L1"]}]))
     alice("garden")
-    facts = memory(ws).items(memory_fmt.FACTS)
-    assert f"- {text} (log 2026-12-01)" in facts and not any("hates the carrier" in f for f in facts)
+    facts = memory(ws).items(memory_fmt.FACTS)  # a told line: the rewrite waits for the user's Yes
+    assert [q["change"]["new"] for q in questions(ws)] == [f"- {text} (log 2026-12-01)"]
+    assert "- Her cat Mochi is 6 and hates the carrier (told)" in facts
     spec = fake_llm.schemas[-1]
     cited = spec["properties"]["rewritten_facts"]["items"]["properties"]["evidence"]["items"]["enum"]
     assert {"F2", "L1", "T1"} <= set(cited) and "C1" not in cited  # a fact never rests on a chat note
@@ -63,10 +64,13 @@ def test_two_facts_merged_into_one_keep_both_details(alice: Runner, fake_llm):
                                               "and hates the carrier", "evidence": ["F1", "F2", "L1"]}],
         removed_facts=["F2"]))
     alice("garden")
-    facts = memory(ws).items(memory_fmt.FACTS)
-    assert facts[0] == ("- Moves to Kyoto in January for the studio job with Mochi, who is 6 and hates the carrier "
-                        "(log 2026-12-01)")
-    assert len(facts) == 2 and facts[1].endswith("(hand)")
+    # told lines: the merge and the removal of the merged line both wait for the user's Yes
+    changes = [q["change"] for q in questions(ws)]
+    assert changes[0]["new"] == ("- Moves to Kyoto in January for the studio job with Mochi, who is 6 and hates the "
+                                 "carrier (log 2026-12-01)")
+    assert changes[1] == {"file": "MEMORY.md", "section": memory_fmt.FACTS,
+                          "old": "- Her cat Mochi is 6 and hates the carrier (told)"}
+    assert len(memory(ws).items(memory_fmt.FACTS)) == 3
 
 
 def test_a_merge_needs_no_new_entry_but_never_rests_on_a_chat_note(alice: Runner, fake_llm):
@@ -81,7 +85,7 @@ def test_a_merge_needs_no_new_entry_but_never_rests_on_a_chat_note(alice: Runner
     fake_llm.enqueue(proposal(rewritten_facts=[{"id": "F1", "text": "Moves to Kyoto in January with Mochi (6)",
                                                 "evidence": ["F1", "F2"]}], removed_facts=["F2"]))
     alice("garden")
-    assert memory(ws).items(memory_fmt.FACTS)[0] == "- Moves to Kyoto in January with Mochi (6) (told)"
+    assert questions(ws)[0]["change"]["new"] == "- Moves to Kyoto in January with Mochi (6) (told)"
 
 
 # -- §3: profile notes get ids ----------------------------------------------------------------
@@ -103,16 +107,16 @@ def test_a_profile_note_is_rewritten_and_another_removed_by_id(alice: Runner, fa
     assert f"### Likes\n{ids[likes]} {likes}" in prompt
     after = path.read_text()
     assert "- Mountains, bad puns, matcha, night markets, her cat Mochi (log 2026-12-01)" in after
-    assert "oolong" not in after and "her ex" not in after
+    assert "oolong" not in after and "her ex" in after  # a profile line's removal is asked
     # every other byte stays put
-    expected = before.replace(likes, "- Mountains, bad puns, matcha, night markets, her cat Mochi (log 2026-12-01)")
-    assert after == expected.replace(bounds + "\n", "")
+    assert after == before.replace(likes, "- Mountains, bad puns, matcha, night markets, her cat Mochi (log 2026-12-01)")
+    assert [q["change"] for q in questions(ws)] == [{"file": "PROFILE.md", "section": "Boundaries", "old": bounds}]
     assert "profile updated" in subjects(ws)[0]
     body = git(ws, "log", "-1", "--format=%b")
-    assert "~ profile Likes: Mountains, bad puns, oolong tea" in body and "- profile Boundaries: Does not" in body
+    assert "~ profile Likes: Mountains, bad puns, oolong tea" in body
 
 
-def test_a_profile_note_the_user_wrote_becomes_an_open_thread(alice: Runner, fake_llm):
+def test_a_profile_note_the_user_wrote_becomes_a_question(alice: Runner, fake_llm):
     ws = alice.ws
     path = ws.people_dir / "alice" / "PROFILE.md"
     path.write_text(path.read_text().replace("cilantro.", "cilantro.\n- 讨厌香菜和早起"))
@@ -124,8 +128,10 @@ def test_a_profile_note_the_user_wrote_becomes_an_open_thread(alice: Runner, fak
                               removed_profile_notes=[{"id": pid, "evidence": ["L1"]}]))
     alice("garden")
     assert "- 讨厌香菜和早起" in path.read_text()
-    threads = memory(ws).items(memory_fmt.THREADS)
-    assert any('You wrote "讨厌香菜和早起"' in t and "早起跑步" in t for t in threads)
+    assert [(q["kind"], q["change"]["old"], q["reason"]) for q in questions(ws)] == [
+        ("rewrite", "- 讨厌香菜和早起", "you wrote this line by hand"),
+        ("removal", "- 讨厌香菜和早起", "you wrote this line by hand")]
+    assert "早起跑步" in questions(ws)[0]["change"]["new"]
     assert f"{pid} - 讨厌香菜和早起   [hand-written]" in user_prompt(fake_llm)
 
 
@@ -145,9 +151,6 @@ def test_a_thread_past_its_time_is_closed_and_a_new_one_gets_its_end(alice: Runn
     _garden_commit(ws)
     say(ws, "alice", "note", "She is going to Sapporo for New Year", day=dt.date(2023, 12, 5))
     say(ws, "alice", "note", "We did take the summer trip together", day=dt.date(2023, 12, 5), time="20:01:00")
-    on_the_thread_alone = proposal(new_facts=[{"text": "Planned a summer 2023 trip together", "evidence": ["T1"]}])
-    fake_llm.enqueue(on_the_thread_alone, on_the_thread_alone)
-    assert "rests only on open threads (T1)" in " ".join(alice("garden", ok=False).output.split())
     fake_llm.enqueue(proposal(
         new_threads=[{"text": "Ask how the Sapporo New Year trip went", "evidence": ["L1"], "until": "2024-01"}],
         new_facts=[{"text": "Planned a summer 2023 trip together", "evidence": ["T1", "L2"]}]))

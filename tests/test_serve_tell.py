@@ -49,3 +49,24 @@ def test_a_hand_edit_before_a_phone_tell_is_its_own_commit(example_ws, fake):
 
     assert added(edit_sha) == ["+- 喜欢茉莉花茶 (hand)"]
     assert not any("茉莉花茶" in line for line in added(tell_sha))
+
+
+def test_a_phone_tell_shows_its_refused_line_and_writes_the_good_ones_on_yes(example_ws, fake):
+    configure(example_ws, fake)
+    good = {"text": "Lent the user 500 dollars", "evidence": ["L1"]}
+    bad = {"text": "Lent the user 5000 dollars", "evidence": ["L1"]}
+    model = FakeChat().enqueue({"summary": "a loan", "new_facts": [good, bad]}, {"summary": "left out"},
+                               {"people": []})
+    with Served(example_ws, model) as served:
+        fake.message("/switch alice")
+        fake.wait_texts(1)
+        served.settle()
+        fake.message("/tell she lent me 500 dollars")
+        shown = fake.wait_texts(2)[1]
+        assert "+- Lent the user 500 dollars" in shown
+        assert "Refused, not written: alice: new_facts" in shown and "5000 does not appear" in shown
+        fake.press(fake.calls("sendMessage")[-1]["reply_markup"]["inline_keyboard"][0][0]["callback_data"])
+        assert fake.wait_texts(3)[2].startswith("Written and committed")
+        served.stop()
+    memory = (example_ws.people_dir / "alice" / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Lent the user 500 dollars" in memory and "5000" not in memory

@@ -22,9 +22,9 @@ COMMANDS = {"init": "init_cmd", "chat": "chat_cmd", "context": "context_cmd", "g
             "coach": "coach_cmd", "graph": "graph_cmd", "person": "person_cmd", "tell": "tell_cmd",
             "edit": "edit_cmd", "import": "import_cmd", "voice": "voice_cmd", "quote": "voice_cmd",
             "log": "history_cmd", "diff": "history_cmd", "undo": "history_cmd", "restore": "history_cmd",
-            "config": "config_cmd", "sync": "sync_cmd", "watch": "watch_cmd", "serve": "serve_cmd", "today": "serve_cmd",
+            "review": "review_cmd", "config": "config_cmd", "sync": "sync_cmd", "watch": "watch_cmd", "serve": "serve_cmd", "today": "serve_cmd",
             "doctor": "doctor_cmd"}
-GROUPS = ("person", "config")  # sub-apps (module.app); the others have register(app)
+GROUPS = ("person", "config", "review")  # sub-apps (module.app); the others have register(app)
 
 
 def _version(value: bool) -> None:

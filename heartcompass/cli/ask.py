@@ -59,3 +59,13 @@ def choose(text: str, choices: list[str], default: str | None = None, piped: str
     import questionary
 
     return asked(questionary.select(text, choices=choices, default=default))
+
+
+def text(prompt: str, default: str = "") -> str | None:
+    """A line the user types; None on Ctrl-C (or when no one can be asked)."""
+    if not can_ask():
+        return None
+    import questionary
+
+    value = asked(questionary.text(prompt, default=default))
+    return None if value is None else str(value)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from heartcompass.cli.complete import PersonArg
-from heartcompass.cli.common import ModelOption, discard_stdout, err, escape, out, print_json, workspace
+from heartcompass.cli.common import ModelOption, discard_stdout, err, escape, out, print_json, remind_questions, workspace
 from heartcompass.errors import HeartCompassError, LLMError
 from heartcompass.wording import counted
 
@@ -60,6 +60,7 @@ def chat(
     view.open(person)
     if message is None and sys.stdin.isatty():
         llm.check_ready(ws, settings)  # a missing key stops an interactive chat before its first prompt
+    remind_questions(ws, quiet=as_json)
     try:
         if message is not None:
             ok = view.send_or_command(message)

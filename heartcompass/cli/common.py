@@ -153,6 +153,16 @@ def workspace(ctx: typer.Context, check_config: bool = True):
     return obj["ws"]
 
 
+def remind_questions(ws, quiet: bool = False) -> None:
+    """chat's one dim line at its start when the gardener's questions wait
+    (a read of one small file; nothing heavy imported)."""
+    from heartcompass.memory.review import reminder
+
+    line = None if quiet else reminder(ws)
+    if line:
+        err.print(f"[dim]{escape(line)}[/]")
+
+
 def interactive() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 

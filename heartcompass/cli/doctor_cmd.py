@@ -49,6 +49,7 @@ def doctor(ctx: typer.Context,
     _check_people(ws, line)
     _check_links(ws, line)
     _check_names(ws, line)
+    _check_questions(ws, line)
     from heartcompass.llm import providers as llm
 
     try:
@@ -202,6 +203,26 @@ def _check_names(ws, line) -> None:
         line(False, "names", f"user.name {user!r} is also the {c.as_what} of people/{c.person.slug}: prompts "
              "about them would mix the two of you up", user_name_fix(user, c.person.slug),
              warn=True)
+
+
+def _check_questions(ws, line) -> None:
+    """What waits for the user's Yes (expired ones said once), and a store that does not read back."""
+    from heartcompass.memory import review
+    from heartcompass.store import clock
+
+    problem = review.store_problem(ws)
+    if problem:
+        line(False, "questions", f"{problem}; it is set aside as questions.broken", "The gardener asks again at "
+             "its next run (the entries are still in the logs).", warn=True)
+    found = review.waiting(ws, clock.today(ws), "doctor")
+    if found.expired:
+        line(False, "questions", f"{len(found.expired)} expired unanswered after "
+             f"{ws.config.get('review.expire_days')} days: " + "; ".join(f"{q.person}: {q.what}" for q in found.expired),
+             "The gardener asks again when new entries say so (review.expire_days sets how long they wait).",
+             warn=True)
+    n = len(found.questions)
+    line(True, "questions", f"{n} wait{'s' if n == 1 else ''} for your answer: heartcompass review" if n
+         else "none waiting")
 
 
 def _ping_channels(ws, line) -> None:

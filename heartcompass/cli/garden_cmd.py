@@ -42,7 +42,8 @@ def garden(
                                 "Run it in a terminal, or see the diffs without writing: heartcompass garden --dry-run")
     from heartcompass.llm import providers as llm
     from heartcompass.store import clock
-    from heartcompass.memory.gardener import Gardener, append_run_log
+    from heartcompass.memory.garden_log import append_run_log
+    from heartcompass.memory.gardener import Gardener
     from heartcompass.store.people import resolve
 
     from heartcompass.store.people import list_people
@@ -69,7 +70,7 @@ def garden(
         raise typer.Exit(130) from None
     if not dry_run:
         append_run_log(ws, results, started)
-    failed = [r for r in results if r.status in ("failed", "skipped")]
+    failed = [r for r in results if r.status in ("failed", "skipped", "refused")]
     if as_json:
         print_json([{k: v for k, v in r.__dict__.items() if k != "diffs" or dry_run} for r in results], indent=2)
     elif not (quiet and not failed):
@@ -85,8 +86,21 @@ def garden(
 
 
 def _summary(results) -> None:
-    rows = [[r.slug, r.status, str(r.entries), *_changes(r), r.commit[:8] if r.commit else ""] for r in results]
-    print_columns(["person", "status", "entries", "events", "memory tokens", "commit"], rows, right={2})
+    rows = [[r.slug, r.status, str(r.entries), *_changes(r), *_lines(r), r.commit[:8] if r.commit else ""]
+            for r in results]
+    print_columns(["person", "status", "entries", "events", "memory tokens", "kept", "refused", "asked", "commit"],
+                  rows, right={2, 5, 6, 7})
+    if any(r.refused for r in results):
+        out.print("[dim]Refused lines, with their reasons: .heartcompass/garden.log[/]")
+    if any(r.asked for r in results):
+        out.print("[dim]Questions wait for your answer: heartcompass review[/]")
+
+
+def _lines(r) -> list[str]:
+    """The kept, refused and asked cells: what became of the lines the model proposed."""
+    if not r.entries:
+        return ["—", "—", "—"]
+    return [str(r.kept), str(len(r.refused)), str(len(r.asked))]
 
 
 def _changes(r) -> list[str]:
@@ -139,7 +153,8 @@ class Progress:
             bar.update(task, completed=n)
         elif self.plain and result.status != "up to date":
             err.print(f"garden {n}/{self.total} {escape(result.slug)}: {result.status}"
-                      + (f", {counted(result.entries, 'entry', 'entries')}" if result.entries else ""),
+                      + (f", {counted(result.entries, 'entry', 'entries')}: {result.kept} kept, "
+                         f"{len(result.refused)} refused, {len(result.asked)} asked" if result.entries else ""),
                       markup=False)
 
 
@@ -151,9 +166,17 @@ def _terminal() -> bool:
 
 
 def _ask(result) -> bool:
+    from heartcompass.memory.garden_log import refused_line
+
     out.rule(f"[bold]{escape(result.slug)}[/]: {counted(result.entries, 'new entry', 'new entries')}")
     for diff in result.diffs.values():
         print_diff(diff)
+    if result.refused:
+        out.print(f"[yellow]Refused ({len(result.refused)}), not written:[/]")
+        for refused in result.refused:
+            out.print(f"  {escape(refused_line(refused))}")
+    if result.asked:
+        out.print(f"[dim]{counted(len(result.asked), 'question')} will wait for you in heartcompass review.[/]")
     if not result.diffs:
         return True  # only the consolidation pointers move
     from heartcompass.cli.ask import confirm

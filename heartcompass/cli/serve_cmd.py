@@ -65,7 +65,7 @@ def serve(
 
     runner.serve(ws, names, stop, make_model=lambda: llm.make_chat_model(ws, settings), settings=settings,
                  report=report, pair=code, on_ready=ready,
-                 digest=lambda: followups.digest(followups.followups(ws, clock.today(ws))))
+                 digest=lambda: followups.digest(followups.with_questions(ws, clock.today(ws))))
     report("stopped")
 
 
@@ -76,7 +76,7 @@ def today(ctx: typer.Context,
     from heartcompass.store import clock
 
     ws = workspace(ctx)
-    items = followups.followups(ws, clock.today(ws))
+    items = followups.with_questions(ws, clock.today(ws))
     if as_json:
         print_json([{"kind": i.kind, "person": i.slug, "name": i.name, "text": i.text} for i in items])
         return

@@ -77,6 +77,8 @@ def tell(
     for p in plan.plans:
         for diff in p.diffs.values():
             print_diff(diff)
+    for line in plan.refused_lines():
+        out.print(f"[yellow]Refused, not written:[/] {escape(line)}")
     if not plan.has_changes:
         out.print("[dim]The proposal changes nothing.[/]")
     for new in plan.unknown:
@@ -96,6 +98,8 @@ def tell(
     if not plan.has_changes:  # not applied, so not marked: the gardener reads the note with its day
         tell_mod.keep_note(ws, note, "nothing to change")
         out.print("Nothing changed in the files; what you told stays in the log as a note for the next garden.")
+        if plan.refused_lines():  # every line refused: say so by the exit code too
+            raise typer.Exit(1)
     else:
         try:
             sha = tell_mod.apply_plan(ws, plan, note, clock.now(ws))

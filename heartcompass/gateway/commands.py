@@ -5,6 +5,7 @@ Quick commands run in the receiving thread; those that call the model
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from heartcompass.errors import HeartCompassError, LLMError
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from heartcompass.gateway.core import Gateway
     from heartcompass.gateway.jobs import Conversation
 
+REVIEW_AT_ONCE = 5  # questions sent by one /review (each a message with its buttons)
 DIFF_LIMIT = 3000  # characters of diff in one app message (Telegram takes 4096)
 
 
@@ -41,6 +43,8 @@ def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> 
             gw.enqueue(Job("commit", conv, conv.session))
         gw.open(conv, person)
         say(replies.who(_name_of(gw, person.slug), person.slug))
+    elif cmd == "/review":  # on the worker: it may wait for the lock to drop expired questions
+        gw.enqueue(Job("review", conv))
     elif cmd in ("/yes", "/no"):  # the text answer (Feishu without card buttons): the newest question, or /yes t3
         gw.enqueue(Job("answer", conv, arg=f"{arg or gw.proposals.latest(conv.chat) or '-'}:{cmd[1:]}"))
     else:
@@ -103,13 +107,16 @@ def tell(gw: "Gateway", conv: "Conversation", person: Any, narrative: str, image
         _keep(gw, tell_mod, note, "no proposal (model error)")
         say(replies.model_down(exc) if isinstance(exc, LLMError) else replies.error(exc))
         return
+    refused = "".join(f"\nRefused, not written: {line}" for line in plan.refused_lines())
     if not plan.has_changes:
         _keep(gw, tell_mod, note, "nothing to change")
-        say("Nothing to change in the files; what you told stays in the log as a note for the next garden.")
+        say("Nothing to change in the files; what you told stays in the log as a note for the next garden."
+            + refused)
     else:
         diff = "\n".join(d for p in plan.plans for d in p.diffs.values())
         if len(diff) > DIFF_LIMIT:
             diff = diff[:DIFF_LIMIT] + "\n… (more; `heartcompass log` shows all once written)"
+        diff += refused
         key = gw.proposals.add(conv.chat, tell_record(gw.ws, plan, note))
         _ask(gw, conv, f"{diff}\n\nWrite these changes?", key)
     for new in plan.unknown:
@@ -125,8 +132,29 @@ def _ask(gw: "Gateway", conv: "Conversation", text: str, key: str) -> None:
         gw.report(f"{conv.channel}: could not ask: {type(exc).__name__}: {exc}")
 
 
+def review(gw: "Gateway", conv: "Conversation") -> None:
+    """`heartcompass review` on the phone: each waiting question with Yes/No
+    buttons (a few at a time); those just expired are said once."""
+    from heartcompass.memory.review import waiting
+    from heartcompass.store import clock
+
+    found = waiting(gw.ws, clock.today(gw.ws), "serve")
+    if found.expired:
+        gw.send(conv.channel, conv.chat, replies.expired(found.expired, gw.ws.config.get("review.expire_days")))
+    if not found.questions:
+        gw.send(conv.channel, conv.chat, "No questions wait for your answer.")
+    for q in found.questions[:REVIEW_AT_ONCE]:
+        _ask(gw, conv, replies.question(q), q.id)
+    if len(found.questions) > REVIEW_AT_ONCE:
+        gw.send(conv.channel, conv.chat, f"{len(found.questions) - REVIEW_AT_ONCE} more wait: /review again "
+                "once these are answered.")
+
+
 def answer(gw: "Gateway", conv: "Conversation", data: str) -> None:
     key, _, choice = data.partition(":")
+    if re.fullmatch(r"q\d+", key):  # one of the gardener's questions: as `review yes/no ID`
+        _answer_question(gw, conv, key, choice == "yes")
+        return
     record = gw.proposals.take(key, conv.chat)
     if record is None:
         gw.send(conv.channel, conv.chat, replies.NO_PROPOSAL)
@@ -164,6 +192,29 @@ def _answer_tell(gw: "Gateway", conv: "Conversation", record: dict, yes: bool) -
         say("Not written: that proposal could not be read back. What you told is in the log as a note.")
         return
     say(f"Written and committed ({sha[:8] if sha else '-'}).")
+
+
+def _answer_question(gw: "Gateway", conv: "Conversation", ident: str, yes: bool) -> None:
+    from heartcompass.errors import ReviewError
+    from heartcompass.memory.review import refuse
+    from heartcompass.memory.review_apply import accept
+    from heartcompass.store import clock
+
+    say = lambda t: gw.send(conv.channel, conv.chat, t)  # noqa: E731
+    try:
+        if not yes:
+            q = refuse(gw.ws, ident, "serve")
+            say(f"Not applied: {q.person}: {q.what}. Not asked again on this evidence.")
+            return
+        done = accept(gw.ws, ident, clock.now(gw.ws), purpose="serve")
+    except ReviewError as exc:  # answered (here or on the terminal) or expired: the button is old
+        say(f"{exc.message} /review lists the questions that wait.")
+        return
+    except HeartCompassError as exc:
+        say(f"Not applied: {replies.error(exc)}")
+        return
+    say(f"Applied and committed ({done.sha[:8] if done.sha else '-'}): {done.message}" if done.applied
+        else done.message)
 
 
 def _answer_person(gw: "Gateway", conv: "Conversation", record: dict, yes: bool) -> None:

@@ -274,6 +274,8 @@ class Gateway:
             commands.tell(self, conv, *job.arg)
         elif job.kind == "answer":
             commands.answer(self, conv, job.arg)
+        elif job.kind == "review":
+            commands.review(self, conv)
         elif job.kind == "commit":
             self.commit(conv, job.session)
             return

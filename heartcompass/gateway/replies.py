@@ -3,6 +3,8 @@ markup: the apps get it as typed, so a name can never become formatting)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from heartcompass.errors import HeartCompassError
 
 HELP = """Talk to one person at a time:
@@ -14,6 +16,7 @@ HELP = """Talk to one person at a time:
 /note TEXT - a fact for memory (the gardener reads it)
 /quote TEXT - their real words, kept in VOICE.md
 /tell TEXT - tell what happened; a photo with the caption /tell works too. You see the change and say Yes or No
+/review - what the gardener asks before it changes who someone is: Yes or No
 /help - this help
 Your messages are answered once you have been quiet for a moment."""
 
@@ -21,6 +24,7 @@ Your messages are answered once you have been quiet for a moment."""
 MENU = [("switch", "talk to someone: /switch NAME"), ("who", "who you are talking to"), ("list", "everyone"),
         ("new", "a fresh short-term history"), ("retry", "ask again"), ("note", "a fact for memory: /note TEXT"),
         ("quote", "their real words: /quote TEXT"), ("tell", "tell what happened: /tell TEXT"),
+        ("review", "the gardener's questions: Yes or No"),
         ("help", "what I understand")]
 
 REFUSED = ("This is a private HeartCompass bot. If it is yours, run `heartcompass serve --pair` "
@@ -30,6 +34,27 @@ NOBODY = "Who would you like to talk to? /list shows everyone, /switch NAME pick
 PHOTO = "To tell me about a photo, send it with the caption /tell."
 BROKEN = "Something went wrong on my side; your messages are saved. The operator's log says what."
 NO_PROPOSAL = "There is no proposal waiting for that answer: it was answered already, or it expired (after 3 days)."
+
+
+QUOTED = 300  # characters of each evidence entry a question quotes on the phone
+
+
+def question(q: Any) -> str:
+    """One of the gardener's questions (memory/questions.py), as the phone shows it."""
+    from heartcompass.memory.review import old_and_new, quoted
+
+    lines = [f"{q.person}: {q.what}"]
+    if q.kind in ("rewrite", "removal"):
+        old, new = old_and_new(q)
+        lines += [f"- {str(old).removeprefix('- ')}"] + ([f"+ {str(new).removeprefix('- ')}"] if new else [])
+    if q.reason:
+        lines.append(f"Why asked: {q.reason}")
+    lines += [f"“{quoted(e)[:QUOTED]}”" for e in q.evidence[:5]]  # a message of the app holds 4,096
+    return "\n".join([*lines, f"Apply it? ({q.id}, asked {q.asked})"])
+
+
+def expired(questions: list, days: object) -> str:
+    return f"Expired unanswered after {days} days: " + "; ".join(f"{q.person}: {q.what}" for q in questions)
 
 
 def error(exc: HeartCompassError) -> str:

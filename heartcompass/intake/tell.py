@@ -71,6 +71,7 @@ class PersonPlan:
     diffs: dict[str, str]
     changes: list[str]
     summary: str
+    refused: list[dict] = field(default_factory=list)  # the proposal's lines the checks refused, with why
 
 
 @dataclass
@@ -84,6 +85,12 @@ class TellPlan:
     @property
     def has_changes(self) -> bool:
         return any(p.diffs for p in self.plans)
+
+    def refused_lines(self) -> list[str]:
+        """Each refused line, for people: whose, the statement, why (the good lines are kept without them)."""
+        from heartcompass.memory.garden_log import refused_line
+
+        return [f"{p.person.slug}: {refused_line(r)}" for p in self.plans for r in p.refused]
 
 
 def image_url(path: Path) -> str:
@@ -156,13 +163,14 @@ def plan(ws: Workspace, model: Any, person: Person, narrative: str, now: dt.date
     for who in mentioned(ws, person, narrative):
         originals, prof, evs, mem = read_person(who)
         wb = workbench(ws, who, prof, evs, mem, now.date())
-        proposal = propose(ws, model, wb, items, list(images))
+        # the user confirms the diff: what would be asked in a garden is shown in it, applied on their yes
+        verdicts = propose(ws, model, wb, items, list(images), asking=False)
         fit_budget(ws, model, wb)
         texts = render_texts(who, wb)
         changed = {p: t for p, t in texts.items() if t != originals[p]}
         result.plans.append(PersonPlan(who, prof.name, originals, changed,
                                        {ws.rel(p): diff_text(originals[p] or "", t, ws.rel(p)) for p, t in changed.items()},
-                                       list(wb.changes), proposal.summary.strip()))
+                                       list(wb.changes), verdicts.summary.strip(), [r.as_dict() for r in verdicts.refused]))
     result.unknown = _unknown_people(ws, model, narrative)
     return result
 

@@ -30,7 +30,7 @@ MAX_THREADS = 3  # per person: the digest is a glance, MEMORY.md has them all
 
 @dataclass
 class Item:
-    kind: str   # "birthday", "thread", "quiet", "problem"
+    kind: str   # "birthday", "thread", "quiet", "problem"; "question" (with_questions)
     slug: str
     name: str
     text: str
@@ -112,4 +112,16 @@ def digest(items: list[Item]) -> str:
         if mine:
             lines.append(f"{title}:")
             lines += [f"- {i.text}" if kind != "thread" else f"- {i.name}: {i.text}" for i in mine]
-    return "\n".join(lines)
+    asked = [f"- {i.text}" for i in items if i.kind == "question"]  # first: they wait for an answer
+    return "\n".join([f"{QUESTIONS}:", *asked, *lines] if asked else lines)
+
+
+QUESTIONS = "Waiting for your answer (heartcompass review; /review on the phone)"
+
+
+def with_questions(ws: Workspace, today: dt.date) -> list[Item]:
+    """The gardener's questions waiting for the user's Yes, then the followups (today, the digest)."""
+    from heartcompass.memory.review import unexpired
+
+    return [Item("question", q.person, q.person, f"{q.person}: {q.what} ({q.id})") for q in unexpired(ws, today)] \
+        + followups(ws, today)

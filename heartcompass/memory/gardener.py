@@ -19,8 +19,11 @@ Safety, in order of the steps below:
   gardener's commit holds exactly the bytes it wrote (built from them, not
   from the working files), so a hand edit saved meanwhile stays the user's,
   for its own `edit(...)` commit;
-- the model's proposal is validated before anything is written; a bad one
-  (after one corrected try) leaves that person's entries unconsumed;
+- each line of the model's proposal is judged before anything is written:
+  kept, refused (sent back once, then listed in garden.log, see
+  garden_log.py) or asked (a question for the user, memory/questions.py,
+  added under the lock after the person's commit); a chunk with every line
+  refused, or an answer that cannot be read, leaves its entries unconsumed;
 - each write checks the file is still what was read: a hand edit made while
   the gardener ran is never overwritten."""
 
@@ -29,7 +32,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -39,6 +42,7 @@ from heartcompass.memory.consolidation import State as ConsolidationState, prefi
 from heartcompass.errors import HeartCompassError, MissingKeyError
 from heartcompass.formats import dailylog, memory as memory_fmt
 from heartcompass.memory.garden_journal import Journal, with_note
+from heartcompass.memory.garden_log import refused_for_good
 from heartcompass.memory.new_entries import EntryCounts, chunks, new_entries
 from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
 from heartcompass.memory.garden_lock import GardenLock, NotWritable
@@ -58,7 +62,7 @@ NOTHING_KEPT = "nothing kept"  # the model read the entries and kept nothing of 
 @dataclass
 class PersonResult:
     slug: str
-    status: str = "up to date"    # up to date | gardened | nothing kept | dry run | declined | skipped | failed
+    status: str = "up to date"  # gardened, nothing kept, dry run, declined, skipped, failed, refused (all, for good)
     entries: int = 0
     events_added: int = 0
     events_changed: int = 0
@@ -68,6 +72,9 @@ class PersonResult:
     message: str = ""
     diffs: dict[str, str] = field(default_factory=dict)
     changes: list[str] = field(default_factory=list)
+    kept: int = 0  # lines of the proposals applied; refused: {kind, statement, reasons}, listed for review
+    refused: list[dict] = field(default_factory=list)
+    asked: list[dict] = field(default_factory=list)  # the questions asked (memory/questions.py), as kept
 
 
 # -- one person ----------------------------------------------------------------------------
@@ -98,6 +105,7 @@ class Gardener:
         self._state_turn = 0  # the lock's turn when the consolidation state was read
         self._pending: set[str] | None = None  # people with hand edits to commit first (once someone is gardened)
         self._listed: list[Person] = []
+        self._asked: list = []  # the questions of the person being gardened, asked once committed
 
     @property
     def model(self):
@@ -190,16 +198,33 @@ class Gardener:
         self._state, self._days, self._state_turn = state, {}, self._lock.turns
         self._lock.release()  # the model may take minutes: others write meanwhile, the checksums guard
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
-        summaries = []
+        summaries: list[str] = []
         batches = chunks(items, budget)
         checkpoint = time.monotonic()
-        kept_back = 0
-        for n, chunk in enumerate(batches, 1):
-            answer = propose.propose(self.ws, self.model, wb, chunk)
-            if not proposal.model().consumes(answer):  # silence is not "nothing worth keeping": they wait for the next run
-                kept_back = sum(len(c) for c in batches[n - 1:])
+        kept_back, n, gave_up = 0, 0, False
+        self._asked = []
+        while n < len(batches):
+            chunk, n = batches[n], n + 1
+            try:
+                verdicts = propose.propose(self.ws, self.model, wb, chunk)
+            except propose.ChunkTooLong:  # the answer did not fit: each half gets the room
+                batches[n - 1:n] = [chunk[:len(chunk) // 2], chunk[len(chunk) // 2:]]
+                n -= 1
+                continue
+            result.kept += verdicts.kept
+            result.refused += [r.as_dict() for r in verdicts.refused]
+            self._asked += verdicts.asked
+            given_up = not self.dry_run and refused_for_good(self.ws, result, chunk, verdicts, self.today)
+            gave_up = gave_up or given_up
+            if not given_up and not verdicts.consumes:
+                kept_back = sum(len(c) for c in batches[n - 1:])  # they wait for the next run
+                if not verdicts.everything_refused:  # silence is not "nothing worth keeping"
+                    result.message = (f"the model proposed nothing for {counted(kept_back, 'entry', 'entries')} "
+                                      "without saying they hold nothing worth keeping; they stay for the next run")
+                elif self.dry_run:
+                    result.message = "every line the model proposed was refused"
                 break
-            summaries.append(answer.summary.strip())
+            summaries.append(verdicts.summary.strip())
             propose.fit_budget(self.ws, self.model, wb)
             for day in {i.day for i in chunk}:  # this chunk's entries are now in memory
                 later = [i.index for c in batches[n:] for i in c if i.day == day]  # all before: read
@@ -211,12 +236,14 @@ class Gardener:
         if not kept_back:
             for day, entries in logs.items():  # skipped (time-travel) entries count as read
                 self._days[day] = [len(entries), prefix_sum(entries, len(entries))]
+        result.asked = [asdict(q) for q in self._asked]
+        message = result.message
         self._write(person, wb, originals, result, summaries, final=True)
-        if kept_back:
-            if result.status in ("gardened", NOTHING_KEPT) and kept_back == len(items):
-                result.status = "skipped"  # nothing consumed: say so, the exit code too
-            result.message = (f"the model proposed nothing for {counted(kept_back, 'entry', 'entries')} without "
-                              "saying they hold nothing worth keeping; they stay for the next run")
+        if kept_back and result.status in ("gardened", NOTHING_KEPT) and kept_back == len(items):
+            result.status = "failed" if result.refused else "skipped"  # nothing consumed: say so, the exit code too
+        elif gave_up and result.status == NOTHING_KEPT:
+            result.status = "refused"  # read, with nothing kept: the exit code says so too
+        result.message = message or result.message
         return result
 
     @staticmethod
@@ -294,6 +321,13 @@ class Gardener:
             return result
         result.commit = self._commit_files(person, changed, originals, wb, summaries, commit=True)
         result.status = "gardened" if changed or result.commit else NOTHING_KEPT
+        if self._asked:  # still under the lock the commit took; a question changes no file
+            from heartcompass.memory.questions import Questions
+
+            store = Questions(self.ws)
+            added = [store.add(q, self.today) for q in self._asked]
+            store.save()
+            result.asked = [asdict(q) for q in added if q is not None]  # a No on the same evidence: not again
         return result
 
     def _commit_files(self, person, changed, originals, wb, summaries, commit: bool) -> str | None:
@@ -364,15 +398,3 @@ def _message(slug: str, wb: Workbench, summaries: list[str]) -> tuple[str, str]:
 
 def _body_of(text: str | None) -> str:
     return "" if text is None else memory_fmt.render_body(memory_fmt.parse(text, Path(memory_fmt.FILENAME)))
-
-
-def append_run_log(ws: Workspace, results: list[PersonResult], started: dt.datetime) -> None:
-    """One line per person per run in .heartcompass/garden.log (kept locally)."""
-    lines = [f"{started.isoformat(timespec='seconds')} {r.slug} {r.status} entries={r.entries} "
-             f"+events={r.events_added} ~events={r.events_changed} memory={r.memory_before}->{r.memory_after} "
-             f"commit={r.commit[:8] if r.commit else '-'}" + (f" {' '.join(r.message.split())}" if r.message else "")
-             for r in results]
-    with open(ws.state_dir / "garden.log", "a", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())

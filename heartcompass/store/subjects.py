@@ -31,6 +31,7 @@ class Verb(str, Enum):
     COACH = "coach"          # coach(<slug>): N messages of a real conversation
     VOICE = "voice"          # voice(<slug>): their lines and rhythm from the logs
     QUOTE = "quote"          # quote(<slug>): “a line kept”
+    REVIEW = "review"        # review(<slug>): what the user's Yes changed, e.g. relation friend → dating
     EDIT = "edit"            # edit(<slug or config>): by hand | FILE by hand
 
 

@@ -1,7 +1,7 @@
-"""Writes of ours that were not committed: the gardener and `tell` save the
-texts they are about to write in a journal before writing them
-(.heartcompass/garden/<slug>.json, see memory/garden_journal.py, and
-.heartcompass/tell/<slug>.json). A file that holds exactly such a text is
+"""Writes of ours that were not committed: the gardener and `tell` (and a
+`review` Yes, in tell's journal) save the texts they are about to write in a
+journal before writing them (.heartcompass/garden/<slug>.json, see
+memory/garden_journal.py, and .heartcompass/tell/<slug>.json). A file that holds exactly such a text is
 that unfinished work, never a hand edit of the user's: no command commits it
 as one. The next garden finishes a garden's journal (its consolidation state
 moves with the files); the next command that writes (audit.writing, and the

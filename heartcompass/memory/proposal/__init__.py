@@ -10,9 +10,11 @@ never touched. Nothing here writes files.
 - presentation.py what the model is shown (the events that matter most)
 - evidence.py     whether a statement may stand on the entries (and lines) it cites
 - said_dates.py   "three years ago" said on a day: the dates an entry says
-- apply.py        a validated proposal applied to the workbench
+- apply.py        each statement judged on its own; the kept ones applied to the workbench
+- verdicts.py     what became of each line: kept, refused (with reasons) or asked
+- asking.py       what changes who someone is, as a Question for the user
 - fields.py       a profile field or link checked like a fact
 - limits.py       the schema's limits, enforced before anything is applied
 - compression.py  fit_budget's answer checked like a proposal
 - words.py        numbers in words, filler, the words a field needs
-- propose.py      the model calls (one corrected try), and fit_budget"""
+- propose.py      the model calls (one correction of the refused lines; room to answer), and fit_budget"""

@@ -174,7 +174,8 @@ class Checker:
                                     and difflib.SequenceMatcher(None, bare, said).ratio() >= NEAR_VERBATIM)
                    for said in self.relayed)
 
-    def evidence(self, what: str, ids: list[str], need: str, text: str | None = None, cite: str = "") -> str | None:
+    def evidence(self, what: str, ids: list[str], need: str, text: str | None = None, cite: str = "",
+                 changes: tuple[str, str] | None = None) -> str | None:
         """Checks the cited entries (and that they support `text`); returns
         the source to cite ('log DATE'). self.found: the cited entries.
         cite: the prefixes of existing lines (self.lines) it may also rest on,
@@ -202,13 +203,15 @@ class Checker:
             self.problems.append(f"{what}: chat notes record what the persona said; cite a persona entry")
         if text and not self.visual:
             self.support(what, text, found, [self.lines[i] for i in lines])
-        return self.source(what, found, [self.lines[i] for i in lines])
+        source = self.source(what, found, [self.lines[i] for i in lines])
+        self.says_the_change(what, changes, text if source else None)
+        return source
 
-    def removal(self, what: str, ids: list[str], line: str) -> bool:
-        """A line removed rests on trusted new entries that speak of what it
-        says (a shared content word): with no evidence, or "haha ok", it stays."""
-        return self.evidence(what, ids, "trusted", without_source(line.lstrip("- "))) is not None and not any(
-            p.startswith(f"{what}:") for p in self.problems)
+    def removal(self, what: str, ids: list[str], target: tuple[str, str] | None) -> None:
+        """A line removed ((section, line)) rests on trusted new entries that speak of
+        what it says (a shared content word): with no evidence, or "haha ok", it stays."""
+        if target is not None:
+            self.evidence(what, ids, "trusted", without_source(target[1].lstrip("- ")))
 
     def source(self, what: str, found: list[LogItem], lines: list[str]) -> str | None:
         """Where a statement comes from: the oldest day of its entries; a
@@ -246,13 +249,15 @@ class Checker:
             self.problems.append(f"{what}: shares no words with the entries it cites ({ids}); state only what "
                                  "they say, in their words (filler such as 'ok', 'haha', '好的' says nothing)")
 
-    def says_the_change(self, what: str, old: str, text: str) -> None:
+    def says_the_change(self, what: str, changes: tuple[str, str] | None, text: str | None) -> None:
         """A rewrite rests on new entries that say what changes: the words and
         numbers it adds to the line, and a "not" it adds or drops, are in them
         (or, for a merge, in the other lines it merges); citing the line itself,
-        plus "haha ok", changes nothing."""
-        if self.visual:
+        plus "haha ok", changes nothing. changes: (where, the line) it rewrites;
+        text None: its evidence is refused already."""
+        if self.visual or changes is None or not text:
             return  # a screenshot's words are not in its text
+        old = without_source(changes[1].lstrip("- "))
         words, numbers = lexical(text, narrow=True)
         old_words, old_numbers = lexical(old, narrow=True)
         merged = [line for line in self.cited if without_source(line.lstrip("- ")) != old]

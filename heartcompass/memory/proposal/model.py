@@ -130,7 +130,12 @@ def consumes(proposal: Proposal) -> bool:
     changes something, or the model said outright there is nothing worth
     keeping (the flag, or its summary). An empty answer alone is not that."""
     changes = any(value for name, value in proposal if isinstance(value, list))
-    return changes or proposal.nothing_worth_keeping or bool(_NOTHING_SAID.search(proposal.summary))
+    return changes or said_nothing(proposal)
+
+
+def said_nothing(proposal: Proposal) -> bool:
+    """The model said outright there is nothing worth keeping (the flag, or its summary)."""
+    return proposal.nothing_worth_keeping or bool(_NOTHING_SAID.search(proposal.summary))
 
 
 class Kept(BaseModel):
