@@ -247,7 +247,7 @@ class Checker:
                                  "numbers and amounts must come from them")
         elif found and not ((words - self.subject) & have_words or numbers & have_numbers):
             self.problems.append(f"{what}: shares no words with the entries it cites ({ids}); state only what "
-                                 "they say, in their words (filler such as 'ok', 'haha', '好的' says nothing)")
+                                 "they say, in their words")
 
     def says_the_change(self, what: str, changes: tuple[str, str] | None, text: str | None) -> None:
         """A rewrite rests on new entries that say what changes: the words and
