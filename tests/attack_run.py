@@ -902,8 +902,9 @@ def twenty_thousand_facts_are_refused_fast(t: Trial) -> list[str]:
 def main() -> int:
     from attack_environment import ENV_CASES  # the environment's cases (issue 23), in their own file
     from attack_stranger import STRANGER_CASES  # the phone bot, git's programs, bad benchmark files (issue 31)
+    from attack_trust import TRUST_CASES  # support, names from data and clean text (issue 27)
 
-    CASES.extend(ENV_CASES + STRANGER_CASES)
+    CASES.extend(ENV_CASES + STRANGER_CASES + TRUST_CASES)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", help="run only this case (repeatable)")
     parser.add_argument("--keep", action="store_true", help="keep the workspaces")

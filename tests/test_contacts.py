@@ -81,3 +81,19 @@ def test_no_vcard_is_an_error_that_changes_nothing(example_cli: Runner, tmp_path
     result = example_cli("person", "import-vcf", _write(tmp_path, "hello\n"), ok=False)
     assert result.exit_code == 1 and "no vCard found" in result.output and "Traceback" not in result.output
     assert tree_snapshot(example_cli.ws.root) == before
+
+
+def test_a_nickname_that_is_the_user_a_speaker_or_someone_else_is_no_alias(example_cli: Runner, tmp_path):
+    """A vCard NICKNAME "Bob,me,import:me,Lei" (Bob another person, Lei the user) gives none of them."""
+    from heartcompass.formats import profile as profile_fmt
+
+    example_cli("person", "add", "Bob", "--yes")
+    example_cli("config", "set", "user.name", "Lei")
+    card = "BEGIN:VCARD\nVERSION:3.0\nFN:Dana Park\nNICKNAME:Bob,me,import:me,Lei,bob,我,Dee\nEND:VCARD\n"
+    example_cli("person", "import-vcf", _write(tmp_path, card), "--yes")
+    aliases = profile_fmt.load(example_cli.ws.people_dir / "dana-park" / "PROFILE.md").aliases
+    assert aliases == ["Dee"]
+    card = "BEGIN:VCARD\nVERSION:3.0\nFN:Alice Chen\nNICKNAME:Bob,me,Lei,Ali\nEND:VCARD\n"
+    example_cli("person", "import-vcf", _write(tmp_path, card), "--yes")
+    aliases = profile_fmt.load(example_cli.ws.people_dir / "alice" / "PROFILE.md").aliases
+    assert "Ali" in aliases and not {"Bob", "me", "Lei"} & set(aliases)

@@ -86,7 +86,7 @@ def test_what_changes_who_someone_is_is_asked_and_changes_no_file(alice: Runner,
     path.write_text(path.read_text().replace("## Facts\n\n", "## Facts\n\n- Works at Mercari\n"))
     git(ws, "commit", "-qam", "my own line")
     say(ws, "alice", "me", "we are dating now! her birthday is May 3, she goes by Ali, "
-                           "Bob is her brother, she left Mercari, she likes matcha")
+                           "Bob is her brother, she left Mercari, she likes matcha, she talks about her ex now")
     prof = profile_fmt.load(ws.people_dir / "alice" / "PROFILE.md")
     pids = {line: f"P{i}" for i, (_, line) in enumerate(prof.notes(), 1)}
     bounds = next(line for sec, line in prof.notes() if sec == "Boundaries")
@@ -98,7 +98,7 @@ def test_what_changes_who_someone_is_is_asked_and_changes_no_file(alice: Runner,
         new_links=[{"person": "bob", "relation_words": "her brother", "evidence": ["L1"]}],
         rewritten_facts=[{"id": "F1", "text": "Left Mercari", "evidence": ["L1"]}],
         rewritten_profile_notes=[{"id": pids[bounds], "text": "Likes matcha", "evidence": ["L1"]}],
-        removed_profile_notes=[pids[bounds]]))
+        removed_profile_notes=[{"id": pids[bounds], "evidence": ["L1"]}]))  # a removal names its evidence
     result = alice("garden")
     assert files(ws) == before and not any(s.startswith("garden(") for s in subjects(ws))  # no file changed
     asked = {(q["kind"], json.dumps(q["change"], sort_keys=True)) for q in questions(ws)}
@@ -117,7 +117,7 @@ def test_what_changes_who_someone_is_is_asked_and_changes_no_file(alice: Runner,
     q = next(q for q in questions(ws) if q["kind"] == "link")
     assert q["evidence"] == [{"day": "2026-12-01", "time": "20:00:00", "speaker": "me",
                               "text": "we are dating now! her birthday is May 3, she goes by Ali, Bob is her brother, "
-                                      "she left Mercari, she likes matcha"}]
+                                      "she left Mercari, she likes matcha, she talks about her ex now"}]
     assert consolidated(ws) == {"2026-12-01": 1}  # asked is an answer: the entries are read
     assert "asked=7" in run_line(ws) and "heartcompass review" in result.output
 

@@ -101,7 +101,7 @@ def test_a_profile_note_is_rewritten_and_another_removed_by_id(alice: Runner, fa
     fake_llm.enqueue(proposal(
         rewritten_profile_notes=[{"id": ids[likes], "text": "Mountains, bad puns, matcha, night markets, her cat Mochi",
                                   "evidence": [ids[likes], "L1"]}],
-        removed_profile_notes=[ids[bounds]]))
+        removed_profile_notes=[{"id": ids[bounds], "evidence": ["L2"]}]))
     alice("garden")
     prompt = user_prompt(fake_llm)
     assert f"### Likes\n{ids[likes]} {likes}" in prompt
@@ -124,7 +124,8 @@ def test_a_profile_note_the_user_wrote_becomes_a_question(alice: Runner, fake_ll
     say(ws, "alice", "note", "她现在喜欢早起跑步了")
     pid = _profile_ids(ws)["- 讨厌香菜和早起"]
     fake_llm.enqueue(proposal(rewritten_profile_notes=[{"id": pid, "text": "讨厌香菜，现在喜欢早起跑步",
-                                                        "evidence": ["L1"]}], removed_profile_notes=[pid]))
+                                                        "evidence": ["L1"]}],
+                              removed_profile_notes=[{"id": pid, "evidence": ["L1"]}]))
     alice("garden")
     assert "- 讨厌香菜和早起" in path.read_text()
     assert [(q["kind"], q["change"]["old"], q["reason"]) for q in questions(ws)] == [
@@ -149,9 +150,10 @@ def test_a_thread_past_its_time_is_closed_and_a_new_one_gets_its_end(alice: Runn
              "- Ask whether she kept up the pottery class (log 2023-06-20)")
     _garden_commit(ws)
     say(ws, "alice", "note", "She is going to Sapporo for New Year", day=dt.date(2023, 12, 5))
+    say(ws, "alice", "note", "We did take the summer trip together", day=dt.date(2023, 12, 5), time="20:01:00")
     fake_llm.enqueue(proposal(
         new_threads=[{"text": "Ask how the Sapporo New Year trip went", "evidence": ["L1"], "until": "2024-01"}],
-        new_facts=[{"text": "Planned a summer 2023 trip together", "evidence": ["T1"]}]))
+        new_facts=[{"text": "Planned a summer 2023 trip together", "evidence": ["T1", "L2"]}]))
     alice("garden")
     prompt = user_prompt(fake_llm)
     assert "T1 - Plan a trip together for summer 2023 (until 2023-08) (log 2023-05-01)   [its time has passed" in prompt
@@ -160,8 +162,8 @@ def test_a_thread_past_its_time_is_closed_and_a_new_one_gets_its_end(alice: Runn
     assert threads == ["- Ask about her sister's wedding (until 2024-02-10) (log 2023-11-20)",
                        "- Ask whether she kept up the pottery class (log 2023-06-20)",
                        "- Ask how the Sapporo New Year trip went (until 2024-01) (log 2023-12-05)"]
-    # what the plan was is kept as a fact, resting on the thread
-    assert "- Planned a summer 2023 trip together (log 2023-05-01)" in memory(ws).items(memory_fmt.FACTS)
+    # what the plan was is kept as a fact, resting on the thread and on the entry that says it happened
+    assert "- Planned a summer 2023 trip together (log 2023-12-05)" in memory(ws).items(memory_fmt.FACTS)
     assert "✓ past Open threads: Plan a trip together for summer 2023" in git(ws, "log", "-1", "--format=%b")
 
 

@@ -40,9 +40,9 @@ def test_the_cjk_ranges(char, cjk, han):
 def test_every_stopword_list_starts_from_the_function_words():
     from heartcompass.intake import cards
     from heartcompass.memory import relevance
-    from heartcompass.memory.proposal import evidence
+    from heartcompass.memory.proposal import words as proposal_words
 
-    for words in (cards._STOPWORDS, evidence._STOP, relevance.STOPWORDS):
+    for words in (cards._STOPWORDS, proposal_words.stop_words(), relevance.STOPWORDS):
         assert FUNCTION_WORDS <= words
 
 

@@ -54,8 +54,8 @@ def test_every_commit_of_a_typical_life_parses(example_cli: Runner, fake_llm, tm
     cli("person", "add", "小明", "--yes")
     cli("person", "add", "Bob (work)", "--yes")
     fake_llm.enqueue("hi!")
-    cli("chat", "alice", "-m", "hello")
-    fake_llm.enqueue(proposal(new_events=[{"date": dt.date.today().isoformat(), "text": "Said hello to Alice",
+    cli("chat", "alice", "-m", "hello from the hike")  # "hello" alone supports nothing: a stop word
+    fake_llm.enqueue(proposal(new_events=[{"date": dt.date.today().isoformat(), "text": "Said hello from the hike",
                                            "weight": 0.3, "evidence": ["L1"]}]))
     cli("garden")
     profile = ws.people_dir / "小明" / "PROFILE.md"

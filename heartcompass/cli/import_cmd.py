@@ -75,7 +75,7 @@ def import_(
                                 "nothing was imported.", "Leave the name out to import every member's part.")
     if group and not router.slugs:
         raise HeartCompassError("No member of this group chat is anyone in this workspace; nothing was imported.",
-                                _add_hint(router.unknown))
+                                " ".join([_add_hint(router.unknown), *_not_sure_lines(router.not_sure)]))
     matched = _warn_about(others, person) if person and not group else True
     placeholders = export.placeholders
     real = export.total - sum(placeholders.values())
@@ -89,6 +89,8 @@ def import_(
                "people": {s: dict(sorted(d.items())) for s, d in added.items()},
                "group": router.group, "unknown_members": [{"name": s, "handle": h, "messages": n}
                                                            for (s, h), n in router.unknown.most_common()],
+               "not_sure_members": [{"name": s, "handle": h, "not_filed_under": slug}
+                                    for (s, h), slug in router.not_sure.items()],
                "skipped": dict(placeholders), "notices": export.notices,
                "bad_lines": [{"line": n, "why": why} for n, why in export.bad], "bad_count": export.report.bad_count,
                "undated_filed_under": now.date().isoformat() if export.undated else None,
@@ -134,6 +136,20 @@ def _report_problems(export, router, today: dt.date) -> None:
     if router.unknown:
         err.print(f"[yellow]Not imported:[/] {counted(len(router.unknown), 'member')} of the group "
                   "who is no one here. " + escape(_add_hint(router.unknown)))
+    for line in _not_sure_lines(router.not_sure):
+        err.print(f"[yellow]Not imported:[/] {escape(line)}")
+
+
+def _not_sure_lines(not_sure: dict[tuple[str, str], str]) -> list[str]:
+    """Senders filed under no one because their name was not enough: which ids, and how to route them."""
+    by_person: dict[str, list[tuple[str, str]]] = {}
+    for (speaker, handle), slug in not_sure.items():
+        by_person.setdefault(slug, []).append((speaker, handle))
+    return [f"{' and '.join(f'{s!r} (id {h})' for s, h in senders)} answer to the name of people/{slug}, "
+            f"whose handles list none of these ids: nothing of theirs was filed under {slug}. Add the right id to "
+            f"the handles of people/{slug}/PROFILE.md (heartcompass edit {slug}), or add the other sender with "
+            f"'heartcompass person add NAME --handle ID', then import again."
+            for slug, senders in by_person.items()]
 
 
 def _add_hint(unknown) -> str:

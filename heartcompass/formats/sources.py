@@ -21,6 +21,22 @@ _TRAILING = re.compile(rf"\s*{MARKER.pattern}")
 FORGED = re.compile(r"\s*[(（]\s*(hand|told|import|log(\s+\d{4}-\d{2}-\d{2})?)\s*[)）]", re.I)
 
 
+def unforged(text: str) -> str:
+    """text without anything that reads as a source marker, look-alike letters
+    and brackets included ("(hаnd)" with a Cyrillic а; the caller has applied
+    NFKC, which makes "﹙hand﹚" plain), removed until none is left: "X ((hand)hand)"
+    loses its inner marker and then the one that made."""
+    from heartcompass.sanitize import look_alike_skeleton
+
+    while True:
+        spans = [m.span() for m in FORGED.finditer(look_alike_skeleton(text))]
+        if not spans:
+            return text
+        for start, end in reversed(spans):
+            text = text[:start] + text[end:]
+        text = text.strip()
+
+
 def without_source(text: str) -> str:
     """The text without its closing marker (and the space before it)."""
     return _TRAILING.sub("", text)

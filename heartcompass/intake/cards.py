@@ -15,8 +15,8 @@ from heartcompass.intake.card_png import (AVATAR, FIX as _FIX, MAX_CARD_FILE, MA
                                           avatar_of, card_avatar as _avatar, png_text)
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.formats.profile import RELATIONS
-from heartcompass.formats.sources import FORGED, without_source
-from heartcompass.sanitize import strip_controls
+from heartcompass.formats.sources import unforged, without_source
+from heartcompass.sanitize import clean_text
 from heartcompass.store.people import Person
 from heartcompass.language import FUNCTION_WORDS, HAN
 
@@ -227,34 +227,24 @@ def example_lines(data: dict[str, Any], user: str = "me") -> list[str]:
 
 # -- card text made safe for our files ----------------------------------------------
 # Characters str.splitlines() breaks on besides \n and \r: in a card they would start a
-# heading or a list item in PROFILE.md or MEMORY.md (issue 23). Zero-width and direction marks go.
+# heading or a list item in PROFILE.md or MEMORY.md (issue 23). Invisible characters go (sanitize.clean_text).
 _LINE_BREAKS = re.compile("[\u2028\u2029\x85\x0b\x0c\x1c\x1d\x1e]|\r\n?")
-_INVISIBLE = re.compile("[\u200b-\u200f\u2060\ufeff\u202a-\u202e\u2066-\u2069]")
 
 
 def _breaks(text: str) -> str:
     return _LINE_BREAKS.sub("\n", text)
 
 
-def _unforged(text: str) -> str:
-    """No source marker of ours ((hand), (told), ...): until nothing changes, as "((hand)hand)" nests."""
-    while True:
-        cleaned = FORGED.sub("", text)
-        if cleaned == text:
-            return text
-        text = cleaned
-
-
 def _one_line(text: str) -> str:
     """Card text for one line of a file (a fact, an event, a voice line)."""
-    text = " ".join(strip_controls(_INVISIBLE.sub("", _breaks(text))).split())
-    return _unforged(text).lstrip("#").strip()
+    text = " ".join(clean_text(_breaks(text)).split())
+    return unforged(text).lstrip("#").strip()
 
 
 def _block(text: str) -> str:
     """Card text for a PROFILE.md section: paragraphs kept, no heading or marker of its own."""
-    text = strip_controls(_INVISIBLE.sub("", _breaks(text)))
-    return "\n".join(_unforged(re.sub(r"^\s*#+\s*", "", line)).rstrip() for line in text.split("\n")).strip()
+    text = clean_text(_breaks(text))
+    return "\n".join(unforged(re.sub(r"^\s*#+\s*", "", line)).rstrip() for line in text.split("\n")).strip()
 
 
 def resolve(text: str, name: str, user: str) -> str:

@@ -63,10 +63,10 @@ def _value(params: str, raw: str) -> str:
                                                                               "replace")
         except LookupError:
             raw = quopri.decodestring(raw.encode("latin-1", "replace")).decode("utf-8", "replace")
-    from heartcompass.sanitize import strip_controls
+    from heartcompass.sanitize import clean_text
 
     text = raw.replace("\\n", " ").replace("\\N", " ").replace("\\,", ",").replace("\\;", ";").replace("\\\\", "\\")
-    return " ".join(strip_controls(text).split())
+    return " ".join(clean_text(text).split())  # a card's field reaches a profile: nothing hidden in it
 
 
 def parse(text: str, path: Path | str) -> tuple[list[Card], list[tuple[int, str]]]:
@@ -121,23 +121,26 @@ def parse(text: str, path: Path | str) -> tuple[list[Card], list[tuple[int, str]
 def plan(ws, cards: list[Card]) -> list[Change]:
     """Each card: a new person, or what it adds to the one who already answers to its name or a handle."""
     from heartcompass.intake.routing import directory
+    from heartcompass.store.aliases import alias_refusal, taken_names
     from heartcompass.store.people import Person
 
-    who = directory(ws)
+    who, everyone = directory(ws), taken_names(ws)
     out = []
     for card in cards:
         slug = next((who.person_for("", h) for h in card.handles if who.person_for("", h)), None) \
             or who.person_for(card.name)
+        # a NICKNAME of "me", "import:me", the user's name or another person's is no alias of theirs
+        nicknames = [n for n in dict.fromkeys(card.nicknames) if alias_refusal(ws, n, slug, taken=everyone) is None]
         if slug is None:
             taken = {n.casefold() for names in who.names.values() for n in names}
-            out.append(Change(card, None, [n for n in dict.fromkeys(card.nicknames) if n.casefold() not in taken
+            out.append(Change(card, None, [n for n in nicknames if n.casefold() not in taken
                                            and n != card.name], card.handles, card.birthday))
             continue
         names = {n.casefold() for n in who.names.get(slug, [])}
         have = {k for k, s in who.handles.items() if s == slug}
         known_birthday = Person(slug, ws.people_dir / slug).load_profile().birthday
         out.append(Change(card, slug,
-                          [n for n in dict.fromkeys([card.name, *card.nicknames]) if n.casefold() not in names],
+                          [n for n in dict.fromkeys([card.name, *nicknames]) if n.casefold() not in names],
                           [h for h in card.handles if handle_key(h) not in have],
                           None if known_birthday else card.birthday))
     return out

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Iterator
 
 from heartcompass.formats import dailylog
+from heartcompass.intake import routing
 from heartcompass.intake.exports import Context, Export, Message, Source, detect, parse  # noqa: F401 (the API)
 from heartcompass.intake.exports.common import MAX_LINES_BYTES as MAX_EXPORT_BYTES  # noqa: F401 (any export's cap)
 from heartcompass.wording import counted
@@ -69,12 +70,18 @@ class Router:
         self.owner: dict[tuple[str, str, bool], str | None] = {}  # sender -> slug; None: the user or unknown
         self.unknown: Counter = Counter()  # (speaker, handle) -> their messages, in a group
         self.counted: Counter = Counter()  # slug -> messages routed to them (not context)
+        # in a group, a name shared by two ids, or an alias taken by a stranger's id, files no one
+        self.not_sure = routing.not_sure(
+            [(s, h) for (s, h, mine) in export.senders if not (mine or s == me or directory.is_user(h, s))],
+            directory, directory.person_for) if group else {}
         for (speaker, handle, mine), n in export.senders.items():
             user = mine or speaker == me or directory.is_user(handle, speaker)
             slug = None if user else person if not group else directory.person_for(speaker, handle)
+            if (speaker, handle) in self.not_sure and not user:
+                slug = None
             if group and slug is not None and person is not None and slug != person:
                 slug = None  # NAME given: only their part of the group
-            elif group and slug is None and not user:
+            elif group and slug is None and not user and (speaker, handle) not in self.not_sure:
                 self.unknown[(speaker, handle)] += n
             self.owner[(speaker, handle, mine)] = slug
             if slug is not None:

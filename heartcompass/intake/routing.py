@@ -29,8 +29,40 @@ class Directory:
         found = [slug for slug, names in self.names.items() if slug != self.self_slug and _same(speaker, names)]
         return found[0] if len(found) == 1 else None
 
+    def by_handle(self, speaker: str, handle: str = "") -> str | None:
+        """The slug this sender's id (or a speaker that is an id) belongs to, or None."""
+        return next((self.handles[handle_key(h)] for h in (handle, speaker) if h and handle_key(h) in self.handles),
+                    None)
+
+    def by_own_name(self, speaker: str, slug: str) -> bool:
+        """Whether a sender's display name is the person's own name (not only an alias of theirs)."""
+        return _same(speaker, [self.display.get(slug, ""), slug])
+
     def is_user(self, handle: str, speaker: str = "") -> bool:
         return bool(self.mine) and any(h and handle_key(h) in self.mine for h in (handle, speaker))
+
+
+def not_sure(senders, directory: Directory, slug_of) -> dict[tuple[str, str], str]:
+    """The senders of a group filed under a person by name alone when that
+    name is not enough: two ids share the display name ("Alice" 111 and 222:
+    one may be someone else), or an id the person does not list answers to
+    one of their aliases while they list ids of their own (a Discord author
+    who took Alice's nickname). (speaker, handle) -> the person they were
+    not filed under."""
+    ids: dict[str, set[str]] = {}
+    for speaker, handle in senders:
+        if handle:
+            ids.setdefault("".join(speaker.split()).casefold(), set()).add(handle_key(handle))
+    out = {}
+    for speaker, handle in senders:
+        slug = slug_of(speaker, handle)
+        if slug is None or not handle or directory.by_handle(speaker, handle):
+            continue
+        shared = len(ids.get("".join(speaker.split()).casefold(), ())) > 1
+        borrowed = not directory.by_own_name(speaker, slug) and any(s == slug for s in directory.handles.values())
+        if shared or borrowed:
+            out[(speaker, handle)] = slug
+    return out
 
 
 def _same(speaker: str, names: list[str]) -> bool:

@@ -26,6 +26,7 @@ from heartcompass.memory.selection import Unit
 from heartcompass.store.people import DEFAULT_SELF_NAME, Person
 from heartcompass.store.people import display_name as people_display_name
 from heartcompass.store.slugs import is_safe_slug
+from heartcompass.sanitize import clean_text
 from heartcompass.tokens import estimate_tokens
 from heartcompass.store.workspace import Workspace
 
@@ -337,7 +338,9 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
             body = "\n".join(u.text for u in mine)
             parts.append(f"## {headings[key]}\n{body}" if headings[key] else body)
         reports.append(report)
-    system = "\n\n".join(parts)
+    # invisible text a log or a hand edit holds (Unicode tags spelling instructions) reaches no persona
+    system = clean_text("\n\n".join(parts), nfkc=False)
+    hist = [(role, clean_text(text, nfkc=False)) for role, text in hist]
     warnings = size_warnings(person, snap.profile_tokens, budget)
     hist_tokens = sum(estimate_tokens(text) for _, text in hist)
     return Context(system, hist, reports, choice.left, warnings, budget, estimate_tokens(system), hist_tokens,

@@ -18,8 +18,11 @@ def text(max_len: int = 200) -> Callable[[Any], str]:
             raise ValueError("expected text (in quotes)")
         if len(v) > max_len:
             raise ValueError(f"at most {max_len} characters")
-        if re.search(r"[\x00-\x1f\x7f]", v):
-            raise ValueError("one line, without control characters")
+        from heartcompass.sanitize import clean_text
+
+        # user.name reaches every persona's prompt: nothing in it may hide (Unicode tags, zero-width)
+        if re.search(r"[\x00-\x1f\x7f]", v) or clean_text(v, nfkc=False) != v:
+            raise ValueError("one line, without control characters or invisible ones")
         return v
     return parse
 

@@ -140,10 +140,17 @@ class RepoState(GitBase):
 
     def commit_problem(self) -> str | None:
         """Would a commit be refused now because signing fails (commit.gpgsign
-        with a key that is not there)? Tried without making one (a dangling
+        with a key that is not there, or a repository that cannot be written)? Tried without making one (a dangling
         signed object at most). The user's hooks are not run: doctor only
         reads, and only commits run them (commit_hooks names them). None when
         a commit can be made."""
+        try:  # a read-only repository (a backup, a mounted snapshot): no commit can be made
+            import tempfile
+
+            with tempfile.NamedTemporaryFile(prefix="doctor-", dir=self.git_dir):
+                pass
+        except OSError as exc:
+            return f"the repository cannot be written ({exc.strerror or exc})"
         head = self._git("rev-parse", "-q", "--verify", "HEAD^{tree}") if self._has_head() else ""
         if head and self._git("config", "--bool", "--default", "false", "commit.gpgsign").strip() == "true":
             try:

@@ -38,6 +38,10 @@ def clean_name(name: str) -> str:
                 f"The name {name!r} contains a control or invisible character (U+{ord(ch):04X}).",
                 "Type the name again without it.",
             )
+    from heartcompass.sanitize import invisible_free
+
+    if invisible_free(name) != name:  # a variation selector outside an emoji, a blank filler
+        raise PersonError(f"The name {name!r} contains an invisible character.", "Type the name again without it.")
     return name
 
 

@@ -69,6 +69,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         source = ck.evidence(f"event {ch.id}", ch.evidence, "trusted", new_text) if (new_text or ch.evidence
                                                                                      or ch.date) else None
         new_date = ck.dated(f"event {ch.id}", new_date) if source else None  # corrected by the entries it cites
+        ck.says_the_change(f"event {ch.id}", event and ("", event.text), new_text if source else None)
         if event is not None and weight is None and not new_text and not ch.date:
             ck.problems.append(f"event {ch.id}: neither a new weight nor a corrected text or date")
         if not j.passes(start, "changed_events", ch, event is not None):
@@ -118,7 +119,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             start = j.start()
             target = known(key, rw.id, mem_ids)
             text = ck.text(f"{key} {rw.id}", rw.text)
-            source = ck.evidence(f"{key} {rw.id}", rw.evidence, need, text, cite)
+            source = ck.evidence(f"{key} {rw.id}", rw.evidence, need, text, cite, target)  # target: what changes
             text = reported(text, ck.found) if key == "facts" and source else text
             if key == "threads":  # a rewrite that gives no end keeps the line's own
                 kept = memory_fmt.UNTIL.search(target[1]) if target and rw.until is None else None
@@ -170,7 +171,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         start = j.start()
         target = known("profile note", rw.id, note_ids)
         text = ck.text(f"profile note {rw.id}", rw.text)
-        source = ck.evidence(f"profile note {rw.id}", rw.evidence, "trusted", text, CITES["profile_notes"])
+        source = ck.evidence(f"profile note {rw.id}", rw.evidence, "trusted", text, CITES["profile_notes"], target)
         if not j.passes(start, "rewritten_profile_notes", rw, target and source):
             continue
         why = whose(wb, target[1], target[0]) if asking else ""
@@ -179,10 +180,11 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
                                    why))
         else:
             j.keep(lambda tg=target, x=text, s=source: rewrite_profile_note(wb, tg[0], tg[1], f"- {x} ({s})", s))
-    for ident in proposal.removed_profile_notes:
+    for removal in proposal.removed_profile_notes:
         start = j.start()
-        target = known("profile note", ident, note_ids)
-        if not j.passes(start, "removed_profile_notes", ident, target):
+        target = known("profile note", removal.id, note_ids)
+        ck.removal(f"profile note {removal.id}", removal.evidence, target)  # on entries that speak of the line
+        if not j.passes(start, "removed_profile_notes", removal, target):
             continue
         if asking:
             why = whose(wb, target[1], target[0]) or "a profile line says who someone is"
@@ -195,7 +197,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             ck.problems.append(f"{what}: not a known person's slug")
         source = ck.evidence(what, link.evidence, "trusted")
         found = list(ck.found)
-        words = check_link_words(ck, what, link.relation_words, found if source else None)
+        words = check_link_words(ck, what, link.relation_words, found if source else None, link.person)
         if not j.passes(start, "new_links", link, source and words):
             continue
         if asking:

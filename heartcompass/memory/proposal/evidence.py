@@ -14,13 +14,13 @@ import re
 from typing import Sequence
 
 from heartcompass.formats import dailylog, events as events_fmt
-from heartcompass.formats.sources import FORGED, MARKER
+from heartcompass.formats.sources import MARKER, unforged, without_source
 from heartcompass.memory.proposal.model import MAX_TEXT
 from heartcompass.memory.proposal.date_support import Cited, event_date_problem, unsupported_numbers
 from heartcompass.memory.proposal.numbers import read_numbers
 from heartcompass.memory.proposal.words import cjk_bigrams, is_filler
 from heartcompass.memory.proposal.workbench import LogItem, Workbench, by_the_user, norm
-from heartcompass.language import CJK, FUNCTION_WORDS
+from heartcompass.language import CJK
 
 
 # Code and injected instructions, not prose: keywords only in code's own shape
@@ -38,19 +38,23 @@ _LOG_LINE = re.compile(r"^(- ?)?\d{1,2}:\d{2}(:\d{2})? ?·|^L\d+ \[|\[\d{4}-\d{2
 _RELAYED = re.compile(r"^([^:：\n]{1,40}\s(wrote|writes|texted|messaged)( to me)?|I (replied|wrote|answered)( to "
                       r"[^:：\n]{1,40})?)\s*[:：]|^[^:：\n]{0,20}(对我说|跟我说|给我发|发来|写道)[^:：\n]{0,6}[:：]|"
                       r"^我(回复|回|答复|回答)[^:：\n]{0,20}[:：]", re.I)
+# A link, an image, HTML or a reference definition: a statement about a person holds none, and
+# stored in a file they would be followed by whoever renders it (an image loads an outside address).
+_WEBBY = re.compile(r"\b(?:https?|ftp|file|data|javascript|mailto):|\bwww\.[\w-]|\b[\w-]+\.[a-z]{2,}/\S|"
+                    r"!?\[[^\]]*\][(\[]|^\s*\[[^\]]+\]\s*:|<\s*/?\s*[a-z][\w-]*(\s[^>]*)?/?\s*>|<!--|"
+                    r"&#?\w+;", re.I)
 NEAR_VERBATIM = 0.9  # similarity (difflib's ratio) from which a statement is a copy of an entry's text
 FIRST_YEAR, PLANNED_YEARS = 1900, 10  # the window of an event's date: a life, and plans ahead
 
 
-# Invisible characters a model may hide words or structure behind: zero-width spaces and
-# joiners, BOM, soft hyphen, directional marks and the other format characters (Cf) that
-# strip_controls keeps (it takes the bidi overrides and the C0/C1 controls).
-_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
-                        "\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb]")
-
-
 def visible(text: str) -> str:
-    return _INVISIBLE.sub("", text)
+    """text in NFKC without invisible or format characters (sanitize.clean_text's
+    first steps; controls stay, for the line-break check to see them)."""
+    import unicodedata
+
+    from heartcompass.sanitize import invisible_free
+
+    return invisible_free(unicodedata.normalize("NFKC", text)) if text else text
 
 
 def more_than_one_line(text: str) -> bool:
@@ -60,16 +64,6 @@ def more_than_one_line(text: str) -> bool:
 
 
 _BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")  # each one str.splitlines breaks on
-
-
-def unforged(text: str) -> str:
-    """text without anything that reads as a source marker, removed until none is
-    left: "X ((hand)hand)" loses its inner marker and then the one that made."""
-    while True:
-        shorter = FORGED.sub("", text).strip()
-        if shorter == text:
-            return text
-        text = shorter
 
 
 def one_line(text: str, limit: int = MAX_TEXT) -> str:
@@ -88,11 +82,6 @@ def _bare(text: str) -> str:
 
 
 # -- does the cited evidence support the statement? ----------------------------------
-_STOP = FUNCTION_WORDS | frozenset("""
-a am an as at be being both by do each even few he i if in is it it's many may me might mine most much must my
-new no of on once only onto or other ours own same says shall so still tell tells theirs to told user we whom
-whose
-""".split())  # short words, and who said or told it: no claim of their own
 # a word stops where Chinese starts: "Alice说她..." is the name and the bigrams, not one long word
 _TOKEN = re.compile(rf"[{CJK}]+|\d[\d,]*(?:\.\d+)?|[^\W\d_{CJK}]+(?:'[^\W\d_{CJK}]+)?")
 
@@ -105,9 +94,10 @@ def _stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
-def lexical(text: str) -> tuple[set[str], set[str]]:
+def lexical(text: str, narrow: bool = False) -> tuple[set[str], set[str]]:
     """(content words and CJK character bigrams, numbers) of a text: a cheap
-    check that a statement says something its evidence says."""
+    check that a statement says something its evidence says. narrow: fewer
+    stop words (words.is_filler), to see what a rewrite changes."""
     from heartcompass.sanitize import strip_controls
 
     # an escape sequence's digits are no claim; "5K", "five thousand" and 五千 are 5000 (numbers.py)
@@ -119,7 +109,7 @@ def lexical(text: str) -> tuple[set[str], set[str]]:
             continue  # read_numbers took every amount out
         elif re.match(rf"[{CJK}]", token):
             words |= cjk_bigrams(token)
-        elif len(token) >= 3 and token not in _STOP and not is_filler(token):
+        elif len(token) >= 3 and not is_filler(token, narrow):
             words.add(_stem(token))
     return words, numbers
 
@@ -130,6 +120,7 @@ class Checker:
         self.items = {i.id: i for i in items}
         self.problems: list[str] = []
         self.found: list[LogItem] = []
+        self.cited: list[str] = []  # the existing lines the last statement cited
         self.visual = False
         self.lines: dict[str, str] = {}  # existing lines a statement may rest on, by id (apply.py fills it)
         # the person's own names: every statement is about them, so they show no support
@@ -157,6 +148,9 @@ class Checker:
             self.problems.append(f"{what}: {len(text)} characters; entries are short statements ({MAX_TEXT} at most)")
         elif _CODEISH.search(text) or _LOG_LINE.match(text):
             self.problems.append(f"{what}: looks like code, instructions or a raw log line: {text[:60]!r}")
+        elif _WEBBY.search(text):
+            self.problems.append(f"{what}: holds a link, an image, HTML or a reference definition: {text[:60]!r}; "
+                                 "state what it tells about them in plain words")
         elif _RELAYED.match(text):
             self.problems.append(f"{what}: relays a message as it was said ({text[:40]!r}); state what it tells "
                                  "about them instead, or leave it in the log")
@@ -176,7 +170,8 @@ class Checker:
                                     and difflib.SequenceMatcher(None, bare, said).ratio() >= NEAR_VERBATIM)
                    for said in self.relayed)
 
-    def evidence(self, what: str, ids: list[str], need: str, text: str | None = None, cite: str = "") -> str | None:
+    def evidence(self, what: str, ids: list[str], need: str, text: str | None = None, cite: str = "",
+                 changes: tuple[str, str] | None = None) -> str | None:
         """Checks the cited entries (and that they support `text`); returns
         the source to cite ('log DATE'). self.found: the cited entries.
         cite: the prefixes of existing lines (self.lines) it may also rest on,
@@ -187,6 +182,11 @@ class Checker:
         if not ids or len(found) + len(lines) != len(ids):
             bad = [i for i in ids if i not in self.items and i not in lines]
             self.problems.append(f"{what}: needs evidence from the new entries (unknown ids: {bad or 'none given'})")
+            return None
+        self.cited = [self.lines[i] for i in lines]
+        if lines and not found and all(i[:1] == "T" for i in lines) and need == "trusted":
+            self.problems.append(f"{what}: rests only on open threads ({', '.join(lines)}); a fact rests on the "
+                                 "new entries that say it happened")
             return None
         if need == "trusted" and not all(i.entry.trusted for i in found):
             self.problems.append(f"{what}: rests on what the simulated persona said; facts and events come only "
@@ -199,7 +199,15 @@ class Checker:
             self.problems.append(f"{what}: chat notes record what the persona said; cite a persona entry")
         if text and not self.visual:
             self.support(what, text, found, [self.lines[i] for i in lines])
-        return self.source(what, found, [self.lines[i] for i in lines])
+        source = self.source(what, found, [self.lines[i] for i in lines])
+        self.says_the_change(what, changes, text if source else None)
+        return source
+
+    def removal(self, what: str, ids: list[str], target: tuple[str, str] | None) -> None:
+        """A line removed ((section, line)) rests on trusted new entries that speak of
+        what it says (a shared content word): with no evidence, or "haha ok", it stays."""
+        if target is not None:
+            self.evidence(what, ids, "trusted", without_source(target[1].lstrip("- ")))
 
     def source(self, what: str, found: list[LogItem], lines: list[str]) -> str | None:
         """Where a statement comes from: the oldest day of its entries; a
@@ -218,16 +226,16 @@ class Checker:
         return None
 
     def support(self, what: str, text: str, found: list[LogItem], lines: Sequence[str] = ()) -> None:
-        """The statement must say something its entries (and the lines it
-        carries forward) say: a shared content word, name or number; and every
-        amount in it must be in them (by value), every date in a span they say
-        relative to their day ("three years ago", said on 2023-06-09: 2020;
-        date_support.py)."""
+        """The statement must say something its new entries say: a shared
+        content word (filler and stop words are none), name or number; the
+        lines it carries forward lend their numbers and dates, never the
+        support. Every amount in it must be in them (by value), every date in
+        a span they say relative to their day ("three years ago", said on
+        2023-06-09: 2020; date_support.py)."""
         from heartcompass.sanitize import strip_controls
 
         words, numbers = lexical(text)
-        cited = " ".join([*(f"{i.entry.text} {i.day}" for i in found), *lines])
-        have_words, have_numbers = lexical(cited)
+        have_words, have_numbers = lexical(" ".join(f"{i.entry.text} {i.day}" for i in found))
         dates = Cited(found, lines)
         missing = unsupported_numbers(visible(strip_controls(text)), dates)
         ids = ", ".join(i.id for i in found) or "the lines it rests on"
@@ -236,9 +244,39 @@ class Checker:
             self.problems.append(f"{what}: {', '.join(missing)} does not appear in the entries it cites ({ids}); "
                                  "numbers, amounts and dates must come from them"
                                  + (f" (their relative times: {said})" if said else ""))
-        elif not ((words - self.subject) & have_words or numbers & have_numbers):
+        elif found and not ((words - self.subject) & have_words or numbers & have_numbers):
             self.problems.append(f"{what}: shares no words with the entries it cites ({ids}); state only what "
                                  "they say, in their words")
+
+    def says_the_change(self, what: str, changes: tuple[str, str] | None, text: str | None) -> None:
+        """A rewrite rests on new entries that say what changes: the words and
+        numbers it adds to the line, and a "not" it adds or drops, are in them
+        (or, for a merge, in the other lines it merges); citing the line itself,
+        plus "haha ok", changes nothing. changes: (where, the line) it rewrites;
+        text None: its evidence is refused already."""
+        if self.visual or changes is None or not text:
+            return  # a screenshot's words are not in its text
+        old = without_source(changes[1].lstrip("- "))
+        words, numbers = lexical(text, narrow=True)
+        old_words, old_numbers = lexical(old, narrow=True)
+        merged = [line for line in self.cited if without_source(line.lstrip("- ")) != old]
+        said = " ".join([*(i.entry.text for i in self.found), *merged])
+        have_words, have_numbers = lexical(said, narrow=True)
+        have = have_words | have_numbers
+        added = (words - old_words - self.subject) | (numbers - old_numbers)
+        # a merge alone adds only what its lines say; with entries, they say something of what is added
+        unsaid = bool(added) and (not added <= have if not self.found else not added & have)
+        if _negated(text) != _negated(old):  # "not" added: an entry says it; dropped: an entry says what instead
+            unsaid = unsaid or not (_negated(said) if _negated(text) else (words - self.subject) & have_words)
+        ids = ", ".join(i.id for i in self.found) or "none"
+        if not self.found and not merged:
+            self.problems.append(f"{what}: rests only on the line itself; cite the new entries that say the change")
+        elif unsaid:
+            shown = sorted({w for w in re.findall(r"[^\W\d_]+|\d+", text.casefold())
+                            if lexical(w, narrow=True)[0] & added} | (numbers & added)) or sorted(added)
+            self.problems.append(f"{what}: the new entries it cites ({ids}) do not say the change "
+                                 f"({', '.join(shown) or 'a negation'}); a line is rewritten only on "
+                                 "entries that say so")
 
     def date(self, what: str, value: str) -> events_fmt.When | None:
         """An event's date (a day, a month, a year, approximate), see formats/events.py."""
@@ -287,6 +325,16 @@ class Checker:
             self.problems.append(f"{what}: weight {value} is outside 0..1")
             return None
         return None if value is None else round(float(value), 2)
+
+
+# Words that turn a statement into its opposite ("not", "never", 不, 没): a rewrite that adds one
+# must cite an entry that has one.
+_NEGATION = re.compile(r"\b(?:not|no|never|nor|none|nobody|nothing|neither|no longer|anymore|stopped|quit)\b|n't\b|"
+                       r"[不没别未无非莫]", re.I)
+
+
+def _negated(text: str) -> bool:
+    return bool(_NEGATION.search(text))
 
 
 # Already says who said it ("Alice said she ...", "她说..."): left as it is.

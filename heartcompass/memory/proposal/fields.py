@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import Sequence
 
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.memory.proposal.evidence import FIRST_YEAR, Checker, lexical
-from heartcompass.memory.proposal.words import GENDER_VALUES, GENDER_WORDS, MONTHS, RELATION_WORDS
+from heartcompass.memory.proposal.words import (BIRTHDAY_WORDS, EX_NOT_A_PARTNER, GENDER_VALUES, GENDER_WORDS, MONTHS,
+                                                NAMING_WORDS, PRONOUNS, RELATION_WORDS)
+from heartcompass.messages import names_in
+from heartcompass.store.aliases import SELF_WORDS
 from heartcompass.memory.proposal.workbench import LogItem
 
-# What the user calls themselves in a chat: never another person's alias.
-SELF_WORDS = frozenset({"me", "myself", "i", "user", "the user", "you", "我", "自己", "本人", "你"})
 SHORT_FIELD = 40  # a gender or a tag is a word or two
 
 
@@ -29,12 +31,15 @@ def says(keywords: str, cited: str) -> bool:
     English as a word (pronouns too) or its stem."""
     folded = cited.casefold()
     plain = set(re.findall(r"[a-z]+(?:-[a-z]+)?", folded))
-    stems = lexical(cited)[0]
+    stems = lexical(cited, narrow=True)[0]
     for word in keywords.split():
-        if not word.isascii():
+        if "_" in word:  # a phrase: "in love" says dating where "love" alone ("would love to try") does not
+            if re.search(rf"\b{re.escape(word.replace('_', ' '))}\b", folded):
+                return True
+        elif not word.isascii():
             if word in folded:
                 return True
-        elif word in plain or (len(word) > 3 and lexical(word)[0] & stems):
+        elif word in plain or (len(word) > 3 and lexical(word, narrow=True)[0] & stems):
             return True
     return False
 
@@ -43,6 +48,7 @@ def check_field(ck: Checker, name: str, value: str, found: list[LogItem] | None)
     """A profile field's value as it will be written, or None (and a problem).
     found: the cited entries (None when the evidence was already refused)."""
     from heartcompass.errors import FormatError, PersonError
+    from heartcompass.sanitize import clean_text
     from heartcompass.store.slugs import clean_name
 
     what = f"profile field {name}"
@@ -60,7 +66,7 @@ def check_field(ck: Checker, name: str, value: str, found: list[LogItem] | None)
         if name == "birthday":
             return _birthday(ck, what, value, found)
         if name == "alias":
-            return _alias(ck, what, clean_name(value), found)
+            return _alias(ck, what, clean_name(clean_text(value)), found)
         text = ck.text(f"profile {name}", value)
         if len(text) > SHORT_FIELD or re.search(r"\d", text):
             ck.problems.append(f"{what}: {text[:60]!r} is not a {name}; a {name} is a word or two "
@@ -69,7 +75,7 @@ def check_field(ck: Checker, name: str, value: str, found: list[LogItem] | None)
         if name == "gender":
             group = next((g for g, values in GENDER_VALUES.items() if text.casefold() in values.split()), None)
             if group is not None and found is not None:
-                return _supported(ck, what, text, found, says(GENDER_WORDS[group], _cited(found)))
+                return _supported(ck, what, text, found, _says_gender(group, _cited(found)))
         if found is not None and text:
             ck.support(what, text, found)
         return text
@@ -100,7 +106,20 @@ def _relation(ck: Checker, what: str, value: str, found: list[LogItem] | None):
         ck.problems.append(f"{what}: {ck.wb.profile.name} is the user's own person (relation: self); "
                            "that does not change")
         return None
-    return _supported(ck, what, value, found, says(RELATION_WORDS[value], _cited(found or [])))
+    cited = EX_NOT_A_PARTNER.sub(" ", _cited(found or []))  # "her ex boss" is no ex
+    return _supported(ck, what, value, found, says(RELATION_WORDS[value], cited))
+
+
+def _says_gender(group: str, cited: str) -> bool:
+    """The entries say the gender: a noun of it ("woman", 女), or its pronouns
+    where no other gender's pronoun shares the text (in "She said he was late"
+    "he" may be anyone)."""
+    words = GENDER_WORDS[group].split()
+    others = {w for g, ws in GENDER_WORDS.items() if g != group for w in ws.split()} & PRONOUNS
+    nouns = " ".join(w for w in words if w not in PRONOUNS)
+    if says(nouns, cited):
+        return True
+    return says(" ".join(w for w in words if w in PRONOUNS), cited) and not says(" ".join(others), cited)
 
 
 def _birthday(ck: Checker, what: str, value: str, found: list[LogItem] | None):
@@ -117,7 +136,7 @@ def _birthday(ck: Checker, what: str, value: str, found: list[LogItem] | None):
     words, numbers = lexical(_cited(found))
     named_month = any(MONTHS.get(w) == date.month for w in re.findall(r"[a-z]+", _cited(found).casefold()))
     ok = (str(date.day) in numbers and (str(date.month) in numbers or named_month)
-          and (not m.group(1) or m.group(1) in numbers))
+          and (not m.group(1) or m.group(1) in numbers) and says(BIRTHDAY_WORDS, _cited(found)))
     return _supported(ck, what, value, found, ok)
 
 
@@ -134,12 +153,21 @@ def _alias(ck: Checker, what: str, alias: str, found: list[LogItem] | None):
     cited = _cited(found or []).casefold()
     present = folded in cited if not alias.isascii() else re.search(
         rf"(?<!\w){re.escape(folded)}(?!\w)", cited) is not None
-    return _supported(ck, what, alias, found, present)
+    # the entries say it is a name of hers ("we call her Ali"), not only that it is said
+    return _supported(ck, what, alias, found, present and says(NAMING_WORDS, cited))
 
 
-def check_link_words(ck: Checker, what: str, words: str, found: list[LogItem] | None) -> str:
-    """Who another person is to this one ('her brother'): a short statement its entries say."""
+def check_link_words(ck: Checker, what: str, words: str, found: list[LogItem] | None, person: str = "") -> str:
+    """Who another person is to this one ('her brother'): a short statement its
+    entries say, in entries that name that other person (person: their slug; a
+    sentence about Tom says nothing of who the user is to her)."""
     words = ck.text(what, words)
+    names: Sequence[str] = ck.wb.names_of(person) if person and ck.wb.names_of else ()
     if found is not None and words:
         ck.support(what, words, found)
+        cited = _cited(found).casefold()
+        if names and not any(names_in(n.casefold(), cited) for n in names if n.strip()):
+            ids = ", ".join(i.id for i in found)
+            ck.problems.append(f"{what}: the entries it cites ({ids}) do not name {names[0]}; a link rests on "
+                               "entries about both people")
     return words

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Literal, Optional
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from heartcompass.errors import HeartCompassError
 
@@ -74,6 +74,17 @@ class SectionNote(BaseModel):
     evidence: list[str]
 
 
+class Removal(BaseModel):
+    id: str = Field(description="id of the line, e.g. 'P3'")
+    evidence: list[str] = Field(description="ids of the new log entries that say it no longer holds")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_id(cls, value):
+        """A bare id (the older shape) is a removal that cites nothing, and is refused as such."""
+        return {"id": value, "evidence": []} if isinstance(value, str) else value
+
+
 class Link(BaseModel):
     person: str = Field(description="slug of a known person")
     relation_words: str = Field(description="who they are to this person, e.g. 'her brother'")
@@ -123,8 +134,8 @@ class Proposal(BaseModel):
     profile_notes: list[SectionNote] = Field(default_factory=list)
     rewritten_profile_notes: list[Rewrite] = Field(default_factory=list, description="profile lines (P ids) "
                                                                                       "corrected or merged")
-    removed_profile_notes: list[str] = Field(default_factory=list, description="ids of profile lines no longer "
-                                                                               "true")
+    removed_profile_notes: list[Removal] = Field(default_factory=list, description="profile lines no longer true, "
+                                                                                   "each with the entries that say so")
     new_links: list[Link] = Field(default_factory=list)
     new_mentions: list[NewMention] = Field(default_factory=list, description="people they mention who are not "
                                            "known people: one line each in People in their life (someone already "

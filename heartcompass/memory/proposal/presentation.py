@@ -11,6 +11,7 @@ import datetime as dt
 
 from heartcompass.formats import events as events_fmt, memory as memory_fmt
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, as_date, events_index
+from heartcompass.sanitize import clean_text
 from heartcompass.tokens import estimate_tokens
 
 
@@ -88,7 +89,7 @@ def present(wb: Workbench, items: list[LogItem], events_shown: list[events_fmt.E
             trust = "context only: another group member's line, not this person's words"
         body = e.text.replace("\n", " / ")
         out.append(f"{item.id} [{item.day} {e.time[:5]} · {e.speaker} · {trust}] {body}")
-    return "\n".join(out)
+    return clean_text("\n".join(out), nfkc=False)  # what a log or a hand edit hides reaches no model
 
 
 def present_memory(wb: Workbench) -> str:
@@ -101,4 +102,4 @@ def present_memory(wb: Workbench) -> str:
         out += [f"{prefix}{i + 1} {line}" + ("   [hand-written: kept as it is; do not list it]"
                                              if wb.is_protected(line) else "")
                 for i, line in enumerate(wb.memory.items(title))] or ["(none)"]
-    return "\n".join(out)
+    return clean_text("\n".join(out), nfkc=False)

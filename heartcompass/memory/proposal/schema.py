@@ -113,7 +113,8 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     props["rewritten_profile_notes"] = {**props["rewritten_profile_notes"],
                                         **listing(each("rewritten_profile_notes"), citing("profile_notes", trusted),
                                                   line_ids["P"])}
-    props["removed_profile_notes"] = {**props["removed_profile_notes"], **_ids(line_ids["P"])}
+    props["removed_profile_notes"] = {**props["removed_profile_notes"],
+                                      **listing(each("removed_profile_notes"), trusted, line_ids["P"])}
     others = sorted(wb.known_slugs - {wb.slug})
     links = listing(each("new_links"), trusted if others else [])
     links["items"]["properties"]["person"] = {**links["items"]["properties"]["person"],

@@ -51,6 +51,7 @@ class Workbench:
     # an alias the model proposes is neither (proposal/fields.py)
     alias_owner: Callable[[str], str | None] | None = field(default=None, repr=False, compare=False)
     user_names: tuple[str, ...] = ()
+    names_of: Callable[[str], list[str]] | None = field(default=None, repr=False, compare=False)  # a slug's names
 
     def is_protected(self, line: str) -> bool:
         return line in self.protected or line.rstrip().endswith("(hand)")
@@ -113,14 +114,32 @@ def workbench(ws: Workspace, person: Person, prof, evs, mem, today: dt.date, *,
     wb = Workbench(person.slug, prof, evs, mem, protected, known, today)
     wb.alias_owner = lambda alias: _owner(ws, alias, person.slug)
     wb.user_names = tuple(n for n in [str(ws.config.get("user.name") or "")] if n.strip())
+    wb.names_of = lambda slug: _names_of(ws, slug, wb.user_names)
     return wb
 
 
-def _owner(ws: Workspace, alias: str, slug: str) -> str | None:
-    from heartcompass.store.people import collisions
+# How the user's own entries name the user: a link to the user's person rests on one of these.
+_USER_WORDS = ["me", "my", "i", "i'm", "myself", "我"]
 
-    taken = collisions(ws, [alias], exclude=slug)
-    return taken[0].describe() if taken else None
+
+def _names_of(ws: Workspace, slug: str, user_names: tuple[str, ...]) -> list[str]:
+    """The names a text calls a person by (name, aliases, slug; the user: "me", "my", 我 too)."""
+    from heartcompass.errors import PersonError
+    from heartcompass.store.people import resolve
+
+    try:
+        prof = resolve(ws, slug).load_profile()
+    except (FormatError, OSError, PersonError):
+        return [slug]
+    names = [*prof.names(), slug]
+    return [*names, *_USER_WORDS, *user_names] if prof.relation == "self" else names
+
+
+def _owner(ws: Workspace, alias: str, slug: str) -> str | None:
+    """Why the alias is not this person's to take (another's name, slug, alias or handle; a speaker)."""
+    from heartcompass.store.aliases import alias_refusal
+
+    return alias_refusal(ws, alias, slug)
 
 
 def name_index(people: list[Person], ws: Workspace) -> dict[str, tuple[list[str], list[str]]]:
