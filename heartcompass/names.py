@@ -19,6 +19,8 @@ from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from heartcompass.language import FUNCTION_WORDS
+
 _NICKNAMES = (
     "robert rob bob bobby robbie", "william will bill billy liam", "elizabeth liz beth lizzie betty eliza",
     "katherine kate katie kathy cathy catherine", "michael mike mikey", "jonathan jon johnny",
@@ -89,7 +91,10 @@ def forms(name: str) -> frozenset[str]:
     out = {k}
     words = unicodedata.normalize("NFKC", str(name)).casefold().split()
     if len(words) > 1 and not _CJK.search(name):
-        out.add(words[0])  # "Alice Chen" is "Alice"
+        if _POSSESSIVE.match(words[0] + " "):  # "his kids" is "kids" (said as "your kids"), never "his"
+            out.add(" ".join(words[1:]))
+        elif words[0] not in FUNCTION_WORDS:
+            out.add(words[0])  # "Alice Chen" is "Alice"
     for w in list(out):
         out |= NICKNAMES.get(w, set())
     return frozenset(out | _surname_forms(name))

@@ -216,3 +216,24 @@ def test_three_conflicts_in_a_row_against_friend_become_a_question_not_a_change(
     data = json.loads(alice("graph", "--json").output)
     stages = next(p for p in data["people"] if p["slug"] == "alice")["relation_history"]
     assert [(s["stage"], s["evidence"]) for s in stages] == [("friend", "added"), ("tension", "a review Yes")]
+
+
+def test_a_descriptive_name_answers_to_its_noun_not_to_its_possessive():
+    """'his kids' is named by 'your kids' (seen with a capable model), and 'the Canadian woman'
+    never by a lone 'the'; a first name stays a first name."""
+    from heartcompass.names import Candidate, named_in
+
+    kids, woman = Candidate("m1", ("his kids",)), Candidate("m2", ("the Canadian woman",))
+    assert named_in("How are your kids doing?", [kids, woman]) == {"m1": "his kids"}
+    assert named_in("I saw the game last night", [kids, woman]) == {}
+    assert named_in("Alice is here", [Candidate("a", ("Alice Chen",))]) == {"a": "Alice Chen"}
+
+
+def test_a_note_holding_the_separator_keeps_its_two_clauses():
+    """A ';' inside one note would split it on the next read: it becomes a comma, never a silent join."""
+    from heartcompass.formats.mentions import Mention, parse_line, render_line
+
+    line = render_line(Mention(id="m1", name="Rob", role="colleague", notes=["met at yoga; now a friend"],
+                               source="log 2023-05-01"))
+    assert "met at yoga, now a friend" in line
+    assert parse_line(line).notes == ["met at yoga, now a friend"]

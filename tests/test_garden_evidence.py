@@ -236,3 +236,15 @@ def test_a_coach_exchange_still_gives_paraphrased_facts_and_events(alice: Runner
     for line in ("- Is booking the train tickets for a Kyoto trip (log 2026-12-01)",
                  "- 周六和我去京都看红叶 (log 2026-12-01)", "- She sings in a choir (log 2026-12-01)"):
         assert line in facts
+
+
+def test_a_fact_that_already_says_who_suggested_it_gets_no_second_speaker(alice: Runner, fake_llm):
+    """'Alice suggested …' already names who it rests on: no ', Alice said' after it (seen with a capable model)."""
+    say(alice.ws, "alice", "import:Alice", "You should try the yoga class at the community center")
+    say(alice.ws, "alice", "import:Alice", "你可以去试试那家面馆", time="20:02:00")
+    mem = accepted(alice, fake_llm, proposal(new_facts=[
+        {"text": "Alice suggested the user try the yoga class at the community center", "evidence": ["L1"]},
+        {"text": "Alice建议去试试那家面馆", "evidence": ["L2"]}]))
+    facts = mem.items(memory_fmt.FACTS)
+    assert "- Alice suggested the user try the yoga class at the community center (log 2026-12-01)" in facts
+    assert "- Alice建议去试试那家面馆 (log 2026-12-01)" in facts

@@ -225,3 +225,37 @@ def test_a_profile_line_removed_on_an_entry_that_speaks_of_it_is_not_refused(ali
     fake_llm.enqueue(proposal(removed_profile_notes=[{"id": pid, "evidence": ["L1"]}]))
     out = " ".join(alice("garden").output.split())
     assert "needs evidence" not in out and "shares no words" not in out
+
+
+def _past_thread(alice: Runner, fake_llm) -> str:
+    """A thread the gardener wrote in October, its time passed by the next entries; its id now."""
+    import datetime as dt
+
+    say(alice.ws, "alice", "me", "She plans to visit her sister in Osaka in November", day=dt.date(2026, 10, 2))
+    fake_llm.enqueue(proposal(new_threads=[{"text": "Plans to visit her sister in Osaka", "until": "2026-11",
+                                            "evidence": ["L1"]}]))
+    alice("garden")
+    say(alice.ws, "alice", "me", "ok")  # December: the thread's time has passed
+    threads = memory(alice.ws).items(memory_fmt.THREADS)
+    return next(f"T{i}" for i, x in enumerate(threads, 1) if "sister in Osaka" in x)
+
+
+def test_a_past_threads_plan_is_kept_as_a_fact_in_its_own_words(alice: Runner, fake_llm):
+    """The prompt asks for it: a passed thread's plan kept as a fact, resting on the thread alone."""
+    tid = _past_thread(alice, fake_llm)
+    fake_llm.enqueue(fact("Planned to visit her sister in Osaka", tid))
+    alice("garden")
+    assert any(x.startswith("- Planned to visit her sister in Osaka (log 2026-10-02)")
+               for x in memory(alice.ws).items(memory_fmt.FACTS))
+
+
+def test_a_fact_on_a_past_thread_alone_says_nothing_the_thread_did_not(alice: Runner, fake_llm):
+    tid = _past_thread(alice, fake_llm)
+    bad = proposal(new_facts=[{"text": "Planned to visit her sister in Osaka with 3 friends", "evidence": [tid]},
+                              {"text": "Bought a red bicycle", "evidence": [tid]}])
+    fake_llm.enqueue(bad, bad)
+    out = " ".join(alice("garden", ok=False).output.split())
+    assert "3 is not in the threads it rests on" in out
+    assert "shares no words with the threads it rests on" in out
+    facts = memory(alice.ws).items(memory_fmt.FACTS)
+    assert not any("Osaka" in x or "bicycle" in x for x in facts), facts

@@ -103,11 +103,14 @@ def render_line(mention: Mention) -> str:
 
 
 def _clean(text: str, also: str = "") -> str:
-    """One line, with none of the characters that would end its part early."""
+    """One line, with none of the characters that would end its part early:
+    brackets go, a separator (also) becomes a comma, so two clauses stay two."""
     out = " ".join(str(text).split())
-    for ch in "()（）" + also:
+    for ch in "()（）":
         out = out.replace(ch, " ")
-    return " ".join(out.split())
+    for ch in also:
+        out = re.sub(rf"\s*{re.escape(ch)}\s*", ", ", out)
+    return " ".join(out.split()).strip(", ")
 
 
 def section_bounds(body: str) -> tuple[int, int] | None:

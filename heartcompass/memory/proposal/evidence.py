@@ -13,7 +13,7 @@ import datetime as dt
 import re
 from typing import Sequence
 
-from heartcompass.formats import dailylog, events as events_fmt
+from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt
 from heartcompass.formats.sources import MARKER, unforged, without_source
 from heartcompass.memory.proposal.model import MAX_TEXT
 from heartcompass.memory.proposal.date_support import Cited, event_date_problem, unsupported_numbers
@@ -123,6 +123,9 @@ class Checker:
         self.cited: list[str] = []  # the existing lines the last statement cited
         self.visual = False
         self.lines: dict[str, str] = {}  # existing lines a statement may rest on, by id (apply.py fills it)
+        # how far the conversation has reached (presentation.entries_now): threads before it are past
+        days = sorted(i.day for i in items)
+        self.now = min(dt.date.fromisoformat(days[-1]), wb.today) if days else wb.today
         # the person's own names: every statement is about them, so they show no support
         self.subject = lexical(" ".join([wb.profile.name, wb.slug, *map(str, wb.profile.doc.meta.get("aliases")
                                                                           or [])]))[0]
@@ -185,9 +188,13 @@ class Checker:
             return None
         self.cited = [self.lines[i] for i in lines]
         if lines and not found and all(i[:1] == "T" for i in lines) and need == "trusted":
-            self.problems.append(f"{what}: rests only on open threads ({', '.join(lines)}); a fact rests on the "
-                                 "new entries that say it happened")
-            return None
+            if not all(memory_fmt.is_past(self.lines[i], self.now) for i in lines):
+                self.problems.append(f"{what}: rests only on open threads ({', '.join(lines)}); a fact rests on the "
+                                     "new entries that say it happened")
+                return None
+            # a past thread's plan kept as a fact (the prompt asks for it): it says what the thread said
+            if text and not self.visual:
+                self.restates(what, text, self.cited)
         if need == "trusted" and not all(i.entry.trusted for i in found):
             self.problems.append(f"{what}: rests on what the simulated persona said; facts and events come only "
                                  "from entries marked trusted (put it in new_chat_notes instead)")
@@ -247,6 +254,17 @@ class Checker:
         elif found and not ((words - self.subject) & have_words or numbers & have_numbers):
             self.problems.append(f"{what}: shares no words with the entries it cites ({ids}); state only what "
                                  "they say, in their words")
+
+    def restates(self, what: str, text: str, lines: Sequence[str]) -> None:
+        """A fact kept from past threads alone says what they said: a content
+        word of theirs, and no number or date they do not hold."""
+        words, numbers = lexical(text)
+        have_words, have_numbers = lexical(" ".join(without_source(line.lstrip("- ")) for line in lines))
+        if numbers - have_numbers:
+            self.problems.append(f"{what}: {', '.join(sorted(numbers - have_numbers))} is not in the threads it "
+                                 "rests on; numbers and dates must come from them")
+        elif not (words - self.subject) & have_words:
+            self.problems.append(f"{what}: shares no words with the threads it rests on; say what they planned")
 
     def says_the_change(self, what: str, changes: tuple[str, str] | None, text: str | None) -> None:
         """A rewrite rests on new entries that say what changes: the words and
@@ -338,8 +356,10 @@ def _negated(text: str) -> bool:
 
 
 # Already says who said it ("Alice said she ...", "她说..."): left as it is.
-_REPORTED = re.compile(r"^([\w.'-]+\s+){0,3}(said|says|told|tells|claims?|claimed|mentioned|wrote|writes)\b|"
-                       r"^.{0,12}(说|告诉|提到|表示)", re.I)
+_REPORTED = re.compile(r"^([\w.'-]+\s+){0,3}(said|says|told|tells|claims?|claimed|mentioned|wrote|writes|"
+                       r"suggest(s|ed)?|recommend(s|ed)?|advise[sd]?|asked|asks|explain(s|ed)?|admit(s|ted)?|"
+                       r"believe[sd]?|think|thinks|thought|feel|feels|felt|promise[sd]?|insist(s|ed)?)\b|"
+                       r"^.{0,12}(说|告诉|提到|表示|建议|推荐|觉得|认为|承认|答应)", re.I)
 
 
 def reported(text: str, found: list[LogItem]) -> str:
