@@ -373,9 +373,10 @@ class ChatView:
 
                 print_summary(self.opened.context())
             elif cmd == "/switch":
-                from heartcompass.store.people import resolve
+                from heartcompass.cli import lookup
 
-                person = resolve(self.ws, arg.strip()) if arg.strip() else None
+                # mid-chat no select is drawn (Ctrl-C there would end the chat): an ambiguous name lists the slugs
+                person = lookup.person(self.ws, arg.strip(), asking=False) if arg.strip() else None
                 if person is None:
                     raise HeartCompassError("/switch needs a name, e.g. /switch bob.")
                 self.close()
