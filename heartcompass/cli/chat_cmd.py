@@ -373,9 +373,8 @@ class ChatView:
 
                 print_summary(self.opened.context())
             elif cmd == "/switch":
-                from heartcompass.cli import lookup
+                from heartcompass.cli import lookup  # asking=False: a select's Ctrl-C would end the chat
 
-                # mid-chat no select is drawn (Ctrl-C there would end the chat): an ambiguous name lists the slugs
                 person = lookup.person(self.ws, arg.strip(), asking=False) if arg.strip() else None
                 if person is None:
                     raise HeartCompassError("/switch needs a name, e.g. /switch bob.")
