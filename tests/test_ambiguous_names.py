@@ -72,7 +72,7 @@ def test_on_a_terminal_person_show_asks_which_one_and_shows_the_chosen(two_bos: 
     assert "Bobby" in screen_text(raw).split("which one")[-1]
 
 
-def test_on_a_terminal_rename_acts_on_the_chosen_person_and_keeps_the_typed_name_out(two_bos: Runner):
+def test_on_a_terminal_rename_acts_on_the_chosen_person(two_bos: Runner):
     child = spawn(two_bos.ws.root, "person", "rename", "bo", "Robert Stone")
     child.expect("could be several people: which one")
     child.send(ENTER)  # the first: Bob Stone
@@ -80,6 +80,7 @@ def test_on_a_terminal_rename_acts_on_the_chosen_person_and_keeps_the_typed_name
     assert code == 0, screen_text(raw)[-2000:]
     names = sorted(p.name for p in two_bos.ws.people_dir.iterdir())
     assert "robert-stone" in names and "bob-stone" not in names and "王博文" in names
+    assert "Bob Stone" in two_bos("person", "show", "robert-stone", "--json").output  # the old name, an alias
 
 
 def test_with_json_on_a_terminal_no_question_is_asked(two_bos: Runner):

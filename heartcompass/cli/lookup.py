@@ -29,7 +29,7 @@ def person(ws: Workspace, name: str, asking: bool = True) -> Person:
 
 def slug(ws: Workspace, name: str) -> str:
     """`name` itself, or the chosen slug when it is ambiguous: for a core call
-    that resolves the name itself (rename keeps what was typed as an alias)."""
+    that resolves the name inside its own write transaction (rename, archive)."""
     from heartcompass.store.people import resolve
 
     try:
