@@ -48,6 +48,16 @@ def closed_repositories(monkeypatch):
         repo.close()
 
 
+@pytest.fixture(autouse=True)
+def stdout_not_discarded(monkeypatch):
+    """A test of `| head` closing stdout early sets the CLI's process-wide
+    "stdout is gone" flag; in one test process it must not silence the next
+    test's notes (a real command is a process of its own)."""
+    from heartcompass.cli import common
+
+    monkeypatch.setattr(common, "_discarded", False)
+
+
 @pytest.fixture
 def ws(tmp_path) -> Workspace:
     workspace, _ = create_workspace(tmp_path / "brain")
