@@ -30,6 +30,17 @@ class PersonError(HeartCompassError):
     pass
 
 
+class AmbiguousPerson(PersonError):
+    """A name several people answer to: `candidates` are their (slug, name),
+    for a caller that can ask which one is meant (the terminal, the phone)."""
+
+    def __init__(self, name: str, candidates: list[tuple[str, str]]):
+        super().__init__(f"{name!r} could be several people: " + ", ".join(slug for slug, _ in candidates) + ".",
+                         "Use the folder name (slug) to choose one.")
+        self.name = name
+        self.candidates = candidates
+
+
 class GitError(HeartCompassError):
     pass
 

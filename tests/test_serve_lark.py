@@ -184,3 +184,21 @@ def test_a_feishu_group_gets_one_note_and_nothing_of_the_workspace_even_from_the
     group = fake.texts("oc_group")
     assert len(group) == 1 and "private chat" in group[0] and "Alice" not in group[0]
     assert model.calls == [] and not any("大家好" in e.text for e in log_entries(lark_ws, "alice"))
+
+
+def test_an_ambiguous_switch_on_feishu_offers_a_card_button_per_person_and_a_press_switches(lark_ws, fake):
+    from conftest import Runner
+
+    for name in ("王小明", "李小明"):  # 小明 is either one's given name
+        Runner(lark_ws)("person", "add", name, "--relation", "friend", "-y")
+    served = LarkServed(lark_ws, fake, FakeChat())
+    served.feed(message_event("/switch 小明"))
+    fake.wait_texts(1)
+    card = fake.messages()[0]
+    assert card["msg_type"] == "interactive" and "/switch 王小明" in card["content"]
+    assert '"answer": "switch:王小明"' in card["content"] and '"answer": "switch:李小明"' in card["content"]
+    served.feed(card_event("switch:李小明"))
+    texts = fake.wait_texts(2)
+    served.stop()
+    assert "李小明" in texts[1]
+    assert served.gateway.states["lark"].chats.get("oc_chat") == "李小明"

@@ -9,7 +9,7 @@ import re
 import threading
 
 import pytest
-from conftest import git, subjects
+from conftest import Runner, git, subjects
 from fake_telegram import FakeTelegram
 from fakes import FakeChat
 from serve_helpers import Served, configure, log_entries, wait_until
@@ -195,6 +195,24 @@ def test_switch_who_list_note_and_unknown_commands(bot, fake):
     assert texts[5].startswith("Noted")
     assert "Unknown command /frobnicate" in texts[6]
     assert ("note", "She moved to Berlin") in [(e.speaker, e.text) for e in log_entries(bot, "alice")]
+
+
+def test_an_ambiguous_switch_answers_with_the_candidates_as_buttons_and_a_press_switches(bot, fake):
+    for name in ("Bob Stone", "Bobby"):
+        Runner(bot)("person", "add", name, "--relation", "friend", "-y")
+    with Served(bot, FakeChat()) as served:
+        fake.message("/switch bo")
+        asked = fake.wait_texts(1) and fake.calls("sendMessage")[-1]
+        assert "could be several people" in asked["text"] and "/switch bob-stone" in asked["text"]
+        assert "/switch bobby" in asked["text"]  # the slugs to type where buttons are not pressed
+        buttons = asked["reply_markup"]["inline_keyboard"][0]
+        assert [b["text"] for b in buttons] == ["Bob Stone", "Bobby"]
+        assert served.gateway.states["telegram"].chats.get("42") is None  # nobody chosen by the question
+        fake.press(buttons[1]["callback_data"])
+        assert "bobby" in fake.wait_texts(2)[1]
+        fake.message("/who")
+        assert "bobby" in fake.wait_texts(3)[2]
+        served.stop()
 
 
 def test_tell_from_telegrams_buttons_no_then_yes(bot, fake):

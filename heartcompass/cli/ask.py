@@ -69,3 +69,12 @@ def text(prompt: str, default: str = "") -> str | None:
 
     value = asked(questionary.text(prompt, default=default))
     return None if value is None else str(value)
+
+
+def pick(text: str, choices: list[tuple[str, str]], cancelled: str = "nothing was done") -> str:
+    """The value of one of the (title, value) choices; Ctrl-C exits with CANCELLED_EXIT.
+    Only for a caller that has checked can_ask()."""
+    import questionary
+
+    return str(answer(questionary.select(text, choices=[questionary.Choice(t, value=v) for t, v in choices]),
+                      cancelled))

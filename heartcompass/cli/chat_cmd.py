@@ -48,10 +48,10 @@ def chat(
 ) -> None:
     """Chat with a persona grounded in their files. Lines piped on stdin are sent one by one."""
     from heartcompass.llm import providers as llm
-    from heartcompass.store.people import resolve
+    from heartcompass.cli import lookup
 
     ws = workspace(ctx)
-    person = resolve(ws, name)
+    person = lookup.person(ws, name, asking=not as_json)
     settings = llm.settings(ws, model)
     # The provider (langchain_openai: a second to import) is made when a reply is first asked for;
     # a /note, a bad --as-of or a broken file never waits for it.
@@ -373,9 +373,9 @@ class ChatView:
 
                 print_summary(self.opened.context())
             elif cmd == "/switch":
-                from heartcompass.store.people import resolve
+                from heartcompass.cli import lookup  # asking=False: a select's Ctrl-C would end the chat
 
-                person = resolve(self.ws, arg.strip()) if arg.strip() else None
+                person = lookup.person(self.ws, arg.strip(), asking=False) if arg.strip() else None
                 if person is None:
                     raise HeartCompassError("/switch needs a name, e.g. /switch bob.")
                 self.close()

@@ -32,10 +32,10 @@ def coach(
     from heartcompass.llm import providers as llm
     from heartcompass.store import clock
     from heartcompass.talk.coach import CoachSession
-    from heartcompass.store.people import resolve
+    from heartcompass.cli import lookup
 
     ws = workspace(ctx)
-    person = resolve(ws, name)
+    person = lookup.person(ws, name, asking=not as_json)
     if message is None:
         try:
             message = _read("Their message: ") if interactive() else sys.stdin.read().strip()

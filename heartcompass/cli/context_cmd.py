@@ -13,12 +13,12 @@ def register(app: typer.Typer) -> None:
     app.command("context")(context)
 
 
-def build_for(ws, name: str, as_of: str | None, about: str | None = None):
+def build_for(ws, name: str, as_of: str | None, about: str | None = None, asking: bool = True):
     from heartcompass.memory import context as context_mod
     from heartcompass.store import clock
-    from heartcompass.store.people import resolve
+    from heartcompass.cli import lookup
 
-    person = resolve(ws, name)
+    person = lookup.person(ws, name, asking=asking)
     rev, tag = context_mod.parse_time_travel(ws, as_of) if as_of else (None, None)
     return person, context_mod.build(ws, person, clock.now(ws), rev=rev, history_tag=tag, about=about), tag
 
@@ -39,7 +39,7 @@ def context(
     ws = workspace(ctx)
     if about is not None and not about.strip():
         raise HeartCompassError("--for needs the message to choose for, e.g. --for \"remember the rainbow sidewalk?\"")
-    person, c, _ = build_for(ws, name, as_of, about)
+    person, c, _ = build_for(ws, name, as_of, about, asking=not as_json)
     if as_json:
         print_json({
             "person": person.slug, "as_of": c.rev, "now": c.now, "budget": c.budget, "tokens": c.tokens,

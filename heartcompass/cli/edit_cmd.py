@@ -23,11 +23,11 @@ def edit(ctx: typer.Context,
     from heartcompass.atomic import file_checksum
     from heartcompass.cli.editor import run_editor
     from heartcompass.errors import FormatError
-    from heartcompass.store.people import resolve
+    from heartcompass.cli import lookup
     from heartcompass.store.workspace import keep_rejected
 
     ws = workspace(ctx)
-    person = resolve(ws, name)
+    person = lookup.person(ws, name)
     filename = formats.file_for(file)
     path = person.dir / filename
     audit.commit_earlier(ws, [person], "edit")

@@ -44,11 +44,11 @@ def garden(
     from heartcompass.store import clock
     from heartcompass.memory.garden_log import append_run_log
     from heartcompass.memory.gardener import Gardener
-    from heartcompass.store.people import resolve
+    from heartcompass.cli import lookup
 
     from heartcompass.store.people import list_people
 
-    people = [resolve(ws, name) for name in person] if person else list_people(ws)
+    people = [lookup.person(ws, name, asking=not as_json) for name in person] if person else list_people(ws)
     settings = llm.settings(ws, model)
     started = clock.now(ws)
     # sys.stderr.isatty(), not err.is_terminal: an idle run never loads rich's console

@@ -31,14 +31,14 @@ def graph(
 ) -> None:
     """The relationship map from the `related` links in PROFILE.md."""
     from heartcompass.memory import graph as graph_mod
-    from heartcompass.store.people import resolve
+    from heartcompass.cli import lookup
 
     fmt = "json" if as_json else fmt
     if fmt not in ("tree", "mermaid", "dot", "json"):
         raise HeartCompassError(f"Unknown format {fmt!r}.", "Use tree, mermaid, dot or json.")
     ws = workspace(ctx)
     g = graph_mod.build(ws)
-    roots = [resolve(ws, name).slug] if name else ([] if fmt != "tree" else _roots(g))  # everyone: no walk
+    roots = [lookup.person(ws, name, asking=not as_json).slug] if name else ([] if fmt != "tree" else _roots(g))  # everyone: no walk
     trees = [g.walk(root, depth or (2 if name else EVERYONE)) for root in roots]
     if fmt != "tree":
         keep = set().union(*(graph_mod.reachable(t) for t in trees)) if name else None

@@ -25,10 +25,10 @@ def log(ctx: typer.Context,
                            ] = False) -> None:
     """Every change as a commit, newest first, with pending hand edits on top."""
     from heartcompass.store import audit
-    from heartcompass.store.people import resolve
+    from heartcompass.cli import lookup
 
     ws = workspace(ctx)
-    person = resolve(ws, name) if name else None
+    person = lookup.person(ws, name, asking=not as_json) if name else None
     if as_json:
         print_json({"pending": [{"person": i.slug, "path": i.path, "kind": i.kind}
                                 for i in audit.pending(ws, [person] if person else None)],
@@ -60,10 +60,10 @@ def diff(ctx: typer.Context,
                             ] = False) -> None:
     """What changed in someone's files."""
     from heartcompass.store import lineage
-    from heartcompass.store.people import resolve
+    from heartcompass.cli import lookup
 
     ws = workspace(ctx)
-    person = resolve(ws, name)
+    person = lookup.person(ws, name, asking=not as_json)
     pending = "" if rev else ws.git.diff(None, [person.dir])
     if rev:
         sha = ws.git.resolve(rev)
@@ -131,8 +131,8 @@ def restore(ctx: typer.Context,
             at: Annotated[str, typer.Option("--at", help="The commit to bring the file back from.")]) -> None:
     """Bring one file back as it was at a commit, as a new commit."""
     from heartcompass.store import audit
-    from heartcompass.store.people import resolve
+    from heartcompass.cli import lookup
 
     ws = workspace(ctx)
-    sha = audit.restore(ws, resolve(ws, name), file, at)
+    sha = audit.restore(ws, lookup.person(ws, name), file, at)
     out.print(f"Restored {escape(file)} as of {escape(at)}." + (f" Commit {sha[:8]}." if sha else " (It was already like that.)"))

@@ -42,7 +42,7 @@ def import_(
     from heartcompass.intake import importers, routing
     from heartcompass.intake.exports import Context
     from heartcompass.store import clock
-    from heartcompass.store.people import resolve
+    from heartcompass.cli import lookup
 
     if name is None:  # NAME may be left out, the export may not
         raise typer.BadParameter("missing: the chat export, e.g. heartcompass import alice chat.txt",
@@ -51,7 +51,7 @@ def import_(
     whose: str | None = name
     if file is None:  # one argument: the file, every sender routed
         whose, file = None, Path(name)
-    person = resolve(ws, whose) if whose else None
+    person = lookup.person(ws, whose, asking=not as_json) if whose else None
     source = importers.open_export(file)
     now = clock.now(ws)
     fmt = importers.detect(source) if fmt == "auto" else fmt

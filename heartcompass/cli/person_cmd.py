@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from heartcompass.cli import lookup
 from heartcompass.cli.complete import PersonArg
 from heartcompass.cli.common import (err, escape, interactive, new_app, out, print_columns, print_json, to_json,
                                      workspace)
@@ -203,11 +204,11 @@ def show(ctx: typer.Context, name: PersonArg,
     from rich.panel import Panel
     from rich.table import Table
 
-    from heartcompass.store.people import display_name, resolve
+    from heartcompass.store.people import display_name
     from heartcompass.sanitize import strip_controls
 
     ws = workspace(ctx)
-    person = resolve(ws, name)
+    person = lookup.person(ws, name, asking=not as_json)
     if as_json:
         from heartcompass.cli.person_json import print_person
         return print_person(ws, person)
@@ -294,6 +295,7 @@ def rename(ctx: typer.Context,
     from heartcompass.store import lifecycle
 
     ws = workspace(ctx)
+    old = lookup.slug(ws, old)
     done = _allowing_taken(lambda allow: lifecycle.rename_person(ws, old, new, allow_taken=allow,
                                                                  keep_alias=not no_alias, allow_self=force),
                            yes, force)
@@ -312,7 +314,7 @@ def archive(ctx: typer.Context, name: PersonArg,
     from heartcompass.store import lifecycle
 
     ws = workspace(ctx)
-    done = lifecycle.archive_person(ws, name, allow_self=force)
+    done = lifecycle.archive_person(ws, lookup.slug(ws, name), allow_self=force)
     import shlex
 
     out.print(f"Archived to {escape(ws.rel(done.dest))}/. Bring them back with: heartcompass person unarchive "
@@ -345,7 +347,6 @@ def export(ctx: typer.Context,
                              "stdout).", show_default=False)] = None) -> None:
     """Export someone as a character card for persona-chat apps (SillyTavern and others)."""
     from heartcompass.intake.cards import export_card
-    from heartcompass.store.people import resolve
 
     if fmt != "card":
         raise PersonError(f"Unknown export format {fmt!r}.", "Use --format card.")
@@ -354,7 +355,7 @@ def export(ctx: typer.Context,
         raise PersonError(f"Cannot write a character card as {suffix}: cards are PNG or JSON.",
                           f"Use -o {output.with_suffix('.png').name} or -o {output.with_suffix('.json').name}.")
     ws = workspace(ctx)
-    person = resolve(ws, name)
+    person = lookup.person(ws, name)
     card = export_card(person)
     text = to_json(card, indent=2) + "\n"
     if output is None:

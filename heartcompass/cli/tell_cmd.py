@@ -39,10 +39,10 @@ def tell(
     from heartcompass.llm import providers as llm
     from heartcompass.store import audit
     from heartcompass.store import clock
-    from heartcompass.store.people import resolve
+    from heartcompass.cli import lookup
 
     ws = workspace(ctx)
-    person = resolve(ws, name)
+    person = lookup.person(ws, name)
     if not dry_run:
         ws.git.check_writable()  # mid-rebase...: say so before you type and pay for a proposal
     images = [tell_mod.image_url(p) for p in image or []]  # unreadable or unsupported: stop before any call

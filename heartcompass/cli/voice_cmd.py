@@ -23,11 +23,11 @@ def voice(
 ) -> None:
     """Show how someone writes: their real lines, yours to them, and their reply rhythm."""
     from heartcompass.formats import voice as voice_fmt
-    from heartcompass.store.people import resolve
+    from heartcompass.cli import lookup
     from heartcompass.memory.voice import guidance, load_or_new
 
     ws = workspace(ctx)
-    person = resolve(ws, name)
+    person = lookup.person(ws, name, asking=not as_json)
     prof = person.load_profile()
     if refresh:
         from heartcompass.memory import voice as voice_mod
@@ -62,10 +62,10 @@ def quote(
 ) -> None:
     """Keep a line someone really wrote, as an example of how they write."""
     from heartcompass.memory import voice as voice_mod
-    from heartcompass.store.people import resolve
+    from heartcompass.cli import lookup
 
     ws = workspace(ctx)
-    person = resolve(ws, name)
+    person = lookup.person(ws, name)
     sha = voice_mod.quote_and_commit(ws, person, text, mine=mine)
     where = "your words to them" if mine else "their words"
     if sha is None:

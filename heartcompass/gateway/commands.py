@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from heartcompass.errors import HeartCompassError, LLMError
+from heartcompass.errors import AmbiguousPerson, HeartCompassError, LLMError
 from heartcompass.gateway import replies
 
 if TYPE_CHECKING:
@@ -37,7 +37,11 @@ def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> 
     elif cmd == "/switch":
         if not arg:
             raise HeartCompassError("/switch needs a name, e.g. /switch alice.")
-        person = resolve(gw.ws, arg)
+        try:
+            person = resolve(gw.ws, arg)
+        except AmbiguousPerson as exc:  # nothing switched: which one, as buttons
+            _which(gw, conv, exc)
+            return
         gw.flush_burst(conv)  # what was gathered is answered by the person it was sent to
         if conv.session is not None:
             gw.enqueue(Job("commit", conv, conv.session))
@@ -123,6 +127,25 @@ def tell(gw: "Gateway", conv: "Conversation", person: Any, narrative: str, image
         key = gw.proposals.add(conv.chat, {"kind": "person", "name": new.name, "relation": new.relation,
                                            "about": new.about})
         _ask(gw, conv, replies.offer_person(new.name, new.relation, new.about), key)
+
+
+SWITCH_BUTTON = "switch:"  # a button's data: switch to the slug after it
+BUTTON_DATA_LIMIT = 64  # bytes of a Telegram button's data
+
+
+def _which(gw: "Gateway", conv: "Conversation", exc: AmbiguousPerson) -> None:
+    """The candidates of an ambiguous /switch: a button each where the app
+    takes them, and always the slug to type (/switch SLUG) in the text."""
+    text = f"{exc.name!r} could be several people: which one?\n" + "\n".join(
+        f"{name}: /switch {slug}" for slug, name in exc.candidates)
+    buttons = [(name, SWITCH_BUTTON + slug) for slug, name in exc.candidates]
+    if all(len(data.encode()) <= BUTTON_DATA_LIMIT for _, data in buttons):
+        try:
+            gw.channels[conv.channel].ask(conv.chat, text, buttons)
+            return
+        except Exception as problem:  # the app took no buttons: the list with the slugs still answers
+            gw.report(f"{conv.channel}: could not ask: {type(problem).__name__}: {problem}")
+    gw.send(conv.channel, conv.chat, text)
 
 
 def _ask(gw: "Gateway", conv: "Conversation", text: str, key: str) -> None:

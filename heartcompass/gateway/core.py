@@ -127,7 +127,9 @@ class Gateway:
         state.owner_chats[msg.sender] = msg.chat
         conv = self.conversation(msg.channel, msg.chat)
         text = msg.text.strip()
-        if msg.button:
+        if msg.button and msg.button.startswith(commands.SWITCH_BUTTON):  # a pick after an ambiguous /switch
+            commands.run(self, conv, "/switch " + msg.button[len(commands.SWITCH_BUTTON):], None)
+        elif msg.button:
             self.enqueue(Job("answer", conv, arg=msg.button))
         elif text.startswith("/"):
             commands.run(self, conv, text, msg.image)

@@ -49,3 +49,15 @@ def loosely(people: list[Person], name: str) -> list[Person]:
         if found:
             return found
     return []
+
+
+def titled(people: list[Person]) -> list[tuple[str, str]]:
+    """(slug, name) of each, for a question of which one is meant; the slug
+    stands in for a name that cannot be read."""
+    found = []
+    for person in people:
+        try:
+            found.append((person.slug, person.load_profile().name or person.slug))
+        except FormatError:
+            found.append((person.slug, person.slug))
+    return found

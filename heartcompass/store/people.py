@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from heartcompass.atomic import write_atomic
-from heartcompass.errors import FormatError, PersonError
+from heartcompass.errors import AmbiguousPerson, FormatError, PersonError
 from heartcompass.formats import FILE_KINDS, read_text
 from heartcompass.store.slugs import clean_name, slugify
 from heartcompass.tokens import estimate_tokens
@@ -117,8 +117,9 @@ def resolve(ws: Workspace, name: str) -> Person:
     if len(matches) == 1:
         return matches[0]
     if matches:
-        raise PersonError(f"{name!r} could be several people: " + ", ".join(p.slug for p in matches) + ".",
-                          "Use the folder name (slug) to choose one.")
+        from heartcompass.store.name_match import titled
+
+        raise AmbiguousPerson(name, titled(matches))
     raise _not_found(ws, name)
 
 
