@@ -31,13 +31,19 @@ def graph(
 ) -> None:
     """The relationship map from the `related` links in PROFILE.md."""
     from heartcompass.memory import graph as graph_mod
-    from heartcompass.store.people import resolve
 
     fmt = "json" if as_json else fmt
     if fmt not in ("tree", "mermaid", "dot", "json"):
         raise HeartCompassError(f"Unknown format {fmt!r}.", "Use tree, mermaid, dot or json.")
     ws = workspace(ctx)
-    g = graph_mod.build(ws)
+    with graph_mod.collector_paused():
+        _draw(ws, graph_mod.build(ws), name, depth, fmt)
+
+
+def _draw(ws, g, name: Optional[str], depth: Optional[int], fmt: str) -> None:
+    from heartcompass.memory import graph as graph_mod
+    from heartcompass.store.people import resolve
+
     roots = [resolve(ws, name).slug] if name else ([] if fmt != "tree" else _roots(g))  # everyone: no walk
     trees = [g.walk(root, depth or (2 if name else EVERYONE)) for root in roots]
     if fmt != "tree":
