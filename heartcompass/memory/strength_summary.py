@@ -96,11 +96,10 @@ class Summaries:
     def save(self) -> None:
         if not self.dirty:
             return
-        from heartcompass.atomic import cache_not_saved, write_atomic
+        from heartcompass.atomic import write_cache
 
-        text = json.dumps({"format": FORMAT, "people": self.people}, ensure_ascii=False, separators=(",", ":"))
-        try:  # private like the logs it sums up (a last message's text), not fsynced: rebuilt when lost
-            write_atomic(self.path, text, durable=False)
-            self.dirty = False
-        except OSError as exc:  # a read-only workspace: the next run sums the logs up again, nothing is lost
-            cache_not_saved(self.path, exc)
+        # not fsynced, and optional: on a read-only disk it is not saved (the CLI says so once) and
+        # the next run sums the logs up again; nothing is lost
+        write_cache(self.path, json.dumps({"format": FORMAT, "people": self.people}, ensure_ascii=False,
+                                          separators=(",", ":")))
+        self.dirty = False
