@@ -9,8 +9,9 @@
    (their notes and the path) at most 1.3x too; every prompt within budget.
 2. `graph --json` at 10,000 people (each with a week of real messages and one
    to three links): under 2 s of wall time once its caches are warm (the
-   people index, the day counts, the relation history at this HEAD), and
-   how long the first run takes.
+   people index, the day counts' summaries, the relation history at this
+   HEAD), the median of three warm runs as a ratio of that goal, and how
+   long the first run takes.
 Times are CPU time for the prompts (a busy machine disturbs it less), wall
 time for graph --json (it waits for git)."""
 
@@ -38,6 +39,8 @@ from heartcompass.store.people import Person  # noqa: E402
 ROLES = ("daughter", "son", "colleague", "boss", "neighbour", "dog", "cousin", "teacher", "朋友", "同事")
 FIRST = ("Sara", "Kyle", "Rob", "Max", "Lena", "Tom", "Mia", "Ben", "小李", "老王", "Ivy", "Joe", "Ana", "Leo")
 RUNS = 9
+GOAL = 2.0  # s: graph --json at 10,000 people, warm (issue 28)
+WARM = 3    # warm runs of graph --json, their median reported (the machine is shared)
 
 
 def circle_lines(rnd: random.Random, n: int) -> str:
@@ -125,17 +128,20 @@ def graph_json(tmp: Path, people: int = 10_000) -> None:
     start = time.monotonic()
     root = workspace(tmp / "graph", people, 3, 7)
     print(f"{people:,} people made in {time.monotonic() - start:.0f} s")
-    times = []
-    for n in range(3):
+    times, cpu = [], []
+    for n in range(WARM + 2):
         if n == 1:
             time.sleep(2.1)  # files settle: the caches keep only files unchanged for two seconds
-        start = time.monotonic()
+        start, clock = time.monotonic(), time.process_time()
         result = CliRunner().invoke(app, ["--workspace", str(root), "graph", "--json"])
         times.append(time.monotonic() - start)
+        cpu.append(time.process_time() - clock)
         if result.exit_code != 0:
             raise SystemExit(f"graph --json failed: {result.output[-500:]} {result.exception!r}")
-    print(f"graph --json at {people:,} people: first {times[0]:.2f} s, warm {times[-1]:.2f} s "
-          f"({'ok' if times[-1] < 2 else 'OVER'}, target 2 s), {len(result.output) / 1e6:.1f} MB")
+    warm, warm_cpu = statistics.median(times[2:]), statistics.median(cpu[2:])
+    print(f"graph --json at {people:,} people: first {times[0]:.2f} s, warm {warm:.2f} s ({warm_cpu:.2f} s CPU; "
+          f"{'ok' if warm < GOAL else 'OVER'}, target {GOAL:.0f} s), {len(result.output) / 1e6:.1f} MB")
+    print(f"  warm / goal: {warm / GOAL:.2f}x the {GOAL:.0f} s goal (wall; {warm_cpu / GOAL:.2f}x in CPU time)")
 
 
 if __name__ == "__main__":

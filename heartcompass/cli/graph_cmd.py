@@ -31,14 +31,20 @@ def graph(
 ) -> None:
     """The relationship map from the `related` links in PROFILE.md."""
     from heartcompass.memory import graph as graph_mod
-    from heartcompass.cli import lookup
 
     fmt = "json" if as_json else fmt
     if fmt not in ("tree", "mermaid", "dot", "json"):
         raise HeartCompassError(f"Unknown format {fmt!r}.", "Use tree, mermaid, dot or json.")
     ws = workspace(ctx)
-    g = graph_mod.build(ws)
-    roots = [lookup.person(ws, name, asking=not as_json).slug] if name else ([] if fmt != "tree" else _roots(g))  # everyone: no walk
+    with graph_mod.collector_paused():
+        _draw(ws, graph_mod.build(ws), name, depth, fmt, as_json)
+
+
+def _draw(ws, g, name: Optional[str], depth: Optional[int], fmt: str, as_json: bool) -> None:
+    from heartcompass.cli import lookup
+    from heartcompass.memory import graph as graph_mod
+
+    roots = [lookup.person(ws, name, asking=not as_json).slug] if name else ([] if fmt != "tree" else _roots(g))
     trees = [g.walk(root, depth or (2 if name else EVERYONE)) for root in roots]
     if fmt != "tree":
         keep = set().union(*(graph_mod.reachable(t) for t in trees)) if name else None

@@ -14,12 +14,18 @@ from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace
 
 
-def strengths(ws: Workspace, g: Graph, today: dt.date, slugs: set[str] | None = None
+def _people(ws: Workspace, slugs: set[str]) -> dict[str, Person]:
+    folder = ws.people_dir  # once: a map of ten thousand people would make it ten thousand times
+    return {slug: Person(slug, folder / slug) for slug in slugs}
+
+
+def strengths(ws: Workspace, g: Graph, today: dt.date, slugs: set[str] | None = None,
+              people: dict[str, Person] | None = None
               ) -> tuple[dict[tuple[str, str], Strength], dict[str, Strength]]:
     """(each related link's strength, the user's link to each person)."""
     store = Strengths(ws)
     keep = set(g.names) if slugs is None else slugs & set(g.names)
-    people = {slug: Person(slug, ws.people_dir / slug) for slug in keep}
+    people = {slug: p for slug, p in people.items() if slug in keep} if people is not None else _people(ws, keep)
     names = {slug: [g.names[slug], *g.aliases.get(slug, ())] for slug in people}
     mine = {slug: store.with_user(p, today) for slug, p in people.items() if g.relations.get(slug) != "self"}
     links = {(a, b): store.between(people[a], b, names[b], today)
@@ -38,13 +44,13 @@ def weights(links: dict[tuple[str, str], Strength], mine: dict[str, Strength]) -
 
 
 def as_json(ws: Workspace, g: Graph, today: dt.date, slugs: set[str] | None = None) -> dict[str, Any]:
-    links, mine = strengths(ws, g, today, slugs)
     keep = set(g.names) if slugs is None else slugs
+    folks = _people(ws, keep & set(g.names))
+    links, mine = strengths(ws, g, today, slugs, folks)
     history = relation_history.committed(ws)
     people = []
     for slug in sorted(s for s in keep if s in g.names):
-        stages = relation_history.of(ws, Person(slug, ws.people_dir / slug), g.relations.get(slug, "?"), history,
-                                     today)
+        stages = relation_history.of(ws, folks[slug], g.relations.get(slug, "?"), history, today)
         entry: dict[str, Any] = {"slug": slug, "name": g.names[slug], "relation": g.relations.get(slug, "?"),
                                  "relation_history": [{"stage": s.stage, "since": s.since, "evidence": s.evidence,
                                                        "commit": s.commit} for s in stages]}

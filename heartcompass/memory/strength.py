@@ -12,7 +12,9 @@ is read from its words; a kind not seen for KIND_DAYS days is history.
 
 The day counts are kept in .heartcompass/strength.json, each day's by its
 log's stat (stat_cache's rule) and the names it was counted for, so only a
-changed or new log is read again. Reads files only: no model, no git."""
+changed or new log is read again; a person whose logs all are as they were
+is folded from their short summary (memory/strength_summary), without
+reading this file at all. Reads files only: no model, no git."""
 
 from __future__ import annotations
 
@@ -29,7 +31,8 @@ from typing import Any
 from heartcompass import names as names_mod
 from heartcompass.errors import FormatError
 from heartcompass.formats import dailylog
-from heartcompass.stat_cache import settled
+from heartcompass.memory.strength_summary import SUMMARY, Summaries
+from heartcompass.stat_cache import settled, stat_key
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace
 
@@ -93,12 +96,20 @@ class Strength:
 
 def fold(days: dict[str, list[Any]], today: dt.date, half_life: float) -> Strength:
     """The strength today from each day's [entries, kinds, last text]."""
+    until = today.isoformat()
+    kept = sorted(d for d, c in days.items() if c[0] and d <= until)
+    return fold_rows([(d, days[d][0], days[d][1]) for d in kept], days[kept[-1]][2] if kept else "", today,
+                     half_life)
+
+
+def fold_rows(rows: list[Any], last: str, today: dt.date, half_life: float) -> Strength:
+    """fold, from (day, entries, kinds) of the days with evidence up to today, oldest
+    first, and the last one's text (as a summary keeps them)."""
     out, s, prev = Strength(), 0.0, None
     recent: dict[str, int] = {}
-    until, now = today.isoformat(), today.toordinal()
-    out.days = sorted(d for d, c in days.items() if c[0] and d <= until)
-    for day in out.days:
-        n, kinds, _ = days[day]
+    now = today.toordinal()
+    out.days = [day for day, _, _ in rows]
+    for day, n, kinds in rows:
         date = _ordinal(day)  # a map of ten thousand people folds seventy thousand days
         if prev is not None:
             s *= 0.5 ** ((date - prev) / half_life)
@@ -110,9 +121,14 @@ def fold(days: dict[str, list[Any]], today: dt.date, half_life: float) -> Streng
                 recent[kind] = recent.get(kind, 0) + k
     if prev is not None:
         out.strength = s * 0.5 ** ((now - prev) / half_life)
-        out.last_evidence = {"day": out.days[-1], "text": days[out.days[-1]][2]}
+        out.last_evidence = {"day": out.days[-1], "text": last}
     out.kind = max(sorted(recent), key=lambda k: recent[k]) if recent else ""
     return out
+
+
+def _sig(target: str, names: list[str] | None) -> str:
+    """The target and a checksum of the names it was counted for: short, as it is kept per day."""
+    return f"{target}:{zlib.crc32(chr(31).join(names or []).encode()):08x}" if names else target
 
 
 @lru_cache(maxsize=65536)
@@ -127,17 +143,28 @@ class Strengths:
         self.ws = ws
         self.path: Path = ws.state_dir / CACHE
         self.half_life = float(ws.config.get("relations.half_life_days"))
-        self.people: dict[str, dict[str, Any]] = {}
+        self._people: dict[str, dict[str, Any]] | None = None
         self._listed: dict[str, list[tuple[str, str, list[int]]]] = {}
+        self._folders: dict[str, list[int] | None] = {}
+        self._paths: dict[str, str] = {}
+        self.summaries = Summaries(ws.state_dir / SUMMARY)
         self.dirty = False
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            if data.get("format") == FORMAT and isinstance(data.get("people"), dict):
-                self.people = data["people"]
-        except (OSError, ValueError, AttributeError):  # missing or broken: counted again
-            pass
+
+    @property
+    def people(self) -> dict[str, dict[str, Any]]:
+        """Each log's counts, read only when a summary cannot say (it is the big file)."""
+        if self._people is None:
+            self._people = {}
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+                if data.get("format") == FORMAT and isinstance(data.get("people"), dict):
+                    self._people = data["people"]
+            except (OSError, ValueError, AttributeError):  # missing or broken: counted again
+                pass
+        return self._people
 
     def save(self) -> None:
+        self.summaries.save()
         if not self.dirty:
             return
         from heartcompass.atomic import write_atomic
@@ -155,8 +182,10 @@ class Strengths:
         found = self._listed.get(person.slug)
         if found is None:
             found = []
+            # the folder's stat before its listing: a log added after it changes the folder since
+            self._folders[person.slug] = stat_key(self._folder(person))
             try:
-                with os.scandir(os.path.join(person.dir, "logs")) as it:
+                with os.scandir(self._folder(person)) as it:
                     for entry in it:
                         if _LOG_NAME.fullmatch(entry.name):
                             st = entry.stat()
@@ -173,8 +202,7 @@ class Strengths:
         The cache holds, per log, its stat key and its counts for each target
         (by the names they were counted for): a changed log is read once for all."""
         mine = self.people.setdefault(person.slug, {})
-        # the target and a checksum of the names it was counted for: short, as it is kept per day
-        sig = f"{target}:{zlib.crc32(chr(31).join(names or []).encode()):08x}" if names else target
+        sig = _sig(target, names)
         out: dict[str, list[Any]] = {}
         logs = self._logs(person)
         for day, path, key in logs:
@@ -201,13 +229,31 @@ class Strengths:
         return out
 
     def with_user(self, person: Person, today: dt.date) -> Strength:
-        return fold(self.days(person, "", None), today, self.half_life)
+        return self._fold(person, "", None, today)
 
     def between(self, person: Person, other: str, other_names: list[str], today: dt.date) -> Strength:
         """The link from person to other, from person's logs naming them."""
-        return fold(self.days(person, other, other_names), today, self.half_life)
+        return self._fold(person, other, other_names, today)
+
+    def _fold(self, person: Person, target: str, names: list[str] | None, today: dt.date) -> Strength:
+        """From the person's summary when their logs are as it was made from, else from every log."""
+        sig, folder = _sig(target, names), self._folder(person)
+        found = self.summaries.rows(person.slug, folder, sig, today.isoformat())
+        if found is not None:
+            return fold_rows(*found, today, self.half_life)
+        days = self.days(person, target, names)
+        self.summaries.record(person.slug, self._folders.get(person.slug),
+                              [(day, key) for day, _, key in self._logs(person)], sig, days)
+        return fold(days, today, self.half_life)
+
+    def _folder(self, person: Person) -> str:
+        found = self._paths.get(person.slug)
+        if found is None:
+            found = self._paths[person.slug] = os.path.join(person.dir, "logs")
+        return found
 
     def forget_all_but(self, slugs: set[str]) -> None:
-        for slug in [s for s in self.people if s not in slugs]:
+        self.summaries.forget_all_but(slugs)
+        for slug in [s for s in self._people or {} if s not in slugs]:
             del self.people[slug]
             self.dirty = True
