@@ -9,9 +9,11 @@ import os
 import shlex
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 from heartcompass.errors import HeartCompassError, UnsafePathError, WriteError
+
+T = TypeVar("T")
 
 
 class ConcurrentEditError(HeartCompassError):
@@ -121,3 +123,21 @@ def write_refusals_named(path: Path) -> Iterator[None]:
             raise UnsafePathError(path, "is a symbolic link; HeartCompass writes no file through a link",
                                   hint="Replace the link with a real file, or remove it.") from None
         raise
+
+
+def read_state(path: Path, parse: Callable[[Any], T]) -> T | None:
+    """A local state file (JSON) through parse; None when there is none. One
+    that does not read back is set aside as .broken (kept for a look: what it
+    held is in the logs) and None returned, so its owner starts afresh."""
+    import json
+
+    try:
+        return parse(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        try:
+            path.replace(path.with_suffix(".broken"))
+        except OSError:
+            pass
+        return None

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from heartcompass.atomic import ConcurrentEditError, checksum, write_atomic
+from heartcompass.atomic import ConcurrentEditError, checksum, read_state, write_atomic
 from heartcompass.store.workspace import Workspace
 
 KEEP = 20         # questions waiting at most (never answered: the note stays in the log anyway)
@@ -35,19 +35,12 @@ class Proposals:
         self._load()
 
     def _load(self) -> None:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            next_key = int(data["next"])
-            waiting = {str(k): dict(v) for k, v in dict(data["waiting"]).items()}
-        except FileNotFoundError:
-            return
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
-            try:  # kept for a look; the notes are in the logs
-                self.path.replace(self.path.with_suffix(".broken"))
-            except OSError:
-                pass
-            return
-        self.next, self.waiting = next_key, waiting
+        def parse(data: Any) -> tuple[int, dict[str, dict[str, Any]]]:
+            return int(data["next"]), {str(k): dict(v) for k, v in dict(data["waiting"]).items()}
+
+        state = read_state(self.path, parse)  # a broken file is set aside: the notes are in the logs
+        if state is not None:
+            self.next, self.waiting = state
 
     def _save(self) -> None:
         write_atomic(self.path, json.dumps({"next": self.next, "waiting": self.waiting}, ensure_ascii=False))

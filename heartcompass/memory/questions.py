@@ -67,19 +67,15 @@ class Questions:
         self._load()
 
     def _load(self) -> None:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            self.next = int(data["next"])
-            self.waiting = {str(k): Question(**v) for k, v in dict(data["waiting"]).items()}
-            self.refused = [str(k) for k in data.get("refused", [])]
-        except FileNotFoundError:
-            return
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
-            try:  # kept for a look; the entries are in the logs
-                self.path.replace(self.path.with_suffix(".broken"))
-            except OSError:
-                pass
-            self.next, self.waiting, self.refused = 1, {}, []
+        from heartcompass.atomic import read_state
+
+        def parse(data: Any) -> tuple[int, dict[str, Question], list[str]]:
+            return (int(data["next"]), {str(k): Question(**v) for k, v in dict(data["waiting"]).items()},
+                    [str(k) for k in data.get("refused", [])])
+
+        state = read_state(self.path, parse)  # a broken file is set aside: the entries are in the logs
+        if state is not None:
+            self.next, self.waiting, self.refused = state
 
     def save(self) -> None:
         from heartcompass.atomic import write_atomic
