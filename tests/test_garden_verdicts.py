@@ -31,7 +31,7 @@ def garden_log(ws) -> list[str]:
 def run_line(ws, slug="alice") -> str:
     """The person's line of the last run in garden.log."""
     return next(line for line in reversed(garden_log(ws)) if line.split()[1:2] == [slug]
-                and line.split()[2] != "refused")
+                and line.split()[2] not in ("refused", "corrected"))
 
 
 class LengthFinishReasonError(Exception):
@@ -77,6 +77,20 @@ def test_the_correction_gets_a_refused_line_kept(alice: Runner, fake_llm):
     assert "- Lent the user 500 euros for the deposit (log 2026-12-01)" in memory(ws).items(memory_fmt.FACTS)
     assert "refused=0" in run_line(ws) and "kept=2" in run_line(ws)
     assert "Refused lines" not in result.output
+
+
+def test_a_line_refused_then_corrected_is_still_listed_in_garden_log(alice: Runner, fake_llm):
+    """What the first answer got wrong stays greppable (a prompt's misses), marked `corrected`, not `refused`."""
+    ws = alice.ws
+    say(ws, "alice", "me", "she lent me money for the flat deposit, 500 euros")
+    fake_llm.enqueue(proposal(new_facts=[BAD_FACT], new_events=[GOOD_EVENT]), proposal(new_facts=[GOOD_FACT]))
+    assert "Lent the user 500 euros" in alice("garden", "--json").output
+    log = garden_log(ws)
+    run = next(i for i, line in enumerate(log) if " alice gardened " in line)
+    assert "kept=2 refused=0" in log[run]
+    assert " alice corrected new_facts " in log[run + 1] and '"Lent the user 5000 euros"' in log[run + 1]
+    assert "5000 does not appear in the entries it cites (L1)" in log[run + 1]
+    assert not any(" alice refused " in line for line in log)  # the corrected line is no refusal
 
 
 def test_what_changes_who_someone_is_is_asked_and_changes_no_file(alice: Runner, fake_llm):
@@ -258,3 +272,16 @@ def test_the_questions_of_chunks_written_before_a_failure_are_kept(alice: Runner
     result = alice("garden", ok=False)
     assert result.exit_code == 1 and consolidated(alice.ws)  # the first chunk's entries are read...
     assert [q["change"]["value"] for q in questions(alice.ws)] == ["dating"]  # ...and its question kept
+
+
+def test_a_correction_round_lists_each_first_refusal_once_by_what_became_of_it():
+    """Mended (its answer kept) → `answered`; answered by another refusal → that refusal only; left out → refused."""
+    from heartcompass.memory.proposal.verdicts import Refused, Verdicts
+
+    first = Verdicts(kept=1, refused=[Refused("new_facts", "a", ["r1"]), Refused("new_facts", "b", ["r2"]),
+                                      Refused("new_events", "c", ["r3"])])
+    again = Refused("new_facts", "b2", ["still wrong"])
+    first.corrected(Verdicts(kept=1, refused=[again], kinds=["new_facts", "new_facts"]))
+    assert [r.statement for r in first.answered] == ["a"]
+    assert [r.statement for r in first.refused] == ["c", "b2"]  # the events line was left out: it stands
+    assert first.kept == 2

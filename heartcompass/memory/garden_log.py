@@ -28,7 +28,10 @@ REFUSED_DAYS = 3
 
 def append_run_log(ws: Workspace, results: Sequence[PersonResult], started: dt.datetime) -> None:
     """One line per person per run in .heartcompass/garden.log, each followed
-    by its refused lines: `<time> <slug> refused <kind> <statement as JSON> -- <reasons>`."""
+    by its refused lines: `<time> <slug> refused <kind> <statement as JSON> -- <reasons>`, then
+    the lines refused at first whose correction was judged again (`corrected`, same form: the
+    correction's own verdict is in kept= or a refused line), so a prompt's first-try misses stay
+    visible."""
     stamp = started.isoformat(timespec="seconds")
     lines = []
     for r in results:
@@ -38,6 +41,7 @@ def append_run_log(ws: Workspace, results: Sequence[PersonResult], started: dt.d
                      f"commit={r.commit[:8] if r.commit else '-'}"
                      + (f" {' '.join(r.message.split())}" if r.message else ""))
         lines += [f"{stamp} {r.slug} refused {refused_line(x)}" for x in r.refused]
+        lines += [f"{stamp} {r.slug} corrected {refused_line(x)}" for x in r.corrected]
     with open(ws.state_dir / "garden.log", "a", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")
         fh.flush()

@@ -71,6 +71,7 @@ class PersonResult:
     changes: list[str] = field(default_factory=list)
     kept: int = 0  # lines of the proposals applied; refused: {kind, statement, reasons}, listed for review
     refused: list[dict] = field(default_factory=list)
+    corrected: list[dict] = field(default_factory=list)  # refused at first, answered by the correction round
     asked: list[dict] = field(default_factory=list)  # the questions asked (memory/questions.py), as kept
 
 
@@ -210,6 +211,7 @@ class Gardener:
                 continue
             result.kept += verdicts.kept
             result.refused += [r.as_dict() for r in verdicts.refused]
+            result.corrected += [r.as_dict() for r in verdicts.answered]
             self._asked += verdicts.asked
             given_up = not self.dry_run and refused_for_good(self.ws, result, chunk, verdicts, self.today)
             gave_up = gave_up or given_up

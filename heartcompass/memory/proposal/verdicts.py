@@ -32,6 +32,7 @@ class Verdicts:
     summary: str = ""
     said_nothing: bool = False  # the model said outright that the entries hold nothing worth keeping
     kinds: list[str] = field(default_factory=list)  # the kind of every statement judged (kept, asked, refused)
+    answered: list[Refused] = field(default_factory=list)  # refused at first, then mended by the correction
 
     @property
     def everything_refused(self) -> bool:
@@ -51,20 +52,30 @@ class Verdicts:
         self.summary = "\n".join(s for s in (self.summary, other.summary) if s)
         self.said_nothing = self.said_nothing or other.said_nothing
         self.kinds += other.kinds
+        self.answered += other.answered
 
     def corrected(self, correction: Verdicts) -> None:
         """After the correction round: what it kept or asked is kept or asked;
         a refused line of ours stands for good unless the correction answered
         it. Counted per kind: each correction line kept, asked or refused
         answers one refused line of its kind; the ones the model left out are
-        listed as they were, with their reasons (never silently dropped)."""
+        listed as they were, with their reasons (never silently dropped). A
+        refused line whose answer was kept or asked is kept in `answered`
+        (garden.log lists it as corrected); one answered by another refusal
+        gives way to it."""
         answered: dict[str, int] = {}
         for kind in correction.kinds:
             answered[kind] = answered.get(kind, 0) + 1
+        mended = dict(answered)  # answered by a line that was kept or asked
+        for refused in correction.refused:
+            mended[refused.kind] -= 1
         left_out = []
         for refused in self.refused:
             if answered.get(refused.kind, 0) > 0:
                 answered[refused.kind] -= 1
+                if mended[refused.kind] > 0:  # listed in garden.log still: what the first answer got wrong
+                    mended[refused.kind] -= 1
+                    self.answered.append(refused)
             else:
                 left_out.append(refused)
         self.refused = [*left_out, *correction.refused]
