@@ -78,6 +78,32 @@ def test_a_statement_sharing_a_content_word_is_kept(alice: Runner, fake_llm):
     assert "- Fine with the user moving in next month (log 2026-12-01)" in memory(alice.ws).items(memory_fmt.FACTS)
 
 
+@pytest.mark.parametrize("entry, statement", [
+    ("finally made it into the new home, boxes everywhere", "Moved into a new home"),
+    ("we adopted her!!", "Adopted a rescue cat"),
+    ("so proud of my little one today", "Proud of her kid"),
+    ("a year of this, finally over", "Went through a hard year"),
+])
+def test_a_line_sharing_a_word_the_maintained_list_holds_but_that_says_what_happened_is_kept(
+        alice: Runner, fake_llm, entry, statement):
+    """stopwords-iso lists home, adopted, proud, years...: they say what a life is made of (words.CONTENT_WORDS)."""
+    say(alice.ws, "alice", "me", entry)
+    fake_llm.enqueue(fact(statement))
+    alice("garden")
+    assert f"- {statement} (log 2026-12-01)" in memory(alice.ws).items(memory_fmt.FACTS)
+
+
+@pytest.mark.parametrize("entry, statement", [
+    ("like, whatever", "Likes hiking"),
+    ("I want to but idk", "Wants a dog"),
+    ("work work work", "Works at Mercari"),
+])
+def test_a_line_sharing_only_a_generic_word_of_the_maintained_list_is_refused(alice: Runner, fake_llm, entry,
+                                                                            statement):
+    say(alice.ws, "alice", "me", entry)
+    assert "shares no words with the entries it cites (L1)" in refused(alice, fake_llm, fact(statement))
+
+
 # -- a rewrite rests on new entries that say the change ------------------------------------
 def test_a_told_fact_rewritten_into_its_opposite_on_itself_and_filler_is_refused(alice: Runner, fake_llm):
     say(alice.ws, "alice", "me", "haha ok")
