@@ -1,7 +1,7 @@
 """The slash commands of an app chat, and /tell with its Yes/No buttons.
 
 Quick commands run in the receiving thread; those that call the model
-(/retry, /tell) and the answer to a proposal go to the worker."""
+(/retry, /tell) and the answer to an offer or a question go to the worker."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> 
     elif cmd == "/review":  # on the worker: it may wait for the lock to drop expired questions
         gw.enqueue(Job("review", conv))
     elif cmd in ("/yes", "/no"):  # the text answer (Feishu without card buttons): the newest question, or /yes t3
-        gw.enqueue(Job("answer", conv, arg=f"{arg or gw.proposals.latest(conv.chat) or '-'}:{cmd[1:]}"))
+        gw.enqueue(Job("answer", conv, arg=f"{arg or gw.offers.latest(conv.chat) or '-'}:{cmd[1:]}"))
     else:
         session = gw.session(conv) if cmd in ("/new", "/retry", "/note", "/quote", "/tell") else None
         if session is None:
@@ -97,7 +97,7 @@ def tell(gw: "Gateway", conv: "Conversation", person: Any, narrative: str, image
     then the model's proposal is shown as a diff with Yes/No; nothing is
     written to the person's files until Yes. People it names who are not in
     the workspace are offered too, each with its own Yes/No."""
-    from heartcompass.gateway.proposals import tell_record
+    from heartcompass.gateway.tell_offers import tell_record
     from heartcompass.intake import tell as tell_mod
     from heartcompass.store import clock
 
@@ -121,10 +121,10 @@ def tell(gw: "Gateway", conv: "Conversation", person: Any, narrative: str, image
         if len(diff) > DIFF_LIMIT:
             diff = diff[:DIFF_LIMIT] + "\n… (more; `heartcompass log` shows all once written)"
         diff += refused
-        key = gw.proposals.add(conv.chat, tell_record(gw.ws, plan, note))
+        key = gw.offers.add(conv.chat, tell_record(gw.ws, plan, note))
         _ask(gw, conv, f"{diff}\n\nWrite these changes?", key)
     for new in plan.unknown:
-        key = gw.proposals.add(conv.chat, {"kind": "person", "name": new.name, "relation": new.relation,
+        key = gw.offers.add(conv.chat, {"kind": "person", "name": new.name, "relation": new.relation,
                                            "about": new.about})
         _ask(gw, conv, replies.offer_person(new.name, new.relation, new.about), key)
 
@@ -178,9 +178,9 @@ def answer(gw: "Gateway", conv: "Conversation", data: str) -> None:
     if re.fullmatch(r"q\d+", key):  # one of the gardener's questions: as `review yes/no ID`
         _answer_question(gw, conv, key, choice == "yes")
         return
-    record = gw.proposals.take(key, conv.chat)
+    record = gw.offers.take(key, conv.chat)
     if record is None:
-        gw.send(conv.channel, conv.chat, replies.NO_PROPOSAL)
+        gw.send(conv.channel, conv.chat, replies.NO_OFFER)
     elif record.get("kind") == "person":
         _answer_person(gw, conv, record, choice == "yes")
     else:
@@ -188,14 +188,14 @@ def answer(gw: "Gateway", conv: "Conversation", data: str) -> None:
 
 
 def _answer_tell(gw: "Gateway", conv: "Conversation", record: dict, yes: bool) -> None:
-    from heartcompass.gateway.proposals import tell_note, tell_plan
+    from heartcompass.gateway.tell_offers import tell_note, tell_plan
     from heartcompass.intake import tell as tell_mod
     from heartcompass.store import clock
 
     say = lambda t: gw.send(conv.channel, conv.chat, t)  # noqa: E731
     try:
         note = tell_note(gw.ws, record)
-    except (KeyError, TypeError, ValueError) as exc:  # a hand-edited or foreign proposals.json
+    except (KeyError, TypeError, ValueError) as exc:  # a hand-edited or foreign tell_offers.json
         gw.report(f"{conv.channel}: a kept proposal does not read back: {type(exc).__name__}: {exc}")
         say("Not written: that proposal could not be read back. What you told is in the log as a note.")
         return

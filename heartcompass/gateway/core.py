@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from heartcompass.errors import GitError, HeartCompassError, LLMError
-from heartcompass.gateway import commands, proposals, recovery, replies
+from heartcompass.gateway import commands, recovery, replies, tell_offers
 from heartcompass.gateway.jobs import Conversation, Job
 from heartcompass.gateway.pairing import Pairing
 from heartcompass.gateway.state import ChannelState
@@ -43,7 +43,7 @@ class Incoming:
     id: str        # unique within the channel: a message delivered again is not handled twice
     text: str = ""
     image: bytes | None = None
-    button: str | None = None  # the data of a pressed button (Yes/No under a proposal)
+    button: str | None = None  # the data of a pressed button (Yes/No under an offer or a question)
     private: bool = True       # a one-to-one chat with the sender (not a group, a channel, a supergroup)
 
 
@@ -82,7 +82,7 @@ class Gateway:
         self._cv = threading.Condition()
         self._jobs: list[Job] = []
         self._convs: dict[tuple[str, str], Conversation] = {}
-        self.proposals = proposals.for_workspace(ws)
+        self.offers = tell_offers.for_workspace(ws)
         self.busy = False  # the worker is answering (benchmarks and tests wait on it)
 
     # -- receiving (a channel's thread) ---------------------------------------

@@ -35,7 +35,7 @@ PHOTO = "To tell me about a photo, send it with the caption /tell."
 BROKEN = "Something went wrong on my side; your messages are saved. The operator's log says what."
 GROUP = ("I only talk in a private chat with my owner: nothing here is read, kept or answered. "
          "Write to me directly.")
-NO_PROPOSAL = "There is no proposal waiting for that answer: it was answered already, or it expired (after 3 days)."
+NO_OFFER = "There is no proposal waiting for that answer: it was answered already, or it expired (after 3 days)."
 
 
 QUOTED = 300  # characters of each evidence entry a question quotes on the phone

@@ -1,4 +1,4 @@
-"""/tell's questions in an app chat survive a restart (gateway/proposals.py):
+"""/tell's questions in an app chat survive a restart (gateway/tell_offers.py):
 a Yes after a restart applies the proposal, unless its files changed
 meanwhile (refused, nothing written); old questions expire; keys are never
 reused. People the narrative names who are not in the workspace are offered
@@ -14,7 +14,7 @@ from fake_telegram import FakeTelegram
 from fakes import FakeChat
 from serve_helpers import Served, configure
 
-from heartcompass.gateway.proposals import EXPIRE_DAYS, Proposals
+from heartcompass.gateway.tell_offers import EXPIRE_DAYS, TellOffers
 
 pytest.importorskip("telegram")
 
@@ -59,7 +59,7 @@ def test_a_yes_after_a_restart_still_applies_the_proposal(bot, fake):
     yes, no = _told_then_stopped(bot, fake)
     memory = bot.people_dir / "alice" / "MEMORY.md"
     assert "Berlin" not in memory.read_text(encoding="utf-8")
-    kept = json.loads((bot.state_dir / "serve" / "proposals.json").read_text(encoding="utf-8"))
+    kept = json.loads((bot.state_dir / "serve" / "tell_offers.json").read_text(encoding="utf-8"))
     assert yes.split(":")[0] in kept["waiting"]
     model = FakeChat()                                  # applying asks no model
     with Served(bot, model) as served:
@@ -95,25 +95,25 @@ def test_a_proposal_whose_file_changed_meanwhile_is_refused_and_nothing_is_writt
 
 def test_old_questions_expire_and_keys_are_never_reused(tmp_path):
     now = [1_000_000.0]
-    path = tmp_path / "proposals.json"
-    kept = Proposals(path, clock=lambda: now[0])
+    path = tmp_path / "tell_offers.json"
+    kept = TellOffers(path, clock=lambda: now[0])
     first = kept.add("42", {"kind": "person", "name": "王小明"})
     second = kept.add("42", {"kind": "person", "name": "Bob"})
     now[0] += EXPIRE_DAYS * 86400 - 60
-    assert Proposals(path, clock=lambda: now[0]).take(second, "7") is None   # another chat's: not answered
+    assert TellOffers(path, clock=lambda: now[0]).take(second, "7") is None   # another chat's: not answered
     now[0] += 120                                                            # past the expiry
-    again = Proposals(path, clock=lambda: now[0])
+    again = TellOffers(path, clock=lambda: now[0])
     assert again.take(first, "42") is None and again.take(second, "42") is None
     assert json.loads(path.read_text(encoding="utf-8"))["waiting"] == {}
     third = again.add("42", {"kind": "person", "name": "Carol"})
     assert third not in (first, second)                                      # an old button cannot answer it
-    assert Proposals(path, clock=lambda: now[0]).take(third, "42")["name"] == "Carol"
+    assert TellOffers(path, clock=lambda: now[0]).take(third, "42")["name"] == "Carol"
 
 
-def test_a_broken_proposals_file_is_set_aside(tmp_path):
-    path = tmp_path / "proposals.json"
+def test_a_broken_offers_file_is_set_aside(tmp_path):
+    path = tmp_path / "tell_offers.json"
     path.write_bytes(b"\xff{ not json")
-    kept = Proposals(path)
+    kept = TellOffers(path)
     assert kept.waiting == {} and path.with_suffix(".broken").read_bytes() == b"\xff{ not json"
     assert kept.add("42", {"kind": "person", "name": "A"}) == "t1"
 
@@ -148,3 +148,14 @@ def test_tell_offers_people_it_names_and_creates_them_only_on_yes(bot, fake):
     assert subjects(bot)[0] == f"add({new[0]}): new person"
     assert not (bot.people_dir / "bob-stone").exists()
     assert "Berlin" not in (bot.people_dir / "alice" / "MEMORY.md").read_text(encoding="utf-8")  # still unanswered
+
+
+def test_offers_kept_under_the_old_file_name_still_answer(example_ws):
+    """An offer an older serve kept in proposals.json is found under tell_offers.json."""
+    from heartcompass.gateway.tell_offers import for_workspace
+
+    serve = example_ws.state_dir / "serve"
+    old = TellOffers(serve / "proposals.json")
+    key = old.add("42", {"kind": "person", "name": "王小明"})
+    assert for_workspace(example_ws).take(key, "42")["name"] == "王小明"
+    assert (serve / "tell_offers.json").is_file() and not (serve / "proposals.json").exists()

@@ -1,14 +1,15 @@
-"""Questions waiting for Yes or No in an app chat, kept across restarts in
-.heartcompass/serve/proposals.json (local state, never committed): a /tell
-proposal (the files it would write, checked against the files on disk when
-the answer comes) and the offer to add someone the narrative named.
+"""/tell's offers: what waits for Yes or No in an app chat, kept across
+restarts in .heartcompass/serve/tell_offers.json (local state, never
+committed): a /tell's proposal (the files it would write, checked against
+the files on disk when the answer comes) and the offer to add someone the
+narrative named. (The gardener's questions are memory/questions.py.)
 
 The file is replaced whole and fsynced on every change (a /tell is rare):
-a Yes pressed after a restart still finds its question. A question is kept
+a Yes pressed after a restart still finds its offer. An offer is kept
 for EXPIRE_DAYS, at most KEEP of them; then the buttons answer that it is
 gone, and the told note stays in the log for the gardener. Keys are never
 reused (the counter is kept too), so an old button cannot answer a new
-question. A broken file is set aside and the questions start afresh."""
+offer. A broken file is set aside and the offers start afresh."""
 
 from __future__ import annotations
 
@@ -22,11 +23,13 @@ from typing import Any, Callable
 from heartcompass.atomic import ConcurrentEditError, checksum, read_state, write_atomic
 from heartcompass.store.workspace import Workspace
 
-KEEP = 20         # questions waiting at most (never answered: the note stays in the log anyway)
-EXPIRE_DAYS = 3   # a question older than this is dropped
+KEEP = 20         # offers waiting at most (never answered: the note stays in the log anyway)
+EXPIRE_DAYS = 3   # an offer older than this is dropped
+FILE_NAME = "tell_offers.json"
+OLD_NAME = "proposals.json"  # its name before 2026-12 (read once, then renamed)
 
 
-class Proposals:
+class TellOffers:
     def __init__(self, path: Path, clock: Callable[[], float] = time.time):
         self.path, self.clock = path, clock
         self._mu = threading.Lock()
@@ -53,7 +56,7 @@ class Proposals:
             self.waiting.pop(next(iter(self.waiting)))
 
     def add(self, chat: str, record: dict[str, Any]) -> str:
-        """Keep a question for this app chat; its key is the buttons' data."""
+        """Keep an offer for this app chat; its key is the buttons' data."""
         with self._mu:
             key = f"t{self.next}"
             self.next += 1
@@ -63,7 +66,7 @@ class Proposals:
             return key
 
     def take(self, key: str, chat: str) -> dict[str, Any] | None:
-        """The question, answered now (so never twice); None when it is not
+        """The offer, answered now (so never twice); None when it is not
         waiting (answered, expired, or another chat's)."""
         with self._mu:
             self._expire()
@@ -80,11 +83,17 @@ class Proposals:
             return next((k for k, v in reversed(self.waiting.items()) if v.get("chat") == chat), None)
 
 
-def for_workspace(ws: Workspace) -> Proposals:
-    return Proposals(ws.state_dir / "serve" / "proposals.json")
+def for_workspace(ws: Workspace) -> TellOffers:
+    serve = ws.state_dir / "serve"
+    if (serve / OLD_NAME).is_file() and not (serve / FILE_NAME).exists():
+        try:
+            (serve / OLD_NAME).replace(serve / FILE_NAME)  # offers kept by an older serve still answer
+        except OSError:
+            pass  # they start afresh: each told note is in the log anyway
+    return TellOffers(serve / FILE_NAME)
 
 
-# -- a /tell proposal as JSON, and back ----------------------------------------------------
+# -- a /tell's offer as JSON, and back ----------------------------------------------------
 def tell_record(ws: Workspace, plan: Any, note: Any) -> dict[str, Any]:
     """What a Yes needs to apply `plan` later: the new texts, and a checksum
     of each file as the proposal saw it (None: it did not exist)."""
