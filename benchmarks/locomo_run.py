@@ -70,7 +70,7 @@ def refuse_link(path: Path) -> None:
 
 class Records:
     """An append-only JSON-lines file, keyed by (sample, question, side):
-    each record is one whole line, flushed and synced; a line cut off by a
+    each record is one whole line, flushed and fsynced; a line cut off by a
     crash is skipped on reading, and the next record starts a line of its own."""
 
     def __init__(self, path: Path):

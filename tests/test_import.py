@@ -122,7 +122,7 @@ def test_imported_entries_are_gardened_even_with_old_dates(example_cli: Runner, 
     assert "Booked the 9am train together" in (example_cli.ws.people_dir / "alice" / "EVENTS.md").read_text()
 
 
-# -- issue 12: placeholders, speakers, undated lines, duplicates across phones, summary, one sync --------
+# -- issue 12: placeholders, speakers, undated lines, duplicates across phones, summary, one flush --------
 ANDROID = """12/03/2024, 09:00 - Alice Chen: morning!
 12/03/2024, 09:01 - Alice Chen: <Media omitted>
 12/03/2024, 09:01 - Lei: This message was deleted
@@ -204,7 +204,7 @@ def test_import_prints_one_summary_line_and_a_table_with_verbose(example_cli: Ru
     assert "messages added" in result.output and "2024-01-31" in result.output and "60 already there" in result.output
 
 
-def test_import_syncs_once_not_once_per_day(example_cli: Runner, tmp_path, monkeypatch):
+def test_import_is_made_durable_once_not_once_per_day(example_cli: Runner, tmp_path, monkeypatch):
     import os as os_module
 
     calls = {"fsync": 0, "sync": 0}

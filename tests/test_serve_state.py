@@ -67,7 +67,7 @@ CRASH = textwrap.dedent("""
     gw.receive(Incoming("telegram", "42", "42", "42:7", text="before the crash 崩溃之前"))
     state.offset = 779
     gw.receive(Incoming("telegram", "42", "42", "42:8", text="just before"))
-    os.kill(os.getpid(), signal.SIGKILL)    # no worker ran: no sync, no reply, no clean stop
+    os.kill(os.getpid(), signal.SIGKILL)    # no worker ran: no fsync, no reply, no clean stop
 """)
 
 
@@ -89,13 +89,13 @@ def test_a_crash_right_after_a_message_keeps_it_handled_once(example_ws):
 
 def test_the_state_is_fsynced_once_per_quiet_moment_not_per_message(example_ws, monkeypatch):
     set_config(example_ws, "telegram.allowed_users", "42")
-    synced: list[str] = []
+    fsynced: list[str] = []
     real_fsync = os.fsync
 
     def fsync(fd):
         name = os.readlink(f"/proc/self/fd/{fd}")
         if "/serve/" in name:
-            synced.append(name)
+            fsynced.append(name)
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
@@ -107,13 +107,13 @@ def test_the_state_is_fsynced_once_per_quiet_moment_not_per_message(example_ws, 
         for n in range(12):
             gw.receive(Incoming("telegram", "42", "42", f"42:{n}", text=f"message {n} 第{n}条"))
         wait_until(lambda: channel.sent == ["got them all"] and gw.idle())
-        assert len(synced) <= 1, synced          # 12 messages, at most one fsync so far
-        wait_until(lambda: not state.unsynced(), timeout=10)  # made durable once quiet
-        assert len(synced) <= 2, synced
+        assert len(fsynced) <= 1, fsynced          # 12 messages, at most one fsync so far
+        wait_until(lambda: not state.not_durable(), timeout=10)  # made durable once quiet
+        assert len(fsynced) <= 2, fsynced
     finally:
         stop.set()
         worker.join(20)
-    assert not state.unsynced()
+    assert not state.not_durable()
     reloaded = state_for(example_ws.state_dir, "telegram")
     assert all(reloaded.is_seen(f"42:{n}") for n in range(12))
 
@@ -134,7 +134,7 @@ def test_the_journal_is_replayed_a_torn_last_line_skipped_and_its_length_bounded
         f.write('{"id": "42:99", "off')                  # killed mid-line
     again = state_mod.ChannelState(path)
     assert all(again.is_seen(f"42:{n}") for n in range(12)) and not again.is_seen("42:99")
-    assert again.offset == 111 and again.unsynced()
-    again.sync()                                         # all in the json, for good; the journal gone
-    assert not again.journal.exists() and not again.unsynced()
+    assert again.offset == 111 and again.not_durable()
+    again.make_durable()                                 # all in the json, for good; the journal gone
+    assert not again.journal.exists() and not again.not_durable()
     assert state_mod.ChannelState(path).offset == 111

@@ -129,7 +129,7 @@ def append(path: Path, entry: Entry, day: dt.date) -> int:
 def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = True) -> int:
     """Append entries in one write (an import of a year of chats must not
     pay one fsync per message). durable=False leaves the flush to the caller
-    (an import writes every day file, then syncs once). Returns the first
+    (an import writes every day file, then flushes them all once: os.sync). Returns the first
     entry's position in the file (0-based), for a later marker."""
     if not entries:
         return -1

@@ -31,7 +31,7 @@ from heartcompass.talk.chat import ChatSession
 from heartcompass.talk.session import commit_before, commit_session
 
 COMMIT_RETRY = 30.0  # seconds between tries to commit logs that git refused (a stopped sync)
-SYNC_EVERY = 2.0     # seconds between fsyncs of the serve state (state.py: what a power cut costs)
+DURABLE_EVERY = 2.0  # seconds between fsyncs of the serve state (state.py: what a power cut costs)
 
 
 @dataclass
@@ -57,7 +57,7 @@ class Channel(Protocol):
     def typing(self, chat: str) -> None: ...
 
 
-SYNC = Job("sync", Conversation("", ""))  # the worker's fsync of the serve state, when quiet
+MAKE_DURABLE = Job("durable", Conversation("", ""))  # the worker's fsync of the serve state, when quiet
 
 
 class Gateway:
@@ -75,7 +75,7 @@ class Gateway:
         self.pairing = Pairing(pair_code, monotonic)
         self.digest = digest
         self.commit_retry = commit_retry if commit_retry is not None else COMMIT_RETRY
-        self._synced_at = monotonic()
+        self._durable_at = monotonic()
         self._make_model, self._model = make_model, None
         self._model_mu = threading.Lock()
         self._commit_mu = threading.RLock()  # the worker's commits and the one SIGTERM makes at once (commit_all)
@@ -231,8 +231,8 @@ class Gateway:
             if stop.is_set() and not committed_at_stop:  # before any more answers: they may be slow
                 committed_at_stop = True
                 self.commit_all()
-            if job is SYNC:
-                self.sync()
+            if job is MAKE_DURABLE:
+                self.make_durable()
                 continue
             self.busy = True
             try:
@@ -243,7 +243,7 @@ class Gateway:
             finally:
                 self.busy = False
         self.commit_all()
-        self.sync()
+        self.make_durable()
 
     def commit_all(self) -> None:
         """Commit what every chat logged (at SIGTERM, from any thread, whatever the app's API is doing)."""
@@ -268,9 +268,9 @@ class Gateway:
                     if conv.refused_commit and conv.retry_at <= now and not stop.is_set():
                         conv.retry_at = now + self.commit_retry
                         self._jobs.append(Job("commit", conv))
-                sync_at = self._synced_at + SYNC_EVERY
-                if sync_at <= now and not stop.is_set() and any(s.unsynced() for s in self.states.values()):
-                    return SYNC  # before the jobs too: a worker that never rests still syncs
+                durable_at = self._durable_at + DURABLE_EVERY
+                if durable_at <= now and not stop.is_set() and any(s.not_durable() for s in self.states.values()):
+                    return MAKE_DURABLE  # before the jobs too: a worker that never rests still fsyncs
                 if self._jobs:
                     return self._jobs.pop(0)
                 if stop.is_set():
@@ -279,18 +279,18 @@ class Gateway:
                     self._digest()
                 waits = [c.burst.remaining() for c in self._convs.values() if c.burst and c.burst.pending]
                 waits += [max(0.0, c.retry_at - now) for c in self._convs.values() if c.refused_commit]
-                waits += [max(0.0, sync_at - now)] if any(s.unsynced() for s in self.states.values()) else []
+                waits += [max(0.0, durable_at - now)] if any(s.not_durable() for s in self.states.values()) else []
                 self._cv.wait(min([w for w in waits if w is not None] + [1.0]))
 
-    def sync(self) -> None:
+    def make_durable(self) -> None:
         """The serve state to disk for good (fsync), once the gateway is quiet."""
-        self._synced_at = self.monotonic()
+        self._durable_at = self.monotonic()
         for name, state in self.states.items():
             try:
-                state.sync()
+                state.make_durable()
             except HeartCompassError as exc:
                 self.report(f"{name}: state not saved: {exc.message}")
-            except OSError as exc:  # never the end of serve: the next sync tries again
+            except OSError as exc:  # never the end of serve: the next make_durable tries again
                 self.report(f"{name}: state not saved: {exc}")
 
     def wake(self) -> None:
@@ -379,7 +379,7 @@ class Gateway:
             if state.digest_day == day or not state.owner_chats:
                 continue
             state.digest_day = day
-            state.sync()  # rare, and a power cut must not send it twice
+            state.make_durable()  # rare, and a power cut must not send it twice
             text = self.digest()
             for chat in sorted(set(state.owner_chats.values())):
                 if text:

@@ -26,7 +26,7 @@ class Conversation:
 
 @dataclass
 class Job:
-    kind: str            # "reply", "retry", "tell", "answer" (an offer's or question's Yes/No), "review", "commit", "sync"
+    kind: str            # "reply", "retry", "tell", "answer" (an offer's or question's Yes/No), "review", "commit", "durable" (fsync)
     conv: Conversation
     session: ChatSession | None = None
     arg: Any = None

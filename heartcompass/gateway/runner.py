@@ -114,7 +114,7 @@ def serve(ws: Workspace, names: list[str], stop: threading.Event, *, make_model:
             _commit_at_stop(gw, stop, report)  # a message a channel handed over while the worker finished
             for state in states.values():
                 try:
-                    state.sync()
+                    state.make_durable()
                 except HeartCompassError as exc:
                     report(f"state not saved: {exc.message}")
         return gw

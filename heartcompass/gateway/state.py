@@ -12,7 +12,7 @@ handled message id, with the offset, is appended to <channel>.journal
 (one line, one write, no fsync), and <channel>.json, the whole state, is
 replaced (temp file, rename) when something else changes (who a chat talks
 to, a stranger refused) and, fsynced, once per quiet moment: the gateway's
-worker calls sync() at most every SYNC_EVERY seconds, and at stop; then
+worker calls make_durable() at most every DURABLE_EVERY seconds, and at stop; then
 the journal starts afresh. Loading reads the json, then replays the journal.
 
 What a crash does: killed at any point, the process leaves whole files (a
@@ -55,7 +55,7 @@ class ChannelState:
         self._fresh: list[str] = []   # ids handled since the last write
         self._rest = ""               # what the json last held besides the ids and the offset
         self._offset_written = 0
-        self._unsynced = False        # written since the last fsync
+        self._not_durable = False     # written since the last fsync
         self._journaled = 0           # lines in the journal
         self._load()
 
@@ -83,13 +83,13 @@ class ChannelState:
         self.seen = OrderedDict.fromkeys(seen[-SEEN_KEEP:])
         self.refused = OrderedDict.fromkeys(refused[-REFUSED_KEEP:])
         self._rest, self._offset_written = self._rest_text(), offset
-        self._unsynced = self.path.exists()  # maybe never fsynced (the last serve was killed): once, to be sure
+        self._not_durable = self.path.exists()  # maybe never fsynced (the last serve was killed): once, to be sure
         for line in self._journal_lines():
             self._journaled += 1
             if "id" in line:
                 self.mark_seen(str(line["id"]))
             self.offset = self._offset_written = int(line.get("offset", self.offset))
-            self._unsynced = True  # the first sync() puts it in the json, for good
+            self._not_durable = True  # the first make_durable() puts it in the json, for good
         self._fresh = []
 
     def _journal_lines(self) -> list[dict]:
@@ -121,7 +121,7 @@ class ChannelState:
                 rest, fresh, offset = self._rest_text(), self._fresh, self.offset
                 self._fresh = []
                 whole = (rest != self._rest or self._journaled + len(fresh) > JOURNAL_KEEP
-                         or durable and (self._unsynced or bool(fresh) or offset != self._offset_written))
+                         or durable and (self._not_durable or bool(fresh) or offset != self._offset_written))
                 text = json.dumps({"offset": offset, "seen": list(self.seen), "chats": self.chats,
                                    "owner_chats": self.owner_chats, "refused": list(self.refused),
                                    "digest_day": self.digest_day, "unanswered": self.unanswered},
@@ -142,7 +142,7 @@ class ChannelState:
                     self._fresh = (fresh + self._fresh)[-SEEN_KEEP:]  # written next time
                 raise
             self._offset_written = offset
-            self._unsynced = not durable
+            self._not_durable = not durable
 
     def _append(self, lines: list[dict]) -> None:
         from heartcompass import paths
@@ -157,11 +157,12 @@ class ChannelState:
             finally:
                 os.close(fd)
 
-    def unsynced(self) -> bool:
-        """Written, or handled, since the last fsync (sync() has work to do)."""
-        return self._unsynced or bool(self._fresh)
+    def not_durable(self) -> bool:
+        """Written, or handled, since the last fsync (make_durable() has work to do)."""
+        return self._not_durable or bool(self._fresh)
 
-    def sync(self) -> None:
+    def make_durable(self) -> None:
+        """Everything in the json, fsynced: a power cut loses none of it."""
         self.save(durable=True)
 
     def is_seen(self, message_id: str) -> bool:

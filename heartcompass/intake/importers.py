@@ -156,14 +156,14 @@ def _key(time: str, speaker: str, text: str) -> tuple[str, str, str]:
     return time[:5], speaker.casefold(), _normal(text)  # minute resolution: Android exports drop seconds
 
 
-def to_logs(person_dir: Path, lines: list[Line], sync: bool = True) -> dict[str, int]:
+def to_logs(person_dir: Path, lines: list[Line], durable: bool = True) -> dict[str, int]:
     """Append lines to the daily logs, skipping any already there. Returns
     how many messages (not context lines) were added per day.
 
     Duplicates are counted, not collapsed: a day file holding "ok" once at
     14:02 takes one more "ok" at 14:02 from an export that has two. Day by
     day, one day's file in memory at a time; appended without a flush each,
-    then synced once: a crash leaves whole days appended, and a rerun adds
+    then made durable once (durable=False: the caller does): a crash leaves whole days appended, and a rerun adds
     only what is missing. (The caller has read every day file first: a bad
     one stops the import before any write.)"""
     by_day: dict[dt.date, list[Line]] = {}
@@ -191,7 +191,7 @@ def to_logs(person_dir: Path, lines: list[Line], sync: bool = True) -> dict[str,
             dailylog.append_many(path, new, day, durable=False)
             if any(e.speaker.startswith("import:") for e in new):
                 added[day.isoformat()] = sum(1 for e in new if e.speaker.startswith("import:"))
-    if added and sync:
+    if added and durable:
         os.sync()  # one flush for every day file, before the commit
     return added
 
@@ -220,7 +220,7 @@ def import_and_commit(ws, export: Export, router: Router, fmt: str) -> tuple[dic
 
         def flush() -> None:
             for slug, lines in held.items():
-                for day, n in to_logs(people[slug].dir, lines, sync=False).items():
+                for day, n in to_logs(people[slug].dir, lines, durable=False).items():
                     per = added.setdefault(slug, {})
                     per[day] = per.get(day, 0) + n
                 touched.update(dailylog.log_path(people[slug].dir, d) for d in {line.when.date() for line in lines})
