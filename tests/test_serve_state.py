@@ -118,23 +118,37 @@ def test_the_state_is_fsynced_once_per_quiet_moment_not_per_message(example_ws, 
     assert all(reloaded.is_seen(f"42:{n}") for n in range(12))
 
 
-def test_the_journal_is_replayed_a_torn_last_line_skipped_and_its_length_bounded(tmp_path, monkeypatch):
+def test_the_tail_is_replayed_a_torn_last_line_skipped_and_its_length_bounded(tmp_path, monkeypatch):
     from heartcompass.gateway import state as state_mod
 
-    monkeypatch.setattr(state_mod, "JOURNAL_KEEP", 5)
+    monkeypatch.setattr(state_mod, "TAIL_KEEP", 5)
     path = tmp_path / "serve" / "telegram.json"
     state = state_mod.ChannelState(path)
     for n in range(12):
         state.offset = 100 + n
         state.mark_seen(f"42:{n}")
         state.save()
-        lines = state.journal.read_text(encoding="utf-8").splitlines() if state.journal.exists() else []
+        lines = state.tail.read_text(encoding="utf-8").splitlines() if state.tail.exists() else []
         assert len(lines) <= 5                          # then the json takes them all, and it starts afresh
-    with open(state.journal, "a", encoding="utf-8") as f:
+    with open(state.tail, "a", encoding="utf-8") as f:
         f.write('{"id": "42:99", "off')                  # killed mid-line
     again = state_mod.ChannelState(path)
     assert all(again.is_seen(f"42:{n}") for n in range(12)) and not again.is_seen("42:99")
     assert again.offset == 111 and again.not_durable()
-    again.make_durable()                                 # all in the json, for good; the journal gone
-    assert not again.journal.exists() and not again.not_durable()
+    again.make_durable()                                 # all in the json, for good; the tail gone
+    assert not again.tail.exists() and not again.not_durable()
     assert state_mod.ChannelState(path).offset == 111
+
+
+def test_a_tail_left_under_its_old_name_by_a_killed_serve_is_replayed(tmp_path):
+    """Ids an older serve appended to <channel>.journal are not handled twice after an upgrade."""
+    from heartcompass.gateway import state as state_mod
+
+    path = tmp_path / "serve" / "telegram.json"
+    path.parent.mkdir()
+    path.with_suffix(".journal").write_text('{"id": "42:7", "offset": 7}\n', encoding="utf-8")
+    state = state_mod.ChannelState(path)
+    assert state.is_seen("42:7") and state.offset == 7 and not state.is_seen("42:8")
+    state.make_durable()
+    assert not path.with_suffix(".journal").exists()
+    assert state_mod.ChannelState(path).is_seen("42:7")

@@ -8,17 +8,17 @@ not answered yet (for the next serve, when this one is killed: recovery.py).
 
 Two files, so that a message costs one small append rather than a whole
 file replaced (a rename over a file is nearly an fsync on ext4): each
-handled message id, with the offset, is appended to <channel>.journal
+handled message id, with the offset, is appended to <channel>.tail
 (one line, one write, no fsync), and <channel>.json, the whole state, is
 replaced (temp file, rename) when something else changes (who a chat talks
 to, a stranger refused) and, fsynced, once per quiet moment: the gateway's
 worker calls make_durable() at most every DURABLE_EVERY seconds, and at stop; then
-the journal starts afresh. Loading reads the json, then replays the journal.
+the tail starts afresh. Loading reads the json, then replays the tail.
 
 What a crash does: killed at any point, the process leaves whole files (a
-torn last journal line is skipped), and what it wrote is in the kernel: a
+torn last tail line is skipped), and what it wrote is in the kernel: a
 message handled before the crash is not handled again after it. Killed
-between the log's append and the journal's, one message comes back once:
+between the log's append and the tail's, one message comes back once:
 the log is written first, so nothing is ever lost. A power cut can bring
 back only the updates of the last seconds before it (not yet fsynced). A
 broken json is set aside and state starts afresh (it only saves work: the
@@ -36,13 +36,14 @@ from heartcompass.atomic import write_atomic
 
 SEEN_KEEP = 5000      # message ids remembered: far more than an app ever redelivers
 REFUSED_KEEP = 500    # strangers remembered as refused
-JOURNAL_KEEP = 1000   # journal lines at most: then the json is replaced (a worker that never rests)
+TAIL_KEEP = 1000      # tail lines at most: then the json is replaced (a worker that never rests)
 
 
 class ChannelState:
     def __init__(self, path: Path):
         self.path = path
-        self.journal = path.with_suffix(".journal")
+        self.tail = path.with_suffix(".tail")
+        self._old_tail = path.with_suffix(".journal")  # its name before 2026-12, replayed too
         self._mu = threading.Lock()
         self._write_mu = threading.Lock()  # one write at a time, so the newest state lands last
         self.offset = 0
@@ -56,7 +57,7 @@ class ChannelState:
         self._rest = ""               # what the json last held besides the ids and the offset
         self._offset_written = 0
         self._not_durable = False     # written since the last fsync
-        self._journaled = 0           # lines in the journal
+        self._tail_lines = 0          # lines in the tail
         self._load()
 
     def _load(self) -> None:
@@ -84,17 +85,17 @@ class ChannelState:
         self.refused = OrderedDict.fromkeys(refused[-REFUSED_KEEP:])
         self._rest, self._offset_written = self._rest_text(), offset
         self._not_durable = self.path.exists()  # maybe never fsynced (the last serve was killed): once, to be sure
-        for line in self._journal_lines():
-            self._journaled += 1
+        for line in self._read_tail(self._old_tail) + self._read_tail(self.tail):
+            self._tail_lines += 1
             if "id" in line:
                 self.mark_seen(str(line["id"]))
             self.offset = self._offset_written = int(line.get("offset", self.offset))
             self._not_durable = True  # the first make_durable() puts it in the json, for good
         self._fresh = []
 
-    def _journal_lines(self) -> list[dict]:
+    def _read_tail(self, path: Path) -> list[dict]:
         try:
-            text = self.journal.read_bytes().decode("utf-8", "replace")
+            text = path.read_bytes().decode("utf-8", "replace")
         except OSError:
             return []
         lines = []
@@ -114,13 +115,13 @@ class ChannelState:
                           sort_keys=True)
 
     def save(self, durable: bool = False) -> None:
-        """Write what changed: handled ids appended to the journal, anything
+        """Write what changed: handled ids appended to the tail, anything
         else by replacing the json (durable: the json, fsynced, whatever changed)."""
         with self._write_mu:
             with self._mu:
                 rest, fresh, offset = self._rest_text(), self._fresh, self.offset
                 self._fresh = []
-                whole = (rest != self._rest or self._journaled + len(fresh) > JOURNAL_KEEP
+                whole = (rest != self._rest or self._tail_lines + len(fresh) > TAIL_KEEP
                          or durable and (self._not_durable or bool(fresh) or offset != self._offset_written))
                 text = json.dumps({"offset": offset, "seen": list(self.seen), "chats": self.chats,
                                    "owner_chats": self.owner_chats, "refused": list(self.refused),
@@ -129,12 +130,13 @@ class ChannelState:
             try:
                 if whole:
                     write_atomic(self.path, text, durable=durable)
-                    self.journal.unlink(missing_ok=True)  # all in the json now
-                    self._rest, self._journaled = rest, 0
+                    self.tail.unlink(missing_ok=True)  # all in the json now
+                    self._old_tail.unlink(missing_ok=True)
+                    self._rest, self._tail_lines = rest, 0
                 elif fresh or offset != self._offset_written:
                     lines = [{"id": i, "offset": offset} for i in fresh] or [{"offset": offset}]
                     self._append(lines)
-                    self._journaled += len(lines)
+                    self._tail_lines += len(lines)
                 else:
                     return
             except BaseException:
@@ -149,9 +151,9 @@ class ChannelState:
         from heartcompass.atomic import write_refusals_named
 
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
-        with write_refusals_named(paths.check(self.journal)):
-            self.journal.parent.mkdir(parents=True, exist_ok=True)
-            fd = paths.open_regular(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with write_refusals_named(paths.check(self.tail)):
+            self.tail.parent.mkdir(parents=True, exist_ok=True)
+            fd = paths.open_regular(self.tail, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 os.write(fd, data)  # one write: a crash keeps it whole or not at all
             finally:
