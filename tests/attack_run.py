@@ -417,8 +417,8 @@ def review_yes_after_a_hand_edit(t: Trial) -> list[str]:
     return problems
 
 
-HOLD_LOCK = ("import sys, time\nfrom heartcompass.store.lock import WorkspaceLock\n"
-             "with WorkspaceLock(sys.argv[1], 'gardener'):\n    print('held', flush=True)\n    time.sleep(4)\n")
+HOLD_LOCK = ("import sys, time\nfrom heartcompass.store.lock import FileLock\n"
+             "with FileLock(sys.argv[1], 'gardener'):\n    print('held', flush=True)\n    time.sleep(4)\n")
 
 
 @case

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from conftest import Runner, git, log_entries
-from heartcompass.store.lock import LockBusy, WorkspaceLock, holder
+from heartcompass.store.lock import LockBusy, FileLock, holder
 
 ROOT = Path(__file__).resolve().parent.parent
 
 HOLD = """
 import sys, time
-from heartcompass.store.lock import WorkspaceLock
-lock = WorkspaceLock(sys.argv[1], sys.argv[2])
+from heartcompass.store.lock import FileLock
+lock = FileLock(sys.argv[1], sys.argv[2])
 lock.acquire()
 print("held", flush=True)
 time.sleep(float(sys.argv[3]))
@@ -41,20 +41,20 @@ def test_a_killed_holder_frees_the_lock_at_once(tmp_path):
     proc = _hold(path)
     assert holder(path)["pid"] == proc.pid and holder(path)["purpose"] == "gardener"
     with pytest.raises(LockBusy, match=f"gardener is running \\(pid {proc.pid} "):
-        WorkspaceLock(path, "chat").acquire()
+        FileLock(path, "chat").acquire()
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert path.exists()  # the dead holder's file is still there, and means nothing
     assert holder(path) is None
-    with WorkspaceLock(path, "chat") as lock:
+    with FileLock(path, "chat") as lock:
         assert lock.held
     assert not path.exists()
 
 
 HOLD_UNTIL_TOLD = """
 import sys
-from heartcompass.store.lock import WorkspaceLock
-with WorkspaceLock(sys.argv[1], "gardener"):
+from heartcompass.store.lock import FileLock
+with FileLock(sys.argv[1], "gardener"):
     print("held", flush=True)
     sys.stdin.readline()
     print("letting go", flush=True)
@@ -70,11 +70,11 @@ def test_a_waiting_command_gets_the_lock_when_the_holder_finishes(tmp_path):
                             stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert proc.stdout.readline().strip() == "held"
     with pytest.raises(LockBusy):
-        WorkspaceLock(path, "gardener").acquire()  # a second gardener fails fast: no wait at all
+        FileLock(path, "gardener").acquire()  # a second gardener fails fast: no wait at all
     let_go, order = threading.Event(), []
 
     def waiter():
-        with WorkspaceLock(path, "chat", wait=120):
+        with FileLock(path, "chat", wait=120):
             order.append(("got it", let_go.is_set(), holder(path)["pid"]))
 
     thread = threading.Thread(target=waiter)
@@ -94,7 +94,7 @@ def test_a_bounded_wait_ends_with_who_holds_it(tmp_path):
     try:
         started = time.monotonic()
         with pytest.raises(LockBusy, match=f"Another HeartCompass gardener is running \\(pid {proc.pid}"):
-            WorkspaceLock(path, "chat", wait=1.0).acquire()
+            FileLock(path, "chat", wait=1.0).acquire()
         assert time.monotonic() - started >= 1.0  # it waited its second (no upper bound: a loaded machine is slow)
     finally:
         proc.kill()
@@ -104,7 +104,7 @@ def test_a_bounded_wait_ends_with_who_holds_it(tmp_path):
 COUNT = """
 import fcntl, sys, time
 from pathlib import Path
-from heartcompass.store.lock import WorkspaceLock
+from heartcompass.store.lock import FileLock
 real_flock = fcntl.flock
 def slow_flock(fd, op):  # as if the scheduler paused us between open() and flock()
     time.sleep(0.003)
@@ -112,7 +112,7 @@ def slow_flock(fd, op):  # as if the scheduler paused us between open() and floc
 fcntl.flock = slow_flock
 lock_path, counter = sys.argv[1], Path(sys.argv[2])
 for _ in range(int(sys.argv[3])):
-    with WorkspaceLock(lock_path, "count", wait=60):
+    with FileLock(lock_path, "count", wait=60):
         n = int(counter.read_text())
         time.sleep(0.002)  # a read-modify-write that loses counts if two hold the lock at once
         counter.write_text(str(n + 1))
@@ -234,13 +234,13 @@ def test_twenty_chats_at_once_lose_nothing_and_commit_one_at_a_time(example_cli:
 def test_a_fail_fast_gardener_still_waits_out_a_short_commit(tmp_path):
     path = tmp_path / "lock"
     proc = _hold(path, "chat", seconds=1.0)
-    with WorkspaceLock(path, "gardener"):  # not "Another HeartCompass chat is running"
+    with FileLock(path, "gardener"):  # not "Another HeartCompass chat is running"
         pass
     proc.wait()
     proc = _hold(path, "sync")
     try:
         with pytest.raises(LockBusy, match="sync is running"):
-            WorkspaceLock(path, "gardener").acquire()
+            FileLock(path, "gardener").acquire()
     finally:
         proc.kill()
         proc.wait()
@@ -251,4 +251,4 @@ def test_a_lock_that_cannot_be_created_is_one_clear_error(tmp_path):
 
     (tmp_path / "state").write_text("a file where the state folder should be")
     with pytest.raises(HeartCompassError, match="cannot be written"):
-        WorkspaceLock(tmp_path / "state" / "lock", "chat").acquire()
+        FileLock(tmp_path / "state" / "lock", "chat").acquire()

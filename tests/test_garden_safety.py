@@ -12,7 +12,7 @@ import pytest
 from conftest import Runner, git, subjects
 from heartcompass import atomic, formats
 from heartcompass.formats import memory as memory_fmt
-from heartcompass.store.lock import LockBusy, WorkspaceLock
+from heartcompass.store.lock import LockBusy, FileLock
 from garden_helpers import answer_with, consolidated, events, memory, proposal, say
 
 
@@ -28,7 +28,7 @@ def _good(n=1):
 
 
 def test_a_second_gardener_exits_at_once(alice: Runner, fake_llm):
-    lock = WorkspaceLock(alice.ws.state_dir / "lock")
+    lock = FileLock(alice.ws.state_dir / "lock")
     lock.acquire()
     try:
         result = alice("garden", ok=False)
@@ -52,12 +52,12 @@ def test_a_stale_lock_from_a_killed_process_is_taken_over(alice: Runner, fake_ll
 
 
 def test_lock_is_exclusive_in_process(tmp_path):
-    first = WorkspaceLock(tmp_path / "lock")
+    first = FileLock(tmp_path / "lock")
     first.acquire()
     with pytest.raises(LockBusy):
-        WorkspaceLock(tmp_path / "lock").acquire()
+        FileLock(tmp_path / "lock").acquire()
     first.release()
-    with WorkspaceLock(tmp_path / "lock"):
+    with FileLock(tmp_path / "lock"):
         pass
 
 

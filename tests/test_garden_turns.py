@@ -1,6 +1,6 @@
 """A long garden never blocks a short command for longer than that command's
 own wait: the gardener holds the workspace lock only while it reads or writes
-a person's files (memory/garden_lock.py), never while the model thinks, and
+a person's files (memory/garden_turns.py), never while the model thinks, and
 lets a waiting command in between people. What another command changed
 meanwhile is never overwritten (the checksum guard)."""
 
@@ -109,17 +109,17 @@ def test_between_people_a_waiting_command_is_let_in(ws):
     """An idle stretch (thousands of people with nothing new) holds the lock
     from person to person; a command that starts waiting meanwhile is let in
     at the next person, not after the whole run."""
-    from heartcompass.memory.garden_lock import GardenLock
-    from heartcompass.store.lock import WorkspaceLock
+    from heartcompass.memory.garden_turns import GardenTurns
+    from heartcompass.store.lock import FileLock
 
     got: list[float] = []
 
     def short_command():
         started = time.monotonic()
-        with WorkspaceLock(ws.state_dir / "lock", "chat", wait=WAIT):
+        with FileLock(ws.state_dir / "lock", "chat", wait=WAIT):
             got.append(time.monotonic() - started)
 
-    with GardenLock(ws) as lock:
+    with GardenTurns(ws) as lock:
         waiter = threading.Thread(target=short_command)
         waiter.start()
         deadline = time.monotonic() + 3 * WAIT
@@ -127,5 +127,5 @@ def test_between_people_a_waiting_command_is_let_in(ws):
             lock.take()  # the next person
             time.sleep(0.005)
         waiter.join()
-        assert lock.lock.held
+        assert lock.workspace_lock.held
     assert got and got[0] < WAIT

@@ -11,7 +11,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "heartcompass"
 # What only a write transaction may do (commit_earlier, commit_session... are whole transactions of the core).
-TRANSACTION = {"write_transaction", "writing", "WorkspaceLock", "commit_pending", "commit_or_roll_back", "commit_logs",
+TRANSACTION = {"write_transaction", "writing", "FileLock", "commit_pending", "commit_or_roll_back", "commit_logs",
                "commit_valid_edits", "commit"}
 
 

@@ -62,10 +62,10 @@ def test_sync_without_a_remote_says_how_to_add_one(example_cli: Runner):
 
 
 def test_sync_does_not_run_while_the_gardener_does(two_devices):
-    from heartcompass.store.lock import WorkspaceLock
+    from heartcompass.store.lock import FileLock
 
     desktop, _ = two_devices
-    with WorkspaceLock(desktop.ws.state_dir / "lock"):
+    with FileLock(desktop.ws.state_dir / "lock"):
         result = desktop("sync", ok=False)
     assert result.exit_code == 1 and "gardener is running" in result.output
 

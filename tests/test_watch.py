@@ -6,7 +6,7 @@ import time
 import pytest
 
 from conftest import git, subjects
-from heartcompass.store.lock import WorkspaceLock
+from heartcompass.store.lock import FileLock
 from heartcompass.intake.watcher import EditWatcher, relevant
 
 
@@ -69,7 +69,7 @@ def test_an_invalid_file_is_reported_not_committed(watching):
 
 def test_it_waits_while_the_gardener_holds_the_lock(watching):
     ws, commits, invalid, watcher = watching
-    lock = WorkspaceLock(ws.state_dir / "lock")
+    lock = FileLock(ws.state_dir / "lock")
     lock.acquire()
     path = ws.people_dir / "alice" / "MEMORY.md"
     waited = threading.Event()

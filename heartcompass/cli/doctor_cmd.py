@@ -95,7 +95,7 @@ def _check_config_secrets(ws, line) -> None:
 
 
 def _check_git(ws, line) -> None:
-    from heartcompass.memory.garden_lock import RUN_LOCK
+    from heartcompass.memory.garden_turns import GARDEN_LOCK
     from heartcompass.store.lock import holder
 
     try:
@@ -109,7 +109,7 @@ def _check_git(ws, line) -> None:
         _check_commits(ws, line)
     except HeartCompassError as exc:
         line(False, "git", exc.message, exc.hint)
-    owner = holder(ws.state_dir / "lock") or holder(ws.state_dir / RUN_LOCK)  # a garden between people
+    owner = holder(ws.state_dir / "lock") or holder(ws.state_dir / GARDEN_LOCK)  # a garden between people
     if owner:
         line(True, "lock", f"a HeartCompass {owner.get('purpose', 'command')} is running now "
              f"(pid {owner.get('pid', '?')}, since {owner.get('since', '?')})", warn=True)

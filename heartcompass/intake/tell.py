@@ -224,7 +224,7 @@ def _apply(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str |
         audit.commit_pending(ws, others)
     audit.commit_pending(ws, [note.person], hand_edits_only=True)
     for p in plan.plans:
-        if unfinished.journal_path(ws, p.person.slug).exists():  # its files are the garden's, not yet committed
+        if unfinished.garden_journal_path(ws, p.person.slug).exists():  # its files are the garden's, not yet committed
             raise HeartCompassError(f"A garden of {p.person.slug} was interrupted and is not finished yet; "
                                     "nothing written.", "Run 'heartcompass garden' (it finishes it), then the tell again.")
         for path, old in p.originals.items():
@@ -236,7 +236,7 @@ def _apply(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str |
     subject = audit.subject(audit.Verb.TELL, plan.person.slug,
                             summary[:60] + (f" (also {', '.join(also)})" if also else ""))
     body = f"Told: {plan.narrative}\n\n" + "\n".join(f"{p.person.slug}: {c}" for p in plan.plans for c in p.changes)
-    journal = unfinished.told_path(ws, note.person.slug)
+    journal = unfinished.tell_journal_path(ws, note.person.slug)
     unfinished.save(ws, journal, {path: (_checksum_of(p.originals[path]), text)
                                   for p in plan.plans for path, text in p.texts.items()}, subject, body,
                    keep=[note.path])

@@ -14,16 +14,16 @@ from heartcompass.atomic import write_atomic
 from heartcompass.errors import UnsafePathError
 from heartcompass.memory.consolidation import State as ConsolidationState
 from heartcompass.store.people import Person
-from heartcompass.store.unfinished import finish, journal_path, save
+from heartcompass.store.unfinished import finish, garden_journal_path, save
 from heartcompass.store.workspace import Workspace
 
 
-class Journal:
+class GardenJournal:
     """The texts a gardening is about to write, saved before the first write."""
 
     def __init__(self, ws: Workspace, person: Person):
         self.ws, self.person = ws, person
-        self.path = journal_path(ws, person.slug)
+        self.path = garden_journal_path(ws, person.slug)
 
     def save(self, files: dict[Path, tuple[str | None, str]], days: dict[str, list], subject: str,
              body: str) -> None:

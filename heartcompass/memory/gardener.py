@@ -8,7 +8,7 @@ new_entries.py.
 Safety, in order of the steps below:
 - one gardener at a time; the workspace lock is held only while a person's
   files are read or written, never while the model thinks, and a waiting
-  command gets it between people (garden_lock.py);
+  command gets it between people (garden_turns.py);
 - a tell killed before its commit is finished first (store/unfinished.py), as the tell's;
 - a journal (garden_journal.py) holds the new texts before any file is written, so a run killed at any
   moment is finished by the next one, and the consolidation state (.heartcompass/consolidated/, see
@@ -38,11 +38,11 @@ from heartcompass.atomic import ConcurrentEditError, checksum, file_checksum, wr
 from heartcompass.memory.consolidation import State as ConsolidationState, prefix_sum, trailer
 from heartcompass.errors import HeartCompassError, MissingKeyError
 from heartcompass.formats import dailylog, memory as memory_fmt
-from heartcompass.memory.garden_journal import Journal, with_note
+from heartcompass.memory.garden_journal import GardenJournal, with_note
 from heartcompass.memory.garden_log import leave_questions, refused_for_good
 from heartcompass.memory.new_entries import EntryCounts, chunks, new_entries
 from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
-from heartcompass.memory.garden_lock import GardenLock, NotWritable
+from heartcompass.memory.garden_turns import GardenTurns, NotWritable
 from heartcompass.store.people import Person, list_people
 from heartcompass.store.unfinished import finish_told, told_unfinished
 from heartcompass.memory.proposal import lazy as proposal  # pydantic and all: only once someone has new entries
@@ -99,7 +99,7 @@ class Gardener:
         self._history: dict[str, list] | None = None  # slug -> [last commit, files hand commits touched]
         self._history_head: str | None = None  # HEAD when it was read (our own commits move it along)
         self._committed: set[str] = set()  # people whose hand edits this run committed
-        self._lock = GardenLock(ws, check=not dry_run)
+        self._turns = GardenTurns(ws, check=not dry_run)
         self._state_turn = 0  # the lock's turn when the consolidation state was read
         self._pending: set[str] | None = None  # people with hand edits to commit first (once someone is gardened)
         self._listed: list[Person] = []
@@ -114,21 +114,21 @@ class Gardener:
     def run(self, people: list[Person] | None = None) -> list[PersonResult]:
         self._people = list_people(self.ws)  # once per run, not per person
         people = self._listed = people if people is not None else self._people
-        with self._lock:
+        with self._turns:
             if not self.dry_run and told_unfinished(self.ws):  # only then: an idle run starts no git
-                self._lock.writable()  # no commit onto a rebase, a merge, a detached HEAD
+                self._turns.writable()  # no commit onto a rebase, a merge, a detached HEAD
                 finish_told(self.ws)
             results = []
             for person in people:
                 self.on_start(person)
                 try:
-                    self._lock.take()  # a command waiting gets in first
+                    self._turns.take()  # a command waiting gets in first
                 except HeartCompassError as exc:  # a sync got in and holds it, or left a rebase: stop here
                     results.append(PersonResult(person.slug, "skipped", message=f"{exc.message} It will be retried "
                                                 "next run, with everyone after it."))
                     self.on_done(results[-1])
                     break
-                if self._lock.turns > 1 and not os.path.lexists(person.profile_path):
+                if self._turns.turns > 1 and not os.path.lexists(person.profile_path):
                     results.append(PersonResult(person.slug, "skipped", message="renamed or archived while the "
                                                 "gardener ran; its entries are read by the next run"))
                 else:
@@ -140,9 +140,9 @@ class Gardener:
     def _one(self, person: Person) -> PersonResult:
         result = PersonResult(person.slug)
         try:
-            journal = Journal(self.ws, person)
+            journal = GardenJournal(self.ws, person)
             if not self.dry_run and os.path.lexists(journal.path):
-                self._lock.writable()
+                self._turns.writable()
                 journal.recover()
             return self._garden(person, result)
         except (MissingKeyError, NotWritable):
@@ -154,9 +154,9 @@ class Gardener:
         if not self.dry_run and result.status in ("failed", "skipped"):
             # chunks already written stay, committed as exactly what was written
             try:
-                self._lock.take()
-                self._lock.writable()
-                result.commit = Journal(self.ws, person).recover(self._written)
+                self._turns.take()
+                self._turns.writable()
+                result.commit = GardenJournal(self.ws, person).recover(self._written)
             except HeartCompassError as exc:  # e.g. a hook refused: the journal stays, for the next run
                 result.message += f" ({exc.message})"
             if result.commit:
@@ -174,7 +174,7 @@ class Gardener:
                 state.save()  # a rebuilt or corrected state; nothing else is read
             return result  # nothing new: no model call, no commit (and no git)
         if not self.dry_run:
-            self._lock.writable()
+            self._turns.writable()
             if self._pending is None:  # one `git status` of people/, once someone has new entries
                 # (a pathspec per person made git's status quadratic: 11 s of CPU at 10,000 people)
                 some = self._listed if len(self._listed) <= 20 else None
@@ -193,8 +193,8 @@ class Gardener:
         wb = workbench.workbench(self.ws, person, prof, evs, mem, self.today, people=self._people, mentions=text,
                                  names=self._name_index, heads=heads, history=history)
         wb.days_read = set(logs)
-        self._state, self._days, self._state_turn = state, {}, self._lock.turns
-        self._lock.release()  # the model may take minutes: others write meanwhile, the checksums guard
+        self._state, self._days, self._state_turn = state, {}, self._turns.turns
+        self._turns.release()  # the model may take minutes: others write meanwhile, the checksums guard
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
         summaries: list[str] = []
         batches = chunks(items, budget)
@@ -330,11 +330,11 @@ class Gardener:
     def _commit_files(self, person, changed, originals, wb, summaries, commit: bool) -> str | None:
         subject, body = _message(person.slug, wb, summaries)
         body = with_note(body, trailer(self._days))  # what was consumed: the state can be rebuilt from git
-        journal = Journal(self.ws, person)
-        self._lock.take()
-        self._lock.writable()
-        if self._lock.turns != self._state_turn:  # another command may have moved it while the model ran
-            self._state, self._state_turn = ConsolidationState(self.ws, person), self._lock.turns
+        journal = GardenJournal(self.ws, person)
+        self._turns.take()
+        self._turns.writable()
+        if self._turns.turns != self._state_turn:  # another command may have moved it while the model ran
+            self._state, self._state_turn = ConsolidationState(self.ws, person), self._turns.turns
         current = {p: file_checksum(p) for p in changed}
         for path in changed:  # still what we read or last wrote? (a hand edit meanwhile wins)
             expected = checksum(originals[path]) if originals[path] is not None else None

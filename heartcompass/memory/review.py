@@ -28,9 +28,9 @@ class Waiting:
 
 
 def _locked(ws: Workspace, purpose: str):
-    from heartcompass.store.lock import WorkspaceLock
+    from heartcompass.store.lock import FileLock
 
-    return WorkspaceLock(ws.state_dir / "lock", purpose, wait=LOCK_WAIT)
+    return FileLock(ws.state_dir / "lock", purpose, wait=LOCK_WAIT)
 
 
 def _order(q: Question) -> tuple[str, int]:

@@ -72,7 +72,7 @@ def _apply(ws: Workspace, person: Person, q: Question, now: dt.datetime, edited:
     from heartcompass.memory.proposal.workbench import read_person
     from heartcompass.store import unfinished
 
-    if unfinished.journal_path(ws, person.slug).exists():
+    if unfinished.garden_journal_path(ws, person.slug).exists():
         raise ReviewError(f"A garden of {person.slug} was interrupted and is not finished yet; nothing changed.",
                           "Run 'heartcompass garden' (it finishes it), then answer again.")
     originals, prof, _evs, _mem = read_person(person)
@@ -264,7 +264,7 @@ def _commit(ws: Workspace, person: Person, q: Question, originals: dict[Path, st
     subject = audit.subject(audit.Verb.REVIEW, person.slug, what)
     # Killed between the write and the commit: the next command that writes commits it as this
     # review (tell's journal, finished by every write transaction), never as the user's hand edit.
-    journal = unfinished.told_path(ws, person.slug)
+    journal = unfinished.tell_journal_path(ws, person.slug)
     unfinished.save(ws, journal, {p: (checksum(o) if (o := originals.get(p)) is not None else None, t)
                                   for p, t in changed.items()}, subject, body)
     try:

@@ -35,10 +35,10 @@ def write_transaction(ws: Workspace, purpose: str, wait: float | None = None) ->
     workspace lock, waited for up to `wait` seconds), and a repository where a
     commit is right now (no rebase, merge, cherry-pick or revert in progress,
     no detached HEAD, no stale index.lock), else one clear error line."""
-    from heartcompass.store.lock import WorkspaceLock
+    from heartcompass.store.lock import FileLock
     from heartcompass.store.unfinished import finish_told
 
-    with WorkspaceLock(ws.state_dir / "lock", purpose, wait=WAIT if wait is None else wait):
+    with FileLock(ws.state_dir / "lock", purpose, wait=WAIT if wait is None else wait):
         ws.git.check_writable()
         finish_told(ws)  # a `tell` killed before its commit: that commit first, never as the user's edit
         yield
@@ -92,12 +92,12 @@ def pending(ws: Workspace, people: list[Person] | None = None) -> list[Pending]:
 
 
 def _changes(ws: Workspace, paths: list[Path]) -> list[Pending]:
-    from heartcompass.store.unfinished import gardener_writes
+    from heartcompass.store.unfinished import journaled_writes
 
     out = []
-    gardeners = gardener_writes(ws)  # written by a garden whose commit failed: not the user's
+    ours = journaled_writes(ws)  # written by a garden or a tell whose commit failed: not the user's
     for code, rel in ws.git.status(paths):
-        if rel in gardeners:
+        if rel in ours:
             continue
         parts = Path(rel).parts
         if len(parts) < 3 or parts[0] != "people" or parts[1].startswith("."):

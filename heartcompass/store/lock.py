@@ -1,13 +1,15 @@
-"""The workspace lock: one writer at a time.
+"""A lock: an exclusive kernel flock on a file in .heartcompass/. There are
+three, each named by its file: `lock`, the workspace lock (one writer at a
+time: every write transaction holds it), `garden.lock` (one gardener at a
+time: memory/garden_turns.py) and `serve.lock` (one serve per workspace).
 
-An exclusive flock on .heartcompass/lock. The kernel releases it when its
-holder exits or is killed, so there is no stale-lock guesswork; the file's
-content (pid, host, since, purpose) only says who holds it. The file is
-removed on release, so a waiter that locked a file already unlinked checks
-that the path still names the inode it locked, and retries if not. A waiter
-touches the file (its mtime) at each try, so a holder that releases and
-re-takes the lock (the gardener, between people) can see that someone is
-waiting and let them in first."""
+The kernel releases a lock when its holder exits or is killed, so there is
+no stale-lock guesswork; the file's content (pid, host, since, purpose) only
+says who holds it. The file is removed on release, so a waiter that locked
+a file already unlinked checks that the path still names the inode it
+locked, and retries if not. A waiter touches the file (its mtime) at each
+try, so a holder that releases and re-takes the lock (the gardener, between
+people) can see that someone is waiting and let them in first."""
 
 from __future__ import annotations
 
@@ -72,8 +74,8 @@ def busy_error(path: Path, owner: dict | None) -> LockBusy:
         f"so there is no lock file ({path}) to delete.")
 
 
-class WorkspaceLock:
-    """`with WorkspaceLock(path, "chat", wait=30):` waits up to 30 s for the
+class FileLock:
+    """`with FileLock(path, "chat", wait=30):` waits up to 30 s for the
     lock; wait=0 (the gardener) fails at once when another gardener holds
     it, and waits up to SHORT_WAIT for any other command (a chat's commit)."""
 
@@ -144,7 +146,7 @@ class WorkspaceLock:
             self._fd = None
             self.held = False
 
-    def __enter__(self) -> "WorkspaceLock":
+    def __enter__(self) -> "FileLock":
         self.acquire()
         return self
 

@@ -49,10 +49,10 @@ def sync(ws: Workspace, action: str | None = None) -> SyncResult:
     goes back to before it."""
     # --abort reads no setting: heartcompass.toml may be the very file in conflict
     remote = "" if action == "abort" else _remote(ws)
-    from heartcompass.store.lock import WorkspaceLock
+    from heartcompass.store.lock import FileLock
 
     # Fails fast rather than waiting: a sync is never run mid-garden (its writes are not hand edits).
-    with WorkspaceLock(ws.state_dir / "lock", "sync"):
+    with FileLock(ws.state_dir / "lock", "sync"):
         recovered = put_back(ws)  # entries a crashed sync kept aside
         if action is None:
             ws.git.check_writable()

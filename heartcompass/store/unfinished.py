@@ -18,17 +18,17 @@ from heartcompass.atomic import checksum, file_checksum, write_atomic
 from heartcompass.errors import UnsafePathError
 from heartcompass.store.workspace import Workspace
 
-JOURNALS = "garden"  # the folder of the gardener's journals in .heartcompass/
-TOLD = "tell"  # and of tell's (no consolidation state to move)
+GARDEN_JOURNALS = "garden"  # the folder of the gardener's journals in .heartcompass/
+TELL_JOURNALS = "tell"  # and of tell's (no consolidation state to move)
 FINISHED = "(finished after an interruption)"
 
 
-def journal_path(ws: Workspace, slug: str) -> Path:
-    return ws.state_dir / JOURNALS / f"{slug}.json"
+def garden_journal_path(ws: Workspace, slug: str) -> Path:
+    return ws.state_dir / GARDEN_JOURNALS / f"{slug}.json"
 
 
-def told_path(ws: Workspace, slug: str) -> Path:
-    return ws.state_dir / TOLD / f"{slug}.json"
+def tell_journal_path(ws: Workspace, slug: str) -> Path:
+    return ws.state_dir / TELL_JOURNALS / f"{slug}.json"
 
 
 def save(ws: Workspace, path: Path, files: dict[Path, tuple[str | None, str]], subject: str, body: str,
@@ -44,10 +44,10 @@ def _journals(ws: Workspace, *folders: str) -> list[Path]:
     return [p for name in folders if (ws.state_dir / name).is_dir() for p in sorted((ws.state_dir / name).glob("*.json"))]
 
 
-def gardener_writes(ws: Workspace) -> set[str]:
+def journaled_writes(ws: Workspace) -> set[str]:
     """Workspace paths whose file holds the text a journal (garden's or tell's) wrote there."""
     ours = set()
-    for journal in _journals(ws, JOURNALS, TOLD):
+    for journal in _journals(ws, GARDEN_JOURNALS, TELL_JOURNALS):
         try:
             files = json.loads(paths.read_local(journal))["files"]
             for rel, texts in files.items():
@@ -112,10 +112,10 @@ def _kept(ws: Workspace, rels: list[str]) -> dict[Path | str, str]:
 
 def told_unfinished(ws: Workspace) -> bool:
     """Whether a `tell` was killed between writing its files and its commit."""
-    return bool(_journals(ws, TOLD))
+    return bool(_journals(ws, TELL_JOURNALS))
 
 
 def finish_told(ws: Workspace) -> list[str]:
     """Finish every `tell` killed between writing its files and its commit:
     its commit, as `tell` would have made it (never the user's hand edit)."""
-    return [sha for journal in _journals(ws, TOLD) if (sha := finish(ws, journal))]
+    return [sha for journal in _journals(ws, TELL_JOURNALS) if (sha := finish(ws, journal))]
