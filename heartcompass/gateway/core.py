@@ -9,7 +9,9 @@ person's daily log at once (before any model call, as terminal chat does)
 and starts or extends the burst. One worker thread, `run()`, answers a
 burst once the owner has been quiet for serve.quiet_seconds, runs /retry
 and /tell, and commits. A model error, a bad file or a git state is said in
-one line to the chat; none of them stops the process."""
+one line to the chat; none of them stops the process. The worker waits on
+`_cv`: it is held for moments, never around git work (deliveries take turns
+on `_receiving` for that)."""
 
 from __future__ import annotations
 
@@ -79,7 +81,9 @@ class Gateway:
         self._make_model, self._model = make_model, None
         self._model_mu = threading.Lock()
         self._commit_mu = threading.RLock()  # the worker's commits and the one SIGTERM makes at once (commit_all)
-        self._cv = threading.Condition()
+        self._cv = threading.Condition()  # the jobs and bursts the worker waits on: never held around git work
+        self._receiving = threading.RLock()  # one delivery at a time (a commit, a 30 s wait for the lock too)
+        self._delivering = 0  # deliveries being handled now: the gateway is not idle
         self._jobs: list[Job] = []
         self._convs: dict[tuple[str, str], Conversation] = {}
         self.offers = tell_offers.for_workspace(ws)
@@ -90,24 +94,32 @@ class Gateway:
         """Handle one delivery, at most once across restarts (by its id)."""
         state = self.states[msg.channel]
         with self._cv:
-            if state.is_seen(msg.id):
-                return
+            self._delivering += 1
+        try:
+            with self._receiving:
+                if not state.is_seen(msg.id):
+                    self._handle(msg, state)
+        finally:
+            with self._cv:
+                self._delivering -= 1
+                self._cv.notify_all()
+
+    def _handle(self, msg: Incoming, state: ChannelState) -> None:
+        try:
+            self._receive(msg, state)
+        except HeartCompassError as exc:
+            self.send(msg.channel, msg.chat, replies.error(exc))
+        except Exception as exc:  # never die on one message; the operator sees what it was
+            self.report(f"{msg.channel}: could not handle a message: {type(exc).__name__}: {exc}")
+            self.send(msg.channel, msg.chat, replies.BROKEN)
+        finally:
+            state.mark_seen(msg.id)
             try:
-                self._receive(msg, state)
+                state.save()
             except HeartCompassError as exc:
-                self.send(msg.channel, msg.chat, replies.error(exc))
-            except Exception as exc:  # never die on one message; the operator sees what it was
-                self.report(f"{msg.channel}: could not handle a message: {type(exc).__name__}: {exc}")
-                self.send(msg.channel, msg.chat, replies.BROKEN)
-            finally:
-                state.mark_seen(msg.id)
-                try:
-                    state.save()
-                except HeartCompassError as exc:
-                    self.report(f"{msg.channel}: state not saved: {exc.message}")
-                except OSError as exc:  # kept in memory: the next save writes it
-                    self.report(f"{msg.channel}: state not saved: {exc}")
-            self._cv.notify_all()
+                self.report(f"{msg.channel}: state not saved: {exc.message}")
+            except OSError as exc:  # kept in memory: the next save writes it
+                self.report(f"{msg.channel}: state not saved: {exc}")
 
     def allowed(self, channel: str, sender: str) -> bool:
         return sender in self.ws.config.get(f"{channel}.allowed_users")
@@ -141,9 +153,10 @@ class Gateway:
                 return
             session.hold(text)  # in the log before any model call
             state.await_answer(conv.chat, session.person.slug)  # killed before the answer: the next serve answers
-            if conv.burst is None:
-                conv.burst = Burst(self.quiet, self.monotonic)
-            conv.burst.add(text)
+            with self._cv:
+                if conv.burst is None:
+                    conv.burst = Burst(self.quiet, self.monotonic)
+                conv.burst.add(text)
 
     def _stranger(self, msg: Incoming, state: ChannelState) -> None:
         """Nothing of a stranger's is logged, sent to a model or committed:
@@ -208,8 +221,9 @@ class Gateway:
 
     def flush_burst(self, conv: Conversation) -> None:
         """Answer what was gathered now (before /switch, /retry, /tell)."""
-        if conv.burst and conv.burst.take():
-            self.enqueue(Job("reply", conv, conv.session))
+        with self._cv:
+            if conv.burst and conv.burst.take():
+                self.enqueue(Job("reply", conv, conv.session))
 
     def send(self, channel: str, chat: str, text: str) -> None:
         try:
@@ -254,7 +268,7 @@ class Gateway:
 
     def idle(self) -> bool:
         with self._cv:
-            return not self._jobs and not self.busy and not any(c.burst and c.burst.pending
+            return not self._jobs and not self.busy and not self._delivering and not any(c.burst and c.burst.pending
                                                                 for c in self._convs.values())
 
     def _next(self, stop: threading.Event) -> Job | None:
