@@ -1,14 +1,13 @@
 """The gardener: consolidates new log entries into PROFILE.md, EVENTS.md and
-MEMORY.md, one reviewable commit per person. This is the nightly runner
-(which entries are new, in chunks, per person, under the lock); what the
-model is asked and how its answer is checked and applied is the proposal
-package (memory/proposal/), which `tell` shares; which entries are new is
-new_entries.py.
+MEMORY.md, one reviewable commit per person. This is the nightly runner (person by person: the new
+entries in chunks, the model's answer on each, the files written and committed); what the model is asked
+and how its answer is checked and applied is the proposal package (memory/proposal/), which `tell` shares;
+which entries are new, and the chunks, is new_entries.py.
 
 Safety, in order of the steps below:
 - one gardener at a time; the workspace lock is held only while a person's
   files are read or written, never while the model thinks, and a waiting
-  command gets it between people (garden_turns.py);
+  command gets it before the gardener takes it back (garden_turns.py);
 - a tell killed before its commit is finished first (store/unfinished.py), as the tell's;
 - a journal (garden_journal.py) holds the new texts before any file is written, so a run killed at any
   moment is finished by the next one, and the consolidation state (.heartcompass/consolidated/, see
@@ -18,8 +17,10 @@ Safety, in order of the steps below:
   the working files), so a hand edit saved meanwhile stays the user's, for its own `edit(...)` commit;
 - each line of the model's proposal is judged before anything is written: kept, refused (sent back once,
   then listed in garden.log, see garden_log.py) or asked (a question for the user, memory/questions.py, added
-  under the lock after the person's commit; so is a close label recent conflict contradicts, contradictions.py);
-  a chunk with every line refused, or an answer that cannot be read, leaves its entries unconsumed;
+  under the lock once the lines it came with are written; so is a close label recent conflict contradicts,
+  contradictions.py); a chunk with every line refused leaves its entries for the next run (on REFUSED_DAYS
+  days, then they count as read: garden_log.refused_for_good); an answer that cannot be read fails the
+  person, its chunk unconsumed;
 - each write checks the file is still what was read: a hand edit made while
   the gardener ran is never overwritten."""
 
@@ -69,7 +70,7 @@ class PersonResult:
     message: str = ""
     diffs: dict[str, str] = field(default_factory=dict)
     changes: list[str] = field(default_factory=list)
-    kept: int = 0  # lines of the proposals applied; refused: {kind, statement, reasons}, listed for review
+    kept: int = 0  # lines of the proposals applied; refused: {kind, statement, reasons}, shown and in garden.log
     refused: list[dict] = field(default_factory=list)
     corrected: list[dict] = field(default_factory=list)  # refused at first, answered by the correction round
     asked: list[dict] = field(default_factory=list)  # the questions asked (memory/questions.py), as kept
@@ -123,7 +124,7 @@ class Gardener:
                 self.on_start(person)
                 try:
                     self._turns.take()  # a command waiting gets in first
-                except HeartCompassError as exc:  # a sync got in and holds it, or left a rebase: stop here
+                except HeartCompassError as exc:  # another command (a sync) kept the lock past our wait: stop here
                     results.append(PersonResult(person.slug, "skipped", message=f"{exc.message} It will be retried "
                                                 "next run, with everyone after it."))
                     self.on_done(results[-1])
@@ -306,8 +307,8 @@ class Gardener:
         if memory_fmt.render_body(wb.memory) != _body_of(originals[person.memory_path]):
             wb.touched.add("memory")
         if not final:
-            # Each chunk is written once done (so a long backlog makes progress), unless
-            # the user is to see everything first.
+            # A checkpoint (CHECKPOINT_SECONDS apart): what the chunks so far made is written, not
+            # committed, so a long backlog makes progress; not when the user is to see everything first.
             if not self.dry_run and self.review is None:
                 self._commit_files(person, changed, originals, wb, summaries, commit=False)
                 result.asked += leave_questions(self.ws, self._asked, self.today)  # under the write's lock
