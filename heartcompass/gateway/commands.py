@@ -49,7 +49,7 @@ def run(gw: "Gateway", conv: "Conversation", text: str, image: bytes | None) -> 
         say(replies.who(_name_of(gw, person.slug), person.slug))
     elif cmd == "/review":  # on the worker: it may wait for the lock to drop expired questions
         gw.enqueue(Job("review", conv))
-    elif cmd in ("/yes", "/no"):  # the text answer (Feishu without card buttons): the newest question, or /yes t3
+    elif cmd in ("/yes", "/no"):  # the text answer (Feishu without card buttons): the newest offer, or /yes t3
         gw.enqueue(Job("answer", conv, arg=f"{arg or gw.offers.latest(conv.chat) or '-'}:{cmd[1:]}"))
     else:
         session = gw.session(conv) if cmd in ("/new", "/retry", "/note", "/quote", "/tell") else None
@@ -151,7 +151,7 @@ def _which(gw: "Gateway", conv: "Conversation", exc: AmbiguousPerson) -> None:
 def _ask(gw: "Gateway", conv: "Conversation", text: str, key: str) -> None:
     try:
         gw.channels[conv.channel].ask(conv.chat, text, [("Yes", f"{key}:yes"), ("No", f"{key}:no")])
-    except Exception as exc:  # the app is unreachable: the question waits; /yes or /no still answers it
+    except Exception as exc:  # the app is unreachable: the offer or question waits; /yes or /no still answers it
         gw.report(f"{conv.channel}: could not ask: {type(exc).__name__}: {exc}")
 
 
