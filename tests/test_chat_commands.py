@@ -9,6 +9,7 @@ from conftest import Runner, log_entries, subjects
 from heartcompass.llm import providers as llm
 from heartcompass.cli.chat_cmd import ChatView
 from heartcompass.errors import ConfigError, MissingKeyError
+from heartcompass.memory.proposal import trust
 from heartcompass.store.people import resolve
 
 
@@ -22,7 +23,8 @@ def view(example_ws, fake_llm):
 def test_note_is_logged_as_a_trusted_entry(view, example_ws, capsys):
     view.command("/note She starts in Kyoto on January 6")
     entry = log_entries(example_ws, "alice")[-1]
-    assert (entry.speaker, entry.text, entry.trusted) == ("note", "She starts in Kyoto on January 6", True)
+    assert (entry.speaker, entry.text) == ("note", "She starts in Kyoto on January 6")
+    assert trust.source_of(entry) is trust.Source.NOTE and trust.may_support(trust.Source.NOTE, trust.Claim.FACT)
     view.command("/note")
     assert "needs the fact" in capsys.readouterr().err
 

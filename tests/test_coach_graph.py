@@ -8,6 +8,7 @@ import re
 import pytest
 
 from conftest import Runner, log_entries, subjects
+from heartcompass.memory.proposal import trust
 
 ADVICE = {
     "reading": "She is nervous about the move and wants reassurance, not solutions.",
@@ -65,7 +66,8 @@ def test_follow_mode_carries_the_conversation_and_saves_it(example_cli: Runner, 
     notes = [e.text for e in log_entries(example_cli.ws, "alice")]
     assert notes == ["Alice Chen wrote to me: I'm so stressed", "I replied to Alice Chen: Want me to help you pack?",
                      "Alice Chen wrote to me: yes please!! saturday?", "Alice Chen wrote to me: ok see you then"]
-    assert all(e.speaker == "note" and e.trusted for e in log_entries(example_cli.ws, "alice"))
+    # a real conversation's messages, trusted for facts, but relayed: not the user's own words
+    assert {trust.source_of(e) for e in log_entries(example_cli.ws, "alice")} == {trust.Source.COACH_NOTE}
     assert subjects(example_cli.ws)[0] == "coach(alice): 4 messages of a real conversation"
 
 

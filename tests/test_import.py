@@ -5,6 +5,7 @@ import json
 import pytest
 
 from conftest import Runner, git, log_entries, subjects, tree_snapshot
+from heartcompass.memory.proposal import trust
 
 WHATSAPP_24H = """31/12/2023, 23:57 - Messages and calls are end-to-end encrypted. No one outside of this chat can read them.
 31/12/2023, 23:58 - Alice Chen: 新年快乐!! 🎉
@@ -51,7 +52,7 @@ def test_whatsapp_24_hour_export(example_cli: Runner, tmp_path):
     assert [(e.time, e.speaker, e.text) for e in entries] == [
         ("23:58:00", "import:Alice_Chen", "新年快乐!! 🎉"),
         ("23:59:00", "import:me", "happy new year!!\nstill at the party")]
-    assert all(e.trusted for e in entries)
+    assert [trust.source_of(e) for e in entries] == [trust.Source.OTHER_IMPORT, trust.Source.USER_IMPORT]
     assert subjects(example_cli.ws)[0] == "import(alice): 2 messages from a whatsapp export"
 
 

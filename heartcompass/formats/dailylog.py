@@ -48,7 +48,7 @@ from heartcompass.formats.text import check_conflict_marks, read_text
 _ENTRY = re.compile(
     r"^- (?P<time>\d{2}:\d{2}:\d{2}) · (?P<speaker>[^\s·\[\]]+)(?: \[(?P<tags>[^\]]*)\])? · ?(?P<text>.*)$"
 )
-TRUSTED_SPEAKERS = ("me", "note")
+TYPED_SPEAKERS = ("me", "note")  # what the user typed (a chat message, a /note); who may support what: proposal/trust.py
 MARK = "mark"
 COACH_TAG = "coach"  # a note saved by `coach --save`: a message of a real conversation, as it was said
 MARK_VERBS = ("supersedes", "discards", "applied")
@@ -63,10 +63,6 @@ class Entry:
     tags: list[str] = field(default_factory=list)
     # Set by parse(): a marker, or an entry a later marker takes back (see above).
     dropped: bool = field(default=False, compare=False, repr=False)
-
-    @property
-    def trusted(self) -> bool:
-        return self.speaker in TRUSTED_SPEAKERS or self.speaker.startswith("import:")
 
     def render(self) -> str:
         tags = f" [{', '.join(self.tags)}]" if self.tags else ""

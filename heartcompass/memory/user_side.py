@@ -18,6 +18,7 @@ import datetime as dt
 
 from heartcompass.errors import FormatError
 from heartcompass.formats import dailylog, memory as memory_fmt, profile as profile_fmt, read_text
+from heartcompass.memory.proposal.trust import Source, source_of
 from heartcompass.store.people import DEFAULT_SELF_NAME, Person
 from heartcompass.store.workspace import Workspace
 from heartcompass.tokens import estimate_tokens
@@ -116,7 +117,7 @@ def pending_notes(ws: Workspace, person: Person, now: dt.datetime) -> list[str]:
             continue
         entries = dailylog.parse(text, path)
         for entry in entries[state.count(day):]:
-            if entry.speaker != "note" or entry.dropped or dailylog.COACH_TAG in entry.tags:
+            if source_of(entry) is not Source.NOTE or entry.dropped:  # a coach note is a relayed message
                 continue
             if any(t.startswith(("as-of", "told")) for t in entry.tags) or entry.text == "(screenshots)":
                 continue  # as the gardener skips them: time travel, a narrative already told

@@ -211,7 +211,7 @@ def put_back(ws: Workspace) -> str:
             dailylog.append_many(log, dailylog.renumbered(entries, item["base"], len(now) - item["base"]),
                                  dt.date.fromisoformat(log.stem))
         logs.append(log)
-        typed += sum(1 for e in entries if e.speaker in dailylog.TRUSTED_SPEAKERS)
+        typed += sum(1 for e in entries if e.speaker in dailylog.TYPED_SPEAKERS)
         entries_total += len(entries)
     if waiting:
         write_atomic(path, json.dumps(waiting, ensure_ascii=False, indent=1))

@@ -21,6 +21,7 @@ from heartcompass.memory.proposal.model import CITES, CITES_NEW, Proposal, Propo
 from heartcompass.memory.proposal.operations import (add_event, add_line, add_link, add_profile_note, change_event,
                                                      remove_event, remove_line, rewrite_line, rewrite_profile_note,
                                                      set_field)
+from heartcompass.memory.proposal.trust import Claim, source_of, supported
 from heartcompass.memory.proposal.verdicts import Judge, Verdicts
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench
 
@@ -56,7 +57,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
     for n, ev in enumerate(proposal.new_events, 1):
         what, start = f"new event {n}", j.start()
         when, text = ck.date(what, ev.date), ck.text(what, ev.text)
-        weight, source = ck.weight(what, ev.weight), ck.evidence(what, ev.evidence, "trusted", text)
+        weight, source = ck.weight(what, ev.weight), ck.evidence(what, ev.evidence, Claim.EVENT, text)
         when = ck.dated(what, when) if source else None  # the date too stands on the entries cited
         if j.passes(start, "new_events", ev, when and weight is not None and source):
             j.keep(lambda d=when, t=text, w=weight, s=source: add_event(wb, d[0], t, w, s, *d[1:]))
@@ -66,8 +67,8 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         weight = ck.weight(f"event {ch.id}", ch.weight)
         new_text = ck.text(f"event {ch.id}", ch.text) if ch.text else None
         new_date = ck.date(f"event {ch.id}", ch.date) if ch.date else None
-        source = ck.evidence(f"event {ch.id}", ch.evidence, "trusted", new_text) if (new_text or ch.evidence
-                                                                                     or ch.date) else None
+        source = ck.evidence(f"event {ch.id}", ch.evidence, Claim.EVENT, new_text) if (new_text or ch.evidence
+                                                                                        or ch.date) else None
         new_date = ck.dated(f"event {ch.id}", new_date) if source else None  # corrected by the entries it cites
         ck.says_the_change(f"event {ch.id}", event and ("", event.text), new_text if source else None)
         if event is not None and weight is None and not new_text and not ch.date:
@@ -92,8 +93,9 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             j.ask(removal_question(wb, "EVENTS.md", "", event.render(), why))
         else:
             j.keep(lambda e=event: remove_event(wb, e, newest))
-    for key, title, need in (("facts", memory_fmt.FACTS, "trusted"), ("chat_notes", memory_fmt.CHATS, "persona"),
-                             ("threads", memory_fmt.THREADS, "any"), ("about_user", memory_fmt.ABOUT_ME, "user")):
+    for key, title, claim in (("facts", memory_fmt.FACTS, Claim.FACT), ("chat_notes", memory_fmt.CHATS, Claim.CHAT_NOTE),
+                              ("threads", memory_fmt.THREADS, Claim.THREAD),
+                              ("about_user", memory_fmt.ABOUT_ME, Claim.ABOUT_ME)):
         own_person = key == "about_user" and wb.profile.relation == "self"
         cite = CITES[key]
         carried: dict[str, list[str]] = {}  # a line's id -> the statements of this section that cite it
@@ -103,12 +105,12 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
                 ck.problems.append("new_about_user: this is the user's own person, whose facts are all about the "
                                    "user: put them in new_facts")
             text = ck.text(what, line.text)
-            source = ck.evidence(what, line.evidence, need, text, CITES_NEW[key])
+            source = ck.evidence(what, line.evidence, claim, text, CITES_NEW[key])
             if key == "threads":
                 text = memory_fmt.with_until(text, ck.until(what, line.until))
             if not j.passes(start, f"new_{key}", line, source):
                 continue
-            if key == "threads" and not all(i.entry.trusted for i in ck.found):
+            if key == "threads" and not supported(Claim.FOLLOW_UP, (source_of(i.entry) for i in ck.found)):
                 # what the persona raised is not the user's to follow up as true: it is a chat note
                 j.keep(lambda x=text, s=source: add_line(wb, memory_fmt.CHATS, f"- {x} ({s})"))
             else:
@@ -119,7 +121,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
             start = j.start()
             target = known(key, rw.id, mem_ids)
             text = ck.text(f"{key} {rw.id}", rw.text)
-            source = ck.evidence(f"{key} {rw.id}", rw.evidence, need, text, cite, target)  # target: what changes
+            source = ck.evidence(f"{key} {rw.id}", rw.evidence, claim, text, cite, target)  # target: what changes
             text = reported(text, ck.found) if key == "facts" and source else text
             if key == "threads":  # a rewrite that gives no end keeps the line's own
                 kept = memory_fmt.UNTIL.search(target[1]) if target and rw.until is None else None
@@ -150,7 +152,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
                 j.keep(lambda tg=target, m=merged: remove_line(wb, tg[0], tg[1], newest, m))
     for fc in proposal.profile_fields:
         what, start = f"profile field {fc.field}", j.start()
-        source = ck.evidence(what, fc.evidence, "trusted")
+        source = ck.evidence(what, fc.evidence, Claim.PROFILE_FIELD)
         found = list(ck.found)
         value = check_field(ck, fc.field, fc.value, found if source else None)
         if not j.passes(start, "profile_fields", fc, source and value is not None):
@@ -162,7 +164,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
     for note in proposal.profile_notes:
         what, start = f"profile note for {note.section}", j.start()
         text = ck.text(what, note.text)
-        source = ck.evidence(what, note.evidence, "trusted", text, CITES_NEW["profile_notes"])
+        source = ck.evidence(what, note.evidence, Claim.PROFILE_NOTE, text, CITES_NEW["profile_notes"])
         if note.section not in (*profile_fmt.BODY_SECTIONS, *wb.profile.sections()):
             ck.problems.append(f"{what}: unknown section (use {', '.join(profile_fmt.BODY_SECTIONS)})")
         if j.passes(start, "profile_notes", note, source):
@@ -171,7 +173,8 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         start = j.start()
         target = known("profile note", rw.id, note_ids)
         text = ck.text(f"profile note {rw.id}", rw.text)
-        source = ck.evidence(f"profile note {rw.id}", rw.evidence, "trusted", text, CITES["profile_notes"], target)
+        source = ck.evidence(f"profile note {rw.id}", rw.evidence, Claim.PROFILE_NOTE, text, CITES["profile_notes"],
+                             target)
         if not j.passes(start, "rewritten_profile_notes", rw, target and source):
             continue
         why = whose(wb, target[1], target[0]) if asking else ""
@@ -195,7 +198,7 @@ def apply(wb: Workbench, proposal: Proposal, items: list[LogItem], events_shown:
         what, start = f"link to {link.person}", j.start()
         if link.person not in wb.known_slugs or link.person == wb.slug:
             ck.problems.append(f"{what}: not a known person's slug")
-        source = ck.evidence(what, link.evidence, "trusted")
+        source = ck.evidence(what, link.evidence, Claim.LINK)
         found = list(ck.found)
         words = check_link_words(ck, what, link.relation_words, found if source else None, link.person)
         if not j.passes(start, "new_links", link, source and words):

@@ -13,13 +13,14 @@ import datetime as dt
 import re
 from typing import Sequence
 
-from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt
+from heartcompass.formats import events as events_fmt, memory as memory_fmt
 from heartcompass.formats.sources import MARKER, unforged, without_source
 from heartcompass.memory.proposal.model import MAX_TEXT
 from heartcompass.memory.proposal.date_support import Cited, event_date_problem, unsupported_numbers
 from heartcompass.memory.proposal.numbers import read_numbers
+from heartcompass.memory.proposal.trust import KEPT_AS_WRITTEN, RELAYED, Claim, hearsay, refusal, source_of, trusted_only
 from heartcompass.memory.proposal.words import cjk_bigrams, is_filler
-from heartcompass.memory.proposal.workbench import LogItem, Workbench, by_the_user, norm
+from heartcompass.memory.proposal.workbench import LogItem, Workbench, norm
 from heartcompass.language import CJK
 
 
@@ -130,10 +131,10 @@ class Checker:
         self.subject = lexical(" ".join([wb.profile.name, wb.slug, *map(str, wb.profile.doc.meta.get("aliases")
                                                                           or [])]))[0]
         # Chat messages must not be pasted in; a /note is already a statement and may be kept as written,
-        # but a note `coach --save` wrote is a message of a real conversation: chat text.
-        messages = [i.entry.text for i in items if i.entry.speaker != "note" or dailylog.COACH_TAG in i.entry.tags]
+        # but a note `coach --save` wrote is a message of a real conversation: chat text (trust.py).
+        messages = [i.entry.text for i in items if source_of(i.entry) not in KEPT_AS_WRITTEN]
         self.raw = [norm(t) for t in messages if len(norm(t)) >= 30]
-        self.relayed = [_bare(i.entry.text) for i in items if dailylog.COACH_TAG in i.entry.tags]
+        self.relayed = [_bare(i.entry.text) for i in items if source_of(i.entry) in RELAYED]
 
     def text(self, what: str, text: str | None) -> str:
         from heartcompass.sanitize import strip_controls
@@ -173,10 +174,11 @@ class Checker:
                                     and difflib.SequenceMatcher(None, bare, said).ratio() >= NEAR_VERBATIM)
                    for said in self.relayed)
 
-    def evidence(self, what: str, ids: list[str], need: str, text: str | None = None, cite: str = "",
+    def evidence(self, what: str, ids: list[str], claim: Claim, text: str | None = None, cite: str = "",
                  changes: tuple[str, str] | None = None) -> str | None:
-        """Checks the cited entries (and that they support `text`); returns
-        the source to cite ('log DATE'). self.found: the cited entries.
+        """Checks the cited entries (their sources may support `claim`:
+        trust.SUPPORTS, and they support `text`); returns the source to cite
+        ('log DATE'). self.found: the cited entries.
         cite: the prefixes of existing lines (self.lines) it may also rest on,
         e.g. "F" for a fact carrying forward the fact it rewrites."""
         ids = [i.strip() for i in ids]
@@ -187,7 +189,7 @@ class Checker:
             self.problems.append(f"{what}: needs evidence from the new entries (unknown ids: {bad or 'none given'})")
             return None
         self.cited = [self.lines[i] for i in lines]
-        if lines and not found and all(i[:1] == "T" for i in lines) and need == "trusted":
+        if lines and not found and all(i[:1] == "T" for i in lines) and trusted_only(claim):
             if not all(memory_fmt.is_past(self.lines[i], self.now) for i in lines):
                 self.problems.append(f"{what}: rests only on open threads ({', '.join(lines)}); a fact rests on the "
                                      "new entries that say it happened")
@@ -195,15 +197,9 @@ class Checker:
             # a past thread's plan kept as a fact (the prompt asks for it): it says what the thread said
             if text and not self.visual:
                 self.restates(what, text, self.cited)
-        if need == "trusted" and not all(i.entry.trusted for i in found):
-            self.problems.append(f"{what}: rests on what the simulated persona said; facts and events come only "
-                                 "from entries marked trusted (put it in new_chat_notes instead)")
-        if need == "user" and not all(by_the_user(i.entry) for i in found):
-            self.problems.append(f"{what}: what the user told about their own life rests only on the user's own "
-                                 "entries (trusted: the user, a note, their side of an import); never on what the "
-                                 "persona or someone else said")
-        if need == "persona" and found and not any(i.entry.speaker == "persona" for i in found):
-            self.problems.append(f"{what}: chat notes record what the persona said; cite a persona entry")
+        refused = refusal(claim, (source_of(i.entry) for i in found))
+        if refused:
+            self.problems.append(f"{what}: {refused}")
         if text and not self.visual:
             self.support(what, text, found, [self.lines[i] for i in lines])
         source = self.source(what, found, [self.lines[i] for i in lines])
@@ -214,7 +210,7 @@ class Checker:
         """A line removed ((section, line)) rests on trusted new entries that speak of
         what it says (a shared content word): with no evidence, or "haha ok", it stays."""
         if target is not None:
-            self.evidence(what, ids, "trusted", without_source(target[1].lstrip("- ")))
+            self.evidence(what, ids, Claim.REMOVAL, without_source(target[1].lstrip("- ")))
 
     def source(self, what: str, found: list[LogItem], lines: list[str]) -> str | None:
         """Where a statement comes from: the oldest day of its entries; a
@@ -365,10 +361,7 @@ _REPORTED = re.compile(r"^([\w.'-]+\s+){0,3}(said|says|told|tells|claims?|claime
 def reported(text: str, found: list[LogItem]) -> str:
     """A fact resting only on what another person wrote in real imported
     messages is what they said, not a verified truth: it reads as such."""
-    def theirs(item: LogItem) -> bool:
-        return item.entry.speaker.startswith("import:") and item.entry.speaker != "import:me"
-
-    if not found or not all(theirs(i) for i in found) or _REPORTED.search(text):
+    if not hearsay(source_of(i.entry) for i in found) or _REPORTED.search(text):
         return text
     who = " and ".join(sorted({i.entry.speaker.split(":", 1)[1] for i in found}))
     # The model was asked for "Caroline said she ..."; a statement without it

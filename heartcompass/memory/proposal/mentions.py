@@ -21,6 +21,7 @@ from heartcompass.formats import mentions as mentions_fmt
 from heartcompass.formats.sources import without_source
 from heartcompass.memory.proposal.asking import removal_question, rewrite_question, whose
 from heartcompass.memory.proposal.evidence import Checker
+from heartcompass.memory.proposal.trust import Claim
 from heartcompass.memory.proposal.verdicts import Judge
 from heartcompass.memory.proposal.workbench import Workbench, norm
 
@@ -65,7 +66,7 @@ def judge(ck: Checker, j: Judge, wb: Workbench, proposal, asking: bool = True) -
         name, role = ck.text(what, new.name), ck.text(what, new.role) if new.role else ""
         aliases = [ck.text(what, a) for a in new.aliases]
         notes = [ck.text(what, x) for x in new.notes]
-        source = ck.evidence(what, new.evidence, "trusted", " ".join([name, role, *notes]))
+        source = ck.evidence(what, new.evidence, Claim.MENTION, " ".join([name, role, *notes]))
         if source and not _named(ck, [name, *aliases]):  # by a name said, not by kinship: 'my colleague' is not Kevin
             ck.problems.append(f"{what}: {name!r} is not named in the entries it cites ({', '.join(new.evidence)})")
         same = _resolve([name, *aliases], people)
@@ -90,7 +91,7 @@ def judge(ck: Checker, j: Judge, wb: Workbench, proposal, asking: bool = True) -
         aliases = [ck.text(what, a) for a in ch.aliases]
         notes = [ck.text(what, x) for x in ch.notes]
         role = ck.text(what, ch.role) if ch.role else ""
-        source = ck.evidence(what, ch.evidence, "trusted", " ".join([*aliases, role, *notes]) or None)
+        source = ck.evidence(what, ch.evidence, Claim.MENTION, " ".join([*aliases, role, *notes]) or None)
         if j.passes(start, "changed_mentions", ch, source and target is not None) and target is not None and source:
             _judge_merge(j, wb, work, target, aliases, role, notes, source, asking, list(ck.found))
     for ident in proposal.removed_mentions:

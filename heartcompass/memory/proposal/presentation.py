@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 
 from heartcompass.formats import events as events_fmt, memory as memory_fmt
+from heartcompass.memory.proposal.trust import SHOWN_AS, source_of
 from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, as_date, events_index
 from heartcompass.sanitize import clean_text
 from heartcompass.tokens import estimate_tokens
@@ -82,13 +83,8 @@ def present(wb: Workbench, items: list[LogItem], events_shown: list[events_fmt.E
     out += ["", "## New log entries to consolidate"]
     for item in items:
         e = item.entry
-        trust = "trusted" if e.trusted else "UNTRUSTED: said by the simulated persona"
-        if e.speaker in ("me", "import:me"):  # the user's own words: what about_user lines may cite
-            trust = "trusted: the user"
-        elif e.speaker.startswith("context:"):  # a group import's surrounding line: what they answered
-            trust = "context only: another group member's line, not this person's words"
         body = e.text.replace("\n", " / ")
-        out.append(f"{item.id} [{item.day} {e.time[:5]} · {e.speaker} · {trust}] {body}")
+        out.append(f"{item.id} [{item.day} {e.time[:5]} · {e.speaker} · {SHOWN_AS[source_of(e)]}] {body}")
     return clean_text("\n".join(out), nfkc=False)  # what a log or a hand edit hides reaches no model
 
 

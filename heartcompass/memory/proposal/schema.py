@@ -10,7 +10,8 @@ from typing import Any
 
 from heartcompass.formats import events as events_fmt, profile as profile_fmt
 from heartcompass.memory.proposal.model import CITES, CITES_NEW, MAX_TEXT, Compressed, Proposal
-from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench, by_the_user
+from heartcompass.memory.proposal.trust import SUPPORTS, Claim, source_of
+from heartcompass.memory.proposal.workbench import SECTION_IDS, LogItem, Workbench
 
 DATE_PATTERN = r"^~?[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"  # a day, a month, a year, ~ about then (formats/events.py)
 UNTIL_PATTERN = r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"
@@ -40,11 +41,12 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
 
     spec = inline_schema(Proposal)
     props = spec["properties"]
-    every = [i.id for i in items]
-    trusted = [i.id for i in items if i.entry.trusted]
-    persona = [i.id for i in items if not i.entry.trusted]
+    def offered(claim: Claim) -> list[str]:
+        """The entries a statement of this claim may cite (trust.SUPPORTS)."""
+        return [i.id for i in items if SUPPORTS[claim].may_cite(source_of(i.entry))]
+
     # the user's own person: all of it is about the user, and goes to Facts
-    users = [i.id for i in items if by_the_user(i.entry)] if wb.profile.relation != "self" else []
+    users = offered(Claim.ABOUT_ME) if wb.profile.relation != "self" else []
     line_ids = {p: [f"{p}{n + 1}" for n in range(len(wb.memory.items(t)))] for p, t in SECTION_IDS}
     line_ids["P"] = [f"P{n + 1}" for n in range(len(wb.profile.notes()))]
 
@@ -72,12 +74,12 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
         return props[name]["items"]
 
     props["summary"] = {**props["summary"], **_statement()}
-    new_event = listing(each("new_events"), trusted)
+    new_event = listing(each("new_events"), offered(Claim.EVENT))
     new_event["items"]["properties"]["date"] = {**new_event["items"]["properties"]["date"], "type": "string",
                                                 "pattern": DATE_PATTERN}
     new_event["items"]["properties"]["weight"] = {**new_event["items"]["properties"]["weight"], **WEIGHT}
     props["new_events"] = {**props["new_events"], **new_event}
-    changed = listing(each("changed_events"), trusted, event_ids, need_evidence=False)
+    changed = listing(each("changed_events"), offered(Claim.EVENT), event_ids, need_evidence=False)
     weight = changed["items"]["properties"]["weight"]
     changed["items"]["properties"]["weight"] = {**weight, "anyOf": [WEIGHT, {"type": "null"}]}
     text = changed["items"]["properties"]["text"]
@@ -89,8 +91,8 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
                                               "anyOf": [{"type": "string", "pattern": DATE_PATTERN}, {"type": "null"}]}
     props["changed_events"] = {**props["changed_events"], **changed}
     props["removed_events"] = {**props["removed_events"], **_ids(event_ids)}
-    for key, prefix, entries in (("facts", "F", trusted), ("chat_notes", "C", persona), ("threads", "T", every),
-                                 ("about_user", "U", users)):
+    for key, prefix, entries in (("facts", "F", offered(Claim.FACT)), ("chat_notes", "C", offered(Claim.CHAT_NOTE)),
+                                 ("threads", "T", offered(Claim.THREAD)), ("about_user", "U", users)):
         props[f"new_{key}"] = {**props[f"new_{key}"], **listing(each(f"new_{key}"), citing(key, entries, new=True))}
         props[f"rewritten_{key}"] = {**props[f"rewritten_{key}"],
                                      **listing(each(f"rewritten_{key}"), citing(key, entries), line_ids[prefix])}
@@ -103,20 +105,20 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     props["removed_chat_notes"] = {**props["removed_chat_notes"], **_ids(line_ids["C"])}
     props["closed_threads"] = {**props["closed_threads"], **_ids(line_ids["T"])}
     props["removed_about_user"] = {**props["removed_about_user"], **_ids(line_ids["U"])}
-    fields = listing(each("profile_fields"), trusted)
+    fields = listing(each("profile_fields"), offered(Claim.PROFILE_FIELD))
     fields["items"] = _one_shape_per_field(fields["items"])
     props["profile_fields"] = {**props["profile_fields"], **fields}
-    notes = listing(each("profile_notes"), citing("profile_notes", trusted, new=True))
+    notes = listing(each("profile_notes"), citing("profile_notes", offered(Claim.PROFILE_NOTE), new=True))
     sections = sorted({*profile_fmt.BODY_SECTIONS, *wb.profile.sections()})
     notes["items"]["properties"]["section"] = {**notes["items"]["properties"]["section"], "enum": sections}
     props["profile_notes"] = {**props["profile_notes"], **notes}
     props["rewritten_profile_notes"] = {**props["rewritten_profile_notes"],
-                                        **listing(each("rewritten_profile_notes"), citing("profile_notes", trusted),
-                                                  line_ids["P"])}
+                                        **listing(each("rewritten_profile_notes"),
+                                                  citing("profile_notes", offered(Claim.PROFILE_NOTE)), line_ids["P"])}
     props["removed_profile_notes"] = {**props["removed_profile_notes"],
-                                      **listing(each("removed_profile_notes"), trusted, line_ids["P"])}
+                                      **listing(each("removed_profile_notes"), offered(Claim.REMOVAL), line_ids["P"])}
     others = sorted(wb.known_slugs - {wb.slug})
-    links = listing(each("new_links"), trusted if others else [])
+    links = listing(each("new_links"), offered(Claim.LINK) if others else [])
     links["items"]["properties"]["person"] = {**links["items"]["properties"]["person"],
                                               **({"enum": others} if others else {})}
     links["items"]["properties"]["relation_words"] = {**links["items"]["properties"]["relation_words"],
@@ -125,7 +127,7 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     from heartcompass.memory.proposal.mentions import ids as mention_ids
 
     shown = mention_ids(wb)
-    new_mentions = listing(each("new_mentions"), trusted)
+    new_mentions = listing(each("new_mentions"), offered(Claim.MENTION))
     for key in ("name", "role"):
         new_mentions["items"]["properties"][key] = {**new_mentions["items"]["properties"][key], "minLength": 1,
                                                     "maxLength": 60}
@@ -136,7 +138,7 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
                                                                       MAX_TEXT}, "maxItems": 6}
     props["new_mentions"] = {**props["new_mentions"], **new_mentions}
     props["changed_mentions"] = {**props["changed_mentions"],
-                                 **listing(each("changed_mentions"), trusted, shown)}
+                                 **listing(each("changed_mentions"), offered(Claim.MENTION), shown)}
     props["removed_mentions"] = {**props["removed_mentions"], **_ids(shown)}
     return spec
 

@@ -59,14 +59,6 @@ class Workbench:
 
 SECTION_IDS = (("F", memory_fmt.FACTS), ("C", memory_fmt.CHATS), ("T", memory_fmt.THREADS),
                ("U", memory_fmt.ABOUT_ME))
-USER_SPEAKERS = ("me", "note", "import:me")  # the user's own lines: what they said about their own life
-
-
-def by_the_user(entry: dailylog.Entry) -> bool:
-    """The user's own words: a chat message, a /note or tell, their side of
-    an import. Not a note `coach --save` wrote (a message of the other
-    person's, relayed), never the persona."""
-    return entry.speaker in USER_SPEAKERS and dailylog.COACH_TAG not in entry.tags
 
 
 def norm(text: str) -> str:
