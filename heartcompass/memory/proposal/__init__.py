@@ -8,6 +8,7 @@ never touched. Nothing here writes files.
 - schema.py       their JSON schema, tightened to each request's ids
 - workbench.py    a person's files in memory: read, render, snapshot, diff; the EventIndex
 - presentation.py what the model is shown (the events that matter most)
+- trust.py        who may support what: each entry's Source, each statement's Claim, the SUPPORTS table
 - evidence.py     whether a statement may stand on the entries (and lines) it cites
 - numbers.py      the one reader of amounts (5K, 500.000, five thousand, 五百五) by value
 - said_dates.py   "last summer" said on a day: the span of days an entry's phrase can mean
