@@ -249,3 +249,84 @@ def test_the_model_is_shown_which_entries_are_the_users_trusted_or_untrusted():
     assert "L2 [2026-11-30 20:02 · persona · UNTRUSTED: said by the simulated persona] hello" in shown
     assert "L3 [2026-11-30 20:03 · note · trusted] a note" in shown
     assert "· context:Carol · context only:" in shown
+
+
+# -- the lines already in the files: which may support a statement, which are the user's ---------
+FACTS = ["- Works at a bakery (log 2026-11-01)", "- Lives in Berlin (hand)", "- Lives in Berlin (told)",
+         "- Lives in Berlin (import)"]
+
+
+def rewritten(*cited: str):
+    """F1 rewritten to say where the bakery is, citing (besides itself) only the lines `cited`."""
+    wb = bench()
+    wb.memory.sections[memory_fmt.FACTS] = list(FACTS)
+    change = {"id": "F1", "text": "Works at a bakery in Berlin", "evidence": ["F1", *cited]}
+    verdicts = apply(wb, Proposal.model_validate({"summary": "s", "rewritten_facts": [change]}), [], [])
+    return wb.memory.items(memory_fmt.FACTS)[0], verdicts
+
+
+def test_each_closing_marker_is_the_mark_it_says():
+    assert [trust.mark_of(line) for line in FACTS] == [trust.Mark.LOG, trust.Mark.HAND, trust.Mark.TOLD,
+                                                       trust.Mark.IMPORT]
+    assert trust.marker(FACTS[0]) == (trust.Mark.LOG, "log 2026-11-01")
+    assert trust.mark_of("- Lives in Berlin") is None and trust.mark_of("- (told) it") is None
+
+
+def test_a_statement_never_rests_on_a_hand_written_line_alone():
+    assert trust.Mark.HAND not in trust.LINES_SUPPORT
+    wb = bench()
+    wb.memory.sections[memory_fmt.FACTS] = ["- Lives in Berlin (hand)", "- Works at a bakery (hand)"]
+    change = {"id": "F1", "text": "Lives in Berlin and works at a bakery", "evidence": ["F1", "F2"]}
+    verdicts = apply(wb, Proposal.model_validate({"summary": "s", "rewritten_facts": [change]}), [], [],
+                     asking=False)
+    assert reasons(verdicts) == ("facts F1: rests only on lines the user wrote by hand; cite the new "
+                                 "entries too")
+    assert wb.memory.items(memory_fmt.FACTS) == ["- Lives in Berlin (hand)", "- Works at a bakery (hand)"]
+
+
+def test_a_statement_resting_on_a_told_line_is_told_and_on_an_imported_one_unverified():
+    line, verdicts = rewritten("F3")
+    assert (verdicts.refused, line) == ([], "- Works at a bakery in Berlin (log 2026-11-01)")  # its own line's day
+    assert trust.Mark.TOLD in trust.LINES_SUPPORT
+    line, verdicts = rewritten("F4")
+    assert (verdicts.refused, line) == ([], "- Works at a bakery in Berlin (import)")
+    assert trust.UNVERIFIED == {trust.Mark.IMPORT}
+
+
+def test_a_merge_of_told_lines_alone_stays_told():
+    wb = bench()
+    wb.memory.sections[memory_fmt.FACTS] = ["- Lives in Berlin (told)", "- Works at a bakery (told)"]
+    change = {"id": "F1", "text": "Lives in Berlin and works at a bakery", "evidence": ["F1", "F2"]}
+    verdicts = apply(wb, Proposal.model_validate({"summary": "s", "rewritten_facts": [change]}), [], [],
+                     asking=False)  # `tell`: the user confirms its diff
+    assert verdicts.refused == []
+    assert wb.memory.items(memory_fmt.FACTS)[0] == "- Lives in Berlin and works at a bakery (told)"
+
+
+def test_the_gardener_asks_before_it_changes_a_line_the_user_wrote_or_told():
+    from heartcompass.memory.proposal.asking import whose
+
+    wb = bench()
+    assert set(trust.THE_USERS) == {trust.Mark.HAND, trust.Mark.TOLD}
+    assert [whose(wb, line) for line in FACTS] == ["", "you wrote this line by hand", "you told this", ""]
+    wb.protected.add(FACTS[0])  # git blame says the user wrote it, whatever its marker
+    assert whose(wb, FACTS[0]) == "you wrote this line by hand" and wb.is_protected(FACTS[0])
+    assert wb.is_protected(FACTS[1]) and not wb.is_protected(FACTS[2])
+
+
+def test_a_compression_may_not_drop_a_told_line_but_may_merge_the_gardeners():
+    from heartcompass.memory.proposal.compression import check_compression
+    from heartcompass.memory.proposal.model import Compressed
+
+    wb = bench()
+    wb.memory.sections[memory_fmt.FACTS] = ["- Lives in Berlin (told)", "- Works at a bakery (log 2026-11-01)",
+                                            "- Bakes bread at the bakery (log 2026-11-01)"]
+    merged = {"text": "Works at a bakery, baking bread", "lines": ["F2", "F3"]}
+    problems, _ = check_compression(wb, Compressed.model_validate({"summary": "s", "facts": [merged],
+                                                                   "chat_notes": [], "threads": []}), 20)
+    assert problems == ["compression dropped a line the user told (F1): '- Lives in Berlin (told)'"]
+    kept = {"text": "Lives in Berlin", "lines": ["F1"]}
+    problems, cleaned = check_compression(wb, Compressed.model_validate({"summary": "s", "facts": [kept, merged],
+                                                                         "chat_notes": [], "threads": []}), 20)
+    assert problems == [] and cleaned[memory_fmt.FACTS] == ["- Lives in Berlin (told)",
+                                                           "- Works at a bakery, baking bread (log 2026-11-01)"]

@@ -11,6 +11,7 @@ from typing import Sequence
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.formats.sources import without_source
 from heartcompass.memory.proposal.evidence import lexical
+from heartcompass.memory.proposal.trust import THE_USERS, Mark, mark_of
 from heartcompass.memory.proposal.workbench import LogItem, Workbench, norm
 from heartcompass.memory.questions import Question
 
@@ -39,11 +40,10 @@ def link_question(wb: Workbench, person: str, words: str, found: list[LogItem]) 
 
 
 def whose(wb: Workbench, line: str, section: str = "") -> str:
-    """Why a line is the user's to change, or "" when the gardener may."""
-    if wb.is_protected(line):
-        return "you wrote this line by hand"
-    if told(line):
-        return "you told this"
+    """Why a line is the user's to change (trust.THE_USERS), or "" when the gardener may."""
+    mark = Mark.HAND if wb.is_protected(line) else mark_of(line)
+    if mark in THE_USERS:
+        return THE_USERS[mark]
     if section == BOUNDARIES:
         return "a boundary is the person's own"
     return ""
@@ -72,7 +72,7 @@ def field_asked(wb: Workbench, name: str, value: str) -> bool:
 
 def told(line: str) -> bool:
     """What the user told (`tell`): a removal cites no entries, so it asks instead."""
-    return line.rstrip().endswith("(told)")
+    return mark_of(line) is Mark.TOLD
 
 
 def holds(text: str, old: str) -> bool:
@@ -87,7 +87,7 @@ def removal_asked(wb: Workbench, title: str, old: str, merged: Sequence[str]) ->
     """Why removing a MEMORY.md line is the user's to say, or "": a told line
     a statement of this proposal carries in substance was merged, and goes."""
     if wb.is_protected(old):
-        return "you wrote this line by hand"
+        return THE_USERS[Mark.HAND]
     if title != memory_fmt.THREADS and told(old) and not any(holds(x, old) for x in merged):
-        return "you told this"
+        return THE_USERS[Mark.TOLD]
     return ""

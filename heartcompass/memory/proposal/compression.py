@@ -18,6 +18,7 @@ from heartcompass.formats.sources import MARKER
 from heartcompass.memory.proposal.evidence import Checker, lexical
 from heartcompass.memory.proposal.limits import compression_over_limits
 from heartcompass.memory.proposal.model import Compressed
+from heartcompass.memory.proposal.trust import Mark, mark_of
 from heartcompass.memory.proposal.workbench import SECTION_IDS, Workbench, norm
 
 COVERED = 0.5  # share of a line's words another line must carry to hold it
@@ -94,8 +95,8 @@ def check_compression(wb: Workbench, result: Compressed, max_items: int) -> tupl
             if wb.is_protected(line):
                 if line not in cleaned[title]:
                     problems.append(f"compression dropped a hand-written line: {line[:60]!r}")
-            elif (old.mark == "(told)" or line in fresh) and not any(w.holds(old) for w in holders.get(i, [])):
-                why = "a line the user told" if old.mark == "(told)" else "a line just written"
+            elif (mark_of(line) is Mark.TOLD or line in fresh) and not any(w.holds(old) for w in holders.get(i, [])):
+                why = "a line the user told" if mark_of(line) is Mark.TOLD else "a line just written"
                 problems.append(f"compression dropped {why} ({i}): {line[:60]!r}")
     return problems, cleaned
 

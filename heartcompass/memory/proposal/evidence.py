@@ -14,11 +14,12 @@ import re
 from typing import Sequence
 
 from heartcompass.formats import events as events_fmt, memory as memory_fmt
-from heartcompass.formats.sources import MARKER, unforged, without_source
+from heartcompass.formats.sources import unforged, without_source
 from heartcompass.memory.proposal.model import MAX_TEXT
 from heartcompass.memory.proposal.date_support import Cited, event_date_problem, unsupported_numbers
 from heartcompass.memory.proposal.numbers import read_numbers
-from heartcompass.memory.proposal.trust import KEPT_AS_WRITTEN, RELAYED, Claim, hearsay, refusal, source_of, trusted_only
+from heartcompass.memory.proposal.trust import (KEPT_AS_WRITTEN, LINES_SUPPORT, RELAYED, UNVERIFIED, Claim, Mark,
+                                                hearsay, marker, refusal, source_of, trusted_only)
 from heartcompass.memory.proposal.words import cjk_bigrams, is_filler
 from heartcompass.memory.proposal.workbench import LogItem, Workbench, norm
 from heartcompass.language import CJK
@@ -215,18 +216,16 @@ class Checker:
     def source(self, what: str, found: list[LogItem], lines: list[str]) -> str | None:
         """Where a statement comes from: the oldest day of its entries; a
         statement resting on existing lines too keeps the newest of theirs, and
-        is '(import)' (unverified) when any of them is; never '(hand)'."""
-        marks = [m.group(0)[1:-1] for line in lines if (m := MARKER.search(line))]
-        if "import" in marks:
+        is '(import)' (unverified) when any of them is; never '(hand)' (trust.LINES_SUPPORT)."""
+        marks = [m for line in lines if (m := marker(line))]
+        if not found and not any(mark in LINES_SUPPORT for mark, _ in marks):
+            self.problems.append(f"{what}: rests only on lines the user wrote by hand; cite the new entries too")
+            return None
+        if any(mark in UNVERIFIED for mark, _ in marks):
             return "import"
         days = [min(i.day for i in found)] if found else []
-        days += [m[4:] for m in marks if m.startswith("log ")]
-        if days:
-            return f"log {max(days)}"
-        if "told" in marks:
-            return "told"
-        self.problems.append(f"{what}: rests only on lines the user wrote by hand; cite the new entries too")
-        return None
+        days += [text[4:] for mark, text in marks if mark is Mark.LOG]
+        return f"log {max(days)}" if days else "told"
 
     def support(self, what: str, text: str, found: list[LogItem], lines: Sequence[str] = ()) -> None:
         """The statement must say something its new entries say: a shared

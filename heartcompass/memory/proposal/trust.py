@@ -6,7 +6,9 @@ the user...). SUPPORTS says which sources may support each claim, and
 whether every entry cited must be one of them or one is enough. Every check
 of the proposal machinery asks this table (evidence.py, schema.py, apply.py,
 presentation.py) and so does the prompt's list of pending notes (user_side.py);
-none decides by a speaker's name of its own."""
+none decides by a speaker's name of its own. The lines already in the files
+have a Mark (their closing marker): which may support a statement alone, and
+which are the user's own, the gardener asks about before changing them."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from enum import Enum
 from typing import Iterable
 
 from heartcompass.formats import dailylog
+from heartcompass.formats.sources import MARKER
 
 
 class Source(Enum):
@@ -150,3 +153,36 @@ SHOWN_AS = {
     Source.PERSONA: "UNTRUSTED: said by the simulated persona",
     Source.OTHER: "UNTRUSTED: said by the simulated persona",
 }
+
+
+# -- the lines already in the files ------------------------------------------------------
+class Mark(Enum):
+    """Whose an existing line is, by its closing marker (formats/sources.py)."""
+    LOG = "log"        # the gardener wrote it from a day's log: "(log 2026-03-02)"
+    IMPORT = "import"  # from an imported chat or card: unverified
+    TOLD = "told"      # what the user told (`tell`, or their Yes to a told line's change)
+    HAND = "hand"      # the user wrote it
+
+
+def marker(line: str) -> tuple[Mark, str] | None:
+    """(the line's Mark, its marker's text: "log 2026-03-02"), or None."""
+    m = MARKER.search(line.rstrip())
+    if m is None:
+        return None
+    text = m.group(0)[1:-1]
+    return Mark(text.split(" ")[0]), text
+
+
+def mark_of(line: str) -> Mark | None:
+    found = marker(line)
+    return found[0] if found else None
+
+
+# The lines a statement may rest on alone (they lend their details to any statement citing them): never a
+# hand-written one, whose words are the user's and stay theirs, not restated as the gardener's.
+LINES_SUPPORT = frozenset({Mark.LOG, Mark.IMPORT, Mark.TOLD})
+# A statement resting on an unverified line is unverified too: it is marked '(import)'.
+UNVERIFIED = frozenset({Mark.IMPORT})
+# The user's own lines, and why the gardener asks before it rewrites or removes one (asking.py); a
+# compression keeps them (compression.py): a hand-written one word for word, a told one in substance.
+THE_USERS = {Mark.HAND: "you wrote this line by hand", Mark.TOLD: "you told this"}

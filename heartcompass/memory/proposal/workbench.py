@@ -18,6 +18,7 @@ from heartcompass.memory.hand_lines import hand_lines
 from heartcompass.messages import names_in
 from heartcompass.store.people import Person, list_people
 from heartcompass.memory.proposal.model import ProposalError
+from heartcompass.memory.proposal.trust import Mark, mark_of
 from heartcompass.store.workspace import Workspace
 from heartcompass.tokens import estimate_tokens
 
@@ -54,7 +55,7 @@ class Workbench:
     names_of: Callable[[str], list[str]] | None = field(default=None, repr=False, compare=False)  # a slug's names
 
     def is_protected(self, line: str) -> bool:
-        return line in self.protected or line.rstrip().endswith("(hand)")
+        return line in self.protected or mark_of(line) is Mark.HAND
 
 
 SECTION_IDS = (("F", memory_fmt.FACTS), ("C", memory_fmt.CHATS), ("T", memory_fmt.THREADS),
