@@ -270,6 +270,7 @@ def test_each_closing_marker_is_the_mark_it_says():
                                                        trust.Mark.IMPORT]
     assert trust.marker(FACTS[0]) == (trust.Mark.LOG, "log 2026-11-01")
     assert trust.mark_of("- Lives in Berlin") is None and trust.mark_of("- (told) it") is None
+    assert trust.mark_of("- Lives in Berlin (told)  ") is trust.Mark.TOLD  # a hand edit's trailing spaces
 
 
 def test_a_statement_never_rests_on_a_hand_written_line_alone():
@@ -330,3 +331,15 @@ def test_a_compression_may_not_drop_a_told_line_but_may_merge_the_gardeners():
                                                                          "chat_notes": [], "threads": []}), 20)
     assert problems == [] and cleaned[memory_fmt.FACTS] == ["- Lives in Berlin (told)",
                                                            "- Works at a bakery, baking bread (log 2026-11-01)"]
+
+
+def test_removing_a_line_the_user_told_asks_and_one_the_gardener_wrote_goes():
+    wb = bench()
+    wb.memory.sections[memory_fmt.FACTS] = ["- Lives in Berlin (told)", "- Works at a bakery (log 2026-11-01)"]
+    verdicts = apply(wb, Proposal.model_validate({"summary": "s", "removed_facts": ["F1", "F2"]}), [], [])
+    assert [(q.kind, q.reason) for q in verdicts.asked] == [("removal", "you told this")]
+    assert wb.memory.items(memory_fmt.FACTS) == ["- Lives in Berlin (told)"]
+    wb.memory.sections[memory_fmt.FACTS] = ["- Lives in Berlin (told)"]
+    apply(wb, Proposal.model_validate({"summary": "s", "removed_facts": ["F1"]}), [], [], asking=False)  # `tell`
+    assert wb.memory.items(memory_fmt.FACTS) == ["- Lives in Berlin (told)"]
+    assert wb.memory.items(memory_fmt.THREADS) == ['- You told me "Lives in Berlin"; does it still hold? (log)']
