@@ -2,9 +2,10 @@
 report)` yields the export's messages in its order, one at a time, and
 reports the lines it could not read (by number; skipped, never a reason to
 refuse the whole file) and what the app itself knows (a group's name).
-`parse` reads an export through once and keeps only counts: who wrote how
-much, which days, what was skipped; the import then reads it again to write.
-A line-based export is never held whole in memory.
+`parse` reads an export through once: it counts (who wrote how much, which
+days, what was skipped) and keeps the messages in a temporary file
+(`spill`), from which the import writes them without parsing again. A
+line-based export is never held whole in memory.
 
 Parsing is pure: nothing is written here. `detect` reads the format from the
 content; `parse` dispatches by name, importing only the module it needs."""
@@ -34,13 +35,17 @@ FORMATS = {
 
 
 def parse(fmt: str, source: Source, ctx: Context) -> Export:
-    """Read the export through once, counting; nothing is kept but the counts."""
+    """Read the export through once, counting; the messages wait in a temporary file for the write."""
     if fmt not in FORMATS:
         raise HeartCompassError(f"Unknown format {fmt!r}.", "Use --format auto, " + ", ".join(FORMATS) + ".")
     module = importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}")
+    from heartcompass.intake.exports.spill import Spill
+
     report = Report()
-    export = Export(lambda: module.messages(source, ctx, Report()), report)
+    spill = Spill()
+    export = Export(spill.messages, report)
     for msg in module.messages(source, ctx, report):
+        spill.add(msg)
         ctx.check_year(source.path, msg.line, msg.when)  # every format: before anything is written
         export.total += 1
         export.days.add(msg.when.date())
