@@ -83,13 +83,27 @@ def test_a_refresh_after_two_imports_equals_one_from_every_log(xiaoai: Runner, t
     assert "晚安 🌙" in voice_md.decode("utf-8")
 
 
-def test_an_import_reads_only_the_logs_it_added_to(xiaoai: Runner, tmp_path, monkeypatch):
+def test_an_import_in_day_order_tallies_its_lines_as_it_writes_them_and_reads_no_log(xiaoai: Runner, tmp_path,
+                                                                                     monkeypatch):
     _import(xiaoai, tmp_path, FIRST, "a.txt")
     opened: list[str] = []
     real = voice_tally.read_text
     monkeypatch.setattr(voice_tally, "read_text", lambda path: opened.append(path.name) or real(path))
     _import(xiaoai, tmp_path, FIRST + "03/11/2026, 08:05 - 小爱: 在吗\n", "c.txt")
+    assert opened == []  # no log read back: the tally was fed the line as it was appended
+    tally = _tally(xiaoai)
+    assert voice_tally.key_of("在吗") in tally.theirs  # ... and it has it
+    _same(tally, _rebuilt(xiaoai))
+
+
+def test_an_import_out_of_day_order_reads_only_the_logs_it_added_to(xiaoai: Runner, tmp_path, monkeypatch):
+    _import(xiaoai, tmp_path, FIRST, "a.txt")
+    opened: list[str] = []
+    real = voice_tally.read_text
+    monkeypatch.setattr(voice_tally, "read_text", lambda path: opened.append(path.name) or real(path))
+    _import(xiaoai, tmp_path, "03/11/2026, 08:05 - 小爱: 在吗\n" + FIRST, "c.txt")  # the 3rd before the 1st
     assert set(opened) == {"2026-11-03.md"}  # the two other days' logs were not opened
+    assert voice_tally.key_of("在吗") in _tally(xiaoai).theirs
     _same(_tally(xiaoai), _rebuilt(xiaoai))
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Iterator
 
 from heartcompass.formats import dailylog
+from heartcompass.formats.text import read_text
 from heartcompass.intake import routing
 from heartcompass.intake.exports import Context, Export, Message, Source, detect, parse  # noqa: F401 (the API)
 from heartcompass.intake.exports.common import MAX_LINES_BYTES as MAX_EXPORT_BYTES  # noqa: F401 (any export's cap)
@@ -103,6 +104,21 @@ class Router:
             got = self.labels[key] = label(msg, self.is_user(msg), kind)
         return got
 
+    def expected(self, slug: str, export: Export) -> tuple[set[str], str]:
+        """The `import:` speakers this import will write to a person's logs,
+        and the day of the last (an export in day order: its senders' last days)."""
+        speakers, last = set(), []
+        for (speaker, handle, mine), day in export.last.items():
+            if self.group is None:
+                user = mine or speaker == self.me or self.directory.is_user(handle, speaker)
+                speakers.add(speaker_label(speaker, user))
+            elif self.owner.get((speaker, handle, mine)) == slug:
+                speakers.add(speaker_label(speaker, False))
+            else:
+                continue
+            last.append(day)
+        return speakers, max(last).isoformat() if last else ""
+
     def is_user(self, msg: Message) -> bool:
         return msg.mine or msg.speaker == self.me or self.directory.is_user(msg.handle, msg.speaker)
 
@@ -128,9 +144,13 @@ class Router:
 
 def label(msg: Message, user: bool, kind: str = "import") -> str:
     """A message's speaker in a log. A contact called "me" is not the user."""
+    return speaker_label(msg.speaker, user, kind)
+
+
+def speaker_label(speaker: str, user: bool, kind: str = "import") -> str:
     if user:
         return f"{kind}:me"
-    who = _safe_speaker(msg.speaker)
+    who = _safe_speaker(speaker)
     return f"{kind}:{'contact_' + who if who.casefold() == 'me' else who}"
 
 
@@ -160,46 +180,63 @@ def to_logs(person_dir: Path, lines: list[Line], durable: bool = True) -> dict[s
     """Append lines to the daily logs, skipping any already there. Returns
     how many messages (not context lines) were added per day.
 
-    Duplicates are counted, not collapsed: a day file holding "ok" once at
-    14:02 takes one more "ok" at 14:02 from an export that has two. Day by
-    day, one day's file in memory at a time; appended without a flush each,
-    then made durable once (durable=False: the caller does): a crash leaves whole days appended, and a rerun adds
-    only what is missing. (The caller has read every day file first: a bad
-    one stops the import before any write.)"""
+    Day by day, one day's file in memory at a time; appended without a flush
+    each, then made durable once (durable=False: the caller does): a crash
+    leaves whole days appended, and a rerun adds only what is missing. (The
+    caller has read every day file first: a bad one stops the import before
+    any write.)"""
     by_day: dict[dt.date, list[Line]] = {}
-    for line in sorted(lines, key=lambda l: l.when):
+    for line in lines:
         by_day.setdefault(line.when.date(), []).append(line)
     added: dict[str, int] = {}
     for day, todo in sorted(by_day.items()):
-        path = dailylog.log_path(person_dir, day)
-        there = dailylog.load(path) if path.exists() else []
-        have = Counter(_key(e.time, e.speaker, e.text) for e in there)
-        said = Counter(_key("", e.speaker, e.text) for e in there)  # for undated lines: any time that day
-        new = []
-        for line in todo:
-            entry = dailylog.Entry(line.when.time().isoformat("seconds"), line.speaker, line.text, list(line.tags))
-            if not there:  # a day the logs do not hold yet: nothing to compare with
-                new.append(entry)
-                continue
-            key = _key("" if line.undated else entry.time, entry.speaker, entry.text)
-            pool = said if line.undated else have
-            if pool[key] > 0:
-                pool[key] -= 1  # this occurrence is already in the log
-            else:
-                new.append(entry)
-        if new:
-            dailylog.append_many(path, new, day, durable=False)
-            if any(e.speaker.startswith("import:") for e in new):
-                added[day.isoformat()] = sum(1 for e in new if e.speaker.startswith("import:"))
+        new, _ = write_day(person_dir, day, todo)
+        n = sum(1 for e in new if e.speaker.startswith("import:"))
+        if n:
+            added[day.isoformat()] = n
     if added and durable:
         os.sync()  # one flush for every day file, before the commit
     return added
 
 
+def write_day(person_dir: Path, day: dt.date, lines: list[Line], text_after: bool = False
+              ) -> tuple[list[dailylog.Entry], str]:
+    """One day's lines appended to its log in one write, in time order,
+    skipping those already there: (the entries appended, and with
+    `text_after` the file's whole text after the append, else "").
+
+    Duplicates are counted, not collapsed: a day file holding "ok" once at
+    14:02 takes one more "ok" at 14:02 from an export that has two."""
+    path = dailylog.log_path(person_dir, day)
+    text = read_text(path) if path.exists() else ""
+    there = dailylog.parse(text, path) if text else []
+    have = Counter(_key(e.time, e.speaker, e.text) for e in there)
+    said = Counter(_key("", e.speaker, e.text) for e in there)  # for undated lines: any time that day
+    new = []
+    for line in sorted(lines, key=lambda l: l.when):
+        entry = dailylog.Entry(line.when.time().isoformat("seconds"), line.speaker, line.text, list(line.tags))
+        if not there:  # a day the logs do not hold yet: nothing to compare with
+            new.append(entry)
+            continue
+        key = _key("" if line.undated else entry.time, entry.speaker, entry.text)
+        pool = said if line.undated else have
+        if pool[key] > 0:
+            pool[key] -= 1  # this occurrence is already in the log
+        else:
+            new.append(entry)
+    if not new:
+        return new, ""
+    dailylog.append_many(path, new, day, durable=False)
+    if not text_after:
+        return new, ""
+    return new, (text or dailylog.header(day)) + "".join(e.render() for e in new)
+
+
 def import_and_commit(ws, export: Export, router: Router, fmt: str) -> tuple[dict[str, dict[str, int]], str | None]:
-    """`heartcompass import`: pending hand edits first; then the export read
-    again, its lines written to each person's logs a batch at a time (a
-    bounded number of lines held), their voice refreshed, one commit.
+    """`heartcompass import`: pending hand edits first; then the messages
+    the read kept (exports/spill), written to each person's logs a whole day
+    at a time (an export in day order, nearly all) or a batch of lines at a
+    time, their voice refreshed, one commit.
     Returns (slug -> messages added per day, the commit); nothing new: ({}, None)."""
     from heartcompass.memory import voice
     from heartcompass.store import audit
@@ -213,28 +250,19 @@ def import_and_commit(ws, export: Export, router: Router, fmt: str) -> tuple[dic
                 path = dailylog.log_path(person.dir, day)
                 if path.exists():
                     dailylog.load(path)
-        added: dict[str, dict[str, int]] = {}
-        touched: set[Path] = set()
-        held: dict[str, list[Line]] = {}
-        size = 0
-
-        def flush() -> None:
-            for slug, lines in held.items():
-                for day, n in to_logs(people[slug].dir, lines, durable=False).items():
-                    per = added.setdefault(slug, {})
-                    per[day] = per.get(day, 0) + n
-                touched.update(dailylog.log_path(people[slug].dir, d) for d in {line.when.date() for line in lines})
-            held.clear()
-
-        for msg in export.messages():
-            for slug, line in router.lines(msg):
-                held.setdefault(slug, []).append(line)
-                size += 1
-            if size >= FLUSH_LINES:
-                flush()
-                size = 0
-        flush()
-        paths = sorted(p for p in touched if p.exists())
+        names = {slug: person.load_profile().names() for slug, person in people.items()}
+        feeds = {}
+        if export.in_order:  # each person's voice tallied from their lines as they are written
+            for slug, person in people.items():
+                speakers, newest = router.expected(slug, export)
+                feeds[slug] = voice.feed(person.dir, names[slug], voice.tally_path(ws, slug), speakers, newest)
+        written = Written(people, feeds)
+        if export.in_order:
+            _by_days(export, router, written)
+        else:
+            _by_batches(export, router, written)
+        added = written.added
+        paths = sorted(p for p in written.touched if p.exists())
         if added:
             os.sync()  # one flush for every day file, before the commit
         if not added:
@@ -244,8 +272,9 @@ def import_and_commit(ws, export: Export, router: Router, fmt: str) -> tuple[dic
             return {}, None
         derived = []
         for slug in added:
-            person = people[slug]
-            if voice.refresh(person.dir, person.load_profile().names(), voice.tally_path(ws, slug)):
+            person, feed = people[slug], feeds.get(slug)
+            tally = feed.finish(written.days.get(slug, set())) if feed is not None else None
+            if voice.refresh(person.dir, names[slug], voice.tally_path(ws, slug), tally):
                 derived.append(voice.path_of(person.dir))  # their lines and rhythm, in the same commit
         total = sum(sum(days.values()) for days in added.values())
         where = f" of {router.group}" if router.group else ""
@@ -259,6 +288,84 @@ def import_and_commit(ws, export: Export, router: Router, fmt: str) -> tuple[dic
                          for s, days in added.items() for day, n in sorted(days.items()))
         return added, audit.commit_or_roll_back(ws, derived, audit.subject(audit.Verb.IMPORT, scope, what), body,
                                                 keep=paths, what="the voice file")
+
+
+class Written:
+    """What the write did: messages added per person and day, the day files
+    touched, the days each log grew by; each day written fed to its
+    person's voice (a feed of None: their voice reads the logs afterwards)."""
+
+    def __init__(self, people: dict, feeds: dict):
+        self.people, self.feeds = people, feeds
+        self.added: dict[str, dict[str, int]] = {}
+        self.touched: set[Path] = set()
+        self.days: dict[str, set[str]] = {}
+
+    def day(self, slug: str, day: dt.date, lines: list[Line]) -> None:
+        person_dir, feed = self.people[slug].dir, self.feeds.get(slug)
+        path = dailylog.log_path(person_dir, day)
+        self.touched.add(path)
+        new, text = write_day(person_dir, day, lines, text_after=feed is not None)
+        if not new:
+            return
+        iso = day.isoformat()
+        self.days.setdefault(slug, set()).add(iso)
+        n = sum(1 for e in new if e.speaker.startswith("import:"))
+        if n:
+            per = self.added.setdefault(slug, {})
+            per[iso] = per.get(iso, 0) + n
+        if feed is not None:
+            feed.day(path, iso, [dailylog.Entry(e.time, e.speaker, _as_read(e.text)) for e in new], text)
+
+
+def _as_read(text: str) -> str:
+    """An entry's text as the log gives it back (render writes \r as a line break)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _by_days(export: Export, router: Router, written: Written) -> None:
+    """An export in day order: each day's lines held until no later message
+    can add to it (nor a context line before one), then written whole."""
+    held: dict[dt.date, dict[str, list[Line]]] = {}
+    current = None
+    for msg in export.messages():
+        for slug, line in router.lines(msg):
+            held.setdefault(line.when.date(), {}).setdefault(slug, []).append(line)
+        if msg.placeholder or msg.when.date() == current:
+            continue
+        current = msg.when.date()
+        done = min([current, *(seen.when.date() for seen, _ in router.window)])  # context may still come from these
+        for day in sorted(d for d in held if d < done):
+            for slug, lines in held.pop(day).items():
+                written.day(slug, day, lines)
+    for day in sorted(held):
+        for slug, lines in held[day].items():
+            written.day(slug, day, lines)
+
+
+def _by_batches(export: Export, router: Router, written: Written) -> None:
+    """An export out of day order: a bounded batch of lines at a time, each
+    batch's days in order (a day may be written in more than one batch)."""
+    held: dict[str, list[Line]] = {}
+    size = 0
+
+    def flush() -> None:
+        for slug, lines in held.items():
+            by_day: dict[dt.date, list[Line]] = {}
+            for line in lines:
+                by_day.setdefault(line.when.date(), []).append(line)
+            for day, todo in sorted(by_day.items()):
+                written.day(slug, day, todo)
+        held.clear()
+
+    for msg in export.messages():
+        for slug, line in router.lines(msg):
+            held.setdefault(slug, []).append(line)
+            size += 1
+        if size >= FLUSH_LINES:
+            flush()
+            size = 0
+    flush()
 
 
 def _safe_speaker(name: str) -> str:

@@ -20,7 +20,7 @@ from heartcompass.atomic import file_checksum, write_atomic
 from heartcompass.errors import HeartCompassError
 from heartcompass.formats import read_text, voice as voice_fmt
 from heartcompass.memory.voice_tally import (  # noqa: F401 (is_cjk, length_of: the benchmark's measure too)
-    Candidate, Measure, Tally, is_cjk, key_of as _key, length_of, rebuild, score as _score, update)
+    Candidate, Feed, Measure, Tally, is_cjk, key_of as _key, length_of, rebuild, score as _score, start_feed, update)
 from heartcompass.tokens import estimate_tokens
 
 MAX_THEIRS, MAX_MINE = 12, 6
@@ -124,16 +124,18 @@ def load_or_new(person_dir: Path, name: str) -> voice_fmt.Voice:
     return voice_fmt.load(path) if path.exists() else voice_fmt.new(path, name)
 
 
-def refresh(person_dir: Path, names: list[str], kept: Path | None = None) -> bool:
+def refresh(person_dir: Path, names: list[str], kept: Path | None = None, tally: Tally | None = None) -> bool:
     """Pick their (and my) lines and learn their rhythm from the logs.
     Writes VOICE.md when something changed (never when there is nothing
     real to learn from and no file yet). Returns whether it wrote. With
     `kept` (an import's refresh), only the logs' new lines are read, into
-    the tally kept there (see voice_tally)."""
+    the tally kept there (see voice_tally); with `tally` (an import's, fed
+    its lines as it wrote them: voice_tally.Feed), no log is read."""
     path = path_of(person_dir)
     before = file_checksum(path)
     voice = load_or_new(person_dir, names[0])
-    tally = tally_of(person_dir, names, voice.private, kept)
+    if tally is None:
+        tally = tally_of(person_dir, names, voice.private, kept)
     if kept is not None:
         _keep_tally(kept, tally)
     theirs, mine, runs = list(tally.theirs.values()), list(tally.mine.values()), tally.replies()
@@ -153,6 +155,15 @@ def refresh(person_dir: Path, names: list[str], kept: Path | None = None) -> boo
         return False
     write_atomic(path, text, before)
     return True
+
+
+def feed(person_dir: Path, names: list[str], kept: Path, speakers: set[str], newest: str) -> Feed | None:
+    """An import's voice, fed its lines as it appends them (voice_tally.start_feed); None: refresh as before."""
+    try:
+        private = load_or_new(person_dir, names[0]).private
+    except HeartCompassError:
+        return None  # the refresh after the write names what is wrong, as before
+    return start_feed(person_dir, names, private, kept, speakers, newest)
 
 
 def tally_path(ws, slug: str) -> Path:

@@ -294,3 +294,62 @@ def update(tally: Tally, person_dir: Path) -> bool:
         tally.bound(days[-1])
     tally.trim_runs()
     return True
+
+
+class Feed:
+    """The tally brought up to date from an import's own lines as it appends
+    them, whole days in day order: what `update` would read back from the
+    logs afterwards, without reading them (see `start_feed`)."""
+
+    def __init__(self, tally: Tally, newest: str, old_days: list[str]):
+        self.tally, self.newest, self.old_days = tally, newest, old_days
+        self.last = ""  # the last day fed: days must come in order, each once
+
+    def day(self, path: Path, day: str, entries: list[dailylog.Entry], text: str) -> None:
+        """One day's appended entries; `text` is the whole file after the append."""
+        if day <= self.last:
+            raise ValueError(f"days fed out of order: {day} after {self.last}")
+        self.last = day
+        self.tally.speakers.update(e.speaker for e in entries)
+        self.tally.add(day, entries)
+        self.tally.files[day] = [*_stat(path), len(text), _digest(text)]
+        self.tally.bound(self.newest)
+
+    def finish(self, written: set[str]) -> "Tally | None":
+        """The tally, or None when what was written is not what the feed
+        assumed (the newest day, who "they" are): the caller reads the logs."""
+        tally = self.tally
+        if max([*self.old_days, *written], default="") != self.newest:
+            return None
+        if their_speakers(tally.speakers, tally.names) != tally.them:
+            return None
+        tally.trim_runs()
+        return tally
+
+
+def start_feed(person_dir: Path, names: list[str], private: list[str], kept: Path | None,
+               speakers: set[str], newest: str) -> Feed | None:
+    """A Feed for an import about to write `speakers`' lines up to the day
+    `newest`, when feeding gives exactly what reading the logs after it
+    would: no logs yet, or a kept tally that every log still matches and
+    whose "they" the new speakers leave as they are. Else None."""
+    days = dailylog.log_dates(person_dir)
+    if not days:
+        tally = Tally(list(names), list(private))  # what a rebuild of no logs is
+    else:
+        from heartcompass import paths
+        from heartcompass.errors import HeartCompassError
+
+        try:
+            loaded = Tally.load(paths.read_local(paths.check(kept)), list(names), list(private)) if kept else None
+        except (OSError, HeartCompassError):
+            loaded = None
+        if loaded is None or set(loaded.files) != set(days) or \
+                any(_stat(person_dir / "logs" / f"{d}.md") != loaded.files[d][:2] for d in days):
+            return None  # none kept, or a log changed since: the refresh reads the logs, as before
+        tally = loaded
+    them = their_speakers(tally.speakers | speakers, names)
+    if days and them != tally.them:
+        return None  # "they" change: every log is read again
+    tally.them = them
+    return Feed(tally, max(newest, days[-1]) if days else newest, days)

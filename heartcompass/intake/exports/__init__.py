@@ -44,11 +44,13 @@ def parse(fmt: str, source: Source, ctx: Context) -> Export:
     report = Report()
     spill = Spill()
     export = Export(spill.messages, report)
+    previous = None  # the last real message's day
     for msg in module.messages(source, ctx, report):
         spill.add(msg)
         ctx.check_year(source.path, msg.line, msg.when)  # every format: before anything is written
         export.total += 1
-        export.days.add(msg.when.date())
+        day = msg.when.date()
+        export.days.add(day)
         export.undated += msg.undated
         if msg.aka:
             export.aka[msg.handle] = msg.aka
@@ -56,7 +58,12 @@ def parse(fmt: str, source: Source, ctx: Context) -> Export:
             export.placeholders[msg.placeholder] += 1
             export.placeholder_speakers.add(msg.speaker)
         else:
-            export.senders[(msg.speaker, msg.handle, msg.mine)] += 1
+            sender = (msg.speaker, msg.handle, msg.mine)
+            export.senders[sender] += 1
+            export.last[sender] = day
+            if previous is not None and day < previous:
+                export.in_order = False
+            previous = day
     return export
 
 

@@ -74,6 +74,8 @@ class Export:
     total: int = 0  # messages, placeholders included
     placeholder_speakers: set = field(default_factory=set)  # who sent only stand-ins still counts as a speaker
     aka: dict = field(default_factory=dict)  # handle -> the sender's other handle (a Discord id -> username)
+    in_order: bool = True  # every real message's day on or after the one before: written a whole day at a time
+    last: dict = field(default_factory=dict)  # (speaker, handle, mine) -> the day of their last real message
 
     def messages(self) -> Iterator[Message]:
         return self.read()
