@@ -223,11 +223,11 @@ def test_a_crash_mid_import_is_finished_by_a_rerun(example_cli: Runner, tmp_path
 
     real, written = dailylog.append_many, []
 
-    def dies_after_ten_days(path, entries, day, durable=True):
+    def dies_after_ten_days(path, entries, day, durable=True, rendered=None):
         if len(written) == 10:
             raise KeyboardInterrupt  # the user's Ctrl-C, or a kill, mid-import
         written.append(day)
-        real(path, entries, day, durable)
+        real(path, entries, day, durable, rendered)
 
     monkeypatch.setattr(dailylog, "append_many", dies_after_ten_days)
     path = _write(tmp_path, "m.txt", _month())

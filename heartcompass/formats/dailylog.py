@@ -122,11 +122,14 @@ def append(path: Path, entry: Entry, day: dt.date) -> int:
     return append_many(path, [entry], day)
 
 
-def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = True) -> int:
+def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = True, rendered: str | None = None
+                ) -> int:
     """Append entries in one write (an import of a year of chats must not
     pay one fsync per message). durable=False leaves the flush to the caller
-    (an import writes every day file, then flushes them all once: os.sync). Returns the first
-    entry's position in the file (0-based), for a later marker."""
+    (an import writes every day file, then flushes them all once: os.sync);
+    `rendered`: the entries already rendered, by a caller that keeps the
+    text. Returns the first entry's position in the file (0-based), for a
+    later marker."""
     if not entries:
         return -1
     from heartcompass import paths
@@ -142,15 +145,16 @@ def append_many(path: Path, entries: list[Entry], day: dt.date, durable: bool = 
             break
         os.close(fd)  # set aside and removed while we waited (sync --abort): append to the file now there
     try:
-        data = "".join(e.render() for e in entries)
+        data = "".join(e.render() for e in entries) if rendered is None else rendered
         size = os.fstat(fd).st_size
         position = _count_entries(_read_fd(path)) if size else 0
         if size == 0:
             data = header(day) + data
         try:
             with write_refusals_named(path):  # a full disk is named, not a traceback
-                written = os.write(fd, data.encode("utf-8"))
-                if written < len(data.encode("utf-8")):  # the disk filled mid-write: no half entry is kept
+                raw = data.encode("utf-8")
+                written = os.write(fd, raw)
+                if written < len(raw):  # the disk filled mid-write: no half entry is kept
                     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
                 if durable:
                     os.fsync(fd)

@@ -226,10 +226,9 @@ def write_day(person_dir: Path, day: dt.date, lines: list[Line], text_after: boo
             new.append(entry)
     if not new:
         return new, ""
-    dailylog.append_many(path, new, day, durable=False)
-    if not text_after:
-        return new, ""
-    return new, (text or dailylog.header(day)) + "".join(e.render() for e in new)
+    rendered = "".join(e.render() for e in new)
+    dailylog.append_many(path, new, day, False, rendered)
+    return new, (text or dailylog.header(day)) + rendered if text_after else ""
 
 
 def import_and_commit(ws, export: Export, router: Router, fmt: str) -> tuple[dict[str, dict[str, int]], str | None]:
@@ -315,12 +314,14 @@ class Written:
             per = self.added.setdefault(slug, {})
             per[iso] = per.get(iso, 0) + n
         if feed is not None:
-            feed.day(path, iso, [dailylog.Entry(e.time, e.speaker, _as_read(e.text)) for e in new], text)
+            feed.day(path, iso, [_as_read(e) for e in new], text)
 
 
-def _as_read(text: str) -> str:
-    """An entry's text as the log gives it back (render writes \r as a line break)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+def _as_read(entry: dailylog.Entry) -> dailylog.Entry:
+    """An entry as the log gives it back (render writes a carriage return as a line break)."""
+    if "\r" not in entry.text:
+        return entry
+    return dailylog.Entry(entry.time, entry.speaker, entry.text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def _by_days(export: Export, router: Router, written: Written) -> None:

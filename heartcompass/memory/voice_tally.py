@@ -67,7 +67,8 @@ def length_of(text: str, cjk: bool) -> int:
 
 
 def measure(text: str) -> Measure:
-    return is_cjk(text), len(_SPACE.sub("", text)), len(text.split())
+    words = text.split()  # at the same whitespace as \s: their lengths are the characters without spaces
+    return is_cjk(text), sum(map(len, words)), len(words)
 
 
 def key_of(text: str) -> str:

@@ -131,7 +131,7 @@ def _message(n: int, m: re.Match, more: list[str], order: bool, report: Report) 
     else:
         day, month = (a, b) if order else (b, a)
         year = y + 2000 if len(m["y"]) <= 2 else y  # "0001" is the year 1 (refused), not 2001
-    hms = [int(x) for x in re.split(r"[:.]", m["t"])]
+    hms = [int(x) for x in m["t"].replace(".", ":").split(":")]
     hour = _hour(hms[0], m["ampm"], m["cn"])
     try:
         if hour is None:
@@ -146,7 +146,9 @@ def _message(n: int, m: re.Match, more: list[str], order: bool, report: Report) 
     if not sep or app_notice(body):  # "X changed the subject"; iOS's notices under the chat's name
         report.notices += 1
         return None
-    body = _EDITED.sub("", clean(body))
+    body = clean(body)
+    if body.endswith(">"):  # the only way "<This message was edited>" ends a cleaned (stripped) text
+        body = _EDITED.sub("", body)
     if not body:
         report.notices += 1
         return None
