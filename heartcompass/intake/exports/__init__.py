@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import importlib
 
-from heartcompass.errors import HeartCompassError
+from heartcompass.errors import FormatError, HeartCompassError
 from heartcompass.intake.exports.common import Source  # noqa: F401 (part of the API)
-from heartcompass.intake.exports.records import Context, Export, Message, Report, Sender  # noqa: F401 (part of the API)
+from heartcompass.intake.exports.records import Context, Export, Message, Report, Reread, Sender  # noqa: F401 (part of the API)
 
 # name -> (module, what the user exports it as); the order is --format's help order.
 FORMATS = {
@@ -39,6 +39,17 @@ def parse(fmt: str, source: Source, ctx: Context) -> Export:
     if fmt not in FORMATS:
         raise HeartCompassError(f"Unknown format {fmt!r}.", "Use --format auto, " + ", ".join(FORMATS) + ".")
     module = importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}")
+    try:
+        return _read(module, source, ctx)
+    except Reread:
+        return _read(module, source, ctx)  # the parser knows now what it guessed: a second read, never a third
+    except FormatError:
+        if not source.memo.get("guessing"):
+            raise
+        return _read(module, source, ctx)  # refused while a parser guessed: read again knowing, refused if still so
+
+
+def _read(module, source: Source, ctx: Context) -> Export:
     from heartcompass.intake.exports.spill import Spill
 
     report = Report()

@@ -16,6 +16,12 @@ from heartcompass.errors import FormatError
 FIRST_YEAR = 1970  # no chat app's message is older: 0001 or 99999 is a broken date, not history
 
 
+class Reread(Exception):
+    """A parser learnt at the end of its one read what it had to guess at
+    the start (WhatsApp's day order), and guessed wrong: `parse` reads the
+    export again, the parser now knowing (Source.memo)."""
+
+
 @dataclass(slots=True)
 class Message:
     when: dt.datetime

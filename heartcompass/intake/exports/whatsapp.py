@@ -15,7 +15,7 @@ from typing import Iterator
 from heartcompass.errors import FormatError
 
 from heartcompass.intake.exports.common import Source
-from heartcompass.intake.exports.records import Context, Message, Report
+from heartcompass.intake.exports.records import Context, Message, Report, Reread
 from heartcompass.intake.exports.common import clean, name
 from heartcompass.intake.exports.reader import records
 from heartcompass.messages import app_notice, placeholder_kind
@@ -92,33 +92,86 @@ def _hour(hour: int, ampm: str | None, prefix: str | None) -> int | None:
     return hour
 
 
-def _order(source: Source, ctx: Context) -> bool:
-    """Day first? From every header's numbers (one small set per distinct date)."""
-    parts: set[tuple[int, int, int]] = set()
-    in_order: list[tuple[int, int, int]] = []  # one per change of date: a small list for years of messages
-    twelve = found = False
-    for _, line in source.lines():
+_ENGLISH_AM_PM = re.compile(r"[AaPp]\.?[Mm]\.?")
+GUESS_AFTER = 5_000  # messages read before the day order is guessed; the whole file confirms it (or reads again)
+
+
+class _Dates:
+    """Every header's date numbers, for `day_first` (one small set per distinct date)."""
+
+    def __init__(self) -> None:
+        self.parts: set[tuple[int, int, int]] = set()
+        self.in_order: list[tuple[int, int, int]] = []  # one per change of date: small for years of messages
+        self.twelve = self.found = False
+        self.last: tuple | None = None  # the header before's raw (day, month, year)
+
+    def header(self, line: str) -> re.Match | None:
         m = HEADER.match(line)
         if m:
-            found = True
+            self.found = True
             # An English AM/PM suggests a month-first locale (the US); "p. m.", "nachm." are day-first ones.
-            twelve = twelve or bool(m["ampm"] and re.fullmatch(r"[AaPp]\.?[Mm]\.?", m["ampm"]))
-            if len(m["d"]) != 4:
-                date = (int(m["d"]), int(m["m"]), int(m["y"]))
-                parts.add(date)
-                if not in_order or in_order[-1] != date:
-                    in_order.append(date)
-    if not found:
-        raise FormatError(source.path, "no WhatsApp messages found", 1,
-                          "Is this a WhatsApp .txt export? Try --format with another app (see --help).")
-    return day_first(parts, twelve, ctx.today, in_order)
+            self.twelve = self.twelve or bool(m["ampm"] and _ENGLISH_AM_PM.fullmatch(m["ampm"]))
+            raw = m.group("d", "m", "y")
+            if raw != self.last and len(raw[0]) != 4:  # the same date as the header before: nothing new
+                date = (int(raw[0]), int(raw[1]), int(raw[2]))
+                self.parts.add(date)
+                if not self.in_order or self.in_order[-1] != date:
+                    self.in_order.append(date)
+            self.last = raw
+        return m
+
+    def day_first(self, source: Source, ctx: Context) -> bool:
+        if not self.found:
+            raise FormatError(source.path, "no WhatsApp messages found", 1,
+                              "Is this a WhatsApp .txt export? Try --format with another app (see --help).")
+        return day_first(self.parts, self.twelve, ctx.today, self.in_order)
 
 
 def messages(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
-    if "day_first" not in source.memo:
-        source.memo["day_first"] = _order(source, ctx)
-    order = source.memo["day_first"]
-    for n, m, more in records(source, HEADER.match, report, "not a WhatsApp message line"):
+    """One read: the day order (D/M or M/D) is guessed from the first
+    GUESS_AFTER messages (all of a smaller file) and checked against the
+    whole file at its end; a wrong guess reads the file again (Reread), in
+    the order the whole file gives, so no message is dated by a guess. (A
+    read cut short while guessing, by a broken line, learns the order from
+    the whole file first when read again.)"""
+    if "day_first" not in source.memo and source.memo.get("guessing"):  # a guessing read was cut short
+        dates = _Dates()
+        for _, line in source.lines():
+            dates.header(line)
+        source.memo["day_first"] = dates.day_first(source, ctx)
+    if "day_first" in source.memo:
+        order = source.memo["day_first"]
+        for n, m, more in records(source, HEADER.match, report, "not a WhatsApp message line"):
+            msg = _message(n, m, more, order, report)
+            if msg is not None:
+                yield msg
+        return
+    source.memo["guessing"] = True
+    dates = _Dates()
+    held: list[tuple[int, re.Match, list[str]]] = []
+    guess: bool | None = None
+    for n, m, more in records(source, dates.header, report, "not a WhatsApp message line"):
+        if guess is None:
+            held.append((n, m, more))
+            if len(held) < GUESS_AFTER:
+                continue
+            guess = dates.day_first(source, ctx)
+            yield from _messages(held, guess, report)
+            held = []
+            continue
+        msg = _message(n, m, more, guess, report)
+        if msg is not None:
+            yield msg
+    order = source.memo["day_first"] = dates.day_first(source, ctx)
+    source.memo["guessing"] = False
+    if guess is None:  # a small file: all of it held, now dated in the order it gives
+        yield from _messages(held, order, report)
+    elif guess != order:
+        raise Reread(f"WhatsApp day order: {'day' if order else 'month'} first after all")
+
+
+def _messages(held: list[tuple[int, re.Match, list[str]]], order: bool, report: Report) -> Iterator[Message]:
+    for n, m, more in held:
         msg = _message(n, m, more, order, report)
         if msg is not None:
             yield msg
