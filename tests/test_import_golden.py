@@ -4,8 +4,9 @@ chat exported later with more), a Chinese WhatsApp export, a Telegram group
 and a MemoTrace (WeChat) CSV, compared with golden files written by the
 import as it was (tests/golden/imports.json).
 
-The voice pools and runs are bounded low here (POOL_LIMIT, MAX_RUNS) so a few
-hundred messages already go through the pruning a big export does.
+The voice pools and runs are bounded low here (POOL_LIMIT, MAX_RUNS,
+TRIM_EVERY) so a few hundred messages already go through the pruning a big
+export does.
 
 To rewrite the golden file on purpose (a change of the log format, say):
 HC_WRITE_GOLDEN=1 pytest tests/test_import_golden.py"""
@@ -137,6 +138,7 @@ def test_imports_write_what_they_wrote_before(example_cli: Runner, tmp_path, mon
 
     monkeypatch.setattr(voice_tally, "POOL_LIMIT", 40)
     monkeypatch.setattr(voice_tally, "MAX_RUNS", 30)
+    monkeypatch.setattr(voice_tally, "TRIM_EVERY", 2)  # runs trimmed as an import goes, as a big one does
     got = _run(example_cli, tmp_path)
     if os.environ.get("HC_WRITE_GOLDEN"):
         GOLDEN.parent.mkdir(exist_ok=True)

@@ -35,6 +35,7 @@ from heartcompass.messages import placeholder_kind
 VERSION = 1
 POOL_LIMIT = 20_000  # candidate lines held per side while reading the logs
 MAX_RUNS = 20_000  # the newest replies the rhythm is learnt from
+TRIM_EVERY = 64  # days fed to a tally between trims of its runs: memory flat in the size of an import
 BURST_GAP = 10 * 60  # seconds: their messages closer than this, uninterrupted, are one reply
 HALF_LIFE_DAYS = 180
 MAX_WORDS, MAX_CHARS = 25, 120
@@ -309,6 +310,7 @@ class Feed:
     def __init__(self, tally: Tally, newest: str, old_days: list[str]):
         self.tally, self.newest, self.old_days = tally, newest, old_days
         self.last = ""  # the last day fed: days must come in order, each once
+        self.fed = 0
 
     def day(self, path: Path, day: str, entries: list[dailylog.Entry], text: str) -> None:
         """One day's appended entries; `text` is the whole file after the append."""
@@ -319,6 +321,11 @@ class Feed:
         self.tally.add(day, entries)
         self.tally.files[day] = [*_stat(path), len(text), _digest(text)]
         self.tally.bound(self.newest)
+        self.fed += 1
+        if self.fed % TRIM_EVERY == 0:
+            # Days come in order and only the newest gains runs: a day past the newest MAX_RUNS runs now is
+            # past them at the end too, so trimming as we go keeps what trimming once at the end keeps.
+            self.tally.trim_runs()
 
     def finish(self, written: set[str]) -> "Tally | None":
         """The tally, or None when what was written is not what the feed
