@@ -1,26 +1,30 @@
-"""Import speed per app, as a ratio to WhatsApp's, and memory at scale.
+"""Imports against a bare streaming parser, whole process, and their memory (issue 32).
 
-    python benchmarks/imports.py [MESSAGES] [--repeat R] [--memory LINES] [--only FORMAT,...]
+    python benchmarks/imports.py [MESSAGES] [--repeat R] [--memory LINES]
+    python benchmarks/imports.py [MESSAGES] --formats [--only FORMAT,...]
 
 Prints (ratios, not timed tests):
-- for each format, the CPU time to import MESSAGES (default 100,000)
-  synthetic messages between two people into a fresh workspace (read,
-  route, write the logs, refresh VOICE.md, commit), the best of R runs
-  (default 1; a loaded machine wants 3), and its ratio to the WhatsApp
-  import of the same messages (target: <= 1.0 for every format);
-- the WhatsApp import's ratio to a bare importer (a regex per line, the
-  day files written, nothing else), and how much of it the VOICE.md
-  refresh takes, on a fresh workspace and on a second import of a tenth
-  as many new messages (only the new lines are read);
-- with --memory LINES: the peak memory of a LINES-line WhatsApp import (run
-  in a child process) next to one a tenth its size (target: near 1, i.e.
-  memory bounded whatever the size)."""
+- the CPU time (user + system, the process and the git it runs) of the
+  whole `heartcompass import` process for MESSAGES (default 100,000)
+  synthetic messages between two people, a WhatsApp .txt and a MemoTrace
+  (WeChat) CSV, into a fresh workspace (read, route, write the logs,
+  VOICE.md, commit), against a bare streaming parser of the same export
+  written here for the purpose (a Python process that reads it line by
+  line, one regex or one CSV row per message, and appends each day's lines
+  to its file as the day ends): the median of R interleaved runs (default
+  3), as a ratio against the target of 3x;
+- the peak memory (max RSS) of a WhatsApp import of LINES messages (default
+  1,000,000) next to one of a tenth as many: target near 1, memory flat in
+  the size of the export;
+- with --formats: each format's in-process import CPU and its ratio to
+  WhatsApp's (target <= 1.0), and the VOICE.md refresh's share."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import re
+import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,11 +42,7 @@ START = dt.datetime(2001, 1, 1, 8, 0)
 
 
 def _stream(n: int):
-    for i in range(n):
-        when = START + dt.timedelta(minutes=7 * i)
-        her = i % 2 == 1
-        text = f"message {i} 你好 how was the day" if i % 3 else f"好呀 {i % 50}"
-        yield when, her, text
+    return _stream_from(0, n)
 
 
 def whatsapp(n: int) -> str:
@@ -155,18 +155,6 @@ def _import(ws, export: Path, fmt: str, me: str | None, n: int) -> tuple[float, 
     return cpu, refresh.cpu
 
 
-def import_cpu(fmt: str, n: int, repeat: int = 1) -> float:
-    make, me = FORMATS[fmt]
-    best = float("inf")
-    with tempfile.TemporaryDirectory() as tmp:
-        export = Path(tmp) / "export.txt"
-        export.write_text(make(n), encoding="utf-8")
-        for i in range(repeat):
-            ws, _ = create_workspace(Path(tmp) / f"ws{i}", example=True)
-            best = min(best, _import(ws, export, fmt, me, n)[0])
-    return best
-
-
 def read_cpu(export: Path, fmt: str) -> float:
     """CPU seconds to read the export as an import does (the counting pass, then the messages), nothing written."""
     start = time.process_time()
@@ -195,27 +183,6 @@ def table(formats: list[str], n: int, repeat: int) -> dict[str, tuple[float, flo
     return best
 
 
-def bare_cpu(n: int) -> float:
-    """A bare regex importer of the WhatsApp export: one regex per line, each day's lines appended to its file."""
-    header = re.compile(r"^(\d\d)/(\d\d)/(\d{4}), (\d\d:\d\d) - ([^:]+): (.*)$")
-    with tempfile.TemporaryDirectory() as tmp:
-        export = Path(tmp) / "export.txt"
-        export.write_text(whatsapp(n), encoding="utf-8")
-        logs = Path(tmp) / "logs"
-        logs.mkdir()
-        start = time.process_time()
-        days: dict[str, list[str]] = {}
-        with open(export, encoding="utf-8") as f:
-            for line in f:
-                m = header.match(line)
-                if m:
-                    days.setdefault(f"{m[3]}-{m[2]}-{m[1]}", []).append(f"- {m[4]}:00 · import:{m[5]} · {m[6]}\n")
-        for day, lines in days.items():
-            with open(logs / f"{day}.md", "a", encoding="utf-8") as out:
-                out.write("".join(lines))
-        return time.process_time() - start
-
-
 def voice_share(n: int, repeat: int) -> tuple[float, float, float, float]:
     """(import, its refresh) CPU seconds: on a fresh workspace, then a second import of n // 10 new messages."""
     make, me = FORMATS["whatsapp"]
@@ -232,25 +199,146 @@ def voice_share(n: int, repeat: int) -> tuple[float, float, float, float]:
     return best
 
 
-def peak_memory(lines: int) -> int:
-    """Peak RSS (MiB) of a WhatsApp import of `lines` messages, in a child process."""
-    code = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import imports, resource; "
-            f"imports.import_cpu('whatsapp', {lines}); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    return int(out.split()[-1])
+# The bare streaming parsers the imports are measured against: what any importer must do at the least (read
+# the export once, one regex or one CSV row per message, each day's lines appended to its file as the day ends),
+# nothing else. Run as processes of their own, as the import is.
+BARE_WHATSAPP = r"""
+import re, sys
+header = re.compile(r"^(\d\d)/(\d\d)/(\d{4}), (\d\d:\d\d) - ([^:]+): (.*)$")
+out, day, held = sys.argv[2], None, []
+def flush():
+    if held:
+        with open(f"{out}/{day}.md", "a", encoding="utf-8") as f:
+            f.write("".join(held))
+        held.clear()
+with open(sys.argv[1], encoding="utf-8") as f:
+    for line in f:
+        m = header.match(line)
+        if m is None:
+            continue
+        d = f"{m[3]}-{m[2]}-{m[1]}"
+        if d != day:
+            flush()
+            day = d
+        held.append(f"- {m[4]}:00 · import:{m[5]} · {m[6]}\n")
+flush()
+"""
+BARE_MEMOTRACE = r"""
+import csv, datetime as dt, sys
+out, day, held = sys.argv[2], None, []
+def flush():
+    if held:
+        with open(f"{out}/{day}.md", "a", encoding="utf-8") as f:
+            f.write("".join(held))
+        held.clear()
+with open(sys.argv[1], encoding="utf-8", newline="") as f:
+    rows = csv.reader(f)
+    next(rows)
+    for row in rows:
+        when = dt.datetime.fromtimestamp(int(row[5]))
+        d = when.date().isoformat()
+        if d != day:
+            flush()
+            day = d
+        held.append(f"- {when.time().isoformat()} · import:{'me' if row[4] == '1' else 'them'} · {row[7]}\n")
+flush()
+"""
+WHOLE = {"whatsapp": ("WhatsApp .txt", whatsapp, BARE_WHATSAPP, ["--me", "Lei"]),
+         "wechat": ("MemoTrace CSV", wechat_csv, BARE_MEMOTRACE, [])}
+TARGET = 3.0  # the whole import within 3x a bare streaming parser's CPU
+
+
+def _child(cmd: list[str], out: Path | None = None) -> tuple[float, int]:
+    """(CPU seconds, user and system, of a process and the children it waited for; its peak RSS in MiB)."""
+    with tempfile.TemporaryFile() as err, (open(out, "wb") if out else tempfile.TemporaryFile()) as stdout:
+        proc = subprocess.Popen(cmd, stdout=stdout, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            err.seek(0)
+            raise SystemExit(f"{' '.join(cmd[:6])}... failed:\n{err.read().decode('utf-8', 'replace')[-2000:]}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024
+
+
+def whole_import(fmt: str, export: Path, tmp: Path, n: int, tag: str) -> tuple[float, int]:
+    """The `heartcompass import` process of `export` into a fresh workspace: (CPU seconds, peak MiB)."""
+    ws, _ = create_workspace(tmp / f"ws-{fmt}-{tag}", example=True)
+    summary = tmp / f"summary-{fmt}-{tag}.json"
+    cpu, peak = _child([sys.executable, "-m", "heartcompass", "-w", str(ws.root), "import", "alice", str(export),
+                        *WHOLE[fmt][3], "--json"], summary)
+    added = json.loads(summary.read_text(encoding="utf-8"))["added"]
+    assert added == n, (fmt, added, n)  # a real import of every message, not a refusal
+    return cpu, peak
+
+
+def bare(fmt: str, export: Path, tmp: Path, tag: str) -> tuple[float, int]:
+    out = tmp / f"bare-{fmt}-{tag}"
+    out.mkdir()
+    return _child([sys.executable, "-c", WHOLE[fmt][2], str(export), str(out)])
+
+
+def whole_process(n: int, repeat: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        exports = {}
+        for fmt, (_, make, _, _) in WHOLE.items():
+            exports[fmt] = tmp / f"{fmt}.txt"
+            exports[fmt].write_text(make(n), encoding="utf-8")
+        runs: dict[str, list[tuple[float, float]]] = {fmt: [] for fmt in WHOLE}
+        for r in range(repeat):  # interleaved: a busy moment of the machine falls on one run of each
+            for fmt in WHOLE:
+                runs[fmt].append((whole_import(fmt, exports[fmt], tmp, n, str(r))[0],
+                                  bare(fmt, exports[fmt], tmp, str(r))[0]))
+    print(f"The whole `heartcompass import` process against a bare streaming parser, {n:,} messages, "
+          f"CPU seconds (median of {repeat} interleaved runs; target: within {TARGET:g}x):")
+    for fmt, pairs in runs.items():
+        cpu = statistics.median(a for a, _ in pairs)
+        floor = statistics.median(b for _, b in pairs)
+        ratio = statistics.median(a / b for a, b in pairs)
+        verdict = "meets" if ratio <= TARGET else "misses"
+        print(f"  {WHOLE[fmt][0]:14} import {cpu:6.2f} s   bare {floor:5.2f} s   {ratio:5.1f}x "
+              f"(target {TARGET:g}x: {verdict} it)")
+
+
+def memory(lines: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        peaks = []
+        for n in (lines // 10, lines):
+            export = tmp / f"whatsapp-{n}.txt"
+            with open(export, "w", encoding="utf-8") as f:
+                for start in range(0, n, 100_000):  # never the whole export in this process either
+                    f.write("".join(f"{w:%d/%m/%Y}, {w:%H:%M} - {'Alice Chen' if h else 'Lei'}: {t}\n"
+                                    for w, h, t in _stream_from(start, min(n, start + 100_000))))
+            peaks.append((whole_import("whatsapp", export, tmp, n, f"m{n}")[1], bare("whatsapp", export, tmp,
+                                                                                     f"m{n}")[1]))
+            export.unlink()
+    (small, bare_small), (big, bare_big) = peaks
+    print(f"Peak memory of the whole import process (max RSS): {lines // 10:,} WhatsApp messages {small} MiB, "
+          f"{lines:,} messages {big} MiB: {big / small:.2f}x for 10x the lines (target: near 1, flat); "
+          f"the bare parser {bare_small} and {bare_big} MiB")
+
+
+def _stream_from(start: int, end: int):
+    for i in range(start, end):
+        when = START + dt.timedelta(minutes=7 * i)
+        her = i % 2 == 1
+        text = f"message {i} 你好 how was the day" if i % 3 else f"好呀 {i % 50}"
+        yield when, her, text
 
 
 def main() -> None:
     args = sys.argv[1:]
     n = int(args[0]) if args and args[0].isdigit() else 100_000
-    if "--memory" in args:
-        lines = int(args[args.index("--memory") + 1])
-        small, big = peak_memory(lines // 10), peak_memory(lines)
-        print(f"peak memory: {lines // 10:,} messages {small} MiB, {lines:,} messages {big} MiB; "
-              f"ratio {big / small:.2f} (target: near 1)")
+    repeat = int(args[args.index("--repeat") + 1]) if "--repeat" in args else 3
+    if "--formats" in args:
+        formats_table(n, repeat, args)
         return
-    repeat = int(args[args.index("--repeat") + 1]) if "--repeat" in args else 1
+    whole_process(n, repeat)
+    memory(int(args[args.index("--memory") + 1]) if "--memory" in args else 1_000_000)
+
+
+def formats_table(n: int, repeat: int, args: list[str]) -> None:
     only = args[args.index("--only") + 1].split(",") if "--only" in args else list(FORMATS)
     found = table(["whatsapp", *[f for f in only if f != "whatsapp"]], n, repeat)
     base, base_read = found["whatsapp"]
@@ -259,8 +347,6 @@ def main() -> None:
     for fmt in only:
         cpu, read = found[fmt]
         print(f"  {fmt:11} {cpu:6.1f} s  {cpu / base:5.2f}x   reading {read:5.2f} s  {read / base_read:5.2f}x")
-    bare = bare_cpu(n)
-    print(f"WhatsApp import / bare regex importer ({bare:.2f} s): {base / bare:.1f}x")
     first, first_voice, again, again_voice = voice_share(n, repeat)
     print(f"VOICE.md refresh: {first_voice:.1f} s of {first:.1f} s on a fresh workspace; "
           f"{again_voice:.2f} s of {again:.1f} s importing {n // 10:,} more into it")
