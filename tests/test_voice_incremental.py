@@ -204,3 +204,23 @@ def test_a_linked_tally_folder_is_neither_read_nor_written(xiaoai: Runner, tmp_p
     assert [p.name for p in outside.iterdir()] == ["alice.json"]
     assert (outside / "alice.json").read_text(encoding="utf-8") == "{}"
     assert "去爬山 🥾" in (xiaoai.ws.people_dir / "alice" / "VOICE.md").read_text(encoding="utf-8")
+
+
+def test_a_day_longer_than_a_batch_is_written_in_parts_and_its_voice_read_from_the_logs(xiaoai: Runner, tmp_path,
+                                                                                       monkeypatch):
+    """Memory stays bounded on a day of more lines than FLUSH_LINES: held lines
+    are written as they are, and the voice, not fed a day in parts, reads
+    the logs after, as it did before the feed."""
+    from heartcompass.intake import importers
+
+    monkeypatch.setattr(importers, "FLUSH_LINES", 3)  # 1 November has five messages
+    opened: list[str] = []
+    real = voice_tally.read_text
+    monkeypatch.setattr(voice_tally, "read_text", lambda path: opened.append(path.name) or real(path))
+    _import(xiaoai, tmp_path, FIRST, "a.txt")
+    entries = [e.text for day in dailylog.log_dates(xiaoai.ws.people_dir / "alice")
+               for e in dailylog.load(xiaoai.ws.people_dir / "alice" / "logs" / f"{day}.md")]
+    assert entries == ["早安！", "昨晚睡得好吗？", "还行 you?", "哈哈哈 barely 😂", "好呀", "周六有空吗？",
+                       "maybe! what's up", "去爬山 🥾", "OK ok"]  # every line, once, in order
+    assert "2026-11-01.md" in opened  # the logs were read for the voice
+    _same(_tally(xiaoai), _rebuilt(xiaoai))

@@ -326,22 +326,33 @@ def _as_read(entry: dailylog.Entry) -> dailylog.Entry:
 
 def _by_days(export: Export, router: Router, written: Written) -> None:
     """An export in day order: each day's lines held until no later message
-    can add to it (nor a context line before one), then written whole."""
+    can add to it (nor a context line before one), then written whole. Past
+    FLUSH_LINES held (a day of more messages than that), what is held is
+    written as it is, as batches are, and the voice reads the logs after."""
     held: dict[dt.date, dict[str, list[Line]]] = {}
     current = None
+    size = 0
+
+    def write(days: list[dt.date]) -> None:
+        nonlocal size
+        for day in days:
+            for slug, lines in held.pop(day).items():
+                written.day(slug, day, lines)
+                size -= len(lines)
+
     for msg in export.messages():
         for slug, line in router.lines(msg):
             held.setdefault(line.when.date(), {}).setdefault(slug, []).append(line)
+            size += 1
+        if size >= FLUSH_LINES:
+            written.feeds.clear()  # a day in parts: fed in parts it would not be what the logs give
+            write(sorted(held))
         if msg.placeholder or msg.when.date() == current:
             continue
         current = msg.when.date()
         done = min([current, *(seen.when.date() for seen, _ in router.window)])  # context may still come from these
-        for day in sorted(d for d in held if d < done):
-            for slug, lines in held.pop(day).items():
-                written.day(slug, day, lines)
-    for day in sorted(held):
-        for slug, lines in held[day].items():
-            written.day(slug, day, lines)
+        write(sorted(d for d in held if d < done))
+    write(sorted(held))
 
 
 def _by_batches(export: Export, router: Router, written: Written) -> None:
