@@ -1,6 +1,6 @@
 """Imports against a bare streaming parser, whole process, and their memory (issue 32).
 
-    python benchmarks/imports.py [MESSAGES] [--repeat R] [--memory LINES]
+    python benchmarks/imports.py [MESSAGES] [--repeat R] [--memory LINES (0: none)]
     python benchmarks/imports.py [MESSAGES] --formats [--only FORMAT,...]
 
 Prints (ratios, not timed tests):
@@ -335,7 +335,9 @@ def main() -> None:
         formats_table(n, repeat, args)
         return
     whole_process(n, repeat)
-    memory(int(args[args.index("--memory") + 1]) if "--memory" in args else 1_000_000)
+    lines = int(args[args.index("--memory") + 1]) if "--memory" in args else 1_000_000
+    if lines:  # --memory 0: the CPU ratios alone
+        memory(lines)
 
 
 def formats_table(n: int, repeat: int, args: list[str]) -> None:
