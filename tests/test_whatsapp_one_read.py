@@ -77,3 +77,37 @@ def test_a_broken_year_is_still_refused_once_the_order_is_known(tmp_path, monkey
     with pytest.raises(FormatError) as caught:
         parse("whatsapp", Source(path), CTX)
     assert caught.value.line == 2 and "2099" in str(caught.value)
+
+
+def test_the_spill_is_kept_in_the_workspace_and_leaves_nothing_behind(example_cli, tmp_path, monkeypatch):
+    """The parsed messages wait in the workspace's state folder (a disk; /tmp
+    may be memory), in a file no one can see or leave behind."""
+    import tempfile
+
+    from heartcompass.intake.exports import spill
+
+    folders = []
+    real = tempfile.TemporaryFile
+
+    def recorded(*args, **kwargs):
+        folders.append(kwargs.get("dir"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(spill.tempfile, "TemporaryFile", recorded)
+    export = tmp_path / "chat.txt"
+    export.write_text("13/01/2023, 09:00 - Alice Chen: one\n14/01/2023, 09:05 - Lei: two\n", encoding="utf-8")
+    result = example_cli("import", "alice", str(export), "--me", "Lei")
+    assert "Imported 2 messages" in result.output
+    assert folders == [example_cli.ws.state_dir]
+    assert not [p for p in example_cli.ws.state_dir.rglob("*") if "heartcompass-import" in p.name]
+
+
+def test_the_spilled_messages_read_the_same_twice_and_side_by_side(tmp_path, monkeypatch):
+    monkeypatch.setattr("heartcompass.intake.exports.spill.BATCH", 2)  # several batches
+    text = "".join(f"{13 + i}/01/2023, 09:0{i} - {'Alice' if i % 2 else 'Lei'}: line {i}\n" for i in range(7))
+    _, _, export = _reads(tmp_path, text, monkeypatch)
+    first, second = export.messages(), export.messages()
+    pairs = list(zip(first, second))  # two reads at once share no file position
+    assert [(a.text, b.text) for a, b in pairs] == [(f"line {i}", f"line {i}") for i in range(7)]
+    assert [m.speaker for m in export.messages()] == ["Lei", "Alice"] * 3 + ["Lei"]
+    assert pairs[3][0].when == dt.datetime(2023, 1, 16, 9, 3)

@@ -56,7 +56,7 @@ def import_(
     now = clock.now(ws)
     fmt = importers.detect(source) if fmt == "auto" else fmt
     display = person.load_profile().name if person else None
-    export = importers.parse(fmt, source, Context(now.date(), now.tzinfo, chat, display))
+    export = importers.parse(fmt, source, Context(now.date(), now.tzinfo, chat, display, ws.state_dir))
     if not export.total and export.report.bad_count:
         from heartcompass.errors import FormatError
 

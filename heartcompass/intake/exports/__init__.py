@@ -53,7 +53,7 @@ def _read(module, source: Source, ctx: Context) -> Export:
     from heartcompass.intake.exports.spill import Spill
 
     report = Report()
-    spill = Spill()
+    spill = Spill(ctx.spill_dir)
     export = Export(spill.messages, report)
     previous = None  # the last real message's day
     for msg in module.messages(source, ctx, report):

@@ -117,6 +117,7 @@ class Context:
     tz: dt.tzinfo | None = None  # the user's zone (clock.now's): Unix times become the user's wall clock
     chat: str | None = None  # --chat NAME: one chat of a whole-account export
     person: str | None = None  # whose chat it is, for formats whose rows do not name the other side
+    spill_dir: Path | None = None  # where the read keeps the messages (the workspace's state: a disk, not a tmpfs)
 
     def check_year(self, path: Path | str, line: int, when: dt.datetime) -> None:
         """A year outside FIRST_YEAR to next year is a broken date: the import is refused at its line."""

@@ -9,6 +9,7 @@ import datetime as dt
 import marshal
 import os
 import tempfile
+from pathlib import Path
 from typing import Iterator
 
 from heartcompass.intake.exports.records import Message
@@ -17,8 +18,11 @@ BATCH = 2_000  # messages per marshal write
 
 
 class Spill:
-    def __init__(self) -> None:
-        self.file = tempfile.TemporaryFile(prefix="heartcompass-import-")  # gone when closed, or on a crash
+    def __init__(self, folder: Path | None = None) -> None:
+        try:  # gone when closed, or on a crash; in the workspace if it can: /tmp may be memory (a tmpfs)
+            self.file = tempfile.TemporaryFile(prefix="heartcompass-import-", dir=folder)
+        except OSError:
+            self.file = tempfile.TemporaryFile(prefix="heartcompass-import-")
         self.senders: dict[tuple[str, str, bool, str], int] = {}
         self.table: list[tuple[str, str, bool, str]] = []
         self.batch: list[tuple] = []
