@@ -155,3 +155,27 @@ def test_imports_write_what_they_wrote_before(example_cli: Runner, tmp_path, mon
         assert sorted(got[step]["changed"]) == sorted(want[step]["changed"]), step
         for path, text in want[step]["changed"].items():
             assert got[step]["changed"][path] == text, (step, path)
+
+
+def test_a_groups_people_are_listed_in_the_order_of_their_first_line(example_cli: Runner, tmp_path):
+    """The summary and the commit list the members in the order their first
+    lines come in the export, as before days were written whole: Mei's
+    first message (already imported) comes before Alice's, her new one after."""
+    example_cli("person", "add", "Mei Lin", "--relation", "friend", "--yes")
+
+    def group(*messages: tuple[str, str, str]) -> str:
+        path = tmp_path / f"result{len(messages)}.json"
+        path.write_text(json.dumps({"name": "Club", "type": "private_group", "id": 9, "messages": [
+            {"id": i, "type": "message", "date": when, "from": who, "from_id": f"user{len(who)}", "text": text}
+            for i, (when, who, text) in enumerate(messages, 1)]}, ensure_ascii=False), encoding="utf-8")
+        return str(path)
+
+    first = ("2024-05-01T09:00:00", "Mei Lin", "早")
+    example_cli("import", group(first, ("2024-05-01T09:01:00", "Lei", "hi")), "--me", "Lei")
+    summary = json.loads(example_cli("import", group(first, ("2024-05-02T10:00:00", "Alice Chen", "hello"),
+                                                     ("2024-05-03T11:00:00", "Mei Lin", "晚安"),
+                                                     ("2024-05-03T11:05:00", "Lei", "see you")),
+                                     "--me", "Lei", "--json").stdout)
+    assert summary["added"] == 2 and list(summary["people"]) == ["mei-lin", "alice"]
+    body = git(example_cli.ws, "log", "-1", "--format=%b").split()
+    assert body.index("mei-lin") < body.index("alice")

@@ -260,7 +260,8 @@ def import_and_commit(ws, export: Export, router: Router, fmt: str) -> tuple[dic
             _by_days(export, router, written)
         else:
             _by_batches(export, router, written)
-        added = written.added
+        # people in the order of their first line in the export, as the summary and the commit's body list them
+        added = {slug: written.added[slug] for slug in written.seen if slug in written.added}
         paths = sorted(p for p in written.touched if p.exists())
         if added:
             os.sync()  # one flush for every day file, before the commit
@@ -299,6 +300,7 @@ class Written:
         self.added: dict[str, dict[str, int]] = {}
         self.touched: set[Path] = set()
         self.days: dict[str, set[str]] = {}
+        self.seen: dict[str, None] = {}  # each person, by their first line in the export
 
     def day(self, slug: str, day: dt.date, lines: list[Line]) -> None:
         person_dir, feed = self.people[slug].dir, self.feeds.get(slug)
@@ -343,6 +345,7 @@ def _by_days(export: Export, router: Router, written: Written) -> None:
     for msg in export.messages():
         for slug, line in router.lines(msg):
             held.setdefault(line.when.date(), {}).setdefault(slug, []).append(line)
+            written.seen.setdefault(slug)
             size += 1
         if size >= FLUSH_LINES:
             written.feeds.clear()  # a day in parts: fed in parts it would not be what the logs give
@@ -373,6 +376,7 @@ def _by_batches(export: Export, router: Router, written: Written) -> None:
     for msg in export.messages():
         for slug, line in router.lines(msg):
             held.setdefault(slug, []).append(line)
+            written.seen.setdefault(slug)
             size += 1
         if size >= FLUSH_LINES:
             flush()
