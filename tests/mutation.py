@@ -1,0 +1,204 @@
+"""Mutation testing, one module at a time: `python tests/mutation.py [MODULE ...]`.
+
+Runs mutmut on each module named in pyproject.toml's [tool.mutation.modules]
+(all of them when none is named) with only the tests listed for it, and
+prints the kill rate per module: killed / (total - equivalent). A timeout
+counts as killed (the tests noticed); a mutant no listed test reaches counts
+as not killed. tests/mutation_equivalent.toml names the equivalent mutants,
+each with the reason it changes nothing a test could see.
+
+Each module runs in mutants/<module>/ (ignored by git), so its results are
+kept between runs: the next run tests only what changed, then tries the
+previous survivors again against the current tests. --fresh starts over.
+Not named test_*: pytest does not collect it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import glob
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tomlkit
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+EQUIVALENTS = ROOT / "tests" / "mutation_equivalent.toml"
+TARGET = 90.0
+# What mutmut's staging copy needs beside the package (the shipped folders, found by resources.py).
+LINKED = ("heartcompass", "tests", "workspace_template", "prompts", "benchmarks")
+KILLED = {1, 3, 36, 37, 24, -24, 152, 255}  # mutmut's exit codes for killed, timeout, caught by type check
+NOT_TRIED = {None}
+SKIPPED = {34}  # `# pragma: no mutate`: not a mutant at all
+
+
+@dataclass
+class Tally:
+    killed: int = 0
+    equivalent: int = 0
+    total: int = 0
+    survivors: list[str] = field(default_factory=list)
+    untested: list[str] = field(default_factory=list)  # no listed test reaches the function
+    untried: int = 0  # a run stopped before it reached them
+
+    @property
+    def counted(self) -> int:
+        return self.total - self.equivalent - self.untried
+
+    @property
+    def rate(self) -> float:
+        counted = self.counted
+        return 100.0 * self.killed / counted if counted else 100.0
+
+    def add(self, other: "Tally") -> None:
+        self.killed += other.killed
+        self.equivalent += other.equivalent
+        self.total += other.total
+        self.survivors += other.survivors
+        self.untested += other.untested
+        self.untried += other.untried
+
+
+def modules() -> dict[str, dict]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    return config["tool"]["mutation"]["modules"]
+
+
+def equivalents() -> dict[str, str]:
+    if not EQUIVALENTS.exists():
+        return {}
+    return {name: str(reason) for name, reason in tomllib.loads(EQUIVALENTS.read_text("utf-8")).items()}
+
+
+def staging_dir(module: str) -> Path:
+    return ROOT / "mutants" / module.replace("/", "_")
+
+
+def test_files(spec: dict) -> list[str]:
+    found = sorted({path for pattern in spec["tests"] for path in glob.glob(pattern, root_dir=ROOT)})
+    if not found:
+        raise SystemExit(f"none of the tests listed for this module exist: {spec['tests']}")
+    return found
+
+
+def stage(module: str, spec: dict, fresh: bool) -> Path:
+    """A folder where mutmut sees the repository through links and a
+    pyproject.toml narrowed to this module and its tests."""
+    where = staging_dir(module)
+    if fresh and where.exists():
+        shutil.rmtree(where)
+    where.mkdir(parents=True, exist_ok=True)
+    for name in LINKED:
+        link = where / name
+        if not link.is_symlink():
+            link.symlink_to(ROOT / name, target_is_directory=True)
+    config = tomlkit.parse((ROOT / "pyproject.toml").read_text("utf-8"))
+    config["tool"]["mutmut"]["only_mutate"] = spec["mutate"]
+    config["tool"]["mutmut"]["pytest_add_cli_args_test_selection"] = test_files(spec)
+    text = tomlkit.dumps(config)
+    target = where / "pyproject.toml"
+    if not target.exists() or target.read_text("utf-8") != text:  # an unchanged file keeps mutmut's cache
+        target.write_text(text, "utf-8")
+    return where
+
+
+def results(where: Path, spec: dict) -> dict[str, int | None]:
+    """Each mutant's exit code, from mutmut's .meta files, for this module's files only."""
+    codes: dict[str, int | None] = {}
+    for meta in sorted((where / "mutants").glob("heartcompass/**/*.py.meta")):
+        source = meta.relative_to(where / "mutants").as_posix().removesuffix(".meta")
+        if any(fnmatch.fnmatch(source, pattern) for pattern in spec["mutate"]):
+            codes.update(json.loads(meta.read_text("utf-8"))["exit_code_by_key"])
+    return codes
+
+
+def mutmut(where: Path, jobs: int, names: list[str]) -> None:
+    command = [sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs), *names]
+    done = subprocess.run(command, cwd=where)
+    if done.returncode != 0:
+        raise SystemExit(f"mutmut failed in {where} (exit {done.returncode}); its output is above")
+
+
+def tally(codes: dict[str, int | None], known: dict[str, str]) -> dict[str, Tally]:
+    """Per source file (heartcompass.formats.events ...)."""
+    files: dict[str, Tally] = {}
+    for name, code in sorted(codes.items()):
+        if code in SKIPPED:
+            continue
+        one = files.setdefault(name.partition("__mutmut_")[0].rsplit(".", 1)[0], Tally())
+        one.total += 1
+        if code in KILLED:
+            one.killed += 1
+        elif code in NOT_TRIED:
+            one.untried += 1
+        elif name in known:
+            one.equivalent += 1
+        elif code in (5, 33):
+            one.untested.append(name)
+        else:
+            one.survivors.append(name)
+    return files
+
+
+def report(module: str, files: dict[str, Tally], where: Path, diffs: bool) -> Tally:
+    whole = Tally()
+    for one in files.values():
+        whole.add(one)
+    print(f"{module}: {whole.rate:.1f}% killed ({whole.killed} / {whole.counted}; "
+          f"{whole.total} mutants, {whole.equivalent} equivalent, {len(whole.survivors)} survived, "
+          f"{len(whole.untested)} reached by no listed test)")
+    if whole.untried:
+        print(f"    {whole.untried} mutants not tried yet (the run stopped early): run it again")
+    for name, one in files.items():
+        print(f"    {name}: {one.rate:.1f}% ({one.killed} / {one.counted})")
+    for name in whole.survivors + whole.untested:
+        print(f"    survivor {name}")
+        if diffs:
+            subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=where)
+    return whole
+
+
+def main() -> int:
+    known_modules = modules()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", metavar="MODULE", help=f"any of: {', '.join(known_modules)}")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
+    parser.add_argument("--fresh", action="store_true", help="forget this module's earlier results")
+    parser.add_argument("--report", action="store_true", help="print the last results without running mutmut")
+    parser.add_argument("--diffs", action="store_true", help="show each survivor's change")
+    args = parser.parse_args()
+    unknown = [name for name in args.modules if name not in known_modules]
+    if unknown:
+        parser.error(f"unknown module {', '.join(unknown)}; known: {', '.join(known_modules)}")
+    known = equivalents()
+    rates: dict[str, float] = {}
+    for module in args.modules or list(known_modules):
+        spec = known_modules[module]
+        where = stage(module, spec, args.fresh)
+        if not args.report:
+            earlier = results(where, spec)
+            mutmut(where, args.jobs, [])
+            # Survivors keep their verdict in mutmut's cache: try them again against today's tests.
+            again = [name for name, code in earlier.items()
+                     if code not in KILLED and code not in SKIPPED and code not in NOT_TRIED and name not in known]
+            if again:
+                mutmut(where, args.jobs, again)
+        rates[module] = report(module, tally(results(where, spec), known), where, args.diffs).rate
+    print()
+    for module, rate in rates.items():
+        print(f"{module:20} {rate:5.1f}% killed{'' if rate >= TARGET else f'  (below {TARGET:.0f}%)'}")
+    return 0 if all(rate >= TARGET for rate in rates.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
