@@ -1,0 +1,163 @@
+"""The promises of memory/proposal's pure parts, each tested on its own
+(issue 29: mutants that survived the suite): a compression says what the
+lines it cites say and keeps what the user told; a removal of a told line
+is asked unless a statement carries it; the user's hand-written event is
+never re-weighted by a duplicate; amounts are read by value (五百五 is 550).
+Each test builds the files in memory (no model, no git, no workspace)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from heartcompass.formats import events as events_fmt, memory as memory_fmt, profile as profile_fmt
+from heartcompass.memory.proposal.asking import holds, removal_asked
+from heartcompass.memory.proposal.compression import check_compression
+from heartcompass.memory.proposal.model import Compressed, Kept
+from heartcompass.memory.proposal.numbers import read_numbers
+from heartcompass.memory.proposal.operations import add_event, change_event, remove_line
+from heartcompass.memory.proposal.workbench import Workbench
+
+TODAY = dt.date(2026, 12, 1)
+FACTS = memory_fmt.FACTS
+PROFILE = "---\nname: Alice\nrelation: friend\n---\n\n# Alice\n"
+
+
+def bench(facts: list[str] = (), events: list[str] = (), threads: list[str] = (),
+          hand: set[str] = frozenset()) -> Workbench:
+    """Alice's files in memory, as read from disk; `hand`: lines git blames on the user."""
+    memory = (f"---\nbudget_tokens: 6000\n---\n\n# Memory — Alice\n\n## {FACTS}\n\n" + "".join(f"{x}\n" for x in facts)
+              + f"\n## {memory_fmt.CHATS}\n\n## {memory_fmt.THREADS}\n\n" + "".join(f"{x}\n" for x in threads))
+    evs = "# Events — Alice\n\n" + "".join(f"{x}\n" for x in events)
+    return Workbench("alice", profile_fmt.parse(PROFILE, Path("PROFILE.md")),
+                     events_fmt.parse(evs, Path("EVENTS.md")), memory_fmt.parse(memory, Path("MEMORY.md")),
+                     set(hand), {"alice"}, TODAY)
+
+
+def compress(wb: Workbench, *facts: tuple[str, list[str]], threads=()) -> tuple[list[str], dict[str, list[str]]]:
+    result = Compressed(facts=[Kept(text=t, lines=ids) for t, ids in facts], chat_notes=[],
+                        threads=[Kept(text=t, lines=ids) for t, ids in threads])
+    return check_compression(wb, result, max_items=50)
+
+
+# -- compression ------------------------------------------------------------------------
+def test_a_compressed_line_must_share_half_its_words_with_the_lines_it_cites():
+    """One shared word is not enough: a line mostly of new words says what
+    its lines do not say, and is refused."""
+    wb = bench(facts=["- Alice adopted a grey cat named Miso (log 2026-11-02)"])
+    problems, _ = compress(wb, ("Alice adopted Miso, then quit banking, bought sailboat, moved Lisbon", ["F1"]))
+    assert any("says what no (log 2026-11-02) line of Facts it cites (F1) says" in p for p in problems), problems
+    problems, cleaned = compress(wb, ("Alice adopted a grey cat, Miso", ["F1"]))
+    assert problems == []
+    assert cleaned[FACTS] == ["- Alice adopted a grey cat, Miso (log 2026-11-02)"]
+
+
+def test_a_compressed_line_with_exactly_half_its_words_from_its_lines_is_kept():
+    """Half is enough (the boundary): four words, two of them the line's."""
+    wb = bench(facts=["- Miso sleeps all day (log 2026-11-02)"])
+    problems, cleaned = compress(wb, ("Miso sleeps, purrs, climbs", ["F1"]))
+    assert problems == [] and cleaned[FACTS] == ["- Miso sleeps, purrs, climbs (log 2026-11-02)"]
+
+
+def test_a_told_line_cited_by_a_line_that_drops_its_substance_is_not_merged():
+    """Citing a told line is not carrying it: the line that cites it must
+    hold half its words (and all its numbers), or the compression dropped it."""
+    told_move = "- Alice moved to Berlin in spring for her new job (told)"
+    told_cat = "- Alice adopted a grey cat named Miso (told)"
+    wb = bench(facts=[told_move, told_cat])
+    problems, _ = compress(wb, ("Alice adopted a grey cat named Miso", ["F1", "F2"]))
+    assert problems == [f"compression dropped a line the user told (F1): {told_move[:60]!r}"]
+    problems, cleaned = compress(wb, ("Alice moved to Berlin in spring for a new job; adopted grey cat Miso",
+                                      ["F1", "F2"]))
+    assert problems == []
+    assert cleaned[FACTS] == ["- Alice moved to Berlin in spring for a new job; adopted grey cat Miso (told)"]
+
+
+def test_a_told_line_keeps_its_numbers_through_a_compression():
+    wb = bench(facts=["- Alice lent me 550 dollars in March (told)", "- Alice paid back 200 dollars (told)"])
+    problems, _ = compress(wb, ("Alice lent me 550 dollars in March, paid back dollars", ["F1", "F2"]))
+    assert any("drops 200" in p for p in problems), problems
+    assert any("compression dropped a line the user told (F2)" in p for p in problems), problems
+
+
+def test_a_merged_thread_is_open_until_the_latest_of_its_lines():
+    wb = bench(threads=["- Ask about the Osaka trip (until 2026-12) (log 2026-11-02)",
+                        "- Ask about the Osaka hotel (until 2027-01-15) (log 2026-11-02)"])
+    problems, cleaned = compress(wb, threads=[("Ask about the Osaka trip and hotel", ["T1", "T2"])])
+    assert problems == []
+    assert cleaned[memory_fmt.THREADS] == ["- Ask about the Osaka trip and hotel (until 2027-01-15) (log 2026-11-02)"]
+
+
+# -- removing what the user told --------------------------------------------------------
+def test_removing_a_told_line_is_asked_unless_a_statement_carries_its_substance():
+    told = "- Alice moved to Berlin in spring for her new job (told)"
+    wb = bench(facts=[told])
+    assert removal_asked(wb, FACTS, told, ["Alice adopted a grey cat named Miso"]) == "you told this"
+    assert removal_asked(wb, FACTS, told, []) == "you told this"
+    assert removal_asked(wb, FACTS, told, ["Alice moved to Berlin in spring for a new job at a bank"]) == ""
+    assert removal_asked(wb, FACTS, "- Alice likes tea (log 2026-11-02)", []) == ""
+
+
+def test_a_told_line_goes_only_when_merged_and_an_unrelated_citation_raises_a_thread():
+    told = "- Alice moved to Berlin in spring for her new job (told)"
+    wb = bench(facts=[told])
+    remove_line(wb, FACTS, told, merged=["Alice adopted a grey cat named Miso"])
+    assert wb.memory.items(FACTS) == [told]
+    assert any("Alice moved to Berlin" in t for t in wb.memory.items(memory_fmt.THREADS))
+    remove_line(wb, FACTS, told, merged=["Alice moved to Berlin in spring, new job"])
+    assert wb.memory.items(FACTS) == []
+
+
+def test_holding_a_line_needs_all_its_numbers_and_half_its_words():
+    old = "- Alice lent me 550 dollars for the Berlin deposit (told)"
+    assert holds("Alice lent 550 dollars, Berlin deposit", old)
+    assert not holds("Alice lent dollars for the Berlin deposit", old)  # the number is gone
+    assert not holds("Alice 550 dollars", old)  # two of five words
+    assert holds("anything at all", "- (told)")  # a line with no words is held by any statement
+
+
+# -- events -----------------------------------------------------------------------------
+def test_a_hand_written_event_is_never_re_weighted_by_a_duplicate():
+    hand = "- 2026-11-28 · w0.3 · Hiked Mount Takao (hand)"
+    wb = bench(events=[hand])
+    add_event(wb, dt.date(2026, 11, 28), "Hiked Mount Takao", 0.9, "log 2026-11-28")
+    assert [e.render() for e in wb.events.events] == [hand]
+    assert wb.changes == []
+    ours = bench(events=["- 2026-11-28 · w0.3 · Hiked Mount Takao (log 2026-11-28)"])
+    add_event(ours, dt.date(2026, 11, 28), "hiked  mount takao", 0.9, "log 2026-11-28")
+    assert [e.render() for e in ours.events.events] == ["- 2026-11-28 · w0.9 · Hiked Mount Takao (log 2026-11-28)"]
+
+
+def test_a_hand_written_event_is_never_re_weighted_and_a_new_text_for_it_becomes_a_thread():
+    """Whatever asks (a duplicate, a statement re-weighting it): the user's
+    line stays as written; a different text for it is an open thread."""
+    hand = "- 2026-11-28 · w0.3 · Hiked Mount Takao (hand)"
+    wb = bench(events=[hand])
+    change_event(wb, wb.events.events[0], 0.9, None, None)
+    assert [e.render() for e in wb.events.events] == [hand] and wb.changes == []
+    change_event(wb, wb.events.events[0], None, "Hiked Mount Fuji", "log 2026-11-29")
+    assert [e.render() for e in wb.events.events] == [hand]
+    assert wb.memory.items(memory_fmt.THREADS) == [
+        '- You wrote "2026-11-28 · w0.3 · Hiked Mount Takao", but the chats suggest '
+        '"2026-11-28 · Hiked Mount Fuji" (log 2026-11-29)']
+    ours = bench(events=["- 2026-11-28 · w0.3 · Hiked Mount Takao (log 2026-11-28)"])
+    change_event(ours, ours.events.events[0], 0.9, None, None)
+    assert ours.changes == ["~ event 2026-11-28 · w0.3 · Hiked Mount Takao (log 2026-11-28) -> "
+                            "2026-11-28 · w0.9 · Hiked Mount Takao (log 2026-11-28)"]
+    assert ours.counts["events_changed"] == 1
+
+
+def test_a_line_blamed_on_the_user_is_theirs_whatever_its_source_says():
+    line = "- 2026-11-28 · w0.3 · Hiked Mount Takao (log 2026-11-28)"
+    wb = bench(events=[line], hand={line})
+    add_event(wb, dt.date(2026, 11, 28), "Hiked Mount Takao", 0.9, "log 2026-11-29")
+    assert [e.render() for e in wb.events.events] == [line]
+    add_event(wb, dt.date(2026, 11, 29), "Dinner at her place", 0.5, "log 2026-11-29")
+    assert len(wb.events.events) == 2 and wb.counts["events_added"] == 1
+
+
+# -- amounts ----------------------------------------------------------------------------
+def test_wu_bai_wu_is_five_hundred_fifty_and_wu_bai_ling_wu_five_hundred_five():
+    assert read_numbers("她借了我五百五块")[1] == {"550"}
+    assert read_numbers("她借了我五百零五块")[1] == {"505"}
+    assert read_numbers("三四个人")[1] == {"3", "4"}  # three or four
