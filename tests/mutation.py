@@ -112,14 +112,20 @@ def stage(module: str, spec: dict, fresh: bool) -> Path:
     return where
 
 
-def results(where: Path, spec: dict) -> dict[str, int | None]:
-    """Each mutant's exit code, from mutmut's .meta files, for this module's files only."""
+def results(where: Path, spec: dict, only: list[str]) -> dict[str, int | None]:
+    """Each mutant's exit code, from mutmut's .meta files, for this module's
+    files only (and only the mutants `only` names, when it names some)."""
     codes: dict[str, int | None] = {}
     for meta in sorted((where / "mutants").glob("heartcompass/**/*.py.meta")):
         source = meta.relative_to(where / "mutants").as_posix().removesuffix(".meta")
         if any(fnmatch.fnmatch(source, pattern) for pattern in spec["mutate"]):
             codes.update(json.loads(meta.read_text("utf-8"))["exit_code_by_key"])
-    return codes
+    return {name: code for name, code in codes.items() if not only or any(fnmatch.fnmatch(name, o) for o in only)}
+
+
+def name_patterns(only: list[str]) -> list[str]:
+    """--only numbers is every mutant of a numbers module; a pattern with a * is taken as it is."""
+    return [o if "*" in o else f"*.{o}.*" for o in only]
 
 
 def mutmut(where: Path, jobs: int, names: list[str]) -> None:
@@ -176,24 +182,28 @@ def main() -> int:
     parser.add_argument("--fresh", action="store_true", help="forget this module's earlier results")
     parser.add_argument("--report", action="store_true", help="print the last results without running mutmut")
     parser.add_argument("--diffs", action="store_true", help="show each survivor's change")
+    parser.add_argument("--only", action="append", default=[], metavar="NAME",
+                        help="only these files' mutants (a module's last name, e.g. numbers; or a glob of "
+                             "mutant names): tested again each time; repeatable")
     args = parser.parse_args()
     unknown = [name for name in args.modules if name not in known_modules]
     if unknown:
         parser.error(f"unknown module {', '.join(unknown)}; known: {', '.join(known_modules)}")
     known = equivalents()
+    only = name_patterns(args.only)
     rates: dict[str, float] = {}
     for module in args.modules or list(known_modules):
         spec = known_modules[module]
         where = stage(module, spec, args.fresh)
         if not args.report:
-            earlier = results(where, spec)
-            mutmut(where, args.jobs, [])
+            earlier = results(where, spec, only)
+            mutmut(where, args.jobs, only)
             # Survivors keep their verdict in mutmut's cache: try them again against today's tests.
             again = [name for name, code in earlier.items()
                      if code not in KILLED and code not in SKIPPED and code not in NOT_TRIED and name not in known]
-            if again:
+            if again and not only:  # named mutants were just tested again
                 mutmut(where, args.jobs, again)
-        rates[module] = report(module, tally(results(where, spec), known), where, args.diffs).rate
+        rates[module] = report(module, tally(results(where, spec, only), known), where, args.diffs).rate
     print()
     for module, rate in rates.items():
         print(f"{module:20} {rate:5.1f}% killed{'' if rate >= TARGET else f'  (below {TARGET:.0f}%)'}")
