@@ -128,10 +128,15 @@ def test_a_marker_still_names_what_it_marked_after_the_merge():
 
 def test_a_marker_naming_an_entry_both_sides_appended_follows_ours():
     base = log("- 09:00:00 · me · hi")
-    ours = log("- 09:00:00 · me · hi", "- 09:01:00 · me · early", "- 09:02:00 · note · twice")
-    theirs = log("- 09:00:00 · me · hi", "- 09:02:00 · note · twice", "- 09:03:00 · mark [applied 2] · told")
+    ours = log("- 09:00:00 · me · hi", "- 09:02:00 · note · twice")
+    theirs = log("- 09:00:00 · me · hi", "- 09:01:00 · me · phone", "- 09:02:00 · note · twice",
+                 "- 09:03:00 · mark [applied 3] · told")
     merged = logmerge.union(base, ours, theirs, "log.md")
-    assert merged.endswith("- 09:02:00 · note · twice\n- 09:03:00 · mark [applied 3] · told\n")
+    assert merged == log("- 09:00:00 · me · hi", "- 09:01:00 · me · phone", "- 09:02:00 · note · twice",
+                         "- 09:03:00 · mark [applied 3] · told")
+    ours = log("- 09:00:00 · me · hi", "- 09:00:30 · me · laptop", "- 09:02:00 · note · twice")
+    merged = logmerge.union(base, ours, theirs, "log.md")
+    assert merged.endswith("- 09:02:00 · note · twice\n- 09:03:00 · mark [applied 4] · told\n")
     assert merged.count("twice") == 1
 
 
