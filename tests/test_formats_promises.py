@@ -220,3 +220,133 @@ def test_a_body_without_the_section_gets_it_at_its_end_only_when_there_is_someon
     assert mentions_fmt.read("# Alice\n") == []
     empty = "## People in their life\n## Likes\n"
     assert mentions_fmt.write(empty, [mentions_fmt.Mention("Mia")]) == "## People in their life\n\n- Mia\n## Likes\n"
+
+
+# -- VOICE.md ---------------------------------------------------------------------------
+from heartcompass.formats import events as events_fmt, voice as voice_fmt  # noqa: E402
+
+VOICE = ('---\nbudget_tokens: 120\nprivate: [salary, " ", 密码]\nrhythm: {messages: 8, median_words: 5, odd: 1}\n---\n'
+         '# Voice — Alice\n\n## Their words\n\n- "haha no wayyy" (import 2026-11-02)\n- "好呀～明天见" (quote 2026-11-30)\n'
+         '- "ok ok I\'m coming"\n- "see you" (card)\n\n## My words to them\n\n- "miss u" (hand)\n\n'
+         '## Inside jokes\n\nthe goose\n')
+
+
+def test_voice_lines_are_read_with_their_sources_and_only_imports_are_replaceable():
+    v = voice_fmt.parse(VOICE, "VOICE.md")
+    theirs = v.lines(voice_fmt.THEIRS)
+    assert [(x.text, x.source, x.picked) for x in theirs] == [
+        ("haha no wayyy", "import 2026-11-02", True), ("好呀～明天见", "quote 2026-11-30", False),
+        ("ok ok I'm coming", "hand", False), ("see you", "card", False)]
+    assert [x.render() for x in v.lines(voice_fmt.MINE)] == ['- "miss u"']
+    assert v.other == {"Inside jokes": ["", "the goose"]}
+    assert (v.budget_tokens, v.private, v.rhythm) == (120, ["salary", "密码"], {"messages": 8, "median_words": 5})
+    assert v.preamble == "# Voice — Alice\n\n"
+    assert voice_fmt.render(v) == VOICE  # unchanged: byte for byte
+
+
+def test_a_changed_voice_renders_its_sections_in_order_and_keeps_the_users_own():
+    v = voice_fmt.parse(VOICE, "VOICE.md")
+    v.sections[voice_fmt.MINE].append(voice_fmt.Line("ttyl", "import 2026-12-01"))
+    text = voice_fmt.render(v)
+    assert '## My words to them\n\n- "miss u"\n- "ttyl" (import 2026-12-01)\n\n## Inside jokes\n\nthe goose\n' in text
+    assert voice_fmt.parse(text, "VOICE.md").lines(voice_fmt.MINE)[1] == voice_fmt.Line("ttyl", "import 2026-12-01")
+
+
+@pytest.mark.parametrize("meta, problem", [
+    ("budget_tokens: 0\n", "'budget_tokens' must be a positive whole number, not 0"),
+    ("budget_tokens: true\n", "'budget_tokens' must be a positive whole number, not True"),
+    ("budget_tokens: 1.5\n", "'budget_tokens' must be a positive whole number, not 1.5"),
+    ("private: salary\n", "'private' must be a list of words"),
+    ("rhythm: fast\n", "'rhythm' is written by HeartCompass"),
+])
+def test_a_voice_with_bad_settings_says_which_line(meta, problem):
+    with pytest.raises(FormatError) as err:
+        voice_fmt.parse(f"---\nfirst: 1\n{meta}---\n## Their words\n", "VOICE.md")
+    assert problem in err.value.problem and err.value.line == 3
+
+
+def test_a_voice_line_that_is_not_quoted_is_a_format_error_on_its_line():
+    text = '---\nbudget_tokens: 300\n---\n# Voice\n\n## Their words\n\n- "fine"\n- not quoted\n'
+    with pytest.raises(FormatError) as err:
+        voice_fmt.parse(text, "VOICE.md")
+    assert err.value.line == 9 and "not a quoted line: '- not quoted'" in err.value.problem
+    assert voice_fmt.parse(text.replace("- not quoted", '- "quoted" (import)'), "VOICE.md").lines(
+        voice_fmt.THEIRS)[1].source == "import"
+
+
+def test_a_new_voice_has_both_sections_and_defaults():
+    v = voice_fmt.new("VOICE.md", "Alice")
+    assert v.budget_tokens == voice_fmt.DEFAULT_BUDGET == 300 and v.private == [] and v.rhythm == {}
+    again = voice_fmt.parse(voice_fmt.render(v), "VOICE.md")
+    assert list(again.sections) == [voice_fmt.THEIRS, voice_fmt.MINE]
+    assert "# Voice — Alice" in again.preamble
+
+
+# -- EVENTS.md dates --------------------------------------------------------------------
+@pytest.mark.parametrize("written, when", [
+    ("2023-06-02", events_fmt.When(d(2023, 6, 2))), ("2023-06", events_fmt.When(d(2023, 6, 1), True)),
+    ("2019", events_fmt.When(d(2019, 1, 1), year_only=True)),
+    ("~2023-06-02", events_fmt.When(d(2023, 6, 2), approx=True)), (" 2023-06 ", events_fmt.When(d(2023, 6, 1), True)),
+])
+def test_an_event_date_says_how_precise_it_is_and_is_written_back_the_same(written, when):
+    assert events_fmt.parse_when(written) == when
+    assert when.text == written.strip()
+
+
+@pytest.mark.parametrize("written, problem", [
+    ("2023-02-30", "2023-02-30 is not a real date"), ("2023-13", "2023-13 is not a real month"),
+    ("June 2023", "'June 2023' is not a date"), ("", "'' is not a date"),
+])
+def test_an_event_date_that_is_not_real_says_why(written, problem):
+    with pytest.raises(ValueError) as err:
+        events_fmt.parse_when(written)
+    assert problem in str(err.value)
+
+
+def test_events_sort_newest_first_a_day_before_its_month_before_its_year():
+    lines = ["- 2023 · a year", "- 2023-06 · a month", "- 2023-06-01 · a day", "- ~2023-06-01 · about a day",
+             "- 2024-01-01 · w0.25 · newer (hand)"]
+    ef = events_fmt.parse("# Events\n\n" + "\n".join(lines) + "\n", Path("EVENTS.md"))
+    assert [e.render() for e in ef.sorted_events()] == [
+        "- 2024-01-01 · w0.25 · newer (hand)", "- 2023-06-01 · a day", "- ~2023-06-01 · about a day",
+        "- 2023-06 · a month", "- 2023 · a year"]
+    assert events_fmt.count_events("# Events\n" + "\n".join(lines) + "\n- not an event\n") == 5
+
+
+def test_an_events_file_renders_unchanged_bytes_and_sorts_only_when_changed():
+    text = "# Events\n\n- 2023-01-01 · w0.5 · older\n- 2024-01-01 · newer (told)\n"
+    ef = events_fmt.parse(text, Path("EVENTS.md"))
+    assert events_fmt.render(ef) == text
+    ef.events[0].weight = 0.75
+    assert events_fmt.render(ef) == "# Events\n\n- 2024-01-01 · newer (told)\n- 2023-01-01 · w0.75 · older\n"
+    with pytest.raises(ValueError):
+        events_fmt.render(events_fmt.parse(text, Path("EVENTS.md"), readonly=True))
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("- 2023-02-30 · x", "2023-02-30 is not a real date"), ("- 2023-13 · x", "2023-13 is not a real month"),
+    ("- 2023-06-02 · w1.5 · x", "weight w1.5 is outside 0..1"), ("- 2023-06-02 · (told)", "a date but no text"),
+    ("- yesterday · x", "not an event line"),
+])
+def test_an_event_line_that_does_not_parse_says_which_line_and_why(line, problem):
+    with pytest.raises(FormatError) as err:
+        events_fmt.parse(f"# Events\n\n- 2023-01-01 · fine\n{line}\n", Path("EVENTS.md"))
+    assert problem in err.value.problem and err.value.line == 4
+
+
+def test_text_after_the_events_is_an_error_and_a_comment_is_not():
+    with pytest.raises(FormatError) as err:
+        events_fmt.parse("# Events\n\n- 2023-01-01 · fine\nstray words\n", Path("EVENTS.md"))
+    assert err.value.line == 4 and "unexpected text after the events" in err.value.problem
+    ef = events_fmt.parse("# Events\n\n- 2023-01-01 · fine\n<!-- a note -->\n", Path("EVENTS.md"))
+    assert [e.text for e in ef.events] == ["fine"] and ef.preamble == "# Events\n\n"
+
+
+def test_an_event_keeps_its_source_only_when_it_is_one():
+    e = events_fmt.parse_line("- 2023-06-02 · w0.8 · Hiked (with Bo) (log 2023-06-02)", "EVENTS.md", 1)
+    assert (e.text, e.source, e.weight) == ("Hiked (with Bo)", "log 2023-06-02", 0.8)
+    e = events_fmt.parse_line("- 2023-06-02 · Hiked (with Bo)", "EVENTS.md", 1)
+    assert (e.text, e.source, e.weight, e.effective_weight) == ("Hiked (with Bo)", None, None, events_fmt.DEFAULT_WEIGHT)
+    assert events_fmt.score(e, d(2023, 6, 2), 30) == events_fmt.DEFAULT_WEIGHT
+    assert events_fmt.score(e, d(2023, 7, 2), 30) == pytest.approx(events_fmt.DEFAULT_WEIGHT / 2)
+    assert events_fmt.score(e, d(2023, 1, 1), 30) == events_fmt.DEFAULT_WEIGHT  # a future date is not weighted up
