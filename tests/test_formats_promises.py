@@ -350,3 +350,106 @@ def test_an_event_keeps_its_source_only_when_it_is_one():
     assert events_fmt.score(e, d(2023, 6, 2), 30) == events_fmt.DEFAULT_WEIGHT
     assert events_fmt.score(e, d(2023, 7, 2), 30) == pytest.approx(events_fmt.DEFAULT_WEIGHT / 2)
     assert events_fmt.score(e, d(2023, 1, 1), 30) == events_fmt.DEFAULT_WEIGHT  # a future date is not weighted up
+
+
+# -- handles, file names, conflict marks, bytes -----------------------------------------
+from heartcompass.errors import HeartCompassError  # noqa: E402
+from heartcompass.formats import profile as profile_fmt, text as text_fmt  # noqa: E402
+
+
+@pytest.mark.parametrize("handle, key", [
+    ("+1 (555) 867-5309", "+15558675309"), ("555.867.5309", "5558675309"), ("@Alice_Chen", "alice_chen"),
+    (" Alice Chen ", "alicechen"), ("@@bob", "bob"), ("12345", "12345"), ("+49-30-1234", "+49301234"),
+    ("Ａlice", "ａlice"),
+])
+def test_a_handle_is_compared_by_its_case_free_spaceless_form_and_a_phone_by_its_digits(handle, key):
+    assert profile_fmt.handle_key(handle) == key
+
+
+@pytest.mark.parametrize("kind", ["profile", "PROFILE.md", "profile.md", " Profile "])
+def test_a_file_is_named_by_its_kind_in_any_spelling(kind):
+    assert text_fmt.file_for(kind) == "PROFILE.md"
+
+
+def test_an_unknown_file_kind_says_which_ones_there_are():
+    with pytest.raises(HeartCompassError) as err:
+        text_fmt.file_for("notes")
+    assert "Unknown file 'notes'" in str(err.value)
+    assert text_fmt.file_for("voice") == "VOICE.md" and text_fmt.file_for("memory.MD") == "MEMORY.md"
+
+
+def test_conflict_marks_are_found_only_as_git_writes_them():
+    text = "a\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> origin/main\nb\n"
+    assert text_fmt.conflict_line(text) == 2
+    assert text_fmt.conflict_line("Title\n=======\n") is None  # a heading's underline
+    assert text_fmt.conflict_line("<<<<<<< HEAD\nours\n>>>>>>> x\n") is None  # no divider: not git's
+    assert text_fmt.conflict_line("x <<<<<<< HEAD\n=======\n>>>>>>> x\n") is None  # not at a line's start
+    assert text_fmt.conflict_line("a\n>>>>>>> x\n", leftovers=True) == 2
+    assert text_fmt.conflict_line("a\n<<<<<<<\n", leftovers=True) == 2
+    assert text_fmt.conflict_line("a\n>>>>>>> x\n") is None
+    with pytest.raises(FormatError) as err:
+        text_fmt.check_conflict_marks(text, "MEMORY.md")
+    assert err.value.line == 2
+    text_fmt.check_conflict_marks("no marks\n", "MEMORY.md")
+
+
+def test_bytes_that_are_not_text_name_the_line_of_the_first_bad_byte():
+    with pytest.raises(FormatError) as err:
+        text_fmt.decode(b"ok\nok\n\xff bad\n", "MEMORY.md")
+    assert err.value.line == 3 and "byte 0xff" in err.value.problem
+    with pytest.raises(FormatError) as err:
+        text_fmt.decode(b"ok\n\0", "MEMORY.md")
+    assert err.value.line == 2 and "binary" in err.value.problem
+    assert text_fmt.decode("好呀\n".encode(), "MEMORY.md") == "好呀\n"
+
+
+# -- MEMORY.md sections -----------------------------------------------------------------
+def test_a_missing_section_of_ours_is_added_after_the_last_of_ours_before_it():
+    mem = memory_fmt.parse(memory_text(), MEMORY)
+    del mem.sections[memory_fmt.THREADS]
+    mem.sections["My own"] = ["- mine"]
+    assert memory_fmt.ensure_section(mem, memory_fmt.THREADS) == []
+    ours = [memory_fmt.FACTS, memory_fmt.CHATS, memory_fmt.THREADS, memory_fmt.ABOUT_ME]
+    assert list(mem.sections) == [*ours, "My own"]
+    assert memory_fmt.ensure_section(mem, memory_fmt.FACTS) is mem.sections[memory_fmt.FACTS]
+    assert memory_fmt.ensure_section(mem, "Extra") == []  # not ours: after ours, before the user's own
+    assert list(mem.sections) == [*ours, "Extra", "My own"]
+    bare = memory_fmt.parse(memory_text(), MEMORY)
+    bare.sections = {"My own": []}
+    memory_fmt.ensure_section(bare, memory_fmt.CHATS)
+    assert list(bare.sections) == ["My own", memory_fmt.CHATS]  # none of ours before it: at the end
+
+
+def test_a_hand_spelled_about_me_is_kept_as_written_and_a_renamed_section_is_named():
+    mem = memory_fmt.parse(memory_text().replace("## About me", "## 关于我") + "- 我喜欢茶\n", MEMORY)
+    assert mem.items(memory_fmt.ABOUT_ME) == ["- 我喜欢茶"] and mem.spelled == {memory_fmt.ABOUT_ME: "关于我"}
+    mem.sections[memory_fmt.ABOUT_ME].append("- 我住在上海")
+    assert "## 关于我\n\n- 我喜欢茶\n- 我住在上海\n" in memory_fmt.render(mem)
+    text = memory_text().replace("## Facts", "## Fakts")
+    with pytest.raises(FormatError) as err:
+        memory_fmt.parse(text, MEMORY)
+    assert "'## Facts' is missing (is '## Fakts' on this line a renamed one?)" in err.value.problem
+    assert err.value.line == text.splitlines().index("## Fakts") + 1
+
+
+@pytest.mark.parametrize("meta, problem", [
+    ("budget_tokens: 0\n", "'budget_tokens' must be a positive whole number"),
+    ("budget_tokens: yes\n", "'budget_tokens' must be a positive whole number"),
+    ("consolidated: 3\n", "'consolidated' must map log dates to entry counts"),
+    ("consolidated: {2026-12-02: -1}\n", "'consolidated' entry 2026-12-02: -1 is not 'date: count'"),
+    ("consolidated: {someday: 3}\n", "'consolidated' entry someday: 3 is not 'date: count'"),
+])
+def test_a_memory_with_bad_settings_says_which_line(meta, problem):
+    with pytest.raises(FormatError) as err:
+        memory_fmt.parse(memory_text(meta="first: 1\n" + meta), MEMORY)
+    assert problem in err.value.problem and err.value.line == 3
+
+
+def test_the_old_consolidated_map_is_read_and_dropped_and_the_budget_defaults():
+    mem = memory_fmt.parse(memory_text(meta="consolidated: {2026-12-02: 14}\n"), MEMORY)
+    assert mem.legacy_consolidated == {"2026-12-02": 14} and mem.budget_tokens == memory_fmt.DEFAULT_BUDGET
+    mem.drop_legacy()
+    assert mem.legacy_consolidated == {} and "consolidated" not in memory_fmt.render(mem)
+    new = memory_fmt.new(MEMORY, "Alice", budget_tokens=900)
+    assert new.budget_tokens == 900 and list(new.sections) == list(memory_fmt.KNOWN)
+    assert memory_fmt.parse(memory_fmt.render(new), MEMORY).items(memory_fmt.FACTS) == []
