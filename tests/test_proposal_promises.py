@@ -161,3 +161,65 @@ def test_wu_bai_wu_is_five_hundred_fifty_and_wu_bai_ling_wu_five_hundred_five():
     assert read_numbers("她借了我五百五块")[1] == {"550"}
     assert read_numbers("她借了我五百零五块")[1] == {"505"}
     assert read_numbers("三四个人")[1] == {"3", "4"}  # three or four
+
+
+# -- what a compression may not do ------------------------------------------------------
+def test_a_compressed_line_must_cite_lines_that_exist():
+    wb = bench(facts=["- Alice likes tea (log 2026-11-02)"])
+    problems, _ = compress(wb, ("Alice likes tea", ["F1", "F9"]))
+    assert problems == ["compressed fact 1: cites F9; name the Facts lines it keeps or merges"]
+    problems, _ = compress(wb, ("Alice likes tea", []))
+    assert problems == ["compressed fact 1: cites no line; name the Facts lines it keeps or merges"]
+
+
+def test_a_compression_never_merges_a_hand_written_line_and_never_drops_one():
+    hand = "- Alice is allergic to nuts (hand)"
+    wb = bench(facts=[hand, "- Alice likes tea (log 2026-11-02)"])
+    problems, _ = compress(wb, ("Alice, allergic to nuts, likes tea", ["F1", "F2"]))
+    assert problems == ["compressed fact 1: merges a hand-written line (F1), which stays word for word on its own; "
+                        "cite only lines of one source"]
+    problems, cleaned = compress(wb, ("Alice likes tea", ["F2"]), ("Alice allergic to nuts", ["F1"]))
+    assert problems == [] and cleaned[FACTS] == [hand, "- Alice likes tea (log 2026-11-02)"]  # restated: kept as is
+    blamed = "- Alice likes green tea (log 2026-11-02)"
+    wb = bench(facts=[blamed], hand={blamed})  # git blames it on the user
+    problems, cleaned = compress(wb)
+    assert problems == [] and cleaned[FACTS] == [blamed]
+
+
+def test_a_compressed_line_merges_only_lines_of_one_source_and_takes_that_source():
+    wb = bench(facts=["- Alice likes tea (log 2026-11-02)", "- Alice likes green tea (told)",
+                      "- Alice drinks tea daily"])
+    problems, _ = compress(wb, ("Alice likes green tea", ["F1", "F2"]))
+    assert problems == ["compressed fact 1: merges lines of different sources ((log 2026-11-02), (told)); "
+                        "merge only lines of one source",
+                        "compression dropped a line the user told (F2): '- Alice likes green tea (told)'"]
+    problems, _ = compress(wb, ("Alice likes tea daily", ["F1", "F3"]), ("Alice likes green tea", ["F2"]))
+    assert problems == ["compressed fact 1: cites a line without a source (F1, F3)"]
+    problems, cleaned = compress(wb, ("Alice likes green tea (hand)", ["F2"]))
+    assert problems == [] and "- Alice likes green tea (told)" in cleaned[FACTS]  # a forged marker goes
+
+
+def test_a_compressed_line_has_no_number_its_lines_do_not_have():
+    wb = bench(facts=["- Alice lent me 500 dollars (log 2026-11-02)"])
+    problems, _ = compress(wb, ("Alice lent me 5,000 dollars", ["F1"]))
+    assert any("compressed line has 5000, which no (log 2026-11-02) line of Facts it cites (F1) has" in p
+               for p in problems), problems
+    assert any("compressed line drops 500 of the line it merges (F1)" in p for p in problems), problems
+    problems, _ = compress(wb, ("Alice lent me five hundred dollars", ["F1"]))
+    assert problems == []
+
+
+def test_a_compression_over_its_limits_is_refused_before_anything_else():
+    wb = bench(facts=["- Alice likes tea (log 2026-11-02)"])
+    result = Compressed(facts=[Kept(text="Alice likes tea", lines=["F1"])] * 3, chat_notes=[], threads=[])
+    problems, cleaned = check_compression(wb, result, max_items=2)
+    assert problems == ["compressed facts: 3 lines (2 at most)"] and cleaned == {}
+
+
+def test_a_compression_that_leaves_about_me_out_keeps_it_and_a_thread_without_an_end_stays_open():
+    wb = bench(threads=["- Ask about the Osaka trip (until 2026-12) (log 2026-11-02)",
+                        "- Ask about the Osaka hotel (log 2026-11-02)"])
+    problems, cleaned = compress(wb, threads=[("Ask about the Osaka trip and hotel", ["T1", "T2"])])
+    assert problems == []
+    assert cleaned[memory_fmt.THREADS] == ["- Ask about the Osaka trip and hotel (log 2026-11-02)"]
+    assert memory_fmt.ABOUT_ME not in cleaned
