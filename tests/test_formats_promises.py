@@ -453,3 +453,30 @@ def test_the_old_consolidated_map_is_read_and_dropped_and_the_budget_defaults():
     new = memory_fmt.new(MEMORY, "Alice", budget_tokens=900)
     assert new.budget_tokens == 900 and list(new.sections) == list(memory_fmt.KNOWN)
     assert memory_fmt.parse(memory_fmt.render(new), MEMORY).items(memory_fmt.FACTS) == []
+
+
+def test_mentions_without_ids_are_numbered_from_one():
+    ms = [mentions_fmt.Mention("A"), mentions_fmt.Mention("B")]
+    assert [m.id for m in mentions_fmt.with_ids(ms)] == ["m1", "m2"]
+    assert [mentions_fmt.render_line(m) for m in mentions_fmt.with_ids(ms)] == ["- [m1] A", "- [m2] B"]
+
+
+def test_a_renumbered_marker_keeps_its_time_text_and_speaker():
+    marker = dailylog.Entry("09:01:00", dailylog.MARK, "replaced by /retry", ["supersedes 2"])
+    moved = dailylog.renumbered([marker], since=1, by=1)[0]
+    assert moved.render() == "- 09:01:00 · mark [supersedes 3] · replaced by /retry\n"
+
+
+def test_a_section_the_memory_lacks_has_no_items_and_dropping_nothing_is_fine():
+    mem = memory_fmt.parse(memory_text(), MEMORY)
+    assert mem.items("Nope") == [] and mem.items(memory_fmt.FACTS) == ["- Likes tea (hand)"]
+    mem.items(memory_fmt.FACTS).append("- changed a copy")
+    assert mem.items(memory_fmt.FACTS) == ["- Likes tea (hand)"]  # a copy: the file's lines change only on purpose
+    mem.drop_legacy()  # no old map: nothing to drop, no error
+    assert memory_fmt.render(mem) == memory_text()
+
+
+def test_an_impossible_thread_end_says_how_to_write_one():
+    with pytest.raises(FormatError) as err:
+        memory_fmt.parse(memory_text("- Plan a trip (until 2023-13) (told)\n"), MEMORY)
+    assert err.value.hint == memory_fmt.UNTIL_HINT
