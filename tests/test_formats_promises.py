@@ -480,3 +480,36 @@ def test_an_impossible_thread_end_says_how_to_write_one():
     with pytest.raises(FormatError) as err:
         memory_fmt.parse(memory_text("- Plan a trip (until 2023-13) (told)\n"), MEMORY)
     assert err.value.hint == memory_fmt.UNTIL_HINT
+
+
+# -- new files --------------------------------------------------------------------------
+from heartcompass.formats import frontmatter_doc as fm  # noqa: E402
+
+
+def test_a_new_document_renders_its_frontmatter_and_body():
+    doc = fm.new({"name": "Alice", "tags": []}, "\n# Alice\n")
+    assert fm.render(doc) == "---\nname: Alice\ntags: []\n---\n\n# Alice\n"
+    assert not doc.has_original_text
+
+
+def test_a_new_profile_holds_what_it_was_given_and_parses_back():
+    prof = profile_fmt.new(Path("people/alice/PROFILE.md"), "Alice", "friend", mbti="enfp", aliases=["Ali"],
+                           gender="female", about="Met at the climbing gym.", tags=["climbing"],
+                           related=[{"person": "bob", "as": "her brother"}],
+                           sections={"Background": "Grew up in Lyon.", "Likes": "Tea"}, extra={"birthday": "1990-05-01"})
+    assert prof.path == Path("people/alice/PROFILE.md")
+    again = profile_fmt.parse(profile_fmt.render(prof), prof.path)
+    assert (again.name, again.relation, again.mbti, again.aliases, again.gender, again.tags, again.birthday) == (
+        "Alice", "friend", "ENFP", ["Ali"], "female", ["climbing"], "1990-05-01")
+    assert again.related == [{"person": "bob", "as": "her brother"}]
+    assert again.sections()["Background"] == "Met at the climbing gym.\n\nGrew up in Lyon."
+    assert again.sections()["Likes"] == "Tea"
+    bare = profile_fmt.parse(profile_fmt.render(profile_fmt.new(Path("P.md"), "Bo", "family")), Path("P.md"))
+    assert (bare.mbti, bare.gender, bare.aliases, bare.sections()["Background"]) == (None, None, [], "")
+
+
+def test_memory_renders_each_section_with_its_lines_one_per_line():
+    mem = memory_fmt.parse(memory_text(), MEMORY)
+    mem.sections[memory_fmt.FACTS] = ["- a (hand)", "- b (hand)"]
+    assert "## Facts\n\n- a (hand)\n- b (hand)\n\n## From our chats\n\n## Open threads\n\n## About me\n\n" in \
+        memory_fmt.render(mem)
