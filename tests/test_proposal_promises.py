@@ -223,3 +223,73 @@ def test_a_compression_that_leaves_about_me_out_keeps_it_and_a_thread_without_an
     assert problems == []
     assert cleaned[memory_fmt.THREADS] == ["- Ask about the Osaka trip and hotel (log 2026-11-02)"]
     assert memory_fmt.ABOUT_ME not in cleaned
+
+
+# -- what becomes a question ------------------------------------------------------------
+from heartcompass.formats import dailylog  # noqa: E402
+from heartcompass.memory.proposal import asking  # noqa: E402
+from heartcompass.memory.proposal.workbench import LogItem  # noqa: E402
+
+
+def said(text: str, speaker: str = "me") -> list[LogItem]:
+    return [LogItem("L1", "2026-11-30", dailylog.Entry("20:01:00", speaker, text))]
+
+
+def test_a_question_quotes_the_entries_it_rests_on():
+    assert asking.quoted(said("she is my sister now")) == [
+        {"day": "2026-11-30", "time": "20:01:00", "speaker": "me", "text": "she is my sister now"}]
+
+
+def test_what_changes_who_someone_is_is_asked_and_only_when_it_would_change():
+    wb = bench()
+    wb.profile.doc.meta.update({"gender": "female", "aliases": ["Ali"]})
+    assert asking.field_asked(wb, "relation", "dating")
+    assert not asking.field_asked(wb, "relation", "friend")  # what it already is
+    assert asking.field_asked(wb, "birthday", "1990-05-01")  # none yet
+    assert not asking.field_asked(wb, "gender", "female")
+    assert not asking.field_asked(wb, "mbti", "ENFP")  # not one that changes who someone is
+    assert asking.field_asked(wb, "alias", "Lissy") and not asking.field_asked(wb, "alias", " ali ")
+
+
+def test_a_field_question_says_old_and_new_and_an_alias_question_why_it_matters():
+    wb = bench()
+    q = asking.field_question(wb, "relation", "dating", said("we are dating"))
+    assert (q.person, q.kind, q.change, q.what, q.reason) == (
+        "alice", "field", {"field": "relation", "value": "dating", "old": "friend"}, "relation: friend → dating",
+        "a relation changes who someone is")
+    assert q.evidence[0]["text"] == "we are dating"
+    q = asking.field_question(wb, "birthday", "1990-05-01", [])
+    assert q.change["old"] is None and q.what == "birthday: — → 1990-05-01"
+    q = asking.field_question(wb, "alias", "Lissy", [])
+    assert (q.kind, q.change, q.what) == ("alias", {"value": "Lissy"}, "alias: + Lissy")
+    assert "routes the messages" in q.reason
+    q = asking.link_question(wb, "bob", "her brother", [])
+    assert (q.kind, q.change, q.what) == ("link", {"person": "bob", "words": "her brother"},
+                                          "related: + bob (her brother)")
+
+
+def test_whose_line_it_is_decides_who_may_change_it():
+    wb = bench(hand={"- Likes tea (log 2026-11-02)"})
+    assert asking.whose(wb, "- Likes tea (hand)") == "you wrote this line by hand"
+    assert asking.whose(wb, "- Likes tea (log 2026-11-02)") == "you wrote this line by hand"  # blamed on the user
+    assert asking.whose(wb, "- Likes tea (told)") == "you told this"
+    assert asking.whose(wb, "- No calls after ten (log 2026-11-02)", "Boundaries") == "a boundary is the person's own"
+    assert asking.whose(wb, "- Likes coffee (log 2026-11-02)", "Likes") == ""
+
+
+def test_a_rewrite_or_removal_question_shows_the_lines_without_their_sources():
+    wb = bench()
+    q = asking.rewrite_question(wb, "MEMORY.md", "Facts", "- Likes tea (told)", "- Likes green tea (log 2026-11-30)",
+                                said("green tea now"), "you told this")
+    assert q.what == "MEMORY.md Facts: Likes tea → Likes green tea" and q.kind == "rewrite"
+    assert q.change == {"file": "MEMORY.md", "section": "Facts", "old": "- Likes tea (told)",
+                        "new": "- Likes green tea (log 2026-11-30)"}
+    q = asking.removal_question(wb, "PROFILE.md", "Likes", "- Likes tea (hand)", "you wrote this line by hand")
+    assert q.what == "PROFILE.md Likes: remove Likes tea" and q.evidence == [] and q.kind == "removal"
+    assert q.change == {"file": "PROFILE.md", "section": "Likes", "old": "- Likes tea (hand)"}
+
+
+def test_removing_a_hand_line_is_asked_and_an_open_thread_goes_freely():
+    wb = bench()
+    assert removal_asked(wb, FACTS, "- Likes tea (hand)", ["Likes tea"]) == "you wrote this line by hand"
+    assert removal_asked(wb, memory_fmt.THREADS, "- Ask about the trip (told)", []) == ""
