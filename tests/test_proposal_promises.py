@@ -293,3 +293,12 @@ def test_removing_a_hand_line_is_asked_and_an_open_thread_goes_freely():
     wb = bench()
     assert removal_asked(wb, FACTS, "- Likes tea (hand)", ["Likes tea"]) == "you wrote this line by hand"
     assert removal_asked(wb, memory_fmt.THREADS, "- Ask about the trip (told)", []) == ""
+
+
+def test_english_number_words_add_up_by_place():
+    """Twenty-one is 21 (units added to tens); a hundred before thousand
+    multiplies it (100,000), it is not a scale of its own."""
+    assert read_numbers("twenty-one days")[1] == {"21"}
+    assert read_numbers("a hundred thousand dollars")[1] == {"100000"}
+    assert read_numbers("three hundred forty two thousand")[1] == {"342000"}
+    assert read_numbers("an hundred and one")[1] == {"101"}
