@@ -166,7 +166,8 @@ def report(module: str, files: dict[str, Tally], where: Path, diffs: bool) -> Ta
     if whole.untried:
         print(f"    {whole.untried} mutants not tried yet (the run stopped early): run it again")
     for name, one in files.items():
-        print(f"    {name}: {one.rate:.1f}% ({one.killed} / {one.counted})")
+        tried = f"{one.rate:.1f}% ({one.killed} / {one.counted})" if one.counted else "no mutant tried yet"
+        print(f"    {name}: {tried}")
     for name in whole.survivors + whole.untested:
         print(f"    survivor {name}")
         if diffs:
