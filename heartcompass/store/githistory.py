@@ -14,6 +14,7 @@ from typing import Sequence
 from heartcompass.errors import GitError
 from heartcompass.store.gitbase import GitBase
 
+_SHA = re.compile(r"[0-9a-f]{40}")
 # A diff as git stores the files: no textconv or external diff program of the user's runs to show it.
 SHOWN_AS_STORED = ("--no-textconv", "--no-ext-diff")
 
@@ -115,6 +116,55 @@ class History(GitBase):
             sha, when = head.split()
             found.append((sha, int(when), message))
         return found
+
+    def has_merges(self) -> bool:
+        """Whether any commit reachable from HEAD has more than one parent."""
+        return self.head() is not None and bool(self._git("rev-list", "--min-parents=2", "-n1", "HEAD").strip())
+
+    def changes_under(self, folder: Path | str) -> list[tuple[str, int, str, list[tuple[str, str, str]]]]:
+        """(sha, commit time in seconds, whole message, [(status letter, path,
+        the path it was renamed from or "")]) of every commit that changed a
+        file under folder, newest first: one `git log` for many files, renames
+        found (-M) as `--follow` finds them one file at a time. A listing it
+        cannot read whole (a message holding its separators) is a GitError."""
+        if self.head() is None:
+            return []
+        out = self._git("log", "-M", "--name-status", "-z", "--format=%x1e%H %ct%n%B%x1f", "--",
+                        self._rel(folder), strip_newline_in_stdout=False)
+        found = []
+        for chunk in out.split("\x1e")[1:]:
+            head, _, rest = chunk.partition("\n")
+            message, _, listing = rest.rpartition("\x1f")
+            sha, _, when = head.partition(" ")
+            if not (_SHA.fullmatch(sha) and when.isdigit()):
+                raise GitError(f"git log of {self._rel(folder)} could not be read at {sha[:12]!r}.")
+            parts, changes = listing.lstrip("\0\n").split("\0"), []
+            i = 0
+            while i < len(parts) and parts[i]:
+                status = parts[i]
+                if status[0] in "RC" and i + 2 < len(parts):
+                    changes.append((status[0], parts[i + 2], parts[i + 1]))
+                    i += 3
+                elif status[0] in "AMDT" and i + 1 < len(parts):
+                    changes.append((status[0], parts[i + 1], ""))
+                    i += 2
+                else:
+                    raise GitError(f"git log of {self._rel(folder)} could not be read at {sha[:12]}.")
+            found.append((sha, int(when), message, changes))
+        return found
+
+    def tree_blobs(self, folder: Path | str, rev: str = "HEAD") -> dict[str, str]:
+        """{path: blob id} of every file under folder at rev: one ls-tree."""
+        if self.head() is None:
+            return {}
+        out = self._git("ls-tree", "-r", "-z", rev, "--", self._rel(folder), strip_newline_in_stdout=False)
+        blobs = {}
+        for item in out.split("\0"):
+            meta, _, path = item.partition("\t")
+            fields = meta.split()
+            if len(fields) == 3 and fields[1] == "blob":
+                blobs[path] = fields[2]
+        return blobs
 
     def file_commits(self, path: Path | str, limit: int) -> list[str]:
         """The last `limit` commits that changed the file, newest first."""

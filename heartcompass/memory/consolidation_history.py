@@ -1,0 +1,156 @@
+"""Everyone's consolidation state rebuilt from one pass over the history.
+
+A person with no state of their own (a second device's first garden, a
+lost .heartcompass/) was rebuilt alone by State.rebuild: three `git log
+--follow` over the whole history each, 1,400 s at 2,000 people. Here one
+`git log` of people/ (renames found) is read once: each person's three files
+are followed back across renames as --follow does, and each commit's
+`Consolidated:` trailer goes to the people whose files it touched, newest
+first, exactly as State.rebuild orders them. A history with a merge is left
+to State.rebuild (one pass cannot replay git's per-file simplification of
+merges), and so is a listing that cannot be read.
+
+What it found is kept in one file, consolidated/.from-git.json (no slug
+starts with a dot), for the people who had no state file then: one write,
+not one per person, replaced whole (a run killed while writing it leaves the
+old file or none, and the next run rebuilds). It is derived from git, so it
+is a cache. A person's own file, written as soon as the gardener or an undo
+moves their state, wins over it."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from typing import TYPE_CHECKING
+
+from heartcompass import paths
+from heartcompass.atomic import write_cache
+from heartcompass.errors import HeartCompassError, UnsafePathError
+from heartcompass.formats import FILE_KINDS
+from heartcompass.memory.consolidation_trailer import TRAILER, Days, legacy_map, parse_trailer
+
+if TYPE_CHECKING:
+    from heartcompass.store.people import Person
+    from heartcompass.store.workspace import Workspace
+
+FILENAME = ".from-git.json"
+KINDS = (FILE_KINDS["profile"], FILE_KINDS["events"], FILE_KINDS["memory"])  # Person.files()' order
+
+_read: dict[str, tuple[tuple, dict[str, Days]]] = {}  # the saved file's path -> (its stat, what it holds)
+_built: dict[tuple[str, str], dict[str, Days] | None] = {}  # (root, HEAD) -> one pass's result
+
+
+def lookup(ws: Workspace, person: Person) -> tuple[Days, bool] | None:
+    """This person's state as State.rebuild would find it, and whether it is
+    saved (in the shared file); None when State.rebuild must run alone."""
+    if person.dir != ws.people_dir / person.slug:
+        return None
+    saved = _saved(ws)
+    if person.slug in saved:
+        return copy.deepcopy(saved[person.slug]), True
+    built = rebuild_all(ws)
+    if built is None or person.slug not in built:
+        return None  # a merge in the history, or no file of theirs at HEAD (no git needed then)
+    _save(ws, built)
+    return copy.deepcopy(built[person.slug]), person.slug in _saved(ws)
+
+
+def rebuild_all(ws: Workspace) -> dict[str, Days] | None:
+    """slug -> days for each person with a file at HEAD and no state file:
+    one `git log` and one `ls-tree` for all of them (once per HEAD)."""
+    git = ws.git
+    if not git.is_repo():
+        return None
+    head = git.head()
+    if head is None:
+        return None
+    key = (str(ws.root), head)
+    if key not in _built:
+        _built[key] = _one_pass(ws)
+    return _built[key]
+
+
+def _one_pass(ws: Workspace) -> dict[str, Days] | None:
+    git, people = ws.git, ws.rel(ws.people_dir)
+    try:
+        if git.has_merges():
+            return None
+        at_head = git.tree_blobs(ws.people_dir)
+        history = git.changes_under(ws.people_dir)
+    except HeartCompassError:
+        return None
+    state_dir = ws.state_dir / "consolidated"
+    follow: dict[str, list[tuple[str, int]]] = {}  # a path in history -> (slug, kind) of the files it became
+    for rel in at_head:
+        parts = rel.split("/")
+        if len(parts) == 3 and parts[0] == people and parts[2] in KINDS and not parts[1].startswith("."):
+            if not os.path.lexists(state_dir / f"{parts[1]}.json"):
+                follow.setdefault(rel, []).append((parts[1], KINDS.index(parts[2])))
+    slugs = {slug for files in follow.values() for slug, _ in files}
+    places: dict[tuple[str, int], int] = {}  # (slug, kind) -> commits seen touching that file
+    found: dict[tuple[str, int], list[tuple[str, int, int, str]]] = {}  # -> (sha, time, place, message) with trailer
+    for sha, when, message, changes in history:
+        counted: set[tuple[str, int]] = set()
+        for status, path, before in changes:
+            for touched in (path, before) if status == "R" else (path,):  # a rename's old name: deleted here
+                for file in follow.get(touched, ()):
+                    if file not in counted:
+                        counted.add(file)
+                        places[file] = places.get(file, 0) + 1
+                        if TRAILER in message:
+                            found.setdefault(file, []).append((sha, when, places[file] - 1, message))
+        moved = [(before, follow.pop(path)) for status, path, before in changes if status == "R" and path in follow]
+        for before, files in moved:  # older commits wrote these files under their old names
+            follow.setdefault(before, []).extend(f for f in files if f not in follow[before])
+    out: dict[str, Days] = {}
+    for slug in sorted(slugs):
+        ordered: dict[str, tuple[int, int, str]] = {}
+        for kind in range(len(KINDS)):  # the first file naming a commit places it, as in State.rebuild
+            for sha, when, place, message in found.get((slug, kind), []):
+                ordered.setdefault(sha, (-when, place, message))
+        days: Days = {}
+        for _, _, message in sorted(ordered.values()):  # newest first
+            for day, value in parse_trailer(message).items():
+                days.setdefault(day, value)
+        memory = ws.people_dir / slug / FILE_KINDS["memory"]
+        if _may_hold_legacy_map(memory):
+            for day, n in legacy_map(memory).items():
+                days.setdefault(day, [n, None])
+        out[slug] = days
+    return out
+
+
+def _may_hold_legacy_map(path) -> bool:
+    """Only a MEMORY.md naming `consolidated` can hold the old map: the others are not parsed."""
+    try:
+        return b"consolidated" in path.read_bytes()
+    except OSError:
+        return True  # legacy_map says what is wrong with it
+
+
+def _saved(ws: Workspace) -> dict[str, Days]:
+    path = ws.state_dir / "consolidated" / FILENAME
+    try:
+        st = os.stat(path)
+    except OSError:
+        return {}
+    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    hit = _read.get(str(path))
+    if hit and hit[0] == key:
+        return hit[1]
+    try:
+        data = json.loads(paths.read_local(path))
+        people = {str(slug): {str(d): [int(v[0]), v[1]] for d, v in days.items()}
+                  for slug, days in data["people"].items()}
+    except (FileNotFoundError, UnsafePathError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return {}
+    _read[str(path)] = (key, people)
+    return people
+
+
+def _save(ws: Workspace, built: dict[str, Days]) -> None:
+    path = ws.state_dir / "consolidated" / FILENAME
+    fresh = {slug: days for slug, days in built.items()
+             if not os.path.lexists(ws.state_dir / "consolidated" / f"{slug}.json")}
+    write_cache(path, json.dumps({"head": ws.git.head(), "people": fresh}, separators=(",", ":")))
