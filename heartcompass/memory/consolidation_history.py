@@ -29,6 +29,7 @@ from heartcompass.atomic import write_cache
 from heartcompass.errors import HeartCompassError, UnsafePathError
 from heartcompass.formats import FILE_KINDS
 from heartcompass.memory.consolidation_trailer import TRAILER, Days, legacy_map, parse_trailer
+from heartcompass.store.subjects import Verb, parse_subject
 
 if TYPE_CHECKING:
     from heartcompass.store.people import Person
@@ -72,37 +73,19 @@ def rebuild_all(ws: Workspace) -> dict[str, Days] | None:
 
 
 def _one_pass(ws: Workspace) -> dict[str, Days] | None:
-    git, people = ws.git, ws.rel(ws.people_dir)
+    git = ws.git
     try:
         if git.has_merges():
             return None
         at_head = git.tree_blobs(ws.people_dir)
-        history = git.changes_under(ws.people_dir)
+        slugs = {slug for files in _at_head(ws, at_head).values() for slug, _ in files}
+        try:
+            found = _walk(ws, _at_head(ws, at_head), _commits(ws), by_subject=True)
+        except _Unsure:  # the exact walk: every commit's files (seconds on a long history, not minutes)
+            found = _walk(ws, _at_head(ws, at_head), [(sha, when, message, changes, "") for sha, when, message, changes
+                                                      in git.changes_under(ws.people_dir)], by_subject=False)
     except HeartCompassError:
         return None
-    state_dir = ws.state_dir / "consolidated"
-    follow: dict[str, list[tuple[str, int]]] = {}  # a path in history -> (slug, kind) of the files it became
-    for rel in at_head:
-        parts = rel.split("/")
-        if len(parts) == 3 and parts[0] == people and parts[2] in KINDS and not parts[1].startswith("."):
-            if not os.path.lexists(state_dir / f"{parts[1]}.json"):
-                follow.setdefault(rel, []).append((parts[1], KINDS.index(parts[2])))
-    slugs = {slug for files in follow.values() for slug, _ in files}
-    places: dict[tuple[str, int], int] = {}  # (slug, kind) -> commits seen touching that file
-    found: dict[tuple[str, int], list[tuple[str, int, int, str]]] = {}  # -> (sha, time, place, message) with trailer
-    for sha, when, message, changes in history:
-        counted: set[tuple[str, int]] = set()
-        for status, path, before in changes:
-            for touched in (path, before) if status == "R" else (path,):  # a rename's old name: deleted here
-                for file in follow.get(touched, ()):
-                    if file not in counted:
-                        counted.add(file)
-                        places[file] = places.get(file, 0) + 1
-                        if TRAILER in message:
-                            found.setdefault(file, []).append((sha, when, places[file] - 1, message))
-        moved = [(before, follow.pop(path)) for status, path, before in changes if status == "R" and path in follow]
-        for before, files in moved:  # older commits wrote these files under their old names
-            follow.setdefault(before, []).extend(f for f in files if f not in follow[before])
     out: dict[str, Days] = {}
     for slug in sorted(slugs):
         ordered: dict[str, tuple[int, int, str]] = {}
@@ -119,6 +102,102 @@ def _one_pass(ws: Workspace) -> dict[str, Days] | None:
                 days.setdefault(day, [n, None])
         out[slug] = days
     return out
+
+
+class _Unsure(Exception):
+    """The commits' subjects cannot say which files a garden commit touched: read every commit's files."""
+
+
+Follow = dict[str, list[tuple[str, int]]]  # a path in history -> (slug, kind) of the files at HEAD it became
+Commits = list[tuple[str, int, str, list[tuple[str, str, str]], str]]  # sha, time, message, changes, garden scope
+
+
+def _at_head(ws: Workspace, at_head: dict[str, str]) -> Follow:
+    """The three files of each person at HEAD with no state file of their own."""
+    people, state_dir = ws.rel(ws.people_dir), ws.state_dir / "consolidated"
+    follow: Follow = {}
+    for rel in at_head:
+        parts = rel.split("/")
+        if len(parts) == 3 and parts[0] == people and parts[2] in KINDS and not parts[1].startswith("."):
+            if not os.path.lexists(state_dir / f"{parts[1]}.json"):
+                follow.setdefault(rel, []).append((parts[1], KINDS.index(parts[2])))
+    return follow
+
+
+def _commits(ws: Workspace) -> Commits:
+    """Every commit, newest first, with the files it changed where they can
+    move or name a person's files: a garden commit of ours touches its own
+    person's files alone (one of them at least: git refuses an empty one) and
+    moves nothing, so it is read by its subject; the other commits of ours that
+    move nothing and carry no trailer (a chat, an import...) change no one's
+    state and are passed over; every other commit (a hand edit, a rename, an
+    undo, the user's own) is read in full, with git's renames."""
+    out: list[tuple[str, int, str, list[tuple[str, str, str]] | None, str]] = []
+    exact = []
+    for sha, when, message in ws.git.commit_messages():
+        parsed = parse_subject(message.partition("\n")[0].strip())
+        verb = parsed.verb if parsed and not parsed.by_hand else None
+        if verb == Verb.GARDEN.value and parsed and parsed.scope:
+            out.append((sha, when, message, [], parsed.scope))
+        elif verb in _STILL and TRAILER not in message:
+            continue
+        else:
+            out.append((sha, when, message, None, ""))
+            exact.append(sha)
+    changes = ws.git.changes_of(exact)
+    return [(sha, when, message, files if files is not None else changes.get(sha, []), scope)
+            for sha, when, message, files, scope in out]
+
+
+# Commits of ours that never move or delete a person's files.
+_STILL = frozenset(v.value for v in (Verb.INIT, Verb.ADD, Verb.CONFIG, Verb.CHAT, Verb.LOG, Verb.TELL, Verb.IMPORT,
+                                     Verb.COACH, Verb.VOICE, Verb.QUOTE, Verb.REVIEW))
+
+
+def _walk(ws: Workspace, follow: Follow, commits: Commits, by_subject: bool
+          ) -> dict[tuple[str, int], list[tuple[str, int, int, str]]]:
+    """(slug, kind) -> (sha, time, place, message) of the commits with a
+    trailer that touched that file, newest first, following it back across
+    renames as `git log --follow` does. `place`: how many commits touching the
+    file came before, State.rebuild's tie-break of two commits made in the
+    same second; when garden commits are read by their subjects (by_subject)
+    the places are not all known, so such a tie is _Unsure."""
+    people = ws.rel(ws.people_dir)
+    places: dict[tuple[str, int], int] = {}
+    found: dict[tuple[str, int], list[tuple[str, int, int, str]]] = {}
+    seconds: set[tuple[str, int]] = set()
+    for order, (sha, when, message, changes, scope) in enumerate(commits):
+        if scope:  # a garden commit: its person's files, by its subject
+            holders = [follow.get(f"{people}/{scope}/{kind}", []) for kind in KINDS]
+            slugs = {slug for slug, _ in holders[0]}
+            if any(sorted(files) != sorted((slug, k) for slug in slugs) for k, files in enumerate(holders)):
+                raise _Unsure  # not the three files of the same people at HEAD
+            if TRAILER in message:
+                for slug in slugs:
+                    if (slug, when) in seconds:
+                        raise _Unsure
+                    seconds.add((slug, when))
+                    for kind in range(len(KINDS)):
+                        found.setdefault((slug, kind), []).append((sha, when, order, message))
+            continue
+        counted: set[tuple[str, int]] = set()
+        for status, path, before in changes:
+            for touched in (path, before) if status == "R" else (path,):  # a rename's old name: deleted here
+                for file in follow.get(touched, ()):
+                    if file not in counted:
+                        counted.add(file)
+                        places[file] = places.get(file, 0) + 1
+                        if TRAILER in message:
+                            found.setdefault(file, []).append((sha, when, places[file] - 1, message))
+        if by_subject and TRAILER in message:
+            for slug in {slug for slug, _ in counted}:
+                if (slug, when) in seconds:
+                    raise _Unsure
+                seconds.add((slug, when))
+        moved = [(before, follow.pop(path)) for status, path, before in changes if status == "R" and path in follow]
+        for before, files in moved:  # older commits wrote these files under their old names
+            follow.setdefault(before, []).extend(f for f in files if f not in follow[before])
+    return found
 
 
 def _may_hold_legacy_map(path) -> bool:

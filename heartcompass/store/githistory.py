@@ -129,28 +129,31 @@ class History(GitBase):
         cannot read whole (a message holding its separators) is a GitError."""
         if self.head() is None:
             return []
-        out = self._git("log", "-M", "--name-status", "-z", "--format=%x1e%H %ct%n%B%x1f", "--",
-                        self._rel(folder), strip_newline_in_stdout=False)
+        return _changes(self._git("log", *_CHANGES, "--", self._rel(folder), strip_newline_in_stdout=False))
+
+    def commit_messages(self) -> list[tuple[str, int, str]]:
+        """(sha, commit time in seconds, whole message) of every commit from
+        HEAD, newest first: no diff, so it stays fast on a long history."""
+        if self.head() is None:
+            return []
         found = []
-        for chunk in out.split("\x1e")[1:]:
-            head, _, rest = chunk.partition("\n")
-            message, _, listing = rest.rpartition("\x1f")
+        for chunk in self._git("log", "--format=%x1e%H %ct%n%B", strip_newline_in_stdout=False).split("\x1e")[1:]:
+            head, _, message = chunk.partition("\n")
             sha, _, when = head.partition(" ")
             if not (_SHA.fullmatch(sha) and when.isdigit()):
-                raise GitError(f"git log of {self._rel(folder)} could not be read at {sha[:12]!r}.")
-            parts, changes = listing.lstrip("\0\n").split("\0"), []
-            i = 0
-            while i < len(parts) and parts[i]:
-                status = parts[i]
-                if status[0] in "RC" and i + 2 < len(parts):
-                    changes.append((status[0], parts[i + 2], parts[i + 1]))
-                    i += 3
-                elif status[0] in "AMDT" and i + 1 < len(parts):
-                    changes.append((status[0], parts[i + 1], ""))
-                    i += 2
-                else:
-                    raise GitError(f"git log of {self._rel(folder)} could not be read at {sha[:12]}.")
-            found.append((sha, int(when), message, changes))
+                raise GitError(f"git log could not be read at {sha[:12]!r}.")
+            found.append((sha, int(when), message))
+        return found
+
+    def changes_of(self, shas: list[str]) -> dict[str, list[tuple[str, str, str]]]:
+        """sha -> [(status letter, path, the path it was renamed from or "")]
+        of these commits, each against its parent, renames found (-M) in the
+        whole tree as `--follow` finds them: one `git log --no-walk` per 500."""
+        found: dict[str, list[tuple[str, str, str]]] = {}
+        for start in range(0, len(shas), 500):
+            out = self._git("log", "--no-walk=unsorted", *_CHANGES, *shas[start:start + 500],
+                            strip_newline_in_stdout=False)
+            found.update((sha, changes) for sha, _, _, changes in _changes(out))
         return found
 
     def tree_blobs(self, folder: Path | str, rev: str = "HEAD") -> dict[str, str]:
@@ -282,3 +285,31 @@ def _unquoted(path: str) -> str:
     import codecs
 
     return codecs.escape_decode(path[1:-1].encode("ascii", "backslashreplace"))[0].decode("utf-8", "replace")
+
+
+_CHANGES = ("-M", "--name-status", "-z", "--format=%x1e%H %ct%n%B%x1f")
+
+
+def _changes(out: str) -> list[tuple[str, int, str, list[tuple[str, str, str]]]]:
+    """`git log` in the _CHANGES format, read: see History.changes_under."""
+    found = []
+    for chunk in out.split("\x1e")[1:]:
+        head, _, rest = chunk.partition("\n")
+        message, _, listing = rest.rpartition("\x1f")
+        sha, _, when = head.partition(" ")
+        if not (_SHA.fullmatch(sha) and when.isdigit()):
+            raise GitError(f"git log could not be read at {sha[:12]!r}.")
+        parts, changes = listing.lstrip("\0\n").split("\0"), []
+        i = 0
+        while i < len(parts) and parts[i]:
+            status = parts[i]
+            if status[0] in "RC" and i + 2 < len(parts):
+                changes.append((status[0], parts[i + 2], parts[i + 1]))
+                i += 3
+            elif status[0] in "AMDT" and i + 1 < len(parts):
+                changes.append((status[0], parts[i + 1], ""))
+                i += 2
+            else:
+                raise GitError(f"git log could not be read at {sha[:12]}.")
+        found.append((sha, int(when), message, changes))
+    return found
