@@ -41,13 +41,6 @@ GOAL = 3.0
 START = 1_790_000_000  # commit times, one second apart
 
 
-def _trailer(days, blobs):
-    try:
-        return trailer(days, blobs)  # type: ignore[call-arg]
-    except TypeError:
-        return trailer(days)
-
-
 def _log(day: str, i: int) -> str:
     return (f"---\ndate: {day}\n---\n\n- 10:00:00 · me · hello {i}, how was the trip?\n"
             f"- 10:00:05 · import:P{i} · great, we went hiking near the lake\n"
@@ -95,7 +88,7 @@ def build(root: Path, people: int) -> None:
             events = texts["EVENTS.md"].rstrip("\n") + "".join(
                 f"\n- {d} · P{i} went hiking near the lake (#{k})" for k, d in enumerate(DAYS[:n], 1)) + "\n"
             memory = texts["MEMORY.md"].rstrip("\n") + f"\n\nGardened {n} times.\n"
-            body = f"P{i} went hiking.\n\n{_trailer(consumed, {day: blob_id(log.encode())})}"
+            body = f"P{i} went hiking.\n\n{trailer(consumed, {day: blob_id(log.encode())})}"
             commit(subject(Verb.GARDEN, slug, f"1 new event, memory updated from {day} log") + "\n\n" + body,
                    {f"people/{slug}/EVENTS.md": events, f"people/{slug}/MEMORY.md": memory})
     subprocess.run(["git", "fast-import", "--quiet"], cwd=root, input=b"".join(stream), check=True)

@@ -64,6 +64,8 @@ class State:
             else:
                 self.days, saved = found
                 self.dirty = not saved
+        # logs git vouches were read to their end, as they are now (a rebuild's): day -> (state, stat)
+        self.all_read = consolidation_history.vouched(ws, person)
 
     # -- rebuilding ---------------------------------------------------------
     def rebuild(self) -> Days:

@@ -28,7 +28,8 @@ from heartcompass import paths
 from heartcompass.atomic import write_cache
 from heartcompass.errors import HeartCompassError, UnsafePathError
 from heartcompass.formats import FILE_KINDS
-from heartcompass.memory.consolidation_trailer import TRAILER, Days, legacy_map, parse_trailer
+from heartcompass.memory.consolidation_trailer import TRAILER, Days, legacy_map, parse_read_whole, parse_trailer
+from heartcompass.stat_cache import settled, stat_key
 from heartcompass.store.subjects import Verb, parse_subject
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ KINDS = (FILE_KINDS["profile"], FILE_KINDS["events"], FILE_KINDS["memory"])  # P
 
 _read: dict[str, tuple[tuple, dict[str, Days]]] = {}  # the saved file's path -> (its stat, what it holds)
 _built: dict[tuple[str, str], dict[str, Days] | None] = {}  # (root, HEAD) -> one pass's result
+_vouched: dict[str, dict[str, dict[str, tuple[list, list[int]]]]] = {}  # root -> the last pass's logs all read
 
 
 def lookup(ws: Workspace, person: Person) -> tuple[Days, bool] | None:
@@ -87,6 +89,7 @@ def _one_pass(ws: Workspace) -> dict[str, Days] | None:
     except HeartCompassError:
         return None
     out: dict[str, Days] = {}
+    whole: dict[tuple[str, str], tuple[list, str]] = {}  # (slug, day) -> (state, the blob a trailer says was all read)
     for slug in sorted(slugs):
         ordered: dict[str, tuple[int, int, str]] = {}
         for kind in range(len(KINDS)):  # the first file naming a commit places it, as in State.rebuild
@@ -94,14 +97,46 @@ def _one_pass(ws: Workspace) -> dict[str, Days] | None:
                 ordered.setdefault(sha, (-when, place, message))
         days: Days = {}
         for _, _, message in sorted(ordered.values()):  # newest first
+            blobs = parse_read_whole(message)
             for day, value in parse_trailer(message).items():
-                days.setdefault(day, value)
+                if day not in days:
+                    days[day] = value
+                    if day in blobs:
+                        whole[slug, day] = (value, blobs[day])
         memory = ws.people_dir / slug / FILE_KINDS["memory"]
         if _may_hold_legacy_map(memory):
             for day, n in legacy_map(memory).items():
                 days.setdefault(day, [n, None])
         out[slug] = days
+    _vouched[str(ws.root)] = _read_whole(ws, at_head, whole)
     return out
+
+
+def _read_whole(ws: Workspace, at_head: dict[str, str], whole: dict[tuple[str, str], tuple[list, str]]
+                ) -> dict[str, dict[str, tuple[list, list[int]]]]:
+    """slug -> day -> (its state, its log's stat) for the logs whose bytes
+    are, on disk now, a blob a trailer says was read to its end. The stat is
+    taken before git compares the files, and a log is trusted only while its
+    stat is still that one (new_entries): an entry appended since is read."""
+    people = ws.rel(ws.people_dir)
+    keys = {}
+    for (slug, day), (value, blob) in whole.items():
+        rel = f"{people}/{slug}/logs/{day}.md"
+        if at_head.get(rel) == blob and (key := stat_key(ws.root / rel)) is not None and settled([key]):
+            keys[slug, day, rel] = (value, key)
+    changed = ws.git.changed_from_head(ws.people_dir) if keys else set()
+    out: dict[str, dict[str, tuple[list, list[int]]]] = {}
+    for (slug, day, rel), proof in keys.items():
+        if rel not in changed:
+            out.setdefault(slug, {})[day] = proof
+    return out
+
+
+def vouched(ws: Workspace, person: Person) -> dict[str, tuple[list, list[int]]]:
+    """day -> (state, stat) of this person's logs known all read, from this process's pass."""
+    if person.dir != ws.people_dir / person.slug:
+        return {}
+    return _vouched.get(str(ws.root), {}).get(person.slug, {})
 
 
 class _Unsure(Exception):

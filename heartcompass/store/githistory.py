@@ -169,6 +169,16 @@ class History(GitBase):
                 blobs[path] = fields[2]
         return blobs
 
+    def changed_from_head(self, folder: Path | str) -> set[str]:
+        """Paths under folder whose working file may differ from HEAD's (by
+        git's index and its stat data, reading no unchanged file): one
+        diff-index, which refreshes nothing, so a file merely touched is listed too."""
+        if self.head() is None:
+            return set()
+        out = self._git("diff-index", "--name-only", "-z", "HEAD", "--", self._rel(folder),
+                        options=self.reading_options(), strip_newline_in_stdout=False)
+        return {p for p in out.split("\0") if p}
+
     def file_commits(self, path: Path | str, limit: int) -> list[str]:
         """The last `limit` commits that changed the file, newest first."""
         return self._git("log", f"-n{limit}", "--format=%H", "--", self._rel(path)).split()
