@@ -40,7 +40,7 @@ FILENAME = ".from-git.json"
 KINDS = (FILE_KINDS["profile"], FILE_KINDS["events"], FILE_KINDS["memory"])  # Person.files()' order
 
 _read: dict[str, tuple[tuple, dict[str, Days]]] = {}  # the saved file's path -> (its stat, what it holds)
-_built: dict[tuple[str, str], dict[str, Days] | None] = {}  # (root, HEAD) -> one pass's result
+_built: dict[str, tuple[str, dict[str, Days] | None]] = {}  # root -> (HEAD, the last pass at it)
 _vouched: dict[str, dict[str, dict[str, tuple[list, list[int]]]]] = {}  # root -> the last pass's logs all read
 
 
@@ -68,10 +68,9 @@ def rebuild_all(ws: Workspace) -> dict[str, Days] | None:
     head = git.head()
     if head is None:
         return None
-    key = (str(ws.root), head)
-    if key not in _built:
-        _built[key] = _one_pass(ws)
-    return _built[key]
+    if _built.get(str(ws.root), ("", None))[0] != head:
+        _built[str(ws.root)] = (head, _one_pass(ws))
+    return _built[str(ws.root)][1]
 
 
 def _one_pass(ws: Workspace) -> dict[str, Days] | None:
@@ -82,7 +81,16 @@ def _one_pass(ws: Workspace) -> dict[str, Days] | None:
         at_head = git.tree_blobs(ws.people_dir)
         slugs = {slug for files in _at_head(ws, at_head).values() for slug, _ in files}
         try:
-            found = _walk(ws, _at_head(ws, at_head), _commits(ws), by_subject=True)
+            commits = _commits(ws)
+            try:
+                found = _walk(ws, _at_head(ws, at_head), commits, by_subject=True)
+            except _Unsure as unsure:  # some garden commits' own files, then
+                if not unsure.shas:
+                    raise
+                changes = git.changes_of(sorted(unsure.shas))
+                commits = [(sha, when, message, changes[sha], "") if sha in unsure.shas else commit
+                           for commit in commits for sha, when, message, _, _ in [commit]]
+                found = _walk(ws, _at_head(ws, at_head), commits, by_subject=True)
         except _Unsure:  # the exact walk: every commit's files (seconds on a long history, not minutes)
             found = _walk(ws, _at_head(ws, at_head), [(sha, when, message, changes, "") for sha, when, message, changes
                                                       in git.changes_under(ws.people_dir)], by_subject=False)
@@ -140,7 +148,12 @@ def vouched(ws: Workspace, person: Person) -> dict[str, tuple[list, list[int]]]:
 
 
 class _Unsure(Exception):
-    """The commits' subjects cannot say which files a garden commit touched: read every commit's files."""
+    """The commits' subjects cannot say which files these garden commits
+    touched (shas: read theirs), or what came first (none: read every commit's)."""
+
+    def __init__(self, shas: set[str] | None = None):
+        super().__init__()
+        self.shas = shas or set()
 
 
 Follow = dict[str, list[tuple[str, int]]]  # a path in history -> (slug, kind) of the files at HEAD it became
@@ -193,25 +206,26 @@ def _walk(ws: Workspace, follow: Follow, commits: Commits, by_subject: bool
           ) -> dict[tuple[str, int], list[tuple[str, int, int, str]]]:
     """(slug, kind) -> (sha, time, place, message) of the commits with a
     trailer that touched that file, newest first, following it back across
-    renames as `git log --follow` does. `place`: how many commits touching the
-    file came before, State.rebuild's tie-break of two commits made in the
-    same second; when garden commits are read by their subjects (by_subject)
-    the places are not all known, so such a tie is _Unsure."""
+    renames as `git log --follow` does. `place` breaks a tie of one person's
+    commits made in the same second, as State.rebuild does: how many commits
+    touching the file came before. When garden commits are read by their
+    subjects (by_subject) it is their place in the history instead, which is
+    the same order when the tied commits touch the same first file (checked)."""
     people = ws.rel(ws.people_dir)
     places: dict[tuple[str, int], int] = {}
     found: dict[tuple[str, int], list[tuple[str, int, int, str]]] = {}
-    seconds: set[tuple[str, int]] = set()
+    seconds: dict[tuple[str, int], list[tuple[str, str, int | None]]] = {}  # (slug, time) -> (sha, scope, first file)
+    unsure: set[str] = set()
     for order, (sha, when, message, changes, scope) in enumerate(commits):
         if scope:  # a garden commit: its person's files, by its subject
             holders = [follow.get(f"{people}/{scope}/{kind}", []) for kind in KINDS]
             slugs = {slug for slug, _ in holders[0]}
             if any(sorted(files) != sorted((slug, k) for slug in slugs) for k, files in enumerate(holders)):
-                raise _Unsure  # not the three files of the same people at HEAD
+                unsure.add(sha)  # not the three files of the same people at HEAD: which did it touch?
+                continue
             if TRAILER in message:
                 for slug in slugs:
-                    if (slug, when) in seconds:
-                        raise _Unsure
-                    seconds.add((slug, when))
+                    seconds.setdefault((slug, when), []).append((sha, scope, None))
                     for kind in range(len(KINDS)):
                         found.setdefault((slug, kind), []).append((sha, when, order, message))
             continue
@@ -223,16 +237,35 @@ def _walk(ws: Workspace, follow: Follow, commits: Commits, by_subject: bool
                         counted.add(file)
                         places[file] = places.get(file, 0) + 1
                         if TRAILER in message:
-                            found.setdefault(file, []).append((sha, when, places[file] - 1, message))
+                            found.setdefault(file, []).append((sha, when, order if by_subject else places[file] - 1,
+                                                               message))
         if by_subject and TRAILER in message:
             for slug in {slug for slug, _ in counted}:
-                if (slug, when) in seconds:
-                    raise _Unsure
-                seconds.add((slug, when))
+                first = min(kind for s, kind in counted if s == slug)
+                seconds.setdefault((slug, when), []).append((sha, "", first))
         moved = [(before, follow.pop(path)) for status, path, before in changes if status == "R" and path in follow]
         for before, files in moved:  # older commits wrote these files under their old names
             follow.setdefault(before, []).extend(f for f in files if f not in follow[before])
+    if unsure:
+        raise _Unsure(unsure)
+    _same_first_file(ws, [tied for tied in seconds.values() if len(tied) > 1])
     return found
+
+
+def _same_first_file(ws: Workspace, ties: list[list[tuple[str, str, int | None]]]) -> None:
+    """_Unsure unless the commits of each tie touch the same first of the
+    person's files (then their order in the history is State.rebuild's)."""
+    people = ws.rel(ws.people_dir)
+    changes = ws.git.changes_of([sha for tied in ties for sha, scope, _ in tied if scope])
+    for tied in ties:
+        firsts = set()
+        for sha, scope, first in tied:
+            if scope:
+                paths = {path for _, path, _ in changes.get(sha, [])}
+                first = min((k for k, kind in enumerate(KINDS) if f"{people}/{scope}/{kind}" in paths), default=None)
+            firsts.add(first)
+        if len(firsts) != 1 or None in firsts:
+            raise _Unsure
 
 
 def _may_hold_legacy_map(path) -> bool:
