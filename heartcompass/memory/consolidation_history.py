@@ -55,13 +55,12 @@ def lookup(ws: Workspace, person: Person) -> tuple[Days, bool] | None:
     built = rebuild_all(ws)
     if built is None or person.slug not in built:
         return None  # a merge in the history, or no file of theirs at HEAD (no git needed then)
-    _save(ws, built)
     return copy.deepcopy(built[person.slug]), person.slug in _saved(ws)
 
 
 def rebuild_all(ws: Workspace) -> dict[str, Days] | None:
     """slug -> days for each person with a file at HEAD and no state file:
-    one `git log` and one `ls-tree` for all of them (once per HEAD)."""
+    one `git log` and one `ls-tree` for all of them (once per HEAD), saved."""
     git = ws.git
     if not git.is_repo():
         return None
@@ -69,7 +68,10 @@ def rebuild_all(ws: Workspace) -> dict[str, Days] | None:
     if head is None:
         return None
     if _built.get(str(ws.root), ("", None))[0] != head:
-        _built[str(ws.root)] = (head, _one_pass(ws))
+        built = _one_pass(ws)
+        if built is not None:
+            _save(ws, built)  # once per pass: a disk that refuses it is not asked again for each person
+        _built[str(ws.root)] = (head, built)
     return _built[str(ws.root)][1]
 
 
