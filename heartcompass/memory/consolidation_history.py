@@ -2,12 +2,19 @@
 
 A person with no state of their own (a second device's first garden, a
 lost .heartcompass/) was rebuilt alone by State.rebuild: three `git log
---follow` over the whole history each, 1,400 s at 2,000 people. Here one
-`git log` of people/ (renames found) is read once: each person's three files
-are followed back across renames as --follow does, and each commit's
-`Consolidated:` trailer goes to the people whose files it touched, newest
-first, exactly as State.rebuild orders them. A history with a merge is left
-to State.rebuild (one pass cannot replay git's per-file simplification of
+--follow` over the whole history each, 1,400 s at 2,000 people. Here the
+commits' messages are read once (`git log` with no diff: listing every
+commit's files costs git a scan of people/ per commit, seconds at 2,000
+people): a garden commit touches its own person's files alone, so its
+subject says whose they are; the few commits that may move or name other
+files (a rename, an undo, a hand edit, the user's own) are listed with
+their files and renames, and each person's three files are followed back
+across them as --follow does. Each `Consolidated:` trailer goes to the
+people whose files its commit touched, newest first, exactly as
+State.rebuild orders them. What the subjects cannot say (the files of a
+garden commit whose person was renamed partly, two commits in one second)
+is read from git's file lists; a history with a merge is left to
+State.rebuild (one pass cannot replay git's per-file simplification of
 merges), and so is a listing that cannot be read.
 
 What it found is kept in one file, consolidated/.from-git.json (no slug
@@ -134,7 +141,10 @@ def _read_whole(ws: Workspace, at_head: dict[str, str], whole: dict[tuple[str, s
         rel = f"{people}/{slug}/logs/{day}.md"
         if at_head.get(rel) == blob and (key := stat_key(ws.root / rel)) is not None and settled([key]):
             keys[slug, day, rel] = (value, key)
-    changed = ws.git.changed_from_head(ws.people_dir) if keys else set()
+    try:
+        changed = ws.git.changed_from_head(ws.people_dir) if keys else set()
+    except HeartCompassError:
+        return {}  # git cannot say: every log is read
     out: dict[str, dict[str, tuple[list, list[int]]]] = {}
     for (slug, day, rel), proof in keys.items():
         if rel not in changed:
