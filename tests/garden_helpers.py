@@ -49,9 +49,14 @@ def events(ws, slug="alice"):
 
 
 def consolidated(ws, slug="alice"):
-    """How many entries of each log the gardener has consumed (its local state)."""
+    """How many entries of each log the gardener has consumed (its local
+    state: the person's own file, else the one a rebuild from git saved for everyone)."""
     path = ws.state_dir / "consolidated" / f"{slug}.json"
-    return {day: n for day, (n, _) in json.loads(path.read_text())["days"].items()} if path.exists() else {}
+    if path.exists():
+        return {day: n for day, (n, _) in json.loads(path.read_text())["days"].items()}
+    shared = ws.state_dir / "consolidated" / ".from-git.json"
+    days = json.loads(shared.read_text())["people"].get(slug, {}) if shared.exists() else {}
+    return {day: n for day, (n, _) in days.items()}
 
 
 def user_prompt(fake, call=-1):

@@ -22,24 +22,23 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import re
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from heartcompass import paths
 from heartcompass.atomic import write_atomic
 from heartcompass.errors import FormatError, UnsafePathError
 from heartcompass.formats import dailylog
+from heartcompass.memory import consolidation_history
+from heartcompass.memory.consolidation_trailer import TRAILER, Days, legacy_map, parse_trailer, trailer
+
+__all__ = ["TRAILER", "Days", "State", "after_undo", "give_back", "legacy_map", "parse_trailer", "prefix_sum",
+           "trailer"]
 
 if TYPE_CHECKING:
     from heartcompass.store.people import Person
     from heartcompass.store.workspace import Workspace
 
-TRAILER = "Consolidated:"
-_ITEM = re.compile(r"(\d{4}-\d{2}-\d{2})=(\d+)(?::([0-9a-f]+))?")
 HISTORY_VERSIONS = 200  # versions of one log searched for the consumed entries after a rewrite
-
-Days = dict[str, list]  # day -> [count, checksum or None (not yet verified)]
 
 
 def prefix_sum(entries: list[dailylog.Entry], n: int) -> str:
@@ -48,21 +47,6 @@ def prefix_sum(entries: list[dailylog.Entry], n: int) -> str:
     for entry in entries[:n]:
         h.update(entry.render().encode("utf-8"))
     return h.hexdigest()[:12]
-
-
-def trailer(days: Days) -> str:
-    """The commit trailer that lets the state be rebuilt from git."""
-    items = " ".join(f"{day}={n}:{c}" if c else f"{day}={n}" for day, (n, c) in sorted(days.items()))
-    return f"{TRAILER} {items}" if items else ""
-
-
-def parse_trailer(message: str) -> Days:
-    out: Days = {}
-    for line in message.splitlines():
-        if line.startswith(TRAILER):
-            for m in _ITEM.finditer(line):
-                out[m[1]] = [int(m[2]), m[3]]
-    return out
 
 
 class State:
@@ -74,13 +58,21 @@ class State:
             data = json.loads(paths.read_local(self.path))
             self.days: Days = {str(k): [int(v[0]), v[1]] for k, v in data["days"].items()}
         except (FileNotFoundError, UnsafePathError, ValueError, KeyError, TypeError, IndexError):
-            self.days = self.rebuild()
-            self.dirty = True
+            found = consolidation_history.lookup(ws, person)  # everyone from one pass, saved in one file
+            if found is None:
+                self.days, self.dirty = self.rebuild(), True
+            else:
+                self.days, saved = found
+                self.dirty = not saved
+        # logs git vouches were read to their end, as they are now (a rebuild's): day -> (state, stat)
+        self.all_read = consolidation_history.vouched(ws, person)
 
     # -- rebuilding ---------------------------------------------------------
     def rebuild(self) -> Days:
         """From the garden commits' trailers (newest wins), then the old
-        MEMORY.md map for days no trailer names."""
+        MEMORY.md map for days no trailer names: three `git log --follow`,
+        for one person (consolidation_history.py does everyone at once, and
+        falls back to this where it cannot)."""
         days: Days = {}
         git = self.ws.git
         if git.is_repo() and git.head() is not None:
@@ -206,13 +198,3 @@ def give_back(ws: "Workspace", person: "Person", days: Days) -> None:
             state.days[day] = list(value)
             state.dirty = True
     state.save()
-
-
-def legacy_map(memory_path: Path) -> dict[str, int]:
-    """The `consolidated` map old versions kept in MEMORY.md's frontmatter."""
-    from heartcompass.formats import memory as memory_fmt
-
-    try:
-        return memory_fmt.load(memory_path).legacy_consolidated
-    except (FileNotFoundError, FormatError, UnicodeDecodeError, IsADirectoryError):
-        return {}

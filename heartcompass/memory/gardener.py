@@ -41,7 +41,7 @@ from heartcompass.errors import HeartCompassError, MissingKeyError
 from heartcompass.formats import dailylog, memory as memory_fmt
 from heartcompass.memory.garden_journal import GardenJournal, with_note
 from heartcompass.memory.garden_log import leave_questions, refused_for_good
-from heartcompass.memory.new_entries import EntryCounts, chunks, new_entries
+from heartcompass.memory.new_entries import EntryCounts, chunks, new_entries, read_to_end
 from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
 from heartcompass.memory.garden_turns import GardenTurns, NotWritable
 from heartcompass.store.people import Person, list_people
@@ -169,7 +169,8 @@ class Gardener:
         if not days:
             return result  # no logs: no state to read (a missing one is rebuilt from git, three commands)
         state = ConsolidationState(self.ws, person)
-        items, logs = new_entries(person, state, self.counts, days)
+        blobs: dict[str, str] = {}  # the logs' blob ids, for the trailer (read to their end, they are named)
+        items, logs = new_entries(person, state, self.counts, days, blobs)
         if not items:
             if not self.dry_run:
                 state.save()  # a rebuilt or corrected state; nothing else is read
@@ -194,7 +195,7 @@ class Gardener:
         wb = workbench.workbench(self.ws, person, prof, evs, mem, self.today, people=self._people, mentions=text,
                                  names=self._name_index, heads=heads, history=history)
         wb.days_read = set(logs)
-        self._state, self._days, self._state_turn = state, {}, self._turns.turns
+        self._state, self._days, self._state_turn, self._read = state, {}, self._turns.turns, (logs, blobs)
         self._turns.release()  # the model may take minutes: others write meanwhile, the checksums guard
         budget = int(self.ws.config.get("memory.context_budget_tokens"))
         summaries: list[str] = []
@@ -330,7 +331,7 @@ class Gardener:
 
     def _commit_files(self, person, changed, originals, wb, summaries, commit: bool) -> str | None:
         subject, body = _message(person.slug, wb, summaries)
-        body = with_note(body, trailer(self._days))  # what was consumed: the state can be rebuilt from git
+        body = with_note(body, trailer(self._days, read_to_end(self._days, *self._read)))  # the state, from git
         journal = GardenJournal(self.ws, person)
         self._turns.take()
         self._turns.writable()

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from heartcompass.atomic import write_cache
-from heartcompass.formats import dailylog
+from heartcompass.formats import dailylog, read_text
+from heartcompass.memory.hand_lines import blob_id
 from heartcompass.memory.consolidation import State as ConsolidationState, prefix_sum
 from heartcompass.memory.proposal import lazy as proposal  # pydantic and all: only once someone has new entries
 from heartcompass.stat_cache import settled, stat_key
@@ -61,18 +62,28 @@ class EntryCounts:
             write_cache(self.path, json.dumps(self.data))
 
 
-def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts, days: list[str] | None = None
-                ) -> tuple[list[LogItem], dict[str, list[dailylog.Entry]]]:
+def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts, days: list[str] | None = None,
+                blobs: dict[str, str] | None = None) -> tuple[list[LogItem], dict[str, list[dailylog.Entry]]]:
     """Entries past what each log has had consolidated; and those logs'
     entries, whose full count becomes the new state once they are written.
-    A log unchanged since it was last read (size, mtime) is not read."""
+    A log unchanged since it was last read (size, mtime) is not read, nor is
+    one git vouches was read to its end (state.all_read, a rebuilt state's).
+    blobs: filled with the git blob id of each log read (day -> id)."""
     items: list[LogItem] = []
     logs: dict[str, list[dailylog.Entry]] = {}
     for day in dailylog.log_dates(person.dir) if days is None else days:
         path = person.logs_dir / f"{day}.md"
-        if counts.known(path) == state.days.get(day, [0, None]):
+        consumed = state.days.get(day, [0, None])
+        if counts.known(path) == consumed:
             continue
-        entries = dailylog.load(path)
+        proof = state.all_read.get(day)
+        if proof and proof[0] == consumed and proof[1] == stat_key(path):  # read to the end, unchanged since
+            counts.remember(path, consumed)
+            continue
+        text = read_text(path)
+        entries = dailylog.parse(text, path)
+        if blobs is not None:
+            blobs[day] = blob_id(text.encode("utf-8"))
         unread = state.unread(day, entries)  # a log rewritten (undo, restore, by hand): what changed
         # "all read" only when the state says so too (else the next run must look again)
         all_read = state.count(day) + len(unread) == len(entries)
@@ -87,6 +98,13 @@ def new_entries(person: Person, state: ConsolidationState, counts: EntryCounts, 
     for n, item in enumerate(items, 1):
         item.id = f"L{n}"
     return items, logs
+
+
+def read_to_end(days: dict[str, list], logs: dict[str, list[dailylog.Entry]], blobs: dict[str, str]
+                ) -> dict[str, str]:
+    """day -> blob id of the logs these counts cover to their last entry
+    (the trailer names them: a second device need not read them again)."""
+    return {day: blobs[day] for day, (n, _) in days.items() if day in blobs and n == len(logs.get(day, ()))}
 
 
 def chunks(items: list[LogItem], budget: int) -> list[list[LogItem]]:

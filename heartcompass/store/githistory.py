@@ -14,6 +14,7 @@ from typing import Sequence
 from heartcompass.errors import GitError
 from heartcompass.store.gitbase import GitBase
 
+_SHA = re.compile(r"[0-9a-f]{40}")
 # A diff as git stores the files: no textconv or external diff program of the user's runs to show it.
 SHOWN_AS_STORED = ("--no-textconv", "--no-ext-diff")
 
@@ -115,6 +116,68 @@ class History(GitBase):
             sha, when = head.split()
             found.append((sha, int(when), message))
         return found
+
+    def has_merges(self) -> bool:
+        """Whether any commit reachable from HEAD has more than one parent."""
+        return self.head() is not None and bool(self._git("rev-list", "--min-parents=2", "-n1", "HEAD").strip())
+
+    def changes_under(self, folder: Path | str) -> list[tuple[str, int, str, list[tuple[str, str, str]]]]:
+        """(sha, commit time in seconds, whole message, [(status letter, path,
+        the path it was renamed from or "")]) of every commit that changed a
+        file under folder, newest first: one `git log` for many files, renames
+        found (-M) as `--follow` finds them one file at a time. A listing it
+        cannot read whole (a message holding its separators) is a GitError."""
+        if self.head() is None:
+            return []
+        return _changes(self._git("log", *_CHANGES, "--", self._rel(folder), strip_newline_in_stdout=False))
+
+    def commit_messages(self) -> list[tuple[str, int, str]]:
+        """(sha, commit time in seconds, whole message) of every commit from
+        HEAD, newest first: no diff, so it stays fast on a long history."""
+        if self.head() is None:
+            return []
+        found = []
+        for chunk in self._git("log", "--format=%x1e%H %ct%n%B", strip_newline_in_stdout=False).split("\x1e")[1:]:
+            head, _, message = chunk.partition("\n")
+            sha, _, when = head.partition(" ")
+            if not (_SHA.fullmatch(sha) and when.isdigit()):
+                raise GitError(f"git log could not be read at {sha[:12]!r}.")
+            found.append((sha, int(when), message))
+        return found
+
+    def changes_of(self, shas: list[str]) -> dict[str, list[tuple[str, str, str]]]:
+        """sha -> [(status letter, path, the path it was renamed from or "")]
+        of these commits, each against its parent, renames found (-M) in the
+        whole tree as `--follow` finds them: one `git log --no-walk` per 500."""
+        found: dict[str, list[tuple[str, str, str]]] = {}
+        for start in range(0, len(shas), 500):
+            out = self._git("log", "--no-walk=unsorted", *_CHANGES, *shas[start:start + 500],
+                            strip_newline_in_stdout=False)
+            found.update((sha, changes) for sha, _, _, changes in _changes(out))
+        return found
+
+    def tree_blobs(self, folder: Path | str, rev: str = "HEAD") -> dict[str, str]:
+        """{path: blob id} of every file under folder at rev: one ls-tree."""
+        if self.head() is None:
+            return {}
+        out = self._git("ls-tree", "-r", "-z", rev, "--", self._rel(folder), strip_newline_in_stdout=False)
+        blobs = {}
+        for item in out.split("\0"):
+            meta, _, path = item.partition("\t")
+            fields = meta.split()
+            if len(fields) == 3 and fields[1] == "blob":
+                blobs[path] = fields[2]
+        return blobs
+
+    def changed_from_head(self, folder: Path | str) -> set[str]:
+        """Paths under folder whose working file may differ from HEAD's (by
+        git's index and its stat data, reading no unchanged file): one
+        diff-index, which refreshes nothing, so a file merely touched is listed too."""
+        if self.head() is None:
+            return set()
+        out = self._git("diff-index", "--name-only", "-z", "HEAD", "--", self._rel(folder),
+                        options=self.reading_options(), strip_newline_in_stdout=False)
+        return {p for p in out.split("\0") if p}
 
     def file_commits(self, path: Path | str, limit: int) -> list[str]:
         """The last `limit` commits that changed the file, newest first."""
@@ -232,3 +295,31 @@ def _unquoted(path: str) -> str:
     import codecs
 
     return codecs.escape_decode(path[1:-1].encode("ascii", "backslashreplace"))[0].decode("utf-8", "replace")
+
+
+_CHANGES = ("-M", "--name-status", "-z", "--format=%x1e%H %ct%n%B%x1f")
+
+
+def _changes(out: str) -> list[tuple[str, int, str, list[tuple[str, str, str]]]]:
+    """`git log` in the _CHANGES format, read: see History.changes_under."""
+    found = []
+    for chunk in out.split("\x1e")[1:]:
+        head, _, rest = chunk.partition("\n")
+        message, _, listing = rest.rpartition("\x1f")
+        sha, _, when = head.partition(" ")
+        if not (_SHA.fullmatch(sha) and when.isdigit()):
+            raise GitError(f"git log could not be read at {sha[:12]!r}.")
+        parts, changes = listing.lstrip("\0\n").split("\0"), []
+        i = 0
+        while i < len(parts) and parts[i]:
+            status = parts[i]
+            if status[0] in "RC" and i + 2 < len(parts):
+                changes.append((status[0], parts[i + 2], parts[i + 1]))
+                i += 3
+            elif status[0] in "AMDT" and i + 1 < len(parts):
+                changes.append((status[0], parts[i + 1], ""))
+                i += 2
+            else:
+                raise GitError(f"git log could not be read at {sha[:12]}.")
+        found.append((sha, int(when), message, changes))
+    return found
