@@ -161,8 +161,9 @@ def _events(b: _Budget, events: list[events_fmt.Event], taken: set[int], keys: l
     """Events by score, rendered only while they can still fit (there may be 100,000)."""
     order = sorted(range(len(events)), key=keys.__getitem__, reverse=True)  # ties: in file order
     ranked = [events[i] for i in order if i not in taken] if taken else [events[i] for i in order]
-    smallest = 4 + (0 if "events" in b.opened else b.header_tokens["events"])
     for i, event in enumerate(ranked):
+        # once the header is paid, an event of a few tokens still fits the last few left
+        smallest = 4 + (0 if "events" in b.opened else b.header_tokens["events"])
         if b.budget - b.c.used < smallest:
             shown = max(0, LEFT_OUT_SHOWN - len(b.c.left.get("events", [])))
             for rest in ranked[i:i + shown]:
