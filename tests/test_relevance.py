@@ -151,6 +151,19 @@ def test_rare_terms_outweigh_common_ones_and_single_characters_count():
     assert relevance.scores(relevance.query(["a walk?"]), docs) == {}
 
 
+def test_a_term_in_a_third_of_the_lines_lifts_them_only_about_half_as_much_as_a_rare_one():
+    """The floor under the best score: a query whose only term is in a third
+    of the lines ("dinner") lifts those lines about half way, not to the top
+    a line naming a rare term reaches; else it would outrank what matters."""
+    docs = ["dinner with friends at home" if i % 3 == 0 else "walked the dog in the park" for i in range(30)]
+    docs[1] = "saw the rainbow sidewalk downtown"
+    common = relevance.scores(relevance.query(["dinner"]), docs)
+    rare = relevance.scores(relevance.query(["rainbow"]), docs)
+    assert sorted(common) == list(range(0, 30, 3)) and list(rare) == [1]  # both found their lines
+    assert rare[1] > 0.85
+    assert all(0.4 < score < 0.65 for score in common.values()), common
+
+
 def test_words_match_whole_words_only():
     docs = ["her birthday party", "a long day at work", "Day trip to Nara", "parties every day"]
     day = relevance.scores(relevance.query(["what a day"]), docs)
