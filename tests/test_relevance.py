@@ -172,6 +172,16 @@ def test_words_match_whole_words_only():
     assert set(relevance.scores(relevance.query(["糖葫芦"]), ["吃糖葫芦", "糖果", "葫芦娃"])) == {0, 2}
 
 
+def test_a_word_that_only_starts_like_a_term_does_not_count_for_it():
+    """'part' starts like 'party' (whose key is 'part') but is another word:
+    a line saying 'part' three times is no more about the party than a line
+    of the same length naming it once."""
+    docs = ["party part part part", "party game at noon.", "a walk"]
+    scores = relevance.scores(relevance.query(["the party"]), docs)
+    assert set(scores) == {0, 1}
+    assert abs(scores[0] - scores[1]) < 0.02, scores
+
+
 def test_newer_messages_weigh_more():
     weights = relevance.query(["rainbow", "sidewalk", "mochi", "castro"])  # newest first
     assert weights["rainbow"] > weights["sidewalk"] > weights["mochi"] >= weights["castro"] > 0

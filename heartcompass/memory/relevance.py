@@ -18,6 +18,7 @@ import bisect
 import functools
 import itertools
 import math
+import operator
 import re
 from collections import Counter
 
@@ -186,7 +187,8 @@ def scores(query_terms: dict[str, float], docs: list[str]) -> dict[int, float]:
         found = list(map(stems.__getitem__, words))
         at = list(where)
         for term in sorted(filter(None, set(found))):  # usually one: "hiked", "hiking" are "hik"
-            tf.setdefault(term, Counter()).update(itertools.compress(at, map(term.__eq__, found)))
+            is_term = map(operator.eq, found, itertools.repeat(term))  # not term.__eq__: NotImplemented is true
+            tf.setdefault(term, Counter()).update(itertools.compress(at, is_term))
     return weigh(query_terms, tf, len(docs), sum(lengths), lengths)
 
 
