@@ -32,3 +32,17 @@ def test_an_event_that_fits_the_last_few_tokens_after_the_header_is_paid_is_take
     short = _choose([big, small], budget - 1, header)
     assert [u.text for u in short.chosen] == [big.render()]
     assert short.left == {"events": [small.render()]} and short.left_count == {"events": 1}
+
+
+def test_an_event_dated_by_its_year_or_month_alone_that_fits_exactly_is_taken():
+    """The quick "surely does not fit" check is a lower bound: an event
+    written with a year (2019) or a month (2023-06) has a shorter line than a
+    day's, and one that fits the last tokens left, to the token, is taken."""
+    big = events_fmt.Event(DAY, "a long evening walk by the river, talking about the new job", 0.9)
+    for when in ("2019", "2023-06", "~2023-06-02"):
+        event = events_fmt.parse_line(f"- {when} · Moved to Berlin with the whole family", "EVENTS.md", 1)
+        budget = 11 + selection.event_unit(big).tokens + selection.event_unit(event).tokens
+        choice = _choose([big, event], budget)
+        assert [u.text for u in choice.chosen] == [big.render(), event.render()], when
+        assert choice.used == budget
+        assert _choose([big, event], budget - 1).left_count == {"events": 1}
