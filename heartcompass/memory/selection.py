@@ -56,7 +56,7 @@ class Choice:
     relevant: int = 0       # entries chosen for what the conversation names
 
 
-class _Budget:
+class Budget:
     def __init__(self, budget: int, header_tokens: dict[str, int], choice: Choice):
         self.budget, self.header_tokens, self.c = budget, header_tokens, choice
         self.opened: set[str] = set()
@@ -121,10 +121,10 @@ class EventList:
             self.keys[i] += RELEVANCE_WEIGHT * r
         return {i: self.keys[i] for i in found}
 
-    def offer(self, b: _Budget, i: int, limit: int) -> bool:
+    def offer(self, b: Budget, i: int, limit: int) -> bool:
         return not b.cannot_fit(self.events[i], limit) and b.offer(event_unit(self.events[i]), limit)
 
-    def fill(self, b: _Budget, taken: set[int]) -> None:
+    def fill(self, b: Budget, taken: set[int]) -> None:
         _events(b, self.events, taken, self.keys)
 
 
@@ -136,7 +136,7 @@ def choose(units: list[Unit], events, budget: int, header_tokens: dict[str, int]
     (relevance.query)."""
     pool = EventList(events, score_event) if isinstance(events, list) else events
     choice = Choice()
-    b = _Budget(budget, header_tokens, choice)
+    b = Budget(budget, header_tokens, choice)
     for i, unit in enumerate(units):
         unit.order = i
     units = sorted(units, key=lambda u: (u.priority, u.order))
@@ -191,7 +191,7 @@ def _best_first(named: list[tuple[float, Unit | int]]):
         yield named[heapq.heappop(heap)[1]][1]
 
 
-def _events(b: _Budget, events: list[events_fmt.Event], taken: set[int], keys: list[float]) -> None:
+def _events(b: Budget, events: list[events_fmt.Event], taken: set[int], keys: list[float]) -> None:
     """Events by score, rendered only while they can still fit (there may be 100,000)."""
     order = sorted(range(len(events)), key=keys.__getitem__, reverse=True)  # ties: in file order
     ranked = [events[i] for i in order if i not in taken] if taken else [events[i] for i in order]

@@ -1,0 +1,131 @@
+"""A big EVENTS.md's cached form (event_table, relevance_index) as
+selection.choose ranks it: the same prompt as selection.EventList builds
+from the parsed file, to the byte, without an object or a score per event.
+
+EventList sorts every event by its key (standing, plus relevance for those
+the conversation names; ties in file order) and offers them in turn. Here
+the same order comes off a heap holding one head per stream: each
+(weight, cost) group of the table (newest first, so its standing never
+rises), and the named events by cost. A stream whose cost is more than the
+tokens left is dropped whole: none of its events can fit, now or later. So
+a message costs the few hundred events a prompt holds, not 100,000."""
+
+from __future__ import annotations
+
+import datetime as dt
+import heapq
+import math
+from typing import Iterator
+
+from heartcompass.memory.event_cache import Cached
+from heartcompass.memory.selection import LEFT_OUT_SHOWN, RELEVANCE_WEIGHT, Unit, Budget
+
+Stream = Iterator[tuple[float, int]]  # (-key, event), best first
+
+
+class TablePool:
+    def __init__(self, cached: Cached | None, today: dt.date, half_life_days: float):
+        assert cached is not None
+        self.table, self.terms = cached.table, cached.terms
+        self.today, self.half_life = today.toordinal(), half_life_days
+        self._halving: dict[int, float] = {}  # date -> its factor today
+        self.named: dict[int, float] = {}    # event -> key, for those the conversation names
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def standing(self, i: int) -> float:
+        """events.score of event i, to the bit: its weight, halved every half-life."""
+        date = self.table.dates[i]
+        factor = self._halving.get(date)
+        if factor is None:
+            age = max(self.today - date, 0)
+            factor = self._halving[date] = math.exp(-math.log(2) * age / self.half_life)
+        return self.table.weights[i] * factor
+
+    def relevant(self, about: dict[str, float]) -> dict[int, float]:
+        self.named = {i: self.standing(i) + RELEVANCE_WEIGHT * r for i, r in self.terms.scores(about).items()}
+        return self.named
+
+    def _unit(self, i: int) -> Unit:
+        return Unit("events", self.table.line(i), 8)  # its tokens: the table's cost (event_cache's version)
+
+    def offer(self, b: Budget, i: int, limit: int) -> bool:
+        cost = self.table.costs[i] + (0 if "events" in b.opened else b.header_tokens["events"])
+        if b.c.used + cost > limit:
+            return False
+        b.take(self._unit(i))
+        return True
+
+    def fill(self, b: Budget, taken: set[int]) -> None:
+        """selection._events' walk: each event, best first, taken when it fits."""
+        streams, costs = self._streams(taken)
+        heap = [(*head, s) for s, head in enumerate(next(stream, None) for stream in streams) if head]
+        heapq.heapify(heap)
+        took: set[int] = set()
+        header = b.header_tokens["events"]
+        while heap:
+            _, i, s = heap[0]
+            room = b.budget - b.c.used
+            if costs[s] > room:  # and the room only shrinks: none of this stream's events fits
+                heapq.heappop(heap)
+                continue
+            if costs[s] + (0 if "events" in b.opened else header) <= room:
+                b.take(self._unit(i))
+                took.add(i)
+            head = next(streams[s], None)
+            if head:
+                heapq.heapreplace(heap, (*head, s))
+            else:
+                heapq.heappop(heap)
+        left = len(self.table) - len(taken) - len(took)
+        if left:
+            b.c.left_count["events"] = b.c.left_count.get("events", 0) + left
+            shown = b.c.left.setdefault("events", [])
+            want = LEFT_OUT_SHOWN - len(shown)
+            for _, i in heapq.merge(*self._streams(taken)[0]) if want > 0 else ():
+                if i not in took:
+                    shown.append(self.table.line(i))
+                    want -= 1
+                    if not want:
+                        break
+
+    def _streams(self, taken: set[int]) -> tuple[list[Stream], list[int]]:
+        """Every event not taken yet, in streams of one cost each, each best first."""
+        streams, costs = [], []
+        for weight, cost, members in self.table.groups:
+            streams.append(self._group(weight, members))
+            costs.append(cost)
+        by_cost: dict[int, list[tuple[float, int]]] = {}
+        for i, key in self.named.items():
+            if i not in taken:
+                by_cost.setdefault(self.table.costs[i], []).append((-key, i))
+        for cost, heads in by_cost.items():
+            streams.append(_popped(heads))
+            costs.append(cost)
+        return streams, costs
+
+    def _group(self, weight: float, members) -> Stream:
+        """A group's events by (-standing, event), the named ones apart. Newest
+        first, standing never rises; where it ties across days (every day from
+        today on is today), the tied run is put in file order."""
+        named, dates, n, j = self.named, self.table.dates, len(members), 0
+        while j < n:
+            first = members[j]
+            key = self.standing(first)
+            k = j + 1
+            while k < n and (dates[members[k]] == dates[first] or self.standing(members[k]) == key):
+                k += 1
+            run = members[j:k]
+            if dates[run[-1]] != dates[first]:
+                run = sorted(run)
+            for i in run:
+                if i not in named:
+                    yield -key, i
+            j = k
+
+
+def _popped(heads: list[tuple[float, int]]) -> Stream:
+    heapq.heapify(heads)
+    while heads:
+        yield heapq.heappop(heads)

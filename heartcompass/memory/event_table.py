@@ -1,0 +1,81 @@
+"""A big EVENTS.md as columns: what the prompt needs of each event, without
+an Event object per line (there may be 100,000).
+
+Per event: its date (an ordinal), its weight (effective: 0.5 when none is
+written), its prompt line (Event.render, as bytes at an offset, decoded only
+for the few the prompt shows) and how many tokens that line costs there
+(selection.Unit's count). And the events grouped by (weight, cost), each
+group newest first: within one, an event's standing (its weight halved every
+half-life) never rises down the list, whatever the day, so the prompt walks
+the groups' heads instead of sorting every event each message
+(event_pool.py)."""
+
+from __future__ import annotations
+
+import array
+from dataclasses import dataclass
+
+from heartcompass.formats import events as events_fmt
+from heartcompass.tokens import estimate_tokens
+
+FORMAT = 1
+
+
+@dataclass
+class EventTable:
+    dates: array.array     # "i": the sort date's ordinal
+    weights: array.array   # "d": the effective weight
+    costs: array.array     # "i": tokens of the prompt line, with its newline
+    offsets: array.array   # "q": where each line starts in lines, and one past the last
+    lines: bytes           # the prompt lines, UTF-8, one after another
+    groups: list[tuple[float, int, array.array]]  # (weight, cost, events newest first; a day's in file order)
+
+    @classmethod
+    def build(cls, events: list[events_fmt.Event]) -> EventTable:
+        dates, weights, costs = array.array("i"), array.array("d"), array.array("i")
+        offsets, chunks, at = array.array("q", [0]), [], 0
+        members: dict[tuple[float, int], list[int]] = {}
+        for i, event in enumerate(events):
+            line = event.render()
+            data = line.encode("utf-8")
+            chunks.append(data)
+            at += len(data)
+            offsets.append(at)
+            cost = estimate_tokens(line) + 1  # as selection.Unit counts it
+            dates.append(event.date.toordinal())
+            weights.append(event.effective_weight)
+            costs.append(cost)
+            members.setdefault((event.effective_weight, cost), []).append(i)
+        groups = [(w, cost, array.array("i", sorted(idx, key=lambda i: (-dates[i], i))))
+                  for (w, cost), idx in sorted(members.items())]
+        return cls(dates, weights, costs, offsets, b"".join(chunks), groups)
+
+    def __len__(self) -> int:
+        return len(self.dates)
+
+    def line(self, i: int) -> str:
+        return self.lines[self.offsets[i]:self.offsets[i + 1]].decode("utf-8")
+
+    def to_parts(self) -> tuple:
+        """Plain values marshal writes and reads back in C (no object per event)."""
+        return (FORMAT, self.dates.tobytes(), self.weights.tobytes(), self.costs.tobytes(), self.offsets.tobytes(),
+                self.lines, [(w, cost, idx.tobytes()) for w, cost, idx in self.groups])
+
+    @classmethod
+    def from_parts(cls, parts: tuple) -> EventTable:
+        form, dates, weights, costs, offsets, lines, groups = parts
+        if form != FORMAT:
+            raise ValueError(f"event table format {form}, not {FORMAT}")
+        table = cls(_array("i", dates), _array("d", weights), _array("i", costs), _array("q", offsets), lines,
+                     [(float(w), int(cost), _array("i", idx)) for w, cost, idx in groups])
+        n = len(table.dates)
+        if not (len(table.weights) == len(table.costs) == n == len(table.offsets) - 1
+                and table.offsets[-1] == len(lines) and sum(len(idx) for _, _, idx in table.groups) == n):
+            raise ValueError("event table columns of different lengths")
+        return table
+
+
+def _array(code: str, data: bytes) -> array.array:
+    column = array.array(code)
+    column.frombytes(data)
+    return column
