@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import heapq
 import math
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from heartcompass.memory.event_cache import Cached
 from heartcompass.memory.selection import LEFT_OUT_SHOWN, RELEVANCE_WEIGHT, Unit, Budget
@@ -34,17 +34,21 @@ class TablePool:
     def __len__(self) -> int:
         return len(self.table)
 
-    def standing(self, i: int) -> float:
-        """events.score of event i, to the bit: its weight, halved every half-life."""
-        date = self.table.dates[i]
+    def _factor(self, date: int) -> float:
         factor = self._halving.get(date)
         if factor is None:
             age = max(self.today - date, 0)
             factor = self._halving[date] = math.exp(-math.log(2) * age / self.half_life)
-        return self.table.weights[i] * factor
+        return factor
+
+    def standing(self, i: int) -> float:
+        """events.score of event i, to the bit: its weight, halved every half-life."""
+        return self.table.weights[i] * self._factor(self.table.dates[i])
 
     def relevant(self, about: dict[str, float]) -> dict[int, float]:
-        self.named = {i: self.standing(i) + RELEVANCE_WEIGHT * r for i, r in self.terms.scores(about).items()}
+        weights, dates, factor = self.table.weights, self.table.dates, self._factor
+        self.named = {i: weights[i] * factor(dates[i]) + RELEVANCE_WEIGHT * r
+                      for i, r in self.terms.scores(about).items()}
         return self.named
 
     def _unit(self, i: int) -> Unit:
@@ -58,43 +62,41 @@ class TablePool:
         return True
 
     def fill(self, b: Budget, taken: set[int]) -> None:
-        """selection._events' walk: each event, best first, taken when it fits."""
+        """selection._events' walk: each event, best first, taken when it fits;
+        the first LEFT_OUT_SHOWN of those left out named, all of them counted."""
         streams, costs = self._streams(taken)
         heap = [(*head, s) for s, head in enumerate(next(stream, None) for stream in streams) if head]
         heapq.heapify(heap)
-        took: set[int] = set()
+        shown = b.c.left.get("events", [])
+        named_left: list[str] = []
+        took = 0
         header = b.header_tokens["events"]
         while heap:
             _, i, s = heap[0]
             room = b.budget - b.c.used
-            if costs[s] > room:  # and the room only shrinks: none of this stream's events fits
-                heapq.heappop(heap)
+            if costs[s] > room and len(shown) + len(named_left) >= LEFT_OUT_SHOWN:
+                heapq.heappop(heap)  # and the room only shrinks: none of this stream's events fits
                 continue
             if costs[s] + (0 if "events" in b.opened else header) <= room:
                 b.take(self._unit(i))
-                took.add(i)
+                took += 1
+            elif len(shown) + len(named_left) < LEFT_OUT_SHOWN:
+                named_left.append(self.table.line(i))
             head = next(streams[s], None)
             if head:
                 heapq.heapreplace(heap, (*head, s))
             else:
                 heapq.heappop(heap)
-        left = len(self.table) - len(taken) - len(took)
+        left = len(self.table) - len(taken) - took
         if left:
             b.c.left_count["events"] = b.c.left_count.get("events", 0) + left
-            shown = b.c.left.setdefault("events", [])
-            want = LEFT_OUT_SHOWN - len(shown)
-            for _, i in heapq.merge(*self._streams(taken)[0]) if want > 0 else ():
-                if i not in took:
-                    shown.append(self.table.line(i))
-                    want -= 1
-                    if not want:
-                        break
+            b.c.left.setdefault("events", []).extend(named_left)
 
     def _streams(self, taken: set[int]) -> tuple[list[Stream], list[int]]:
         """Every event not taken yet, in streams of one cost each, each best first."""
         streams, costs = [], []
-        for weight, cost, members in self.table.groups:
-            streams.append(self._group(weight, members))
+        for weight, cost, start, end in self.table.groups:
+            streams.append(self._group(weight, start, end))
             costs.append(cost)
         by_cost: dict[int, list[tuple[float, int]]] = {}
         for i, key in self.named.items():
@@ -105,20 +107,18 @@ class TablePool:
             costs.append(cost)
         return streams, costs
 
-    def _group(self, weight: float, members) -> Stream:
+    def _group(self, weight: float, j: int, end: int) -> Stream:
         """A group's events by (-standing, event), the named ones apart. Newest
         first, standing never rises; where it ties across days (every day from
         today on is today), the tied run is put in file order."""
-        named, dates, n, j = self.named, self.table.dates, len(members), 0
-        while j < n:
-            first = members[j]
-            key = self.standing(first)
+        named, dates, members, factor = self.named, self.table.dates, self.table.members, self._factor
+        while j < end:
+            day = dates[members[j]]
+            key = weight * factor(day)
             k = j + 1
-            while k < n and (dates[members[k]] == dates[first] or self.standing(members[k]) == key):
+            while k < end and (dates[members[k]] == day or weight * factor(dates[members[k]]) == key):
                 k += 1
-            run = members[j:k]
-            if dates[run[-1]] != dates[first]:
-                run = sorted(run)
+            run: Iterable[int] = members[j:k] if dates[members[k - 1]] == day else sorted(members[j:k])
             for i in run:
                 if i not in named:
                     yield -key, i

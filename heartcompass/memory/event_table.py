@@ -28,7 +28,8 @@ class EventTable:
     costs: array.array     # "i": tokens of the prompt line, with its newline
     offsets: array.array   # "q": where each line starts in lines, and one past the last
     lines: bytes           # the prompt lines, UTF-8, one after another
-    groups: list[tuple[float, int, array.array]]  # (weight, cost, events newest first; a day's in file order)
+    members: array.array   # "i": every event, group by group, each group newest first (a day's in file order)
+    groups: list[tuple[float, int, int, int]]  # (weight, cost, start, end in members)
 
     @classmethod
     def build(cls, events: list[events_fmt.Event]) -> EventTable:
@@ -46,9 +47,11 @@ class EventTable:
             weights.append(event.effective_weight)
             costs.append(cost)
             members.setdefault((event.effective_weight, cost), []).append(i)
-        groups = [(w, cost, array.array("i", sorted(idx, key=lambda i: (-dates[i], i))))
-                  for (w, cost), idx in sorted(members.items())]
-        return cls(dates, weights, costs, offsets, b"".join(chunks), groups)
+        order, groups = array.array("i"), []
+        for (w, cost), idx in sorted(members.items()):
+            groups.append((w, cost, len(order), len(order) + len(idx)))
+            order.extend(sorted(idx, key=lambda i: (-dates[i], i)))
+        return cls(dates, weights, costs, offsets, b"".join(chunks), order, groups)
 
     def __len__(self) -> int:
         return len(self.dates)
@@ -59,18 +62,18 @@ class EventTable:
     def to_parts(self) -> tuple:
         """Plain values marshal writes and reads back in C (no object per event)."""
         return (FORMAT, self.dates.tobytes(), self.weights.tobytes(), self.costs.tobytes(), self.offsets.tobytes(),
-                self.lines, [(w, cost, idx.tobytes()) for w, cost, idx in self.groups])
+                self.lines, self.members.tobytes(), self.groups)
 
     @classmethod
     def from_parts(cls, parts: tuple) -> EventTable:
-        form, dates, weights, costs, offsets, lines, groups = parts
+        form, dates, weights, costs, offsets, lines, members, groups = parts
         if form != FORMAT:
             raise ValueError(f"event table format {form}, not {FORMAT}")
         table = cls(_array("i", dates), _array("d", weights), _array("i", costs), _array("q", offsets), lines,
-                     [(float(w), int(cost), _array("i", idx)) for w, cost, idx in groups])
+                     _array("i", members), list(groups))
         n = len(table.dates)
-        if not (len(table.weights) == len(table.costs) == n == len(table.offsets) - 1
-                and table.offsets[-1] == len(lines) and sum(len(idx) for _, _, idx in table.groups) == n):
+        if not (len(table.weights) == len(table.costs) == n == len(table.offsets) - 1 == len(table.members)
+                and table.offsets[-1] == len(lines) and sum(end - start for _, _, start, end in groups) == n):
             raise ValueError("event table columns of different lengths")
         return table
 
