@@ -139,15 +139,11 @@ def _profile(read, person: Person, rev: str | None):
 def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
     read = _reader(ws, person, rev)
     prof_text, prof = _profile(read, person, rev)
-    ev_text = read(person.events_path)
+    ev_text, cached = event_cache.read(ws, person.slug, person.events_path) if rev is None else (
+        read(person.events_path), None)
     # read-only: the prompt never writes EVENTS.md back, so no copy of every event is kept
-    evs: events_fmt.EventsFile | None = None
-    cached = None
-    if rev is None and ev_text is not None and len(ev_text) >= event_cache.SMALLEST:
-        cached = event_cache.load(ws.state_dir, person.slug, ev_text, person.events_path)
-    else:
-        evs = (events_fmt.parse(ev_text, person.events_path, readonly=True) if ev_text is not None
-               else events_fmt.new(person.events_path, prof.name))
+    evs = None if cached else (events_fmt.parse(ev_text, person.events_path, readonly=True) if ev_text is not None
+                               else events_fmt.new(person.events_path, prof.name))
     mem_text = read(person.memory_path)
     mem = memory_fmt.parse(mem_text, person.memory_path) if mem_text is not None else memory_fmt.new(
         person.memory_path, prof.name)

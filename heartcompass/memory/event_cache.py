@@ -21,8 +21,10 @@ from heartcompass import __version__, paths
 from heartcompass.atomic import checksum, write_cache
 from heartcompass.errors import UnsafePathError
 from heartcompass.formats import events as events_fmt
+from heartcompass.formats.text import decode, read_bytes
 from heartcompass.memory.event_table import EventTable
 from heartcompass.memory.relevance_index import TermIndex
+from heartcompass.store.workspace import Workspace
 
 class Cached(NamedTuple):
     table: EventTable
@@ -38,15 +40,27 @@ def path_for(state_dir: Path, slug: str) -> Path:
     return state_dir / FOLDER / f"{slug}.events"
 
 
-def load(state_dir: Path, slug: str, text: str, events_path: Path) -> Cached:
-    """The cached form of EVENTS.md's text, read back, or built (and saved:
+def read(ws: Workspace, slug: str, events_path: Path) -> tuple[str | None, Cached | None]:
+    """EVENTS.md's text, or for a big one its cached form instead (the text
+    None); (None, None) when there is no EVENTS.md."""
+    if not events_path.exists():
+        return None, None
+    data = read_bytes(events_path)
+    if len(data) < SMALLEST:
+        return decode(data, events_path), None
+    return None, load(ws.state_dir, slug, data, events_path)
+
+
+def load(state_dir: Path, slug: str, data: bytes, events_path: Path) -> Cached:
+    """The cached form of EVENTS.md's bytes, read back, or built (and saved:
     a cache that cannot be saved is said once, and the prompt goes on)."""
     path = path_for(state_dir, slug)
-    source = checksum(text)
+    source = checksum(data)
     found = _read(path, source)
     if found is not None:
         return found
-    events = events_fmt.parse(text, events_path, readonly=True).events  # a FormatError as without the cache
+    text = decode(data, events_path)  # a FormatError as without the cache
+    events = events_fmt.parse(text, events_path, readonly=True).events
     table, index = EventTable.build(events), TermIndex.build([e.text for e in events])
     payload = marshal.dumps((table.to_parts(), index.to_parts()))
     header = json.dumps({"version": __version__, "source": source, "payload": checksum(payload)})
