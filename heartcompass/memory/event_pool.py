@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import heapq
+from collections import defaultdict
 import math
 from typing import Iterable, Iterator
 
@@ -46,9 +47,11 @@ class TablePool:
         return self.table.weights[i] * self._factor(self.table.dates[i])
 
     def relevant(self, about: dict[str, float]) -> dict[int, float]:
-        weights, dates, factor = self.table.weights, self.table.dates, self._factor
-        self.named = {i: weights[i] * factor(dates[i]) + RELEVANCE_WEIGHT * r
-                      for i, r in self.terms.scores(about).items()}
+        found = self.terms.scores(about)
+        weights, dates, factors = self.table.weights, self.table.dates, self._halving
+        for date in {dates[i] for i in found}.difference(factors):
+            self._factor(date)
+        self.named = {i: weights[i] * factors[dates[i]] + RELEVANCE_WEIGHT * r for i, r in found.items()}
         return self.named
 
     def _unit(self, i: int) -> Unit:
@@ -98,12 +101,12 @@ class TablePool:
         for weight, cost, start, end in self.table.groups:
             streams.append(self._group(weight, start, end))
             costs.append(cost)
-        by_cost: dict[int, list[tuple[float, int]]] = {}
+        by_cost: dict[int, list[tuple[float, int]]] = defaultdict(list)
+        cost_of = self.table.costs
         for i, key in self.named.items():
-            if i not in taken:
-                by_cost.setdefault(self.table.costs[i], []).append((-key, i))
+            by_cost[cost_of[i]].append((-key, i))
         for cost, heads in by_cost.items():
-            streams.append(_popped(heads))
+            streams.append(_popped(heads, taken))
             costs.append(cost)
         return streams, costs
 
@@ -125,7 +128,9 @@ class TablePool:
             j = k
 
 
-def _popped(heads: list[tuple[float, int]]) -> Stream:
+def _popped(heads: list[tuple[float, int]], taken: set[int]) -> Stream:
     heapq.heapify(heads)
     while heads:
-        yield heapq.heappop(heads)
+        head = heapq.heappop(heads)
+        if head[1] not in taken:
+            yield head

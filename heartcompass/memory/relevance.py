@@ -202,9 +202,12 @@ def weigh(query_terms: dict[str, float], tf: dict[str, Counter], n: int, total_l
     idf = {t: math.log(1 + (n - len(c) + 0.5) / (len(c) + 0.5)) for t, c in tf.items()}
     best = max(FLOOR, sum(query_terms[t] * idf[t] for t in idf))
     raw: dict[int, float] = {}
-    norm = K1 * (1 - B), K1 * B / avg_len
+    n0, n1 = K1 * (1 - B), K1 * B / avg_len
     for t, counts in tf.items():
         gain = query_terms[t] * idf[t] * (K1 + 1) / best
+        if not raw:  # the first term's in one go (0.0 + x is x): 50,000 lines may hold it
+            raw = {i: gain * f / (f + n0 + n1 * lengths[i]) for i, f in counts.items()}
+            continue
         for i, f in counts.items():
-            raw[i] = raw.get(i, 0.0) + gain * f / (f + norm[0] + norm[1] * lengths[i])
-    return {i: min(1.0, r) for i, r in raw.items()}
+            raw[i] = raw.get(i, 0.0) + gain * f / (f + n0 + n1 * lengths[i])
+    return {i: r if r < 1.0 else 1.0 for i, r in raw.items()}
