@@ -2,9 +2,10 @@
 
 BM25 over words (lower-cased, lightly stemmed, without the commonest English
 words) and CJK character bigrams, so "the rainbow sidewalk" and "糖葫芦"
-find the line that names them. No embeddings and no index on disk: the
-files are the truth, and a query only ever looks at its own few terms, so
-all the lines are searched at once for each of them.
+find the line that names them. No embeddings: the files are the truth,
+and a query only ever looks at its own few terms, so all the lines are
+searched at once for each of them (a big EVENTS.md's lines through its
+term index, relevance_index.py, which finds the same counts).
 
 A score is in 0..1: the line's BM25 score over what a line holding every
 query term once would score (never less than FLOOR, so a query whose only
