@@ -104,7 +104,8 @@ def _cache(alice, monkeypatch) -> tuple[Path, dict]:
     return event_cache.path_for(ws.state_dir, person.slug), plain
 
 
-@pytest.mark.parametrize("damage", ["a byte changed in place", "cut short", "not a cache", "another file's"])
+@pytest.mark.parametrize("damage", ["a byte changed in place", "cut short", "not a cache", "another file's",
+                                    "another format's"])
 def test_a_broken_or_stale_cache_is_never_trusted(alice, monkeypatch, damage):
     ws, person = alice
     path, plain = _cache(alice, monkeypatch)
@@ -122,11 +123,13 @@ def test_a_broken_or_stale_cache_is_never_trusted(alice, monkeypatch, damage):
                                      encoding="utf-8")
         _build(ws, other, None, True, monkeypatch)
         path.write_bytes(event_cache.path_for(ws.state_dir, other.slug).read_bytes())
+    if damage == "another format's":  # kept by a version that kept other columns: rebuilt, not read
+        monkeypatch.setattr(event_cache, "FORMAT", event_cache.FORMAT + 1)
     written = path.read_bytes()
     assert _build(ws, person, MESSAGES[2], True, monkeypatch) == plain
     assert "ski trip" not in plain["system"] and "Alice" in plain["system"]
     broken = path.with_suffix(".broken")
-    assert broken.exists() == (damage != "another file's")  # stale is not broken: rebuilt over
+    assert broken.exists() == (damage not in ("another file's", "another format's"))  # stale: rebuilt over
     assert path.read_bytes() != written and path.read_bytes().startswith(event_cache.MAGIC)  # rebuilt
     assert _build(ws, person, MESSAGES[2], True, monkeypatch) == plain
 

@@ -34,6 +34,7 @@ class Cached(NamedTuple):
 FOLDER = "prompt"
 SMALLEST = 256 * 1024  # bytes of EVENTS.md (about 2,500 events)
 MAGIC = b"heartcompass events cache\n"
+FORMAT = 1  # of what is kept: another is rebuilt, as a file changed since is
 
 
 def path_for(state_dir: Path, slug: str) -> Path:
@@ -63,7 +64,7 @@ def load(state_dir: Path, slug: str, data: bytes, events_path: Path) -> Cached:
     events = events_fmt.parse(text, events_path, readonly=True).events
     table, index = EventTable.build(events), TermIndex.build([e.text for e in events])
     payload = marshal.dumps((table.to_parts(), index.to_parts()))
-    header = json.dumps({"version": __version__, "source": source, "payload": checksum(payload)})
+    header = json.dumps({"format": FORMAT, "version": __version__, "source": source, "payload": checksum(payload)})
     write_cache(path, MAGIC + header.encode("ascii") + b"\n" + payload)
     return Cached(table, index)
 
@@ -91,7 +92,7 @@ def _read(path: Path, source: str) -> Cached | None:
             raise ValueError("not an events cache")
         end = data.index(b"\n", len(MAGIC))
         header = json.loads(data[len(MAGIC):end])
-        if header["version"] != __version__ or header["source"] != source:
+        if (header["format"], header["version"], header["source"]) != (FORMAT, __version__, source):
             return None  # another version's, or EVENTS.md changed since: rebuilt over it
         payload = memoryview(data)[end + 1:]
         if checksum(payload) != header["payload"]:

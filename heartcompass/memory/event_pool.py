@@ -36,15 +36,12 @@ class TablePool:
         return len(self.table)
 
     def _factor(self, date: int) -> float:
+        """What a weight is multiplied by on that day: events.score's, to the bit."""
         factor = self._halving.get(date)
         if factor is None:
             age = max(self.today - date, 0)
             factor = self._halving[date] = math.exp(-math.log(2) * age / self.half_life)
         return factor
-
-    def standing(self, i: int) -> float:
-        """events.score of event i, to the bit: its weight, halved every half-life."""
-        return self.table.weights[i] * self._factor(self.table.dates[i])
 
     def relevant(self, about: dict[str, float]) -> dict[int, float]:
         found = self.terms.scores(about)

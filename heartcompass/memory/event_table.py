@@ -18,9 +18,6 @@ from dataclasses import dataclass
 from heartcompass.formats import events as events_fmt
 from heartcompass.tokens import estimate_tokens
 
-FORMAT = 1
-
-
 @dataclass
 class EventTable:
     dates: array.array     # "i": the sort date's ordinal
@@ -61,24 +58,18 @@ class EventTable:
 
     def to_parts(self) -> tuple:
         """Plain values marshal writes and reads back in C (no object per event)."""
-        return (FORMAT, self.dates.tobytes(), self.weights.tobytes(), self.costs.tobytes(), self.offsets.tobytes(),
+        return (self.dates.tobytes(), self.weights.tobytes(), self.costs.tobytes(), self.offsets.tobytes(),
                 self.lines, self.members.tobytes(), self.groups)
 
     @classmethod
     def from_parts(cls, parts: tuple) -> EventTable:
-        form, dates, weights, costs, offsets, lines, members, groups = parts
-        if form != FORMAT:
-            raise ValueError(f"event table format {form}, not {FORMAT}")
-        table = cls(_array("i", dates), _array("d", weights), _array("i", costs), _array("q", offsets), lines,
-                     _array("i", members), list(groups))
-        n = len(table.dates)
-        if not (len(table.weights) == len(table.costs) == n == len(table.offsets) - 1 == len(table.members)
-                and table.offsets[-1] == len(lines) and sum(end - start for _, _, start, end in groups) == n):
-            raise ValueError("event table columns of different lengths")
-        return table
+        dates, weights, costs, offsets, lines, members, groups = parts  # whole: event_cache checked its checksum
+        return cls(column("i", dates), column("d", weights), column("i", costs), column("q", offsets), lines,
+                   column("i", members), list(groups))
 
 
-def _array(code: str, data: bytes) -> array.array:
+def column(code: str, data: bytes) -> array.array:
+    """A column read back from its bytes."""
     column = array.array(code)
     column.frombytes(data)
     return column

@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from heartcompass.memory import relevance
+from heartcompass.memory.event_table import column as _array
 
 
 @dataclass
@@ -87,10 +88,7 @@ class TermIndex:
     def from_parts(cls, parts: tuple) -> TermIndex:
         words, cjk, lengths, total = parts
         vocabularies = [Vocabulary(text, _array("q", starts), _array("q", offsets), _array("i", postings))
-                        for text, starts, offsets, postings in (words, cjk)]
-        for v in vocabularies:
-            if len(v.offsets) != len(v.starts) + 1 or (v.offsets and v.offsets[-1] != len(v.postings)):
-                raise ValueError("term index columns of different lengths")
+                        for text, starts, offsets, postings in (words, cjk)]  # whole: event_cache checked it
         return cls(vocabularies[0], vocabularies[1], _array("i", lengths), int(total))
 
     def scores(self, query_terms: dict[str, float]) -> dict[int, float]:
@@ -121,8 +119,3 @@ class TermIndex:
                 tf.setdefault(term, Counter()).update(sorted(by_term[term]))
         return relevance.weigh(query_terms, tf, n, self.total_length, self.lengths)
 
-
-def _array(code: str, data: bytes) -> array.array:
-    column = array.array(code)
-    column.frombytes(data)
-    return column
