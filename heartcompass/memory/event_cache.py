@@ -12,7 +12,6 @@ less than checking a cache."""
 from __future__ import annotations
 
 import json
-import marshal
 import os
 from pathlib import Path
 from typing import NamedTuple
@@ -34,7 +33,8 @@ class Cached(NamedTuple):
 FOLDER = "prompt"
 SMALLEST = 256 * 1024  # bytes of EVENTS.md (about 2,500 events)
 MAGIC = b"heartcompass events cache\n"
-FORMAT = 1  # of what is kept: another is rebuilt, as a file changed since is
+FORMAT = 2  # of what is kept: another is rebuilt, as a file changed since is
+ALIGN = 8  # each column starts at a multiple of it, read in place as its numbers
 
 
 def path_for(state_dir: Path, slug: str) -> Path:
@@ -63,8 +63,12 @@ def load(state_dir: Path, slug: str, data: bytes, events_path: Path) -> Cached:
     text = decode(data, events_path)  # a FormatError as without the cache
     events = events_fmt.parse(text, events_path, readonly=True).events
     table, index = EventTable.build(events), TermIndex.build([e.text for e in events])
-    payload = marshal.dumps((table.to_parts(), index.to_parts()))
-    header = json.dumps({"format": FORMAT, "version": __version__, "source": source, "payload": checksum(payload)})
+    (table_blobs, table_rest), (terms_blobs, terms_rest) = table.to_parts(), index.to_parts()
+    blobs = table_blobs + terms_blobs
+    payload = b"".join(blob + bytes(-len(blob) % ALIGN) for blob in blobs)
+    header = json.dumps({"format": FORMAT, "version": __version__, "source": source, "payload": checksum(payload),
+                         "sizes": [len(blob) for blob in blobs], "table": [len(table_blobs), table_rest],
+                         "terms": terms_rest})
     write_cache(path, MAGIC + header.encode("ascii") + b"\n" + payload)
     return Cached(table, index)
 
@@ -97,9 +101,16 @@ def _read(path: Path, source: str) -> Cached | None:
         payload = memoryview(data)[end + 1:]
         if checksum(payload) != header["payload"]:
             raise ValueError("its content does not match its checksum")
-        table_parts, index_parts = marshal.loads(payload)
-        return Cached(EventTable.from_parts(table_parts), TermIndex.from_parts(index_parts))
-    except (ValueError, TypeError, KeyError, EOFError, AttributeError):
+        blobs, at = [], 0
+        for size in header["sizes"]:
+            blobs.append(payload[at:at + size])
+            at += size + -size % ALIGN
+        if at != len(payload):
+            raise ValueError("its parts do not add up to its length")
+        split, table_rest = header["table"]
+        return Cached(EventTable.from_parts(blobs[:split], table_rest),
+                      TermIndex.from_parts(blobs[split:], header["terms"]))
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
         _set_aside(path)
         return None
 

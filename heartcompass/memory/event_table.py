@@ -14,18 +14,21 @@ from __future__ import annotations
 
 import array
 from dataclasses import dataclass
+from typing import Any
 
 from heartcompass.formats import events as events_fmt
 from heartcompass.tokens import estimate_tokens
 
+Column = Any  # an array.array built, or a memoryview of the cache read back as numbers
+
 @dataclass
 class EventTable:
-    dates: array.array     # "i": the sort date's ordinal
-    weights: array.array   # "d": the effective weight
-    costs: array.array     # "i": tokens of the prompt line, with its newline
-    offsets: array.array   # "q": where each line starts in lines, and one past the last
-    lines: bytes           # the prompt lines, UTF-8, one after another
-    members: array.array   # "i": every event, group by group, each group newest first (a day's in file order)
+    dates: Column     # "i": the sort date's ordinal
+    weights: Column   # "d": the effective weight
+    costs: Column     # "i": tokens of the prompt line, with its newline
+    offsets: Column   # "q": where each line starts in lines, and one past the last
+    lines: bytes | memoryview  # the prompt lines, UTF-8, one after another
+    members: Column   # "i": every event, group by group, each group newest first (a day's in file order)
     groups: list[tuple[float, int, int, int]]  # (weight, cost, start, end in members)
 
     @classmethod
@@ -54,22 +57,16 @@ class EventTable:
         return len(self.dates)
 
     def line(self, i: int) -> str:
-        return self.lines[self.offsets[i]:self.offsets[i + 1]].decode("utf-8")
+        return str(self.lines[self.offsets[i]:self.offsets[i + 1]], "utf-8")
 
-    def to_parts(self) -> tuple:
-        """Plain values marshal writes and reads back in C (no object per event)."""
-        return (self.dates.tobytes(), self.weights.tobytes(), self.costs.tobytes(), self.offsets.tobytes(),
-                self.lines, self.members.tobytes(), self.groups)
+    def to_parts(self) -> tuple[list[bytes], Any]:
+        """Its columns as bytes, and the rest as JSON values (event_cache)."""
+        return ([self.dates.tobytes(), self.weights.tobytes(), self.costs.tobytes(), self.offsets.tobytes(),
+                 bytes(self.lines), self.members.tobytes()], self.groups)
 
     @classmethod
-    def from_parts(cls, parts: tuple) -> EventTable:
-        dates, weights, costs, offsets, lines, members, groups = parts  # whole: event_cache checked its checksum
-        return cls(column("i", dates), column("d", weights), column("i", costs), column("q", offsets), lines,
-                   column("i", members), list(groups))
-
-
-def column(code: str, data: bytes) -> array.array:
-    """A column read back from its bytes."""
-    column = array.array(code)
-    column.frombytes(data)
-    return column
+    def from_parts(cls, blobs: list[memoryview], rest: Any) -> EventTable:
+        """Read back as views of the cache's bytes, copying nothing (checked: event_cache)."""
+        dates, weights, costs, offsets, lines, members = blobs
+        return cls(dates.cast("i"), weights.cast("d"), costs.cast("i"), offsets.cast("q"), lines, members.cast("i"),
+                   [tuple(group) for group in rest])

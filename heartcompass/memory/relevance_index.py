@@ -16,9 +16,10 @@ import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from heartcompass.memory import relevance
-from heartcompass.memory.event_table import column as _array
+from heartcompass.memory.event_table import Column
 
 
 @dataclass
@@ -26,9 +27,9 @@ class Vocabulary:
     """Distinct runs of one kind, joined by newlines (searched in C), each
     with its occurrences' lines in postings[offsets[e]:offsets[e + 1]]."""
     text: str
-    starts: array.array    # where each run starts in text
-    offsets: array.array   # into postings, one more than there are runs
-    postings: array.array  # the line of each occurrence, ascending per run
+    starts: Column    # "q": where each run starts in text
+    offsets: Column   # "q": into postings, one more than there are runs
+    postings: Column  # "i": the line of each occurrence, ascending per run
 
     @classmethod
     def build(cls, found: dict[str, list[int]]) -> Vocabulary:
@@ -50,7 +51,7 @@ class Vocabulary:
             found.append((e, self.starts[e] == m.start()))
         return found
 
-    def lines(self, e: int) -> array.array:
+    def lines(self, e: int) -> Column:
         return self.postings[self.offsets[e]:self.offsets[e + 1]]
 
     def run(self, e: int) -> str:
@@ -65,7 +66,7 @@ class Vocabulary:
 class TermIndex:
     words: Vocabulary
     cjk: Vocabulary
-    lengths: array.array   # each line's length, lower-cased
+    lengths: Column   # "i": each line's length, lower-cased
     total_length: int
 
     @classmethod
@@ -80,16 +81,18 @@ class TermIndex:
                 (cjk if relevance.is_cjk_run(run) else words).setdefault(run, []).append(i)
         return cls(Vocabulary.build(words), Vocabulary.build(cjk), lengths, sum(lengths))
 
-    def to_parts(self) -> tuple:
-        return tuple((v.text, v.starts.tobytes(), v.offsets.tobytes(), v.postings.tobytes())
-                     for v in (self.words, self.cjk)) + (self.lengths.tobytes(), self.total_length)
+    def to_parts(self) -> tuple[list[bytes], Any]:
+        """Its columns as bytes, and the rest as JSON values (event_cache)."""
+        return ([part for v in (self.words, self.cjk) for part in (v.text.encode("utf-8"), v.starts.tobytes(),
+                                                                   v.offsets.tobytes(), v.postings.tobytes())]
+                + [self.lengths.tobytes()], self.total_length)
 
     @classmethod
-    def from_parts(cls, parts: tuple) -> TermIndex:
-        words, cjk, lengths, total = parts
-        vocabularies = [Vocabulary(text, _array("q", starts), _array("q", offsets), _array("i", postings))
-                        for text, starts, offsets, postings in (words, cjk)]  # whole: event_cache checked it
-        return cls(vocabularies[0], vocabularies[1], _array("i", lengths), int(total))
+    def from_parts(cls, blobs: list[memoryview], rest: Any) -> TermIndex:
+        """Read back as views of the cache's bytes (checked: event_cache)."""
+        words, cjk = (Vocabulary(str(text, "utf-8"), starts.cast("q"), offsets.cast("q"), postings.cast("i"))
+                      for text, starts, offsets, postings in (blobs[0:4], blobs[4:8]))
+        return cls(words, cjk, blobs[8].cast("i"), int(rest))
 
     def scores(self, query_terms: dict[str, float]) -> dict[int, float]:
         """relevance.scores(query_terms, the lines): the same numbers, in the same order."""
