@@ -155,3 +155,16 @@ def test_a_big_events_file_that_does_not_parse_is_the_same_error_with_the_cache(
         errors.append(str(caught.value))
     assert errors[0] == errors[1] and "2026-13-40" in errors[0]
     assert not event_cache.path_for(ws.state_dir, person.slug).exists()
+
+
+def test_only_an_events_file_of_smallest_bytes_or_more_is_cached(alice, monkeypatch):
+    """Below SMALLEST, parsing costs less than a cache: none is written."""
+    ws, person = alice
+    size = person.events_path.stat().st_size
+    path = event_cache.path_for(ws.state_dir, person.slug)
+    monkeypatch.setattr(event_cache, "SMALLEST", size + 1)
+    small = context.build(ws, person, NOW)
+    assert not path.exists() and "## Things that happened" in small.system
+    monkeypatch.setattr(event_cache, "SMALLEST", size)
+    assert context.build(ws, person, NOW).system == small.system
+    assert path.is_file()

@@ -19,9 +19,10 @@ from heartcompass.memory.relevance_index import TermIndex
 from heartcompass.memory.selection import Unit
 
 TODAY = dt.date(2026, 12, 1)
-WORDS = ("hiked", "hiking", "hike", "dinner", "party", "parties", "part", "夜市", "聊天", "糖葫芦", "吃糖葫芦", "猫",
+WORDS = ("hiked", "hiking", "hike", "dinner", "party", "parties", "part", "parts", "夜市", "聊天", "糖葫芦", "吃糖葫芦", "猫",
          "她的猫很可爱", "Kyoto", "İstanbul", "day", "birthday", "哈哈哈", "cat", "cats", "Über", "über", "x")
-QUERIES = (["hiking dinner"], ["party 糖葫芦"], ["猫呢"], ["哈哈", "day"], ["über cats", "kyoto"], ["nothing here"])
+QUERIES = (["hiking dinner"], ["party 糖葫芦"], ["猫呢"], ["哈哈", "day"], ["über cats", "kyoto"], ["nothing here"],
+           ["parts of the party"])  # two terms with one key (part): counted in the same order both ways
 
 
 def _events(rnd: random.Random, n: int) -> list[events_fmt.Event]:
