@@ -168,3 +168,23 @@ def test_only_an_events_file_of_smallest_bytes_or_more_is_cached(alice, monkeypa
     monkeypatch.setattr(event_cache, "SMALLEST", size)
     assert context.build(ws, person, NOW).system == small.system
     assert path.is_file()
+
+
+def test_a_warm_prompt_is_built_from_the_cache_without_parsing_events_md_again(alice, monkeypatch):
+    """What the cache is for: once built, the next prompt neither parses
+    nor indexes EVENTS.md (a cache read back wrongly would be rebuilt, and
+    the prompt would only look right)."""
+    ws, person = alice
+    first = _build(ws, person, MESSAGES[2], True, monkeypatch)
+    path = event_cache.path_for(ws.state_dir, person.slug)
+    kept = path.read_bytes()
+
+    def parse_again(*args, **kwargs):
+        raise AssertionError("EVENTS.md parsed again")
+
+    monkeypatch.setattr(event_cache.events_fmt, "parse", parse_again)
+    for about in MESSAGES:
+        warm = _build(ws, person, about, True, monkeypatch)
+        assert "## Things that happened" in warm["system"]
+    assert _build(ws, person, MESSAGES[2], True, monkeypatch) == first and first["relevant"] > 0
+    assert path.read_bytes() == kept and not path.with_suffix(".broken").exists()
