@@ -188,3 +188,23 @@ def test_a_warm_prompt_is_built_from_the_cache_without_parsing_events_md_again(a
         assert "## Things that happened" in warm["system"]
     assert _build(ws, person, MESSAGES[2], True, monkeypatch) == first and first["relevant"] > 0
     assert path.read_bytes() == kept and not path.with_suffix(".broken").exists()
+
+
+def test_an_events_file_that_is_not_utf8_names_itself_with_the_cache_or_without(alice, monkeypatch):
+    ws, person = alice
+    person.events_path.write_bytes(person.events_path.read_bytes() + b"- 2026-11-30 \xff\xfe broken bytes\n")
+    for cached in (False, True):
+        with pytest.raises(FormatError) as caught:
+            _build(ws, person, None, cached, monkeypatch)
+        assert "EVENTS.md" in str(caught.value) and "not UTF-8" in str(caught.value), cached
+
+
+def test_a_link_in_place_of_the_cache_is_set_aside_and_not_followed(alice, monkeypatch, tmp_path):
+    ws, person = alice
+    path, plain = _cache(alice, monkeypatch)
+    elsewhere = tmp_path / "elsewhere.events"
+    elsewhere.write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(elsewhere)
+    assert _build(ws, person, MESSAGES[2], True, monkeypatch) == plain
+    assert path.with_suffix(".broken").is_symlink() and not path.is_symlink() and path.is_file()
