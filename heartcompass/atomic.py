@@ -20,7 +20,7 @@ class ConcurrentEditError(HeartCompassError):
     """The file changed on disk since it was read: refusing to overwrite."""
 
 
-def checksum(data: bytes | str) -> str:
+def checksum(data: bytes | memoryview | str) -> str:
     import hashlib  # here: loading OpenSSL is a tenth of `person list`'s start
 
     if isinstance(data, str):
@@ -69,14 +69,14 @@ def write_atomic(path: Path, text: str | bytes, expected_checksum: str | None = 
         raise
 
 
-def write_cache(path: Path, text: str) -> None:
+def write_cache(path: Path, text: str | bytes) -> None:
     """A cache file: replaced whole (never half-written), not fsynced (it is
     rebuilt when lost or stale). Optional: on a read-only or full disk it is
     not saved (see unsaved_caches) and the command goes on, only slower."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text, encoding="utf-8")
+        tmp.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
         os.replace(tmp, path)
     except OSError as exc:
         cache_not_saved(path, exc)

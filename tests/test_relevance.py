@@ -151,12 +151,35 @@ def test_rare_terms_outweigh_common_ones_and_single_characters_count():
     assert relevance.scores(relevance.query(["a walk?"]), docs) == {}
 
 
+def test_a_term_in_a_third_of_the_lines_lifts_them_only_about_half_as_much_as_a_rare_one():
+    """The floor under the best score: a query whose only term is in a third
+    of the lines ("dinner") lifts those lines about half way, not to the top
+    a line naming a rare term reaches; else it would outrank what matters."""
+    docs = ["dinner with friends at home" if i % 3 == 0 else "walked the dog in the park" for i in range(30)]
+    docs[1] = "saw the rainbow sidewalk downtown"
+    common = relevance.scores(relevance.query(["dinner"]), docs)
+    rare = relevance.scores(relevance.query(["rainbow"]), docs)
+    assert sorted(common) == list(range(0, 30, 3)) and list(rare) == [1]  # both found their lines
+    assert rare[1] > 0.85
+    assert all(0.4 < score < 0.65 for score in common.values()), common
+
+
 def test_words_match_whole_words_only():
     docs = ["her birthday party", "a long day at work", "Day trip to Nara", "parties every day"]
     day = relevance.scores(relevance.query(["what a day"]), docs)
     assert set(day) == {1, 2, 3}  # not inside "birthday"
     assert set(relevance.scores(relevance.query(["the party"]), docs)) == {0, 3}  # parties, party
     assert set(relevance.scores(relevance.query(["糖葫芦"]), ["吃糖葫芦", "糖果", "葫芦娃"])) == {0, 2}
+
+
+def test_a_word_that_only_starts_like_a_term_does_not_count_for_it():
+    """'part' starts like 'party' (whose key is 'part') but is another word:
+    a line saying 'part' three times is no more about the party than a line
+    of the same length naming it once."""
+    docs = ["party part part part", "party game at noon.", "a walk"]
+    scores = relevance.scores(relevance.query(["the party"]), docs)
+    assert set(scores) == {0, 1}
+    assert abs(scores[0] - scores[1]) < 0.02, scores
 
 
 def test_newer_messages_weigh_more():

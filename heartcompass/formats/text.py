@@ -74,6 +74,12 @@ def read_text(path: Path | str) -> str:
     wrong with it and how to fix it (a link, a folder, unreadable, binary,
     not UTF-8). The file is never changed. A missing file raises
     FileNotFoundError: callers decide what absent means."""
+    return decode(read_bytes(path), path)
+
+
+def read_bytes(path: Path | str) -> bytes:
+    """read_text's bytes, not decoded yet (decode them, or know them by
+    their checksum: a cache of what they decoded to)."""
     from heartcompass import paths
 
     path = paths.check(Path(path))
@@ -101,7 +107,7 @@ def read_text(path: Path | str) -> str:
         raise FormatError(path, f"cannot be read ({exc.strerror})") from None
     finally:
         os.close(fd)
-    return decode(data, path)
+    return data
 
 
 def decode(data: bytes, path: Path | str) -> str:

@@ -21,7 +21,7 @@ from heartcompass.llm import prompts
 from heartcompass.errors import FormatError, PersonError
 from heartcompass.formats import events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
 from heartcompass.formats import voice as voice_fmt
-from heartcompass.memory import circle, relevance, selection
+from heartcompass.memory import circle, event_cache, event_pool, relevance, selection
 from heartcompass.memory.selection import Unit
 from heartcompass.store.people import DEFAULT_SELF_NAME, Person
 from heartcompass.store.people import display_name as people_display_name
@@ -97,7 +97,7 @@ class Snapshot:
     """One person's files, from disk or from a git revision."""
     person: Person
     profile: profile_fmt.Profile
-    events: events_fmt.EventsFile
+    events: events_fmt.EventsFile | None  # None: a big EVENTS.md, read through its cache (cached)
     memory: memory_fmt.Memory
     profile_tokens: int
     memory_tokens: int
@@ -106,6 +106,7 @@ class Snapshot:
     voice: voice_fmt.Voice | None = None
     incoming: list[tuple[str, str, Any]] = field(default_factory=list)  # (slug, as-words, ProfileFacts)
     everyone: dict[str, Any] = field(default_factory=dict)  # slug -> ProfileFacts, read now (not at a rev)
+    cached: event_cache.Cached | None = None  # a big EVENTS.md, parsed and indexed
 
 
 def _reader(ws: Workspace, person: Person, rev: str | None):
@@ -138,10 +139,11 @@ def _profile(read, person: Person, rev: str | None):
 def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
     read = _reader(ws, person, rev)
     prof_text, prof = _profile(read, person, rev)
-    ev_text = read(person.events_path)
+    ev_text, cached = event_cache.read(ws, person.slug, person.events_path) if rev is None else (
+        read(person.events_path), None)
     # read-only: the prompt never writes EVENTS.md back, so no copy of every event is kept
-    evs = (events_fmt.parse(ev_text, person.events_path, readonly=True) if ev_text is not None
-           else events_fmt.new(person.events_path, prof.name))
+    evs = None if cached else (events_fmt.parse(ev_text, person.events_path, readonly=True) if ev_text is not None
+                               else events_fmt.new(person.events_path, prof.name))
     mem_text = read(person.memory_path)
     mem = memory_fmt.parse(mem_text, person.memory_path) if mem_text is not None else memory_fmt.new(
         person.memory_path, prof.name)
@@ -170,7 +172,7 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
                     if other != person.slug and other not in linked and not facts.error
                     for target, words in facts.related if target == person.slug]
     return Snapshot(person, prof, evs, mem, estimate_tokens(prof_text), estimate_tokens(mem_text or ""),
-                    neighbours, rev, voice, incoming, everyone)
+                    neighbours, rev, voice, incoming, everyone, cached=cached)
 
 
 @dataclass
@@ -323,7 +325,8 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
         units += circle.others_units(ws, person, snap.profile, "\n".join(said), PRIORITY["others"], snap.everyone)
     half_life = float(ws.config.get("memory.half_life_days"))
     today = now.date()
-    choice = selection.choose(units, snap.events.events, budget, header_tokens,
+    events: Any = snap.events.events if snap.events else event_pool.TablePool(snap.cached, today, half_life)
+    choice = selection.choose(units, events, budget, header_tokens,
                               score_event=lambda e: events_fmt.score(e, today, half_life),
                               about=relevance.query(said))
     parts, reports = [], []

@@ -2,9 +2,10 @@
 
 BM25 over words (lower-cased, lightly stemmed, without the commonest English
 words) and CJK character bigrams, so "the rainbow sidewalk" and "糖葫芦"
-find the line that names them. No embeddings and no index on disk: the
-files are the truth, and a query only ever looks at its own few terms, so
-all the lines are searched at once for each of them.
+find the line that names them. No embeddings: the files are the truth,
+and a query only ever looks at its own few terms, so all the lines are
+searched at once for each of them (a big EVENTS.md's lines through its
+term index, relevance_index.py, which finds the same counts).
 
 A score is in 0..1: the line's BM25 score over what a line holding every
 query term once would score (never less than FLOOR, so a query whose only
@@ -18,6 +19,7 @@ import bisect
 import functools
 import itertools
 import math
+import operator
 import re
 from collections import Counter
 
@@ -109,6 +111,21 @@ def query(messages: list[str]) -> dict[str, float]:
     return weights
 
 
+def term_keys(query_terms: dict[str, float]) -> list[str]:
+    """What a doc holding each term must contain, in the order looked for:
+    lone CJK characters last (a bigram found holding one makes it moot)."""
+    return sorted({_key(t) for t in query_terms}, key=lambda k: (len(k) == 1 and _is_cjk(k), k))
+
+
+def runs(lowered: str) -> list[str]:
+    """A lower-cased text's runs of letters (a word), or of CJK characters."""
+    return _patterns()[0].findall(lowered)
+
+
+def is_cjk_run(run: str) -> bool:
+    return _is_cjk(run)
+
+
 def _finders(query_terms: dict[str, float]) -> list[tuple[str, re.Pattern, bool]]:
     """One pattern per term key, each starting with its literal (so the
     search skips ahead in C): a stem at the start of a word, then the rest
@@ -116,7 +133,7 @@ def _finders(query_terms: dict[str, float]) -> list[tuple[str, re.Pattern, bool]
     Lone characters come last: they only count when no bigram holding them
     was found."""
     finders = []
-    for key in sorted({_key(t) for t in query_terms}, key=lambda k: (len(k) == 1 and _is_cjk(k), k)):
+    for key in term_keys(query_terms):
         if _is_cjk(key):
             finders.append((key, re.compile(re.escape(key)), False))
         else:  # not preceded by a letter of the same word: the lookbehind spans the key and one more
@@ -125,11 +142,28 @@ def _finders(query_terms: dict[str, float]) -> list[tuple[str, re.Pattern, bool]
     return finders
 
 
+def wanted(key: str, tf: dict[str, Counter], n: int, occurrences) -> bool:
+    """Whether a term key is looked for: not a lone character a found bigram
+    holds, and not found more often than in half the lines (occurrences(key):
+    how often it is in all the text)."""
+    if len(key) == 1 and any(key in pair for pair in tf if len(pair) == 2):
+        return False  # a bigram holding it was found: it adds nothing
+    # in most lines: it cannot tell them apart (and would cost the most)
+    return not (n >= COMMON_FROM and occurrences(key) > n * COMMON_SHARE)
+
+
+def term_for(word: str, query_terms: dict[str, float]) -> str | None:
+    """The query term a word found by its key counts for, if any."""
+    term = word if word in query_terms else _stem(word)
+    return term if term in query_terms else None
+
+
 def scores(query_terms: dict[str, float], docs: list[str]) -> dict[int, float]:
     """{index: relevance in 0..1} of the docs that share a term with the query
     (the others are 0 and left out). All the text is searched at once, one
     term at a time, and the matches are counted by (doc, term) in C, with
-    no Python step per doc or per match: 100,000 events stay fast."""
+    no Python step per doc or per match: 100,000 events stay fast. (A big
+    EVENTS.md is searched through its term index instead: relevance_index.py.)"""
     if not query_terms or not docs:
         return {}
     lowered = [doc.lower() for doc in docs]
@@ -139,10 +173,8 @@ def scores(query_terms: dict[str, float], docs: list[str]) -> dict[int, float]:
     stems: dict[str, str | None] = {}  # a word as found -> its query term (None: not one)
     tf: dict[str, Counter] = {}  # term -> {doc: count}
     for key, pattern, is_word in _finders(query_terms):
-        if len(key) == 1 and any(key in pair for pair in tf if len(pair) == 2):
-            continue  # a bigram holding it was found: it adds nothing
-        if len(docs) >= COMMON_FROM and big.count(key) > len(docs) * COMMON_SHARE:
-            continue  # in most lines: it cannot tell them apart (and would cost the most)
+        if not wanted(key, tf, len(docs), big.count):
+            continue
         matches = list(pattern.finditer(big))
         if not matches:
             continue
@@ -152,22 +184,31 @@ def scores(query_terms: dict[str, float], docs: list[str]) -> dict[int, float]:
             continue
         words = list(map(re.Match.group, matches))
         for word in set(words).difference(stems):
-            term = word if word in query_terms else _stem(word)
-            stems[word] = term if term in query_terms else None
+            stems[word] = term_for(word, query_terms)
         found = list(map(stems.__getitem__, words))
         at = list(where)
-        for term in filter(None, set(found)):  # usually one: "hiked", "hiking" are "hik"
-            tf.setdefault(term, Counter()).update(itertools.compress(at, map(term.__eq__, found)))
+        for term in sorted(filter(None, set(found))):  # usually one: "hiked", "hiking" are "hik"
+            is_term = map(operator.eq, found, itertools.repeat(term))  # not term.__eq__: NotImplemented is true
+            tf.setdefault(term, Counter()).update(itertools.compress(at, is_term))
+    return weigh(query_terms, tf, len(docs), sum(lengths), lengths)
+
+
+def weigh(query_terms: dict[str, float], tf: dict[str, Counter], n: int, total_length: int,
+          lengths) -> dict[int, float]:
+    """BM25 from the counts: {doc: relevance in 0..1} (lengths[doc]: its
+    length in characters, lower-cased; total_length: all of theirs)."""
     if not tf:
         return {}
-    n = len(docs)
-    avg_len = max(1.0, sum(lengths) / n)  # characters stand in for a doc's length in terms
+    avg_len = max(1.0, total_length / n)  # characters stand in for a doc's length in terms
     idf = {t: math.log(1 + (n - len(c) + 0.5) / (len(c) + 0.5)) for t, c in tf.items()}
     best = max(FLOOR, sum(query_terms[t] * idf[t] for t in idf))
     raw: dict[int, float] = {}
-    norm = K1 * (1 - B), K1 * B / avg_len
+    n0, n1 = K1 * (1 - B), K1 * B / avg_len
     for t, counts in tf.items():
         gain = query_terms[t] * idf[t] * (K1 + 1) / best
+        if not raw:  # the first term's in one go (0.0 + x is x): 50,000 lines may hold it
+            raw = {i: gain * f / (f + n0 + n1 * lengths[i]) for i, f in counts.items()}
+            continue
         for i, f in counts.items():
-            raw[i] = raw.get(i, 0.0) + gain * f / (f + norm[0] + norm[1] * lengths[i])
-    return {i: min(1.0, r) for i, r in raw.items()}
+            raw[i] = raw.get(i, 0.0) + gain * f / (f + n0 + n1 * lengths[i])
+    return {i: r if r < 1.0 else 1.0 for i, r in raw.items()}

@@ -19,6 +19,7 @@ Nothing is ever cut mid-entry; what does not fit is reported as left out."""
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 
 from heartcompass.formats import events as events_fmt
@@ -55,7 +56,7 @@ class Choice:
     relevant: int = 0       # entries chosen for what the conversation names
 
 
-class _Budget:
+class Budget:
     def __init__(self, budget: int, header_tokens: dict[str, int], choice: Choice):
         self.budget, self.header_tokens, self.c = budget, header_tokens, choice
         self.opened: set[str] = set()
@@ -88,9 +89,11 @@ class _Budget:
 
     def cannot_fit(self, event: events_fmt.Event, limit: int) -> bool:
         """True when the event surely does not fit, known without rendering it:
-        its line is at least "- YYYY-MM-DD · w0 · TEXT (SOURCE)" long, a token
+        its line is at least "- YYYY-MM-DD · w0 · TEXT (SOURCE)" long (or its
+        month's or year's date), a token
         is at most four characters (tokens.py), and the newline is one more."""
-        length = 15 + len(event.text) + (5 if event.weight is not None else 0) + (
+        date = (4 if event.year_only else 7 if event.month_only else 10) + event.approx  # 2019, 2023-06, ~
+        length = 5 + date + len(event.text) + (5 if event.weight is not None else 0) + (
             len(event.source) + 3 if event.source else 0)
         return -(-length // 4) + 1 > limit - self.c.used
 
@@ -99,13 +102,41 @@ def event_unit(event: events_fmt.Event) -> Unit:
     return Unit("events", event.render(), 8)
 
 
-def choose(units: list[Unit], events: list[events_fmt.Event], budget: int, header_tokens: dict[str, int],
-           *, score_event, about: dict[str, float] | None = None) -> Choice:
-    """units: everything but the events, each with its priority; score_event:
-    an event's standing today (at most 1); about: the conversation's terms
+class EventList:
+    """Parsed events as selection.choose ranks them: each event's standing
+    once, then its relevance (a big EVENTS.md's cached form does the same,
+    faster: memory/event_pool.py)."""
+
+    def __init__(self, events: list[events_fmt.Event], score_event):
+        self.events = events
+        self.keys = [score_event(e) for e in events]  # once each: there may be 100,000
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def relevant(self, about: dict[str, float]) -> dict[int, float]:
+        """{event: its key, standing plus relevance} for the events about names."""
+        found = relevance.scores(about, [e.text for e in self.events])
+        for i, r in found.items():
+            self.keys[i] += RELEVANCE_WEIGHT * r
+        return {i: self.keys[i] for i in found}
+
+    def offer(self, b: Budget, i: int, limit: int) -> bool:
+        return not b.cannot_fit(self.events[i], limit) and b.offer(event_unit(self.events[i]), limit)
+
+    def fill(self, b: Budget, taken: set[int]) -> None:
+        _events(b, self.events, taken, self.keys)
+
+
+def choose(units: list[Unit], events, budget: int, header_tokens: dict[str, int],
+           *, score_event=None, about: dict[str, float] | None = None) -> Choice:
+    """units: everything but the events, each with its priority; events: a
+    list of them (score_event: an event's standing today, at most 1), or
+    their cached form (event_pool.TablePool); about: the conversation's terms
     (relevance.query)."""
+    pool = EventList(events, score_event) if isinstance(events, list) else events
     choice = Choice()
-    b = _Budget(budget, header_tokens, choice)
+    b = Budget(budget, header_tokens, choice)
     for i, unit in enumerate(units):
         unit.order = i
     units = sorted(units, key=lambda u: (u.priority, u.order))
@@ -114,21 +145,15 @@ def choose(units: list[Unit], events: list[events_fmt.Event], budget: int, heade
             b.leave(unit.section, unit.text)
     taken_units: set[int] = {u.order for u in choice.chosen}
     taken_events: set[int] = set()   # indices into events
-    standing = [score_event(e) for e in events]  # once each: there may be 100,000
-    keys = standing
     if about:
         ranked = [u for u in units if u.ranked]
         unit_rel = relevance.scores(about, [u.text for u in ranked])
-        event_rel = relevance.scores(about, [e.text for e in events])
-        keys = list(standing)
-        for i, r in event_rel.items():
-            keys[i] += RELEVANCE_WEIGHT * r
         named: list[tuple[float, Unit | int]] = [(RELEVANCE_WEIGHT * r + ranked[i].standing, ranked[i])
                                                  for i, r in unit_rel.items()]
-        named += [(keys[i], i) for i in event_rel]
+        named += [(key, i) for i, key in pool.relevant(about).items()]
         limit = choice.used + int(RELEVANT_SHARE * budget)
         misses = 0
-        for _, item in sorted(named, key=lambda pair: pair[0], reverse=True):
+        for item in _best_first(named):
             if limit - choice.used < 4 or misses > 50:  # full, or nearly: the rest compete in step 3
                 break
             if isinstance(item, Unit):
@@ -136,12 +161,12 @@ def choose(units: list[Unit], events: list[events_fmt.Event], budget: int, heade
                 if took:
                     taken_units.add(item.order)
             else:
-                took = not b.cannot_fit(events[item], limit) and b.offer(event_unit(events[item]), limit)
+                took = pool.offer(b, item, limit)
                 if took:
                     taken_events.add(item)
             choice.relevant += took
             misses = 0 if took else misses + 1
-    reserve = int(EVENTS_SHARE * budget) if len(events) > len(taken_events) else 0
+    reserve = int(EVENTS_SHARE * budget) if len(pool) > len(taken_events) else 0
     deferred = []
     for unit in units:
         if unit.order in taken_units or (unit.priority <= CORE_PRIORITY and not unit.ranked):
@@ -150,19 +175,29 @@ def choose(units: list[Unit], events: list[events_fmt.Event], budget: int, heade
             deferred.append(unit)  # after the events, if they leave room
         elif not b.offer(unit):
             b.leave(unit.section, unit.text)
-    _events(b, events, taken_events, keys)
+    pool.fill(b, taken_events)
     for unit in deferred:
         if not b.offer(unit):
             b.leave(unit.section, unit.text)
     return choice
 
 
-def _events(b: _Budget, events: list[events_fmt.Event], taken: set[int], keys: list[float]) -> None:
+def _best_first(named: list[tuple[float, Unit | int]]):
+    """The items by score, best first, ties in the order given (a stable
+    sort's), taken off a heap: the loop stops long before 30,000 events."""
+    heap = [(-score, at) for at, (score, _) in enumerate(named)]
+    heapq.heapify(heap)
+    while heap:
+        yield named[heapq.heappop(heap)[1]][1]
+
+
+def _events(b: Budget, events: list[events_fmt.Event], taken: set[int], keys: list[float]) -> None:
     """Events by score, rendered only while they can still fit (there may be 100,000)."""
     order = sorted(range(len(events)), key=keys.__getitem__, reverse=True)  # ties: in file order
     ranked = [events[i] for i in order if i not in taken] if taken else [events[i] for i in order]
-    smallest = 4 + (0 if "events" in b.opened else b.header_tokens["events"])
     for i, event in enumerate(ranked):
+        # once the header is paid, an event of a few tokens still fits the last few left
+        smallest = 4 + (0 if "events" in b.opened else b.header_tokens["events"])
         if b.budget - b.c.used < smallest:
             shown = max(0, LEFT_OUT_SHOWN - len(b.c.left.get("events", [])))
             for rest in ranked[i:i + shown]:
