@@ -11,6 +11,8 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import Field
 
+from purposes import Recorder
+
 
 class Partial:
     """Stream `text`, then fail with `error` (a reply cut off mid-way)."""
@@ -22,22 +24,25 @@ class Partial:
 class FakeChat(GenericFakeChatModel):
     """Each call takes the next item of `script`: a reply string (streamed
     word by word, like GenericFakeChatModel), an AIMessage, an exception to
-    raise, or a Partial. `calls` records the messages of every call."""
+    raise, or a Partial. Every call is recorded with what it was for
+    (tests/purposes.py): a test reads `request("garden")`, `requests("chat")`
+    or `purposes`, never an anonymous last call."""
 
     messages: Iterator[Any] = Field(default_factory=lambda: iter(()))
     script: list[Any] = Field(default_factory=list)
-    calls: list[list[BaseMessage]] = Field(default_factory=list)
-    schemas: list[Any] = Field(default_factory=list)  # the schema of every structured call
+    recorder: Recorder = Field(default_factory=Recorder)
     slept: list[float] = Field(default_factory=list)  # what time.sleep was asked for meanwhile (conftest: not slept)
 
     def enqueue(self, *items: Any) -> "FakeChat":
         self.script.extend(items)
         return self
 
-    def _next(self, messages: list[BaseMessage]) -> Any:
-        self.calls.append(list(messages))
+    model_config = {"arbitrary_types_allowed": True}
+
+    def _next(self, messages: list[BaseMessage], schema: Any = None) -> Any:
+        request = self.recorder.record(messages, schema)
         if not self.script:
-            raise AssertionError("FakeChat was called more often than scripted")
+            raise AssertionError(f"FakeChat was called more often than scripted (a {request.purpose!r} request)")
         item = self.script.pop(0)
         if isinstance(item, BaseException):
             raise item
@@ -72,10 +77,8 @@ class FakeChat(GenericFakeChatModel):
 
         from langchain_core.runnables import RunnableLambda
 
-        self.schemas.append(schema)
-
         def run(messages):
-            item = self._next(list(messages))
+            item = self._next(list(messages), schema)
             if isinstance(item, str):
                 item = json.loads(item)
             if isinstance(item, dict) and not isinstance(schema, dict):
@@ -85,8 +88,18 @@ class FakeChat(GenericFakeChatModel):
         return RunnableLambda(run)
 
     @property
-    def system_prompts(self) -> list[str]:
-        return [str(call[0].content) for call in self.calls]
+    def purposes(self) -> list[str]:
+        """What each call was for, in order ([] when the model was never asked)."""
+        return self.recorder.purposes
+
+    def requests(self, purpose: str) -> list[Any]:
+        return self.recorder.requests(purpose)
+
+    def request(self, purpose: str, nth: int | None = None) -> Any:
+        return self.recorder.request(purpose, nth)
+
+    def sent(self) -> str:
+        return self.recorder.sent()
 
 
 class FakeStatusError(Exception):

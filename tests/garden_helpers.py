@@ -59,14 +59,10 @@ def consolidated(ws, slug="alice"):
     return {day: n for day, (n, _) in days.items()}
 
 
-def user_prompt(fake, call=-1):
-    """The user message of one call (the last by default). The last only once
-    every scripted answer was used: else it may be an earlier step's call
-    (the step under test never asked the model, and the check passes anyway)."""
-    if call == -1:
-        assert fake.calls, "the model was never called"
-        assert not fake.script, f"{len(fake.script)} scripted answer(s) unused: the last call is not this step's"
-    return str(fake.calls[call][-1].content)
+def user_prompt(fake, purpose="garden", nth=None):
+    """The entries and files shown in the request made for this purpose
+    (tests/purposes.py): the one such request, or the nth of them."""
+    return fake.request(purpose, nth).prompt
 
 
 def answer_with(monkeypatch, fake_llm, answer):

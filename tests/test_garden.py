@@ -16,7 +16,7 @@ from heartcompass.formats import memory as memory_fmt
 def test_no_new_entries_means_no_model_call_and_no_commit(alice: Runner, fake_llm):
     before = subjects(alice.ws)
     result = alice("garden")
-    assert fake_llm.calls == [] and subjects(alice.ws) == before
+    assert fake_llm.purposes == [] and subjects(alice.ws) == before
     assert "up to date" in result.output
 
 
@@ -47,7 +47,7 @@ def test_facts_from_notes_events_and_one_commit(alice: Runner, fake_llm):
     assert git(ws, "status", "--porcelain") == ""
     # twice in a row: nothing to do
     alice("garden")
-    assert len(fake_llm.calls) == 1 and subjects(ws)[0] == subject
+    assert fake_llm.purposes == ["garden"] and subjects(ws)[0] == subject
 
 
 def test_what_the_persona_said_never_becomes_a_fact(alice: Runner, fake_llm):
@@ -68,7 +68,7 @@ def test_what_the_persona_said_never_becomes_a_fact(alice: Runner, fake_llm):
     mem = memory(ws)
     assert not any("Tofu" in line for line in mem.items(memory_fmt.FACTS))
     assert any("Tofu" in line for line in mem.items(memory_fmt.CHATS))
-    assert "rejected" in user_prompt(fake_llm)
+    assert "rejected" in user_prompt(fake_llm, "garden.correction", nth=1)  # the second run's
 
 
 def test_a_contradicted_told_fact_is_asked_about_not_duplicated(alice: Runner, fake_llm):
@@ -177,10 +177,11 @@ def test_memory_is_compressed_when_over_budget(alice: Runner, fake_llm):
                                            "- Allergic to cats, keeps Mochi (log 2026-12-01)"]
     assert mem.items(memory_fmt.THREADS) == ["- Ask about the farewell party (log 2026-11-28)"]
     assert "compressed" in git(ws, "log", "-1", "--format=%b")
-    asked = user_prompt(fake_llm)
+    asked = user_prompt(fake_llm, "compress")
     assert "F1 - Moves to Kyoto in January" in asked and "F3 - Prefers calls after 21:00 on weekdays (hand)   " \
         "[hand-written: kept as it is" in asked
-    assert "keep" in str(fake_llm.calls[-1][0].content) and "love, fear" in str(fake_llm.calls[-1][0].content)
+    system = fake_llm.request("compress").system
+    assert "keep" in system and "love, fear" in system
 
 
 def test_compression_keeps_hand_lines_and_rejects_a_line_from_another_section(alice: Runner, fake_llm):
@@ -253,7 +254,7 @@ def test_time_travel_chats_are_left_out(alice: Runner, fake_llm):
     say(ws, "alice", "me", "what did you think back then?", tags=["as-of 2026-10-01"])
     say(ws, "alice", "persona", "oh I loved Tokyo", time="20:00:01", tags=["as-of 2026-10-01"])
     alice("garden")
-    assert fake_llm.calls == []
+    assert fake_llm.purposes == []
     say(ws, "alice", "me", "ok, back to now", time="21:00:00")
     fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
@@ -272,7 +273,7 @@ def test_imported_entries_with_old_dates_are_picked_up(alice: Runner, fake_llm):
                                            "weight": 0.3, "evidence": ["L1"]}]))
     alice("garden")
     assert consolidated(ws) == {"2025-05-03": 1, "2026-12-01": 1}
-    assert "L1 [2025-05-03 20:00 · import:Alice · trusted]" in user_prompt(fake_llm)
+    assert "L1 [2025-05-03 20:00 · import:Alice · trusted]" in user_prompt(fake_llm, nth=1)  # the second run's
 
 
 def test_big_backlogs_are_consolidated_in_chunks_oldest_first(alice: Runner, fake_llm):
@@ -280,9 +281,8 @@ def test_big_backlogs_are_consolidated_in_chunks_oldest_first(alice: Runner, fak
     backlog(alice, 5, "me", "message")
     fake_llm.enqueue(*[proposal(nothing_worth_keeping=True) for _ in range(20)])
     alice("garden")
-    n = len(fake_llm.calls)
-    assert n > 1
-    firsts = [user_prompt(fake_llm, i) for i in range(n)]
+    firsts = [r.prompt for r in fake_llm.requests("garden")]
+    assert len(firsts) > 1
     assert "day 1 message 0" in firsts[0] and "day 5 message 5" in firsts[-1]
     assert consolidated(ws) == {f"2026-11-0{d}": 6 for d in range(1, 6)}
     # nothing was kept from them: no "nothing new" commit (the state is local, not in MEMORY.md)
@@ -386,7 +386,8 @@ def test_an_unexplained_empty_proposal_leaves_the_entries_for_the_next_run(alice
     # shown again next run; now the model says so outright (the flag, or its summary)
     fake_llm.enqueue(proposal(summary="Nothing worth keeping in these entries"))
     alice("garden")
-    assert "She has two weeks of holiday" in user_prompt(fake_llm)
+    assert all("She has two weeks of holiday" in r.prompt for r in fake_llm.requests("garden"))
+    assert fake_llm.purposes == ["garden", "garden"]  # one request a run
     assert consolidated(ws) == {"2026-12-01": 2}
     say(ws, "alice", "me", "ok", time="21:00:00")
     fake_llm.enqueue(proposal(summary="-", nothing_worth_keeping=True))
@@ -403,7 +404,7 @@ def test_an_unexplained_empty_chunk_stops_the_backlog_where_it_is(alice: Runner,
     done = consolidated(ws)
     assert done and sum(done.values()) < 18  # the first chunk only
     assert row["status"] == "nothing kept" and f"nothing for {18 - sum(done.values())} entries" in row["message"]
-    assert len(fake_llm.calls) == 2
+    assert fake_llm.purposes == ["garden", "garden"]
 
 
 def test_ctrl_c_while_the_model_thinks_stops_the_garden_cleanly(alice: Runner, fake_llm):
