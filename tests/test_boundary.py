@@ -56,7 +56,7 @@ def test_memory_linked_outside_is_never_sent_to_the_model(two: Runner, fake_llm,
     no_traceback(result)
     assert result.exit_code == 1 and "MEMORY.md" in result.output and "symbolic link" in result.output
     assert "outside the workspace" in result.output
-    assert fake_llm.calls == []
+    assert fake_llm.purposes == []
     shown = two("context", "bob", ok=False)
     assert shown.exit_code == 1 and SECRET not in shown.output and "symbolic link" in shown.output
 
@@ -155,7 +155,7 @@ def test_a_linked_prompt_file_is_refused(two: Runner, fake_llm, outside):
     result = two("chat", "alice", "-m", "hello", ok=False)
     no_traceback(result)
     assert result.exit_code == 1 and "persona.md" in result.output and "symbolic link" in result.output
-    assert fake_llm.calls == []
+    assert fake_llm.purposes == []
 
 
 def test_doctor_lists_links(two: Runner, outside):

@@ -27,14 +27,14 @@ def test_the_prompt_holds_every_section_and_the_history(example_cli: Runner, fak
     fake_llm.enqueue("first reply", "second reply")
     example_cli("chat", "alice", "-m", "hello")
     example_cli("chat", "alice", "-m", "remember Kyoto?")
-    system = fake_llm.system_prompts[0]
+    system = fake_llm.request("chat", 0).system
     for needle in ("You are Alice Chen", "simulated", "Wednesday" if "Wednesday" in system else "Now:",
                    "## Who you are (from PROFILE.md)", "oolong tea", "## Known facts (true)",
                    "Moves to Kyoto in January", "## Said in earlier simulated chats", "pour-over coffee",
                    "## Things that happened", "Hiked Mount Takao", "## People in your life",
                    "close friend since university", "friend of", "ENFP"):
         assert needle in system, needle
-    second = fake_llm.calls[1]
+    second = fake_llm.request("chat", 1).messages
     assert [m.type for m in second] == ["system", "human", "ai", "human"]
     assert [m.content for m in second[1:]] == ["hello", "first reply", "remember Kyoto?"]
 
@@ -49,7 +49,7 @@ def test_piped_lines_are_sent_one_by_one(example_cli: Runner, fake_llm):
 def test_retryable_errors_are_retried_then_succeed(example_cli: Runner, fake_llm):
     fake_llm.enqueue(TimeoutError("slow"), FakeStatusError(503), "finally")
     assert "finally" in example_cli("chat", "alice", "-m", "hi").output
-    assert len(fake_llm.calls) == 3
+    assert len(fake_llm.purposes) == 3
 
 
 def test_errors_give_a_clear_message_and_keep_the_users_message(example_cli: Runner, fake_llm):
@@ -64,7 +64,7 @@ def test_non_retryable_error_is_not_retried(example_cli: Runner, fake_llm):
     fake_llm.enqueue(FakeStatusError(401))
     result = example_cli("chat", "alice", "-m", "hi", ok=False)
     assert result.exit_code == 1 and "refused the API key" in result.output
-    assert len(fake_llm.calls) == 1
+    assert len(fake_llm.purposes) == 1
 
 
 def test_a_reply_cut_off_by_an_error_is_logged_as_such(example_cli: Runner, fake_llm):
@@ -80,7 +80,7 @@ def test_a_reply_cut_off_by_an_error_is_logged_as_such(example_cli: Runner, fake
 
     session = ChatSession(example_cli.ws, resolve(example_cli.ws, "alice"), fake_llm)
     assert [e.text for e in session.reply() if e.kind == "message"] == ["sorry, where was I"]
-    assert [m.content for m in fake_llm.calls[-1][1:]] == ["tell me"]
+    assert fake_llm.request("chat", 1).turns == ["tell me"]  # the session's reply, after the cut-off one
 
 
 def test_missing_key_names_the_variable_and_exits_1(example_cli: Runner):
@@ -120,13 +120,14 @@ def test_time_travel_uses_old_files_and_is_marked(example_cli: Runner, fake_llm)
     git(ws, "commit", "-qam", "my own edit")
     fake_llm.enqueue("old me", "new me")
     example_cli("chat", "alice", "--as-of", before, "-m", "what do you drink?")
-    assert "oolong tea" in fake_llm.system_prompts[0] and "matcha" not in fake_llm.system_prompts[0]
+    then = fake_llm.request("chat", 0).system
+    assert "oolong tea" in then and "matcha" not in then
     entries = log_entries(ws, "alice")
     assert all(any(t.startswith("as-of") for t in e.tags) for e in entries)
     assert "time travel" in subjects(ws)[0]
     example_cli("chat", "alice", "-m", "and now?")
-    assert "matcha lattes" in fake_llm.system_prompts[1]
-    assert [m.content for m in fake_llm.calls[1][1:]] == ["and now?"]  # the time-travel turns stay out
+    assert "matcha lattes" in fake_llm.request("chat", 1).system
+    assert fake_llm.request("chat", 1).turns == ["and now?"]  # the time-travel turns stay out
 
 
 def test_time_travel_by_date_before_the_workspace_existed(example_cli: Runner, fake_llm):

@@ -36,7 +36,8 @@ def test_retry_resends_the_last_message(view, fake_llm, example_ws):
     view.command("/retry")
     assert [(e.speaker, e.text) for e in log_entries(example_ws, "alice")] == [("me", "hello?"),
                                                                                ("persona", "here now")]
-    assert [m.content for m in fake_llm.calls[-1][1:]] == ["hello?"]
+    assert fake_llm.purposes == ["chat"] * 5  # four timed out, then /retry's
+    assert fake_llm.request("chat", 4).turns == ["hello?"]
 
 
 @pytest.mark.parametrize("conversing", [True, False])
@@ -60,7 +61,7 @@ def test_retry_after_a_reply_asks_for_another_answer(view, fake_llm):
     fake_llm.enqueue("first answer", "second answer")
     view.send("what should I cook?")
     view.command("/retry")
-    assert [m.content for m in fake_llm.calls[-1][1:]] == ["what should I cook?"]
+    assert fake_llm.request("chat", 1).turns == ["what should I cook?"]  # /retry's
 
 
 def test_new_starts_fresh_short_term_history(view, fake_llm):
@@ -68,7 +69,7 @@ def test_new_starts_fresh_short_term_history(view, fake_llm):
     view.send("first")
     view.command("/new")
     view.send("second")
-    assert [m.content for m in fake_llm.calls[-1][1:]] == ["second"]
+    assert fake_llm.request("chat", 1).turns == ["second"]
 
 
 def test_switch_commits_and_changes_person(view, example_ws, fake_llm):
@@ -77,7 +78,8 @@ def test_switch_commits_and_changes_person(view, example_ws, fake_llm):
     view.command("/switch me")
     assert subjects(example_ws)[0].startswith("chat(alice)")
     view.send("hello me")
-    assert "reflection partner" in fake_llm.system_prompts[-1]
+    assert "reflection partner" in fake_llm.request("chat", 1).system
+    assert "reflection partner" not in fake_llm.request("chat", 0).system
     assert view.name == "Reflection"  # its replies are not labelled as if they were the user's
     view.close()
     assert subjects(example_ws)[0].startswith("chat(me)")
@@ -189,7 +191,7 @@ def test_slash_commands_work_with_m_and_piped_lines(example_cli, fake_llm):
     from conftest import log_entries
 
     example_cli("chat", "alice", "-m", "/note She learns the cello")
-    assert not fake_llm.calls
+    assert not fake_llm.purposes
     fake_llm.enqueue("nice!")
     example_cli("chat", "alice", input="/note She has a cat called Miso\nhello there\n")
     entries = [(e.speaker, e.text) for e in log_entries(example_cli.ws, "alice")]
@@ -213,7 +215,7 @@ def test_retry_after_a_reply_leaves_the_replaced_one_out_of_history_and_garden(v
     view.send("what should I cook?")
     view.command("/retry")
     view.send("thanks")
-    assert [m.content for m in fake_llm.calls[-1][1:]] == ["what should I cook?", "second answer", "thanks"]
+    assert fake_llm.request("chat", 2).turns == ["what should I cook?", "second answer", "thanks"]
     entries = log_entries(example_ws, "alice")
     assert [e.speaker for e in entries] == ["me", "persona", "mark", "persona", "me", "persona"]
     assert entries[2].tags == ["supersedes 2"] and "first answer" == entries[1].text  # the log keeps it
@@ -229,7 +231,7 @@ def test_retry_after_ctrl_c_drops_the_messages_already_shown(view, fake_llm, exa
         ("persona", []), ("persona", ["cut off"])]
     view.command("/retry")
     view.send("and then?")
-    assert [m.content for m in fake_llm.calls[-1][1:]] == ["tell me a story", "a fresh answer", "and then?"]
+    assert fake_llm.request("chat", 2).turns == ["tell me a story", "a fresh answer", "and then?"]
     assert _new_entry_texts(example_ws) == ["tell me a story", "a fresh answer", "and then?", "ok"]
 
 
@@ -239,7 +241,7 @@ def test_a_failed_retry_keeps_the_old_reply(view, fake_llm, example_ws):
     view.command("/retry")
     assert "mark" not in [e.speaker for e in log_entries(example_ws, "alice")]
     view.send("still there?")
-    assert [m.content for m in fake_llm.calls[-1][1:]] == ["hi", "the only answer", "still there?"]
+    assert fake_llm.request("chat", 5).turns == ["hi", "the only answer", "still there?"]  # after 1 + 4
 
 
 def test_typing_shows_while_waiting_for_the_first_token(example_ws, fake_llm, monkeypatch):
@@ -324,4 +326,4 @@ def test_ctrl_c_while_the_model_is_being_made_keeps_the_typed_message(example_ws
     entries = log_entries(example_ws, "alice")
     assert [(e.speaker, e.text) for e in entries] == [("me", "did you get the keys?"),
                                                        ("persona", "yes, under the mat")]
-    assert [m.content for m in fake_llm.calls[-1][1:]] == ["did you get the keys?"]
+    assert fake_llm.request("chat").turns == ["did you get the keys?"]  # the only request: /retry's

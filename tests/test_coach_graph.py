@@ -57,7 +57,7 @@ def test_follow_mode_carries_the_conversation_and_saves_it(example_cli: Runner, 
     fake_llm.enqueue(ADVICE, ADVICE, ADVICE)
     stdin = "Want me to help you pack?\nyes please!! saturday?\n\nok see you then\n\n"
     example_cli("coach", "alice", "I'm so stressed", "--follow", "--save", input=stdin)
-    assert len(fake_llm.calls) == 3
+    assert len(fake_llm.purposes) == 3
     second = [str(m.content) for m in fake_llm.calls[1]]
     assert "I'm so stressed" in second[1] and "nervous about the move" in second[2]
     assert "I replied: Want me to help you pack?" in second[3] and "saturday?" in second[3]

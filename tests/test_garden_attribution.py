@@ -140,9 +140,9 @@ def test_undo_of_a_gardened_chat_then_new_chats_are_gardened_exactly(example_cli
     assert consolidated(ws) == {today: 4}
     assert "- Adopted a cat named Miso (log " + today + ")" in memory(ws).items(memory_fmt.FACTS)
     # and nothing is left over
-    calls = len(fake_llm.calls)
+    calls = len(fake_llm.purposes)
     alice("garden")
-    assert len(fake_llm.calls) == calls
+    assert len(fake_llm.purposes) == calls
 
 
 def test_lost_state_is_rebuilt_from_git_and_nothing_is_consolidated_twice(example_cli: Runner, fake_llm):
@@ -154,9 +154,9 @@ def test_lost_state_is_rebuilt_from_git_and_nothing_is_consolidated_twice(exampl
     before = consolidated(ws)
     assert before == {"2026-11-30": 1, "2026-12-01": 1}
     shutil.rmtree(ws.state_dir)
-    calls = len(fake_llm.calls)
+    calls = len(fake_llm.purposes)
     alice("garden")
-    assert len(fake_llm.calls) == calls  # nothing re-read
+    assert len(fake_llm.purposes) == calls  # nothing re-read
     assert consolidated(ws) == before
     # a new entry after the loss is picked up alone
     say(ws, "alice", "me", "She got a bike", time="21:00:00")
@@ -303,9 +303,9 @@ def test_state_lost_after_a_rename_is_rebuilt_across_it(example_cli: Runner, fak
     alice("garden")
     alice("person", "rename", "alice", "Alicia")
     shutil.rmtree(ws.state_dir)
-    calls = len(fake_llm.calls)
+    calls = len(fake_llm.purposes)
     alice("garden")
-    assert len(fake_llm.calls) == calls  # nothing consumed twice
+    assert len(fake_llm.purposes) == calls  # nothing consumed twice
     assert consolidated(ws, "alicia") == {"2026-12-01": 1}
 
 
@@ -357,9 +357,9 @@ def test_a_log_line_edited_by_hand_is_the_users_commit_and_only_it_is_gardened_a
     assert "called Miso" in prompt and "She got a bike" in prompt  # the changed line is read again
     assert "Kyoto" not in prompt.split("## New log entries")[-1] and "bakery" not in prompt  # the others not twice
     assert consolidated(ws) == {"2026-12-01": 4}
-    calls = len(fake_llm.calls)
+    calls = len(fake_llm.purposes)
     alice("garden")
-    assert len(fake_llm.calls) == calls  # and nothing is left over
+    assert len(fake_llm.purposes) == calls  # and nothing is left over
 
 
 def test_a_log_appended_to_is_still_committed_as_a_chat_log(example_cli: Runner):

@@ -188,9 +188,9 @@ def test_killed_at_any_step_the_next_run_finishes_byte_for_byte(alice: Runner, f
     assert not any(s.startswith("edit(alice)") for s in mine)  # the gardener's bytes are never a hand edit
     assert git(ws, "log", "-1", "--format=%s", "--", "people/alice/MEMORY.md").startswith("garden(alice):")
     # and a third run has nothing to do
-    calls_before = len(fake_llm.calls)
+    calls_before = len(fake_llm.purposes)
     alice("garden")
-    assert len(fake_llm.calls) == calls_before
+    assert len(fake_llm.purposes) == calls_before
 
 
 def test_a_hand_edit_in_the_last_moment_before_a_write_is_never_overwritten(alice: Runner, fake_llm, monkeypatch):
@@ -276,7 +276,7 @@ def test_review_asks_before_writing(alice: Runner, fake_llm, monkeypatch):
     # no terminal: review refuses before any model call, rather than writing unasked
     result = alice("garden", "--review", ok=False)
     assert result.exit_code == 1 and "needs a terminal" in result.output and "--dry-run" in result.output
-    assert consolidated(ws) == {} and not fake_llm.calls
+    assert consolidated(ws) == {} and not fake_llm.purposes
     import heartcompass.cli.garden_cmd as garden_cmd
 
     monkeypatch.setattr(garden_cmd, "_terminal", lambda: True)

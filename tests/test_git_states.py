@@ -69,7 +69,7 @@ def test_chat_mid_rebase_logs_the_message_then_refuses_and_a_later_command_commi
                                                                                       fake_llm):
     ws = mid_rebase.ws
     output = _fails(mid_rebase, "chat", "alice", "-m", "hi")  # her profile holds the conflict's marks
-    assert "has unresolved conflict marks" in output and fake_llm.calls == []
+    assert "has unresolved conflict marks" in output and fake_llm.purposes == []
     assert "logged in people/alice/logs/" in output and log_entries(ws, "alice")[-1].text == "hi"  # not lost
     fake_llm.enqueue("hello you")
     output = _fails(mid_rebase, "chat", "me", "-m", "typed during a rebase")
@@ -97,7 +97,7 @@ def test_garden_refuses_mid_cherry_pick(example_cli: Runner, fake_llm):
     say(ws, "alice", "note", "She moved to Hangzhou")  # an idle garden writes nothing, so it checks nothing
     output = _fails(example_cli, "garden")
     assert "cherry-pick" in output and "git cherry-pick --continue" in output
-    assert fake_llm.calls == []
+    assert fake_llm.purposes == []
 
 
 def test_a_merge_in_progress_is_refused_and_nothing_is_staged_into_it(example_cli: Runner):
@@ -297,7 +297,7 @@ def test_a_failed_move_is_rolled_back_whole_logs_and_all(example_cli: Runner, fa
 
 def test_tell_refuses_before_asking_the_model(mid_rebase: Runner, fake_llm):
     output = _fails(mid_rebase, "tell", "alice", "She moved to Berlin", "--yes")
-    assert "middle of a rebase" in output and fake_llm.calls == []
+    assert "middle of a rebase" in output and fake_llm.purposes == []
 
 
 def test_coach_save_mid_rebase_keeps_the_exchange_in_the_log(mid_rebase: Runner, fake_llm):
@@ -305,7 +305,7 @@ def test_coach_save_mid_rebase_keeps_the_exchange_in_the_log(mid_rebase: Runner,
 
     ws = mid_rebase.ws
     output = _fails(mid_rebase, "coach", "alice", "so tired today", "--save")
-    assert "has unresolved conflict marks" in output and fake_llm.calls == []  # not sent to the model
+    assert "has unresolved conflict marks" in output and fake_llm.purposes == []  # not sent to the model
     (ws.root / PROFILE).write_text(git(ws, "show", f"other:{PROFILE}"))  # the user chose a side; not yet added
     fake_llm.enqueue(ADVICE)
     output = _fails(mid_rebase, "coach", "alice", "so tired today", "--save")

@@ -360,7 +360,7 @@ def test_a_judge_without_a_label_is_asked_again_then_counted_wrong_and_marked(ws
     settings = llm.settings(ws)
     judge = FakeChat().enqueue("Hard to say.", '{"label": "CORRECT"}')
     locomo.grade(ws, judge, settings, grades, sample, q, "full", "Biscuit")
-    assert grades.get("mini-1", q.index, "full")["label"] == "CORRECT" and len(judge.calls) == 2
+    assert grades.get("mini-1", q.index, "full")["label"] == "CORRECT" and len(judge.purposes) == 2
     judge = FakeChat().enqueue("Hard to say.", "Still hard: CORRECT or WRONG.")
     locomo.grade(ws, judge, settings, grades, sample, q, "heartcompass", "a dog")
     rec = grades.get("mini-1", q.index, "heartcompass")

@@ -33,7 +33,7 @@ def test_garden_skips_a_person_whose_facts_heading_was_renamed(example_cli: Runn
     assert "garden(bob): memory updated from 2026-12-01 log" in made and not [s for s in made if "alice" in s]
     assert "MEMORY.md" in git(ws, "status", "--porcelain", "people/alice")
     assert "Started running" in (ws.people_dir / "bob" / "MEMORY.md").read_text(encoding="utf-8")
-    assert len(fake_llm.calls) == 1  # alice was not sent to the model
+    assert len(fake_llm.purposes) == 1  # alice was not sent to the model
 
 
 def test_watch_and_doctor_name_the_renamed_section(example_cli: Runner):

@@ -13,7 +13,7 @@ def test_a_message_typed_during_a_sync_conflict_on_its_persona_is_logged(two_dev
     assert result.exit_code == 1 and "has unresolved conflict marks" in result.output
     assert "logged in people/alice/logs/" in result.output
     assert [e.text for e in log_entries(laptop.ws, "alice")][-1:] == ["are you still there?"]
-    assert fake_llm.calls == []  # the persona declined; the log did not
+    assert fake_llm.purposes == []  # the persona declined; the log did not
 
 
 def test_piped_lines_and_notes_during_a_conflict_are_all_logged(two_devices, fake_llm):  # noqa: F811
@@ -92,4 +92,4 @@ def test_a_time_travel_message_to_broken_files_is_kept_aside_not_logged_as_today
     result = example_cli("chat", "alice", "--as-of", broken, "-m", "back then?", ok=False)
     assert result.exit_code == 1 and "has unresolved conflict marks" in result.output
     assert "back then?" in result.output and ".heartcompass/rejected/" in result.output
-    assert log_entries(example_cli.ws, "alice") == [] and fake_llm.calls == []
+    assert log_entries(example_cli.ws, "alice") == [] and fake_llm.purposes == []

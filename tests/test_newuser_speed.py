@@ -153,4 +153,4 @@ def test_the_proposal_schema_is_built_once_not_per_request(alice, fake_llm, monk
     backlog(alice, 3, "me", "message")
     fake_llm.enqueue(*[proposal(summary="read", nothing_worth_keeping=True) for _ in range(20)])
     alice("garden")
-    assert len(fake_llm.calls) >= 2 and built == ["Proposal"]  # several requests, one schema
+    assert len(fake_llm.purposes) >= 2 and built == ["Proposal"]  # several requests, one schema

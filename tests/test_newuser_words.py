@@ -140,7 +140,7 @@ def test_chat_as_of_a_future_date_is_refused(example_cli: Runner, fake_llm):
     for args in (["chat", "alice", "-m", "hi", "--as-of", later], ["context", "alice", "--as-of", later]):
         result = example_cli(*args, ok=False)
         assert result.exit_code == 1 and "in the future" in result.output and "Traceback" not in result.output
-    assert fake_llm.calls == []
+    assert fake_llm.purposes == []
 
 
 def test_one_ctrl_c_in_coach_follow_stops_at_once(example_cli: Runner, fake_llm, monkeypatch):

@@ -69,12 +69,12 @@ def test_a_dry_run_after_a_hand_edit_to_a_log_line_leaves_it_for_the_real_garden
     log = ws.people_dir / "alice" / "logs" / "2026-12-01.md"
     log.write_text(log.read_text().replace("I booked the movers for you", "I booked the movers for 小林, not you"))
     fake_llm.enqueue(proposal(nothing_worth_keeping=True))
-    before = len(fake_llm.calls)
+    before = len(fake_llm.purposes)
     example_cli("garden", "--dry-run")
-    assert len(fake_llm.calls) == before + 1 and "小林" in str(fake_llm.calls[-1][-1].content)
+    assert len(fake_llm.purposes) == before + 1 and "小林" in str(fake_llm.calls[-1][-1].content)
     fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     example_cli("garden")
-    assert len(fake_llm.calls) == before + 2, "the real garden skipped the edited line"
+    assert len(fake_llm.purposes) == before + 2, "the real garden skipped the edited line"
     assert "小林" in str(fake_llm.calls[-1][-1].content)
     assert "edit(alice): by hand" in subjects(ws)  # the edited line is the user's commit
 
@@ -121,7 +121,7 @@ def test_a_retried_call_under_the_fake_model_does_not_really_sleep(example_cli: 
     say(example_cli.ws, "alice", "me", "I booked the movers for you")
     fake_llm.enqueue(FakeStatusError(503), FakeStatusError(429), _good())
     example_cli("garden")
-    assert len(fake_llm.calls) == 3 and "Booked movers for Kyoto" in [e.text for e in events(example_cli.ws)]
+    assert len(fake_llm.purposes) == 3 and "Booked movers for Kyoto" in [e.text for e in events(example_cli.ws)]
     assert [s for s in fake_llm.slept if s >= 0.5] == [0.5, 1.0]  # the backoff, asked for and not slept
 
 

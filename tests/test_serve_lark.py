@@ -78,7 +78,7 @@ def test_a_burst_in_chinese_is_answered_once_with_the_typing_reaction(lark_ws, f
     texts = fake.wait_texts(3)
     served.stop()
     assert texts[1:] == ["哈哈", "真的吗？"]
-    assert len(model.calls) == 1
+    assert len(model.purposes) == 1
     assert [e.text for e in log_entries(lark_ws, "alice")][-4:] == ["今天好累", "想你了", "哈哈", "真的吗？"]
     assert fake.reactions()[0]["path"] == "/open-apis/im/v1/messages/om_last/reactions"
     assert fake.reactions()[0]["body"]["reaction_type"]["emoji_type"] == "Typing"
@@ -183,7 +183,7 @@ def test_a_feishu_group_gets_one_note_and_nothing_of_the_workspace_even_from_the
     served.stop()
     group = fake.texts("oc_group")
     assert len(group) == 1 and "private chat" in group[0] and "Alice" not in group[0]
-    assert model.calls == [] and not any("大家好" in e.text for e in log_entries(lark_ws, "alice"))
+    assert model.purposes == [] and not any("大家好" in e.text for e in log_entries(lark_ws, "alice"))
 
 
 def test_an_ambiguous_switch_on_feishu_offers_a_card_button_per_person_and_a_press_switches(lark_ws, fake):

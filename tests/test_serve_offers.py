@@ -70,7 +70,7 @@ def test_a_yes_after_a_restart_still_applies_the_proposal(bot, fake):
         served.stop()
     assert "Moves to Berlin in March" in memory.read_text(encoding="utf-8")
     assert subjects(bot)[0] == "tell(alice): moving to Berlin"
-    assert model.calls == []
+    assert model.purposes == []
     assert not git(bot, "status", "--porcelain")
 
 

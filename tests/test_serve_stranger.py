@@ -98,7 +98,7 @@ def test_a_group_gets_a_short_note_and_nothing_of_the_workspace_even_from_the_ow
     assert not any("Alice" in c.get("text", "") or "alice" in c.get("text", "") for c in fake.sent
                    if str(c.get("chat_id")) == "-1001234")
     assert "Alice" in fake.texts()[0]
-    assert model.calls == []
+    assert model.purposes == []
     assert not any("secret" in e.text or "hello everyone" in e.text for e in log_entries(bot, "alice"))
     assert subjects(bot) == before
     assert any("group chat -1001234" in r for r in served.reports)

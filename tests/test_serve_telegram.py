@@ -41,7 +41,7 @@ def test_a_stranger_gets_one_short_refusal_and_nothing_of_theirs_is_kept(bot, fa
         served.stop()
     texts = fake.texts(chat=7)
     assert len(texts) == 1 and "serve --pair" in texts[0]
-    assert model.calls == []
+    assert model.purposes == []
     assert not any("我是谁" in e.text or "secret" in e.text for e in log_entries(bot, "alice"))
     assert subjects(bot) == before
 
@@ -77,7 +77,7 @@ def test_a_burst_is_answered_once_as_several_messages_with_typing_and_committed(
         texts = fake.wait_texts(4)
         served.stop()
     assert texts[1:] == ["Oh no!", "Are you ok?", "要不要见面？"]
-    assert len(model.calls) == 1
+    assert len(model.purposes) == 1
     assert "钥匙丢了" in str(model.calls[0][-1].content) and "guess what" in str(model.calls[0][-1].content)
     assert len(fake.calls("sendChatAction")) >= 3  # before the reply and before each message after the first
     entries = [(e.speaker, e.text) for e in log_entries(bot, "alice")]
@@ -108,7 +108,7 @@ def test_a_message_delivered_again_after_a_restart_is_not_handled_twice(bot, fak
         fake.wait_for(lambda: fake.polls > 12)
         served.stop()
     assert [e.text for e in log_entries(bot, "alice") if e.speaker == "me"] == ["hello there"]
-    assert len(model.calls) == 1
+    assert len(model.purposes) == 1
 
 
 def test_the_model_down_keeps_the_messages_and_says_so_in_one_line(bot, fake):

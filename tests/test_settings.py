@@ -275,7 +275,7 @@ def test_environment_overrides_are_checked_like_the_file(example_cli: Runner, fa
         result = example_cli(*args, env={var: value}, ok=False)
         assert result.exit_code != 0 and f"${var}" in result.output and words in result.output, result.output
         assert "Traceback" not in result.output
-    assert fake_llm.calls == [] and tree_snapshot(example_cli.ws.root) == before
+    assert fake_llm.purposes == [] and tree_snapshot(example_cli.ws.root) == before
 
 
 def test_sync_continue_never_commits_a_credential_put_in_while_resolving(example_cli: Runner, tmp_path):

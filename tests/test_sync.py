@@ -153,7 +153,7 @@ def test_conflict_marks_are_a_format_error_and_never_reach_the_model(two_devices
         assert result.exit_code == 1, args
         assert "people/alice/PROFILE.md:" in result.output and "has unresolved conflict marks" in result.output
         assert "heartcompass sync --continue" in result.output and "Known facts" not in result.output
-    assert fake_llm.calls == []
+    assert fake_llm.purposes == []
 
 
 def test_conflict_marks_committed_by_hand_keep_that_person_from_the_gardener(example_cli, fake_llm):
@@ -167,7 +167,7 @@ def test_conflict_marks_committed_by_hand_keep_that_person_from_the_gardener(exa
 
     say(ws, "alice", "note", "She moved to Hangzhou")
     result = example_cli("garden", ok=False)
-    assert "has unresolved conflict marks" in result.output and fake_llm.calls == []
+    assert "has unresolved conflict marks" in result.output and fake_llm.purposes == []
     assert "<<<<<<< HEAD" in prof.read_text()  # never rewritten
 
 

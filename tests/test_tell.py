@@ -71,9 +71,9 @@ def test_a_proposal_that_changes_nothing_leaves_the_note_for_the_gardener(exampl
 def test_the_gardener_does_not_apply_a_told_note_twice(example_cli: Runner, fake_llm):
     fake_llm.enqueue(berlin(), NO_ONE_NEW)
     example_cli("tell", "alice", "She is moving to Berlin", "--yes")
-    calls = len(fake_llm.calls)
+    calls = len(fake_llm.purposes)
     example_cli("garden")
-    assert len(fake_llm.calls) == calls
+    assert len(fake_llm.purposes) == calls
 
 
 def test_declined_without_a_tty_keeps_only_the_note(example_cli: Runner, fake_llm):
@@ -183,7 +183,7 @@ def test_bad_images_are_refused_before_any_call(example_cli: Runner, fake_llm, t
     assert result.exit_code == 1 and "not a PNG, JPEG, GIF or WebP" in result.output
     result = example_cli("tell", "alice", "x", "--image", str(tmp_path / "missing.png"), ok=False)
     assert result.exit_code == 1 and "Cannot read the image" in result.output
-    assert fake_llm.calls == []
+    assert fake_llm.purposes == []
 
 
 def test_a_model_without_vision_gets_a_clear_error(example_cli: Runner, fake_llm, tmp_path):
@@ -255,9 +255,9 @@ def test_declined_and_discarded_never_becomes_a_fact(example_cli: Runner, fake_l
     note, mark = log_entries(example_cli.ws, "alice")[-2:]
     assert note.text == "She is moving to Berlin" and (mark.speaker, mark.tags) == ("mark", ["discards 1"])
     assert subjects(example_cli.ws)[0] == "tell(alice): discarded"
-    calls = len(fake_llm.calls)
+    calls = len(fake_llm.purposes)
     example_cli("garden")  # nothing new for the gardener: no model call at all
-    assert len(fake_llm.calls) == calls and facts(example_cli.ws) == before
+    assert len(fake_llm.purposes) == calls and facts(example_cli.ws) == before
 
 
 def test_declined_and_kept_is_learned_by_the_gardener(example_cli: Runner, fake_llm, monkeypatch):

@@ -54,7 +54,7 @@ def test_a_tell_killed_before_its_commit_is_finished_by_the_next_command(example
     for path in (ws.people_dir / "alice").glob("*.md"):
         formats.validate(path)  # whatever is on disk parses
     assert list((ws.state_dir / "tell").glob("*.json"))  # the journal says what was being written
-    calls = len(fake_llm.calls)
+    calls = len(fake_llm.purposes)
     example_cli(*next_command)
     mine = subjects(ws)
     assert not any(s.startswith("edit(alice)") for s in mine), mine  # the model's lines are never the user's
@@ -67,7 +67,7 @@ def test_a_tell_killed_before_its_commit_is_finished_by_the_next_command(example
     # nothing else pending but the log (note and mark), which `person add` leaves to the next chat or garden
     assert git(ws, "status", "--porcelain", "--untracked-files=all") in ("", f"?? {_log(ws)}\n")
     assert not list((ws.state_dir / "tell").glob("*.json"))
-    assert len(fake_llm.calls) == calls  # the note is marked applied: the gardener does not apply it again
+    assert len(fake_llm.purposes) == calls  # the note is marked applied: the gardener does not apply it again
     assert [(e.speaker, e.tags) for e in log_entries(ws, "alice")] == [("note", []), ("mark", ["applied 1"])]
 
 
