@@ -136,14 +136,16 @@ def test_the_coach_sees_bobs_notes_and_the_path_the_persona_does_not(example_cli
     bob_with_notes(example_cli)
     fake_llm.enqueue(ADVICE)
     example_cli("coach", "alice", "Should I tell Bob about Alice's new job?")
-    system = fake_llm.system_prompts[0]
+    system = fake_llm.request("coach", 0).system
     assert "secretly planning to quit" in system
     assert "Alice Chen → (her colleague) → Bob Li" in system
     persona = example_cli("context", "alice", "--for", "Should I tell Bob about your new job?").output
     assert "secretly planning to quit" not in persona and "Others this conversation names" not in persona
     fake_llm.enqueue(ADVICE)
     example_cli("coach", "alice", "老李 said hi")  # no one of that name: nobody else's notes
-    assert "secretly planning" not in fake_llm.system_prompts[1]
+    second = fake_llm.request("coach", 1).system
+    assert "老李 said hi" in fake_llm.request("coach", 1).prompt and "Alice Chen" in second
+    assert "secretly planning" not in second
 
 
 # -- history, strength, the map, today -------------------------------------------------------------

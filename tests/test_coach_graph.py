@@ -29,10 +29,10 @@ def test_coach_renders_candidates_risks_and_suggestions(example_cli: Runner, fak
     for needle in ("What Alice Chen probably means", "nervous about the move", "1.", "You'll do great",
                    "warm", "2.", "help you pack", "Risks", "Joking about", "Suggestions", "farewell party"):
         assert needle in out, needle
-    system = fake_llm.system_prompts[0]
+    system = fake_llm.request("coach").system
     assert "relationship coach" in system and "Known facts about Alice Chen" in system
     assert "Moves to Kyoto in January" in system and "Who Alice Chen is (from PROFILE.md)" in system
-    assert "I'm so stressed about Kyoto" in str(fake_llm.calls[0][-1].content)
+    assert "I'm so stressed about Kyoto" in fake_llm.request("coach").prompt
 
 
 def test_coach_json_and_pasted_thread_from_stdin(example_cli: Runner, fake_llm):
@@ -40,14 +40,15 @@ def test_coach_json_and_pasted_thread_from_stdin(example_cli: Runner, fake_llm):
     result = example_cli("coach", "alice", "--json", input="Alice: are you free tonight?\nAlice: need to talk\n")
     data = json.loads(result.output)
     assert data["candidates"][1]["tone"] == "practical" and len(data["risks"]) == 1
-    assert "need to talk" in str(fake_llm.calls[0][-1].content)
+    assert "need to talk" in fake_llm.request("coach").prompt
 
 
 def test_bad_advice_gets_one_retry_then_a_clear_error(example_cli: Runner, fake_llm):
     one_candidate = {**ADVICE, "candidates": ADVICE["candidates"][:1]}
     fake_llm.enqueue(one_candidate, ADVICE)
     assert "help you pack" in example_cli("coach", "alice", "hi").output
-    assert "2 to 4 candidates" in str(fake_llm.calls[-1][-1].content)
+    assert fake_llm.purposes == ["coach", "coach.retry"]
+    assert "2 to 4 candidates" in fake_llm.request("coach.retry").prompt
     fake_llm.enqueue("not json at all", one_candidate)
     result = example_cli("coach", "alice", "hi", ok=False)
     assert result.exit_code == 1 and "unusable twice" in result.output and "Traceback" not in result.output
@@ -57,11 +58,11 @@ def test_follow_mode_carries_the_conversation_and_saves_it(example_cli: Runner, 
     fake_llm.enqueue(ADVICE, ADVICE, ADVICE)
     stdin = "Want me to help you pack?\nyes please!! saturday?\n\nok see you then\n\n"
     example_cli("coach", "alice", "I'm so stressed", "--follow", "--save", input=stdin)
-    assert len(fake_llm.purposes) == 3
-    second = [str(m.content) for m in fake_llm.calls[1]]
-    assert "I'm so stressed" in second[1] and "nervous about the move" in second[2]
-    assert "I replied: Want me to help you pack?" in second[3] and "saturday?" in second[3]
-    third = str(fake_llm.calls[2][-1].content)
+    assert fake_llm.purposes == ["coach"] * 3
+    second = fake_llm.request("coach", 1).turns
+    assert "I'm so stressed" in second[0] and "nervous about the move" in second[1]
+    assert "I replied: Want me to help you pack?" in second[2] and "saturday?" in second[2]
+    third = fake_llm.request("coach", 2).prompt
     assert third.startswith("Alice Chen wrote:") and "ok see you then" in third  # skipped reply
     notes = [e.text for e in log_entries(example_cli.ws, "alice")]
     assert notes == ["Alice Chen wrote to me: I'm so stressed", "I replied to Alice Chen: Want me to help you pack?",
@@ -74,7 +75,7 @@ def test_follow_mode_carries_the_conversation_and_saves_it(example_cli: Runner, 
 def test_a_candidates_number_saves_that_candidates_text(example_cli: Runner, fake_llm):
     fake_llm.enqueue(ADVICE, ADVICE, ADVICE)
     example_cli("coach", "alice", "在吗", "--follow", "--save", input="2\nsure, 周六见\n5\nok\n\n")
-    assert "I replied: Want me to help you pack on Saturday?" in str(fake_llm.calls[1][-1].content)
+    assert "I replied: Want me to help you pack on Saturday?" in fake_llm.request("coach", 1).prompt
     notes = [e.text for e in log_entries(example_cli.ws, "alice")]
     assert notes == ["Alice Chen wrote to me: 在吗", "I replied to Alice Chen: Want me to help you pack on Saturday?",
                      "Alice Chen wrote to me: sure, 周六见", "I replied to Alice Chen: 5",  # no candidate 5: as typed

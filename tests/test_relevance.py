@@ -74,7 +74,7 @@ def test_chat_chooses_for_what_the_user_just_said(example_cli: Runner, fake_llm)
     example_cli("chat", "alice", "-m", "how are you")
     example_cli("chat", "alice", "-m", "remember the rainbow sidewalk?")
     example_cli("chat", "alice", "-m", "还有那次的糖葫芦")
-    first, second, third = fake_llm.system_prompts
+    first, second, third = [r.system for r in fake_llm.requests("chat")]
     assert RAINBOW not in first and TANGHULU not in first
     assert RAINBOW in second and TANGHULU not in second
     assert TANGHULU in third and RAINBOW in third  # the conversation so far: the sidewalk is still in it
@@ -194,7 +194,7 @@ def test_the_coach_chooses_for_their_message(example_cli: Runner, fake_llm):
     fake_llm.enqueue(ADVICE, ADVICE)
     example_cli("coach", "alice", "haha ok")
     example_cli("coach", "alice", "好想再去后海吃一次糖葫芦")
-    plain, named = fake_llm.system_prompts
+    plain, named = [r.system for r in fake_llm.requests("coach")]
     assert TANGHULU not in plain and TANGHULU in named
 
 
