@@ -45,7 +45,7 @@ def test_a_later_chat_about_my_daughter_updates_saras_line(alice: Runner, fake_l
     fake_llm.enqueue(proposal(new_mentions=[{"name": "my daughter", "role": "daughter",
                                              "notes": ["won her first violin contest"], "evidence": ["L1"]}]))
     alice("garden")
-    assert "M1 - [m1] Sara (daughter; aka 小女儿)" in user_prompt(fake_llm)
+    assert "M1 - [m1] Sara (daughter; aka 小女儿)" in user_prompt(fake_llm, nth=1)  # the later chat's
     found = mentions(alice.ws)
     assert len(found) == 2 and found[0].name == "Sara"
     assert found[0].aliases == ["小女儿", "my daughter"]

@@ -115,7 +115,7 @@ def test_a_hand_edit_between_two_chunks_is_not_committed_as_the_gardeners(bob: R
     assert _blame_subject(ws, "people/bob/MEMORY.md", "- Talks a lot about the bakery (log 2026-12-01)"
                           ).startswith("garden(bob):")
     assert consolidated(ws, "bob") == {"2026-12-01": 12}
-    assert "message 0 about" not in user_prompt(fake_llm, 0)  # chunk 1 was not read twice
+    assert "message 0 about" not in user_prompt(fake_llm, nth=0)  # chunk 1 was not read twice
 
 
 def test_undo_of_a_gardened_chat_then_new_chats_are_gardened_exactly(example_cli: Runner, fake_llm):
@@ -134,7 +134,7 @@ def test_undo_of_a_gardened_chat_then_new_chats_are_gardened_exactly(example_cli
     alice("chat", "alice", "-m", "third: I adopted a cat named Miso")
     fake_llm.enqueue(proposal(new_facts=[{"text": "Adopted a cat named Miso", "evidence": ["L1"]}]))
     alice("garden")
-    prompt = user_prompt(fake_llm)
+    prompt = user_prompt(fake_llm, nth=1)
     assert "third: I adopted a cat" in prompt and "a cat!" in prompt
     assert "first:" not in prompt and "second:" not in prompt
     assert consolidated(ws) == {today: 4}
@@ -163,7 +163,7 @@ def test_lost_state_is_rebuilt_from_git_and_nothing_is_consolidated_twice(exampl
     fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     shutil.rmtree(ws.state_dir)
     alice("garden")
-    prompt = user_prompt(fake_llm)
+    prompt = user_prompt(fake_llm, nth=1)
     assert "She got a bike" in prompt and "Sakyo-ku" not in prompt.split("## New log entries")[1]
     assert consolidated(ws) == {"2026-11-30": 1, "2026-12-01": 2}
 
@@ -227,12 +227,12 @@ def test_hand_lines_are_found_after_the_cache_was_made(example_cli: Runner, fake
     say(ws, "alice", "me", "so you quit Mercari?", time="21:00:00")
     fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
-    assert "F1 - Works as a UX designer at Mercari   [hand-written]" in user_prompt(fake_llm)
+    assert "F1 - Works as a UX designer at Mercari   [hand-written]" in user_prompt(fake_llm, nth=1)
     # and a gardener commit keeps them known without asking git again
     say(ws, "alice", "me", "and now?", time="22:00:00")
     fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     alice("garden")
-    assert "F1 - Works as a UX designer at Mercari   [hand-written]" in user_prompt(fake_llm)
+    assert "F1 - Works as a UX designer at Mercari   [hand-written]" in user_prompt(fake_llm, nth=2)
 
 
 def test_a_quiet_night_does_not_parse_events_or_profiles(example_cli: Runner, fake_llm, monkeypatch):
@@ -353,7 +353,7 @@ def test_a_log_line_edited_by_hand_is_the_users_commit_and_only_it_is_gardened_a
     assert subjects(ws)[1] == "edit(alice): by hand" and subjects(ws)[0].startswith("garden(alice)")
     assert "called Miso" in git(ws, "show", "HEAD~1", "--", "people/alice/logs/2026-12-01.md")
     assert sum(s.startswith("log(alice)") for s in subjects(ws)) == 1  # the new log, before the first run
-    prompt = user_prompt(fake_llm)
+    prompt = user_prompt(fake_llm, nth=1)  # the second run's
     assert "called Miso" in prompt and "She got a bike" in prompt  # the changed line is read again
     assert "Kyoto" not in prompt.split("## New log entries")[-1] and "bakery" not in prompt  # the others not twice
     assert consolidated(ws) == {"2026-12-01": 4}

@@ -54,11 +54,11 @@ def test_one_refused_line_among_good_ones_keeps_the_good_ones(alice: Runner, fak
     assert row.split()[1:3] == ["gardened", "1"] and row.split()[-4:-1] == ["2", "1", "0"]  # kept refused asked
     assert "garden.log" in result.output
     # the correction request carries only the refused line, with its reason, and the files as they now are
-    correction = user_prompt(fake_llm)
+    correction = user_prompt(fake_llm, "garden.correction")
     assert "5000 does not appear in the entries it cites (L1)" in correction
     assert "Lent the user 5000 euros" in correction and "Lent the user money for the flat deposit" not in \
         correction.split("rejected")[-1]
-    assert "F4 - Lent the user 500 euros for the deposit (log 2026-12-01)" in str(fake_llm.calls[1][-2].content)
+    assert "F4 - Lent the user 500 euros for the deposit (log 2026-12-01)" in fake_llm.request("garden.correction").turns[0]
     # garden.log: the person's run line, then one greppable line per refused line with its reason
     log = garden_log(ws)
     run = next(i for i, line in enumerate(log) if " alice gardened " in line)
@@ -208,7 +208,8 @@ def test_an_answer_cut_at_its_bound_splits_the_chunk(alice: Runner, fake_llm):
     facts = memory(ws).items(memory_fmt.FACTS)
     assert "- Adopted a kitten named Tofu (log 2026-12-01)" in facts
     assert "- Takes pottery classes on Tuesdays (log 2026-12-01)" in facts
-    halves = [str(call[-1].content).split("## New log entries")[-1] for call in fake_llm.calls[1:]]
+    assert fake_llm.purposes == ["garden"] * 3  # cut off, then each half on its own
+    halves = [r.prompt.split("## New log entries")[-1] for r in fake_llm.requests("garden")[1:]]
     assert "Tofu" in halves[0] and "pottery" not in halves[0] and "pottery" in halves[1] and "Tofu" not in halves[1]
     assert consolidated(ws) == {"2026-12-01": 2}
 

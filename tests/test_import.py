@@ -119,7 +119,7 @@ def test_imported_entries_are_gardened_even_with_old_dates(example_cli: Runner, 
     fake_llm.enqueue({"summary": "train trip", "new_events": [
         {"date": "2024-03-01", "text": "Booked the 9am train together", "weight": 0.4, "evidence": ["L2"]}]})
     example_cli("garden")
-    assert "L1 [2024-03-01 21:04 · import:Alice · trusted]" in str(fake_llm.calls[0][-1].content)
+    assert "L1 [2024-03-01 21:04 · import:Alice · trusted]" in fake_llm.request("garden").prompt
     assert "Booked the 9am train together" in (example_cli.ws.people_dir / "alice" / "EVENTS.md").read_text()
 
 

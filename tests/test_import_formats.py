@@ -427,7 +427,7 @@ def test_a_group_import_round_trips_through_garden(utc: Runner, tmp_path, fake_l
     fake_llm.enqueue({"summary": "dinner", "new_events": [
         {"date": "2023-12-19", "text": "小爱 buys the groceries for dinner 我买菜", "weight": 0.3, "evidence": ["L3"]}]})
     utc("garden")
-    prompt = str(fake_llm.calls[0][-1].content)
+    prompt = fake_llm.request("garden").prompt
     assert "context:老王 · context only: another group member's line, not this person's words] 今晚谁做饭" in prompt
     assert "L3 [2023-12-19 16:00 · import:小爱 · trusted] 我买菜！" in prompt
     assert "我买菜" in (utc.ws.people_dir / "alice" / "EVENTS.md").read_text()

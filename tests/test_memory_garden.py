@@ -44,7 +44,7 @@ def test_a_rewrite_citing_its_own_line_keeps_the_old_detail(alice: Runner, fake_
     facts = memory(ws).items(memory_fmt.FACTS)  # a told line: the rewrite waits for the user's Yes
     assert [q["change"]["new"] for q in questions(ws)] == [f"- {text} (log 2026-12-01)"]
     assert "- Her cat Mochi is 6 and hates the carrier (told)" in facts
-    spec = fake_llm.schemas[-1]
+    spec = fake_llm.request("garden", 1).schema  # the second run's
     cited = spec["properties"]["rewritten_facts"]["items"]["properties"]["evidence"]["items"]["enum"]
     assert {"F2", "L1", "T1"} <= set(cited) and "C1" not in cited  # a fact never rests on a chat note
     assert "cite the line itself" in json_text(spec)
@@ -259,7 +259,7 @@ def test_month_and_approximate_dates_round_trip_sort_and_show(alice: Runner, fak
     assert "- ~2023-05-30 · w0.4 · Went camping (log 2023-06-09)\n" in text
     assert "- ~2023-06-02 · Went camping with the kids\n" in text and "- ~2023-07 · w0.4 · Around July" in text
     assert text.index("2023-09 ·") < text.index("~2023-07") < text.index("2023-06 ·") < text.index("~2023-05-30")
-    schema = fake_llm.schemas[-1]["properties"]["new_events"]["items"]["properties"]["date"]
+    schema = fake_llm.request("garden").schema["properties"]["new_events"]["items"]["properties"]["date"]
     assert re.fullmatch(schema["pattern"], "~2023-06-02") and re.fullmatch(schema["pattern"], "2023-06")
     context = alice("context", "alice").output
     assert "2023-09 · w0.6 · Starts a pottery course" in context
@@ -295,9 +295,9 @@ def test_three_years_ago_is_counted_from_the_entry_and_an_invented_year_is_rejec
     alice("garden")
     facts = memory(ws).items(memory_fmt.FACTS)
     assert "- Moved to Berlin in 2020 (log 2023-06-09)" in facts and "- 2022年开始学大提琴 (log 2023-06-09)" in facts
-    system = str(fake_llm.calls[-1][0].content)
+    system = fake_llm.request("garden", 1).system  # the second run's first try
     assert "three years ago" in system and "2020" in system  # the gardener prompt says how
-    assert "L1 [2023-06-09 20:00 · note" in user_prompt(fake_llm)  # the model is told each entry's date
+    assert "L1 [2023-06-09 20:00 · note" in user_prompt(fake_llm, nth=1)  # the model is told each entry's date
 
 
 def test_relative_times_said_in_an_entry_are_the_spans_they_can_mean(alice: Runner):
