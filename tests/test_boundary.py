@@ -143,7 +143,7 @@ def test_garden_skips_a_linked_person_and_gardens_the_others(two: Runner, fake_l
     rows = {r["slug"]: r for r in json.loads(result.output[:result.output.rindex("]") + 1])}
     assert rows["alice"]["status"] == "gardened"
     assert rows["bob"]["status"] == "failed" and "symbolic link" in rows["bob"]["message"]
-    assert all(SECRET not in str(m.content) for call in fake_llm.calls for m in call)
+    assert fake_llm.requests("garden") and SECRET not in fake_llm.sent()  # alice was gardened; bob's secret never sent
     assert tree_snapshot(outside) == before
 
 

@@ -366,7 +366,7 @@ def test_a_judge_without_a_label_is_asked_again_then_counted_wrong_and_marked(ws
     rec = grades.get("mini-1", q.index, "heartcompass")
     assert rec["label"] == "WRONG" and rec["unlabelled"] is True
     # what the judge was shown: the question, the gold answer and the answer, in the rubric's prompt
-    shown = judge.calls[0][-1].content
+    shown = judge.request("judge", 0).prompt
     assert "Gold answer: Biscuit" in shown and "Generated answer: a dog" in shown and "be generous" in shown
     again = locomo_run.Records(tmp_path / "grades.jsonl")  # read back from the file
     assert again.get("mini-1", q.index, "heartcompass")["unlabelled"] is True

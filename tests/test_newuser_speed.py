@@ -136,7 +136,7 @@ def test_garden_reads_others_names_from_the_people_index_not_their_profiles(alic
     fake_llm.enqueue(proposal(new_facts=[{"text": "朋友3 helped Alice move", "evidence": ["L1"]}]))
     assert "gardened" in alice("garden", "--person", "alice").output
     assert not [slug for slug in parsed if slug.startswith("friend")], parsed
-    assert "朋友3" in fake_llm.calls[-1][-1].content  # the entry went to the model with its mention
+    assert "朋友3" in fake_llm.request("garden", 1).prompt  # the entry went to the model with its mention
 
 
 def test_the_proposal_schema_is_built_once_not_per_request(alice, fake_llm, monkeypatch):

@@ -183,7 +183,7 @@ def test_undo_of_a_garden_commit_hands_its_entries_back_to_the_gardener(alice: R
     fake_llm.enqueue(proposal(new_facts=[{"text": "她下个月搬去京都", "evidence": ["L1"]}]))
     again = alice("garden", "--json")
     row = next(r for r in json.loads(again.output) if r["slug"] == "alice")
-    assert row["status"] == "gardened" and row["entries"] == 1 and "京都" in fake_llm.calls[-1][-1].content
+    assert row["status"] == "gardened" and row["entries"] == 1 and "京都" in fake_llm.request("garden", 1).prompt
     # lost local state is rebuilt from git the same way: undo again, then drop the state
     alice("undo")
     shutil.rmtree(ws.state_dir / "consolidated")

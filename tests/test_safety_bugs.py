@@ -71,11 +71,11 @@ def test_a_dry_run_after_a_hand_edit_to_a_log_line_leaves_it_for_the_real_garden
     fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     before = len(fake_llm.purposes)
     example_cli("garden", "--dry-run")
-    assert len(fake_llm.purposes) == before + 1 and "小林" in str(fake_llm.calls[-1][-1].content)
+    assert fake_llm.purposes[before:] == ["garden"] and "小林" in fake_llm.request("garden", before).prompt
     fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     example_cli("garden")
-    assert len(fake_llm.purposes) == before + 2, "the real garden skipped the edited line"
-    assert "小林" in str(fake_llm.calls[-1][-1].content)
+    assert fake_llm.purposes[before:] == ["garden", "garden"], "the real garden skipped the edited line"
+    assert "小林" in fake_llm.request("garden", before + 1).prompt
     assert "edit(alice): by hand" in subjects(ws)  # the edited line is the user's commit
 
 

@@ -146,7 +146,7 @@ def test_a_photo_with_the_caption_tell_goes_to_the_model_as_an_image(lark_ws, fa
     served.feed(card_event("t1:no"))
     fake.wait_texts(3)
     served.stop()
-    sent = str(model.calls[0][-1].content)
+    sent = str(model.request("tell").messages[-1].content)  # text and image parts
     assert "data:image/png;base64," in sent and "她升职了" in sent
 
 

@@ -138,7 +138,7 @@ def test_a_serve_killed_mid_burst_is_finished_by_the_next_one(bot, fake, model_u
         served.stop()
     said = fake.texts()[1]
     if model_up:
-        assert said == "got all thirty" and "message 29 第29条" in str(model.calls[0][-1].content)
+        assert said == "got all thirty" and "message 29 第29条" in model.request("chat").prompt
     else:
         assert "model cannot be reached" in said
     assert not git(bot, "status", "--porcelain")

@@ -51,7 +51,8 @@ def test_tell_with_yes_writes_commits_and_logs_the_note(example_cli: Runner, fak
     assert (mark.speaker, mark.tags) == ("mark", ["applied 1"])
     assert f"people/alice/logs/{log_day(example_cli.ws)}.md" in git(example_cli.ws, "show", "--name-only", "HEAD")
     assert not any(s.startswith("log(alice)") for s in subjects(example_cli.ws))  # the note is in the tell's commit
-    assert "L1 [" in str(fake_llm.calls[0][-1].content) and "note · trusted" in str(fake_llm.calls[0][-1].content)
+    told = fake_llm.request("tell").prompt
+    assert "L1 [" in told and "note · trusted" in told
     assert git(example_cli.ws, "status", "--porcelain") == ""
 
 
@@ -171,7 +172,7 @@ def test_screenshots_go_to_the_model_as_images(example_cli: Runner, fake_llm, tm
     shot.write_bytes(PNG)
     fake_llm.enqueue(berlin(), NO_ONE_NEW)
     example_cli("tell", "alice", "what she sent me", "--image", str(shot), "--yes")
-    content = fake_llm.calls[0][-1].content
+    content = fake_llm.request("tell").messages[-1].content
     assert isinstance(content, list) and content[0]["type"] == "text"
     assert content[1]["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
 

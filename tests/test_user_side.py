@@ -40,8 +40,9 @@ def files(ws, slug="alice"):
     return {p.name: p.read_bytes() for p in (ws.people_dir / slug).glob("*.md")}
 
 
-def system_of(fake_llm, call=-1) -> str:
-    return str(fake_llm.calls[call][0].content)
+def system_of(fake_llm, purpose: str, nth: int | None = None) -> str:
+    """The system prompt of the request made for this purpose (tests/purposes.py)."""
+    return fake_llm.request(purpose, nth).system
 
 
 def section(system: str, heading_start: str) -> str:
@@ -64,7 +65,7 @@ def test_what_the_user_tells_a_person_about_their_life_is_kept_and_comes_back(al
     out = alice("garden").output
     assert "gardened" in out
     # the gardener was shown the user's side, with ids, and the user's lines as the user's
-    garden_prompt = str(fake_llm.calls[-1][-1].content)
+    garden_prompt = fake_llm.request("garden").prompt
     assert "### About me" in garden_prompt and "· me · trusted: the user]" in garden_prompt
     mem = memory(alice.ws)
     assert mem.items(memory_fmt.ABOUT_ME) == [f"- Lei's son broke his arm at the race (log {day})"]
@@ -74,7 +75,7 @@ def test_what_the_user_tells_a_person_about_their_life_is_kept_and_comes_back(al
     # the next prompt: what Lei told her, as such, with its source
     fake_llm.enqueue("how is his arm?")
     alice("chat", "alice", "-m", "hey")
-    told = section(system_of(fake_llm), "What Lei has told you about Lei's own life")
+    told = section(system_of(fake_llm, "chat", 1), "What Lei has told you about Lei's own life")
     assert f"- Lei's son broke his arm at the race (log {day})" in told
     # the coach knows it too
     from test_coach_graph import ADVICE
@@ -82,7 +83,7 @@ def test_what_the_user_tells_a_person_about_their_life_is_kept_and_comes_back(al
     fake_llm.enqueue(ADVICE)
     alice("coach", "alice", "how's the little one?")
     assert "Lei's son broke his arm at the race" in section(
-        system_of(fake_llm), "What Lei has told Alice Chen about Lei's own life")
+        system_of(fake_llm, "coach"), "What Lei has told Alice Chen about Lei's own life")
 
 
 def test_the_users_side_in_chinese_and_from_an_import(alice: Runner, fake_llm):
@@ -90,7 +91,7 @@ def test_the_users_side_in_chinese_and_from_an_import(alice: Runner, fake_llm):
     say(alice.ws, "alice", "import:Alice", "天哪！他还好吗？", time="20:01:00")
     fake_llm.enqueue(proposal(new_about_user=[{"text": "用户的儿子在比赛中摔断了胳膊", "evidence": ["L1"]}]))
     alice("garden")
-    assert "· import:me · trusted: the user]" in str(fake_llm.calls[-1][-1].content)
+    assert "· import:me · trusted: the user]" in fake_llm.request("garden").prompt
     assert memory(alice.ws).items(memory_fmt.ABOUT_ME) == ["- 用户的儿子在比赛中摔断了胳膊 (log 2026-12-01)"]
 
 
@@ -200,7 +201,7 @@ def test_the_users_own_basics_reach_every_persona_and_the_coach(example_cli: Run
 
     fake_llm.enqueue(ADVICE)
     example_cli("coach", "alice", "hi")
-    assert "Kenji (9)" in section(system_of(fake_llm), "Who 王磊 is")
+    assert "Kenji (9)" in section(system_of(fake_llm, "coach"), "Who 王磊 is")
     # the user's own person is a reflection partner: it has it all already, once
     system = example_cli("context", "me").output
     assert "Who 王磊 is (from 王磊's own notes)" not in system
@@ -236,17 +237,20 @@ def view(example_ws, fake_llm):
 
 def test_a_note_is_in_the_very_next_prompt_until_the_gardener_has_it(view, example_ws, fake_llm):
     view.command("/note 她下个月搬去柏林")
-    fake_llm.enqueue("wait what", "so Berlin!")
+    fake_llm.enqueue("wait what")
     view.send("did you hear?")
-    pending = section(system_of(fake_llm), "Just noted by")
+    pending = section(system_of(fake_llm, "chat", 0), "Just noted by")
     assert "- 她下个月搬去柏林 (noted " in pending and "not yet gardened" in pending
     from conftest import Runner
 
     runner = Runner(example_ws)
     fake_llm.enqueue(proposal(new_facts=[{"text": "她下个月搬去柏林", "evidence": ["L1"]}]))
-    runner("garden")
+    assert "gardened" in runner("garden").output
+    fake_llm.enqueue("so Berlin!")
     view.send("and now?")
-    system = system_of(fake_llm)
+    assert [e.text for e in log_entries(example_ws, "alice") if e.speaker == "persona"][-1] == "so Berlin!"
+    assert fake_llm.purposes == ["chat", "garden", "chat"] and not fake_llm.script
+    system = system_of(fake_llm, "chat", 1)
     assert section(system, "Just noted by") == ""  # gardened: a fact now, and only once
     assert system.count("她下个月搬去柏林") == 1 and "她下个月搬去柏林" in section(system, "Known facts")
 
@@ -278,9 +282,9 @@ def test_the_persona_knows_when_you_last_talked(example_cli: Runner, fake_llm):
     say(ws, "alice", "persona", "thanks!! so nervous", day=then, time="21:40:09")
     fake_llm.enqueue("hiii")
     example_cli("chat", "alice", "-m", "how did it go?")
-    system = system_of(fake_llm)
+    system = system_of(fake_llm, "chat")
     assert f"You and Lei last talked 3 days ago ({then:%A} {then.isoformat()} 21:40)" in system
-    turns = [str(m.content) for m in fake_llm.calls[-1][1:]]
+    turns = fake_llm.request("chat").turns
     # the earlier sitting's turn carries its time; the one going on now does not
     assert turns == [f"[{then:%a} {then.isoformat()} 21:40] good luck at the interview!", "thanks!! so nervous",
                      "how did it go?"]
@@ -301,7 +305,7 @@ def test_last_talked_reads_a_day_by_time_when_an_import_came_after(example_cli: 
     assert [e.time for e in log_entries(ws, "alice")][-2:] == ["09:00:00", "09:01:00"]  # appended, not sorted
     fake_llm.enqueue("hiii")
     example_cli("chat", "alice", "-m", "how did it go?")
-    assert f"You and Lei last talked 3 days ago ({then:%A} {then.isoformat()} 21:40)" in system_of(fake_llm)
+    assert f"You and Lei last talked 3 days ago ({then:%A} {then.isoformat()} 21:40)" in system_of(fake_llm, "chat")
 
 
 # -- on a real terminal, against the HTTP stub ---------------------------------------------

@@ -241,8 +241,8 @@ def test_a_burst_is_logged_as_typed_and_answered_once(example_ws, fake_llm):
     fake_llm.enqueue("no way!!|||tell me everything")
     replies = [e.text for e in session.reply() if e.kind == "message"]
     assert replies == ["no way!!", "tell me everything"]
-    assert len(fake_llm.purposes) == 1
-    last_user = fake_llm.calls[0][-1].content
+    assert fake_llm.purposes == ["chat"]
+    last_user = fake_llm.request("chat").prompt
     assert last_user == "hey\nguess what\nI got the job!!"
 
 
