@@ -280,6 +280,9 @@ def conversation(args, folder: Path, sample, tag: str, answers, grades, progress
             finished, _ = wait(futures, return_when=FIRST_EXCEPTION)
             for f in finished:
                 f.result()  # the first error stops the run
+        except KeyboardInterrupt:  # said at once: the requests under way may take a while to finish
+            progress.show(f"{tag}: stopping once the questions under way are answered", done=True)
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         progress.show(f"{tag}: {len(questions)} questions done", done=True)

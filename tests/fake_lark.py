@@ -13,6 +13,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from waits import DEADLINE
+
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 _ids = itertools.count(1)
 
@@ -104,7 +106,7 @@ class FakeLark:
         with self.cv:
             return [s for s in self.sent if s["path"].endswith("/reactions")]
 
-    def wait_texts(self, n: int, chat: str = "oc_chat", timeout: float = 20.0) -> list[str]:
+    def wait_texts(self, n: int, chat: str = "oc_chat", timeout: float = DEADLINE) -> list[str]:
         deadline = time.monotonic() + timeout
         with self.cv:
             while len(self.texts(chat)) < n:

@@ -10,6 +10,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote
 
+from waits import DEADLINE
+
 TOKEN = "123456:TEST-token"
 PHOTO = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
 
@@ -84,7 +86,7 @@ class FakeTelegram:
         with self.cv:
             return [c for c in self.sent if c["method"] == method]
 
-    def wait_for(self, predicate, timeout: float = 20.0) -> None:
+    def wait_for(self, predicate, timeout: float = DEADLINE) -> None:
         deadline = time.monotonic() + timeout
         with self.cv:
             while not predicate():
@@ -93,7 +95,7 @@ class FakeTelegram:
                     raise AssertionError(f"timed out; the bot sent: {[c.get('text') for c in self.sent]}")
                 self.cv.wait(min(left, 0.1))
 
-    def wait_texts(self, n: int, chat: int = 42, timeout: float = 20.0) -> list[str]:
+    def wait_texts(self, n: int, chat: int = 42, timeout: float = DEADLINE) -> list[str]:
         self.wait_for(lambda: len(self.texts(chat)) >= n, timeout)
         return self.texts(chat)
 

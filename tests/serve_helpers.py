@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import threading
-import time
 
 from fake_telegram import TOKEN, FakeTelegram
+import waits
+from waits import DEADLINE
 
 from heartcompass.formats import dailylog
 from heartcompass.gateway import runner
@@ -80,9 +81,5 @@ def log_entries(ws: Workspace, slug: str) -> list[dailylog.Entry]:
     return entries
 
 
-def wait_until(predicate, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out")
-        time.sleep(0.02)
+def wait_until(predicate, timeout: float = DEADLINE) -> None:
+    waits.wait_until(predicate, timeout)

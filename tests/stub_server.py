@@ -15,6 +15,9 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+HOLD = 600.0  # the longest a held answer waits for the test to let it go (a test that forgot)
+
+
 class StubState:
     def __init__(self):
         self.requests: list[dict] = []
@@ -22,6 +25,11 @@ class StubState:
         self.fail_next: list[int] = []     # status codes to answer with before replying
         self.replies: list[str] = []       # scripted replies; else one built from the prompt
         self.delay = 0.0                   # seconds to think before answering
+        # A test that must act while the model thinks (a Ctrl-C, a signal) holds the answers:
+        # answering.clear(), wait for `arrived`, act, answering.set(). No guessed delay to race.
+        self.answering = threading.Event()
+        self.answering.set()
+        self.arrived = threading.Event()   # set once a request has come in
         # structured-output modes answered with HTTP 500, like llama-cpp-python's server refusing
         # json_schema: any of "json_schema", "json_object", "tool_call"
         self.refuse: set[str] = set()
@@ -160,7 +168,9 @@ def make_handler(state: StubState):
             body = json.loads(self.rfile.read(length) or b"{}")
             state.requests.append(body)
             state.headers.append(dict(self.headers))
+            state.arrived.set()
             time.sleep(state.delay)
+            state.answering.wait(HOLD)
             mode, name = structured_mode(body)
             if mode in state.refuse:  # checked first: a server refuses a mode before it tries to answer
                 return self._json(500, {"error": {"message": f"this server does not support {mode} "

@@ -15,12 +15,14 @@ from pathlib import Path
 
 import pexpect
 
+from waits import DEADLINE
+
 # A cursor hidden by a live display and shown again when it ends.
 HIDE_CURSOR, SHOW_CURSOR = "\x1b[?25l", "\x1b[?25h"
 ENTER, DOWN, CTRL_C = "\r", "\x1b[B", "\x03"
 
 
-def spawn(root: Path, *args: str, timeout: float = 60, env: dict | None = None) -> pexpect.spawn:
+def spawn(root: Path, *args: str, timeout: float = DEADLINE, env: dict | None = None) -> pexpect.spawn:
     """`heartcompass --workspace ROOT ARGS` on a 40x120 terminal."""
     environ = {**os.environ, "TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1", "COLUMNS": "120",
                "LINES": "40", **(env or {})}

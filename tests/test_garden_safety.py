@@ -14,6 +14,7 @@ from heartcompass import atomic, formats
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.store.lock import LockBusy, FileLock
 from garden_helpers import answer_with, consolidated, events, memory, proposal, say
+from waits import wait_until
 
 
 @pytest.fixture
@@ -237,7 +238,6 @@ def test_write_atomic_refuses_a_file_changed_since_it_was_read(tmp_path):
 def test_killed_by_a_real_signal_mid_run_then_finished_over_http(alice: Runner):
     """kill -9 of a real gardener process while it waits for the model; the
     next run, with the real langchain-openai client, finishes the job."""
-    import time
 
     from stub_server import start
 
@@ -249,12 +249,9 @@ def test_killed_by_a_real_signal_mid_run_then_finished_over_http(alice: Runner):
         state.delay = 30
         proc = subprocess.Popen([sys.executable, "-m", "heartcompass", "--workspace", str(ws.root), "garden"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while not state.requests and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: state.requests, what="the gardener's call to the model")
         proc.kill()
         proc.wait()
-        assert state.requests, "the gardener never called the model"
         for path in (ws.people_dir / "alice").glob("*.md"):
             formats.validate(path)
         assert consolidated(ws) == {}

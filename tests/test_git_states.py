@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
 
 import pytest
 
 from conftest import Runner, git, log_entries, subjects, tree_snapshot
+from waits import wait_until
 
 PROFILE = "people/alice/PROFILE.md"
 
@@ -163,9 +163,7 @@ def test_an_index_lock_of_a_running_git_is_not_called_stale(example_cli: Runner)
     try:
         from heartcompass.store.gitstate import git_processes
 
-        deadline = time.monotonic() + 60
-        while not git_processes(ws.root) and time.monotonic() < deadline:  # started, not "after a while"
-            time.sleep(0.05)
+        wait_until(lambda: git_processes(ws.root), what="the user's git to start")  # started, not "after a while"
         output = _fails(example_cli, "person", "add", "Bob", "-r", "friend", "-y")
         assert "git is busy" in output and "git process " in output and "stale" not in output
     finally:

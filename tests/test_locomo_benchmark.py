@@ -10,7 +10,7 @@ import re
 import signal
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from stub_server import start  # noqa: E402
+from waits import DEADLINE, wait_until  # noqa: E402
 
 
 @pytest.fixture
@@ -104,18 +105,25 @@ def test_it_runs_end_to_end_and_resumes_without_asking_again(stub, tmp_path):
 
 def test_an_interrupted_run_resumes_where_it_stopped(stub, tmp_path):
     out = tmp_path / "out"
-    stub.delay = 0.3
+    stub.delay = 0.3  # a steady pace, so that three grades come well before the end
     proc = subprocess.Popen([sys.executable, str(SCRIPT), str(DATA), "--base-url", stub.url, "--model", "stub",
                              "--out", str(out), "--conversations", "1", "--workers", "2"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:  # stop it once some answers are graded
-        grades = out / "grades.jsonl"
-        if grades.exists() and len(grades.read_text(encoding="utf-8").splitlines()) >= 3:
-            break
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
+    said: list[str] = []  # stderr, line by line as it comes
+    reader = threading.Thread(target=lambda: said.extend(iter(proc.stderr.readline, "")), daemon=True)
+    reader.start()
+    grades = out / "grades.jsonl"
+    try:  # stop it once some answers are graded, while the model holds the next answers: no race with the end
+        wait_until(lambda: grades.exists() and len(grades.read_text(encoding="utf-8").splitlines()) >= 3,
+                   what="three graded answers")
+        stub.answering.clear()
+        proc.send_signal(signal.SIGINT)
+        wait_until(lambda: any("stopping once" in line for line in said), what="the run to take the interrupt")
+    finally:
+        stub.answering.set()
+    proc.wait(timeout=DEADLINE)
+    reader.join(DEADLINE)
+    err = "".join(said)
     assert proc.returncode == 130 and "Traceback" not in err
     assert "run the same command again to resume" in err
     kept = len((out / "grades.jsonl").read_text(encoding="utf-8").splitlines())
@@ -174,15 +182,13 @@ def test_two_runs_on_one_out_folder_are_refused_not_mixed(stub, tmp_path):
                               "--out", str(out), "--conversations", "1"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while not (out / "meta.json").exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until((out / "meta.json").exists, what="the first run to start")
         second = bench(stub, out, "--conversations", "1")
         assert second.returncode == 1 and "Traceback" not in second.stderr
         assert f"another run of the benchmark is using {out}" in second.stderr
     finally:
         first.send_signal(signal.SIGINT)
-        first.communicate(timeout=120)
+        first.communicate(timeout=DEADLINE)
 
 
 def test_the_key_goes_to_the_endpoint_and_nowhere_else(stub, tmp_path):
@@ -281,7 +287,7 @@ def spawn_on_terminal(stub, out: Path, *extra: str, data: Path = DATA, columns: 
     environ = {**os.environ, "TERM": "xterm-256color", "COLUMNS": str(columns), "LINES": "40"}
     child = pexpect.spawn(sys.executable, [str(SCRIPT), str(data), "--base-url", stub.url, "--model", "stub",
                                            "--out", str(out), *extra], env=environ, encoding="utf-8",
-                          timeout=120, dimensions=(40, columns),
+                          timeout=DEADLINE, dimensions=(40, columns),
                           use_poll=True)  # select() fails on a descriptor past 1024, as late in the whole suite
     child.logfile_read = io.StringIO()
     return child
@@ -314,7 +320,12 @@ def test_ctrl_c_on_a_terminal_stops_cleanly_and_keeps_what_is_done(stub, tmp_pat
     stub.delay = 0.3
     child = spawn_on_terminal(stub, tmp_path / "out", "--conversations", "1", "--workers", "1")
     child.expect("answered and graded")
-    child.send(CTRL_C)
+    stub.answering.clear()  # the model holds its next answers: the run cannot end before the Ctrl-C lands
+    try:
+        child.send(CTRL_C)
+        child.expect("stopping once the questions under way are answered")
+    finally:
+        stub.answering.set()
     code, raw = finish(child)
     text = screen_text(raw)
     assert code == 130 and "Traceback" not in text

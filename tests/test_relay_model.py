@@ -8,10 +8,11 @@ import json
 import os
 import sys
 import threading
-import time
 from pathlib import Path
 
 from pydantic import BaseModel
+
+from waits import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -23,11 +24,8 @@ class Fact(BaseModel):
     text: str
 
 
-def wait_for(path: Path, deadline: float = 60.0) -> None:
-    end = time.monotonic() + deadline
-    while not path.exists():
-        assert time.monotonic() < end, f"{path} never appeared"
-        time.sleep(0.05)
+def wait_for(path: Path) -> None:
+    wait_until(path.exists, what=f"{path} to appear")
 
 
 def client(port: int):

@@ -9,6 +9,7 @@ import pytest
 
 from conftest import Runner, git, log_entries, subjects
 from garden_helpers import answer_with, events, proposal, say
+from waits import wait_until
 
 
 def _good():
@@ -143,13 +144,9 @@ def _cat_file_helpers() -> list[int]:
 
 @pytest.mark.skipif(not __import__("os").path.isdir("/proc"), reason="reads /proc")
 def test_the_repositories_a_test_opens_are_closed_after_it(closed_repositories, example_cli: Runner):
-    import time
 
     example_cli("person", "add", "小林", "-r", "friend", "-y")
     assert closed_repositories and _cat_file_helpers()  # recorded, and their helpers are running
     for repo in closed_repositories:  # what the fixture does after each test
         repo.close()
-    deadline = time.monotonic() + 10
-    while _cat_file_helpers() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert _cat_file_helpers() == []
+    wait_until(lambda: _cat_file_helpers() == [], what="git's cat-file helpers to end")

@@ -108,7 +108,7 @@ def test_the_state_is_fsynced_once_per_quiet_moment_not_per_message(example_ws, 
             gw.receive(Incoming("telegram", "42", "42", f"42:{n}", text=f"message {n} 第{n}条"))
         wait_until(lambda: channel.sent == ["got them all"] and gw.idle())
         assert len(fsynced) <= 1, fsynced          # 12 messages, at most one fsync so far
-        wait_until(lambda: not state.not_durable(), timeout=10)  # made durable once quiet
+        wait_until(lambda: not state.not_durable())  # made durable once quiet
         assert len(fsynced) <= 2, fsynced
     finally:
         stop.set()

@@ -98,13 +98,16 @@ def test_chat_on_a_terminal_answers_logs_and_commits(example_cli: Runner, stub):
 def test_ctrl_c_at_the_first_reply_on_a_terminal_keeps_the_message(example_cli: Runner, stub):
     """The first message is sent while the provider may still be loading in
     the background: a Ctrl-C then (or while the model thinks) keeps it."""
-    stub.delay = 5.0
+    stub.answering.clear()  # the model thinks until the Ctrl-C has landed, however slow the machine
     child = spawn(example_cli.ws.root, "chat", "alice", "--no-delay")
-    child.expect("you ›")
-    child.send("did you water the plants?" + ENTER)
-    child.expect("typing")
-    child.send(CTRL_C)
-    child.expect("reply interrupted")
+    try:
+        child.expect("you ›")
+        child.send("did you water the plants?" + ENTER)
+        child.expect("typing")
+        child.send(CTRL_C)
+        child.expect("reply interrupted")
+    finally:
+        stub.answering.set()
     child.expect("you ›")
     child.send("/exit" + ENTER)
     code, raw = finish(child)

@@ -6,17 +6,9 @@ import time
 import pytest
 
 from conftest import git, subjects
+from waits import DEADLINE, wait_until
 from heartcompass.store.lock import FileLock
 from heartcompass.intake.watcher import EditWatcher, relevant
-
-
-def wait_for(cond, timeout=30.0):  # a deadline for a loaded machine; passing conditions return at once
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 @pytest.fixture
@@ -29,7 +21,8 @@ def watching(example_ws):
     assert watcher.ready.wait(30), "the observer never started"
     yield example_ws, commits, invalid, watcher
     watcher.stop.set()
-    thread.join(timeout=5)
+    thread.join(timeout=DEADLINE)
+    assert not thread.is_alive(), "the watcher did not stop"
 
 
 def test_a_burst_of_saves_is_one_commit(watching):
@@ -39,13 +32,13 @@ def test_a_burst_of_saves_is_one_commit(watching):
         path.write_text(path.read_text().replace("oolong tea", drink).replace("matcha", drink)
                         .replace("hojicha", drink))
         time.sleep(0.05)
-    assert wait_for(lambda: commits == ["alice"])
+    wait_until(lambda: commits == ["alice"])
     assert subjects(ws)[0] == "edit(alice): by hand"
     assert "jasmine tea" in git(ws, "show", "HEAD:people/alice/PROFILE.md")
     # Another save after it, then: a second commit of the burst would come before this one's.
     me = ws.people_dir / "me" / "PROFILE.md"
     me.write_text(me.read_text() + "\nLikes long walks.\n")
-    assert wait_for(lambda: "me" in commits)
+    wait_until(lambda: "me" in commits)
     assert commits == ["alice", "me"]
 
 
@@ -61,10 +54,10 @@ def test_an_invalid_file_is_reported_not_committed(watching):
     path = ws.people_dir / "alice" / "EVENTS.md"
     before = subjects(ws)
     path.write_text(path.read_text() + "- 2026-02-30 · impossible\n")
-    assert wait_for(lambda: len(invalid) == 1)
+    wait_until(lambda: len(invalid) == 1)
     assert "not a real date" in invalid[0].message and subjects(ws) == before
     path.write_text(path.read_text().replace("2026-02-30", "2026-02-28"))
-    assert wait_for(lambda: commits == ["alice"])
+    wait_until(lambda: commits == ["alice"])
 
 
 def test_it_waits_while_the_gardener_holds_the_lock(watching):
@@ -75,10 +68,10 @@ def test_it_waits_while_the_gardener_holds_the_lock(watching):
     waited = threading.Event()
     watcher.on_wait = lambda owner: waited.set()
     path.write_text(path.read_text().replace("## Facts\n\n", "## Facts\n\n- typed during the garden\n"))
-    assert wait_for(waited.is_set), "the watcher never tried to commit the edit"  # it saw it, and waits
+    wait_until(waited.is_set, what="the watcher to try to commit the edit")  # it saw it, and waits
     assert commits == [] and subjects(ws)[0] != "edit(alice): by hand"
     lock.release()
-    assert wait_for(lambda: commits == ["alice"])
+    wait_until(lambda: commits == ["alice"])
 
 
 def test_the_watchers_commit_holds_the_workspace_lock(watching, monkeypatch):
@@ -100,5 +93,5 @@ def test_the_watchers_commit_holds_the_workspace_lock(watching, monkeypatch):
     monkeypatch.setattr(audit, "commit_valid_edits", spy)
     path = ws.people_dir / "alice" / "MEMORY.md"
     path.write_text(path.read_text().replace("## Facts\n\n", "## Facts\n\n- typed by hand\n"))
-    assert wait_for(lambda: commits == ["alice"])
+    wait_until(lambda: commits == ["alice"])
     assert seen and seen[0]["pid"] == os.getpid() and seen[0]["purpose"] == "watch"
