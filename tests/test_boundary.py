@@ -437,6 +437,7 @@ def test_escape_sequences_in_files_never_reach_the_terminal(two: Runner):
     path.write_text(text, encoding="utf-8")
     for args in (["person", "show", "bob"], ["context", "bob"], ["diff", "bob"]):
         result = two(*args)
+        assert result.exit_code == 0 and "Tea" in result.output, args  # the line is shown, cleaned
         assert "\x1b" not in result.output and "\x07" not in result.output, args
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import Runner
-from garden_helpers import events, memory, proposal, say
+from garden_helpers import events, memory, proposal, questions, say
 from heartcompass.formats import memory as memory_fmt
 from heartcompass.memory.proposal.evidence import lexical
 from heartcompass.store.people import resolve
@@ -250,6 +250,8 @@ def test_a_profile_line_removed_on_an_entry_that_speaks_of_it_is_not_refused(ali
     pid = note_id(alice.ws, BOUNDARY)
     fake_llm.enqueue(proposal(removed_profile_notes=[{"id": pid, "evidence": ["L1"]}]))
     out = " ".join(alice("garden").output.split())
+    assert "0 refused, 1 asked" in out  # judged: its removal waits for the user's Yes, not refused
+    assert [q["kind"] for q in questions(alice.ws)] == ["removal"] and BOUNDARY[:30] in str(questions(alice.ws))
     assert "needs evidence" not in out and "shares no words" not in out
 
 

@@ -267,8 +267,9 @@ def test_removing_a_told_event_or_fact_without_evidence_asks_instead(alice: Runn
 
 def test_removing_a_line_the_gardener_wrote_still_works(alice: Runner, fake_llm):
     say(alice.ws, "alice", "note", "The farewell party went well")
+    assert memory(alice.ws).items(memory_fmt.THREADS) and memory(alice.ws).items(memory_fmt.CHATS)  # T1, C1
     fake_llm.enqueue(proposal(closed_threads=["T1"], removed_chat_notes=["C1"]))
-    alice("garden")
+    assert "gardened" in alice("garden").output
     assert memory(alice.ws).items(memory_fmt.THREADS) == [] and memory(alice.ws).items(memory_fmt.CHATS) == []
 
 

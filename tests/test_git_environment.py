@@ -113,11 +113,15 @@ def test_doctor_names_the_commit_hooks_without_running_them(example_cli: Runner)
     assert "git.hooks false" in output and "commits:" not in output
     assert not ran.exists()  # doctor only reads: only commits run the user's hooks
     example_cli("config", "set", "git.hooks", "false")
-    assert "hooks:" not in example_cli("doctor", ok=False).output
+    output = example_cli("doctor", ok=False).output
+    assert "✓ git: repository with" in output and "hooks:" not in output
 
 
 def test_doctor_is_quiet_about_commits_when_they_can_be_made(example_cli: Runner):
-    output = example_cli("doctor", ok=False).output
+    result = example_cli("doctor", ok=False)  # ok=False: the example's model has no key
+    output = result.output
+    assert result.exit_code == 1 and "Traceback" not in output
+    assert "✓ git: repository with" in output and "✓ files:" in output  # doctor ran its checks, git's among them
     assert "commits:" not in output and "ignored:" not in output and "hooks:" not in output
 
 

@@ -22,15 +22,17 @@ print("LOADED:" + ",".join(sorted(sys.modules)), file=sys.stderr)
 """
 
 
-def _loaded(ws) -> set[str]:
+def _loaded(ws) -> tuple[set[str], str]:
+    """The modules an idle garden loaded, and what it printed."""
     env = {**os.environ, "HEARTCOMPASS_HOME": str(ws.root)}
     proc = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
     line = [ln for ln in proc.stderr.splitlines() if ln.startswith("LOADED:")][-1]
-    return set(line[len("LOADED:"):].split(","))
+    return set(line[len("LOADED:"):].split(",")), proc.stdout + proc.stderr
 
 
 def test_an_idle_garden_imports_no_proposal_machinery_pydantic_or_rich_console(example_ws):
-    loaded = _loaded(example_ws)
+    loaded, said = _loaded(example_ws)
+    assert "heartcompass.memory.gardener" in loaded and "up to date" in said, said[-2000:]  # the garden ran
     assert not {m for m in loaded if m.startswith(("pydantic", "heartcompass.memory.proposal.model",
                                                    "heartcompass.memory.proposal.workbench",
                                                    "heartcompass.memory.proposal.propose", "langchain",

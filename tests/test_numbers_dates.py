@@ -47,6 +47,7 @@ def test_the_calendar_ends_and_absurd_counts_are_no_error():
     for day in (d(1, 1, 1), d(9999, 12, 31)):
         assert said_dates("last weekend, in 99999999 years, 8000年前, last Friday", day) == []
     assert said_dates("in 99999999 years", FRIDAY) == []
+    assert said_dates("last Friday", FRIDAY)  # the same reader, on a phrase it can place
 
 
 def test_an_amount_is_never_read_as_a_smaller_one():

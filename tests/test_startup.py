@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -12,32 +13,40 @@ PROBE = """
 import sys
 sys.argv = ["heartcompass", *{args!r}]
 from heartcompass.cli.app import main
+code = 0
 try:
     main()
-except SystemExit:
-    pass
+except SystemExit as exc:
+    code = exc.code or 0
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in {heavy!r})
+print(f"EXIT:{{code}}", file=sys.stderr)
 print("HEAVY:" + ",".join(heavy), file=sys.stderr)
 """
 
 
-def loaded_heavy(args, cwd=None, env=None) -> list[str]:
+def loaded_heavy(args, cwd=None, env=None) -> tuple[list[str], str]:
+    """The heavy modules the command loaded, and what it printed (it must have run, and succeeded)."""
     code = PROBE.format(args=list(args), heavy=set(HEAVY))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, env=env)
+    assert "EXIT:0" in proc.stderr.splitlines(), proc.stderr[-2000:]
     line = [ln for ln in proc.stderr.splitlines() if ln.startswith("HEAVY:")][-1]
-    return [m for m in line[len("HEAVY:"):].split(",") if m]
+    return [m for m in line[len("HEAVY:"):].split(",") if m], proc.stdout
 
 
 def test_help_loads_no_heavy_module():
-    assert loaded_heavy(["--help"]) == []
+    heavy, shown = loaded_heavy(["--help"])
+    assert "Usage" in shown and "garden" in shown  # the help was printed
+    assert heavy == []
 
 
 def test_person_list_loads_no_heavy_module(example_ws):
     import os
 
     env = {**os.environ, "HEARTCOMPASS_HOME": str(example_ws.root)}
-    assert loaded_heavy(["person", "list"], env=env) == []
-    assert loaded_heavy(["person", "list", "--json"], env=env) == []
+    heavy, shown = loaded_heavy(["person", "list"], env=env)
+    assert "Alice Chen" in shown and heavy == []
+    heavy, shown = loaded_heavy(["person", "list", "--json"], env=env)
+    assert "alice" in [p["slug"] for p in json.loads(shown)] and heavy == []
 
 
 def test_cell_len_counts_columns_as_rich_does():

@@ -60,7 +60,8 @@ def test_private_words_keep_lines_out(example_cli: Runner, tmp_path):
     v.doc.meta["private"] = ["salary"]
     path.write_text(voice_fmt.render(v), encoding="utf-8")
     _import(example_cli, tmp_path)
-    assert not any("salary" in line.text for line in _voice(example_cli).lines(voice_fmt.THEIRS))
+    theirs = _voice(example_cli).lines(voice_fmt.THEIRS)
+    assert theirs and not any("salary" in line.text for line in theirs)  # their other lines made it
 
 
 def test_persona_lines_never_qualify(example_cli: Runner, fake_llm, tmp_path):
@@ -68,6 +69,7 @@ def test_persona_lines_never_qualify(example_cli: Runner, fake_llm, tmp_path):
     example_cli("chat", "alice", "-m", "hi")
     _import(example_cli, tmp_path)
     text = (example_cli.ws.people_dir / "alice" / "VOICE.md").read_text(encoding="utf-8")
+    assert _voice(example_cli).lines(voice_fmt.THEIRS)  # the import's own lines qualified
     assert "simulated" not in text and '"hi"' not in text
 
 
