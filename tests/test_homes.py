@@ -19,6 +19,12 @@ def modules(under: str = "") -> list[Path]:
     return sorted(p for p in (PACKAGE / under).rglob("*.py") if "__pycache__" not in p.parts)
 
 
+def test_the_scans_below_see_the_code():
+    """Each rule below passes for a module with nothing wrong, and for no module at all: they must see ours."""
+    assert len(modules()) > 150 and len(modules("cli")) > 20
+    assert PACKAGE / "cli" / "app.py" in modules("cli") and PACKAGE / "store" / "gitrepo.py" in modules()
+
+
 def tree(path: Path) -> ast.AST:
     return ast.parse(path.read_text(encoding="utf-8"), str(path))
 
