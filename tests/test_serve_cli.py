@@ -44,10 +44,10 @@ def test_serve_pairs_from_the_printed_code_and_sigterm_mid_reply_finishes_it(exa
             line = proc.stdout.readline()
             code = line.split("account: ", 1)[1].split()[0]
             fake.message(code, user=77)
-            assert fake.wait_texts(1, chat=77, timeout=30)[0].startswith("Paired")
+            assert fake.wait_texts(1, chat=77)[0].startswith("Paired")
             fake.message("/switch 小爱", user=77)
             fake.message("are you packing? 你好", user=77)
-            wait_until(lambda: len(stub.requests) == 1, timeout=30)
+            wait_until(lambda: len(stub.requests) == 1)
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(60) == 0, proc.stderr.read()
         finally:

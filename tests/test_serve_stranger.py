@@ -118,12 +118,12 @@ def _serve_process(ws, quiet: str) -> subprocess.Popen:
 def test_a_serve_killed_mid_burst_is_finished_by_the_next_one(bot, fake, model_up):
     proc = _serve_process(bot, "600")  # never quiet long enough: the burst waits
     try:
-        fake.wait_for(lambda: fake.polls > 0, timeout=60)
+        fake.wait_for(lambda: fake.polls > 0)
         fake.message("/switch alice")
-        fake.wait_texts(1, timeout=60)
+        fake.wait_texts(1)
         for n in range(30):
             fake.message(f"message {n} 第{n}条")
-        wait_until(lambda: sum(e.speaker == "me" for e in log_entries(bot, "alice")) == 30, timeout=60)
+        wait_until(lambda: sum(e.speaker == "me" for e in log_entries(bot, "alice")) == 30)
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
     finally:
@@ -160,7 +160,7 @@ def test_sigterm_commits_what_was_logged_while_the_bot_api_hangs(bot, fake):
         fake.message("one last thing 最后一句")
         fake.wait_for(lambda: fake.held)       # the worker waits on the API to show it is typing
         served.stop_event.set()                 # what SIGTERM does
-        wait_until(lambda: subjects(bot)[0].startswith("chat(alice): 1 message"), timeout=30)
+        wait_until(lambda: subjects(bot)[0].startswith("chat(alice): 1 message"))
         assert fake.calls("sendMessage")[-1]["text"] != "a reply nobody waits for"
     finally:
         fake.sends_open.set()
@@ -172,9 +172,9 @@ def test_getupdates_answering_html_is_named_and_retried_without_a_traceback(bot,
     fake.html_polls = 2                         # a proxy's error page, twice
     proc = _serve_process(bot, "0.3")           # a real process: the library's logging reaches its stderr
     try:
-        fake.wait_for(lambda: fake.polls > 2, timeout=60)
+        fake.wait_for(lambda: fake.polls > 2)
         fake.message("/switch alice")
-        assert "Alice" in fake.wait_texts(1, timeout=60)[0]
+        assert "Alice" in fake.wait_texts(1)[0]
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(60) == 0
     finally:
