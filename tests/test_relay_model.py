@@ -99,7 +99,7 @@ def test_a_conversation_gardened_through_the_relay_keeps_the_answer_written_by_h
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env={**os.environ, "OPENAI_API_KEY": "dummy"})
     try:
-        wait_for(tmp_path / "requests" / "0001.request.json", deadline=120)
+        wait_for(tmp_path / "requests" / "0001.request.json")
         body = json.loads((tmp_path / "requests" / "0001.request.json").read_text(encoding="utf-8"))
         assert body["model"] == "relay" and body["response_format"]["json_schema"]["name"] == "Proposal"
         entries = body["messages"][-1]["content"]
