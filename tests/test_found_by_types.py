@@ -4,6 +4,7 @@ that may be None, or of another type, on a path no test had taken."""
 from __future__ import annotations
 
 from conftest import Runner
+from waits import DEADLINE
 from garden_helpers import consolidated, proposal, say
 
 
@@ -53,5 +54,5 @@ def test_an_error_chain_that_loops_is_described_not_followed_forever():
     said: list[str] = []
     worker = threading.Thread(target=lambda: said.append(describe_error(outer)), daemon=True)
     worker.start()
-    worker.join(10)
+    worker.join(DEADLINE)  # a loop in the cause chain would never end
     assert said and said[0].startswith("Could not connect to the model endpoint"), said

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 from conftest import log_entries
+from waits import DEADLINE
 
 PROBE = """
 import sys
@@ -100,7 +101,7 @@ def test_interactive_chat_makes_the_provider_while_the_first_message_is_typed(ex
             line = self.lines.pop(0)
             if line is None:
                 raise EOFError
-            assert ready.wait(10), "the provider was not made while the user typed"
+            assert ready.wait(DEADLINE), "the provider was not made while the user typed"
             return line
 
     monkeypatch.setattr(prompt_toolkit, "PromptSession", Typing)

@@ -9,6 +9,7 @@ import threading
 
 import pytest
 from conftest import git, subjects
+from waits import DEADLINE
 from fake_lark import FakeLark, card_event, message_event
 from fakes import FakeChat
 from serve_helpers import log_entries, wait_until
@@ -42,7 +43,7 @@ class LarkServed:
             make_model=lambda: model, quiet=0.3, delays=(0.0, 0.0), pair=pair, on_ready=on_ready,
             channels={"lark": self.channel}), daemon=True)
         self.thread.start()
-        assert ready.wait(20)
+        assert ready.wait(DEADLINE)
         del state_for
 
     def feed(self, payload: bytes) -> None:

@@ -10,6 +10,7 @@ import threading
 
 import pytest
 from conftest import Runner, git, subjects
+from waits import DEADLINE
 from fake_telegram import FakeTelegram
 from fakes import FakeChat
 from serve_helpers import Served, configure, log_entries, wait_until
@@ -158,14 +159,14 @@ def test_a_stop_mid_reply_finishes_the_reply_commits_and_exits(bot, fake):
         def _stream(self, *args, **kwargs):
             for chunk in super()._stream(*args, **kwargs):
                 started.set()
-                release.wait(10)
+                release.wait(DEADLINE)
                 yield chunk
 
     model = Slow().enqueue("first part ||| second part")
     served = Served(bot, model)
     fake.message("/switch alice")
     fake.message("tell me")
-    assert started.wait(20)
+    assert started.wait(DEADLINE)
     served.stop_event.set()                    # what SIGTERM does
     release.set()
     served.stop()

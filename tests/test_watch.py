@@ -18,7 +18,7 @@ def watching(example_ws):
                           on_invalid=invalid.append)
     thread = threading.Thread(target=watcher.run, daemon=True)
     thread.start()
-    assert watcher.ready.wait(30), "the observer never started"
+    assert watcher.ready.wait(DEADLINE), "the observer never started"
     yield example_ws, commits, invalid, watcher
     watcher.stop.set()
     thread.join(timeout=DEADLINE)
