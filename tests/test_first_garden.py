@@ -130,10 +130,13 @@ def test_a_lost_state_is_rebuilt_with_one_git_log_whatever_the_number_of_people(
     monkeypatch.setattr(gitrepo.WorkspaceGit, "_git", counted)
     fake_llm.enqueue(proposal(nothing_worth_keeping=True), proposal(nothing_worth_keeping=True),
                      proposal(nothing_worth_keeping=True))
+    asked_before = len(fake_llm.requests("garden"))
     result = lived_in("garden", "--json")
     gardened = {r["slug"]: r["status"] for r in json.loads(result.output)}
     assert gardened["carol"] == "nothing kept" and gardened["dave"] == "nothing kept"  # it ran, and read these
-    prompts = "\n".join(str(call[-1].content) for call in fake_llm.calls[-3:])
+    this_run = fake_llm.requests("garden")[asked_before:]
+    assert len(this_run) == 3
+    prompts = "\n".join(r.prompt for r in this_run)
     assert "Carol adopted a cat" in prompts and "Dave hurt his knee" in prompts and "Nara" in prompts
     assert "Dave runs marathons" not in prompts and "Sakyo-ku" not in prompts.split("## New log entries")[-1]
     logs = [args for args in calls if args[0] == "log"]
@@ -208,11 +211,12 @@ def test_a_clone_reads_no_log_git_vouches_was_read_to_its_end(lived_in: Runner, 
 
     real = module.read_text
     monkeypatch.setattr(module, "read_text", lambda path: opened.append(Path(path).name) or real(path))
-    calls = len(fake_llm.calls)
+    before, gardens = len(fake_llm.purposes), len(fake_llm.requests("garden"))
     fake_llm.enqueue(proposal(nothing_worth_keeping=True))
     clone("garden")
-    assert len(fake_llm.calls) == calls + 1 and "Signed up for Tokyo" not in str(fake_llm.calls[-1])
-    assert "Dave signed up for Tokyo" in str(fake_llm.calls[-1][-1].content)
+    assert fake_llm.purposes[before:] == ["garden"]
+    this_run = fake_llm.request("garden", gardens)
+    assert "Dave signed up for Tokyo" in this_run.prompt and "Signed up for Tokyo" not in this_run.text
     assert opened == [f"{DAY2.isoformat()}.md"]  # Dave's new log alone
     assert {slug: _state(clone.ws, slug) for slug in original if slug != "dave"} == \
         {slug: days for slug, days in original.items() if slug != "dave"}
