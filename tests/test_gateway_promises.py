@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from fakes import FakeChat
 from serve_helpers import log_entries, wait_until
 
@@ -99,3 +101,153 @@ def test_a_burst_waits_for_quiet_then_is_answered_once(example_ws):
     assert len(model.calls) == 1
     last_user = [m.content for m in model.calls[0] if m.type == "human"][-1]
     assert "first" in last_user and "second" in last_user
+
+
+# -- the serve state (gateway/state.py): handled once, across restarts ---------------------------------------------
+
+def _state(tmp_path):
+    from heartcompass.gateway.state import ChannelState
+
+    return ChannelState(tmp_path / "serve" / "telegram.json")
+
+
+def test_every_field_of_the_serve_state_survives_a_restart(tmp_path):
+    """What serve keeps between runs comes back whole: the offset, handled ids,
+    who each chat talks to, the owner's chats, refused strangers, the digest
+    day and the bursts not answered yet."""
+    state = _state(tmp_path)
+    state.offset = 778
+    state.mark_seen("42:1")
+    state.chats["42"] = "alice"
+    state.owner_chats["7"] = "42"
+    assert state.refuse_once("stranger")
+    state.digest_day = "2026-12-01"
+    state.await_answer("42", "小明")
+    state.save()
+    again = _state(tmp_path)
+    assert (again.offset, again.chats, again.owner_chats, again.digest_day) == (
+        778, {"42": "alice"}, {"7": "42"}, "2026-12-01")
+    assert again.is_seen("42:1") and not again.is_seen("42:2")
+    assert again.unanswered_chats() == [("42", "小明")]
+    assert not again.refuse_once("stranger") and again.refuse_once("another")
+
+
+def test_a_message_handled_before_a_restart_is_seen_after_it_from_the_journal_alone(tmp_path):
+    """A handled id costs one journal line (no rewrite of the json), and a
+    restart replays it: the message is not handled twice."""
+    state = _state(tmp_path)
+    state.chats["42"] = "alice"
+    state.save()                       # the json, once
+    json_before = state.path.read_text(encoding="utf-8")
+    state.offset = 5
+    state.mark_seen("42:1")
+    state.save()
+    assert state.path.read_text(encoding="utf-8") == json_before  # not rewritten for a message
+    assert state.journal.read_text(encoding="utf-8").splitlines() == ['{"id": "42:1", "offset": 5}']
+    again = _state(tmp_path)
+    assert again.is_seen("42:1") and again.offset == 5
+
+
+def test_an_offset_moved_without_a_message_is_journaled_too(tmp_path):
+    """Telegram's offset moves past an update that carried nothing of ours: kept all the same."""
+    state = _state(tmp_path)
+    state.offset = 9
+    state.save()
+    assert state.journal.read_text(encoding="utf-8").splitlines() == ['{"offset": 9}']
+    assert _state(tmp_path).offset == 9
+    state.save()  # nothing new: nothing written
+    assert state.journal.read_text(encoding="utf-8").splitlines() == ['{"offset": 9}']
+
+
+def test_a_sync_makes_the_state_durable_and_starts_the_journal_afresh(tmp_path):
+    state = _state(tmp_path)
+    assert not state.unsynced()          # nothing yet: nothing to sync
+    state.mark_seen("42:1")
+    assert state.unsynced()              # handled, not even written yet
+    state.save()
+    assert state.unsynced() and state.journal.exists()
+    state.sync()
+    assert not state.unsynced() and not state.journal.exists()
+    assert _state(tmp_path).is_seen("42:1")
+    state.chats["42"] = "bob"            # a change beside the ids: the json is replaced, not yet fsynced
+    state.save()
+    assert state.unsynced() and _state(tmp_path).chats == {"42": "bob"}
+
+
+def test_a_state_left_by_a_killed_serve_is_synced_once_to_be_sure(tmp_path):
+    state = _state(tmp_path)
+    state.chats["42"] = "alice"
+    state.sync()
+    assert _state(tmp_path).unsynced()  # a json found at start may never have been fsynced
+    assert not _state(tmp_path / "elsewhere").unsynced()  # no state at all: nothing to sync
+
+
+def test_a_broken_state_file_is_set_aside_and_serve_starts_afresh(tmp_path):
+    path = tmp_path / "serve" / "telegram.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"offset": "not a number"', encoding="utf-8")
+    state = _state(tmp_path)
+    assert state.offset == 0 and state.chats == {} and not state.is_seen("42:1")
+    assert path.with_suffix(".broken").read_text(encoding="utf-8") == '{"offset": "not a number"'
+    assert not path.exists()
+
+
+def test_a_state_whose_fields_have_the_wrong_shape_is_set_aside(tmp_path):
+    path = tmp_path / "serve" / "telegram.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"offset": 3, "chats": ["not", "a", "map"]}', encoding="utf-8")
+    state = _state(tmp_path)
+    assert state.offset == 0 and state.chats == {}
+    assert path.with_suffix(".broken").exists()
+
+
+def test_a_journal_line_that_is_not_ours_is_skipped_and_the_rest_replayed(tmp_path):
+    state = _state(tmp_path)
+    state.journal.parent.mkdir(parents=True)
+    state.journal.write_text('{"id": "42:1", "offset": 3}\n[1, 2]\n{"id": "42:2", "offset": "x"}\n'
+                             '{"id": "42:3", "offset": 4}\n', encoding="utf-8")
+    again = _state(tmp_path)
+    assert again.is_seen("42:1") and again.is_seen("42:3") and again.offset == 4
+    assert not again.is_seen("42:2")
+
+
+def test_handled_ids_and_refused_strangers_are_bounded_oldest_first(tmp_path, monkeypatch):
+    from heartcompass.gateway import state as state_mod
+
+    monkeypatch.setattr(state_mod, "SEEN_KEEP", 3)
+    monkeypatch.setattr(state_mod, "REFUSED_KEEP", 2)
+    state = _state(tmp_path)
+    for n in range(5):
+        state.mark_seen(f"42:{n}")
+        state.refuse_once(f"s{n}")
+    assert list(state.seen) == ["42:2", "42:3", "42:4"]
+    assert list(state.refused) == ["s3", "s4"]
+    state.sync()
+    again = _state(tmp_path)
+    assert list(again.seen) == ["42:2", "42:3", "42:4"] and list(again.refused) == ["s3", "s4"]
+
+
+def test_an_answered_burst_is_no_longer_left_for_the_next_serve(tmp_path):
+    state = _state(tmp_path)
+    state.await_answer("42", "alice")
+    assert state.answered("42")          # it was waiting
+    assert not state.answered("42")      # answered once only
+    state.save()
+    assert _state(tmp_path).unanswered_chats() == []
+
+
+def test_a_failed_write_keeps_the_handled_ids_for_the_next_save(tmp_path, monkeypatch):
+    """The disk refuses the journal's append: the ids stay in memory and the next save writes them."""
+    state = _state(tmp_path)
+    state.mark_seen("42:1")
+    real = state._append
+
+    def refuse(lines):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(state, "_append", refuse)
+    with pytest.raises(OSError):
+        state.save()
+    monkeypatch.setattr(state, "_append", real)
+    state.save()
+    assert _state(tmp_path).is_seen("42:1")
