@@ -251,3 +251,150 @@ def test_a_failed_write_keeps_the_handled_ids_for_the_next_save(tmp_path, monkey
     monkeypatch.setattr(state, "_append", real)
     state.save()
     assert _state(tmp_path).is_seen("42:1")
+
+
+def test_the_serve_state_lives_in_the_workspaces_local_state_folder(tmp_path):
+    """.heartcompass/serve/<channel>.json and .journal, as ARCHITECTURE says (never committed)."""
+    from heartcompass.gateway.state import state_for
+
+    state = state_for(tmp_path / ".heartcompass", "lark")
+    state.mark_seen("m1")
+    state.save()
+    assert state.path == tmp_path / ".heartcompass" / "serve" / "lark.json"
+    assert sorted(p.name for p in (tmp_path / ".heartcompass" / "serve").iterdir()) == ["lark.journal"]
+
+
+def test_a_fresh_state_is_empty(tmp_path):
+    state = _state(tmp_path)
+    assert (state.offset, state.chats, state.owner_chats, state.digest_day) == (0, {}, {}, "")
+    assert not state.seen and not state.refused and state.unanswered_chats() == []
+
+
+def test_a_state_written_by_an_older_serve_without_the_newer_fields_loads(tmp_path):
+    """Only the ids (no offset, chats, owners, refusals, digest day or
+    unanswered bursts): what is there is kept, the rest starts empty, and the
+    file is not set aside as broken."""
+    path = tmp_path / "serve" / "telegram.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"seen": ["42:1"]}', encoding="utf-8")
+    state = _state(tmp_path)
+    assert state.is_seen("42:1") and path.exists() and not path.with_suffix(".broken").exists()
+    assert (state.offset, state.chats, state.owner_chats, state.digest_day) == (0, {}, {}, "")
+    assert not state.refused and state.unanswered_chats() == []
+    path.write_text('{"offset": 7}', encoding="utf-8")
+    again = _state(tmp_path)
+    assert again.offset == 7 and not again.seen and not path.with_suffix(".broken").exists()
+
+
+def test_a_journal_torn_inside_a_chinese_id_is_read_up_to_the_tear(tmp_path):
+    """Killed mid-write inside a multi-byte character: the whole lines before
+    it are replayed, and serve starts (no decoding error)."""
+    state = _state(tmp_path)
+    state.journal.parent.mkdir(parents=True)
+    whole = '{"id": "飞书:1", "offset": 3}\n'.encode()
+    torn = '{"id": "飞书:2", "offset": 4}\n'.encode()[:12]
+    state.journal.write_bytes(whole + torn)
+    again = _state(tmp_path)
+    assert again.is_seen("飞书:1") and again.offset == 3 and not again.is_seen("飞书:2")
+
+
+def test_a_journal_line_without_an_offset_still_marks_its_id(tmp_path):
+    state = _state(tmp_path)
+    state.journal.parent.mkdir(parents=True)
+    state.journal.write_text('{"id": "42:1", "offset": 5}\n{"id": "42:2"}\n', encoding="utf-8")
+    again = _state(tmp_path)
+    assert again.is_seen("42:1") and again.is_seen("42:2") and again.offset == 5
+
+
+def test_a_journal_found_at_start_is_synced_even_without_a_json(tmp_path):
+    state = _state(tmp_path)
+    state.mark_seen("42:1")
+    state.save()
+    assert not state.path.exists() and state.journal.exists()
+    again = _state(tmp_path)
+    assert again.unsynced()  # the first sync puts it in the json, for good
+    again.sync()
+    assert again.path.exists() and not again.journal.exists() and not again.unsynced()
+
+
+def test_the_journal_holds_at_most_journal_keep_lines_then_the_json_takes_them(tmp_path, monkeypatch):
+    """Exactly JOURNAL_KEEP lines are appended (several ids of one save,
+    one line each; after a restart the lines already there count); the next
+    id replaces the json and starts the journal afresh."""
+    from heartcompass.gateway import state as state_mod
+
+    monkeypatch.setattr(state_mod, "JOURNAL_KEEP", 3)
+    state = _state(tmp_path)
+    state.mark_seen("42:1")
+    state.mark_seen("42:2")
+    state.save()
+    assert len(state.journal.read_text(encoding="utf-8").splitlines()) == 2 and not state.path.exists()
+    again = _state(tmp_path)             # a restart: two lines there already
+    again.mark_seen("42:3")
+    again.save()
+    assert len(again.journal.read_text(encoding="utf-8").splitlines()) == 3 and not again.path.exists()
+    again.mark_seen("42:4")
+    again.save()                         # a fourth line would pass JOURNAL_KEEP: the json instead
+    assert again.path.exists() and not again.journal.exists()
+    for n in (5, 6, 7):
+        again.mark_seen(f"42:{n}")
+        again.save()
+    assert len(again.journal.read_text(encoding="utf-8").splitlines()) == 3
+    again.mark_seen("42:8")
+    again.save()
+    assert not again.journal.exists()
+    assert all(_state(tmp_path).is_seen(f"42:{n}") for n in range(1, 9))
+
+
+def test_a_sync_fsyncs_the_json_only_when_something_changed(tmp_path, monkeypatch):
+    """sync() is the once-per-quiet-moment fsync: what was handled since the
+    last one (new ids, an offset moved) is written and fsynced; a sync with
+    nothing new writes nothing."""
+    import os
+
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    state = _state(tmp_path)
+    state.chats["42"] = "alice"
+    state.sync()
+    monkeypatch.setattr(os, "fsync", fsync)
+    inode = state.path.stat().st_ino
+    state.sync()                         # nothing new
+    assert synced == [] and state.path.stat().st_ino == inode
+    state.mark_seen("42:1")              # a new id, the offset unchanged
+    state.sync()
+    assert any(name.endswith("telegram.json") or "/serve" in name for name in synced), synced
+    assert not state.journal.exists() and '"42:1"' in state.path.read_text(encoding="utf-8")
+    synced.clear()
+    state.offset = 12                    # only the offset moved
+    state.sync()
+    assert synced and '"offset": 12' in state.path.read_text(encoding="utf-8")
+
+
+def test_the_journal_is_private_and_its_folder_made_when_missing(tmp_path):
+    from heartcompass.gateway.state import ChannelState
+
+    state = ChannelState(tmp_path / "not" / "yet" / "serve" / "telegram.json")
+    state.mark_seen("42:1")
+    state.save()
+    assert state.journal.stat().st_mode & 0o777 == 0o600
+    assert ChannelState(state.path).is_seen("42:1")
+
+
+def test_a_journal_that_is_a_link_is_never_written_through(tmp_path):
+    from heartcompass.errors import HeartCompassError
+
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("not yours\n", encoding="utf-8")
+    state = _state(tmp_path)
+    state.journal.parent.mkdir(parents=True)
+    state.journal.symlink_to(elsewhere)
+    state.mark_seen("42:1")
+    with pytest.raises(HeartCompassError):
+        state.save()
+    assert elsewhere.read_text(encoding="utf-8") == "not yours\n"
