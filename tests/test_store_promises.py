@@ -67,3 +67,98 @@ def test_a_workspace_that_is_a_git_worktree_is_a_repository(example_ws, tmp_path
     wt.init()  # a no-op on a repository: never a second repository inside the worktree
     assert (other / ".git").is_file() and wt.head() == head
     assert not WorkspaceGit(tmp_path / "nowhere").is_repo()
+
+
+# -- finishing what a killed tell or garden wrote (store/unfinished.py) ---------------------------------------------
+
+MEMORY = "people/alice/MEMORY.md"
+
+
+def _told(ws, write: bool = True) -> tuple[str, str]:
+    """A tell's journal for MEMORY.md (its new text written to disk, or not yet); (old text, new text)."""
+    old = (ws.root / MEMORY).read_text(encoding="utf-8")
+    new = old + "\n- 她三月搬去柏林 (told)\n"
+    unfinished.save(ws, unfinished.told_path(ws, "alice"), {ws.root / MEMORY: (file_checksum(ws.root / MEMORY), new)},
+                    "tell(alice): moving to Berlin", "- 她三月搬去柏林")
+    if write:
+        (ws.root / MEMORY).write_text(new, encoding="utf-8")
+    return old, new
+
+
+def test_a_killed_tell_is_finished_as_its_own_commit(example_ws):
+    """Its journal's texts, committed under the tell's own subject and body,
+    said to be finished after an interruption; the journal goes."""
+    ws = example_ws
+    _, new = _told(ws)
+    assert unfinished.told_unfinished(ws)
+    shas = unfinished.finish_told(ws)
+    assert len(shas) == 1 and git(ws, "rev-parse", "HEAD").strip() == shas[0]
+    assert git(ws, "log", "-1", "--format=%s%n%b").strip() == (
+        f"tell(alice): moving to Berlin\n- 她三月搬去柏林\n\n{unfinished.FINISHED}")
+    assert git(ws, "show", f"HEAD:{MEMORY}") == new
+    assert not unfinished.told_unfinished(ws) and git(ws, "status", "--porcelain") == ""
+
+
+def test_a_tell_killed_before_its_write_is_written_then_committed(example_ws):
+    ws = example_ws
+    _, new = _told(ws, write=False)
+    assert unfinished.finish_told(ws)
+    assert (ws.root / MEMORY).read_text(encoding="utf-8") == new
+    assert git(ws, "status", "--porcelain") == ""
+
+
+def test_a_killed_tell_whose_file_was_edited_by_hand_since_is_dropped_not_committed(example_ws):
+    """Neither the text before the tell nor the tell's: the user's edit wins,
+    nothing of the tell is written or committed, and the journal goes."""
+    ws = example_ws
+    old, _ = _told(ws, write=False)
+    (ws.root / MEMORY).write_text(old + "- my own line\n", encoding="utf-8")
+    head = git(ws, "rev-parse", "HEAD")
+    assert unfinished.finish_told(ws) == []
+    assert git(ws, "rev-parse", "HEAD") == head
+    assert (ws.root / MEMORY).read_text(encoding="utf-8") == old + "- my own line\n"
+    assert not unfinished.told_unfinished(ws)
+
+
+def test_a_text_this_process_wrote_then_edited_by_hand_is_not_written_again(example_ws):
+    """`written`: the journal's text did reach the disk (this process wrote
+    it) and the user has edited it since: committed as the tell's, the edit
+    kept on disk for its own commit."""
+    from heartcompass.atomic import checksum
+
+    ws = example_ws
+    _, new = _told(ws)
+    (ws.root / MEMORY).write_text(new + "- then mine\n", encoding="utf-8")
+    sha = unfinished.finish(ws, unfinished.told_path(ws, "alice"), written={ws.root / MEMORY: checksum(new)})
+    assert sha and git(ws, "show", f"HEAD:{MEMORY}") == new
+    assert (ws.root / MEMORY).read_text(encoding="utf-8") == new + "- then mine\n"
+
+
+def test_a_broken_journal_claims_nothing_and_is_cleared(example_ws):
+    ws = example_ws
+    journal = unfinished.told_path(ws, "alice")
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.write_text('{"files": ', encoding="utf-8")
+    assert unfinished.gardener_writes(ws) == set()
+    head = git(ws, "rev-parse", "HEAD")
+    assert unfinished.finish(ws, journal) is None and not journal.exists()
+    assert git(ws, "rev-parse", "HEAD") == head
+    assert unfinished.finish(ws, journal) is None  # none at all: nothing to finish
+
+
+def test_a_tells_kept_log_goes_into_its_commit_and_nothing_outside_people(example_ws):
+    """`keep`: the day's log with the tell's note, committed as it is then;
+    a path outside people/ or climbing out is never read into a commit."""
+    ws = example_ws
+    log = ws.root / "people/alice/logs/2026-12-01.md"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("# 2026-12-01\n\n- 10:00 [note] 她三月搬去柏林\n", encoding="utf-8")
+    secret = ws.root / "notes.md"
+    secret.write_text("not for a commit\n", encoding="utf-8")
+    new = (ws.root / MEMORY).read_text(encoding="utf-8") + "\n- Moving to Berlin (told)\n"
+    unfinished.save(ws, unfinished.told_path(ws, "alice"), {ws.root / MEMORY: (file_checksum(ws.root / MEMORY), new)},
+                    "tell(alice): moving", "", keep=[log, secret, ws.root / "people/../notes.md"])
+    assert unfinished.finish_told(ws)
+    changed = git(ws, "show", "--name-only", "--format=", "HEAD").split()
+    assert sorted(changed) == [MEMORY, "people/alice/logs/2026-12-01.md"]
+    assert git(ws, "status", "--porcelain", "--", "notes.md").startswith("??")
