@@ -4,11 +4,14 @@ hand edit; a workspace that is a git worktree is a repository."""
 
 from __future__ import annotations
 
+import pytest
 from conftest import git
 
 from heartcompass.atomic import file_checksum
+from heartcompass.errors import PersonError
 from heartcompass.store import audit, unfinished
 from heartcompass.store.gitrepo import WorkspaceGit
+from heartcompass.store.slugs import clean_name, is_safe_slug, slugify, windows_reserved
 
 
 def _journaled_write(ws, journal, rel: str, text: str) -> None:
@@ -162,3 +165,52 @@ def test_a_tells_kept_log_goes_into_its_commit_and_nothing_outside_people(exampl
     changed = git(ws, "show", "--name-only", "--format=", "HEAD").split()
     assert sorted(changed) == [MEMORY, "people/alice/logs/2026-12-01.md"]
     assert git(ws, "status", "--porcelain", "--", "notes.md").startswith("??")
+
+
+# -- slugs (store/slugs.py): a person's folder never escapes the workspace -------------------------------------------
+
+@pytest.mark.parametrize("name, slug", [
+    ("小明", "小明"), ("José", "josé"), ("Dr. Feather", "dr-feather"), ("O'Brien", "obrien"), ("D’Angelo", "dangelo"),
+    ("Anne  Marie_Smith", "anne-marie-smith"), ("--Bo--", "bo"), (".hidden", "hidden"), ("a -- b", "a-b"),
+    ("王 小明", "王-小明"), ("e\u0301mile", "émile"), ("Zoë-Jane", "zoë-jane"), ("R2-D2", "r2-d2"),
+    ("com1.txt", "com1-txt"), ("ConSole", "console"), ("a" * 120, "a" * 120), ("<Alice>", "alice"),
+])
+def test_a_name_becomes_a_readable_folder_name(name, slug):
+    assert slugify(name) == slug
+    assert is_safe_slug(slug)
+
+
+@pytest.mark.parametrize("name, words", [
+    ("..", "outside the workspace"), ("a/b", "outside the workspace"), ("a\\b", "outside the workspace"),
+    ("Al\x07ice", "U+0007"), ("Ali\u200bce", "U+200B"),
+    ("???", "no letters or digits"), ("-", "no letters or digits"), ("CON", "Windows reserves"),
+    ("nul", "Windows reserves"), ("LPT9", "Windows reserves"), ("a" * 121, "too long"), ("明" * 41, "too long"),
+    ("", "cannot be empty"), ("   ", "cannot be empty"), ("Ali\u3164ce", "invisible"),
+])
+def test_a_name_that_could_act_as_a_path_or_a_device_is_refused(name, words):
+    with pytest.raises(PersonError) as refused:
+        slugify(name)
+    assert words in refused.value.message + (refused.value.hint or "")
+
+
+def test_a_person_needs_a_name_and_it_is_kept_as_typed_but_normalised():
+    with pytest.raises(PersonError):
+        clean_name(None)  # type: ignore[arg-type]
+    assert clean_name("  e\u0301mile Zola ") == "émile Zola"
+
+
+@pytest.mark.parametrize("slug, safe", [
+    ("dr.-feather", True),  # made before punctuation was dropped: still ours
+    ("alice", True), ("Alice", False), (".alice", False), ("a b", False), ("a:b", False), ("a|b", False),
+    ("a_b", False), ("..", False), ("../x", False), ("con", False), ("", False),
+])
+def test_only_folder_names_of_ours_are_safe_slugs(slug, safe):
+    assert is_safe_slug(slug) is safe
+
+
+@pytest.mark.parametrize("name, reserved", [
+    ("Nul.md", True), ("com1.txt", True), ("CON. ", True), ("con .x", True), ("com¹", True), ("lpt9", True),
+    ("console", False), ("com0", False), ("com10", False), ("conin$", True), ("aux-1", False),
+])
+def test_windows_device_names_are_known_whatever_the_extension_or_case(name, reserved):
+    assert windows_reserved(name) is reserved
