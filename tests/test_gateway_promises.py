@@ -132,8 +132,8 @@ def test_every_field_of_the_serve_state_survives_a_restart(tmp_path):
     assert not again.refuse_once("stranger") and again.refuse_once("another")
 
 
-def test_a_message_handled_before_a_restart_is_seen_after_it_from_the_journal_alone(tmp_path):
-    """A handled id costs one journal line (no rewrite of the json), and a
+def test_a_message_handled_before_a_restart_is_seen_after_it_from_the_tail_alone(tmp_path):
+    """A handled id costs one tail line (no rewrite of the json), and a
     restart replays it: the message is not handled twice."""
     state = _state(tmp_path)
     state.chats["42"] = "alice"
@@ -143,43 +143,43 @@ def test_a_message_handled_before_a_restart_is_seen_after_it_from_the_journal_al
     state.mark_seen("42:1")
     state.save()
     assert state.path.read_text(encoding="utf-8") == json_before  # not rewritten for a message
-    assert state.journal.read_text(encoding="utf-8").splitlines() == ['{"id": "42:1", "offset": 5}']
+    assert state.tail.read_text(encoding="utf-8").splitlines() == ['{"id": "42:1", "offset": 5}']
     again = _state(tmp_path)
     assert again.is_seen("42:1") and again.offset == 5
 
 
-def test_an_offset_moved_without_a_message_is_journaled_too(tmp_path):
+def test_an_offset_moved_without_a_message_is_added_to_the_tail_too(tmp_path):
     """Telegram's offset moves past an update that carried nothing of ours: kept all the same."""
     state = _state(tmp_path)
     state.offset = 9
     state.save()
-    assert state.journal.read_text(encoding="utf-8").splitlines() == ['{"offset": 9}']
+    assert state.tail.read_text(encoding="utf-8").splitlines() == ['{"offset": 9}']
     assert _state(tmp_path).offset == 9
     state.save()  # nothing new: nothing written
-    assert state.journal.read_text(encoding="utf-8").splitlines() == ['{"offset": 9}']
+    assert state.tail.read_text(encoding="utf-8").splitlines() == ['{"offset": 9}']
 
 
-def test_a_sync_makes_the_state_durable_and_starts_the_journal_afresh(tmp_path):
+def test_making_durable_makes_the_state_durable_and_starts_the_tail_afresh(tmp_path):
     state = _state(tmp_path)
-    assert not state.unsynced()          # nothing yet: nothing to sync
+    assert not state.not_durable()          # nothing yet: nothing to make durable
     state.mark_seen("42:1")
-    assert state.unsynced()              # handled, not even written yet
+    assert state.not_durable()              # handled, not even written yet
     state.save()
-    assert state.unsynced() and state.journal.exists()
-    state.sync()
-    assert not state.unsynced() and not state.journal.exists()
+    assert state.not_durable() and state.tail.exists()
+    state.make_durable()
+    assert not state.not_durable() and not state.tail.exists()
     assert _state(tmp_path).is_seen("42:1")
     state.chats["42"] = "bob"            # a change beside the ids: the json is replaced, not yet fsynced
     state.save()
-    assert state.unsynced() and _state(tmp_path).chats == {"42": "bob"}
+    assert state.not_durable() and _state(tmp_path).chats == {"42": "bob"}
 
 
-def test_a_state_left_by_a_killed_serve_is_synced_once_to_be_sure(tmp_path):
+def test_a_state_left_by_a_killed_serve_is_made_durable_once_to_be_sure(tmp_path):
     state = _state(tmp_path)
     state.chats["42"] = "alice"
-    state.sync()
-    assert _state(tmp_path).unsynced()  # a json found at start may never have been fsynced
-    assert not _state(tmp_path / "elsewhere").unsynced()  # no state at all: nothing to sync
+    state.make_durable()
+    assert _state(tmp_path).not_durable()  # a json found at start may never have been fsynced
+    assert not _state(tmp_path / "elsewhere").not_durable()  # no state at all: nothing to make durable
 
 
 def test_a_broken_state_file_is_set_aside_and_serve_starts_afresh(tmp_path):
@@ -201,10 +201,10 @@ def test_a_state_whose_fields_have_the_wrong_shape_is_set_aside(tmp_path):
     assert path.with_suffix(".broken").exists()
 
 
-def test_a_journal_line_that_is_not_ours_is_skipped_and_the_rest_replayed(tmp_path):
+def test_a_tail_line_that_is_not_ours_is_skipped_and_the_rest_replayed(tmp_path):
     state = _state(tmp_path)
-    state.journal.parent.mkdir(parents=True)
-    state.journal.write_text('{"id": "42:1", "offset": 3}\n[1, 2]\n{"id": "42:2", "offset": "x"}\n'
+    state.tail.parent.mkdir(parents=True)
+    state.tail.write_text('{"id": "42:1", "offset": 3}\n[1, 2]\n{"id": "42:2", "offset": "x"}\n'
                              '{"id": "42:3", "offset": 4}\n', encoding="utf-8")
     again = _state(tmp_path)
     assert again.is_seen("42:1") and again.is_seen("42:3") and again.offset == 4
@@ -222,7 +222,7 @@ def test_handled_ids_and_refused_strangers_are_bounded_oldest_first(tmp_path, mo
         state.refuse_once(f"s{n}")
     assert list(state.seen) == ["42:2", "42:3", "42:4"]
     assert list(state.refused) == ["s3", "s4"]
-    state.sync()
+    state.make_durable()
     again = _state(tmp_path)
     assert list(again.seen) == ["42:2", "42:3", "42:4"] and list(again.refused) == ["s3", "s4"]
 
@@ -237,7 +237,7 @@ def test_an_answered_burst_is_no_longer_left_for_the_next_serve(tmp_path):
 
 
 def test_a_failed_write_keeps_the_handled_ids_for_the_next_save(tmp_path, monkeypatch):
-    """The disk refuses the journal's append: the ids stay in memory and the next save writes them."""
+    """The disk refuses the tail's append: the ids stay in memory and the next save writes them."""
     state = _state(tmp_path)
     state.mark_seen("42:1")
     real = state._append
@@ -254,14 +254,14 @@ def test_a_failed_write_keeps_the_handled_ids_for_the_next_save(tmp_path, monkey
 
 
 def test_the_serve_state_lives_in_the_workspaces_local_state_folder(tmp_path):
-    """.heartcompass/serve/<channel>.json and .journal, as ARCHITECTURE says (never committed)."""
+    """.heartcompass/serve/<channel>.json and .tail, as ARCHITECTURE says (never committed)."""
     from heartcompass.gateway.state import state_for
 
     state = state_for(tmp_path / ".heartcompass", "lark")
     state.mark_seen("m1")
     state.save()
     assert state.path == tmp_path / ".heartcompass" / "serve" / "lark.json"
-    assert sorted(p.name for p in (tmp_path / ".heartcompass" / "serve").iterdir()) == ["lark.journal"]
+    assert sorted(p.name for p in (tmp_path / ".heartcompass" / "serve").iterdir()) == ["lark.tail"]
 
 
 def test_a_fresh_state_is_empty(tmp_path):
@@ -286,69 +286,69 @@ def test_a_state_written_by_an_older_serve_without_the_newer_fields_loads(tmp_pa
     assert again.offset == 7 and not again.seen and not path.with_suffix(".broken").exists()
 
 
-def test_a_journal_torn_inside_a_chinese_id_is_read_up_to_the_tear(tmp_path):
+def test_a_tail_torn_inside_a_chinese_id_is_read_up_to_the_tear(tmp_path):
     """Killed mid-write inside a multi-byte character: the whole lines before
     it are replayed, and serve starts (no decoding error)."""
     state = _state(tmp_path)
-    state.journal.parent.mkdir(parents=True)
+    state.tail.parent.mkdir(parents=True)
     whole = '{"id": "飞书:1", "offset": 3}\n'.encode()
     torn = '{"id": "飞书:2", "offset": 4}\n'.encode()[:12]
-    state.journal.write_bytes(whole + torn)
+    state.tail.write_bytes(whole + torn)
     again = _state(tmp_path)
     assert again.is_seen("飞书:1") and again.offset == 3 and not again.is_seen("飞书:2")
 
 
-def test_a_journal_line_without_an_offset_still_marks_its_id(tmp_path):
+def test_a_tail_line_without_an_offset_still_marks_its_id(tmp_path):
     state = _state(tmp_path)
-    state.journal.parent.mkdir(parents=True)
-    state.journal.write_text('{"id": "42:1", "offset": 5}\n{"id": "42:2"}\n', encoding="utf-8")
+    state.tail.parent.mkdir(parents=True)
+    state.tail.write_text('{"id": "42:1", "offset": 5}\n{"id": "42:2"}\n', encoding="utf-8")
     again = _state(tmp_path)
     assert again.is_seen("42:1") and again.is_seen("42:2") and again.offset == 5
 
 
-def test_a_journal_found_at_start_is_synced_even_without_a_json(tmp_path):
+def test_a_tail_found_at_start_is_made_durable_even_without_a_json(tmp_path):
     state = _state(tmp_path)
     state.mark_seen("42:1")
     state.save()
-    assert not state.path.exists() and state.journal.exists()
+    assert not state.path.exists() and state.tail.exists()
     again = _state(tmp_path)
-    assert again.unsynced()  # the first sync puts it in the json, for good
-    again.sync()
-    assert again.path.exists() and not again.journal.exists() and not again.unsynced()
+    assert again.not_durable()  # the first make_durable puts it in the json, for good
+    again.make_durable()
+    assert again.path.exists() and not again.tail.exists() and not again.not_durable()
 
 
-def test_the_journal_holds_at_most_journal_keep_lines_then_the_json_takes_them(tmp_path, monkeypatch):
-    """Exactly JOURNAL_KEEP lines are appended (several ids of one save,
+def test_the_tail_holds_at_most_tail_keep_lines_then_the_json_takes_them(tmp_path, monkeypatch):
+    """Exactly TAIL_KEEP lines are appended (several ids of one save,
     one line each; after a restart the lines already there count); the next
-    id replaces the json and starts the journal afresh."""
+    id replaces the json and starts the tail afresh."""
     from heartcompass.gateway import state as state_mod
 
-    monkeypatch.setattr(state_mod, "JOURNAL_KEEP", 3)
+    monkeypatch.setattr(state_mod, "TAIL_KEEP", 3)
     state = _state(tmp_path)
     state.mark_seen("42:1")
     state.mark_seen("42:2")
     state.save()
-    assert len(state.journal.read_text(encoding="utf-8").splitlines()) == 2 and not state.path.exists()
+    assert len(state.tail.read_text(encoding="utf-8").splitlines()) == 2 and not state.path.exists()
     again = _state(tmp_path)             # a restart: two lines there already
     again.mark_seen("42:3")
     again.save()
-    assert len(again.journal.read_text(encoding="utf-8").splitlines()) == 3 and not again.path.exists()
+    assert len(again.tail.read_text(encoding="utf-8").splitlines()) == 3 and not again.path.exists()
     again.mark_seen("42:4")
-    again.save()                         # a fourth line would pass JOURNAL_KEEP: the json instead
-    assert again.path.exists() and not again.journal.exists()
+    again.save()                         # a fourth line would pass TAIL_KEEP: the json instead
+    assert again.path.exists() and not again.tail.exists()
     for n in (5, 6, 7):
         again.mark_seen(f"42:{n}")
         again.save()
-    assert len(again.journal.read_text(encoding="utf-8").splitlines()) == 3
+    assert len(again.tail.read_text(encoding="utf-8").splitlines()) == 3
     again.mark_seen("42:8")
     again.save()
-    assert not again.journal.exists()
+    assert not again.tail.exists()
     assert all(_state(tmp_path).is_seen(f"42:{n}") for n in range(1, 9))
 
 
-def test_a_sync_fsyncs_the_json_only_when_something_changed(tmp_path, monkeypatch):
-    """sync() is the once-per-quiet-moment fsync: what was handled since the
-    last one (new ids, an offset moved) is written and fsynced; a sync with
+def test_making_durable_fsyncs_the_json_only_when_something_changed(tmp_path, monkeypatch):
+    """make_durable() is the once-per-quiet-moment fsync: what was handled since the
+    last one (new ids, an offset moved) is written and fsynced; one with
     nothing new writes nothing."""
     import os
 
@@ -361,40 +361,53 @@ def test_a_sync_fsyncs_the_json_only_when_something_changed(tmp_path, monkeypatc
 
     state = _state(tmp_path)
     state.chats["42"] = "alice"
-    state.sync()
+    state.make_durable()
     monkeypatch.setattr(os, "fsync", fsync)
     inode = state.path.stat().st_ino
-    state.sync()                         # nothing new
+    state.make_durable()                         # nothing new
     assert synced == [] and state.path.stat().st_ino == inode
     state.mark_seen("42:1")              # a new id, the offset unchanged
-    state.sync()
+    state.make_durable()
     assert any(name.endswith("telegram.json") or "/serve" in name for name in synced), synced
-    assert not state.journal.exists() and '"42:1"' in state.path.read_text(encoding="utf-8")
+    assert not state.tail.exists() and '"42:1"' in state.path.read_text(encoding="utf-8")
     synced.clear()
     state.offset = 12                    # only the offset moved
-    state.sync()
+    state.make_durable()
     assert synced and '"offset": 12' in state.path.read_text(encoding="utf-8")
 
 
-def test_the_journal_is_private_and_its_folder_made_when_missing(tmp_path):
+def test_the_tail_is_private_and_its_folder_made_when_missing(tmp_path):
     from heartcompass.gateway.state import ChannelState
 
     state = ChannelState(tmp_path / "not" / "yet" / "serve" / "telegram.json")
     state.mark_seen("42:1")
     state.save()
-    assert state.journal.stat().st_mode & 0o777 == 0o600
+    assert state.tail.stat().st_mode & 0o777 == 0o600
     assert ChannelState(state.path).is_seen("42:1")
 
 
-def test_a_journal_that_is_a_link_is_never_written_through(tmp_path):
+def test_a_tail_that_is_a_link_is_never_written_through(tmp_path):
     from heartcompass.errors import HeartCompassError
 
     elsewhere = tmp_path / "elsewhere.txt"
     elsewhere.write_text("not yours\n", encoding="utf-8")
     state = _state(tmp_path)
-    state.journal.parent.mkdir(parents=True)
-    state.journal.symlink_to(elsewhere)
+    state.tail.parent.mkdir(parents=True)
+    state.tail.symlink_to(elsewhere)
     state.mark_seen("42:1")
     with pytest.raises(HeartCompassError):
         state.save()
     assert elsewhere.read_text(encoding="utf-8") == "not yours\n"
+
+
+def test_a_journal_left_by_a_serve_before_the_rename_is_replayed_once(tmp_path):
+    """<channel>.journal was the tail's name before 2026-12: its ids are still
+    handled once after the upgrade, and it goes once all is in the json."""
+    state = _state(tmp_path)
+    old = state.path.with_suffix(".journal")
+    old.parent.mkdir(parents=True)
+    old.write_text('{"id": "42:1", "offset": 3}\n', encoding="utf-8")
+    again = _state(tmp_path)
+    assert again.is_seen("42:1") and again.offset == 3 and again.not_durable()
+    again.make_durable()
+    assert not old.exists() and _state(tmp_path).is_seen("42:1")

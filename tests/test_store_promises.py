@@ -27,12 +27,12 @@ def test_a_killed_tells_files_are_not_counted_as_hand_edits(example_ws):
     ws = example_ws
     memory = "people/alice/MEMORY.md"
     told = (ws.root / memory).read_text(encoding="utf-8") + "\n- She is moving to Berlin (told)\n"
-    _journaled_write(ws, unfinished.told_path(ws, "alice"), memory, told)
+    _journaled_write(ws, unfinished.tell_journal_path(ws, "alice"), memory, told)
     profile = ws.root / "people/alice/PROFILE.md"
     profile.write_text(profile.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     pending = [(p.path, p.kind) for p in audit.pending(ws)]
     assert pending == [("people/alice/PROFILE.md", "hand edit")]
-    assert unfinished.gardener_writes(ws) == {memory}
+    assert unfinished.journaled_writes(ws) == {memory}
     assert unfinished.told_unfinished(ws)
 
 
@@ -40,8 +40,8 @@ def test_a_killed_gardens_files_are_not_counted_as_hand_edits(example_ws):
     ws = example_ws
     memory = "people/alice/MEMORY.md"
     gardened = (ws.root / memory).read_text(encoding="utf-8") + "\n- Keeps a tortoise\n"
-    _journaled_write(ws, unfinished.journal_path(ws, "alice"), memory, gardened)
-    assert unfinished.gardener_writes(ws) == {memory}
+    _journaled_write(ws, unfinished.garden_journal_path(ws, "alice"), memory, gardened)
+    assert unfinished.journaled_writes(ws) == {memory}
     assert audit.pending(ws) == []
     assert git(ws, "status", "--porcelain").strip() == f"M {memory}"  # it is there, uncommitted
     assert not unfinished.told_unfinished(ws)  # a garden's journal is not a tell's
@@ -52,9 +52,9 @@ def test_a_file_changed_by_hand_after_the_killed_tell_is_the_users_edit(example_
     ws = example_ws
     memory = "people/alice/MEMORY.md"
     told = (ws.root / memory).read_text(encoding="utf-8") + "\n- She is moving to Berlin (told)\n"
-    _journaled_write(ws, unfinished.told_path(ws, "alice"), memory, told)
+    _journaled_write(ws, unfinished.tell_journal_path(ws, "alice"), memory, told)
     (ws.root / memory).write_text(told + "- and I wrote this myself\n", encoding="utf-8")
-    assert unfinished.gardener_writes(ws) == set()
+    assert unfinished.journaled_writes(ws) == set()
     assert [(p.path, p.kind) for p in audit.pending(ws)] == [(memory, "hand edit")]
 
 
@@ -81,7 +81,7 @@ def _told(ws, write: bool = True) -> tuple[str, str]:
     """A tell's journal for MEMORY.md (its new text written to disk, or not yet); (old text, new text)."""
     old = (ws.root / MEMORY).read_text(encoding="utf-8")
     new = old + "\n- 她三月搬去柏林 (told)\n"
-    unfinished.save(ws, unfinished.told_path(ws, "alice"), {ws.root / MEMORY: (file_checksum(ws.root / MEMORY), new)},
+    unfinished.save(ws, unfinished.tell_journal_path(ws, "alice"), {ws.root / MEMORY: (file_checksum(ws.root / MEMORY), new)},
                     "tell(alice): moving to Berlin", "- 她三月搬去柏林")
     if write:
         (ws.root / MEMORY).write_text(new, encoding="utf-8")
@@ -132,17 +132,17 @@ def test_a_text_this_process_wrote_then_edited_by_hand_is_not_written_again(exam
     ws = example_ws
     _, new = _told(ws)
     (ws.root / MEMORY).write_text(new + "- then mine\n", encoding="utf-8")
-    sha = unfinished.finish(ws, unfinished.told_path(ws, "alice"), written={ws.root / MEMORY: checksum(new)})
+    sha = unfinished.finish(ws, unfinished.tell_journal_path(ws, "alice"), written={ws.root / MEMORY: checksum(new)})
     assert sha and git(ws, "show", f"HEAD:{MEMORY}") == new
     assert (ws.root / MEMORY).read_text(encoding="utf-8") == new + "- then mine\n"
 
 
 def test_a_broken_journal_claims_nothing_and_is_cleared(example_ws):
     ws = example_ws
-    journal = unfinished.told_path(ws, "alice")
+    journal = unfinished.tell_journal_path(ws, "alice")
     journal.parent.mkdir(parents=True, exist_ok=True)
     journal.write_text('{"files": ', encoding="utf-8")
-    assert unfinished.gardener_writes(ws) == set()
+    assert unfinished.journaled_writes(ws) == set()
     head = git(ws, "rev-parse", "HEAD")
     assert unfinished.finish(ws, journal) is None and not journal.exists()
     assert git(ws, "rev-parse", "HEAD") == head
@@ -159,7 +159,7 @@ def test_a_tells_kept_log_goes_into_its_commit_and_nothing_outside_people(exampl
     secret = ws.root / "notes.md"
     secret.write_text("not for a commit\n", encoding="utf-8")
     new = (ws.root / MEMORY).read_text(encoding="utf-8") + "\n- Moving to Berlin (told)\n"
-    unfinished.save(ws, unfinished.told_path(ws, "alice"), {ws.root / MEMORY: (file_checksum(ws.root / MEMORY), new)},
+    unfinished.save(ws, unfinished.tell_journal_path(ws, "alice"), {ws.root / MEMORY: (file_checksum(ws.root / MEMORY), new)},
                     "tell(alice): moving", "", keep=[log, secret, ws.root / "people/../notes.md"])
     assert unfinished.finish_told(ws)
     changed = git(ws, "show", "--name-only", "--format=", "HEAD").split()
