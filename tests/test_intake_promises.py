@@ -139,3 +139,153 @@ def test_two_senders_in_a_wechat_csv_are_a_one_to_one_chat(tmp_path):
                                    ("1", "Sam", "wxid_sam"), ("0", "Alice", "wxid_alice")])
     assert export.group is None
     assert export.total == 4 and {s for s, _, _ in export.senders} == {"Sam", "Alice"}
+
+
+# -- a one-to-one chat, labels and tags ----------------------------------------------------------------------------
+
+def test_a_one_to_one_chat_goes_whole_to_its_person_with_each_speaker_labelled():
+    """Both sides of the chat go to the person's log, on their own dates:
+    the user's lines as `import:me`, theirs under their name; a stand-in
+    ("<Media omitted>") is left out; an undated line takes the import's time of day."""
+    msgs = [Message(DAY, "Sam", "周末有空吗", 1, mine=True), Message(DAY + dt.timedelta(minutes=1), "Alice", "有！", 2),
+            Message(DAY + dt.timedelta(minutes=2), "Alice", "<Media omitted>", 3, placeholder="media"),
+            Message(dt.datetime(2026, 12, 1, 0, 0), "Alice", "undated line", 4, undated=True)]
+    export = Export(lambda: iter(msgs), Report())
+    for m in msgs:
+        if not m.placeholder:
+            export.senders[(m.speaker, m.handle, m.mine)] += 1
+    now = dt.datetime(2026, 12, 1, 20, 15, 30, 123456)
+    router = Router(export, None, _directory(), now, person="alice", group=False)
+    lines = [(slug, line) for msg in export.messages() for slug, line in router.lines(msg)]
+    assert [(slug, line.when, line.speaker, line.text, line.tags, line.undated) for slug, line in lines] == [
+        ("alice", DAY, "import:me", "周末有空吗", [], False),
+        ("alice", DAY + dt.timedelta(minutes=1), "import:Alice", "有！", [], False),
+        ("alice", dt.datetime(2026, 12, 1, 20, 15, 30), "import:Alice", "undated line", [], True)]
+    assert router.group is None and router.counted == Counter({"alice": 3}) and router.slugs == ["alice"]
+
+
+def test_a_contact_named_me_is_not_the_user_and_speakers_are_one_token():
+    from heartcompass.intake.importers import label
+
+    assert label(Message(DAY, "Me", "hi", 1), False) == "import:contact_Me"
+    assert label(Message(DAY, "me", "hi", 1), False, "context") == "context:contact_me"
+    assert label(Message(DAY, "Anyone", "hi", 1), True) == "import:me"
+    assert label(Message(DAY, " Mary [Ann]: Lee ", "hi", 1), False) == "import:Mary_Ann_Lee"
+    assert label(Message(DAY, "王·小明", "hi", 1), False) == "import:王_小明"
+    assert label(Message(DAY, "  ", "hi", 1), False) == "import:unknown"
+
+
+def test_a_groups_name_in_a_tag_is_one_short_line_without_brackets():
+    export = _export([("Alice", "", "hi")], group="[Family], 家 · 群\n2")
+    assert Router(export, None, _directory(), NOW, group=True).tag == ["group Family 家 群 2"]
+    long = _export([("Alice", "", "hi")], group="x" * 70)
+    assert Router(long, None, _directory(), NOW, group=True).tag == ["group " + "x" * 60]
+    empty = _export([("Alice", "", "hi")], group="[ ]")
+    assert Router(empty, None, _directory(), NOW, group=True).tag == ["group group"]
+
+
+def test_a_group_without_a_name_is_named_after_its_chat_or_the_file():
+    export = _export([("Alice", "", "hi"), ("Bob", "", "yo")], group=None)
+    assert Router(export, None, _directory(), NOW, group=True, fallback="hike-2026").group == "hike-2026"
+    export.report.chat = "Hiking club"
+    assert Router(export, None, _directory(), NOW, group=True, fallback="hike-2026").group == "Hiking club"
+    assert Router(export, None, _directory(), NOW, person="alice", group=False).group is None
+
+
+def test_a_member_known_by_name_and_by_handle_counts_all_their_messages():
+    directory = _directory()
+    directory.handles[handle_key("wxid_alice")] = "alice"
+    export = _export([("Alice", "", "one"), ("Ali", "wxid_alice", "two"), ("Ali", "wxid_alice", "three")])
+    router = Router(export, None, directory, NOW, group=True)
+    assert router.counted == Counter({"alice": 3})
+    assert [t for slug, s, t in _routed(router, export) if s.startswith("import:")] == ["one", "two", "three"]
+
+
+def test_someone_using_a_persons_alias_under_an_id_they_do_not_list_is_not_them():
+    """Alice lists her id; an author with another id who calls themselves by
+    her nickname is not filed under her; her own id under the nickname is her,
+    and her own name under another id is her too."""
+    from heartcompass.intake.routing import not_sure
+
+    directory = _directory()
+    directory.handles[handle_key("id_alice")] = "alice"
+    senders = [("小艾", "id_999"), ("小艾", "id_alice"), ("Alice", "id_998"), ("Bob", "")]
+    assert not_sure(senders, directory, directory.person_for) == {("小艾", "id_999"): "alice"}
+
+
+def test_a_display_name_shared_by_two_ids_is_not_sure_even_with_different_spacing():
+    from heartcompass.intake.routing import not_sure
+
+    directory = _directory()
+    senders = [("Alice", "1"), ("  alice ", "2"), ("Bob", "3")]
+    assert not_sure(senders, directory, directory.person_for) == {("Alice", "1"): "alice", ("  alice ", "2"): "alice"}
+
+
+def test_a_sender_is_a_person_by_handle_first_then_by_a_whole_name_never_a_part():
+    directory = _directory()
+    directory.handles[handle_key("@Alice_Chen")] = "alice"
+    assert directory.person_for("Someone", "alice_chen") == "alice"       # the handle, any case or @
+    assert directory.person_for("@alice_chen") == "alice"                 # a speaker that is an id (PyWxDump)
+    assert directory.person_for("小 艾") == "alice"                        # an alias, spacing aside
+    assert directory.person_for("Al_ice") == "alice"                      # underscores aside
+    assert directory.person_for("Alice Wong") is None                     # not a first name alone
+    assert directory.person_for("Sam") is None                            # the user's own profile is no one
+    assert directory.by_handle("x", "@alice_chen") == "alice" and directory.by_handle("x", "y") is None
+    assert directory.by_own_name("alice", "alice") and not directory.by_own_name("小艾", "alice")
+    assert not Directory().is_user("", "")
+
+
+# -- writing to the logs (importers.to_logs): nothing lost, nothing twice ------------------------------------------
+
+def _line(when, speaker, text, undated=False):
+    from heartcompass.intake.importers import Line
+
+    return Line(when, speaker, text, undated=undated)
+
+
+def test_an_import_writes_each_line_on_its_day_and_a_rerun_adds_nothing(tmp_path):
+    from heartcompass.formats import dailylog
+    from heartcompass.intake.importers import to_logs
+
+    d1, d2 = dt.datetime(2026, 11, 28, 9, 0, 5), dt.datetime(2026, 11, 29, 23, 59)
+    lines = [_line(d2, "import:Alice", "晚安"), _line(d1, "import:me", "早"), _line(d1, "context:Bob", "who?")]
+    assert to_logs(tmp_path, lines, durable=False) == {"2026-11-28": 1, "2026-11-29": 1}  # context is not counted
+    day1 = dailylog.load(dailylog.log_path(tmp_path, d1.date()))
+    assert [(e.time, e.speaker, e.text) for e in day1] == [("09:00:05", "import:me", "早"), ("09:00:05", "context:Bob", "who?")]
+    assert to_logs(tmp_path, lines, durable=False) == {}
+    assert len(dailylog.load(dailylog.log_path(tmp_path, d1.date()))) == 2
+
+
+def test_a_repeated_message_in_one_minute_is_kept_as_often_as_it_was_sent(tmp_path):
+    """"ok" twice at 14:02: two messages. A log holding one takes one more, not two."""
+    from heartcompass.formats import dailylog
+    from heartcompass.intake.importers import to_logs
+
+    at = dt.datetime(2026, 11, 28, 14, 2)
+    assert to_logs(tmp_path, [_line(at, "import:Alice", "ok")], durable=False) == {"2026-11-28": 1}
+    twice = [_line(at, "import:Alice", "ok"), _line(at + dt.timedelta(seconds=30), "import:Alice", "ok")]
+    assert to_logs(tmp_path, twice, durable=False) == {"2026-11-28": 1}
+    assert [e.text for e in dailylog.load(dailylog.log_path(tmp_path, at.date()))] == ["ok", "ok"]
+
+
+def test_the_same_chat_from_another_phone_matches_by_minute_speaker_and_normalised_text(tmp_path):
+    """Android drops the seconds, iOS adds direction marks and narrow spaces,
+    the speaker's case differs: the same messages, not new ones."""
+    from heartcompass.intake.importers import to_logs
+
+    at = dt.datetime(2026, 11, 28, 14, 2, 41)
+    to_logs(tmp_path, [_line(at, "import:Alice", "see you at 5 pm"), _line(at, "import:Alice", "ＯＫ")], durable=False)
+    again = [_line(at.replace(second=0), "import:alice", "\u200esee you  at\u202f5\npm"),
+             _line(at.replace(second=0), "import:Alice", "OK")]
+    assert to_logs(tmp_path, again, durable=False) == {}
+    later = [_line(at.replace(minute=3), "import:Alice", "see you at 5 pm")]  # another minute: another message
+    assert to_logs(tmp_path, later, durable=False) == {"2026-11-28": 1}
+
+
+def test_an_undated_line_matches_the_same_words_any_time_that_day(tmp_path):
+    from heartcompass.intake.importers import to_logs
+
+    to_logs(tmp_path, [_line(dt.datetime(2026, 11, 28, 9, 0), "import:Alice", "早上好")], durable=False)
+    undated = [_line(dt.datetime(2026, 11, 28, 21, 30), "import:Alice", "早上好", undated=True),
+               _line(dt.datetime(2026, 11, 28, 21, 30), "import:Alice", "晚上好", undated=True)]
+    assert to_logs(tmp_path, undated, durable=False) == {"2026-11-28": 1}
