@@ -187,7 +187,7 @@ def test_a_broken_state_file_is_set_aside_and_serve_starts_afresh(tmp_path):
     path.parent.mkdir(parents=True)
     path.write_text('{"offset": "not a number"', encoding="utf-8")
     state = _state(tmp_path)
-    assert state.offset == 0 and state.chats == {} and not state.is_seen("42:1")
+    assert state.offset == 0 and state.chats == {} and state.digest_day == "" and not state.is_seen("42:1")
     assert path.with_suffix(".broken").read_text(encoding="utf-8") == '{"offset": "not a number"'
     assert not path.exists()
 
@@ -374,6 +374,10 @@ def test_making_durable_fsyncs_the_json_only_when_something_changed(tmp_path, mo
     state.offset = 12                    # only the offset moved
     state.make_durable()
     assert synced and '"offset": 12' in state.path.read_text(encoding="utf-8")
+    synced.clear()
+    state.chats["43"] = "bob"            # an ordinary save, even of the whole json: no fsync
+    state.save()
+    assert synced == [] and state.not_durable() and _state(tmp_path).chats == {"42": "alice", "43": "bob"}
 
 
 def test_the_tail_is_private_and_its_folder_made_when_missing(tmp_path):
@@ -411,3 +415,21 @@ def test_a_journal_left_by_a_serve_before_the_rename_is_replayed_once(tmp_path):
     assert again.is_seen("42:1") and again.offset == 3 and again.not_durable()
     again.make_durable()
     assert not old.exists() and _state(tmp_path).is_seen("42:1")
+
+
+def test_a_full_disk_under_the_tail_is_said_with_the_files_name(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    from heartcompass.errors import WriteError
+
+    state = _state(tmp_path)
+    state.mark_seen("42:1")
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(WriteError) as refused:
+        state.save()
+    assert refused.value.path == state.tail and "the disk is full" in refused.value.message
