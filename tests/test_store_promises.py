@@ -160,7 +160,7 @@ def test_a_tells_kept_log_goes_into_its_commit_and_nothing_outside_people(exampl
     secret.write_text("not for a commit\n", encoding="utf-8")
     new = (ws.root / MEMORY).read_text(encoding="utf-8") + "\n- Moving to Berlin (told)\n"
     unfinished.save(ws, unfinished.tell_journal_path(ws, "alice"), {ws.root / MEMORY: (file_checksum(ws.root / MEMORY), new)},
-                    "tell(alice): moving", "", keep=[log, secret, ws.root / "people/../notes.md"])
+                    "tell(alice): moving", "", keep=[secret, ws.root / "people/alice/logs/gone.md", log])
     assert unfinished.finish_told(ws)
     changed = git(ws, "show", "--name-only", "--format=", "HEAD").split()
     assert sorted(changed) == [MEMORY, "people/alice/logs/2026-12-01.md"]
@@ -173,7 +173,7 @@ def test_a_tells_kept_log_goes_into_its_commit_and_nothing_outside_people(exampl
     ("小明", "小明"), ("José", "josé"), ("Dr. Feather", "dr-feather"), ("O'Brien", "obrien"), ("D’Angelo", "dangelo"),
     ("Anne  Marie_Smith", "anne-marie-smith"), ("--Bo--", "bo"), (".hidden", "hidden"), ("a -- b", "a-b"),
     ("王 小明", "王-小明"), ("e\u0301mile", "émile"), ("Zoë-Jane", "zoë-jane"), ("R2-D2", "r2-d2"),
-    ("com1.txt", "com1-txt"), ("ConSole", "console"), ("a" * 120, "a" * 120), ("<Alice>", "alice"),
+    ("com1.txt", "com1-txt"), ("ConSole", "console"), ("हिंदी", "हिंदी"), ("a" * 120, "a" * 120), ("<Alice>", "alice"),
 ])
 def test_a_name_becomes_a_readable_folder_name(name, slug):
     assert slugify(name) == slug
@@ -183,8 +183,9 @@ def test_a_name_becomes_a_readable_folder_name(name, slug):
 @pytest.mark.parametrize("name, words", [
     ("..", "outside the workspace"), ("a/b", "outside the workspace"), ("a\\b", "outside the workspace"),
     ("Al\x07ice", "U+0007"), ("Ali\u200bce", "U+200B"),
-    ("???", "no letters or digits"), ("-", "no letters or digits"), ("CON", "Windows reserves"),
-    ("nul", "Windows reserves"), ("LPT9", "Windows reserves"), ("a" * 121, "too long"), ("明" * 41, "too long"),
+    ("???", "Use a name with at least one letter or digit."), ("-", "no letters or digits"),
+    ("\u0301", "no letters or digits"), ("CON", "so the workspace could not sync to a Windows machine."),
+    ("nul", "Use a longer name, e.g. with a last name or a nickname."), ("LPT9", "Windows reserves"), ("a" * 121, "too long"), ("明" * 41, "too long"),
     ("", "cannot be empty"), ("   ", "cannot be empty"), ("Ali\u3164ce", "invisible"),
 ])
 def test_a_name_that_could_act_as_a_path_or_a_device_is_refused(name, words):
@@ -210,7 +211,32 @@ def test_only_folder_names_of_ours_are_safe_slugs(slug, safe):
 
 @pytest.mark.parametrize("name, reserved", [
     ("Nul.md", True), ("com1.txt", True), ("CON. ", True), ("con .x", True), ("com¹", True), ("lpt9", True),
-    ("console", False), ("com0", False), ("com10", False), ("conin$", True), ("aux-1", False),
+    ("console", False), ("CONX", False), ("com1.txt.md", True), ("con\t", False), ("com0", False), ("com10", False), ("conin$", True), ("aux-1", False),
 ])
 def test_windows_device_names_are_known_whatever_the_extension_or_case(name, reserved):
     assert windows_reserved(name) is reserved
+
+
+def test_a_broken_journal_does_not_hide_the_claims_of_the_next_one(example_ws):
+    ws = example_ws
+    broken = unfinished.garden_journal_path(ws, "aaa")
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_text("not json", encoding="utf-8")
+    _told(ws)
+    assert unfinished.journaled_writes(ws) == {MEMORY}
+
+
+def test_a_journal_from_before_keep_existed_is_finished_and_shown_to_the_caller_first(example_ws):
+    """A journal without a `keep` list still finishes; before_commit sees the journal itself."""
+    import json
+
+    ws = example_ws
+    _, new = _told(ws)
+    journal = unfinished.tell_journal_path(ws, "alice")
+    data = json.loads(journal.read_text(encoding="utf-8"))
+    del data["keep"]
+    journal.write_text(json.dumps(data), encoding="utf-8")
+    seen: list[dict] = []
+    assert unfinished.finish(ws, journal, before_commit=seen.append)
+    assert [d["subject"] for d in seen] == ["tell(alice): moving to Berlin"]
+    assert git(ws, "show", f"HEAD:{MEMORY}") == new
