@@ -10,6 +10,7 @@ import pytest
 
 from fakes import FakeChat
 from serve_helpers import log_entries, wait_until
+from waits import DEADLINE
 
 from heartcompass.gateway.core import Gateway, Incoming
 from heartcompass.gateway.state import state_for
@@ -66,7 +67,7 @@ def test_stopping_serve_during_a_bursts_quiet_wait_still_answers_the_burst(examp
     assert channel.sent == []
     stop.set()
     gw.wake()
-    worker.join(60)
+    worker.join(DEADLINE)
     assert not worker.is_alive(), "serve did not stop"
     assert channel.sent == ["我在，怎么了？"]
     texts = [(e.speaker, e.text) for e in log_entries(example_ws, "alice")]
@@ -93,13 +94,13 @@ def test_a_burst_waits_for_quiet_then_is_answered_once(example_ws):
         assert gw.burst_pending(conv) and channel.sent == []  # 29 s after the last: still gathering
         clock.now += 1.0
         gw.wake()
-        wait_until(lambda: channel.sent == ["both at once"] and gw.idle(), timeout=60)
+        wait_until(lambda: channel.sent == ["both at once"] and gw.idle())
     finally:
         stop.set()
         gw.wake()
-        worker.join(60)
-    assert len(model.calls) == 1
-    last_user = [m.content for m in model.calls[0] if m.type == "human"][-1]
+        worker.join(DEADLINE)
+    assert model.purposes == ["chat"]  # one request answers the whole burst
+    last_user = [m.content for m in model.request("chat") if m.type == "human"][-1]
     assert "first" in last_user and "second" in last_user
 
 
