@@ -100,7 +100,7 @@ def test_a_burst_waits_for_quiet_then_is_answered_once(example_ws):
         gw.wake()
         worker.join(DEADLINE)
     assert model.purposes == ["chat"]  # one request answers the whole burst
-    last_user = [m.content for m in model.request("chat") if m.type == "human"][-1]
+    last_user = [m.content for m in model.request("chat").messages if m.type == "human"][-1]
     assert "first" in last_user and "second" in last_user
 
 
