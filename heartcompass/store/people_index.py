@@ -199,8 +199,9 @@ def incoming(ws: Workspace, slug: str) -> list[tuple[str, str, ProfileFacts]]:
     try:
         data = json.loads(paths.read_local(path))
         if data.get("format") == FORMAT and data.get("digest") == digest:
-            return [(other, words, ProfileFacts(*facts[:3], tuple(facts[3]), tuple(map(tuple, facts[4])), facts[5]))
-                    for other, words, facts in data["incoming"]]
+            return [(other, words, ProfileFacts(name, relation, mbti, tuple(aliases),
+                                                tuple((link[0], link[1]) for link in related), error))
+                    for other, words, (name, relation, mbti, aliases, related, error) in data["incoming"]]
     except (OSError, ValueError, UnsafePathError, TypeError, KeyError, AttributeError):
         pass  # missing, stale or broken: worked out again below
     found = for_workspace(ws).incoming(slug)
