@@ -171,7 +171,7 @@ def profiles_digest(ws: Workspace) -> tuple[str, bool]:
     """(a digest of every person's PROFILE.md identity and times, whether
     all of them are settled). One stat per person, nothing read: a file
     changed in any way, a person added, renamed or gone changes it."""
-    stat_of, seen, folder = stat_cache._stat, [], str(ws.people_dir)
+    seen, folder = [], str(ws.people_dir)
     try:
         names = sorted(os.listdir(folder))
     except OSError:
@@ -180,14 +180,13 @@ def profiles_digest(ws: Workspace) -> tuple[str, bool]:
         if name.startswith("."):
             continue
         try:
-            st = stat_of(f"{folder}/{name}/PROFILE.md")
+            st = stat_cache.stat_of(f"{folder}/{name}/PROFILE.md")
         except OSError:  # no profile, or none of ours: in nobody's incoming links
             continue
         if not stat.S_ISDIR(st.st_mode):  # as list_people: a folder there is no person
             seen.append((name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-    newest = max((max(s[3], s[4]) for s in seen), default=0)
     digest = hashlib.blake2b(repr(seen).encode(), digest_size=16).hexdigest()
-    return digest, stat_cache._now_ns() - newest >= stat_cache.RACY_NS
+    return digest, settled([list(s[1:]) for s in seen])
 
 
 def incoming(ws: Workspace, slug: str) -> list[tuple[str, str, ProfileFacts]]:
