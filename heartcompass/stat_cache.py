@@ -27,6 +27,11 @@ def stat_key(path: Path | str) -> list[int] | None:
     return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
+def stat_of(path: Path | str) -> os.stat_result:
+    """os.stat as these caches see a file (raises as it does)."""
+    return _stat(path)
+
+
 def settled(keys: list[list[int] | None]) -> bool:
     """Old enough to cache: no write since could share these timestamps."""
     now = _now_ns()

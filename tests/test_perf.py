@@ -18,7 +18,7 @@ from conftest import Runner
 from heartcompass.memory import context as context_mod, graph as graph_mod
 from heartcompass.formats import events as events_fmt
 from heartcompass.store.people import create, list_people
-from heartcompass.store.people_index import FILENAME, PeopleIndex, for_workspace
+from heartcompass.store.people_index import FILENAME, LINKS_DIR, PeopleIndex, for_workspace
 
 NOW = dt.datetime(2026, 12, 2, 20, 0, tzinfo=dt.timezone.utc)
 
@@ -118,6 +118,51 @@ def test_incoming_links_follow_hand_edits_between_turns(ws, settled):
     second = context_mod.build(ws, alice, NOW)
     assert "her cousin" in second.system and "her brother" not in second.system
     assert for_workspace(ws) is for_workspace(ws)  # built once per process, reused across turns
+
+
+def system_prompt(cli: Runner, slug: str) -> str:
+    """The prompt `chat` would send now, from a fresh start (a command of its own)."""
+    return json.loads(cli("context", slug, "--json").output)["messages"][0]["content"]
+
+
+def test_a_relation_added_by_hand_in_place_shows_at_the_next_chat_start(cli: Runner, settled):
+    """Chat's start reads nobody else's profile while none changed (one digest
+    of their stats), yet a link written by hand into Bob's PROFILE.md, in
+    place, is in Alice's very next prompt: no folder's stat changes for it."""
+    create(cli.ws, "Alice", "friend")
+    create(cli.ws, "Bob", "friend")
+    before = system_prompt(cli, "alice")
+    assert "You are Alice" in before and "Bob" not in before
+    assert (cli.ws.root / ".heartcompass" / LINKS_DIR / "alice.json").exists()  # the next start uses it
+    folders = [os.stat(p).st_mtime_ns for p in (cli.ws.people_dir, cli.ws.people_dir / "bob")]
+    profile = cli.ws.people_dir / "bob" / "PROFILE.md"
+    with profile.open("r+", encoding="utf-8") as f:  # as an editor saving in place does
+        text = f.read().replace("related: []\n", "related:\n- person: alice\n  as: 表哥\n")
+        f.seek(0)
+        f.write(text)
+    assert [os.stat(p).st_mtime_ns for p in (cli.ws.people_dir, cli.ws.people_dir / "bob")] == folders
+    after = system_prompt(cli, "alice")
+    assert "Bob (to them, you are: 表哥)" in after
+
+
+def test_incoming_links_come_from_their_cache_until_any_profile_changes(cli: Runner, settled):
+    create(cli.ws, "Alice", "friend")
+    create(cli.ws, "Bob", "friend", related=[{"person": "alice", "as": "her brother"}])
+    create(cli.ws, "Carol", "friend")
+    assert "Bob (to them, you are: her brother)" in system_prompt(cli, "alice")
+    cached = cli.ws.root / ".heartcompass" / LINKS_DIR / "alice.json"
+    data = json.loads(cached.read_text(encoding="utf-8"))
+    data["incoming"][0][1] = "served from the cache"  # proof of where the next start reads it
+    cached.write_text(json.dumps(data), encoding="utf-8")
+    assert "Bob (to them, you are: served from the cache)" in system_prompt(cli, "alice")
+    carol = cli.ws.people_dir / "carol" / "PROFILE.md"  # a change to anyone's profile, even one naming nobody
+    carol.write_text(carol.read_text(encoding="utf-8") + "\nLikes tea.\n", encoding="utf-8")
+    again = system_prompt(cli, "alice")
+    assert "Bob (to them, you are: her brother)" in again and "served from the cache" not in again
+    (cli.ws.people_dir / "dan").mkdir()  # and a new person linking to her
+    (cli.ws.people_dir / "dan" / "PROFILE.md").write_text(
+        "---\nname: Dan\nrelation: friend\nrelated:\n- person: alice\n  as: 同事\n---\n", encoding="utf-8")
+    assert "Dan (to them, you are: 同事)" in system_prompt(cli, "alice")
 
 
 def test_the_index_answers_like_the_files(ws, settled):

@@ -152,3 +152,30 @@ def test_a_tail_left_under_its_old_name_by_a_killed_serve_is_replayed(tmp_path):
     state.make_durable()
     assert not path.with_suffix(".journal").exists()
     assert state_mod.ChannelState(path).is_seen("42:7")
+
+
+def test_the_dedup_memory_stops_growing_once_it_is_full(tmp_path):
+    """serve's memory is flat over many messages: the handled ids kept are the
+    newest SEEN_KEEP, and once their table has taken its last step (in the
+    thousand ids after it fills, as the oldest start to be dropped) marking
+    more ids, with the state saved as serve saves it, grows nothing."""
+    import tracemalloc
+
+    from heartcompass.gateway.state import SEEN_KEEP
+
+    state = state_for(tmp_path, "telegram")
+    heap = {}
+    tracemalloc.start()
+    try:
+        for n in range(1, 2 * SEEN_KEEP + 1):
+            state.mark_seen(f"42:{n}")
+            if n % 50 == 0:
+                state.save()
+            if n in (SEEN_KEEP // 2, SEEN_KEEP + 1_000, 2 * SEEN_KEEP):
+                heap[n] = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(state.seen) == SEEN_KEEP and state.is_seen(f"42:{2 * SEEN_KEEP}") and not state.is_seen("42:1")
+    assert heap[SEEN_KEEP + 1_000] > heap[SEEN_KEEP // 2]  # it did grow while filling: the measure sees ids
+    assert heap[2 * SEEN_KEEP] - heap[SEEN_KEEP + 1_000] < 20_000  # then flat: bytes, not a step per id
+    assert state_for(tmp_path, "telegram").seen == state.seen  # what was saved is what is kept

@@ -105,7 +105,7 @@ class Snapshot:
     rev: str | None = None
     voice: voice_fmt.Voice | None = None
     incoming: list[tuple[str, str, Any]] = field(default_factory=list)  # (slug, as-words, ProfileFacts)
-    everyone: dict[str, Any] = field(default_factory=dict)  # slug -> ProfileFacts, read now (not at a rev)
+    everyone: dict[str, Any] = field(default_factory=dict)  # slug -> ProfileFacts: with_everyone, now
     cached: event_cache.Cached | None = None  # a big EVENTS.md, parsed and indexed
 
 
@@ -136,7 +136,7 @@ def _profile(read, person: Person, rev: str | None):
     return text, profile_fmt.parse(text, person.profile_path)
 
 
-def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
+def snapshot(ws: Workspace, person: Person, rev: str | None = None, with_everyone: bool = False) -> Snapshot:
     read = _reader(ws, person, rev)
     prof_text, prof = _profile(read, person, rev)
     ev_text, cached = event_cache.read(ws, person.slug, person.events_path) if rev is None else (
@@ -163,14 +163,15 @@ def snapshot(ws: Workspace, person: Person, rev: str | None = None) -> Snapshot:
             neighbours.append((link["person"], link["as"], None))
     incoming, everyone = [], {}
     if rev is None:  # who links to this person (from their PROFILE frontmatter only, through the index)
-        from heartcompass.store.people import list_people
-        from heartcompass.store.people_index import for_workspace
+        from heartcompass.store import people_index
 
         linked = {slug for slug, _, _ in neighbours}
-        everyone = for_workspace(ws).profiles(list_people(ws))
-        incoming = [(other, words, facts) for other, facts in everyone.items()
-                    if other != person.slug and other not in linked and not facts.error
-                    for target, words in facts.related if target == person.slug]
+        incoming = [(other, words, facts) for other, words, facts in people_index.incoming(ws, person.slug)
+                    if other not in linked]
+        if with_everyone:  # the coach's names of everyone: read only when asked for
+            from heartcompass.store.people import list_people
+
+            everyone = people_index.for_workspace(ws).profiles(list_people(ws))
     return Snapshot(person, prof, evs, mem, estimate_tokens(prof_text), estimate_tokens(mem_text or ""),
                     neighbours, rev, voice, incoming, everyone, cached=cached)
 
@@ -299,7 +300,7 @@ def build(ws: Workspace, person: Person, now: dt.datetime, *, rev: str | None = 
     """about: a message the user is about to send (context --for, the coach's
     pasted message): the selection is for it, and it ends the history. Without
     it, the selection is for the user's last few turns in today's log."""
-    snap = snapshot(ws, person, rev)
+    snap = snapshot(ws, person, rev, with_everyone=voice == "about")
     user = str(ws.config.get("user.name") or "").strip()
     name = display_name(ws, snap.profile)
     selves = [p for p in [snap.profile, *(o for _, _, o in [*snap.neighbours, *snap.incoming])]

@@ -8,23 +8,34 @@ a chat waited a second and a half before its request left. The facts are
 kept in .heartcompass/people-index.json (not committed), each entry keyed
 by its files' identity and stat, under stat_cache's rule (any change makes
 an entry stale; a file changed in the last two seconds is not cached).
-A missing, broken or older index is simply rebuilt."""
+A missing, broken or older index is simply rebuilt.
+
+A chat's start needs only who names its person (`incoming`), and checking
+2,000 entries of the index still grew with the workspace: each person's
+incoming links are also kept on their own (.heartcompass/links/<slug>.json),
+keyed by one digest of every PROFILE.md's stat. A hand edit in place changes
+no folder's stat, so the digest takes one stat per person (a few
+milliseconds at 2,000), and nothing else is read for anyone but this one."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import stat
 import weakref
 from pathlib import Path
 from typing import NamedTuple
 
 from heartcompass import paths
 from heartcompass.errors import FormatError, UnsafePathError
+from heartcompass import stat_cache
 from heartcompass.stat_cache import settled, stat_key
 from heartcompass.store.people import Person, Summary, list_people, summarize
 from heartcompass.store.workspace import Workspace
 
 FILENAME = "people-index.json"
+LINKS_DIR = "links"  # .heartcompass/links/<slug>.json: who names this person, for one digest of all profiles
 FORMAT = 1  # bump when what an entry holds, or how it is read, changes
 SUMMARY_FILES = ("PROFILE.md", "EVENTS.md", "MEMORY.md")
 
@@ -154,3 +165,52 @@ def for_workspace(ws: Workspace) -> PeopleIndex:
     if index is None:
         index = _OPEN[ws] = PeopleIndex.load(ws)
     return index
+
+
+def profiles_digest(ws: Workspace) -> tuple[str, bool]:
+    """(a digest of every person's PROFILE.md identity and times, whether
+    all of them are settled). One stat per person, nothing read: a file
+    changed in any way, a person added, renamed or gone changes it."""
+    seen, folder = [], str(ws.people_dir)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        names = []
+    for name in names:
+        if name.startswith("."):
+            continue
+        try:
+            st = stat_cache.stat_of(f"{folder}/{name}/PROFILE.md")
+        except OSError:  # no profile, or none of ours: in nobody's incoming links
+            continue
+        if not stat.S_ISDIR(st.st_mode):  # as list_people: a folder there is no person
+            seen.append((name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    digest = hashlib.blake2b(repr(seen).encode(), digest_size=16).hexdigest()
+    return digest, settled([list(s[1:]) for s in seen])
+
+
+def incoming(ws: Workspace, slug: str) -> list[tuple[str, str, ProfileFacts]]:
+    """Who names slug in their `related` (their slug, as-words, their facts),
+    without reading anyone's entry while no profile has changed: served from
+    .heartcompass/links/<slug>.json when its digest is every profile's now."""
+    digest, steady = profiles_digest(ws)
+    path = ws.root / ".heartcompass" / LINKS_DIR / f"{slug}.json"
+    try:
+        data = json.loads(paths.read_local(path))
+        if data.get("format") == FORMAT and data.get("digest") == digest:
+            return [(other, words, ProfileFacts(name, relation, mbti, tuple(aliases),
+                                                tuple((link[0], link[1]) for link in related), error))
+                    for other, words, (name, relation, mbti, aliases, related, error) in data["incoming"]]
+    except (OSError, ValueError, UnsafePathError, TypeError, KeyError, AttributeError):
+        pass  # missing, stale or broken: worked out again below
+    found = for_workspace(ws).incoming(slug)
+    if steady:
+        from heartcompass.atomic import cache_not_saved, write_atomic
+
+        text = json.dumps({"format": FORMAT, "digest": digest, "incoming": found}, ensure_ascii=False)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, text)
+        except OSError as exc:  # a read-only workspace still chats, only slower
+            cache_not_saved(path, exc)
+    return found
