@@ -42,7 +42,7 @@ from heartcompass.formats import dailylog, memory as memory_fmt
 from heartcompass.memory.garden_journal import GardenJournal, with_note
 from heartcompass.memory.garden_log import leave_questions, refused_for_good
 from heartcompass.memory.new_entries import EntryCounts, chunks, new_entries, read_to_end
-from heartcompass.memory.hand_lines import blob_id, hand_history, is_cached, remember_hand_lines
+from heartcompass.memory.hand_lines import Touched, blob_id, hand_history, is_cached, remember_hand_lines
 from heartcompass.memory.garden_turns import GardenTurns, NotWritable
 from heartcompass.store.people import Person, list_people
 from heartcompass.store.unfinished import finish_told, told_unfinished
@@ -97,7 +97,7 @@ class Gardener:
         self._texts: dict[Path, str] = {}    # and the texts
         self._people: list[Person] = []
         self._names: dict[str, tuple[list[str], list[str]]] | None = None  # slug -> (names, links)
-        self._history: dict[str, list] | None = None  # slug -> [last commit, files hand commits touched]
+        self._history: dict[str, Touched] | None = None  # slug -> what the history says of their files
         self._history_head: str | None = None  # HEAD when it was read (our own commits move it along)
         self._committed: set[str] = set()  # people whose hand edits this run committed
         self._turns = GardenTurns(ws, check=not dry_run)
@@ -277,18 +277,18 @@ class Gardener:
                 return self.ws.git.blob_ids(person.files())
         return heads
 
-    def _history_of(self, person: Person) -> tuple[str | None, set[str]] | None:
-        """(last commit touching the person's files, those files a hand commit
-        touched), read once for everyone when a first person's hand lines are
-        not cached yet."""
+    def _history_of(self, person: Person) -> Touched | None:
+        """What the history says of the person's files (the last commit, those
+        a hand commit touched, those ours touched too), read once for everyone
+        when a first person's hand lines are not cached yet."""
         if self._history is not None and self.ws.git.head() != self._history_head:
             self._history = None  # another command committed while the lock was away: read it again
         if self._history is None and not is_cached(self.ws, person):
             self._history, self._history_head = hand_history(self.ws), self.ws.git.head()
         if self._history is None:
             return None
-        last, by_hand = self._history.get(person.slug, (None, set()))
-        return last, set(by_hand)
+        found = self._history.get(person.slug, Touched(None, set(), set()))
+        return Touched(found.last, set(found.by_hand), set(found.mixed))
 
     def _name_index(self) -> dict[str, tuple[list[str], list[str]]]:
         """Every person's names and links, read once per run."""

@@ -1,13 +1,17 @@
 """Which lines of a person's files the user wrote by hand: those whose last
 change was a commit of theirs (`edit(...)` or anything not HeartCompass's
-own), found by git blame. Blame walks a file's whole history, so what it
-found is kept in .heartcompass/hand-lines/<slug>.json with the commit and
-blob ids it holds for, and kept valid by the gardener's own commits."""
+own), found by git blame. Blame walks a file's whole history, so it runs
+only on a file both the user's commits and ours wrote: one only the user's
+touched (a bulk commit of their own, a migration) is theirs line by line.
+What it found is kept in .heartcompass/hand-lines/<slug>.json with the
+commit and blob ids it holds for, and kept valid by the gardener's own
+commits."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 from heartcompass.atomic import write_cache
 from heartcompass.store.subjects import is_hand_subject
@@ -15,14 +19,22 @@ from heartcompass.errors import HeartCompassError
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace
 
+class Touched(NamedTuple):
+    """What the history says of a person's files."""
+
+    last: str | None  # the last commit touching them
+    by_hand: set[str]  # those a hand commit touched
+    mixed: set[str]  # of those, the ones our commits (or a rename into them) touched too: only these need blame
+
+
 def hand_lines(ws: Workspace, person: Person, heads: dict[str, str] | None = None,
-               history: tuple[str | None, set[str]] | None = None) -> set[str]:
+               history: Touched | None = None) -> set[str]:
     """Lines whose last change was the user's. git blame walks a file's whole
     history, so it runs only on files a hand commit touched since the last
     look; what it found is kept in .heartcompass/hand-lines/ (and updated by
     the gardener's own commits, which never touch a hand line). `heads`:
     the files' blob ids at HEAD, when known: unchanged ones need no git.
-    `history`: (last commit, files touched by hand) when already known."""
+    `history`: what the whole history says of the files, when already read."""
     cache = _cache(ws, person)
     try:
         data = json.loads(cache.read_text(encoding="utf-8"))
@@ -32,11 +44,14 @@ def hand_lines(ws: Workspace, person: Person, heads: dict[str, str] | None = Non
     if head and heads is not None and data.get("blobs") == heads:
         return known  # the files are as they were at the last look
     if head is None and history is not None:  # first look, with the whole history already read
-        last, by_hand = history
-        lines = {text for path in person.files() if ws.rel(path) in by_hand
-                 for subject, text in ws.git.blame(path) if is_hand_subject(subject) and text.strip() not in ("", "---")}
-        if last:
-            write_cache(cache, json.dumps({"head": last, "blobs": heads or {}, "lines": sorted(lines)},
+        lines = set()
+        for path in person.files():
+            if ws.rel(path) in history.mixed:
+                lines |= _blamed(ws, path)
+            elif ws.rel(path) in history.by_hand:
+                lines |= _all_lines(ws, path, heads)
+        if history.last:
+            write_cache(cache, json.dumps({"head": history.last, "blobs": heads or {}, "lines": sorted(lines)},
                                           ensure_ascii=False))
         return lines
     commits = ws.git.log(person.files(), limit=1) if head else []
@@ -53,8 +68,7 @@ def hand_lines(ws: Workspace, person: Person, heads: dict[str, str] | None = Non
     lines = set(known)
     for path in person.files():
         if ws.rel(path) in by_hand:
-            lines |= {text for subject, text in ws.git.blame(path)
-                      if is_hand_subject(subject) and text.strip() not in ("", "---")}
+            lines |= _blamed(ws, path)
     write_cache(cache, json.dumps({"head": commits[0].sha, "blobs": heads or ws.git.blob_ids(person.files()),
                                    "lines": sorted(lines)}, ensure_ascii=False))
     return lines
@@ -80,21 +94,56 @@ def is_cached(ws: Workspace, person: Person) -> bool:
     return _cache(ws, person).exists()
 
 
-def hand_history(ws: Workspace) -> dict[str, list]:
-    """slug -> [the last commit touching the person's files, those files a
-    hand commit touched]: one `git log` for everyone (not one per person),
-    for a first look at people whose hand lines are not cached yet."""
-    found: dict[str, list] = {}
-    for sha, subject, files in ws.git.touched([f":(glob)people/*/{name}"
-                                                for name in ("PROFILE.md", "EVENTS.md", "MEMORY.md")]):
+def hand_history(ws: Workspace) -> dict[str, Touched]:
+    """slug -> what the history says of the person's files: one `git log`
+    for everyone (not one per person), for a first look at people whose hand
+    lines are not cached yet."""
+    found: dict[str, Touched] = {}
+    ours: set[str] = set()
+    for sha, subject, files, moved in ws.git.touched([f":(glob)people/*/{name}"
+                                                       for name in ("PROFILE.md", "EVENTS.md", "MEMORY.md")]):
         hand = is_hand_subject(subject)
         for rel in files:
             parts = rel.split("/")
             if len(parts) == 3:
-                entry = found.setdefault(parts[1], [sha, set()])
+                entry = found.setdefault(parts[1], Touched(sha, set(), set()))
                 if hand:
-                    entry[1].add(rel)
+                    entry.by_hand.add(rel)
+                else:
+                    ours.add(rel)
+                if rel in moved:  # blame follows a rename back into the other file's history
+                    ours.add(rel)
+    for entry in found.values():
+        entry.mixed.update(entry.by_hand & ours)
     return found
+
+
+def _blamed(ws: Workspace, path: Path) -> set[str]:
+    """The lines of the committed file whose last change was the user's."""
+    return {text for subject, text in ws.git.blame(path) if is_hand_subject(subject) and _counts(text)}
+
+
+def _all_lines(ws: Workspace, path: Path, heads: dict[str, str] | None) -> set[str]:
+    """Every line of the committed file, as blame would give them, when only
+    the user's commits touched it: the working file when it is the
+    committed one, else the committed blob (one cheap `git show`)."""
+    rel = ws.rel(path)
+    try:
+        data: bytes | None = path.read_bytes()
+    except FileNotFoundError:
+        data = None
+    if data is not None and heads and heads.get(rel) == blob_id(data):
+        text = data.decode("utf-8", "surrogateescape")
+    else:
+        text = ws.git.file_at("HEAD", path) or ""
+    # git's lines are split on "\n" alone; blame's reader then splits its "\t"-led output lines again
+    lines = text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
+    return {part[1:] for line in lines for part in ("\t" + line + "\n").splitlines()
+            if part.startswith("\t") and _counts(part[1:])}
+
+
+def _counts(text: str) -> bool:
+    return text.strip() not in ("", "---")
 
 
 def _cache(ws: Workspace, person: Person) -> Path:

@@ -190,17 +190,25 @@ class History(GitBase):
         out = self._git("log", f"--format={sep}%B", f"{sha}~1", "--", *[self._rel(p) for p in paths])
         return out.split(sep)[1:]
 
-    def touched(self, pathspecs: list[str]) -> list[tuple[str, str, list[str]]]:
+    def touched(self, pathspecs: list[str]) -> list[tuple[str, str, list[str], list[str]]]:
         """(sha, subject, files it changed among the pathspecs, which may be
-        globs like `:(glob)people/*/PROFILE.md`) for every commit, newest
-        first: one `git log` for many files."""
+        globs like `:(glob)people/*/PROFILE.md`, those of them it renamed
+        from another of the pathspecs' files) for every commit, newest first:
+        one `git log` for many files."""
         sep, end = "\x1f", "\x1e"
-        out = self._git("log", f"--format={end}%H{sep}%s", "--name-only", "--", *pathspecs)
+        out = self._git("log", "-M", f"--format={end}%H{sep}%s", "--name-status", "--", *pathspecs)
         found = []
         for chunk in out.split(end)[1:]:
-            head, *files = chunk.strip("\n").split("\n")
+            head, *changes = chunk.strip("\n").split("\n")
             sha, subject = head.split(sep, 1)
-            found.append((sha, subject, [f for f in files if f]))
+            files, moved = [], []
+            for change in changes:
+                status, *paths = change.split("\t")
+                if paths:
+                    files.append(paths[-1])
+                    if status[:1] in ("R", "C"):
+                        moved.append(paths[-1])
+            found.append((sha, subject, files, moved))
         return found
 
     def lines_added(self, pathspecs: list[str], pattern: str) -> list[tuple[str, int, str, str, str]]:

@@ -14,7 +14,7 @@ from typing import Callable, overload
 
 from heartcompass.errors import FormatError
 from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt, read_text
-from heartcompass.memory.hand_lines import hand_lines
+from heartcompass.memory.hand_lines import Touched, hand_lines
 from heartcompass.messages import names_in
 from heartcompass.store.people import Person, list_people
 from heartcompass.memory.proposal.model import ProposalError
@@ -88,7 +88,7 @@ def workbench(ws: Workspace, person: Person, prof, evs, mem, today: dt.date, *,
               people: list[Person] | None = None, mentions: str | None = None,
               names: Callable[[], dict[str, tuple[list[str], list[str]]]] | None = None,
               heads: dict[str, str] | None = None,
-              history: tuple[str | None, set[str]] | None = None) -> Workbench:
+              history: Touched | None = None) -> Workbench:
     """The files in memory, with the lines whose last change was the user's
     (git blame) marked as theirs. With `mentions` (the new entries' text),
     the known people are only those the entries and files mention, plus the
