@@ -80,10 +80,10 @@ def test_the_hand_lines_found_are_those_blame_finds_on_every_kind_of_history(gar
         found[person.slug] = hand_lines(ws, person, heads, history.get(person.slug))
         assert found[person.slug] == _by_blame(ws, person), person.slug
     assert CRLF_LINE.rstrip("\r") in found["dora"]  # blame's reader ends its line at the "\r"
-    assert BULK_LINE in found["dora"] and "- Likes tea" in found["dora"]
+    assert BULK_LINE in found["dora"] and "- Likes tea (import)" in found["dora"]
     assert BULK_LINE in found["eve"] and OUR_LINE not in found["eve"]
     assert HAND_LINE in found["bob"] and OUR_LINE not in found["bob"]
-    assert "- Likes tea" not in found["moved"] and (ws.people_dir / "moved" / "MEMORY.md").read_text().strip()
+    assert not found["moved"] and (ws.people_dir / "moved" / "MEMORY.md").read_text().strip()
     assert found["ours"] == set() and (ws.people_dir / "ours" / "PROFILE.md").read_text().strip()
 
 

@@ -42,7 +42,7 @@ from heartcompass.formats import dailylog, memory as memory_fmt
 from heartcompass.memory.garden_journal import GardenJournal, with_note
 from heartcompass.memory.garden_log import leave_questions, refused_for_good
 from heartcompass.memory.new_entries import EntryCounts, chunks, new_entries, read_to_end
-from heartcompass.memory.hand_lines import Touched, blob_id, hand_history, is_cached, remember_hand_lines
+from heartcompass.memory.hand_lines import HistoryForHands, blob_id, remember_hand_lines
 from heartcompass.memory.garden_turns import GardenTurns, NotWritable
 from heartcompass.store.people import Person, list_people
 from heartcompass.store.unfinished import finish_told, told_unfinished
@@ -97,9 +97,7 @@ class Gardener:
         self._texts: dict[Path, str] = {}    # and the texts
         self._people: list[Person] = []
         self._names: dict[str, tuple[list[str], list[str]]] | None = None  # slug -> (names, links)
-        self._history: dict[str, Touched] | None = None  # slug -> what the history says of their files
-        self._history_head: str | None = None  # HEAD when it was read (our own commits move it along)
-        self._committed: set[str] = set()  # people whose hand edits this run committed
+        self._history = HistoryForHands(ws)  # read once, for first looks at hand lines
         self._turns = GardenTurns(ws, check=not dry_run)
         self._state_turn = 0  # the lock's turn when the consolidation state was read
         self._pending: set[str] | None = None  # people with hand edits to commit first (once someone is gardened)
@@ -182,8 +180,7 @@ class Gardener:
                 some = self._listed if len(self._listed) <= 20 else None
                 self._pending = {p.slug for p in audit.pending(self.ws, some)}
             if person.slug in self._pending:
-                audit.commit_pending(self.ws, [person])
-                self._committed.add(person.slug)
+                self._history.commit_pending(person)
         heads = self._check_committed(person) if not self.dry_run else None
         workbench, propose = proposal.workbench(), proposal.propose()
         originals, prof, evs, mem = workbench.read_person(person)
@@ -191,7 +188,7 @@ class Gardener:
         result.memory_before = result.memory_after = mem.body_tokens()
         result.entries = len(items)
         text = "\n".join(i.entry.text for i in items)
-        history = self._history_of(person) if person.slug not in self._committed and heads is not None else None
+        history = self._history.of(person) if heads is not None else None
         wb = workbench.workbench(self.ws, person, prof, evs, mem, self.today, people=self._people, mentions=text,
                                  names=self._name_index, heads=heads, history=history)
         wb.days_read = set(logs)
@@ -272,23 +269,9 @@ class Gardener:
             except FileNotFoundError:
                 data = None
             if heads.get(self.ws.rel(path)) != (blob_id(data) if data is not None else None):
-                audit.commit_pending(self.ws, [person])
-                self._committed.add(person.slug)
+                self._history.commit_pending(person, heads)
                 return self.ws.git.blob_ids(person.files())
         return heads
-
-    def _history_of(self, person: Person) -> Touched | None:
-        """What the history says of the person's files (the last commit, those
-        a hand commit touched, those ours touched too), read once for everyone
-        when a first person's hand lines are not cached yet."""
-        if self._history is not None and self.ws.git.head() != self._history_head:
-            self._history = None  # another command committed while the lock was away: read it again
-        if self._history is None and not is_cached(self.ws, person):
-            self._history, self._history_head = hand_history(self.ws), self.ws.git.head()
-        if self._history is None:
-            return None
-        found = self._history.get(person.slug, Touched(None, set(), set()))
-        return Touched(found.last, set(found.by_hand), set(found.mixed))
 
     def _name_index(self) -> dict[str, tuple[list[str], list[str]]]:
         """Every person's names and links, read once per run."""
@@ -368,8 +351,7 @@ class Gardener:
         # exactly the bytes written: a hand edit saved since stays pending, the user's own
         head = self.ws.git.head()
         sha = self.ws.git.commit_contents(changed, subject, body)
-        if sha and head == self._history_head:
-            self._history_head = sha
+        self._history.moved_by_us(head, sha)
         journal.clear()
         if sha:
             remember_hand_lines(self.ws, person, sha, {p: changed.get(p, originals[p] or "") for p in originals})

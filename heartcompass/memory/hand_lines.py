@@ -16,6 +16,7 @@ from typing import NamedTuple
 from heartcompass.atomic import write_cache
 from heartcompass.store.subjects import is_hand_subject
 from heartcompass.errors import HeartCompassError
+from heartcompass.store import audit
 from heartcompass.store.people import Person
 from heartcompass.store.workspace import Workspace
 
@@ -116,6 +117,48 @@ def hand_history(ws: Workspace) -> dict[str, Touched]:
     for entry in found.values():
         entry.mixed.update(entry.by_hand & ours)
     return found
+
+
+class HistoryForHands:
+    """hand_history read once per garden, for the people whose hand lines
+    are not cached yet, and kept true as commits come in."""
+
+    def __init__(self, ws: Workspace):
+        self.ws = ws
+        self._rows: dict[str, Touched] | None = None
+        self._head: str | None = None  # HEAD when it was read (the commits that keep it true move it along)
+        self._committed: set[str] = set()  # people whose files a hand edit committed since
+
+    def of(self, person: Person) -> Touched | None:
+        """What the history says of the person's files, or None when it is
+        not known any more (their hand edit committed since)."""
+        if person.slug in self._committed:
+            return None
+        if self._rows is not None and self.ws.git.head() != self._head:
+            self._rows = None  # another command committed while the lock was away: read it again
+        if self._rows is None and not is_cached(self.ws, person):
+            self._rows, self._head = hand_history(self.ws), self.ws.git.head()
+        if self._rows is None:
+            return None
+        found = self._rows.get(person.slug, Touched(None, set(), set()))
+        return Touched(found.last, set(found.by_hand), set(found.mixed))
+
+    def commit_pending(self, person: Person, before: dict[str, str] | None = None) -> None:
+        """What the person has pending (a hand edit, a log) committed first, on
+        its own: the history stays true of everyone else, and of this person
+        too when their files were not in it (only a log was). `before`: the
+        files' blob ids at HEAD, when known."""
+        head = self.ws.git.head()
+        before = before if before is not None else self.ws.git.blob_ids(person.files())
+        audit.commit_pending(self.ws, [person])
+        if self.ws.git.blob_ids(person.files()) != before:
+            self._committed.add(person.slug)
+        self.moved_by_us(head, self.ws.git.head())
+
+    def moved_by_us(self, head: str | None, sha: str | None) -> None:
+        """HEAD went from `head` to `sha` by a commit that keeps the history true."""
+        if sha and head == self._head:
+            self._head = sha
 
 
 def _blamed(ws: Workspace, path: Path) -> set[str]:
