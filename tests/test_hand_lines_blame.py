@@ -123,8 +123,9 @@ def test_blame_runs_only_on_files_both_we_and_the_user_wrote_and_once(garden: Ru
             say(ws, slug, "me", f"news from {slug}, round {round_}", time=f"2{round_}:00:00")
         fake_llm.enqueue(*[proposal(nothing_worth_keeping=True) for _ in slugs])
         garden("garden")
-        prompts = "\n".join(str(call[-1].content) for call in fake_llm.calls[-len(slugs):])
-        assert len(fake_llm.calls) == round_ * len(slugs)  # every person was gardened
+        asked = fake_llm.requests("garden")
+        assert len(asked) == round_ * len(slugs)  # every person was gardened
+        prompts = "\n".join(request.prompt for request in asked[-len(slugs):])
         assert BULK_LINE in prompts and HAND_LINE in prompts  # their hand lines still shown as theirs
         if round_ == 1:
             assert set(blamed) == {"people/bob/MEMORY.md", "people/eve/MEMORY.md", "people/moved/PROFILE.md",
