@@ -115,6 +115,33 @@ def load(path: Path) -> list[Entry]:
     return parse(read_text(path), path)
 
 
+def as_logged(text: str) -> str:
+    """An entry's text as parse() reads it back (render() writes every line break as \\n)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def entries_after(path: Path, size: int) -> list[Entry]:
+    """The entries appended after the file's first `size` bytes, read from
+    there only. [] when the file is gone or shorter, or what follows is not
+    whole entries (the file was replaced since): the caller treats it as
+    nothing appended."""
+    from heartcompass import paths
+
+    try:
+        fd = paths.open_regular(paths.check(path), os.O_RDONLY)
+    except (OSError, HeartCompassError):
+        return []
+    with os.fdopen(fd, "rb") as f:
+        if os.fstat(f.fileno()).st_size < size:
+            return []
+        f.seek(size)
+        text = f.read().decode("utf-8", "replace")
+    try:
+        return parse(text, path)
+    except HeartCompassError:
+        return []
+
+
 def append(path: Path, entry: Entry, day: dt.date) -> int:
     """Append one entry as a single write, under an exclusive lock, flushed to
     disk: two chats at once never interleave, and a crash loses nothing.

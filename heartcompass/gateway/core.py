@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from heartcompass.errors import GitError, HeartCompassError, LLMError
-from heartcompass.gateway import commands, recovery, replies, tell_offers
+from heartcompass.gateway import commands, recovery, replies, strangers, tell_offers
 from heartcompass.gateway.jobs import Conversation, Job
 from heartcompass.gateway.pairing import Pairing
 from heartcompass.gateway.state import ChannelState
@@ -88,6 +88,7 @@ class Gateway:
         self._convs: dict[tuple[str, str], Conversation] = {}
         self.offers = tell_offers.for_workspace(ws)
         self.busy = False  # the worker is answering (benchmarks and tests wait on it)
+        recovery.settle(self)  # before any delivery: the message a killed serve was logging
 
     # -- receiving (a channel's thread) ---------------------------------------
     def receive(self, msg: Incoming) -> None:
@@ -128,13 +129,10 @@ class Gateway:
         if msg.button is not None and msg.chat != state.owner_chats.get(msg.sender):
             msg.private = False  # a button answers only in the presser's own private chat (Lark's say no chat type)
         if not msg.private:  # a group sees nothing of the workspace, not even for the owner
-            if state.refuse_once(f"group:{msg.chat}"):
-                self.report(f"{msg.channel}: a message in group chat {msg.chat} (from sender {msg.sender}) "
-                            "answered with a note only: the bot talks in private chats")
-                self.send(msg.channel, msg.chat, replies.GROUP)
+            strangers.group(self, msg, state)
             return
         if not self.allowed(msg.channel, msg.sender):
-            self._stranger(msg, state)
+            strangers.stranger(self, msg, state)
             return
         state.owner_chats[msg.sender] = msg.chat
         conv = self.conversation(msg.channel, msg.chat)
@@ -151,30 +149,12 @@ class Gateway:
             session = self.session(conv)
             if session is None:
                 return
-            session.hold(text)  # in the log before any model call
+            recovery.hold(self, state, msg.id, conv.chat, session, text)  # in the log before any model call
             state.await_answer(conv.chat, session.person.slug)  # killed before the answer: the next serve answers
             with self._cv:
                 if conv.burst is None:
                     conv.burst = Burst(self.quiet, self.monotonic)
                 conv.burst.add(text)
-
-    def _stranger(self, msg: Incoming, state: ChannelState) -> None:
-        """Nothing of a stranger's is logged, sent to a model or committed:
-        the pairing code, or one short refusal."""
-        paired, told = self.pairing.attempt(msg.sender, msg.text)
-        if told:
-            self.report(f"{msg.channel}: {told}")
-        if paired:
-            from heartcompass.store.config_edit import set_config
-
-            key = f"{msg.channel}.allowed_users"
-            set_config(self.ws, key, ",".join([*self.ws.config.get(key), msg.sender]))
-            state.owner_chats[msg.sender] = msg.chat
-            self.report(f"{msg.channel}: paired sender {msg.sender} (added to {key})")
-            self.send(msg.channel, msg.chat, replies.PAIRED)
-        elif state.refuse_once(msg.sender):
-            self.report(f"{msg.channel}: refused sender {msg.sender} (not in {msg.channel}.allowed_users)")
-            self.send(msg.channel, msg.chat, replies.REFUSED)
 
     def conversation(self, channel: str, chat: str) -> Conversation:
         with self._cv:

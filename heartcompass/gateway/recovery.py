@@ -3,18 +3,66 @@ slow SIGTERM) leaves to the next one: messages in the logs that were
 neither committed nor answered. Each app chat with such a burst is in the
 state's `unanswered` (chat -> person) from its first message until the
 answer; the next serve commits those logs (as a crashed chat's, through
-`commit_before`) and answers them, or says in the chat that it could not."""
+`commit_before`) and answers them, or says in the chat that it could not.
+
+And the one message it was logging when killed (`hold`: the state says so
+first): the app delivers it again, so `settle`, before any delivery, looks
+for its line in that log after the size it had. There: marked handled, not
+logged twice, and answered with its chat's burst. Not there: its redelivery
+logs it."""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from heartcompass.errors import HeartCompassError
+from heartcompass.formats import dailylog
 from heartcompass.gateway import replies
 from heartcompass.gateway.jobs import Conversation, Job
+from heartcompass.gateway.state import ChannelState, Held, digest
 
 if TYPE_CHECKING:
     from heartcompass.gateway.core import Gateway
+    from heartcompass.talk.chat import ChatSession
+
+
+def hold(gw: Gateway, state: ChannelState, message_id: str, chat: str, session: ChatSession, text: str) -> None:
+    """Log the owner's message, the state saying first that it is being held."""
+    at = session.now()
+    path = session.log_file(at)  # the one hold() appends to: `at` fixes the day
+    try:
+        size = os.stat(path).st_size
+    except FileNotFoundError:
+        size = 0
+    try:
+        state.hold(message_id, Held(chat, session.person.slug, gw.ws.rel(path), size,
+                                    digest(dailylog.as_logged(text))))
+    except (HeartCompassError, OSError) as exc:  # logged all the same: a kill now may log it twice, never lose it
+        gw.report(f"{session.person.slug}: state not saved before logging a message: {exc}")
+    session.hold(text, at)
+
+
+def settle(gw: Gateway) -> None:
+    """Before any delivery: each message the last serve was logging when killed."""
+    for name, state in gw.states.items():
+        if not state.held():
+            continue
+        for message_id, held in state.held():
+            entries = dailylog.entries_after(gw.ws.root / held.log, held.size)
+            mine = next((i for i, e in enumerate(entries) if e.speaker == "me" and digest(e.text) == held.digest),
+                        None)
+            if mine is None:
+                state.let_go(message_id)  # never logged: its redelivery logs it
+                continue
+            if not any(e.speaker == "persona" for e in entries[mine + 1:]):  # else its burst was answered
+                state.await_answer(held.chat, held.slug)
+            state.mark_seen(message_id)
+            gw.report(f"{name}: a message the last serve logged and did not mark handled is not logged twice")
+        try:
+            state.save()
+        except (HeartCompassError, OSError) as exc:  # kept in memory: the next save writes it
+            gw.report(f"{name}: state not saved: {exc}")
 
 
 def recover(gw: Gateway) -> None:
@@ -26,6 +74,8 @@ def recover(gw: Gateway) -> None:
             continue
         for chat, slug in state.unanswered_chats():
             conv = gw.conversation(name, chat)
+            if gw.burst_pending(conv):  # a message came first (channels start before the worker): its answer covers all
+                continue
             try:
                 gw.open(conv, resolve(gw.ws, slug))  # commits what was logged, as a crashed chat's
             except HeartCompassError as exc:

@@ -106,8 +106,8 @@ class ChatSession:
         return context_mod.build(self.ws, self.person, self.now(), rev=self.rev, history_tag=self.tag,
                                  fresh_after=self.fresh_after)
 
-    def log(self, speaker: str, text: str, tags: list[str] | None = None) -> None:
-        now = self.now()
+    def log(self, speaker: str, text: str, tags: list[str] | None = None, at: dt.datetime | None = None) -> None:
+        now = at or self.now()
         day = now.date()
         all_tags = [*(tags or []), *([self.tag] if self.tag else [])]
         path = dailylog.log_path(self.person.dir, day)
@@ -129,11 +129,16 @@ class ChatSession:
         self.log("me", text)
         yield from self.reply()
 
-    def hold(self, text: str) -> None:
+    def hold(self, text: str, at: dt.datetime | None = None) -> None:
         """Burst mode: log the user's message now; reply() later answers the
-        whole burst (the history joins consecutive messages into one turn)."""
+        whole burst (the history joins consecutive messages into one turn).
+        `at`: the time (and so the day log) the caller already looked at."""
         if text.strip():
-            self.log("me", text.strip())
+            self.log("me", text.strip(), at=at)
+
+    def log_file(self, at: dt.datetime) -> Path:
+        """The day log a message at `at` goes to."""
+        return dailylog.log_path(self.person.dir, at.date())
 
     def note(self, text: str) -> None:
         if not text.strip():

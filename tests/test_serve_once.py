@@ -1,0 +1,181 @@
+"""A message that a serve was killed while handling is logged once and
+answered once (gateway/recovery.py `hold` and `settle`, state.py `Held`).
+The app delivers it again after the restart (Telegram's offset, Lark's
+redelivery): if the kill came after its line reached the day log, that line
+is not appended a second time; if it came before, the redelivery logs it,
+so nothing is lost. The kill is simulated, with no timing: the step after
+which the serve "dies" raises, and the next serve is built from the files
+left on disk."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+
+import pytest
+from fakes import FakeChat
+from serve_helpers import log_entries, wait_until
+
+from heartcompass.formats import dailylog
+from heartcompass.gateway.core import Gateway, Incoming
+from heartcompass.gateway.state import ChannelState, state_for
+from heartcompass.store.config_edit import set_config
+from heartcompass.talk.chat import ChatSession
+
+TEXTS = ["see you at eight tonight", "今晚八点见\n别迟到哦"]
+
+
+class Killed(BaseException):
+    """The serve's process ends here (SIGKILL): nothing after this line runs."""
+
+
+class Recording:
+    name = "telegram"
+
+    def __init__(self):
+        self.sent: list[str] = []
+
+    def send(self, chat, text):
+        self.sent.append(text)
+
+    def ask(self, chat, text, choices):
+        self.sent.append(text)
+
+    def typing(self, chat):
+        pass
+
+
+def _serve(ws, model=None) -> tuple[Gateway, ChannelState, Recording]:
+    """A serve starting on the state files on disk."""
+    state = state_for(ws.state_dir, "telegram")
+    state.chats.setdefault("42", "alice")
+    channel = Recording()
+    gw = Gateway(ws, {"telegram": channel}, {"telegram": state}, make_model=lambda: model or FakeChat(),
+                 quiet=0.05, delays=(0.0, 0.0))
+    return gw, state, channel
+
+
+def _message(mid: str, text: str) -> Incoming:
+    return Incoming("telegram", "42", "42", mid, text=text)
+
+
+def _said(ws) -> list[str]:
+    return [e.text for e in log_entries(ws, "alice") if e.speaker == "me"]
+
+
+def _killed_while_handling(ws, monkeypatch, mid: str, text: str, *, after_the_log: bool) -> None:
+    """A serve receives the message and dies right after its log line (before
+    it is marked handled) or right before it (after the state said it is held)."""
+    gw, state, _ = _serve(ws)
+
+    def die(*args, **kwargs):
+        raise Killed
+
+    with monkeypatch.context() as m:
+        m.setattr(ChannelState, "mark_seen", die)    # never marked: the process is gone
+        if not after_the_log:
+            m.setattr(ChatSession, "hold", die)
+        with pytest.raises(Killed):
+            gw.receive(_message(mid, text))
+
+
+def _answer_everything(gw: Gateway, channel: Recording) -> None:
+    """Run the worker (its recovery first) until all is answered and quiet, then stop it."""
+    stop = threading.Event()
+    worker = threading.Thread(target=gw.run, args=(stop,))
+    worker.start()
+    try:
+        wait_until(lambda: channel.sent and gw.idle())
+    finally:
+        stop.set()
+        worker.join(30)
+    assert not worker.is_alive()
+
+
+@pytest.fixture
+def ws(example_ws):
+    set_config(example_ws, "telegram.allowed_users", "42")
+    return example_ws
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_killed_after_the_log_line_the_redelivered_message_is_logged_once_and_answered_once(ws, monkeypatch, text):
+    _killed_while_handling(ws, monkeypatch, "42:7", text, after_the_log=True)
+    assert _said(ws) == [text]                       # the line reached the log before the kill
+    model = FakeChat().enqueue("eight it is")
+    gw, state, channel = _serve(ws, model)
+    assert state.is_seen("42:7")                     # settled at start, before any delivery
+    gw.receive(_message("42:7", text))               # the app delivers it again
+    _answer_everything(gw, channel)
+    assert _said(ws) == [text]
+    assert channel.sent == ["eight it is"] and len(model.calls) == 1
+    assert text in str(model.calls[0][-1].content)
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_killed_before_the_log_line_the_redelivered_message_is_logged_then(ws, monkeypatch, text):
+    _killed_while_handling(ws, monkeypatch, "42:7", text, after_the_log=False)
+    assert _said(ws) == []                           # the kill came first: the log never had it
+    model = FakeChat().enqueue("eight it is")
+    gw, state, channel = _serve(ws, model)
+    assert not state.is_seen("42:7")                 # so its redelivery is handled
+    gw.receive(_message("42:7", text))
+    _answer_everything(gw, channel)
+    assert _said(ws) == [text]
+    assert channel.sent == ["eight it is"] and len(model.calls) == 1
+
+
+@pytest.mark.parametrize("after_the_log", [True, False])
+def test_the_same_words_sent_twice_are_logged_twice_across_a_kill(ws, monkeypatch, after_the_log):
+    """Two messages (two ids) that say the same "ok": the first one's line in the
+    log is not taken for the second's, which was killed before or after its own."""
+    gw, state, _ = _serve(ws)
+    gw.receive(_message("42:1", "ok 好"))
+    assert _said(ws) == ["ok 好"] and state.is_seen("42:1")
+    _killed_while_handling(ws, monkeypatch, "42:2", "ok 好", after_the_log=after_the_log)
+    model = FakeChat().enqueue("fine")
+    gw, state, channel = _serve(ws, model)
+    gw.receive(_message("42:1", "ok 好"))            # both come again: Telegram's offset is before them
+    gw.receive(_message("42:2", "ok 好"))
+    _answer_everything(gw, channel)
+    assert _said(ws) == ["ok 好", "ok 好"]
+    assert channel.sent == ["fine"] and len(model.calls) == 1
+
+
+def test_a_held_message_survives_the_state_being_made_durable_before_the_kill(ws, monkeypatch):
+    """The worker may replace the json (and drop the tail) between the hold and the log line."""
+    gw, state, _ = _serve(ws)
+    real_hold = ChatSession.hold
+    with monkeypatch.context() as m:
+        def durable_then_log(self, text, at=None):
+            state.make_durable()                     # the worker's quiet-moment fsync, on time
+            assert not state.tail.exists()
+            real_hold(self, text, at)
+        m.setattr(ChatSession, "hold", durable_then_log)
+
+        def die(self, message_id):
+            raise Killed
+        m.setattr(ChannelState, "mark_seen", die)
+        with pytest.raises(Killed):
+            gw.receive(_message("42:7", "the ferry leaves at 6 渡轮六点开"))
+    gw, state, channel = _serve(ws, FakeChat().enqueue("ok"))
+    assert state.is_seen("42:7")
+    gw.receive(_message("42:7", "the ferry leaves at 6 渡轮六点开"))
+    assert _said(ws) == ["the ferry leaves at 6 渡轮六点开"]
+
+
+def test_a_held_message_already_answered_before_the_kill_is_not_answered_again(ws, monkeypatch):
+    """Its burst was answered (a persona line follows it), the mark never saved."""
+    _killed_while_handling(ws, monkeypatch, "42:7", "are you free 有空吗", after_the_log=True)
+    day = dailylog.log_dates(ws.people_dir / "alice")[-1]  # the log the line went to
+    path = ws.people_dir / "alice" / "logs" / f"{day}.md"
+    dailylog.append(path, dailylog.Entry("12:00:00", "persona", "yes, after five"), dt.date.fromisoformat(day))
+    model = FakeChat()                               # not scripted: a call would fail the test
+    gw, state, channel = _serve(ws, model)
+    assert state.is_seen("42:7")
+    gw.receive(_message("42:7", "are you free 有空吗"))
+    gw.receive(_message("42:8", "see you then 到时见"))  # the next message is answered, and only it
+    model.enqueue("see you")
+    _answer_everything(gw, channel)
+    assert _said(ws) == ["are you free 有空吗", "see you then 到时见"]
+    assert channel.sent == ["see you"] and len(model.calls) == 1
