@@ -148,6 +148,8 @@ def test_a_serve_killed_mid_burst_is_finished_by_the_next_one(bot, fake, model_u
         fake.wait_for(lambda: fake.polls > 8)
         served.stop()
     assert len(fake.texts()) == 2
+    # each message logged once, the one the kill caught between its log line and its handled mark too
+    assert [e.text for e in log_entries(bot, "alice") if e.speaker == "me"] == [f"message {n} 第{n}条" for n in range(30)]
 
 
 def test_sigterm_commits_what_was_logged_while_the_bot_api_hangs(bot, fake):
