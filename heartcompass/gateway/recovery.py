@@ -20,7 +20,7 @@ from heartcompass.errors import HeartCompassError
 from heartcompass.formats import dailylog
 from heartcompass.gateway import replies
 from heartcompass.gateway.jobs import Conversation, Job
-from heartcompass.gateway.state import ChannelState, Held, digest
+from heartcompass.gateway.state import ChannelState, Held, fingerprint
 
 if TYPE_CHECKING:
     from heartcompass.gateway.core import Gateway
@@ -37,7 +37,7 @@ def hold(gw: Gateway, state: ChannelState, message_id: str, chat: str, session: 
         size = 0
     try:
         state.hold(message_id, Held(chat, session.person.slug, gw.ws.rel(path), size,
-                                    digest(dailylog.as_logged(text))))
+                                    fingerprint(dailylog.as_logged(text))))
     except (HeartCompassError, OSError) as exc:  # logged all the same: a kill now may log it twice, never lose it
         gw.report(f"{session.person.slug}: state not saved before logging a message: {exc}")
     session.hold(text, at)
@@ -46,12 +46,13 @@ def hold(gw: Gateway, state: ChannelState, message_id: str, chat: str, session: 
 def settle(gw: Gateway) -> None:
     """Before any delivery: each message the last serve was logging when killed."""
     for name, state in gw.states.items():
-        if not state.held():
+        interrupted = state.held()
+        if not interrupted:
             continue
-        for message_id, held in state.held():
+        for message_id, held in interrupted:
             entries = dailylog.entries_after(gw.ws.root / held.log, held.size)
-            mine = next((i for i, e in enumerate(entries) if e.speaker == "me" and digest(e.text) == held.digest),
-                        None)
+            mine = next((i for i, e in enumerate(entries)
+                         if e.speaker == "me" and fingerprint(e.text) == held.fingerprint), None)
             if mine is None:
                 state.let_go(message_id)  # never logged: its redelivery logs it
                 continue

@@ -20,7 +20,7 @@ torn last tail line is skipped), and what it wrote is in the kernel: a
 message handled before the crash is not handled again after it. A message
 is logged before it is marked handled, so nothing is ever lost; and before
 it is logged, the tail says it is being held (`Held`: which day log, its
-size then, a digest of the text). Killed between the log's append and the
+size then, a fingerprint of the text). Killed between the log's append and the
 mark, the message comes back once from the app: the next serve reads that
 log from that size (recovery.settle) and, finding the line, marks it
 handled without logging it twice. A power cut can bring back only the
@@ -45,7 +45,7 @@ REFUSED_KEEP = 500    # strangers remembered as refused
 TAIL_KEEP = 1000      # tail lines at most: then the json is replaced (a worker that never rests)
 
 
-def digest(text: str) -> str:
+def fingerprint(text: str) -> str:
     """A message's text as the state keeps it: the text itself stays in the log only."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
@@ -57,11 +57,12 @@ class Held:
     slug: str     # the person whose day log it goes to
     log: str      # that day log, relative to the workspace
     size: int     # the log's size before the append: the line, if written, is after it
-    digest: str   # digest(text) of the text logged
+    fingerprint: str  # fingerprint(text) of the text logged
 
     @classmethod
     def from_dict(cls, data: dict) -> Held:
-        return cls(str(data["chat"]), str(data["slug"]), str(data["log"]), int(data["size"]), str(data["digest"]))
+        return cls(str(data["chat"]), str(data["slug"]), str(data["log"]), int(data["size"]),
+                   str(data["fingerprint"]))
 
 
 class ChannelState:
