@@ -179,3 +179,19 @@ def test_a_held_message_already_answered_before_the_kill_is_not_answered_again(w
     _answer_everything(gw, channel)
     assert _said(ws) == ["are you free 有空吗", "see you then 到时见"]
     assert channel.sent == ["see you"] and len(model.calls) == 1
+
+
+def test_entries_after_reads_only_what_was_appended_since_and_nothing_from_a_replaced_log(tmp_path):
+    """The check settle makes: the entries after a size; a file shorter than it
+    (replaced since), gone, or cut mid-entry there gives none (then the message is logged)."""
+    path = tmp_path / "logs" / "2026-12-07.md"
+    day = dt.date(2026, 12, 7)
+    dailylog.append(path, dailylog.Entry("09:00:00", "me", "早上好"), day)
+    size = path.stat().st_size
+    dailylog.append(path, dailylog.Entry("09:00:05", "me", "ok\nsee you"), day)
+    after = dailylog.entries_after(path, size)
+    assert [(e.speaker, e.text) for e in after] == [("me", "ok\nsee you")]
+    assert [e.text for e in dailylog.entries_after(path, 0)] == ["早上好", "ok\nsee you"]
+    assert dailylog.entries_after(path, size + 3) == []       # mid-entry: not whole entries
+    assert dailylog.entries_after(path, path.stat().st_size + 1) == []
+    assert dailylog.entries_after(tmp_path / "logs" / "gone.md", 0) == []
