@@ -1,5 +1,5 @@
 """A message that a serve was killed while handling is logged once and
-answered once (gateway/recovery.py `hold` and `settle`, state.py `Held`).
+answered once (gateway/recovery.py `hold` and `settle`, state.py `Held` in <channel>.held).
 The app delivers it again after the restart (Telegram's offset, Lark's
 redelivery): if the kill came after its line reached the day log, that line
 is not appended a second time; if it came before, the redelivery logs it,
@@ -108,8 +108,8 @@ def test_killed_after_the_log_line_the_redelivered_message_is_logged_once_and_an
     gw.receive(_message("42:7", text))               # the app delivers it again
     _answer_everything(gw, channel)
     assert _said(ws) == [text]
-    assert channel.sent == ["eight it is"] and len(model.calls) == 1
-    assert text in str(model.calls[0][-1].content)
+    assert channel.sent == ["eight it is"] and model.purposes == ["chat"]
+    assert text in str(model.request("chat").messages[-1].content)
 
 
 @pytest.mark.parametrize("text", TEXTS)
@@ -122,7 +122,7 @@ def test_killed_before_the_log_line_the_redelivered_message_is_logged_then(ws, m
     gw.receive(_message("42:7", text))
     _answer_everything(gw, channel)
     assert _said(ws) == [text]
-    assert channel.sent == ["eight it is"] and len(model.calls) == 1
+    assert channel.sent == ["eight it is"] and model.purposes == ["chat"]
 
 
 @pytest.mark.parametrize("after_the_log", [True, False])
@@ -139,7 +139,7 @@ def test_the_same_words_sent_twice_are_logged_twice_across_a_kill(ws, monkeypatc
     gw.receive(_message("42:2", "ok 好"))
     _answer_everything(gw, channel)
     assert _said(ws) == ["ok 好", "ok 好"]
-    assert channel.sent == ["fine"] and len(model.calls) == 1
+    assert channel.sent == ["fine"] and model.purposes == ["chat"]
 
 
 def test_a_held_message_survives_the_state_being_made_durable_before_the_kill(ws, monkeypatch):
@@ -178,7 +178,7 @@ def test_a_held_message_already_answered_before_the_kill_is_not_answered_again(w
     model.enqueue("see you")
     _answer_everything(gw, channel)
     assert _said(ws) == ["are you free 有空吗", "see you then 到时见"]
-    assert channel.sent == ["see you"] and len(model.calls) == 1
+    assert channel.sent == ["see you"] and model.purposes == ["chat"]
 
 
 def test_entries_after_reads_only_what_was_appended_since_and_nothing_from_a_replaced_log(tmp_path):

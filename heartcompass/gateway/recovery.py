@@ -36,30 +36,29 @@ def hold(gw: Gateway, state: ChannelState, message_id: str, chat: str, session: 
     except FileNotFoundError:
         size = 0
     try:
-        state.hold(message_id, Held(chat, session.person.slug, gw.ws.rel(path), size,
-                                    fingerprint(dailylog.as_logged(text))))
+        state.hold(Held(message_id, chat, session.person.slug, gw.ws.rel(path), size,
+                        fingerprint(dailylog.as_logged(text))))
     except (HeartCompassError, OSError) as exc:  # logged all the same: a kill now may log it twice, never lose it
         gw.report(f"{session.person.slug}: state not saved before logging a message: {exc}")
     session.hold(text, at)
 
 
 def settle(gw: Gateway) -> None:
-    """Before any delivery: each message the last serve was logging when killed."""
+    """Before any delivery: the message the last serve was logging when killed."""
     for name, state in gw.states.items():
-        interrupted = state.held()
-        if not interrupted:
+        held = state.interrupted()
+        if held is None:
             continue
-        for message_id, held in interrupted:
-            entries = dailylog.entries_after(gw.ws.root / held.log, held.size)
-            mine = next((i for i, e in enumerate(entries)
-                         if e.speaker == "me" and fingerprint(e.text) == held.fingerprint), None)
-            if mine is None:
-                state.let_go(message_id)  # never logged: its redelivery logs it
-                continue
-            if not any(e.speaker == "persona" for e in entries[mine + 1:]):  # else its burst was answered
-                state.await_answer(held.chat, held.slug)
-            state.mark_seen(message_id)
-            gw.report(f"{name}: a message the last serve logged and did not mark handled is not logged twice")
+        entries = dailylog.entries_after(gw.ws.root / held.log, held.size)
+        mine = next((i for i, e in enumerate(entries)
+                     if e.speaker == "me" and fingerprint(e.text) == held.fingerprint), None)
+        if mine is None:
+            state.let_go()  # never logged: its redelivery logs it
+            continue
+        if not any(e.speaker == "persona" for e in entries[mine + 1:]):  # else its burst was answered
+            state.await_answer(held.chat, held.slug)
+        state.mark_seen(held.id)
+        gw.report(f"{name}: a message the last serve logged and did not mark handled is not logged twice")
         try:
             state.save()
         except (HeartCompassError, OSError) as exc:  # kept in memory: the next save writes it

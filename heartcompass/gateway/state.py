@@ -18,15 +18,16 @@ the tail starts afresh. Loading reads the json, then replays the tail.
 What a crash does: killed at any point, the process leaves whole files (a
 torn last tail line is skipped), and what it wrote is in the kernel: a
 message handled before the crash is not handled again after it. A message
-is logged before it is marked handled, so nothing is ever lost; and before
-it is logged, the tail says it is being held (`Held`: which day log, its
-size then, a fingerprint of the text). Killed between the log's append and the
-mark, the message comes back once from the app: the next serve reads that
-log from that size (recovery.settle) and, finding the line, marks it
-handled without logging it twice. A power cut can bring back only the
-updates of the last seconds before it (not yet fsynced). A broken json is
-set aside and state starts afresh (it only saves work: the logs are the
-truth)."""
+is logged before it is marked handled, so nothing is ever lost; and just
+before it is logged, <channel>.held says so (`Held`: which day log, its
+size then, a fingerprint of the text; one small file rewritten per
+message, no fsync, apart from the json and the tail so that replacing them
+never drops it). Killed between the log's append and the mark, the message
+comes back once from the app: the next serve reads that log from that size
+(recovery.settle) and, finding the line, marks it handled without logging
+it twice. A power cut can bring back only the updates of the last seconds
+before it (not yet fsynced). A broken json is set aside and state starts
+afresh (it only saves work: the logs are the truth)."""
 
 from __future__ import annotations
 
@@ -52,16 +53,17 @@ def fingerprint(text: str) -> str:
 
 @dataclass(frozen=True)
 class Held:
-    """An owner's message about to be logged, until it is marked handled."""
-    chat: str     # the app chat, answered by the next serve when the line is there
-    slug: str     # the person whose day log it goes to
-    log: str      # that day log, relative to the workspace
-    size: int     # the log's size before the append: the line, if written, is after it
+    """An owner's message about to be logged (one at a time: deliveries take turns)."""
+    id: str           # the message id: handled once it is in `seen`
+    chat: str         # the app chat, answered by the next serve when the line is there
+    slug: str         # the person whose day log it goes to
+    log: str          # that day log, relative to the workspace
+    size: int         # the log's size before the append: the line, if written, is after it
     fingerprint: str  # fingerprint(text) of the text logged
 
     @classmethod
     def from_dict(cls, data: dict) -> Held:
-        return cls(str(data["chat"]), str(data["slug"]), str(data["log"]), int(data["size"]),
+        return cls(str(data["id"]), str(data["chat"]), str(data["slug"]), str(data["log"]), int(data["size"]),
                    str(data["fingerprint"]))
 
 
@@ -79,13 +81,13 @@ class ChannelState:
         self.refused: OrderedDict[str, None] = OrderedDict()
         self.digest_day = ""                   # the last day the digest went out
         self.unanswered: dict[str, str] = {}   # app chat id -> person slug: a burst logged, not answered yet
-        self.holding: dict[str, Held] = {}     # message id -> a message being logged, not marked handled yet
         self._fresh: list[str] = []   # ids handled since the last write
         self._rest = ""               # what the json last held besides the ids and the offset
         self._offset_written = 0
         self._not_durable = False     # written since the last fsync
         self._tail_lines = 0          # lines in the tail
         self._load()
+        self.held_path = path.with_suffix(".held")  # the message being logged (hold)
 
     def _load(self) -> None:
         try:
@@ -97,31 +99,27 @@ class ChannelState:
             refused = [str(i) for i in data.get("refused", [])]
             digest_day = str(data.get("digest_day", ""))
             unanswered = {str(k): str(v) for k, v in dict(data.get("unanswered", {})).items()}
-            holding = {str(k): Held.from_dict(v) for k, v in dict(data.get("holding", {})).items()}
         except FileNotFoundError:
-            offset, seen, chats, owners, refused, digest_day, unanswered, holding = 0, [], {}, {}, [], "", {}, {}
-        except (OSError, ValueError, TypeError, AttributeError, KeyError):
+            offset, seen, chats, owners, refused, digest_day, unanswered = 0, [], {}, {}, [], "", {}
+        except (OSError, ValueError, TypeError, AttributeError):
             # Not ours to trust any more: keep it for a look, and start afresh.
             try:
                 self.path.replace(self.path.with_suffix(".broken"))
             except OSError:
                 pass
-            offset, seen, chats, owners, refused, digest_day, unanswered, holding = 0, [], {}, {}, [], "", {}, {}
+            offset, seen, chats, owners, refused, digest_day, unanswered = 0, [], {}, {}, [], "", {}
         self.offset, self.chats, self.owner_chats, self.digest_day = offset, chats, owners, digest_day
-        self.unanswered, self.holding = unanswered, holding
+        self.unanswered = unanswered
         self.seen = OrderedDict.fromkeys(seen[-SEEN_KEEP:])
         self.refused = OrderedDict.fromkeys(refused[-REFUSED_KEEP:])
         self._rest, self._offset_written = self._rest_text(), offset
         self._not_durable = self.path.exists()  # maybe never fsynced (the last serve was killed): once, to be sure
         for line in self._read_tail(self._old_tail) + self._read_tail(self.tail):
             self._tail_lines += 1
-            if "holding" in line:
-                self.holding[str(line["holding"])] = Held.from_dict(line)
             if "id" in line:
                 self.mark_seen(str(line["id"]))
             self.offset = self._offset_written = int(line.get("offset", self.offset))
             self._not_durable = True  # the first make_durable() puts it in the json, for good
-        self.holding = {i: h for i, h in self.holding.items() if i not in self.seen}
         self._fresh = []
 
     def _read_tail(self, path: Path) -> list[dict]:
@@ -135,10 +133,8 @@ class ChannelState:
                 line = json.loads(raw)
                 if isinstance(line, dict):
                     int(line.get("offset", 0))
-                    if "holding" in line:
-                        Held.from_dict(line)
                     lines.append(line)
-            except (ValueError, TypeError, KeyError):  # a torn last line (killed mid-write), or not ours: skipped
+            except (ValueError, TypeError):  # a torn last line (killed mid-write), or not ours: skipped
                 continue
         return lines
 
@@ -158,8 +154,7 @@ class ChannelState:
                          or durable and (self._not_durable or bool(fresh) or offset != self._offset_written))
                 text = json.dumps({"offset": offset, "seen": list(self.seen), "chats": self.chats,
                                    "owner_chats": self.owner_chats, "refused": list(self.refused),
-                                   "digest_day": self.digest_day, "unanswered": self.unanswered,
-                                   "holding": {i: asdict(h) for i, h in self.holding.items()}},
+                                   "digest_day": self.digest_day, "unanswered": self.unanswered},
                                   ensure_ascii=False) if whole else ""
             try:
                 if whole:
@@ -207,31 +202,37 @@ class ChannelState:
     def mark_seen(self, message_id: str) -> None:
         with self._mu:
             self.seen[message_id] = None
-            self.holding.pop(message_id, None)
             self._fresh.append(message_id)
             while len(self.seen) > SEEN_KEEP:
                 self.seen.popitem(last=False)
 
-    def hold(self, message_id: str, held: Held) -> None:
-        """Say the message is being logged, before it is (one tail line, no
-        fsync): a serve killed before mark_seen() leaves it to the next
-        serve's recovery.settle, which looks for its line in the log."""
-        with self._write_mu:  # not between a json's write and the tail's removal: it would be lost
-            with self._mu:
-                self.holding[message_id] = held
-            self._append([{"holding": message_id, **asdict(held)}])
-            self._tail_lines += 1
-            self._not_durable = True
+    def hold(self, held: Held) -> None:
+        """Say the message is being logged, before it is: <channel>.held
+        rewritten (no fsync). Killed mid-write, it is not read back, and the
+        log was not written yet either: its redelivery logs it."""
+        from heartcompass import paths
+        from heartcompass.atomic import write_refusals_named
 
-    def let_go(self, message_id: str) -> None:
-        """A held message the last serve never logged: its redelivery logs it."""
-        with self._mu:
-            if self.holding.pop(message_id, None) is not None:
-                self._not_durable = True  # the next make_durable() drops it from the files too
+        data = json.dumps(asdict(held), ensure_ascii=False).encode("utf-8")
+        with write_refusals_named(paths.check(self.held_path)):
+            self.held_path.parent.mkdir(parents=True, exist_ok=True)
+            fd = paths.open_regular(self.held_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
 
-    def held(self) -> list[tuple[str, Held]]:
-        with self._mu:
-            return list(self.holding.items())
+    def interrupted(self) -> Held | None:
+        """The message the last serve was logging when it was killed (not marked handled), if any."""
+        try:
+            held = Held.from_dict(json.loads(self.held_path.read_bytes().decode("utf-8")))
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):  # none, or torn: the log has not it
+            return None
+        return None if held.id in self.seen else held
+
+    def let_go(self) -> None:
+        """The held message was never logged: forgotten (its redelivery logs it)."""
+        self.held_path.unlink(missing_ok=True)
 
     def await_answer(self, chat: str, slug: str) -> None:
         """The chat's burst is logged and not answered yet (written with the next save)."""
