@@ -195,3 +195,17 @@ def test_entries_after_reads_only_what_was_appended_since_and_nothing_from_a_rep
     assert dailylog.entries_after(path, size + 3) == []       # mid-entry: not whole entries
     assert dailylog.entries_after(path, path.stat().st_size + 1) == []
     assert dailylog.entries_after(tmp_path / "logs" / "gone.md", 0) == []
+
+
+def test_the_held_file_read_back_is_always_the_last_record_written_even_after_a_longer_one(tmp_path):
+    """<channel>.held is overwritten in place, never truncated: a short record after a long one is read whole."""
+    from heartcompass.gateway.state import Held
+
+    state = state_for(tmp_path, "telegram")
+    state.hold(Held("42:1", "42" * 800, "alice", "people/alice/logs/2026-12-07.md", 10, "f" * 32))
+    state.hold(Held("42:2", "42", "小明", "people/xiao-ming/logs/2026-12-07.md", 20, "e" * 32))
+    assert state.interrupted() == Held("42:2", "42", "小明", "people/xiao-ming/logs/2026-12-07.md", 20, "e" * 32)
+    state.mark_seen("42:2")
+    assert state.interrupted() is None                   # handled: nothing left to settle
+    state.let_go()
+    assert not state.held_path.exists()

@@ -20,7 +20,7 @@ torn last tail line is skipped), and what it wrote is in the kernel: a
 message handled before the crash is not handled again after it. A message
 is logged before it is marked handled, so nothing is ever lost; and just
 before it is logged, <channel>.held says so (`Held`: which day log, its
-size then, a fingerprint of the text; one small file rewritten per
+size then, a fingerprint of the text; one small file overwritten per
 message, no fsync, apart from the json and the tail so that replacing them
 never drops it). Killed between the log's append and the mark, the message
 comes back once from the app: the next serve reads that log from that size
@@ -44,6 +44,7 @@ from heartcompass.atomic import write_atomic
 SEEN_KEEP = 5000      # message ids remembered: far more than an app ever redelivers
 REFUSED_KEEP = 500    # strangers remembered as refused
 TAIL_KEEP = 1000      # tail lines at most: then the json is replaced (a worker that never rests)
+HELD_BYTES = 1024     # <channel>.held's size: a record and the spaces after it
 
 
 def fingerprint(text: str) -> str:
@@ -208,17 +209,19 @@ class ChannelState:
 
     def hold(self, held: Held) -> None:
         """Say the message is being logged, before it is: <channel>.held
-        rewritten (no fsync). Killed mid-write, it is not read back, and the
-        log was not written yet either: its redelivery logs it."""
+        overwritten in place (one write, no fsync; padded with spaces, never
+        truncated: a truncation costs ten times the write). Killed mid-write,
+        it is not read back, and the log was not written yet either: its
+        redelivery logs it."""
         from heartcompass import paths
         from heartcompass.atomic import write_refusals_named
 
         data = json.dumps(asdict(held), ensure_ascii=False).encode("utf-8")
         with write_refusals_named(paths.check(self.held_path)):
             self.held_path.parent.mkdir(parents=True, exist_ok=True)
-            fd = paths.open_regular(self.held_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            fd = paths.open_regular(self.held_path, os.O_WRONLY | os.O_CREAT, 0o600)
             try:
-                os.write(fd, data)
+                os.pwrite(fd, data.ljust(max(HELD_BYTES, os.fstat(fd).st_size)), 0)
             finally:
                 os.close(fd)
 
