@@ -83,3 +83,22 @@ def log_entries(ws: Workspace, slug: str) -> list[dailylog.Entry]:
 
 def wait_until(predicate, timeout: float = DEADLINE) -> None:
     waits.wait_until(predicate, timeout)
+
+
+class Recording:
+    """A channel that keeps what serve sends (and asks), for tests of the
+    gateway's core with no app at all."""
+
+    name = "telegram"
+
+    def __init__(self):
+        self.sent: list[str] = []
+
+    def send(self, chat, text):
+        self.sent.append(text)
+
+    def ask(self, chat, text, choices):
+        self.sent.append(text)
+
+    def typing(self, chat):
+        pass

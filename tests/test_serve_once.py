@@ -14,7 +14,7 @@ import threading
 
 import pytest
 from fakes import FakeChat
-from serve_helpers import log_entries, wait_until
+from serve_helpers import Recording, log_entries, wait_until
 
 from heartcompass.formats import dailylog
 from heartcompass.gateway.core import Gateway, Incoming
@@ -27,22 +27,6 @@ TEXTS = ["see you at eight tonight", "今晚八点见\n别迟到哦"]
 
 class Killed(BaseException):
     """The serve's process ends here (SIGKILL): nothing after this line runs."""
-
-
-class Recording:
-    name = "telegram"
-
-    def __init__(self):
-        self.sent: list[str] = []
-
-    def send(self, chat, text):
-        self.sent.append(text)
-
-    def ask(self, chat, text, choices):
-        self.sent.append(text)
-
-    def typing(self, chat):
-        pass
 
 
 def _serve(ws, model=None) -> tuple[Gateway, ChannelState, Recording]:

@@ -8,28 +8,12 @@ all happen on the receiving thread, outside it."""
 from __future__ import annotations
 
 import git
-from serve_helpers import log_entries
+from serve_helpers import Recording, log_entries
 
 from heartcompass.gateway.core import Gateway, Incoming
 from heartcompass.gateway.state import state_for
 from heartcompass.store.config_edit import set_config
 from heartcompass.store.lock import FileLock
-
-
-class Recording:
-    name = "telegram"
-
-    def __init__(self):
-        self.sent: list[str] = []
-
-    def send(self, chat, text):
-        self.sent.append(text)
-
-    def ask(self, chat, text, choices):
-        self.sent.append(text)
-
-    def typing(self, chat):
-        pass
 
 
 def _watch_git_work(monkeypatch, gw: Gateway) -> list[tuple[str, bool]]:

@@ -13,27 +13,11 @@ import threading
 import textwrap
 
 from fakes import FakeChat
-from serve_helpers import log_entries, wait_until
+from serve_helpers import Recording, log_entries, wait_until
 
 from heartcompass.gateway.core import Gateway, Incoming
 from heartcompass.gateway.state import state_for
 from heartcompass.store.config_edit import set_config
-
-
-class Recording:
-    name = "telegram"
-
-    def __init__(self):
-        self.sent: list[str] = []
-
-    def send(self, chat, text):
-        self.sent.append(text)
-
-    def ask(self, chat, text, choices):
-        self.sent.append(text)
-
-    def typing(self, chat):
-        pass
 
 
 def _gateway(ws, model=None, **kwargs):
