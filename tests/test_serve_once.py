@@ -193,3 +193,32 @@ def test_the_held_file_read_back_is_always_the_last_record_written_even_after_a_
     assert state.interrupted() is None                   # handled: nothing left to settle
     state.let_go()
     assert not state.held_path.exists()
+
+
+
+@pytest.mark.parametrize("elsewhere", ["outside", "bob"])
+def test_a_held_record_naming_another_file_is_not_trusted_and_the_message_is_not_lost(ws, monkeypatch, elsewhere):
+    """A <channel>.held edited by hand (or broken) that names a file other
+    than the person's own day log, one that does hold the line: settle reads
+    nothing there (outside the workspace, or another person's log), so the
+    redelivered message still reaches this person's log."""
+    import json
+    import os
+
+    _killed_while_handling(ws, monkeypatch, "42:7", "see you", after_the_log=True)
+    state = state_for(ws.state_dir, "telegram")
+    record = json.loads(state.held_path.read_text(encoding="utf-8"))
+    assert record["log"].startswith("people/alice/logs/")   # what a real hold records
+    logged = ws.root / record["log"]
+    folder = ws.root.parent / "outside" / "logs" if elsewhere == "outside" else ws.people_dir / "bob" / "logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    os.replace(logged, folder / logged.name)                 # the line is there now, not in alice's log
+    record["log"] = os.path.relpath(folder / logged.name, ws.root)
+    state.held_path.write_text(json.dumps(record), encoding="utf-8")
+    assert _said(ws) == []
+    model = FakeChat().enqueue("see you then")
+    gw, state, channel = _serve(ws, model)
+    assert not state.is_seen("42:7") and not state.held_path.exists()   # let go: its redelivery logs it
+    gw.receive(_message("42:7", "see you"))
+    _answer_everything(gw, channel)
+    assert _said(ws) == ["see you"] and channel.sent == ["see you then"]

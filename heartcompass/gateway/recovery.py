@@ -14,6 +14,7 @@ logs it."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from heartcompass.errors import HeartCompassError
@@ -49,7 +50,11 @@ def settle(gw: Gateway) -> None:
         held = state.interrupted()
         if held is None:
             continue
-        entries = dailylog.entries_after(gw.ws.root / held.log, held.size)
+        log = gw.ws.root / held.log
+        if not _a_day_log_of(gw, held.slug, log):  # a state file edited or broken by hand: read nothing it names
+            state.let_go()
+            continue
+        entries = dailylog.entries_after(log, held.size)
         mine = next((i for i, e in enumerate(entries)
                      if e.speaker == "me" and fingerprint(e.text) == held.fingerprint), None)
         if mine is None:
@@ -63,6 +68,13 @@ def settle(gw: Gateway) -> None:
             state.save()
         except (HeartCompassError, OSError) as exc:  # kept in memory: the next save writes it
             gw.report(f"{name}: state not saved: {exc}")
+
+
+def _a_day_log_of(gw: Gateway, slug: str, log: Path) -> bool:
+    """log is a day log in that person's own logs folder, inside the workspace (no '..', no other folder)."""
+    if not slug or slug in (".", "..") or "/" in slug or os.sep in slug or ".." in log.parts:
+        return False
+    return log.parent == gw.ws.people_dir / slug / "logs" and log.suffix == ".md"
 
 
 def recover(gw: Gateway) -> None:
