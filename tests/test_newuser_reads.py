@@ -167,5 +167,5 @@ def test_readmes_first_commands_say_clone_and_venv_and_how_long_the_tests_take()
     first = text[text.index("```bash"):text.index("```", text.index("```bash") + 7)]
     assert "git clone" in first and "python3 -m venv .venv && . .venv/bin/activate" in first
     assert first.index("git clone") < first.index("pip install .")
-    assert "6-9 minutes on two cores" in first
+    assert "10-17 minutes on two cores" in first
 
