@@ -232,10 +232,11 @@ def _successor(old: str, new: str, typed: bool) -> str:
     unasked. (A review commit is HeartCompass's, so blame alone would not
     say it.)"""
     from heartcompass.formats.sources import without_source
+    from heartcompass.memory.proposal.trust import Mark, mark_of
 
     bullet = "- " if old.startswith("- ") else ""
     body = without_source(new[2:] if new.startswith("- ") else new).strip()
-    return f"{bullet}{body} ({'told' if old.endswith('(told)') and not typed else 'hand'})"
+    return f"{bullet}{body} ({'told' if mark_of(old) is Mark.TOLD and not typed else 'hand'})"
 
 
 def _short(line: str) -> str:
