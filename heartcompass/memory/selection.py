@@ -89,11 +89,11 @@ class Budget:
 
     def cannot_fit(self, event: events_fmt.Event, limit: int) -> bool:
         """True when the event surely does not fit, known without rendering it:
-        its line is at least "- YYYY-MM-DD · w0 · TEXT (SOURCE)" long (or its
+        its line is at least "- YYYY-MM-DD · w0.0 · TEXT (SOURCE)" long (or its
         month's or year's date), a token
         is at most four characters (tokens.py), and the newline is one more."""
         date = (4 if event.year_only else 7 if event.month_only else 10) + event.approx  # 2019, 2023-06, ~
-        length = 5 + date + len(event.text) + (5 if event.weight is not None else 0) + (
+        length = 5 + date + len(event.text) + (7 if event.weight is not None else 0) + (
             len(event.source) + 3 if event.source else 0)
         return -(-length // 4) + 1 > limit - self.c.used
 
@@ -151,7 +151,7 @@ def choose(units: list[Unit], events, budget: int, header_tokens: dict[str, int]
         named: list[tuple[float, Unit | int]] = [(RELEVANCE_WEIGHT * r + ranked[i].standing, ranked[i])
                                                  for i, r in unit_rel.items()]
         named += [(key, i) for i, key in pool.relevant(about).items()]
-        limit = choice.used + int(RELEVANT_SHARE * budget)
+        limit = min(budget, choice.used + int(RELEVANT_SHARE * budget))  # a big core leaves it less
         misses = 0
         for item in _best_first(named):
             if limit - choice.used < 4 or misses > 50:  # full, or nearly: the rest compete in step 3
