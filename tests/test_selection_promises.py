@@ -101,6 +101,11 @@ def test_the_core_is_taken_first_and_a_part_that_does_not_fit_is_said_to_be_left
     choice = pick([fact, profile, relation, rules], [], 16, about=KITE)
     assert texts(choice) == [rules.text, profile.text]  # the fact the message names waits for the core
     assert choice.left == {"relation": [relation.text], "facts": [fact.text]} and choice.relevant == 0
+    assert choice.left_count == {"relation": 1, "facts": 1}
+    big = unit(20, "who she is", section="profile", priority=2)
+    alone = pick([big, rules], [], 16)
+    assert texts(alone) == [rules.text] and alone.left == {"profile": [big.text]}
+    assert alone.left_count == {"profile": 1}  # left out once, not again with the rest
 
 
 def test_what_the_conversation_names_cannot_push_out_the_core():
@@ -151,6 +156,14 @@ def test_a_named_line_that_fits_the_last_four_tokens_of_the_share_is_taken_for_i
     choice = pick([fact], [], 10, about=KITE)
     assert texts(choice) == [fact.text] and choice.relevant == 1
     assert pick([fact], [], 9, about=KITE).relevant == 0  # a share of 3: too little to try
+
+
+def test_the_search_stops_when_fewer_than_four_tokens_of_the_share_are_left():
+    """What is left of the share then goes by priority: a named line of two
+    tokens after another is not chosen for the conversation."""
+    first, second = unit(2, "kite", ranked=True, standing=2), unit(2, "kite", ranked=True)
+    choice = pick([first, second], [], 10, about=KITE)
+    assert choice.relevant == 1 and texts(choice) == [first.text, second.text]
 
 
 # lines that do not name it: a word in most lines would count for none (relevance.COMMON_SHARE)
@@ -327,16 +340,28 @@ def test_an_event_that_surely_cannot_fit_is_never_rendered_once_fifty_are_named(
     prompt: past the fifty named, an event whose shortest possible line is
     longer than the room left is counted, not rendered, even when it misses
     by a single character."""
+    first = ev(10, "first", 1.0)  # taken: 10 tokens of 20 used
     huge = [ev(60, f"huge {i}", 0.9) for i in range(50)]
     room = 10  # a line of 37 characters or more surely takes 11 tokens or more
     tight = [_tight(when, weight, source, 4 * (room - 1) + 1) for when, weight, source in CASES]
     fits = ev(room, "fits", 0.01)  # the walk goes on to the last one: there was room all along
     RENDERS.clear()
-    choice = pick([], huge + tight + [fits], room)
-    assert texts(choice) == [fits.render()] and choice.left_count == {"events": 50 + len(tight)}
+    choice = pick([], [first] + huge + tight + [fits], 10 + room)
+    assert texts(choice) == [first.render(), fits.render()] and choice.left_count == {"events": 50 + len(tight)}
     assert len(choice.left["events"]) == 50
     assert {e.text: RENDERS[e.text] for e in tight} == {e.text: 0 for e in tight}
     assert all(RENDERS[e.text] == 1 for e in huge)  # each named once
+
+
+def test_once_no_event_can_fit_the_rest_are_counted_and_only_the_first_fifty_rendered():
+    """10 tokens left and a header of 11 to pay: no event fits, and the walk
+    ends there, naming fifty."""
+    events = [ev(4, f"e{i:02}") for i in range(60)]
+    RENDERS.clear()
+    choice = pick([], events, 10, headers={"events": 11})
+    assert choice.chosen == [] and choice.left_count == {"events": 60}
+    assert choice.left == {"events": [e.render() for e in events[:50]]}
+    assert [RENDERS[e.text] for e in events] == [2] * 50 + [0] * 10  # the walk's and this test's
 
 
 def test_in_the_search_an_event_that_surely_cannot_fit_the_share_is_not_rendered():

@@ -84,8 +84,8 @@ class Budget:
         """Rendered only while it is among those shown: there may be 100,000."""
         if len(self.c.left.get("events", ())) < LEFT_OUT_SHOWN:
             self.leave("events", event.render())
-        else:
-            self.c.left_count["events"] = self.c.left_count.get("events", 0) + 1
+        else:  # fifty are shown: each was counted
+            self.c.left_count["events"] += 1
 
     def cannot_fit(self, event: events_fmt.Event, limit: int) -> bool:
         """True when the event surely does not fit, known without rendering it:
@@ -194,7 +194,7 @@ def _best_first(named: list[tuple[float, Unit | int]]):
 def _events(b: Budget, events: list[events_fmt.Event], taken: set[int], keys: list[float]) -> None:
     """Events by score, rendered only while they can still fit (there may be 100,000)."""
     order = sorted(range(len(events)), key=keys.__getitem__, reverse=True)  # ties: in file order
-    ranked = [events[i] for i in order if i not in taken] if taken else [events[i] for i in order]
+    ranked = [events[i] for i in order if i not in taken]
     for i, event in enumerate(ranked):
         # once the header is paid, an event of a few tokens still fits the last few left
         smallest = 4 + (0 if "events" in b.opened else b.header_tokens["events"])
