@@ -164,8 +164,6 @@ def scores(query_terms: dict[str, float], docs: list[str]) -> dict[int, float]:
     term at a time, and the matches are counted by (doc, term) in C, with
     no Python step per doc or per match: 100,000 events stay fast. (A big
     EVENTS.md is searched through its term index instead: relevance_index.py.)"""
-    if not query_terms or not docs:
-        return {}
     lowered = [doc.lower() for doc in docs]
     lengths = [len(doc) for doc in lowered]
     big = "\n".join(lowered)
