@@ -354,12 +354,13 @@ def test_an_event_that_surely_cannot_fit_is_never_rendered_once_fifty_are_named(
 
 
 def test_once_no_event_can_fit_the_rest_are_counted_and_only_the_first_fifty_rendered():
-    """10 tokens left and a header of 11 to pay: no event fits, and the walk
-    ends there, naming fifty."""
+    """10 tokens left (of 15: a line of 5 took the rest) and a header of 11
+    to pay: no event fits, and the walk ends there, naming fifty."""
     events = [ev(4, f"e{i:02}") for i in range(60)]
+    related = unit(5, "her sister", section="related", priority=5)
     RENDERS.clear()
-    choice = pick([], events, 10, headers={"events": 11})
-    assert choice.chosen == [] and choice.left_count == {"events": 60}
+    choice = pick([related], events, 15, headers={"events": 11})
+    assert texts(choice) == [related.text] and choice.left_count == {"events": 60}
     assert choice.left == {"events": [e.render() for e in events[:50]]}
     assert [RENDERS[e.text] for e in events] == [2] * 50 + [0] * 10  # the walk's and this test's
 
