@@ -113,10 +113,10 @@ def test_a_common_term_does_not_hide_a_rare_one():
 
 # -- words ------------------------------------------------------------------------------
 @pytest.mark.parametrize("word, stem", [
-    ("hiking", "hik"), ("using", "using"), ("parties", "party"), ("pies", "pie"), ("flies", "fly"), ("hiked", "hik"),
+    ("hiking", "hik"), ("walking", "walk"), ("using", "using"), ("parties", "party"), ("pies", "pie"), ("flies", "fly"), ("hiked", "hik"),
     ("hikes", "hik"), ("used", "used"), ("cats", "cat"), ("gas", "gas"), ("boss", "boss"), ("virus", "virus"),
     ("crisis", "crisis"), ("hike", "hik"), ("eye", "eye"), ("tree", "tre"), ("party", "party"), ("swing", "swing"),
-    ("boxes", "box"), ("toes", "toe"),
+    ("boxes", "box"), ("agrees", "agr"), ("agreed", "agr"), ("toes", "toe"),
 ])
 def test_forms_of_a_word_are_one_term_and_short_words_are_left_whole(word, stem):
     assert relevance.terms(word) == [stem]
@@ -129,6 +129,7 @@ def test_terms_leave_out_what_says_nothing_about_the_conversation():
     assert relevance.terms("Okay, yeah, I remember: the dinner was after x") == ["dinner"]
     assert relevance.terms("ü 猫") == ["ü", "猫"]
     assert relevance.terms("我们还记得吃糖葫芦") == ["们还", "得吃", "吃糖", "糖葫", "葫芦"]
+    assert relevance.terms("记得 什么") == []  # a pair on its own too
     assert relevance.terms("カラオケ 노래방") == ["カラ", "ラオ", "オケ", "노래", "래방"]
     assert relevance.terms("day_trip to Kyoto") == ["day", "trip", "kyoto"]
 
