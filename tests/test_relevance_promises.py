@@ -147,6 +147,7 @@ def test_a_word_found_by_its_key_counts_for_its_own_term_only():
     scores = relevance.scores(query, docs)
     assert set(scores) == {0, 1, 3}
     assert scores == pytest.approx(textbook(query, docs), rel=1e-12)
+    assert set(relevance.scores(relevance.query(["the city"]), ["two cities", "a cat", "city life"])) == {0, 2}
 
 
 # -- CJK --------------------------------------------------------------------------------
