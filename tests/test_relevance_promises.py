@@ -96,6 +96,7 @@ def test_a_term_in_more_than_half_of_twenty_lines_or_more_is_not_counted(n, hold
     docs = ["dinner with mom"] * holding + ["a walk"] * (n - holding)
     scores = relevance.scores({"dinner": 1.0}, docs)
     assert set(scores) == (set(range(holding)) if counted else set())
+    assert set(relevance.scores({"walk": 1.0}, docs)) == set(range(holding, n))  # the other lines' word is found
 
 
 def test_how_common_a_term_is_goes_by_what_a_line_must_hold_for_it():
