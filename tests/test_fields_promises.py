@@ -114,6 +114,12 @@ def test_a_birthday_is_a_real_date_its_entries_say_is_a_birthday():
     assert field("birthday", "05-03", "her birthday: 3rd of month 5") == ("05-03", [])  # a month by number
 
 
+def test_a_birthday_said_day_first_is_a_day_of_that_month_not_millions():
+    """'3 May' is the third of May: the M of May is no scale (3M is three million)."""
+    assert field("birthday", "05-03", "her birthday is on 3 May") == ("05-03", [])
+    assert field("birthday", "1990-03-03", "born 3 March 1990") == ("1990-03-03", [])
+
+
 def test_a_birthday_that_is_no_date_or_out_of_range_is_refused():
     why = "is not a real birthday (YYYY-MM-DD from 1900, or MM-DD)"
     for value in ("02-30", "1990-13-01", "May 3", "1899-05-03", "2027-01-01"):

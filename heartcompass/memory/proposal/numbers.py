@@ -23,7 +23,9 @@ _SCALES: dict[str, int] = {"k": 1000, "thousand": 1000, "hundred": 100, "million
 _SPACES = " \u00a0\u2009\u202f"  # a space, and the no-break and thin ones that group thousands
 # digit groups joined by one mark each ("1.234,56", "1'000"), or by spaces before groups of exactly three
 _DIGITS = re.compile(rf"(?<!\d)\d{{1,3}}(?:[{_SPACES}]\d{{3}})+(?:[.,]\d+)?(?![\d]|[.,]\d)|\d+(?:[.,']\d+)*")
-_SUFFIX = re.compile(r"\s*(?:(?-i:M)|(k|thousand|hundred|million|mn|billion|bn)(?![^\W\d_])|([百千万萬亿億]))", re.I)
+# a scale is a word of its own: "3M" is three million, "3 May" a day of May
+_SUFFIX = re.compile(r"\s*(?:(?-i:M)(?![^\W\d_])|(k|thousand|hundred|million|mn|billion|bn)(?![^\W\d_])|([百千万萬亿億]))",
+                     re.I)
 
 
 def _digits_value(token: str) -> list[Decimal]:
