@@ -20,7 +20,7 @@ MAX_ITEMS = 20  # per list: a proposal is a handful of small changes
 WEIGHT = {"type": "number", "minimum": 0, "maximum": 1, "enum": [round(n * 0.05, 2) for n in range(21)]}
 
 
-def _ids(values, what: str = "") -> dict:
+def _ids(values) -> dict:
     """An array of ids from this request only; none to choose from means no
     items (an empty enum is not a valid schema)."""
     values = sorted(set(values), key=lambda v: (len(v), v))
