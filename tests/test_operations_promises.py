@@ -10,9 +10,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from heartcompass.formats import events as events_fmt, memory as memory_fmt, profile as profile_fmt
-from heartcompass.memory.proposal import operations as ops
-from heartcompass.memory.proposal.workbench import Workbench, events_index
+from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
+from heartcompass.memory.proposal import asking, operations as ops
+from heartcompass.memory.proposal.workbench import LogItem, Workbench, events_index
 
 TODAY = dt.date(2026, 12, 1)
 FACTS, THREADS = memory_fmt.FACTS, memory_fmt.THREADS
@@ -282,3 +282,25 @@ def test_a_link_to_another_person_is_added_once():
     assert wb.profile.doc.meta["related"] == [{"person": "bob", "as": "her brother"},
                                               {"person": "carol", "as": "her friend"}]
     assert wb.changes == ["+ profile related: bob (her brother)", "+ profile related: carol (her friend)"]
+
+
+def test_a_profile_note_of_a_later_section_is_not_taken_for_one_of_this_section():
+    wb = bench()
+    ops.rewrite_profile_note(wb, "Likes", "- Grew up in Lyon (log 2026-11-02)", None, None)
+    assert wb.profile.doc.body == PROFILE.split("---\n", 2)[2] and wb.changes == []
+    ops.rewrite_profile_note(wb, "Background", "- Grew up in Lyon (log 2026-11-02)", None, None)
+    assert "Grew up in Lyon" not in wb.profile.doc.body  # in its own section it is found
+
+
+def test_a_rewrite_of_the_users_profile_note_quotes_it_whole_and_says_log_without_a_source():
+    wb = bench(profile=PROFILE.replace("- Hiking (hand)", "- Xi'an street food (hand)"))
+    ops.rewrite_profile_note(wb, "Likes", "- Xi'an street food (hand)", "- Xi'an noodles (told)", None)
+    assert threads(wb) == ['- You wrote "Xi\'an street food", but the chats suggest "Xi\'an noodles" (log)']
+
+
+# -- what becomes a question ------------------------------------------------------------
+def test_a_link_question_is_about_this_person_quotes_its_entries_and_says_why():
+    found = [LogItem("L1", "2026-11-30", dailylog.Entry("20:01:00", "me", "Bob is her brother"))]
+    q = asking.link_question(bench(), "bob", "her brother", found)
+    assert (q.person, q.kind, q.reason) == ("alice", "link", "a link says who two people are to each other")
+    assert q.evidence == [{"day": "2026-11-30", "time": "20:01:00", "speaker": "me", "text": "Bob is her brother"}]
