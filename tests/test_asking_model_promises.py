@@ -28,6 +28,18 @@ from heartcompass.memory.proposal.verdicts import Refused, Verdicts
 from heartcompass.memory.proposal.workbench import LogItem, Workbench
 
 TODAY = dt.date(2026, 12, 1)
+
+
+@pytest.fixture
+def ws(tmp_path):
+    """A workspace's settings and prompts without its git (nothing here commits): fast for every mutant."""
+    from heartcompass.store.creation import copy_template
+    from heartcompass.store.workspace import Workspace
+
+    root = tmp_path / "brain"
+    root.mkdir()
+    copy_template(root)
+    return Workspace(root)
 FACTS, THREADS = memory_fmt.FACTS, memory_fmt.THREADS
 PROFILE = """---
 name: Alice
