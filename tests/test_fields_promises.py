@@ -209,3 +209,38 @@ def test_a_link_says_what_its_entries_say():
     assert link("her brother", "her brother is visiting", cited=False) == ("her brother", [])
     words, problems = link("", "Bob is her brother")
     assert words == "" and problems == ["link to bob: empty text"]
+
+
+def test_a_refused_alias_or_birthday_says_which_field_and_which_entries():
+    value, problems = field("alias", "Ali", "Ali came to lunch")
+    assert problems == ["profile field alias: the entries it cites (L1) do not say 'Ali'; change a field only on what "
+                        "they say"]
+    value, problems = field("birthday", "05-03", "lunch with her on May 3", "and May 4")
+    assert problems == ["profile field birthday: the entries it cites (L1, L2) do not say '05-03'; change a field "
+                        "only on what they say"]
+
+
+def test_a_birthday_without_a_year_is_no_date_out_of_range_whatever_today_is():
+    wb = bench()
+    wb.today = dt.date(1999, 6, 1)  # a clock set back: MM-DD has no year to be after it
+    assert field("birthday", "05-03", "her birthday is on May 3", wb=wb) == ("05-03", [])
+    assert field("birthday", "1998-05-03", "born May 3, 1998, her birthday", wb=wb) == ("1998-05-03", [])
+    assert field("birthday", "2000-05-03", "born May 3, 2000, her birthday", wb=wb)[0] is None
+
+
+def test_a_link_names_both_people_in_its_entries_each_id_listed():
+    words, problems = link("her brother", "her brother is visiting", "he is tall")
+    assert problems == ["link to bob: the entries it cites (L1, L2) do not name Bob; a link rests on entries about "
+                        "both people"]
+    words, problems = link("her boss", "Bob is her brother")
+    assert problems == ["link to bob: shares no words with the entries it cites (L1); state only what they say, in "
+                        "their words"]
+
+
+def test_a_link_without_a_way_to_know_names_rests_on_what_its_entries_say():
+    items = said("her brother is visiting")
+    ck = Checker(bench(), items)  # no names_of: a workbench built without the workspace's people
+    assert check_link_words(ck, "link to bob", "her brother", items, "bob") == "her brother" and ck.problems == []
+    ck = Checker(bench(names={}), items)
+    ck.wb.names_of = lambda slug: ["Bob"]
+    assert check_link_words(ck, "link to ?", "her brother", items) == "her brother" and ck.problems == []  # no person

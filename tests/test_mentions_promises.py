@@ -269,3 +269,11 @@ def test_a_new_line_and_a_removal_in_one_proposal_both_apply_and_ids_stay_right(
     assert verdicts.kept == 2
     assert lines(wb) == ["- [m2] Mia (daughter): Plays football (log 2026-11-02)",
                          "- [m3] Kevin (colleague): likes chess (log 2026-11-30)"]
+
+
+def test_a_thread_raised_for_the_users_line_is_listed_in_the_changes():
+    hand = "- Sara (daughter): Plays the violin"
+    wb = bench(hand, hand={hand})
+    judged(wb, said("bye"), asking=False, removed_mentions=["M1"])
+    assert wb.changes == [f'+ {memory_fmt.THREADS}: You wrote "Sara (daughter): Plays the violin"; does it still '
+                          'hold? (log)']

@@ -304,3 +304,39 @@ def test_a_link_question_is_about_this_person_quotes_its_entries_and_says_why():
     q = asking.link_question(bench(), "bob", "her brother", found)
     assert (q.person, q.kind, q.reason) == ("alice", "link", "a link says who two people are to each other")
     assert q.evidence == [{"day": "2026-11-30", "time": "20:01:00", "speaker": "me", "text": "Bob is her brother"}]
+
+
+def test_removing_a_told_line_is_not_asked_when_a_statement_holds_exactly_half_its_words():
+    told = "- Berlin flat deposit Miso (told)"
+    assert asking.holds("Berlin flat", told)  # two of four words: half holds it
+    assert not asking.holds("Miso", told)
+    wb = bench(facts=[told])
+    assert asking.removal_asked(wb, FACTS, told, ["Berlin flat"]) == ""
+
+
+def test_a_question_on_a_line_shows_it_without_its_dash_source_or_doubled_spaces():
+    wb = bench()
+    q = asking.removal_question(wb, "EVENTS.md", "Likes", "- Xi'an  street food (hand)", "you wrote this line by hand")
+    assert (q.person, q.what) == ("alice", "EVENTS.md Likes: remove Xi'an street food")
+    q = asking.rewrite_question(wb, "MEMORY.md", FACTS, "- Xi'an  food (told)", "- Xining  noodles (log 2026-11-30)",
+                                [], "you told this")
+    assert (q.person, q.what) == ("alice", f"MEMORY.md {FACTS}: Xi'an food → Xining noodles")
+
+
+def test_a_note_in_a_new_section_follows_the_body_after_one_blank_line():
+    profile = PROFILE.replace("- Grew up in Lyon (log 2026-11-02)\n", "- Grew up near Malcolm X  \n\n\n")
+    wb = bench(profile=profile)
+    ops.add_profile_note(wb, "Boundaries", "- No calls after ten (log 2026-11-30)")
+    assert wb.profile.doc.body.endswith("## Background\n- Grew up near Malcolm X  \n\n## Boundaries\n\n"
+                                        "- No calls after ten (log 2026-11-30)\n")
+
+
+def test_a_note_goes_right_after_its_sections_last_line_and_keeps_what_follows():
+    profile = PROFILE.replace("- Hiking (hand)\n", "- Hiking with X  \n").replace(
+        "- Grew up in Lyon (log 2026-11-02)\n", "- Grew up in Lyon (log 2026-11-02)")  # no newline at the end
+    wb = bench(profile=profile)
+    ops.add_profile_note(wb, "Likes", "- Pottery (log 2026-11-30)")
+    ops.add_profile_note(wb, "Background", "- Studied in Paris (log 2026-11-30)")
+    body = wb.profile.doc.body
+    assert "- Hiking with X  \n- Pottery (log 2026-11-30)\n\n## Dislikes" in body
+    assert body.endswith("- Grew up in Lyon (log 2026-11-02)\n- Studied in Paris (log 2026-11-30)\n")
