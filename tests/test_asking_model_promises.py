@@ -389,3 +389,10 @@ def test_the_proposal_modules_are_reached_through_lazy():
     from heartcompass.memory.proposal import model, propose as propose_module, workbench
 
     assert (lazy.model(), lazy.workbench(), lazy.propose()) == (model, workbench, propose_module)
+
+
+def test_a_told_line_is_carried_by_a_compressed_line_holding_exactly_half_its_words():
+    wb = bench(facts=["- Berlin flat deposit Miso (told)"])
+    result = Compressed(facts=[Kept(text="Berlin flat", lines=["F1"])], chat_notes=[], threads=[])
+    problems, cleaned = check_compression(wb, result, 10)
+    assert problems == [] and cleaned[FACTS] == ["- Berlin flat (told)"]

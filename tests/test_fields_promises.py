@@ -244,3 +244,8 @@ def test_a_link_without_a_way_to_know_names_rests_on_what_its_entries_say():
     ck = Checker(bench(names={}), items)
     ck.wb.names_of = lambda slug: ["Bob"]
     assert check_link_words(ck, "link to ?", "her brother", items) == "her brother" and ck.problems == []  # no person
+
+
+def test_a_relation_word_is_found_by_its_stem_even_where_the_full_stop_word_list_holds_it():
+    """'turns me down' says 'failed' (turned): the stem of a relation word counts, though 'turns' is a stop word."""
+    assert field("relation", "failed", "she turns me down every time") == ("failed", [])

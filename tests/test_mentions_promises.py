@@ -277,3 +277,20 @@ def test_a_thread_raised_for_the_users_line_is_listed_in_the_changes():
     judged(wb, said("bye"), asking=False, removed_mentions=["M1"])
     assert wb.changes == [f'+ {memory_fmt.THREADS}: You wrote "Sara (daughter): Plays the violin"; does it still '
                           'hold? (log)']
+
+
+def test_nothing_new_for_a_told_line_without_a_role_asks_nothing():
+    told = "- [m1] Sara: Plays the violin (told)"
+    wb = bench(told)
+    verdicts = judged(wb, said("Sara plays the violin"), changed_mentions=[
+        {"id": "M1", "notes": ["Plays the violin"], "evidence": ["L1"]}])
+    assert verdicts.kept == 1 and verdicts.asked == [] and lines(wb) == [told]
+
+
+def test_news_of_a_hand_line_without_asking_lists_every_name_and_note_in_its_thread():
+    hand = "- Sara (daughter): Plays the violin"
+    wb = bench(hand, hand={hand})
+    judged(wb, said("Sara, we call her Sari, won a violin contest"), asking=False, changed_mentions=[
+        {"id": "M1", "aliases": ["Sari"], "notes": ["won a violin contest"], "evidence": ["L1"]}])
+    assert threads(wb) == ['- You wrote "Sara (daughter): Plays the violin", but the chats suggest "Sari; won a '
+                           'violin contest" (log 2026-11-30)']

@@ -340,3 +340,28 @@ def test_a_note_goes_right_after_its_sections_last_line_and_keeps_what_follows()
     body = wb.profile.doc.body
     assert "- Hiking with X  \n- Pottery (log 2026-11-30)\n\n## Dislikes" in body
     assert body.endswith("- Grew up in Lyon (log 2026-11-02)\n- Studied in Paris (log 2026-11-30)\n")
+
+
+def test_an_alias_question_is_about_this_person_and_quotes_its_entries():
+    found = [LogItem("L1", "2026-11-30", dailylog.Entry("20:01:00", "me", "we call her Ali"))]
+    q = asking.field_question(bench(), "alias", "Ali", found)
+    assert (q.person, q.evidence[0]["text"]) == ("alice", "we call her Ali")
+    assert q.reason == "an alias routes the messages of imports and chats to this person"
+
+
+def test_a_changed_field_lists_its_old_value_and_a_removed_hand_line_asks_from_the_log():
+    wb = bench(facts=["- Likes tea (hand)"])
+    ops.set_field(wb, "relation", "dating")
+    ops.remove_line(wb, FACTS, "- Likes tea (hand)")
+    assert wb.changes[0] == "~ profile relation: friend -> dating"
+    assert threads(wb) == ['- You wrote "Likes tea"; does it still hold? (log)']
+
+
+def test_a_thread_for_the_users_line_cites_a_days_log_or_else_just_log():
+    wb = bench(facts=["- Likes tea (hand)"])
+    ops.thread_for_hand_line(wb, "- Likes tea (hand)", "Likes coffee", "log 2026-11-30")
+    ops.thread_for_hand_line(wb, "- Likes tea (hand)", "Likes cocoa", "told")
+    ops.thread_for_hand_line(wb, "- Likes tea (hand)", "Likes water", None)
+    assert threads(wb) == ['- You wrote "Likes tea", but the chats suggest "Likes coffee" (log 2026-11-30)',
+                           '- You wrote "Likes tea", but the chats suggest "Likes cocoa" (log)',
+                           '- You wrote "Likes tea", but the chats suggest "Likes water" (log)']

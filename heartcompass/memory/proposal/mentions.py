@@ -111,9 +111,9 @@ def judge(ck: Checker, j: Judge, wb: Workbench, proposal, asking: bool = True) -
 
 def _judge_merge(j: Judge, wb: Workbench, work: _Work, target: mentions_fmt.Mention, said: list[str], role: str,
                  notes: list[str], source: str, asking: bool, found: list) -> None:
-    why = whose(wb, target.raw) if target.raw else ""
+    why = whose(wb, target.raw)  # a listed line is always one read from the file
     if why and asking:  # the user's own line (written or told): a rewrite of it is theirs to say
-        merged = replace(target, aliases=list(target.aliases), notes=list(target.notes), raw="")
+        merged = replace(target, raw="")  # a copy (_merge gives it new lists, never changes them in place)
         if _merge(wb, _Work([merged]), merged, said, role, notes, source):
             j.ask(rewrite_question(wb, "PROFILE.md", SECTION, target.raw, mentions_fmt.render_line(merged), found,
                                    why))
@@ -162,9 +162,8 @@ def _add(work: _Work, line: mentions_fmt.Mention) -> None:
 def _merge(wb: Workbench, work: _Work, line: mentions_fmt.Mention, said: list[str], role: str, notes: list[str],
            source: str) -> bool:
     """New names and notes of someone already listed, on their own line
-    (changed in place: a later statement finds it by identity). Whether it changed."""
-    if not any(m is line for m in work.lines):  # removed by this proposal
-        return False
+    (changed in place: a later statement finds it by identity; removals come
+    after every merge). Whether it changed."""
     aliases = _unique([*line.aliases, *said], [line.name])
     fresh = _unique(notes, line.notes)
     new_role = line.role or role

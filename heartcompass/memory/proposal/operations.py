@@ -42,7 +42,7 @@ def change_event(wb: Workbench, event: events_fmt.Event, weight, text, source,
     if wb.is_protected(line):
         if text or when:
             thread_for_hand_line(wb, line, f"{when.text if when else event.when} · {text or event.text}",
-                                  source or "log")
+                                  source)
         return
     idx, before = events_index(wb), copy.copy(event)
     if wb.event_undo is not None:  # put back in place if the proposal is rejected (workbench.restore)
@@ -111,11 +111,12 @@ def remove_line(wb: Workbench, title: str, old: str, source: str = "log", merged
         wb.changes.append(f"{'✓ closed' if title == memory_fmt.THREADS else '-'} {title}: {old[2:]}")
 
 
-def thread_for_hand_line(wb: Workbench, hand_line: str, suggestion: str, source: str) -> None:
-    """The user's line wins; the disagreement becomes an open thread."""
+def thread_for_hand_line(wb: Workbench, hand_line: str, suggestion: str, source: str | None) -> None:
+    """The user's line wins; the disagreement becomes an open thread (from a day's
+    log when the suggestion is; told or unknown, it is only "log")."""
     wrote = without_source(hand_line[2:].strip())
     suggestion = without_source(suggestion.strip())
-    src = source if source.startswith("log ") else "log"
+    src = source if source and source.startswith("log ") else "log"
     add_line(wb, memory_fmt.THREADS, f'- You wrote "{wrote}", but the chats suggest "{suggestion}" ({src})')
 
 
@@ -140,7 +141,7 @@ def set_field(wb: Workbench, name: str, value: str) -> None:
         raw_line = next((line for line in wb.profile.doc.raw_meta.splitlines()
                          if re.match(rf"{name}\s*:", line)), None)
         if raw_line is not None and wb.is_protected(raw_line):
-            thread_for_hand_line(wb, f"- {raw_line.strip()}", f"{name}: {value}", "log")
+            thread_for_hand_line(wb, f"- {raw_line.strip()}", f"{name}: {value}", None)
             return
         meta[name] = value
         wb.changes.append(f"~ profile {name}: {old} -> {value}")
@@ -172,7 +173,7 @@ def rewrite_profile_note(wb: Workbench, section: str, old: str, new: str | None,
     an open thread."""
     if wb.is_protected(old):
         if new:
-            thread_for_hand_line(wb, f"- {old.lstrip('- ')}", new[2:], source or "log")
+            thread_for_hand_line(wb, f"- {old.lstrip('- ')}", new[2:], source)
         return
     body = wb.profile.doc.body
     m = re.search(rf"(?m)^## {re.escape(section)}[ \t]*$", body)
