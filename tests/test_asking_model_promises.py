@@ -12,6 +12,7 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+from pydantic import Field
 
 from fakes import FakeChat
 from heartcompass.errors import LLMError
@@ -19,13 +20,15 @@ from heartcompass.formats import dailylog, events as events_fmt, memory as memor
 from heartcompass.llm.failures import TruncatedOutput
 from heartcompass.memory.proposal import lazy
 from heartcompass.memory.proposal.compression import apply_compression, check_compression
-from heartcompass.memory.proposal.model import Compressed, Kept, ProposalError
+from heartcompass.memory.proposal.limits import over_limits
+from heartcompass.memory.proposal.model import Compressed, Kept, Proposal, ProposalError
 from heartcompass.memory.proposal.presentation import (PAST, _shown_by_walk, entries_now, present, present_memory,
                                                        shown_events)
 from heartcompass.memory.proposal.propose import (ChunkTooLong, answer_bound, correction_request, fit_budget,
                                                   propose)
 from heartcompass.memory.proposal.verdicts import Refused, Verdicts
 from heartcompass.memory.proposal.workbench import LogItem, Workbench
+from heartcompass.store.config import set_value
 
 TODAY = dt.date(2026, 12, 1)
 
@@ -396,3 +399,89 @@ def test_a_told_line_is_carried_by_a_compressed_line_holding_exactly_half_its_wo
     result = Compressed(facts=[Kept(text="Berlin flat", lines=["F1"])], chat_notes=[], threads=[])
     problems, cleaned = check_compression(wb, result, 10)
     assert problems == [] and cleaned[FACTS] == ["- Berlin flat (told)"]
+
+
+def test_the_events_shown_fill_the_budget_exactly():
+    """Each event costs its tokens and two; one that just fits is shown."""
+    wb = bench(events=["- 2026-11-28 · w0.9 · Event on day 28 (log 2026-11-28)",
+                       "- 2026-11-27 · w0.8 · Event on day 27 (log 2026-11-27)"])  # 16 tokens each, shown
+    assert [e.date.day for e in _shown_by_walk(wb, [], 32, 90.0)] == [28, 27]
+    assert [e.date.day for e in _shown_by_walk(wb, [], 31, 90.0)] == [28]
+    assert [e.date.day for e in shown_events(wb, [], 32, 90.0)] == [28, 27]
+
+
+def test_empty_fields_are_not_shown_and_wide_characters_stay_as_written():
+    wb = bench()
+    wb.profile.doc.meta.update({"gender": "", "birthday": None})
+    text = present(wb, said(("2026-11-30", "me", "ＡＢＣ 五百")), [])
+    assert "gender:" not in text and "birthday:" not in text and "mbti: ENFP" in text
+    assert "ＡＢＣ 五百" in text
+    wb = bench(facts=["- Likes ＡＢＣ tea (log 2026-11-02)"])
+    assert "F1 - Likes ＡＢＣ tea (log 2026-11-02)" in present_memory(wb)
+
+
+def test_room_to_answer_is_a_base_plus_twice_the_tokens_read_plus_a_little_per_entry():
+    chunk = said(*[DEPOSIT] * 20)  # 11 tokens each: 1024 + 2 * 220 + 48 * 20
+    assert answer_bound(chunk) == 2424
+
+
+class BoundedChat(FakeChat):
+    """Records the answer's bound each call was made with (structured.py copies the model with it)."""
+    max_tokens: int | None = None
+    bounds: list = Field(default_factory=list)
+
+    def _next(self, messages, schema=None):
+        self.bounds.append(self.max_tokens)
+        return super()._next(messages, schema)
+
+
+def test_each_call_is_bounded_proposals_by_their_chunk_compressions_by_the_budget(ws):
+    model = BoundedChat().enqueue(answer(new_facts=[GOOD]))
+    propose(ws, model, bench(), said(DEPOSIT))
+    assert model.bounds == [answer_bound(said(DEPOSIT))]
+    model = BoundedChat().enqueue({"facts": [{"text": "Alice went hiking with old friends on " + ", ".join(MOUNTAINS),
+                                              "lines": [f"F{n}" for n in range(1, 8)]}], "chat_notes": [], "threads": []})
+    fit_budget(ws, model, bench(facts=LONG_FACTS, budget=BUDGET))
+    assert model.bounds == [2 * BUDGET + 512]
+    assert "fits in 56 tokens" in texts(model, "compress")[0]
+
+
+def test_the_gardener_writes_about_the_user_by_their_name_or_as_the_user(ws):
+    model = FakeChat().enqueue(answer(new_facts=[GOOD]))
+    propose(ws, model, bench(), said(DEPOSIT))
+    assert "written about the user in the third person" in texts(model, "garden")[0]  # no name set
+    set_value(ws.config_path, "user.name", "Sam")
+    ws.reload_config()
+    model = FakeChat().enqueue(answer(new_facts=[GOOD]))
+    propose(ws, model, bench(), said(DEPOSIT))
+    assert "written about Sam in the third person" in texts(model, "garden")[0]
+    set_value(ws.config_path, "user.name", "   ")
+    ws.reload_config()
+    model = FakeChat().enqueue(answer(new_facts=[GOOD]))
+    propose(ws, model, bench(), said(DEPOSIT))
+    assert "written about the user in the third person" in texts(model, "garden")[0]
+
+
+def test_a_refused_line_after_a_retry_is_not_sent_back_again(ws):
+    model = FakeChat().enqueue("not json", answer(new_facts=[GOOD, BAD]))
+    verdicts = propose(ws, model, bench(), said(DEPOSIT))
+    assert model.purposes == ["garden", "garden.retry"]  # no third call: one retry or one correction, not both
+    assert verdicts.kept == 1 and [r.statement for r in verdicts.refused] == [BAD]
+
+
+def test_a_long_rejection_is_cut_to_three_hundred_characters(ws):
+    lists = {name: [GOOD] * 21 for name in ("new_facts", "new_chat_notes", "new_about_user", "new_threads",
+                                            "profile_notes")}
+    lists["profile_notes"] = [{"section": "Likes", **GOOD}] * 21
+    said_twice = "; ".join(over_limits(Proposal.model_validate(answer(**lists))))
+    assert len(said_twice) > 300
+    with pytest.raises(ProposalError) as caught:
+        propose(ws, FakeChat().enqueue(answer(**lists), answer(**lists)), bench(), said(DEPOSIT))
+    assert caught.value.problems == [f"the model's proposal was invalid twice ({said_twice[:300]})"]
+
+
+def test_memory_exactly_at_its_budget_is_not_compressed(ws):
+    tokens = bench(facts=LONG_FACTS).memory.body_tokens()
+    wb, model = bench(facts=LONG_FACTS, budget=tokens), FakeChat()
+    fit_budget(ws, model, wb)
+    assert model.purposes == [] and wb.changes == [] and wb.memory.items(FACTS) == LONG_FACTS

@@ -283,3 +283,11 @@ def test_a_section_with_no_line_to_cite_compresses_to_nothing():
 def test_a_compression_holds_at_least_five_lines_and_one_per_eight_tokens_of_budget():
     assert compressed_max_items(0) == 5 and compressed_max_items(47) == 5
     assert compressed_max_items(48) == 6 and compressed_max_items(800) == 100
+
+
+def test_a_list_with_no_entry_to_cite_does_not_ask_for_one():
+    """minItems 1 over an empty choice would be a schema no answer can meet."""
+    props = schema(bench(facts=0, chats=0, threads=0, about=0, mentions=False), items=entries("persona"), events=0)
+    for name in ("new_events", "new_facts", "profile_notes", "new_links", "new_mentions"):
+        evidence = item(props, name)["evidence"]
+        assert "minItems" not in evidence and evidence["maxItems"] == 0, name

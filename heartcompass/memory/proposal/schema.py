@@ -86,9 +86,9 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     changed["items"]["properties"]["text"] = {k: v for k, v in text.items() if k not in ("type", "minLength",
                                                                                            "maxLength")}
     changed["items"]["properties"]["text"]["anyOf"] = [_statement(), {"type": "null"}]
-    date = changed["items"]["properties"]["date"]
-    changed["items"]["properties"]["date"] = {**{k: v for k, v in date.items() if k not in ("anyOf", "type")},
-                                              "anyOf": [{"type": "string", "pattern": DATE_PATTERN}, {"type": "null"}]}
+    date = changed["items"]["properties"]["date"]  # Optional: its anyOf (string or null) replaced, no type of its own
+    changed["items"]["properties"]["date"] = {**date, "anyOf": [{"type": "string", "pattern": DATE_PATTERN},
+                                                                {"type": "null"}]}
     props["changed_events"] = {**props["changed_events"], **changed}
     props["removed_events"] = {**props["removed_events"], **_ids(event_ids)}
     for key, prefix, entries in (("facts", "F", offered(Claim.FACT)), ("chat_notes", "C", offered(Claim.CHAT_NOTE)),
@@ -99,8 +99,7 @@ def proposal_schema(wb: Workbench, items: list[LogItem], events_shown: list[even
     for key in ("new_threads", "rewritten_threads"):
         until = props[key]["items"]["properties"]["until"]
         props[key]["items"]["properties"]["until"] = {
-            **{k: v for k, v in until.items() if k not in ("anyOf", "type")},
-            "anyOf": [{"type": "string", "pattern": UNTIL_PATTERN}, {"type": "null"}]}
+            **until, "anyOf": [{"type": "string", "pattern": UNTIL_PATTERN}, {"type": "null"}]}
     props["removed_facts"] = {**props["removed_facts"], **_ids(line_ids["F"])}
     props["removed_chat_notes"] = {**props["removed_chat_notes"], **_ids(line_ids["C"])}
     props["closed_threads"] = {**props["closed_threads"], **_ids(line_ids["T"])}
