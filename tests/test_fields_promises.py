@@ -249,3 +249,17 @@ def test_a_link_without_a_way_to_know_names_rests_on_what_its_entries_say():
 def test_a_relation_word_is_found_by_its_stem_even_where_the_full_stop_word_list_holds_it():
     """'turns me down' says 'failed' (turned): the stem of a relation word counts, though 'turns' is a stop word."""
     assert field("relation", "failed", "she turns me down every time") == ("failed", [])
+
+
+def test_each_refused_field_value_says_which_field_and_why():
+    assert field("mbti", "XYZW", "she is an XYZW") == (None, ["profile field mbti: mbti: 'XYZW' is not an MBTI type"])
+    assert field("tag", "   ", "x") == ("", ["profile tag: empty text"])
+    assert field("tag", "climber", "we had lunch")[1] == [
+        "profile field tag: shares no words with the entries it cites (L1); state only what they say, in their words"]
+    long = "a very keen climber of the highest peaks in the alps and beyond them"
+    assert field("tag", long, "a keen climber")[1] == [f"profile field tag: {long[:60]!r} is not a tag; a tag is a "
+                                                      "word or two (40 characters at most, no numbers)"]
+
+
+def test_an_alias_ending_one_entry_is_read_apart_from_the_next():
+    assert field("alias", "Ali", "we call her Ali", "she likes tea") == ("Ali", [])

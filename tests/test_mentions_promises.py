@@ -294,3 +294,10 @@ def test_news_of_a_hand_line_without_asking_lists_every_name_and_note_in_its_thr
         {"id": "M1", "aliases": ["Sari"], "notes": ["won a violin contest"], "evidence": ["L1"]}])
     assert threads(wb) == ['- You wrote "Sara (daughter): Plays the violin", but the chats suggest "Sari; won a '
                            'violin contest" (log 2026-11-30)']
+
+
+def test_a_name_ending_one_entry_names_them_apart_from_the_next():
+    wb = bench()
+    verdicts = judged(wb, said("Lunch with my colleague Kevin", "he loves chess"), new_mentions=[
+        {"name": "Kevin", "role": "colleague", "notes": ["loves chess"], "evidence": ["L1", "L2"]}])
+    assert verdicts.refused == [] and lines(wb) == ["- [m1] Kevin (colleague): loves chess (log 2026-11-30)"]

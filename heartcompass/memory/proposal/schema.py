@@ -166,7 +166,7 @@ def compressed_schema(wb: Workbench) -> dict:
     for (prefix, title), name in zip(SECTION_IDS, ("facts", "chat_notes", "threads", "about_user")):
         if name == "about_user":  # Optional: left out (not null) to leave the section as it is
             prop = spec["properties"][name]
-            array = next(b for b in prop.get("anyOf", [prop]) if b.get("type") == "array")
+            array = next(b for b in prop["anyOf"] if b.get("type") == "array")
             spec["properties"][name] = {**{k: v for k, v in prop.items() if k not in ("anyOf", "default")}, **array}
         ids = [f"{prefix}{n + 1}" for n, line in enumerate(wb.memory.items(title)) if not wb.is_protected(line)]
         kept = spec["properties"][name]["items"]
