@@ -10,7 +10,8 @@ import threading
 
 import pytest
 from fakes import FakeChat
-from serve_helpers import log_entries
+from serve_helpers import log_entries, wait_until
+from waits import DEADLINE
 
 from heartcompass.gateway import replies
 from heartcompass.gateway.core import Gateway, Incoming
@@ -66,6 +67,29 @@ class Served:
         stop = threading.Event()
         stop.set()
         self.gw.run(stop)
+
+
+class Worker:
+    """The worker in its own thread, started before any delivery (as serve does), stopped and joined at the end."""
+
+    def __init__(self, served, monkeypatch):
+        from heartcompass.gateway import core
+
+        self.served, self.stop, ready = served, threading.Event(), threading.Event()
+        real = core.recovery.recover
+        monkeypatch.setattr(core.recovery, "recover", lambda gw: (real(gw), ready.set()))
+        self.thread = threading.Thread(target=served.gw.run, args=(self.stop,), daemon=True)
+        self.thread.start()
+        assert ready.wait(DEADLINE), "the worker did not start"
+
+    def __enter__(self) -> "Worker":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.served.gw.wake()
+        self.thread.join(DEADLINE)
+        assert not self.thread.is_alive(), "the worker did not stop"
 
 
 @pytest.fixture
@@ -226,3 +250,108 @@ def test_a_paired_sender_is_added_beside_the_owners_already_there(example_ws):
     assert served.channel.said == [("7", replies.REFUSED), ("8", replies.PAIRED)]
     assert example_ws.config.get("telegram.allowed_users") == ["42", "8"]
     assert served.reports[0].startswith("telegram: a wrong pairing code from sender 7 (1 of 3 for them")
+
+
+# -- bursts and replies -------------------------------------------------------------------------------------------
+
+def test_a_burst_is_logged_at_once_and_answered_once_as_several_messages_with_typing(example_ws):
+    """Each message is in the day log before any model call; the answer's
+    messages are sent in order, the typing sign before each, and the chat
+    is no longer left for the next serve."""
+    model = FakeChat().enqueue("one ||| two")
+    served = Served(example_ws, model)
+    served.say("/switch alice")
+    served.say("在吗")
+    served.say(" 有件事 ")
+    assert [e.text for e in log_entries(example_ws, "alice") if e.speaker == "me"] == ["在吗", "有件事"]
+    assert served.state.unanswered_chats() == [("42", "alice")] and model.purposes == []
+    served.finish()
+    assert served.channel.sent[1:] == ["one", "two"] and served.channel.typed == ["42", "42"]
+    assert model.purposes == ["chat"] and served.state.unanswered_chats() == []
+    assert [e.text for e in log_entries(example_ws, "alice")][-2:] == ["one", "two"]
+
+
+def test_the_model_down_is_said_in_one_line_and_the_messages_stay(example_ws):
+    from heartcompass.errors import LLMError
+
+    served = Served(example_ws, FakeChat().enqueue(LLMError("The model did not answer.")))
+    served.say("/switch alice")
+    served.say("hello?")
+    served.finish()
+    assert served.channel.sent[1].startswith("(No reply: the model cannot be reached: ")
+    assert "hello?" in [e.text for e in log_entries(example_ws, "alice")]
+
+
+def test_a_retry_asks_the_model_again_for_the_last_message(example_ws):
+    model = FakeChat().enqueue("first answer", "second answer")
+    served = Served(example_ws, model)
+    served.say("/switch alice")
+    served.say("hi")
+    served.finish()
+    served.say("/retry")
+    served.finish()
+    assert served.channel.sent[1:] == ["first answer", "second answer"]
+
+
+def test_a_switch_mid_burst_answers_the_burst_from_the_person_it_was_sent_to(example_ws, monkeypatch):
+    from heartcompass.store import lifecycle
+
+    lifecycle.add_person(example_ws, "Bob Stone", "friend")
+    model = FakeChat().enqueue("alice answers")
+    served = Served(example_ws, model)
+    with Worker(served, monkeypatch):
+        served.say("/switch alice")
+        served.say("are you there?")
+        served.say("/switch bob-stone")
+        wait_until(lambda: "alice answers" in served.channel.sent)
+    assert sorted(served.channel.sent[1:]) == ["You are talking to Bob Stone (bob-stone).", "alice answers"]
+    prompt = str(model.request("chat").messages[0].content)
+    assert "Alice" in prompt and "Bob Stone" not in prompt   # alice's persona answered what was sent to her
+    assert "are you there?" in [e.text for e in log_entries(example_ws, "alice")]
+    assert served.state.chats == {"42": "bob-stone"}
+
+
+# -- an ambiguous /switch -----------------------------------------------------------------------------------------
+
+@pytest.fixture
+def two_bobs(example_ws):
+    from heartcompass.store import lifecycle
+
+    for name in ("Bob Stone", "Bobby"):
+        lifecycle.add_person(example_ws, name, "friend")
+    return Served(example_ws)
+
+
+def test_an_ambiguous_switch_asks_which_one_with_a_button_each_and_switches_nobody(two_bobs):
+    two_bobs.say("/switch bo")
+    chat, text, choices = two_bobs.channel.asked[0]
+    assert chat == "42" and choices == [("Bob Stone", "switch:bob-stone"), ("Bobby", "switch:bobby")]
+    assert text == "'bo' could be several people: which one?\nBob Stone: /switch bob-stone\nBobby: /switch bobby"
+    assert two_bobs.channel.sent == [] and two_bobs.state.chats == {}
+    two_bobs.say(button="switch:bobby")
+    assert two_bobs.channel.sent == ["You are talking to Bobby (bobby)."] and two_bobs.state.chats == {"42": "bobby"}
+
+
+def test_an_ambiguous_switch_where_the_app_takes_no_buttons_still_lists_the_slugs(two_bobs):
+    two_bobs.channel.refuse_asking = True
+    two_bobs.say("/switch bo")
+    assert two_bobs.channel.sent == ["'bo' could be several people: which one?\nBob Stone: /switch bob-stone\n"
+                                     "Bobby: /switch bobby"]
+    assert two_bobs.reports == ["telegram: could not ask: RuntimeError: no buttons here"]
+
+
+def test_a_candidate_whose_button_data_is_too_long_for_telegram_is_listed_as_text(example_ws):
+    """A button's data holds 64 bytes: a long Chinese name's slug would not fit, so the text lists them all."""
+    from heartcompass.gateway.commands import BUTTON_DATA_LIMIT, SWITCH_BUTTON
+    from heartcompass.store import lifecycle
+
+    long_name = "b" * (BUTTON_DATA_LIMIT - len(SWITCH_BUTTON) + 1)
+    for name in ("b" * (BUTTON_DATA_LIMIT - len(SWITCH_BUTTON)), long_name):
+        lifecycle.add_person(example_ws, name, "friend")
+    served = Served(example_ws)
+    served.say("/switch bbbb")
+    slugs = sorted(p.name for p in example_ws.people_dir.iterdir() if p.name.startswith("bbb"))
+    if all(len((SWITCH_BUTTON + s).encode()) <= BUTTON_DATA_LIMIT for s in slugs):
+        pytest.fail(f"the slugs were shortened: {slugs}")
+    assert served.channel.asked == [] and len(served.channel.sent) == 1
+    assert all(f"/switch {slug}" in served.channel.sent[0] for slug in slugs)
