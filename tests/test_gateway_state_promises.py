@@ -86,3 +86,13 @@ def test_letting_a_held_message_go_forgets_it_and_may_be_done_twice(tmp_path):
     assert not state.held_path.exists() and _state(tmp_path).interrupted() is None
     state.let_go()  # nothing held: nothing to do, no error
     assert not state.held_path.exists()
+
+
+def test_the_held_record_is_the_channels_held_file_beside_its_state(tmp_path):
+    """A serve upgraded between the kill and the restart still finds <channel>.held where the old one wrote it."""
+    held = tmp_path / "serve" / "telegram.held"
+    held.parent.mkdir(parents=True)
+    held.write_text(json.dumps(HELD.__dict__, ensure_ascii=False), encoding="utf-8")
+    assert _state(tmp_path).interrupted() == HELD
+    _state(tmp_path).let_go()
+    assert not held.exists()
