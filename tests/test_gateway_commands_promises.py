@@ -6,231 +6,154 @@ already set: it answers what was received, commits and returns)."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from fakes import FakeChat
+from gateway_core_helpers import Served, Worker
 from serve_helpers import log_entries, wait_until
-from waits import DEADLINE
 
 from heartcompass.gateway import replies
-from heartcompass.gateway.core import Gateway, Incoming
-from heartcompass.gateway.state import state_for
-from heartcompass.store.config_edit import set_config
-
-
-class Channel:
-    """What the bot sent, to which chat, and the buttons it offered."""
-
-    name = "telegram"
-
-    def __init__(self):
-        self.said: list[tuple[str, str]] = []
-        self.asked: list[tuple[str, str, list[tuple[str, str]]]] = []
-        self.typed: list[str] = []
-        self.refuse_asking = False
-
-    @property
-    def sent(self) -> list[str]:
-        return [text for _, text in self.said]
-
-    def send(self, chat, text):
-        self.said.append((chat, text))
-
-    def ask(self, chat, text, choices):
-        if self.refuse_asking:
-            raise RuntimeError("no buttons here")
-        self.asked.append((chat, text, choices))
-
-    def typing(self, chat):
-        self.typed.append(chat)
-
-
-class Served:
-    def __init__(self, ws, model=None, owners="42", pair=None):
-        set_config(ws, "telegram.allowed_users", owners)
-        self.ws, self.now, self.reports = ws, 1000.0, []
-        self.state = state_for(ws.state_dir, "telegram")
-        self.channel = Channel()
-        self.gw = Gateway(ws, {"telegram": self.channel}, {"telegram": self.state},
-                          make_model=lambda: model or FakeChat(), quiet=60.0, delays=(0.0, 0.0),
-                          sleep=lambda s: None, monotonic=lambda: self.now, report=self.reports.append,
-                          pair_code=pair)
-        self.count = 0
-
-    def say(self, text="", sender="42", chat=None, **more) -> None:
-        self.count += 1
-        self.gw.receive(Incoming("telegram", chat or sender, sender, f"{sender}:{self.count}", text=text, **more))
-
-    def finish(self) -> None:
-        """The worker, stopped already: what was received is answered and committed, then it returns."""
-        stop = threading.Event()
-        stop.set()
-        self.gw.run(stop)
-
-
-class Worker:
-    """The worker in its own thread, started before any delivery (as serve does), stopped and joined at the end."""
-
-    def __init__(self, served, monkeypatch):
-        from heartcompass.gateway import core
-
-        self.served, self.stop, ready = served, threading.Event(), threading.Event()
-        real = core.recovery.recover
-        monkeypatch.setattr(core.recovery, "recover", lambda gw: (real(gw), ready.set()))
-        self.thread = threading.Thread(target=served.gw.run, args=(self.stop,), daemon=True)
-        self.thread.start()
-        assert ready.wait(DEADLINE), "the worker did not start"
-
-    def __enter__(self) -> "Worker":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop.set()
-        self.served.gw.wake()
-        self.thread.join(DEADLINE)
-        assert not self.thread.is_alive(), "the worker did not stop"
 
 
 @pytest.fixture
-def served(example_ws):
+def chat(example_ws) -> Served:
+    """The example workspace's gateway, owner 42, no worker yet."""
     return Served(example_ws)
 
 
-def test_help_and_start_show_the_help_also_with_the_bots_name_in_a_group_style_command(served):
-    served.say("/help")
-    served.say("/start")
-    served.say("/HELP@my_bot")
-    assert served.channel.sent == [replies.HELP] * 3
+def test_help_and_start_show_the_help_also_with_the_bots_name_in_a_group_style_command(chat):
+    chat.say("/help")
+    chat.say("/start")
+    chat.say("/HELP@my_bot")
+    assert chat.channel.sent == [replies.HELP] * 3
 
 
-def test_who_says_nobody_until_a_switch_and_then_the_persons_name(served):
-    served.say("/who")
-    served.say("/switch Alice")
-    served.say("/who")
-    assert served.channel.sent == [replies.NOBODY, "You are talking to Alice Chen (alice).",
+def test_who_says_nobody_until_a_switch_and_then_the_persons_name(chat):
+    chat.say("/who")
+    chat.say("/switch Alice")
+    chat.say("/who")
+    assert chat.channel.sent == [replies.NOBODY, "You are talking to Alice Chen (alice).",
                                    "You are talking to Alice Chen (alice)."]
-    assert served.state.chats == {"42": "alice"} and served.state.owner_chats == {"42": "42"}
+    assert chat.state.chats == {"42": "alice"} and chat.state.owner_chats == {"42": "42"}
 
 
-def test_a_switch_needs_a_name_and_an_unknown_one_switches_nothing(served):
-    served.say("/switch   ")
-    served.say("/switch nobody-here")
-    assert served.channel.sent[0] == "/switch needs a name, e.g. /switch alice."
-    assert "nobody-here" in served.channel.sent[1]
-    assert served.state.chats == {}
+def test_a_switch_needs_a_name_and_an_unknown_one_switches_nothing(chat):
+    chat.say("/switch   ")
+    chat.say("/switch nobody-here")
+    assert chat.channel.sent[0] == "/switch needs a name, e.g. /switch alice."
+    assert "nobody-here" in chat.channel.sent[1]
+    assert chat.state.chats == {}
 
 
-def test_the_list_marks_the_person_the_chat_talks_to(served):
-    served.say("/list")
-    served.say("/switch alice")
-    served.say("/list")
-    assert served.channel.sent[0] == "Alice Chen (alice, friend)\nMe (me, self)"
-    assert served.channel.sent[2] == "> Alice Chen (alice, friend)\nMe (me, self)"
+def test_the_list_marks_the_person_the_chat_talks_to(chat):
+    chat.say("/list")
+    chat.say("/switch alice")
+    chat.say("/list")
+    assert chat.channel.sent[0] == "Alice Chen (alice, friend)\nMe (me, self)"
+    assert chat.channel.sent[2] == "> Alice Chen (alice, friend)\nMe (me, self)"
 
 
-def test_an_unknown_command_is_named_short_and_points_to_help(served):
-    served.say("/frobnicate now")
-    served.say("/" + "x" * 100)
-    assert served.channel.sent == ["Unknown command /frobnicate. /help lists them.",
+def test_an_unknown_command_is_named_short_and_points_to_help(chat):
+    chat.say("/frobnicate now")
+    chat.say("/" + "x" * 100)
+    assert chat.channel.sent == ["Unknown command /frobnicate. /help lists them.",
                                    f"Unknown command /{'x' * 39}. /help lists them."]
 
 
 @pytest.mark.parametrize("command", ["/new", "/retry", "/note a fact", "/quote their words", "/tell she moved"])
-def test_a_persons_command_before_a_switch_asks_who_and_does_nothing(served, command):
-    served.say(command)
-    served.finish()
-    assert served.channel.sent == [replies.NOBODY]
-    assert served.gw.offers.waiting == {}
+def test_a_persons_command_before_a_switch_asks_who_and_does_nothing(chat, command):
+    chat.say(command)
+    chat.finish()
+    assert chat.channel.sent == [replies.NOBODY]
+    assert chat.gw.offers.waiting == {}
 
 
-def test_a_note_goes_into_the_persons_log_for_the_gardener(served):
-    served.say("/switch alice")
-    served.say("/note  She moved to Berlin ")
-    assert served.channel.sent[-1] == "Noted: it goes into memory at the next garden."
-    assert ("note", "She moved to Berlin") in [(e.speaker, e.text) for e in log_entries(served.ws, "alice")]
+def test_a_note_goes_into_the_persons_log_for_the_gardener(chat):
+    chat.say("/switch alice")
+    chat.say("/note  She moved to Berlin ")
+    assert chat.channel.sent[-1] == "Noted: it goes into memory at the next garden."
+    assert ("note", "She moved to Berlin") in [(e.speaker, e.text) for e in log_entries(chat.ws, "alice")]
 
 
-def test_a_quote_is_kept_once_in_voice_and_needs_words(served):
-    served.say("/switch alice")
-    served.say("/quote")
-    served.say("/quote 到了给我发消息!")
-    served.say("/quote 到了给我发消息!")
-    assert served.channel.sent[1:] == ["/quote needs their words, e.g. /quote see you there!",
+def test_a_quote_is_kept_once_in_voice_and_needs_words(chat):
+    chat.say("/switch alice")
+    chat.say("/quote")
+    chat.say("/quote 到了给我发消息!")
+    chat.say("/quote 到了给我发消息!")
+    assert chat.channel.sent[1:] == ["/quote needs their words, e.g. /quote see you there!",
                                        "Kept in VOICE.md: an example of how they write.", "Already kept."]
-    assert "到了给我发消息!" in (served.ws.people_dir / "alice" / "VOICE.md").read_text(encoding="utf-8")
+    assert "到了给我发消息!" in (chat.ws.people_dir / "alice" / "VOICE.md").read_text(encoding="utf-8")
 
 
-def test_tell_needs_what_happened(served):
-    served.say("/switch alice")
-    served.say("/tell   ")
-    served.finish()
-    assert served.channel.sent[1:] == ["/tell needs what happened, e.g. /tell She moved to Berlin."]
+def test_tell_needs_what_happened(chat):
+    chat.say("/switch alice")
+    chat.say("/tell   ")
+    chat.finish()
+    assert chat.channel.sent[1:] == ["/tell needs what happened, e.g. /tell She moved to Berlin."]
 
 
-def test_a_new_topic_starts_afresh_and_says_so(served):
-    served.say("/switch alice")
-    served.say("/new")
-    assert served.channel.sent[-1] == "Fresh start: recent turns are forgotten; memory stays."
+def test_a_new_topic_starts_afresh_and_says_so(chat):
+    chat.say("/switch alice")
+    chat.say("/new")
+    assert chat.channel.sent[-1] == "Fresh start: recent turns are forgotten; memory stays."
 
 
-def test_a_bare_yes_with_nothing_offered_says_there_is_no_proposal(served):
-    served.say("/switch alice")
-    served.say("/yes")
-    served.say("/no t9")
-    served.finish()
-    assert served.channel.sent[1:] == [replies.NO_OFFER, replies.NO_OFFER]
+def test_a_bare_yes_with_nothing_offered_says_there_is_no_proposal(chat):
+    chat.say("/switch alice")
+    chat.say("/yes")
+    chat.say("/no t9")
+    chat.finish()
+    assert chat.channel.sent[1:] == [replies.NO_OFFER, replies.NO_OFFER]
 
 
-def test_a_photo_without_tell_says_how_to_tell_about_it(served):
-    served.say("/switch alice")
-    served.say("", image=b"\x89PNG")
-    served.say("   ", image=b"\x89PNG")
-    assert served.channel.sent[1:] == [replies.PHOTO, replies.PHOTO]
-    assert [e for e in log_entries(served.ws, "alice") if e.speaker == "me"] == []
+def test_a_photo_without_tell_says_how_to_tell_about_it(chat):
+    chat.say("/switch alice")
+    chat.say("", image=b"\x89PNG")
+    chat.say("   ", image=b"\x89PNG")
+    assert chat.channel.sent[1:] == [replies.PHOTO, replies.PHOTO]
+    assert [e for e in log_entries(chat.ws, "alice") if e.speaker == "me"] == []
 
 
-def test_an_empty_message_is_ignored(served):
-    served.say("/switch alice")
-    served.say("   ")
-    served.finish()
-    assert served.channel.sent == ["You are talking to Alice Chen (alice)."]
-    assert served.state.unanswered_chats() == [] and [e for e in log_entries(served.ws, "alice")
+def test_an_empty_message_is_ignored(chat):
+    chat.say("/switch alice")
+    chat.say("   ")
+    chat.finish()
+    assert chat.channel.sent == ["You are talking to Alice Chen (alice)."]
+    assert chat.state.unanswered_chats() == [] and [e for e in log_entries(chat.ws, "alice")
                                                      if e.speaker == "me"] == []
 
 
-def test_the_owners_words_before_a_switch_ask_who_and_are_not_logged(served):
-    served.say("hello")
-    assert served.channel.sent == [replies.NOBODY] and served.state.unanswered_chats() == []
+def test_the_owners_words_before_a_switch_ask_who_and_are_not_logged(chat):
+    chat.say("hello")
+    assert chat.channel.sent == [replies.NOBODY] and chat.state.unanswered_chats() == []
 
 
 # -- strangers and groups ----------------------------------------------------------------------------------------
 
-def test_a_stranger_is_refused_once_and_nothing_of_theirs_is_kept(served):
-    served.say("/switch alice", sender="7")
-    served.say("hello?", sender="7")
-    served.say("/help")
-    assert served.channel.said == [("7", replies.REFUSED), ("42", replies.HELP)]
-    assert served.reports == ["telegram: refused sender 7 (not in telegram.allowed_users)"]
-    assert served.state.chats == {} and "7" not in served.state.owner_chats
+def test_a_stranger_is_refused_once_and_nothing_of_theirs_is_kept(chat):
+    chat.say("/switch alice", sender="7")
+    chat.say("hello?", sender="7")
+    chat.say("/help")
+    assert chat.channel.said == [("7", replies.REFUSED), ("42", replies.HELP)]
+    assert chat.reports == ["telegram: refused sender 7 (not in telegram.allowed_users)"]
+    assert chat.state.chats == {} and "7" not in chat.state.owner_chats
 
 
-def test_a_group_gets_one_note_even_when_the_owner_writes_there(served):
-    served.say("/list", chat="-100", private=False)
-    served.say("/list", sender="7", chat="-100", private=False)
-    served.say("/list", chat="-200", private=False)
-    assert served.channel.said == [("-100", replies.GROUP), ("-200", replies.GROUP)]
-    assert served.reports[0] == ("telegram: a message in group chat -100 (from sender 42) answered with a note "
+def test_a_group_gets_one_note_even_when_the_owner_writes_there(chat):
+    chat.say("/list", chat="-100", private=False)
+    chat.say("/list", sender="7", chat="-100", private=False)
+    chat.say("/list", chat="-200", private=False)
+    assert chat.channel.said == [("-100", replies.GROUP), ("-200", replies.GROUP)]
+    assert chat.reports[0] == ("telegram: a message in group chat -100 (from sender 42) answered with a note "
                                  "only: the bot talks in private chats")
-    assert served.state.owner_chats == {}
+    assert chat.state.owner_chats == {}
 
 
-def test_a_button_pressed_outside_the_owners_private_chat_is_a_groups(served):
+def test_a_button_pressed_outside_the_owners_private_chat_is_a_groups(chat):
     """A button answers only in the presser's own private chat: pressed elsewhere (Feishu says no chat type)."""
-    served.say("/help")
-    served.say(chat="-100", button="t1:yes")
-    served.finish()
-    assert served.channel.said == [("42", replies.HELP), ("-100", replies.GROUP)]
+    chat.say("/help")
+    chat.say(chat="-100", button="t1:yes")
+    chat.finish()
+    assert chat.channel.said == [("42", replies.HELP), ("-100", replies.GROUP)]
 
 
 def test_the_pairing_code_makes_the_sender_an_owner(example_ws):
@@ -467,10 +390,10 @@ def test_a_person_offer_keeps_a_known_relation(example_ws):
 
 # -- /review on the phone -----------------------------------------------------------------------------------------
 
-def test_review_with_nothing_waiting_says_so(served):
-    served.say("/review")
-    served.finish()
-    assert served.channel.sent == ["No questions wait for your answer."] and served.channel.asked == []
+def test_review_with_nothing_waiting_says_so(chat):
+    chat.say("/review")
+    chat.finish()
+    assert chat.channel.sent == ["No questions wait for your answer."] and chat.channel.asked == []
 
 
 def test_review_asks_each_question_with_yes_and_no_and_a_no_is_remembered(example_ws):
@@ -505,11 +428,11 @@ def test_review_sends_five_questions_at_once_and_says_how_many_more_wait(example
 
 
 @pytest.mark.parametrize("relation", ["self", "not-a-relation"])
-def test_a_kept_person_offer_with_no_usable_relation_adds_a_friend(served, relation):
+def test_a_kept_person_offer_with_no_usable_relation_adds_a_friend(chat, relation):
     """An offer read back from a hand-edited offers file: "self" is the user alone, an unknown relation is none."""
-    served.say("/help")
-    key = served.gw.offers.add("42", {"kind": "person", "name": "Bob Stone", "relation": relation, "about": "x"})
-    served.say(button=f"{key}:yes")
-    served.finish()
-    assert served.channel.sent[-1] == "Added Bob Stone in people/bob-stone/. /switch bob-stone talks to them."
-    assert "relation: friend" in (served.ws.people_dir / "bob-stone" / "PROFILE.md").read_text(encoding="utf-8")
+    chat.say("/help")
+    key = chat.gw.offers.add("42", {"kind": "person", "name": "Bob Stone", "relation": relation, "about": "x"})
+    chat.say(button=f"{key}:yes")
+    chat.finish()
+    assert chat.channel.sent[-1] == "Added Bob Stone in people/bob-stone/. /switch bob-stone talks to them."
+    assert "relation: friend" in (chat.ws.people_dir / "bob-stone" / "PROFILE.md").read_text(encoding="utf-8")
