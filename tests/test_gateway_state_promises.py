@@ -96,3 +96,34 @@ def test_the_held_record_is_the_channels_held_file_beside_its_state(tmp_path):
     assert _state(tmp_path).interrupted() == HELD
     _state(tmp_path).let_go()
     assert not held.exists()
+
+
+def test_a_held_message_marked_handled_is_not_interrupted_any_more(tmp_path):
+    """Logged and marked handled before the kill: nothing for the next serve to settle."""
+    state = _state(tmp_path)
+    state.hold(HELD)
+    state.mark_seen(HELD.id)
+    state.save()
+    assert state.interrupted() is None and _state(tmp_path).interrupted() is None
+    other = _state(tmp_path)
+    other.hold(Held("42:3", "42", "alice", "people/alice/logs/2026-12-07.md", 0, "a" * 32))
+    assert other.interrupted().id == "42:3"   # another id, not handled: still held
+
+
+def test_a_full_disk_under_the_held_file_is_said_with_its_name(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    import pytest
+
+    from heartcompass.errors import WriteError
+
+    state = _state(tmp_path)
+
+    def full(fd, data, offset):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "pwrite", full)
+    with pytest.raises(WriteError) as refused:
+        state.hold(HELD)
+    assert refused.value.path == state.held_path and "the disk is full" in refused.value.message
