@@ -220,3 +220,108 @@ def test_the_worker_makes_the_state_durable_once_two_seconds_have_passed(example
         served.gw.wake()
         wait_until(lambda: not served.state.not_durable())
         assert served.state.path.exists() and not served.state.tail.exists()
+
+
+def test_the_model_is_made_once_on_the_first_reply_and_kept(example_ws):
+    made = []
+    model = FakeChat().enqueue("one", "two")
+    served = Served(example_ws)
+    served.gw._make_model = lambda: made.append(1) or model
+    served.say("/switch alice")
+    assert made == []                      # serve starts without the provider's slow import
+    served.say("hi")
+    served.finish()
+    served.say("again")
+    served.finish()
+    assert made == [1] and served.channel.sent[1:] == ["one", "two"]
+
+
+def test_the_gateway_is_idle_only_with_nothing_gathered_or_queued(chat):
+    assert chat.gw.idle()
+    chat.say("/switch alice")
+    chat.say("hi")
+    assert not chat.gw.idle()              # a burst waits for quiet
+    chat.gw.flush_burst(chat.gw.conversation("telegram", "42"))
+    assert not chat.gw.idle()              # its answer is queued
+    chat.gw._jobs.clear()
+    assert chat.gw.idle()
+
+
+@pytest.mark.parametrize("problem", [OSError(28, "No space left on device"), HeartCompassError("The disk is full.")])
+def test_a_state_that_cannot_be_made_durable_is_reported_and_serve_goes_on(chat, monkeypatch, problem):
+    def full():
+        raise problem
+
+    monkeypatch.setattr(chat.state, "make_durable", full)
+    chat.now += 5
+    chat.gw.make_durable()
+    expected = problem.message if isinstance(problem, HeartCompassError) else str(problem)
+    assert chat.reports == [f"telegram: state not saved: {expected}"]
+    assert chat.gw._durable_at == chat.now  # tried now: the next try is DURABLE_EVERY from now
+
+
+# -- serve, start to stop ------------------------------------------------------------------------------------------
+
+class Started:
+    """A channel with a lifecycle: started with the gateway, closed at the end."""
+
+    name = "telegram"
+
+    def __init__(self):
+        self.events: list[str] = []
+
+    def start(self, gw, stop):
+        self.events.append("start")
+
+    def close(self):
+        self.events.append("close")
+
+    def send(self, chat, text):
+        self.events.append(f"send {chat}: {text}")
+
+    def ask(self, chat, text, choices):
+        pass
+
+    def typing(self, chat):
+        pass
+
+
+def test_serve_starts_each_channel_runs_until_stopped_then_closes_them_and_saves_the_state(example_ws):
+    import threading
+
+    from heartcompass.gateway import runner
+    from heartcompass.store.config_edit import set_config
+
+    set_config(example_ws, "telegram.allowed_users", "42")
+    stop, reports, channel = threading.Event(), [], Started()
+
+    def ready(gw):
+        from heartcompass.gateway.core import Incoming
+
+        gw.receive(Incoming("telegram", "42", "42", "42:1", text="/help"))
+        stop.set()
+
+    gw = runner.serve(example_ws, ["telegram"], stop, make_model=FakeChat, report=reports.append, quiet=1.0,
+                      delays=(0.0, 0.0), channels={"telegram": channel}, on_ready=ready)
+    assert channel.events == ["start", f"send 42: {replies.HELP}", "close"]
+    assert reports == ["telegram: listening"]
+    assert gw.states["telegram"].is_seen("42:1") and not gw.states["telegram"].not_durable()
+    assert '"42:1"' in (example_ws.state_dir / "serve" / "telegram.json").read_text(encoding="utf-8")
+
+
+def test_a_channel_that_cannot_start_stops_serve_with_its_error_and_frees_the_lock(example_ws):
+    import threading
+
+    from heartcompass.gateway import runner
+
+    class Refused(Started):
+        def start(self, gw, stop):
+            raise HeartCompassError("Telegram refuses TELEGRAM_BOT_TOKEN: the token is not valid.")
+
+    stop = threading.Event()
+    with pytest.raises(HeartCompassError):
+        runner.serve(example_ws, ["telegram"], stop, make_model=FakeChat, channels={"telegram": Refused()})
+    assert stop.is_set()
+    again = threading.Event()
+    runner.serve(example_ws, ["telegram"], again, make_model=FakeChat, channels={"telegram": Started()},
+                 on_ready=lambda gw: again.set())  # the lock was let go: a new serve starts
