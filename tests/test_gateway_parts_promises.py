@@ -333,3 +333,28 @@ def test_a_pairing_code_is_the_prefix_and_six_hex_digits_new_each_time():
     codes = {runner.pair_code() for _ in range(5)}
     assert len(codes) == 5
     assert all(len(c) == 11 and c.startswith("pair-") and int(c[5:], 16) >= 0 for c in codes)
+
+
+def test_a_question_on_the_phone_shows_the_change_why_and_at_most_five_quotes_each_cut_at_300():
+    from heartcompass.memory.questions import Question
+
+    said = [{"day": "2026-12-0{}".format(n), "time": "20:01:30", "speaker": "alice", "text": f"line {n}"}
+            for n in range(1, 8)]
+    said[0]["text"] = "我们在一起了 " + "x" * 400
+    q = Question("alice", "rewrite", {"old": "- Single", "new": "- Dating Bob"}, "a fact rewritten", said,
+                 "it changes who she is", "2026-12-07", "q3")
+    lines = replies.question(q).split("\n")
+    assert lines[:4] == ["alice: a fact rewritten", "- Single", "+ Dating Bob", "Why asked: it changes who she is"]
+    assert lines[4] == "“" + ("2026-12-01 20:01 alice: 我们在一起了 " + "x" * 400)[:300] + "”"
+    assert lines[5:9] == [f"“2026-12-0{n} 20:01 alice: line {n}”" for n in range(2, 6)]
+    assert lines[9:] == ["Apply it? (q3, asked 2026-12-07)"]
+
+
+def test_a_removal_question_shows_only_what_goes_and_a_question_without_a_reason_says_none():
+    from heartcompass.memory.questions import Question
+
+    q = Question("alice", "removal", {"old": "- Lives in Paris"}, "a fact removed", [], "", "2026-12-07", "q4")
+    assert replies.question(q) == "alice: a fact removed\n- Lives in Paris\nApply it? (q4, asked 2026-12-07)"
+    field = Question("alice", "field", {"field": "relation", "old": "friend", "value": "dating"},
+                     "relation: friend → dating", [], "", "2026-12-07", "q5")
+    assert replies.question(field) == "alice: relation: friend → dating\nApply it? (q5, asked 2026-12-07)"
