@@ -208,3 +208,49 @@ def test_a_kept_proposal_that_does_not_read_back_writes_nothing_and_says_so(exam
                                        "the log as a note.")
     assert served.reports[-1].startswith("telegram: a kept proposal does not read back: KeyError: ")
     assert "Berlin" not in _memory(example_ws)
+
+
+def test_a_yes_after_the_told_note_was_edited_away_writes_nothing(example_ws):
+    """The note a proposal rests on is no longer where it was in the day log: nothing written, and it says where."""
+    served = _told(example_ws, berlin(), {"people": []})
+    record = served.gw.offers.waiting["t1"]
+    log = example_ws.root / record["note"]["path"]
+    log.write_text(log.read_text(encoding="utf-8").replace(NARRATIVE, "something else"), encoding="utf-8")
+    served.say("/yes")
+    served.finish()
+    assert served.channel.sent[-1].startswith(
+        f"Not written: What you told is no longer where it was in {record['note']['path']}; nothing written.")
+    assert "Berlin" not in _memory(example_ws)
+
+
+def test_a_yes_after_the_person_was_removed_writes_nothing(example_ws):
+    import shutil
+
+    served = _told(example_ws, berlin(), {"people": []})
+    record = served.gw.offers.waiting["t1"]
+    record["plans"][0]["person"] = record["person"] = "gone"
+    served.say("/yes")
+    served.finish()
+    assert served.channel.sent[-1].startswith("Not written: people/gone/ is gone since the proposal was made;")
+    shutil.rmtree(example_ws.people_dir / "alice")
+    served.gw.offers.waiting["t9"] = {**record, "person": "alice", "chat": "42", "at": record["at"]}
+    served.say("/yes t9")
+    served.finish()
+    assert served.channel.sent[-1].startswith("Not written: people/alice/ is gone since the proposal was made;")
+
+
+def test_a_kept_proposal_knows_the_files_it_writes_and_what_they_held(example_ws):
+    """What a Yes after a restart needs: the narrative, the note's place, each file's new text and the checksum
+    of the text the proposal saw (a file changed since is refused)."""
+    from heartcompass.atomic import checksum
+
+    served = _told(example_ws, berlin(), {"people": []})
+    record = dict(served.gw.offers.waiting["t1"])
+    assert record["kind"] == "tell" and record["person"] == "alice" and record["narrative"] == NARRATIVE
+    assert record["note"]["person"] == "alice" and record["note"]["text"] == NARRATIVE
+    assert record["note"]["path"].startswith("people/alice/logs/") and isinstance(record["note"]["position"], int)
+    plan, = record["plans"]
+    assert plan["person"] == "alice" and plan["summary"] == "moving to Berlin"
+    assert list(plan["texts"]) == ["people/alice/MEMORY.md"]
+    assert plan["originals"] == {"people/alice/MEMORY.md": checksum(_memory(example_ws))}
+    assert "Moves to Berlin in March" in plan["texts"]["people/alice/MEMORY.md"]
