@@ -130,7 +130,7 @@ def test_the_reply_delay_and_the_quiet_wait_come_from_the_settings(example_ws):
 
 def test_a_refused_commit_is_said_once_retried_and_said_done(example_ws, monkeypatch):
     """A stopped sync refuses the commit: the chat hears it once; the worker
-    tries again every commit_retry seconds and reports when it worked."""
+    tries again every commit_retry seconds (the first time too) and reports when it worked."""
     real = core.commit_session
     refusing = [True]
 
@@ -141,7 +141,7 @@ def test_a_refused_commit_is_said_once_retried_and_said_done(example_ws, monkeyp
 
     monkeypatch.setattr(core, "commit_session", commit)
     served = Served(example_ws, FakeChat().enqueue("one", "two"))
-    served.gw.commit_retry = 30.0
+    served.gw.commit_retry = 5.0  # not the default: the first retry too comes after commit_retry
     with Worker(served, monkeypatch):
         served.say("/switch alice")
         served.say("hi")
@@ -153,7 +153,7 @@ def test_a_refused_commit_is_said_once_retried_and_said_done(example_ws, monkeyp
         assert [t for t in served.channel.sent if t.startswith("(Not committed")] == [
             replies.not_committed(GitError("A sync is stopped midway."))]
         refusing[0] = False
-        served.now += 30.0
+        served.now += 5.0
         served.gw.wake()
         wait_until(lambda: "telegram: the kept messages are committed now" in served.reports)
     from conftest import git
