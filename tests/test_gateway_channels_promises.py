@@ -304,3 +304,54 @@ def test_a_telegram_photo_is_downloaded_and_one_that_fails_is_reported_with_its_
     lost = asyncio.run(channel._incoming(SimpleNamespace(callback_query=None, message=_message(
         caption="/tell", photo=[Photo(False)]))))
     assert lost.image is None and lost.text == "/tell" and reports == ["telegram: photo not downloaded: timed out"]
+
+
+def test_serve_without_the_apps_extra_says_how_to_install_it(monkeypatch):
+    import sys
+
+    from heartcompass.gateway import lark, telegram
+
+    monkeypatch.setitem(sys.modules, "lark_oapi", None)   # not installed
+    monkeypatch.setitem(sys.modules, "telegram", None)
+    with pytest.raises(HeartCompassError) as no_lark:
+        lark.make_client("cli_1", "s", "https://open.feishu.example")
+    assert (no_lark.value.message, no_lark.value.hint) == (
+        "The Feishu/Lark channel needs lark-oapi.", "Install it with: pip install 'heartcompass[lark]'")
+    with pytest.raises(HeartCompassError) as no_telegram:
+        telegram.make_bot("123:abc", "https://api.telegram.example")
+    assert (no_telegram.value.message, no_telegram.value.hint) == (
+        "The Telegram channel needs python-telegram-bot.", "Install it with: pip install 'heartcompass[telegram]'")
+
+
+def _resources(calls, *, ok=True, file=b"\x89PNG", error=None):
+    import io
+
+    def get(request):
+        calls.append(request)
+        if error:
+            raise error
+        return SimpleNamespace(success=lambda: ok, file=io.BytesIO(file) if file is not None else None)
+
+    return SimpleNamespace(im=SimpleNamespace(v1=SimpleNamespace(message_resource=SimpleNamespace(get=get))))
+
+
+def test_a_feishu_photo_is_fetched_as_the_messages_image_resource():
+    channel = _lark()
+    calls = []
+    channel.client = _resources(calls)
+    assert channel._image("om_1", "img_1") == b"\x89PNG"
+    request, = calls
+    assert (request.message_id, request.file_key, request.type) == ("om_1", "img_1", "image")
+
+
+def test_a_feishu_photo_not_fetched_is_none_and_a_failure_is_reported_by_kind():
+    channel = _lark()
+    reports = []
+    channel.report = reports.append
+    channel.client = _resources([], ok=False)
+    assert channel._image("om_1", "img_1") is None          # refused, even with a body
+    channel.client = _resources([], file=None)
+    assert channel._image("om_1", "img_1") is None          # no file in the answer
+    channel.client = _resources([], error=ConnectionError("secret-ish detail"))
+    assert channel._image("om_1", "img_1") is None
+    assert reports == ["lark: photo not downloaded: ConnectionError"]

@@ -254,3 +254,26 @@ def test_a_kept_proposal_knows_the_files_it_writes_and_what_they_held(example_ws
     assert list(plan["texts"]) == ["people/alice/MEMORY.md"]
     assert plan["originals"] == {"people/alice/MEMORY.md": checksum(_memory(example_ws))}
     assert "Moves to Berlin in March" in plan["texts"]["people/alice/MEMORY.md"]
+
+
+def test_a_photo_told_is_kept_only_for_the_check_in_the_local_state_folder(example_ws, monkeypatch):
+    """The photo from the app is written to .heartcompass/serve/photo (never committed), checked like a
+    screenshot, and gone afterwards."""
+    from heartcompass.intake import tell
+
+    seen = []
+    real = tell.image_url
+
+    def image_url(path):
+        seen.append((path, path.read_bytes()))
+        return real(path)
+
+    monkeypatch.setattr(tell, "image_url", image_url)
+    from fake_lark import PNG
+
+    served = Served(example_ws, FakeChat().enqueue({"summary": "promoted", "rewritten_facts": []}, {"people": []}))
+    served.say("/switch alice")
+    served.say("/tell 她升职了", image=PNG)
+    served.finish()
+    assert seen == [(example_ws.state_dir / "serve" / "photo", PNG)]
+    assert not (example_ws.state_dir / "serve" / "photo").exists()
