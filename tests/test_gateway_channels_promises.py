@@ -355,3 +355,17 @@ def test_a_feishu_photo_not_fetched_is_none_and_a_failure_is_reported_by_kind():
     channel.client = _resources([], error=ConnectionError("secret-ish detail"))
     assert channel._image("om_1", "img_1") is None
     assert reports == ["lark: photo not downloaded: ConnectionError"]
+
+
+def test_a_card_event_missing_its_action_context_or_operator_is_not_queued():
+    """A card event of another shape (no action, no chat, no presser at all): nothing queued, no error."""
+    from fake_lark import card_event
+
+    channel = _lark()
+    for part in ("action", "context", "operator"):
+        event = json.loads(card_event("t1:yes"))
+        del event["event"][part]
+        channel.handler._do_without_validation(json.dumps(event).encode())
+    assert _drain(channel) == []
+    channel.handler._do_without_validation(card_event("t2:no"))
+    assert [item[4] for item in _drain(channel)] == ["t2:no"]

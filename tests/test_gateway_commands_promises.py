@@ -278,3 +278,27 @@ def test_a_candidate_whose_button_data_is_too_long_for_telegram_is_listed_as_tex
         pytest.fail(f"the slugs were shortened: {slugs}")
     assert served.channel.asked == [] and len(served.channel.sent) == 1
     assert all(f"/switch {slug}" in served.channel.sent[0] for slug in slugs)
+
+
+def test_candidates_whose_button_data_is_exactly_telegrams_limit_get_buttons(example_ws):
+    from heartcompass.gateway.commands import BUTTON_DATA_LIMIT, SWITCH_BUTTON
+    from heartcompass.store import lifecycle
+
+    room = BUTTON_DATA_LIMIT - len(SWITCH_BUTTON)
+    for name in ("b" * room, "b" * (room - 1) + "c"):
+        lifecycle.add_person(example_ws, name, "friend")
+    served = Served(example_ws)
+    served.say("/switch bbbb")
+    (chat, _, choices), = served.channel.asked
+    assert [len(data.encode()) for _, data in choices] == [BUTTON_DATA_LIMIT] * 2 and served.channel.sent == []
+
+
+def test_the_candidates_as_text_go_to_the_chat_that_asked(example_ws):
+    from heartcompass.store import lifecycle
+
+    for name in ("Bob Stone", "Bobby"):
+        lifecycle.add_person(example_ws, name, "friend")
+    served = Served(example_ws)
+    served.channel.refuse_asking = True
+    served.say("/switch bo", sender="42", chat="42")
+    assert [chat for chat, _ in served.channel.said] == ["42"]

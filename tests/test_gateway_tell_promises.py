@@ -277,3 +277,16 @@ def test_a_photo_told_is_kept_only_for_the_check_in_the_local_state_folder(examp
     served.finish()
     assert seen == [(example_ws.state_dir / "serve" / "photo", PNG)]
     assert not (example_ws.state_dir / "serve" / "photo").exists()
+
+
+def test_a_kept_person_offer_without_a_name_adds_nobody(chat):
+    """A hand-edited offers file lost the name: a Yes adds no one (no person called "None"), a No says the empty name."""
+    chat.say("/help")
+    yes = chat.gw.offers.add("42", {"kind": "person", "relation": "friend"})
+    no = chat.gw.offers.add("42", {"kind": "person"})
+    before = sorted(p.name for p in chat.ws.people_dir.iterdir())
+    chat.say(button=f"{yes}:yes")
+    chat.say(button=f"{no}:no")
+    chat.finish()
+    assert chat.channel.sent[1].startswith("Not added: ") and chat.channel.sent[2] == "Not added: ."
+    assert sorted(p.name for p in chat.ws.people_dir.iterdir()) == before
