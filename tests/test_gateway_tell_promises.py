@@ -290,3 +290,14 @@ def test_a_kept_person_offer_without_a_name_adds_nobody(chat):
     chat.finish()
     assert chat.channel.sent[1].startswith("Not added: ") and chat.channel.sent[2] == "Not added: ."
     assert sorted(p.name for p in chat.ws.people_dir.iterdir()) == before
+
+
+def test_a_kept_person_offer_without_what_is_known_adds_them_with_nothing_made_up(chat):
+    chat.say("/help")
+    key = chat.gw.offers.add("42", {"kind": "person", "name": "Bob Stone", "relation": "family"})
+    chat.say(button=f"{key}:yes")
+    chat.finish()
+    assert chat.channel.sent[-1] == "Added Bob Stone in people/bob-stone/. /switch bob-stone talks to them."
+    profile = (chat.ws.people_dir / "bob-stone" / "PROFILE.md").read_text(encoding="utf-8")
+    assert "Bob Stone" in profile and "relation: family" in profile
+    assert "None" not in profile and "XXXX" not in profile
