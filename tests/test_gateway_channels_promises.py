@@ -369,3 +369,15 @@ def test_a_card_event_missing_its_action_context_or_operator_is_not_queued():
     assert _drain(channel) == []
     channel.handler._do_without_validation(card_event("t2:no"))
     assert [item[4] for item in _drain(channel)] == ["t2:no"]
+
+
+def test_a_feishu_card_with_one_button_or_none_still_goes_out():
+    """The typed answer names the first button's key; a card without buttons has no key to name."""
+    channel = _lark()
+    made = []
+    channel._create = lambda chat, kind, content: made.append(content)
+    channel.ask("oc_1", "Done?", [("OK", "t5:ok")])
+    channel.ask("oc_1", "Nothing to press", [])
+    assert made[0]["elements"][2]["elements"][0]["content"] == "Or reply /yes t5 or /no t5."
+    assert made[1]["elements"][2]["elements"][0]["content"] == "Or reply /yes  or /no ."
+    assert made[1]["elements"][1]["actions"] == []

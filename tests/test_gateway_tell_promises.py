@@ -301,3 +301,19 @@ def test_a_kept_person_offer_without_what_is_known_adds_them_with_nothing_made_u
     profile = (chat.ws.people_dir / "bob-stone" / "PROFILE.md").read_text(encoding="utf-8")
     assert "Bob Stone" in profile and "relation: family" in profile
     assert "None" not in profile and "XXXX" not in profile
+
+
+def test_a_yes_to_a_question_applies_it_and_names_its_commit(example_ws):
+    from conftest import git
+    from test_review import relation
+
+    relation(example_ws)
+    served = Served(example_ws)
+    served.say("/help")                   # the owner's private chat is known: its buttons answer
+    served.say(button="q1:yes")
+    served.finish()
+    head = git(example_ws, "rev-parse", "HEAD").strip()
+    said = served.channel.sent[-1]
+    assert said.startswith(f"Applied and committed ({head[:8]}): ") and len(said.split(")")[0]) == len(
+        "Applied and committed (12345678")
+    assert "relation: dating" in (example_ws.people_dir / "alice" / "PROFILE.md").read_text(encoding="utf-8")
