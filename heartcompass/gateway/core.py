@@ -350,7 +350,7 @@ class Gateway:
         except (GitError, LockBusy) as exc:
             if not conv.refused_commit:
                 conv.refused_commit = True
-                conv.retry_at = self.monotonic() + COMMIT_RETRY
+                conv.retry_at = self.monotonic() + self.commit_retry
                 self.report(f"{conv.channel}: not committed: {exc.message}")
                 self.send(conv.channel, conv.chat, replies.not_committed(exc))
             return

@@ -1,0 +1,383 @@
+"""The chat apps' channels (gateway/lark.py, telegram.py) as functions:
+what an app's event becomes for the core, and what the core's text becomes
+for the app. Events go through lark-oapi's own dispatcher; nothing is sent
+over a network (the clients are replaced by recorders)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from heartcompass.errors import HeartCompassError
+
+pytest.importorskip("lark_oapi")
+pytest.importorskip("telegram")
+
+
+class Core:
+    """What a channel hands over (the gateway's receive)."""
+
+    def __init__(self):
+        self.received = []
+
+    def receive(self, incoming):
+        self.received.append(incoming)
+
+
+def _lark():
+    from heartcompass.gateway.lark import LarkChannel
+
+    return LarkChannel("cli_test", "secret-test", "https://open.feishu.example/", connect=False)
+
+
+def _drain(channel) -> list:
+    items = []
+    while not channel.inbox.empty():
+        items.append(channel.inbox.get_nowait())
+    return items
+
+
+# -- Feishu: events in -----------------------------------------------------------------------------------------------
+
+def test_a_feishu_message_is_queued_with_its_id_chat_sender_text_and_chat_type():
+    from fake_lark import message_event
+
+    channel = _lark()
+    channel.handler._do_without_validation(message_event("@_user_1 你好", message_id="om_1", chat="oc_1"))
+    channel.handler._do_without_validation(message_event("hi all", message_id="om_2", chat="oc_g", chat_type="group"))
+    assert _drain(channel) == [("message", "om_1", "oc_1", "ou_owner", "你好", None, True),
+                               ("message", "om_2", "oc_g", "ou_owner", "hi all", None, False)]
+
+
+def test_a_feishu_message_from_a_bot_or_without_a_sender_is_not_queued():
+    from fake_lark import message_event
+
+    channel = _lark()
+    for change in ({"sender_type": "app"}, {"sender_id": None}, {"sender_id": {"user_id": "u1"}}):
+        event = json.loads(message_event("hello"))
+        event["event"]["sender"].update(change)
+        channel.handler._do_without_validation(json.dumps(event).encode())
+    assert _drain(channel) == []
+    channel.handler._do_without_validation(message_event("hello", message_id="om_9"))
+    assert [item[1] for item in _drain(channel)] == ["om_9"]
+
+
+def test_a_pressed_card_button_is_queued_as_the_buttons_answer():
+    from fake_lark import card_event
+
+    channel = _lark()
+    response = channel.handler._do_without_validation(card_event("t1:yes", chat="oc_1"))
+    assert response is not None
+    item, = _drain(channel)
+    assert item[0] == "button" and item[1].startswith("ev_card_") and item[2:] == ("oc_1", "ou_owner", "t1:yes", None,
+                                                                                   True)
+
+
+def test_a_card_event_without_an_answer_chat_or_presser_is_not_queued():
+    from fake_lark import card_event
+
+    channel = _lark()
+    for path, value in ((("action", "value"), {"other": 1}), (("action", "value"), {"answer": ""}),
+                        (("context", "open_chat_id"), None), (("operator", "open_id"), None)):
+        event = json.loads(card_event("t1:yes"))
+        event["event"][path[0]][path[1]] = value
+        channel.handler._do_without_validation(json.dumps(event).encode())
+    assert _drain(channel) == []
+
+
+def test_queued_feishu_events_reach_the_core_in_order_and_the_last_message_is_remembered_for_typing():
+    channel = _lark()
+    core = Core()
+    channel._image = lambda message_id, key: b"png:" + key.encode()
+    channel.inbox.put(("message", "om_1", "oc_1", "ou_owner", "/tell 她升职了", "img_1", True))
+    channel.inbox.put(("button", "ev_7", "oc_1", "ou_owner", "t1:yes", None, True))
+    channel.inbox.put(("message", "om_2", "oc_g", "ou_other", "hi", None, False))
+    channel.inbox.put(None)
+    channel._hand_over(core, None)
+    first, button, group = core.received
+    assert (first.channel, first.chat, first.sender, first.id, first.text, first.image, first.private) == (
+        "lark", "oc_1", "ou_owner", "om_1", "/tell 她升职了", b"png:img_1", True)
+    assert (button.id, button.button, button.chat, button.sender, button.private) == (
+        "ev:ev_7", "t1:yes", "oc_1", "ou_owner", True)
+    assert (group.id, group.image, group.private, group.text) == ("om_2", None, False, "hi")
+    assert channel.last_message == {"oc_1": "om_1", "oc_g": "om_2"}
+
+
+# -- Feishu: text out ---------------------------------------------------------------------------------------------
+
+def test_a_feishu_question_is_a_card_with_a_button_each_and_the_typed_answer():
+    channel = _lark()
+    made = []
+    channel._create = lambda chat, kind, content: made.append((chat, kind, content))
+    channel.ask("oc_1", "Write these changes?" + "x" * 4000, [("Yes", "t3:yes"), ("No", "t3:no")])
+    channel.send("oc_1", "你好")
+    (chat, kind, card), sent = made
+    assert (chat, kind) == ("oc_1", "interactive") and sent == ("oc_1", "text", {"text": "你好"})
+    text, actions, note = card["elements"]
+    assert text["text"]["content"] == ("Write these changes?" + "x" * 4000)[:3500]
+    assert actions["actions"] == [
+        {"tag": "button", "text": {"tag": "plain_text", "content": "Yes"}, "type": "primary", "value": {"answer": "t3:yes"}},
+        {"tag": "button", "text": {"tag": "plain_text", "content": "No"}, "type": "default", "value": {"answer": "t3:no"}}]
+    assert note["elements"][0]["content"] == "Or reply /yes t3 or /no t3."
+
+
+class Response:
+    def __init__(self, ok=True):
+        self.ok, self.msg, self.code = ok, "refused", 230001
+
+    def success(self):
+        return self.ok
+
+
+def _client(calls, ok=True):
+    record = lambda name: lambda request: calls.append((name, request)) or Response(ok)  # noqa: E731
+    v1 = SimpleNamespace(message=SimpleNamespace(create=record("message")),
+                         message_reaction=SimpleNamespace(create=record("reaction")))
+    return SimpleNamespace(im=SimpleNamespace(v1=v1))
+
+
+def test_a_feishu_message_goes_to_the_chat_as_typed_and_a_refusal_is_said():
+    channel = _lark()
+    calls = []
+    channel.client = _client(calls)
+    channel.send("oc_1", "今晚八点见")
+    (name, request), = calls
+    assert name == "message" and request.receive_id_type == "chat_id"
+    assert request.request_body.receive_id == "oc_1" and request.request_body.msg_type == "text"
+    assert json.loads(request.request_body.content) == {"text": "今晚八点见"} and "今晚" in request.request_body.content
+    channel.client = _client(calls, ok=False)
+    with pytest.raises(HeartCompassError) as refused:
+        channel.send("oc_1", "hi")
+    assert refused.value.message == "Feishu/Lark refused the message: refused (code 230001)."
+
+
+def test_the_typing_reaction_goes_once_on_the_message_being_answered():
+    channel = _lark()
+    calls = []
+    channel.client = _client(calls)
+    channel.typing("oc_1")                        # nothing received there yet: nothing to react to
+    channel.last_message["oc_1"] = "om_5"
+    channel.typing("oc_1")
+    channel.typing("oc_1")                        # the same message: once
+    (name, request), = calls
+    assert name == "reaction" and request.message_id == "om_5"
+    assert request.request_body.reaction_type.emoji_type == "Typing"
+
+
+def test_the_messages_reacted_to_are_forgotten_past_a_thousand():
+    channel = _lark()
+    channel.client = _client([])
+    for n in range(1002):
+        channel.last_message["oc_1"] = f"om_{n}"
+        channel.typing("oc_1")
+    assert len(channel._typed) == 1
+
+
+# -- Telegram ---------------------------------------------------------------------------------------------------------
+
+class Bot:
+    """Telegram's Bot, recorded: each call returns what it was asked."""
+
+    def send_message(self, chat, text, **more):
+        return ("send_message", chat, text, more)
+
+    def send_chat_action(self, chat, action):
+        return ("send_chat_action", chat, action)
+
+
+def _telegram():
+    from heartcompass.gateway.state import ChannelState
+    from heartcompass.gateway.telegram import TelegramChannel
+
+    channel = TelegramChannel("123:abc", "https://api.telegram.example/", ChannelState.__new__(ChannelState))
+    channel.bot, calls = Bot(), []
+    channel._call = calls.append
+    return channel, calls
+
+
+def test_a_long_telegram_message_is_sent_in_pieces_under_telegrams_limit():
+    channel, calls = _telegram()
+    channel.send("42", "a" * 4000 + "b" * 4000 + "c")
+    assert calls == [("send_message", 42, "a" * 4000, {}), ("send_message", 42, "b" * 4000, {}),
+                     ("send_message", 42, "c", {})]
+    calls.clear()
+    channel.send("42", "")
+    assert calls == [("send_message", 42, "…", {})]  # Telegram refuses an empty text
+
+
+def test_a_telegram_question_has_a_button_each_in_one_row():
+    channel, calls = _telegram()
+    channel.ask("42", "x" * 5000, [("Yes", "t1:yes"), ("No", "t1:no")])
+    (name, chat, text, more), = calls
+    assert (name, chat, text) == ("send_message", 42, "x" * 4000)
+    row, = more["reply_markup"].inline_keyboard
+    assert [(b.text, b.callback_data) for b in row] == [("Yes", "t1:yes"), ("No", "t1:no")]
+
+
+def test_telegrams_typing_sign_is_the_typing_action():
+    channel, calls = _telegram()
+    channel.typing("42")
+    assert calls == [("send_chat_action", 42, "typing")]
+
+
+def test_sending_before_the_connection_or_after_it_closed_is_refused_in_words():
+    from heartcompass.gateway.state import ChannelState
+    from heartcompass.gateway.telegram import TelegramChannel
+
+    channel = TelegramChannel("123:abc", "https://api.telegram.example", ChannelState.__new__(ChannelState))
+
+    async def never():
+        raise AssertionError("not awaited")
+
+    coro = never()
+    with pytest.raises(HeartCompassError) as closed:
+        channel._call(coro)
+    assert closed.value.message == "The Telegram connection is closed." and coro.cr_frame is None  # closed, no warning
+
+
+def test_a_page_that_is_not_the_bot_apis_json_is_named_not_dumped():
+    channel, _ = _telegram()
+    for text in ("Invalid server response", "Parsing the server response failed"):
+        assert channel._named(Exception(text)) == (
+            "https://api.telegram.example/ answered with something that is not the Bot API's JSON, such as a "
+            "proxy's error page; check telegram.api_base and the network")
+    assert channel._named(Exception("x" * 400)) == "x" * 300
+
+
+def _message(**fields):
+    chat = SimpleNamespace(id=42, type=fields.pop("chat_type", "private"))
+    return SimpleNamespace(chat=chat, from_user=SimpleNamespace(id=fields.pop("sender", 42)), message_id=7,
+                           text=fields.pop("text", None), caption=fields.pop("caption", None),
+                           photo=fields.pop("photo", None))
+
+
+def test_a_telegram_update_becomes_the_cores_incoming():
+    channel, _ = _telegram()
+    incoming = asyncio.run(channel._incoming(SimpleNamespace(callback_query=None, message=_message(text="在吗"))))
+    assert (incoming.channel, incoming.chat, incoming.sender, incoming.id, incoming.text, incoming.image,
+            incoming.private) == ("telegram", "42", "42", "42:7", "在吗", None, True)
+    group = asyncio.run(channel._incoming(SimpleNamespace(callback_query=None,
+                                                          message=_message(caption="/tell hi", chat_type="group"))))
+    assert group.text == "/tell hi" and not group.private
+    assert asyncio.run(channel._incoming(SimpleNamespace(callback_query=None, message=None))) is None
+    no_sender = _message(text="hi")
+    no_sender.from_user = None
+    assert asyncio.run(channel._incoming(SimpleNamespace(callback_query=None, message=no_sender))) is None
+
+
+def test_a_pressed_telegram_button_becomes_the_buttons_data():
+    channel, _ = _telegram()
+    query = SimpleNamespace(id="99", data="t1:yes", from_user=SimpleNamespace(id=42),
+                            message=SimpleNamespace(chat=SimpleNamespace(id=42, type="private")))
+    incoming = asyncio.run(channel._incoming(SimpleNamespace(callback_query=query, message=None)))
+    assert (incoming.id, incoming.button, incoming.chat, incoming.sender, incoming.private, incoming.text) == (
+        "cb:99", "t1:yes", "42", "42", True, "")
+    query.data, query.message.chat.type = None, "supergroup"
+    incoming = asyncio.run(channel._incoming(SimpleNamespace(callback_query=query, message=None)))
+    assert incoming.button == "" and not incoming.private
+
+
+def test_a_telegram_photo_is_downloaded_and_one_that_fails_is_reported_with_its_caption_kept():
+    channel, _ = _telegram()
+    reports = []
+    channel.report = reports.append
+
+    class File:
+        async def download_as_bytearray(self):
+            return bytearray(b"\x89PNG")
+
+    class Photo:
+        def __init__(self, ok):
+            self.ok = ok
+
+        async def get_file(self):
+            if not self.ok:
+                raise ConnectionError("timed out")
+            return File()
+
+    got = asyncio.run(channel._incoming(SimpleNamespace(callback_query=None, message=_message(
+        caption="/tell", photo=[Photo(False), Photo(True)]))))
+    assert got.image == b"\x89PNG" and got.text == "/tell"
+    lost = asyncio.run(channel._incoming(SimpleNamespace(callback_query=None, message=_message(
+        caption="/tell", photo=[Photo(False)]))))
+    assert lost.image is None and lost.text == "/tell" and reports == ["telegram: photo not downloaded: timed out"]
+
+
+def test_serve_without_the_apps_extra_says_how_to_install_it(monkeypatch):
+    import sys
+
+    from heartcompass.gateway import lark, telegram
+
+    monkeypatch.setitem(sys.modules, "lark_oapi", None)   # not installed
+    monkeypatch.setitem(sys.modules, "telegram", None)
+    with pytest.raises(HeartCompassError) as no_lark:
+        lark.make_client("cli_1", "s", "https://open.feishu.example")
+    assert (no_lark.value.message, no_lark.value.hint) == (
+        "The Feishu/Lark channel needs lark-oapi.", "Install it with: pip install 'heartcompass[lark]'")
+    with pytest.raises(HeartCompassError) as no_telegram:
+        telegram.make_bot("123:abc", "https://api.telegram.example")
+    assert (no_telegram.value.message, no_telegram.value.hint) == (
+        "The Telegram channel needs python-telegram-bot.", "Install it with: pip install 'heartcompass[telegram]'")
+
+
+def _resources(calls, *, ok=True, file=b"\x89PNG", error=None):
+    import io
+
+    def get(request):
+        calls.append(request)
+        if error:
+            raise error
+        return SimpleNamespace(success=lambda: ok, file=io.BytesIO(file) if file is not None else None)
+
+    return SimpleNamespace(im=SimpleNamespace(v1=SimpleNamespace(message_resource=SimpleNamespace(get=get))))
+
+
+def test_a_feishu_photo_is_fetched_as_the_messages_image_resource():
+    channel = _lark()
+    calls = []
+    channel.client = _resources(calls)
+    assert channel._image("om_1", "img_1") == b"\x89PNG"
+    request, = calls
+    assert (request.message_id, request.file_key, request.type) == ("om_1", "img_1", "image")
+
+
+def test_a_feishu_photo_not_fetched_is_none_and_a_failure_is_reported_by_kind():
+    channel = _lark()
+    reports = []
+    channel.report = reports.append
+    channel.client = _resources([], ok=False)
+    assert channel._image("om_1", "img_1") is None          # refused, even with a body
+    channel.client = _resources([], file=None)
+    assert channel._image("om_1", "img_1") is None          # no file in the answer
+    channel.client = _resources([], error=ConnectionError("secret-ish detail"))
+    assert channel._image("om_1", "img_1") is None
+    assert reports == ["lark: photo not downloaded: ConnectionError"]
+
+
+def test_a_card_event_missing_its_action_context_or_operator_is_not_queued():
+    """A card event of another shape (no action, no chat, no presser at all): nothing queued, no error."""
+    from fake_lark import card_event
+
+    channel = _lark()
+    for part in ("action", "context", "operator"):
+        event = json.loads(card_event("t1:yes"))
+        del event["event"][part]
+        channel.handler._do_without_validation(json.dumps(event).encode())
+    assert _drain(channel) == []
+    channel.handler._do_without_validation(card_event("t2:no"))
+    assert [item[4] for item in _drain(channel)] == ["t2:no"]
+
+
+def test_a_feishu_card_with_one_button_or_none_still_goes_out():
+    """The typed answer names the first button's key; a card without buttons has no key to name."""
+    channel = _lark()
+    made = []
+    channel._create = lambda chat, kind, content: made.append(content)
+    channel.ask("oc_1", "Done?", [("OK", "t5:ok")])
+    channel.ask("oc_1", "Nothing to press", [])
+    assert made[0]["elements"][2]["elements"][0]["content"] == "Or reply /yes t5 or /no t5."
+    assert made[1]["elements"][2]["elements"][0]["content"] == "Or reply /yes  or /no ."
+    assert made[1]["elements"][1]["actions"] == []

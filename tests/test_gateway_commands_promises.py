@@ -1,0 +1,304 @@
+"""The gateway core's promises, one delivery at a time (gateway/core.py,
+commands.py, strangers.py): who may talk, what each slash command says and
+does, and what a stranger or a group sees. A recording channel, a clock the
+test owns, and the worker run to its end in the test's own thread (the stop
+already set: it answers what was received, commits and returns)."""
+
+from __future__ import annotations
+
+import pytest
+from fakes import FakeChat
+from gateway_core_helpers import Served, Worker
+from serve_helpers import log_entries, wait_until
+
+from heartcompass.gateway import replies
+
+
+@pytest.fixture
+def chat(example_ws) -> Served:
+    """The example workspace's gateway, owner 42, no worker yet."""
+    return Served(example_ws)
+
+
+def test_help_and_start_show_the_help_also_with_the_bots_name_in_a_group_style_command(chat):
+    chat.say("/help")
+    chat.say("/start")
+    chat.say("/HELP@my_bot")
+    assert chat.channel.sent == [replies.HELP] * 3
+
+
+def test_who_says_nobody_until_a_switch_and_then_the_persons_name(chat):
+    chat.say("/who")
+    chat.say("/switch Alice")
+    chat.say("/who")
+    assert chat.channel.sent == [replies.NOBODY, "You are talking to Alice Chen (alice).",
+                                   "You are talking to Alice Chen (alice)."]
+    assert chat.state.chats == {"42": "alice"} and chat.state.owner_chats == {"42": "42"}
+
+
+def test_a_switch_needs_a_name_and_an_unknown_one_switches_nothing(chat):
+    chat.say("/switch   ")
+    chat.say("/switch nobody-here")
+    assert chat.channel.sent[0] == "/switch needs a name, e.g. /switch alice."
+    assert "nobody-here" in chat.channel.sent[1]
+    assert chat.state.chats == {}
+
+
+def test_the_list_marks_the_person_the_chat_talks_to(chat):
+    chat.say("/list")
+    chat.say("/switch alice")
+    chat.say("/list")
+    assert chat.channel.sent[0] == "Alice Chen (alice, friend)\nMe (me, self)"
+    assert chat.channel.sent[2] == "> Alice Chen (alice, friend)\nMe (me, self)"
+
+
+def test_an_unknown_command_is_named_short_and_points_to_help(chat):
+    chat.say("/frobnicate now")
+    chat.say("/" + "x" * 100)
+    assert chat.channel.sent == ["Unknown command /frobnicate. /help lists them.",
+                                   f"Unknown command /{'x' * 39}. /help lists them."]
+
+
+@pytest.mark.parametrize("command", ["/new", "/retry", "/note a fact", "/quote their words", "/tell she moved"])
+def test_a_persons_command_before_a_switch_asks_who_and_does_nothing(chat, command):
+    chat.say(command)
+    chat.finish()
+    assert chat.channel.sent == [replies.NOBODY]
+    assert chat.gw.offers.waiting == {}
+
+
+def test_a_note_goes_into_the_persons_log_for_the_gardener(chat):
+    chat.say("/switch alice")
+    chat.say("/note  She moved to Berlin ")
+    assert chat.channel.sent[-1] == "Noted: it goes into memory at the next garden."
+    assert ("note", "She moved to Berlin") in [(e.speaker, e.text) for e in log_entries(chat.ws, "alice")]
+
+
+def test_a_quote_is_kept_once_in_voice_and_needs_words(chat):
+    chat.say("/switch alice")
+    chat.say("/quote")
+    chat.say("/quote 到了给我发消息!")
+    chat.say("/quote 到了给我发消息!")
+    assert chat.channel.sent[1:] == ["/quote needs their words, e.g. /quote see you there!",
+                                       "Kept in VOICE.md: an example of how they write.", "Already kept."]
+    assert "到了给我发消息!" in (chat.ws.people_dir / "alice" / "VOICE.md").read_text(encoding="utf-8")
+
+
+def test_tell_needs_what_happened(chat):
+    chat.say("/switch alice")
+    chat.say("/tell   ")
+    chat.finish()
+    assert chat.channel.sent[1:] == ["/tell needs what happened, e.g. /tell She moved to Berlin."]
+
+
+def test_a_new_topic_starts_afresh_and_says_so(chat):
+    chat.say("/switch alice")
+    chat.say("/new")
+    assert chat.channel.sent[-1] == "Fresh start: recent turns are forgotten; memory stays."
+
+
+def test_a_bare_yes_with_nothing_offered_says_there_is_no_proposal(chat):
+    chat.say("/switch alice")
+    chat.say("/yes")
+    chat.say("/no t9")
+    chat.finish()
+    assert chat.channel.sent[1:] == [replies.NO_OFFER, replies.NO_OFFER]
+
+
+def test_a_photo_without_tell_says_how_to_tell_about_it(chat):
+    chat.say("/switch alice")
+    chat.say("", image=b"\x89PNG")
+    chat.say("   ", image=b"\x89PNG")
+    assert chat.channel.sent[1:] == [replies.PHOTO, replies.PHOTO]
+    assert [e for e in log_entries(chat.ws, "alice") if e.speaker == "me"] == []
+
+
+def test_an_empty_message_is_ignored(chat):
+    chat.say("/switch alice")
+    chat.say("   ")
+    chat.finish()
+    assert chat.channel.sent == ["You are talking to Alice Chen (alice)."]
+    assert chat.state.unanswered_chats() == [] and [e for e in log_entries(chat.ws, "alice")
+                                                     if e.speaker == "me"] == []
+
+
+def test_the_owners_words_before_a_switch_ask_who_and_are_not_logged(chat):
+    chat.say("hello")
+    assert chat.channel.sent == [replies.NOBODY] and chat.state.unanswered_chats() == []
+
+
+# -- strangers and groups ----------------------------------------------------------------------------------------
+
+def test_a_stranger_is_refused_once_and_nothing_of_theirs_is_kept(chat):
+    chat.say("/switch alice", sender="7")
+    chat.say("hello?", sender="7")
+    chat.say("/help")
+    assert chat.channel.said == [("7", replies.REFUSED), ("42", replies.HELP)]
+    assert chat.reports == ["telegram: refused sender 7 (not in telegram.allowed_users)"]
+    assert chat.state.chats == {} and "7" not in chat.state.owner_chats
+
+
+def test_a_group_gets_one_note_even_when_the_owner_writes_there(chat):
+    chat.say("/list", chat="-100", private=False)
+    chat.say("/list", sender="7", chat="-100", private=False)
+    chat.say("/list", chat="-200", private=False)
+    assert chat.channel.said == [("-100", replies.GROUP), ("-200", replies.GROUP)]
+    assert chat.reports[0] == ("telegram: a message in group chat -100 (from sender 42) answered with a note "
+                                 "only: the bot talks in private chats")
+    assert chat.state.owner_chats == {}
+
+
+def test_a_button_pressed_outside_the_owners_private_chat_is_a_groups(chat):
+    """A button answers only in the presser's own private chat: pressed elsewhere (Feishu says no chat type)."""
+    chat.say("/help")
+    chat.say(chat="-100", button="t1:yes")
+    chat.finish()
+    assert chat.channel.said == [("42", replies.HELP), ("-100", replies.GROUP)]
+
+
+def test_the_pairing_code_makes_the_sender_an_owner(example_ws):
+    served = Served(example_ws, owners="", pair="pair-abc123")
+    served.say("pair-abc123", sender="7")
+    served.say("/who", sender="7")
+    assert served.channel.said == [("7", replies.PAIRED), ("7", replies.NOBODY)]
+    assert example_ws.config.get("telegram.allowed_users") == ["7"]
+    assert served.state.owner_chats == {"7": "7"}
+    assert "telegram: paired sender 7 (added to telegram.allowed_users)" in served.reports
+
+
+def test_a_paired_sender_is_added_beside_the_owners_already_there(example_ws):
+    served = Served(example_ws, owners="42", pair="pair-abc123")
+    served.say("pair-000000", sender="7")
+    served.say("pair-abc123", sender="8")
+    assert served.channel.said == [("7", replies.REFUSED), ("8", replies.PAIRED)]
+    assert example_ws.config.get("telegram.allowed_users") == ["42", "8"]
+    assert served.reports[0].startswith("telegram: a wrong pairing code from sender 7 (1 of 3 for them")
+
+
+# -- bursts and replies -------------------------------------------------------------------------------------------
+
+def test_a_burst_is_logged_at_once_and_answered_once_as_several_messages_with_typing(example_ws):
+    """Each message is in the day log before any model call; the answer's
+    messages are sent in order, the typing sign before each, and the chat
+    is no longer left for the next serve."""
+    model = FakeChat().enqueue("one ||| two")
+    served = Served(example_ws, model)
+    served.say("/switch alice")
+    served.say("在吗")
+    served.say(" 有件事 ")
+    assert [e.text for e in log_entries(example_ws, "alice") if e.speaker == "me"] == ["在吗", "有件事"]
+    assert served.state.unanswered_chats() == [("42", "alice")] and model.purposes == []
+    served.finish()
+    assert served.channel.sent[1:] == ["one", "two"] and served.channel.typed == ["42", "42"]
+    assert model.purposes == ["chat"] and served.state.unanswered_chats() == []
+    assert [e.text for e in log_entries(example_ws, "alice")][-2:] == ["one", "two"]
+
+
+def test_the_model_down_is_said_in_one_line_and_the_messages_stay(example_ws):
+    from heartcompass.errors import LLMError
+
+    served = Served(example_ws, FakeChat().enqueue(LLMError("The model did not answer.")))
+    served.say("/switch alice")
+    served.say("hello?")
+    served.finish()
+    assert served.channel.sent[1].startswith("(No reply: the model cannot be reached: ")
+    assert "hello?" in [e.text for e in log_entries(example_ws, "alice")]
+
+
+def test_a_retry_asks_the_model_again_for_the_last_message(example_ws):
+    model = FakeChat().enqueue("first answer", "second answer")
+    served = Served(example_ws, model)
+    served.say("/switch alice")
+    served.say("hi")
+    served.finish()
+    served.say("/retry")
+    served.finish()
+    assert served.channel.sent[1:] == ["first answer", "second answer"]
+
+
+def test_a_switch_mid_burst_answers_the_burst_from_the_person_it_was_sent_to(example_ws, monkeypatch):
+    from heartcompass.store import lifecycle
+
+    lifecycle.add_person(example_ws, "Bob Stone", "friend")
+    model = FakeChat().enqueue("alice answers")
+    served = Served(example_ws, model)
+    with Worker(served, monkeypatch):
+        served.say("/switch alice")
+        served.say("are you there?")
+        served.say("/switch bob-stone")
+        wait_until(lambda: "alice answers" in served.channel.sent)
+    assert sorted(served.channel.sent[1:]) == ["You are talking to Bob Stone (bob-stone).", "alice answers"]
+    prompt = str(model.request("chat").messages[0].content)
+    assert "Alice" in prompt and "Bob Stone" not in prompt   # alice's persona answered what was sent to her
+    assert "are you there?" in [e.text for e in log_entries(example_ws, "alice")]
+    assert served.state.chats == {"42": "bob-stone"}
+
+
+# -- an ambiguous /switch -----------------------------------------------------------------------------------------
+
+@pytest.fixture
+def two_bobs(example_ws):
+    from heartcompass.store import lifecycle
+
+    for name in ("Bob Stone", "Bobby"):
+        lifecycle.add_person(example_ws, name, "friend")
+    return Served(example_ws)
+
+
+def test_an_ambiguous_switch_asks_which_one_with_a_button_each_and_switches_nobody(two_bobs):
+    two_bobs.say("/switch bo")
+    chat, text, choices = two_bobs.channel.asked[0]
+    assert chat == "42" and choices == [("Bob Stone", "switch:bob-stone"), ("Bobby", "switch:bobby")]
+    assert text == "'bo' could be several people: which one?\nBob Stone: /switch bob-stone\nBobby: /switch bobby"
+    assert two_bobs.channel.sent == [] and two_bobs.state.chats == {}
+    two_bobs.say(button="switch:bobby")
+    assert two_bobs.channel.sent == ["You are talking to Bobby (bobby)."] and two_bobs.state.chats == {"42": "bobby"}
+
+
+def test_an_ambiguous_switch_where_the_app_takes_no_buttons_still_lists_the_slugs(two_bobs):
+    two_bobs.channel.refuse_asking = True
+    two_bobs.say("/switch bo")
+    assert two_bobs.channel.sent == ["'bo' could be several people: which one?\nBob Stone: /switch bob-stone\n"
+                                     "Bobby: /switch bobby"]
+    assert two_bobs.reports == ["telegram: could not ask: RuntimeError: no buttons here"]
+
+
+def test_a_candidate_whose_button_data_is_too_long_for_telegram_is_listed_as_text(example_ws):
+    """A button's data holds 64 bytes: a long Chinese name's slug would not fit, so the text lists them all."""
+    from heartcompass.gateway.commands import BUTTON_DATA_LIMIT, SWITCH_BUTTON
+    from heartcompass.store import lifecycle
+
+    long_name = "b" * (BUTTON_DATA_LIMIT - len(SWITCH_BUTTON) + 1)
+    for name in ("b" * (BUTTON_DATA_LIMIT - len(SWITCH_BUTTON)), long_name):
+        lifecycle.add_person(example_ws, name, "friend")
+    served = Served(example_ws)
+    served.say("/switch bbbb")
+    slugs = sorted(p.name for p in example_ws.people_dir.iterdir() if p.name.startswith("bbb"))
+    if all(len((SWITCH_BUTTON + s).encode()) <= BUTTON_DATA_LIMIT for s in slugs):
+        pytest.fail(f"the slugs were shortened: {slugs}")
+    assert served.channel.asked == [] and len(served.channel.sent) == 1
+    assert all(f"/switch {slug}" in served.channel.sent[0] for slug in slugs)
+
+
+def test_candidates_whose_button_data_is_exactly_telegrams_limit_get_buttons(example_ws):
+    from heartcompass.gateway.commands import BUTTON_DATA_LIMIT, SWITCH_BUTTON
+    from heartcompass.store import lifecycle
+
+    room = BUTTON_DATA_LIMIT - len(SWITCH_BUTTON)
+    for name in ("b" * room, "b" * (room - 1) + "c"):
+        lifecycle.add_person(example_ws, name, "friend")
+    served = Served(example_ws)
+    served.say("/switch bbbb")
+    (chat, _, choices), = served.channel.asked
+    assert [len(data.encode()) for _, data in choices] == [BUTTON_DATA_LIMIT] * 2 and served.channel.sent == []
+
+
+def test_the_candidates_as_text_go_to_the_chat_that_asked(example_ws):
+    from heartcompass.store import lifecycle
+
+    for name in ("Bob Stone", "Bobby"):
+        lifecycle.add_person(example_ws, name, "friend")
+    served = Served(example_ws)
+    served.channel.refuse_asking = True
+    served.say("/switch bo", sender="42", chat="42")
+    assert [chat for chat, _ in served.channel.said] == ["42"]

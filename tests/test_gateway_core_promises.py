@@ -1,0 +1,327 @@
+"""The gateway worker's promises (gateway/core.py): nothing stops serve (an
+app that cannot send, a bug, a state that cannot be saved, git refusing a
+commit), a refused commit is said once and retried until it works, the
+morning digest goes out once a day, and a quiet moment fsyncs the state.
+A recording channel and a clock the test moves; no app, no wall-clock timing."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from fakes import FakeChat
+from serve_helpers import wait_until
+from gateway_core_helpers import Served, Worker
+
+from heartcompass.errors import GitError, HeartCompassError
+from heartcompass.gateway import core, replies
+
+
+@pytest.fixture
+def chat(example_ws) -> Served:
+    """The example workspace's gateway, owner 42, no worker yet."""
+    return Served(example_ws)
+
+
+class Unreachable:
+    name = "telegram"
+
+    def send(self, chat, text):
+        raise ConnectionError("the app is down")
+
+    def ask(self, chat, text, choices):
+        raise ConnectionError("the app is down")
+
+    def typing(self, chat):
+        raise ConnectionError("the app is down")
+
+
+def test_an_app_that_cannot_send_is_reported_and_the_message_still_logged(example_ws):
+    served = Served(example_ws, FakeChat().enqueue("hi back"))
+    served.gw.channels["telegram"] = Unreachable()
+    served.say("/switch alice")
+    served.say("hi")
+    served.finish()
+    assert served.reports[0] == "telegram: could not send a message: ConnectionError: the app is down"
+    assert served.state.is_seen("42:2") and served.state.unanswered_chats() == []
+
+
+def test_a_bug_while_handling_a_message_says_so_in_the_chat_and_the_message_counts_as_handled(chat, monkeypatch):
+    def broken(*args):
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(core.commands, "run", broken)
+    chat.say("/who")
+    assert chat.channel.sent == [replies.BROKEN]
+    assert chat.reports == ["telegram: could not handle a message: ValueError: a bug"]
+    assert chat.state.is_seen("42:1")
+
+
+def test_a_refusal_while_handling_is_said_with_its_hint(chat, monkeypatch):
+    def refused(*args):
+        raise HeartCompassError("Not now.", "Try later.")
+
+    monkeypatch.setattr(core.commands, "run", refused)
+    chat.say("/who")
+    assert chat.channel.sent == ["Not now. Try later."] and chat.reports == []
+
+
+@pytest.mark.parametrize("problem", [OSError(28, "No space left on device"), HeartCompassError("The disk is full.")])
+def test_a_state_that_cannot_be_saved_is_reported_and_kept_for_the_next_save(chat, monkeypatch, problem):
+    def full(durable=False):
+        raise problem
+
+    monkeypatch.setattr(chat.state, "save", full)
+    chat.say("/help")
+    assert chat.channel.sent == [replies.HELP] and chat.state.is_seen("42:1")
+    expected = problem.message if isinstance(problem, HeartCompassError) else str(problem)
+    assert chat.reports == [f"telegram: state not saved: {expected}"]
+
+
+def test_a_job_that_fails_is_said_in_the_chat_and_the_worker_goes_on(example_ws, monkeypatch):
+    served = Served(example_ws, FakeChat().enqueue("second answer"))
+    served.say("/switch alice")
+    served.say("/review")
+    served.say("hello")
+    monkeypatch.setattr(core.commands, "review", lambda gw, conv: 1 / 0)
+    served.finish()
+    assert served.channel.sent[1:] == [replies.BROKEN, "second answer"]
+    assert served.reports[0] == "telegram: review failed: ZeroDivisionError: division by zero"
+
+
+def test_a_reply_that_raises_a_refusal_is_said_in_the_chat(example_ws):
+    served = Served(example_ws, FakeChat().enqueue("unused"))
+    served.say("/switch alice")
+    conv = served.gw.conversation("telegram", "42")
+
+    def events():
+        yield type("Event", (), {"kind": "message", "text": "one"})()
+        raise HeartCompassError("PROFILE.md does not read.", "Fix it.")
+
+    served.gw.reply(conv, events())
+    assert served.channel.sent[1:] == ["one", "PROFILE.md does not read. Fix it."]
+    served.gw.reply(conv, None)  # no session to answer: nothing said
+    assert len(served.channel.sent) == 3
+
+
+def test_the_pauses_between_messages_come_from_the_delays_and_not_before_the_first(example_ws):
+    slept = []
+    served = Served(example_ws)
+    served.gw.sleep, served.gw.delays = slept.append, (0.5, 0.5)
+    conv = served.gw.conversation("telegram", "42")
+    event = type("Event", (), {"kind": "message", "text": "x"})
+    other = type("Event", (), {"kind": "status", "text": "thinking"})
+    served.gw.reply(conv, [other(), event(), other(), event(), event()])
+    assert slept == [0.5, 0.5] and served.channel.sent == ["x", "x", "x"] and len(served.channel.typed) == 3
+
+
+def test_the_reply_delay_and_the_quiet_wait_come_from_the_settings(example_ws):
+    from heartcompass.gateway.core import Gateway
+    from heartcompass.gateway.state import state_for
+    from heartcompass.store.config_edit import set_config
+
+    set_config(example_ws, "serve.quiet_seconds", "7.5")
+    set_config(example_ws, "chat.reply_delay", "1,3")
+    gw = Gateway(example_ws, {}, {"telegram": state_for(example_ws.state_dir, "telegram")}, make_model=FakeChat)
+    assert gw.quiet == 7.5 and gw.delays == (1.0, 3.0) and gw.commit_retry == core.COMMIT_RETRY
+
+
+# -- commits git refuses -------------------------------------------------------------------------------------------
+
+def test_a_refused_commit_is_said_once_retried_and_said_done(example_ws, monkeypatch):
+    """A stopped sync refuses the commit: the chat hears it once; the worker
+    tries again every commit_retry seconds (the first time too) and reports when it worked."""
+    real = core.commit_session
+    refusing = [True]
+
+    def commit(ws, session, purpose):
+        if refusing[0]:
+            raise GitError("A sync is stopped midway.", "Run heartcompass sync.")
+        return real(ws, session, purpose)
+
+    monkeypatch.setattr(core, "commit_session", commit)
+    served = Served(example_ws, FakeChat().enqueue("one", "two"))
+    served.gw.commit_retry = 5.0  # not the default: the first retry too comes after commit_retry
+    with Worker(served, monkeypatch):
+        served.say("/switch alice")
+        served.say("hi")
+        served.gw.flush_burst(served.gw.conversation("telegram", "42"))
+        wait_until(lambda: "telegram: not committed: A sync is stopped midway." in served.reports)
+        served.say("again")
+        served.gw.flush_burst(served.gw.conversation("telegram", "42"))
+        wait_until(lambda: served.channel.sent.count("two") == 1 and served.gw.idle())
+        assert [t for t in served.channel.sent if t.startswith("(Not committed")] == [
+            replies.not_committed(GitError("A sync is stopped midway."))]
+        refusing[0] = False
+        served.now += 5.0
+        served.gw.wake()
+        wait_until(lambda: "telegram: the kept messages are committed now" in served.reports)
+    from conftest import git
+
+    assert git(example_ws, "status", "--porcelain") == ""
+
+
+# -- the morning digest ---------------------------------------------------------------------------------------------
+
+def _digest_at(example_ws, monkeypatch, at: str, hour: int):
+    from heartcompass.store import clock
+    from heartcompass.store.config_edit import set_config
+
+    set_config(example_ws, "serve.digest_at", at)
+    monkeypatch.setattr(clock, "now", lambda ws: dt.datetime(2026, 12, 7, hour, 30))
+
+
+def test_the_digest_goes_to_each_owners_chat_once_a_day_after_its_time(example_ws, monkeypatch):
+    _digest_at(example_ws, monkeypatch, "08:00", 8)
+    made = []
+    served = Served(example_ws, owners="42,43")
+    served.gw.digest = lambda: made.append(1) or "Open threads: none"
+    served.say("/help")
+    served.say("/help", sender="43")
+    with Worker(served, monkeypatch):
+        wait_until(lambda: served.state.digest_day == "2026-12-07" and served.gw.idle())
+        wait_until(lambda: len(served.channel.said) == 4)
+        served.gw.wake()
+    assert sorted(served.channel.said[2:]) == [("42", "Open threads: none"), ("43", "Open threads: none")]
+    assert made == [1] and not served.state.not_durable()  # said to disk at once: never twice after a power cut
+
+
+def test_no_digest_before_its_time_or_to_no_owner(example_ws, monkeypatch):
+    _digest_at(example_ws, monkeypatch, "09:00", 8)
+    made = []
+    served = Served(example_ws)
+    served.gw.digest = lambda: made.append(1) or "Open threads: none"
+    served.say("/help")
+    served.gw._digest()
+    assert made == [] and served.state.digest_day == ""
+    _digest_at(example_ws, monkeypatch, "08:00", 8)
+    served.state.owner_chats.clear()
+    served.gw._digest()
+    assert made == [] and served.state.digest_day == ""
+
+
+def test_an_empty_digest_is_not_sent(example_ws, monkeypatch):
+    _digest_at(example_ws, monkeypatch, "08:00", 8)
+    served = Served(example_ws)
+    served.gw.digest = lambda: None
+    served.say("/help")
+    served.gw._digest()
+    assert served.state.digest_day == "2026-12-07" and served.channel.sent == [replies.HELP]
+
+
+# -- a quiet moment fsyncs the state ----------------------------------------------------------------------------------
+
+def test_the_worker_makes_the_state_durable_once_two_seconds_have_passed(example_ws, monkeypatch):
+    served = Served(example_ws)
+    with Worker(served, monkeypatch):
+        served.say("/help")
+        assert served.state.not_durable()
+        served.now += core.DURABLE_EVERY
+        served.gw.wake()
+        wait_until(lambda: not served.state.not_durable())
+        assert served.state.path.exists() and not served.state.tail.exists()
+
+
+def test_the_model_is_made_once_on_the_first_reply_and_kept(example_ws):
+    made = []
+    model = FakeChat().enqueue("one", "two")
+    served = Served(example_ws)
+    served.gw._make_model = lambda: made.append(1) or model
+    served.say("/switch alice")
+    assert made == []                      # serve starts without the provider's slow import
+    served.say("hi")
+    served.finish()
+    served.say("again")
+    served.finish()
+    assert made == [1] and served.channel.sent[1:] == ["one", "two"]
+
+
+def test_the_gateway_is_idle_only_with_nothing_gathered_or_queued(chat):
+    assert chat.gw.idle()
+    chat.say("/switch alice")
+    chat.say("hi")
+    assert not chat.gw.idle()              # a burst waits for quiet
+    chat.gw.flush_burst(chat.gw.conversation("telegram", "42"))
+    assert not chat.gw.idle()              # its answer is queued
+    chat.gw._jobs.clear()
+    assert chat.gw.idle()
+
+
+@pytest.mark.parametrize("problem", [OSError(28, "No space left on device"), HeartCompassError("The disk is full.")])
+def test_a_state_that_cannot_be_made_durable_is_reported_and_serve_goes_on(chat, monkeypatch, problem):
+    def full():
+        raise problem
+
+    monkeypatch.setattr(chat.state, "make_durable", full)
+    chat.now += 5
+    chat.gw.make_durable()
+    expected = problem.message if isinstance(problem, HeartCompassError) else str(problem)
+    assert chat.reports == [f"telegram: state not saved: {expected}"]
+    assert chat.gw._durable_at == chat.now  # tried now: the next try is DURABLE_EVERY from now
+
+
+# -- serve, start to stop ------------------------------------------------------------------------------------------
+
+class Started:
+    """A channel with a lifecycle: started with the gateway, closed at the end."""
+
+    name = "telegram"
+
+    def __init__(self):
+        self.events: list[str] = []
+
+    def start(self, gw, stop):
+        self.events.append("start")
+
+    def close(self):
+        self.events.append("close")
+
+    def send(self, chat, text):
+        self.events.append(f"send {chat}: {text}")
+
+    def ask(self, chat, text, choices):
+        pass
+
+    def typing(self, chat):
+        pass
+
+
+def test_serve_starts_each_channel_runs_until_stopped_then_closes_them_and_saves_the_state(example_ws):
+    import threading
+
+    from heartcompass.gateway import runner
+    from heartcompass.store.config_edit import set_config
+
+    set_config(example_ws, "telegram.allowed_users", "42")
+    stop, reports, channel = threading.Event(), [], Started()
+
+    def ready(gw):
+        from heartcompass.gateway.core import Incoming
+
+        gw.receive(Incoming("telegram", "42", "42", "42:1", text="/help"))
+        stop.set()
+
+    gw = runner.serve(example_ws, ["telegram"], stop, make_model=FakeChat, report=reports.append, quiet=1.0,
+                      delays=(0.0, 0.0), channels={"telegram": channel}, on_ready=ready)
+    assert channel.events == ["start", f"send 42: {replies.HELP}", "close"]
+    assert reports == ["telegram: listening"]
+    assert gw.states["telegram"].is_seen("42:1") and not gw.states["telegram"].not_durable()
+    assert '"42:1"' in (example_ws.state_dir / "serve" / "telegram.json").read_text(encoding="utf-8")
+
+
+def test_a_channel_that_cannot_start_stops_serve_with_its_error_and_frees_the_lock(example_ws):
+    import threading
+
+    from heartcompass.gateway import runner
+
+    class Refused(Started):
+        def start(self, gw, stop):
+            raise HeartCompassError("Telegram refuses TELEGRAM_BOT_TOKEN: the token is not valid.")
+
+    stop = threading.Event()
+    with pytest.raises(HeartCompassError):
+        runner.serve(example_ws, ["telegram"], stop, make_model=FakeChat, channels={"telegram": Refused()})
+    assert stop.is_set()
+    again = threading.Event()
+    runner.serve(example_ws, ["telegram"], again, make_model=FakeChat, channels={"telegram": Started()},
+                 on_ready=lambda gw: again.set())  # the lock was let go: a new serve starts

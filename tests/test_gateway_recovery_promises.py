@@ -1,0 +1,123 @@
+"""What a killed serve leaves to the next one (gateway/recovery.py): each
+chat whose burst was logged and not answered is committed and answered at
+the start, or said to be unanswerable; an answer clears it only when
+nothing more came meanwhile. A recording channel, the worker run to its end
+in the test's thread."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import git
+from fakes import FakeChat
+from gateway_core_helpers import Served
+from serve_helpers import log_entries
+
+from heartcompass.formats import dailylog
+from heartcompass.gateway import recovery
+from heartcompass.store import clock
+
+
+def _left_unanswered(ws, slug: str, texts: list[str]) -> None:
+    """What a serve killed mid-burst leaves: the lines in the day log, the chat in `unanswered`, nothing committed."""
+    now = clock.now(ws)
+    for text in texts:
+        dailylog.append(ws.people_dir / slug / "logs" / f"{now.date()}.md",
+                        dailylog.Entry(now.strftime("%H:%M:%S"), "me", text), now.date())
+    path = ws.state_dir / "serve" / "telegram.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"chats": {"42": slug}, "unanswered": {"42": slug}}), encoding="utf-8")
+
+
+def _state_on_disk(ws) -> dict:
+    return json.loads((ws.state_dir / "serve" / "telegram.json").read_text(encoding="utf-8"))
+
+
+def test_a_burst_the_last_serve_left_unanswered_is_committed_and_answered_at_the_start(example_ws):
+    _left_unanswered(example_ws, "alice", ["在吗", "有件事想问你"])
+    model = FakeChat().enqueue("我在")
+    served = Served(example_ws, model)
+    served.finish()
+    assert served.channel.sent == ["我在"] and "有件事想问你" in model.request("chat").prompt
+    assert "telegram: answering what the last serve logged for alice but did not answer" in served.reports
+    assert _state_on_disk(example_ws)["unanswered"] == {} and git(example_ws, "status", "--porcelain") == ""
+
+
+def test_a_burst_left_for_someone_gone_since_is_said_unanswerable_and_forgotten(example_ws):
+    _left_unanswered(example_ws, "alice", ["hello?"])
+    state = example_ws.state_dir / "serve" / "telegram.json"
+    state.write_text(json.dumps({"chats": {"42": "ghost"}, "unanswered": {"42": "ghost"}}), encoding="utf-8")
+    served = Served(example_ws)
+    served.finish()
+    said, = served.channel.sent
+    assert said.startswith("(Your last messages to ghost, sent before serve stopped, are saved but cannot be "
+                           "answered: ")
+    assert served.reports[0].startswith("telegram: the last serve's unanswered messages to ghost cannot be answered: ")
+    assert _state_on_disk(example_ws)["unanswered"] == {}
+
+
+def test_a_message_that_came_before_the_worker_started_answers_the_left_burst_with_it(example_ws):
+    """The channels start before the worker: the new burst's one answer covers the old messages too."""
+    _left_unanswered(example_ws, "alice", ["first, before the kill"])
+    model = FakeChat().enqueue("both answered")
+    served = Served(example_ws, model)
+    served.say("second, after the restart")
+    served.finish()
+    assert served.channel.sent == ["both answered"] and model.purposes == ["chat"]
+    assert "first, before the kill" in model.request("chat").prompt
+
+
+def test_the_left_bursts_of_a_channel_not_served_now_wait_for_it(example_ws):
+    """Only telegram is served this time: lark's unanswered chat is left for the serve that runs lark."""
+    _left_unanswered(example_ws, "alice", ["hi"])
+    lark = example_ws.state_dir / "serve" / "lark.json"
+    lark.write_text(json.dumps({"chats": {"oc_1": "alice"}, "unanswered": {"oc_1": "alice"}}), encoding="utf-8")
+    from heartcompass.gateway.state import ChannelState
+
+    served = Served(example_ws, FakeChat().enqueue("telegram's answer"))
+    served.gw.states["lark"] = ChannelState(lark)
+    served.finish()
+    assert served.channel.sent == ["telegram's answer"]
+    assert json.loads(lark.read_text(encoding="utf-8"))["unanswered"] == {"oc_1": "alice"}
+
+
+def test_an_answer_clears_the_chat_only_when_nothing_more_came_meanwhile(example_ws):
+    served = Served(example_ws)
+    served.say("/switch alice")
+    served.say("more")                      # logged, waiting for quiet
+    conv = served.gw.conversation("telegram", "42")
+    recovery.answered(served.gw, conv)
+    assert served.state.unanswered_chats() == [("42", "alice")]   # still to answer
+    conv.burst.take()
+    recovery.answered(served.gw, conv)
+    assert served.state.unanswered_chats() == []
+    assert _state_on_disk(example_ws)["unanswered"] == {}          # saved at once
+    recovery.forget(served.gw, conv)                                # nothing waiting: nothing to save
+    assert served.reports == []
+
+
+def test_a_state_that_cannot_be_saved_after_an_answer_is_reported(example_ws, monkeypatch):
+    served = Served(example_ws)
+    served.state.await_answer("42", "alice")
+
+    def full(durable=False):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(served.state, "save", full)
+    recovery.forget(served.gw, served.gw.conversation("telegram", "42"))
+    assert served.reports == ["telegram: state not saved: [Errno 28] No space left on device"]
+    assert served.state.unanswered_chats() == []
+
+
+def test_the_owners_lines_are_in_the_log_even_when_the_held_record_cannot_be_written(example_ws, monkeypatch):
+    """A full disk under <channel>.held: the message is logged all the same (a kill now may log it twice, never lose it)."""
+    served = Served(example_ws)
+    served.say("/switch alice")
+
+    def full(held):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(served.state, "hold", full)
+    served.say("still logged")
+    assert "still logged" in [e.text for e in log_entries(example_ws, "alice")]
+    assert served.reports == ["alice: state not saved before logging a message: [Errno 28] No space left on device"]

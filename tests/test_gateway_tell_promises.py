@@ -1,0 +1,319 @@
+"""/tell and /review on the phone, on the gateway's core (gateway/commands.py,
+tell_offers.py): nothing is written to a person's files before Yes, a No
+keeps what was told as a note, an old or broken offer writes nothing, and
+the gardener's questions come a few at a time. A recording channel and the
+worker run to its end in the test's thread."""
+
+from __future__ import annotations
+
+import pytest
+from fakes import FakeChat
+from gateway_core_helpers import Served
+from serve_helpers import log_entries
+
+from heartcompass.gateway import replies
+
+
+@pytest.fixture
+def chat(example_ws) -> Served:
+    """The example workspace's gateway, owner 42, no worker yet."""
+    return Served(example_ws)
+
+
+# -- /tell and its Yes/No -----------------------------------------------------------------------------------------
+
+def berlin():
+    return {"summary": "moving to Berlin", "rewritten_facts": [
+        {"id": "F1", "text": "Moves to Berlin in March after a promotion", "evidence": ["L1"]}]}
+
+
+NARRATIVE = "She got promoted and is moving to Berlin in March"
+
+
+def _memory(ws) -> str:
+    return (ws.people_dir / "alice" / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def _told(example_ws, *replies_of_the_model) -> Served:
+    served = Served(example_ws, FakeChat().enqueue(*replies_of_the_model))
+    served.say("/switch alice")
+    served.say(f"/tell {NARRATIVE}")
+    served.finish()
+    return served
+
+
+def test_tell_shows_the_change_with_yes_and_no_and_writes_nothing_before_yes(example_ws):
+    from conftest import subjects
+
+    before = _memory(example_ws)
+    served = _told(example_ws, berlin(), {"people": []})
+    (chat, text, choices), = served.channel.asked
+    assert chat == "42" and choices == [("Yes", "t1:yes"), ("No", "t1:no")]
+    assert "Moves to Berlin in March" in text and text.endswith("\n\nWrite these changes?")
+    assert _memory(example_ws) == before
+    served.say(button="t1:no")
+    served.finish()
+    assert served.channel.sent[-1] == "Not applied. What you told is kept in the log as a note for the gardener."
+    assert _memory(example_ws) == before and subjects(example_ws)[0] == "tell(alice): noted, proposal declined"
+    served.say(button="t1:yes")                         # the old button: answered already
+    served.finish()
+    assert served.channel.sent[-1] == replies.NO_OFFER and _memory(example_ws) == before
+
+
+def test_a_typed_yes_writes_the_newest_offer_and_says_the_commit(example_ws):
+    from conftest import subjects
+
+    served = _told(example_ws, berlin(), {"people": []})
+    served.say("/yes")
+    served.finish()
+    said = served.channel.sent[-1]
+    assert said.startswith("Written and committed (") and len(said) == len("Written and committed (12345678).")
+    assert "Moves to Berlin in March" in _memory(example_ws)
+    assert subjects(example_ws)[0] == "tell(alice): moving to Berlin"
+
+
+def test_a_typed_no_with_the_offers_key_declines_it(example_ws):
+    served = _told(example_ws, berlin(), {"people": []})
+    served.say("/no t1")
+    served.finish()
+    assert served.channel.sent[-1].startswith("Not applied.") and "Berlin" not in _memory(example_ws)
+
+
+def test_a_tell_with_nothing_to_change_says_so_and_keeps_the_note(example_ws):
+    from conftest import subjects
+
+    served = _told(example_ws, {"summary": "nothing new", "rewritten_facts": []}, {"people": []})
+    assert served.channel.asked == []
+    assert served.channel.sent[-1] == ("Nothing to change in the files; what you told stays in the log as a note "
+                                       "for the next garden.")
+    assert subjects(example_ws)[0] == "tell(alice): noted, nothing to change"
+
+
+def test_a_tell_the_model_cannot_answer_keeps_the_note_and_says_the_model_is_down(example_ws):
+    from conftest import subjects
+
+    from heartcompass.errors import LLMError
+
+    served = _told(example_ws, LLMError("The model did not answer."))
+    assert served.channel.sent[-1].startswith("(No reply: the model cannot be reached: ")
+    assert subjects(example_ws)[0] == "tell(alice): noted, no proposal (model error)"
+    assert ("note", NARRATIVE) in [(e.speaker, e.text) for e in log_entries(example_ws, "alice")]
+
+
+def test_people_a_tell_names_are_offered_each_and_added_only_on_yes(example_ws):
+    people = [{"name": "王小明", "relation": "self", "about": "her hiking buddy"},
+              {"name": "Bob Stone", "relation": "stranger", "about": ""}]
+    served = _told(example_ws, berlin(), {"people": people})
+    asked = [(text, choices) for _, text, choices in served.channel.asked]
+    assert asked[1] == (replies.offer_person("王小明", "friend", "her hiking buddy"), [("Yes", "t2:yes"), ("No", "t2:no")])
+    assert asked[2][1] == [("Yes", "t3:yes"), ("No", "t3:no")]
+    served.say(button="t3:no")
+    served.say(button="t2:yes")
+    served.finish()
+    assert served.channel.sent[-2] == "Not added: Bob Stone."
+    added = served.channel.sent[-1]
+    slug = added.split("people/")[1].split("/")[0]
+    assert added == f"Added 王小明 in people/{slug}/. /switch {slug} talks to them."
+    profile = (example_ws.people_dir / slug / "PROFILE.md").read_text(encoding="utf-8")
+    assert "relation: friend" in profile and "hiking buddy" in profile
+    assert not (example_ws.people_dir / "bob-stone").exists()
+
+
+def test_a_person_offer_keeps_a_known_relation(example_ws):
+    served = _told(example_ws, {"summary": "nothing new", "rewritten_facts": []},
+                   {"people": [{"name": "Bob Stone", "relation": "family", "about": "her brother"}]})
+    served.say("/yes")
+    served.finish()
+    assert served.channel.sent[-1] == "Added Bob Stone in people/bob-stone/. /switch bob-stone talks to them."
+    assert "relation: family" in (example_ws.people_dir / "bob-stone" / "PROFILE.md").read_text(encoding="utf-8")
+
+
+# -- /review on the phone -----------------------------------------------------------------------------------------
+
+def test_review_with_nothing_waiting_says_so(chat):
+    chat.say("/review")
+    chat.finish()
+    assert chat.channel.sent == ["No questions wait for your answer."] and chat.channel.asked == []
+
+
+def test_review_asks_each_question_with_yes_and_no_and_a_no_is_remembered(example_ws):
+    from test_review import relation
+
+    relation(example_ws)
+    served = Served(example_ws)
+    served.say("/review")
+    served.finish()
+    (chat, text, choices), = served.channel.asked
+    assert choices == [("Yes", "q1:yes"), ("No", "q1:no")] and text.startswith("alice: relation: friend → dating")
+    served.say(button="q1:no")
+    served.finish()
+    assert served.channel.sent[-1] == ("Not applied: alice: relation: friend → dating. Not asked again on this "
+                                       "evidence.")
+    served.say(button="q1:yes")
+    served.finish()
+    assert served.channel.sent[-1].endswith(" /review lists the questions that wait.")
+    assert "relation: friend" in (example_ws.people_dir / "alice" / "PROFILE.md").read_text(encoding="utf-8")
+
+
+def test_review_sends_five_questions_at_once_and_says_how_many_more_wait(example_ws):
+    from test_review import asked
+
+    for n in range(7):
+        asked(example_ws, "field", {"field": "mbti", "value": f"v{n}", "old": ""}, f"change {n}")
+    served = Served(example_ws)
+    served.say("/review")
+    served.finish()
+    assert len(served.channel.asked) == 5
+    assert served.channel.sent == ["2 more wait: /review again once these are answered."]
+
+
+@pytest.mark.parametrize("relation", ["self", "not-a-relation"])
+def test_a_kept_person_offer_with_no_usable_relation_adds_a_friend(chat, relation):
+    """An offer read back from a hand-edited offers file: "self" is the user alone, an unknown relation is none."""
+    chat.say("/help")
+    key = chat.gw.offers.add("42", {"kind": "person", "name": "Bob Stone", "relation": relation, "about": "x"})
+    chat.say(button=f"{key}:yes")
+    chat.finish()
+    assert chat.channel.sent[-1] == "Added Bob Stone in people/bob-stone/. /switch bob-stone talks to them."
+    assert "relation: friend" in (chat.ws.people_dir / "bob-stone" / "PROFILE.md").read_text(encoding="utf-8")
+
+
+def test_a_yes_to_a_proposal_whose_file_changed_meanwhile_writes_nothing_and_keeps_the_note(example_ws):
+    from conftest import subjects
+
+    served = _told(example_ws, berlin(), {"people": []})
+    memory = example_ws.people_dir / "alice" / "MEMORY.md"
+    memory.write_text(_memory(example_ws) + "\n- Plays the cello (hand)\n", encoding="utf-8")
+    served.say("/yes t1")
+    served.finish()
+    said = served.channel.sent[-1]
+    assert said.startswith("Not written: ") and "MEMORY.md changed since the proposal was made" in said
+    assert said.endswith(" What you told is kept in the log as a note.")
+    assert "Berlin" not in _memory(example_ws) and "Plays the cello" in _memory(example_ws)
+    assert subjects(example_ws)[0] == "tell(alice): noted, not applied"
+
+
+@pytest.mark.parametrize("broken", ["note", "plans"])
+def test_a_kept_proposal_that_does_not_read_back_writes_nothing_and_says_so(example_ws, broken):
+    """A hand-edited offers file: the Yes is answered in words, the operator told what broke, nothing written."""
+    served = _told(example_ws, berlin(), {"people": []})
+    record = served.gw.offers.waiting["t1"]
+    if broken == "note":
+        del record["note"]
+    else:
+        record["plans"] = [{"person": "alice"}]
+    served.say("/yes t1")
+    served.finish()
+    assert served.channel.sent[-1] == ("Not written: that proposal could not be read back. What you told is in "
+                                       "the log as a note.")
+    assert served.reports[-1].startswith("telegram: a kept proposal does not read back: KeyError: ")
+    assert "Berlin" not in _memory(example_ws)
+
+
+def test_a_yes_after_the_told_note_was_edited_away_writes_nothing(example_ws):
+    """The note a proposal rests on is no longer where it was in the day log: nothing written, and it says where."""
+    served = _told(example_ws, berlin(), {"people": []})
+    record = served.gw.offers.waiting["t1"]
+    log = example_ws.root / record["note"]["path"]
+    log.write_text(log.read_text(encoding="utf-8").replace(NARRATIVE, "something else"), encoding="utf-8")
+    served.say("/yes")
+    served.finish()
+    assert served.channel.sent[-1].startswith(
+        f"Not written: What you told is no longer where it was in {record['note']['path']}; nothing written.")
+    assert "Berlin" not in _memory(example_ws)
+
+
+def test_a_yes_after_the_person_was_removed_writes_nothing(example_ws):
+    import shutil
+
+    served = _told(example_ws, berlin(), {"people": []})
+    record = served.gw.offers.waiting["t1"]
+    record["plans"][0]["person"] = record["person"] = "gone"
+    served.say("/yes")
+    served.finish()
+    assert served.channel.sent[-1].startswith("Not written: people/gone/ is gone since the proposal was made;")
+    shutil.rmtree(example_ws.people_dir / "alice")
+    served.gw.offers.waiting["t9"] = {**record, "person": "alice", "chat": "42", "at": record["at"]}
+    served.say("/yes t9")
+    served.finish()
+    assert served.channel.sent[-1].startswith("Not written: people/alice/ is gone since the proposal was made;")
+
+
+def test_a_kept_proposal_knows_the_files_it_writes_and_what_they_held(example_ws):
+    """What a Yes after a restart needs: the narrative, the note's place, each file's new text and the checksum
+    of the text the proposal saw (a file changed since is refused)."""
+    from heartcompass.atomic import checksum
+
+    served = _told(example_ws, berlin(), {"people": []})
+    record = dict(served.gw.offers.waiting["t1"])
+    assert record["kind"] == "tell" and record["person"] == "alice" and record["narrative"] == NARRATIVE
+    assert record["note"]["person"] == "alice" and record["note"]["text"] == NARRATIVE
+    assert record["note"]["path"].startswith("people/alice/logs/") and isinstance(record["note"]["position"], int)
+    plan, = record["plans"]
+    assert plan["person"] == "alice" and plan["summary"] == "moving to Berlin"
+    assert list(plan["texts"]) == ["people/alice/MEMORY.md"]
+    assert plan["originals"] == {"people/alice/MEMORY.md": checksum(_memory(example_ws))}
+    assert "Moves to Berlin in March" in plan["texts"]["people/alice/MEMORY.md"]
+
+
+def test_a_photo_told_is_kept_only_for_the_check_in_the_local_state_folder(example_ws, monkeypatch):
+    """The photo from the app is written to .heartcompass/serve/photo (never committed), checked like a
+    screenshot, and gone afterwards."""
+    from heartcompass.intake import tell
+
+    seen = []
+    real = tell.image_url
+
+    def image_url(path):
+        seen.append((path, path.read_bytes()))
+        return real(path)
+
+    monkeypatch.setattr(tell, "image_url", image_url)
+    from fake_lark import PNG
+
+    served = Served(example_ws, FakeChat().enqueue({"summary": "promoted", "rewritten_facts": []}, {"people": []}))
+    served.say("/switch alice")
+    served.say("/tell 她升职了", image=PNG)
+    served.finish()
+    assert seen == [(example_ws.state_dir / "serve" / "photo", PNG)]
+    assert not (example_ws.state_dir / "serve" / "photo").exists()
+
+
+def test_a_kept_person_offer_without_a_name_adds_nobody(chat):
+    """A hand-edited offers file lost the name: a Yes adds no one (no person called "None"), a No says the empty name."""
+    chat.say("/help")
+    yes = chat.gw.offers.add("42", {"kind": "person", "relation": "friend"})
+    no = chat.gw.offers.add("42", {"kind": "person"})
+    before = sorted(p.name for p in chat.ws.people_dir.iterdir())
+    chat.say(button=f"{yes}:yes")
+    chat.say(button=f"{no}:no")
+    chat.finish()
+    assert chat.channel.sent[1].startswith("Not added: ") and chat.channel.sent[2] == "Not added: ."
+    assert sorted(p.name for p in chat.ws.people_dir.iterdir()) == before
+
+
+def test_a_kept_person_offer_without_what_is_known_adds_them_with_nothing_made_up(chat):
+    chat.say("/help")
+    key = chat.gw.offers.add("42", {"kind": "person", "name": "Bob Stone", "relation": "family"})
+    chat.say(button=f"{key}:yes")
+    chat.finish()
+    assert chat.channel.sent[-1] == "Added Bob Stone in people/bob-stone/. /switch bob-stone talks to them."
+    profile = (chat.ws.people_dir / "bob-stone" / "PROFILE.md").read_text(encoding="utf-8")
+    assert "Bob Stone" in profile and "relation: family" in profile
+    assert "None" not in profile and "XXXX" not in profile
+
+
+def test_a_yes_to_a_question_applies_it_and_names_its_commit(example_ws):
+    from conftest import git
+    from test_review import relation
+
+    relation(example_ws)
+    served = Served(example_ws)
+    served.say("/help")                   # the owner's private chat is known: its buttons answer
+    served.say(button="q1:yes")
+    served.finish()
+    head = git(example_ws, "rev-parse", "HEAD").strip()
+    said = served.channel.sent[-1]
+    assert said.startswith(f"Applied and committed ({head[:8]}): ") and len(said.split(")")[0]) == len(
+        "Applied and committed (12345678")
+    assert "relation: dating" in (example_ws.people_dir / "alice" / "PROFILE.md").read_text(encoding="utf-8")
