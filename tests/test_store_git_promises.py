@@ -27,7 +27,7 @@ def _git(root: Path, *args: str, stdin: str | None = None, env: dict | None = No
 
 def _repo(tmp_path: Path) -> WorkspaceGit:
     root = tmp_path / "repo"
-    root.mkdir()
+    root.mkdir(parents=True)
     wg = WorkspaceGit(root)
     wg.init()
     return wg
@@ -381,3 +381,299 @@ def test_ignored_files_are_named_and_tracked_ones_are_not(wg):
 def test_a_commit_record_is_what_log_reads():
     c = Commit("0123456789" * 4, "2024-01-01T00:00:00+00:00", "me", "s", "", [])
     assert c.short == "01234567"
+
+
+# -- commits of exactly the files named (gitrepo.py) ---------------------------------------------------------------
+
+def _plain_tree(tmp_path: Path, files: dict[str, str], name: str = "plain") -> str:
+    """The tree id git itself makes of these files (git add, write-tree)."""
+    root = tmp_path / name
+    root.mkdir()
+    _git(root, "init", "-q")
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    _git(root, "add", "-A")
+    return _git(root, "write-tree").strip()
+
+
+def test_commit_contents_builds_the_same_tree_git_would_in_gits_order(wg, tmp_path):
+    """The tree written in-process is byte for byte git's own (names sorted
+    as git sorts them, a folder as "name/"): else fsck, clones and every
+    later diff would see a broken tree."""
+    before = {"a.b": "1\n", "a0": "2\n", "people/b/PROFILE.md": "p\n", "z.md": "z\n"}
+    _commit(wg, before, "one")
+    texts = {"a/x.md": "new folder between a.b and a0\n", "people/a/PROFILE.md": "new person first\n",
+             "people/b/PROFILE.md": "changed\n", "0.md": "a new first name\n"}
+    sha = wg.commit_contents(texts, "garden(b): 1 fact", "- the body")
+    assert sha == wg.head()
+    assert _git(wg.root, "rev-parse", "HEAD^{tree}").strip() == _plain_tree(tmp_path, {**before, **texts})
+    _git(wg.root, "fsck", "--strict", "--no-dangling")
+    assert _git(wg.root, "log", "-1", "--format=%B") == "garden(b): 1 fact\n\n- the body\n\n"
+    assert _git(wg.root, "reflog", "-1", "--format=%gs").strip() == "commit: garden(b): 1 fact"
+    assert _git(wg.root, "rev-parse", "HEAD~1").strip() == wg.rev_list()[1]
+
+
+def test_a_file_that_becomes_a_folder_is_written_in_gits_order(wg, tmp_path):
+    _commit(wg, {"a": "was a file\n", "a.b": "1\n"}, "one")
+    (wg.root / "a").unlink()
+    assert wg.commit_contents({"a/x.md": "x\n"}, "two")
+    assert _git(wg.root, "ls-tree", "-r", "--name-only", "HEAD").split() == ["a.b", "a/x.md"]
+    _git(wg.root, "fsck", "--strict", "--no-dangling")
+
+
+def test_commit_contents_commits_the_texts_given_and_leaves_a_hand_edit_pending(wg):
+    """The commit holds the texts given, whatever the working file holds:
+    the user's edit saved meanwhile stays uncommitted, for its own commit,
+    and the index follows HEAD (a plain `git commit` would not undo ours)."""
+    _commit(wg, {"people/a/MEMORY.md": "one\n", "other.md": "o\n"}, "one")
+    _write(wg, "people/a/MEMORY.md", "one\nmine, by hand\n")
+    _write(wg, "other.md", "staged by the user\n")
+    _git(wg.root, "add", "other.md")
+    assert wg.commit_contents({wg.root / "people/a/MEMORY.md": "one\nours\n"}, "garden(a): 1 fact")
+    assert _git(wg.root, "show", "HEAD:people/a/MEMORY.md") == "one\nours\n"
+    assert (wg.root / "people/a/MEMORY.md").read_text(encoding="utf-8") == "one\nmine, by hand\n"
+    assert _git(wg.root, "show", "--name-only", "--format=", "HEAD").split() == ["people/a/MEMORY.md"]
+    assert _git(wg.root, "diff", "--cached", "--name-only").split() == ["other.md"]  # the user's staging kept
+    assert wg.status(["people"]) == [("M", "people/a/MEMORY.md")]
+
+
+def test_commit_contents_of_what_head_holds_makes_no_commit(wg):
+    _commit(wg, {"a.md": "same\n"}, "one")
+    head = wg.head()
+    assert wg.commit_contents({"a.md": "same\n"}, "nothing") is None
+    assert wg.commit_contents({}, "nothing") is None
+    assert wg.head() == head
+
+
+def test_commit_contents_keeps_an_executable_files_mode_and_never_commits_a_link(wg):
+    _commit(wg, {"run.sh": "echo\n", "target.md": "t\n"}, "one")
+    (wg.root / "run.sh").chmod(0o755)
+    (wg.root / "link.md").symlink_to("target.md")
+    _git(wg.root, "add", "run.sh", "link.md")
+    _git(wg.root, "commit", "-q", "-m", "by hand")
+    assert wg.commit_contents({"run.sh": "echo 2\n", "link.md": "now a text\n"}, "two")
+    modes = {line.split("\t")[1]: line.split()[0] for line in _git(wg.root, "ls-tree", "HEAD").splitlines()}
+    assert modes == {"link.md": "100644", "run.sh": "100755", "target.md": "100644"}
+
+
+def _hook(wg: WorkspaceGit, name: str, script: str, folder: Path | None = None) -> Path:
+    hooks = folder or wg.root / ".git" / "hooks"
+    hooks.mkdir(parents=True, exist_ok=True)
+    hook = hooks / name
+    hook.write_text("#!/bin/sh\n" + script, encoding="utf-8")
+    hook.chmod(0o755)
+    return hook
+
+
+def test_a_commit_hook_of_the_users_runs_on_commit_contents_and_what_it_refuses_is_not_committed(wg):
+    _commit(wg, {"a.md": "one\n"}, "one")
+    _hook(wg, "pre-commit", "echo ran >> hook-ran.txt\n")
+    assert wg.commit_hooks() == ["pre-commit"]
+    assert wg.commit_contents({"a.md": "two\n"}, "two", "the body")
+    assert (wg.root / "hook-ran.txt").read_text() == "ran\n"
+    assert _git(wg.root, "log", "-1", "--format=%B") == "two\n\nthe body\n\n"
+    assert wg.commit_contents({"a.md": "two\n"}, "again") is None  # HEAD holds it: no commit, no hook
+    assert (wg.root / "hook-ran.txt").read_text() == "ran\n"
+    _hook(wg, "pre-commit", "echo refused >&2; exit 1\n")
+    head = wg.head()
+    with pytest.raises(GitError) as refused:
+        wg.commit_contents({"a.md": "three\n"}, "three")
+    assert "git commit failed" in refused.value.message and "refused" in refused.value.message
+    assert wg.head() == head and not list((wg.root / ".git").glob("heartcompass-index*"))
+
+
+def test_git_hooks_off_means_no_hook_of_the_users_runs_on_any_commit(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    wg = WorkspaceGit(root, hooks=lambda: False)
+    wg.init()
+    _hook(wg, "pre-commit", "exit 1\n")
+    _hook(wg, "commit-msg", "exit 1\n")
+    assert wg.commit_hooks() == [] and wg._verify() == ["--no-verify"]
+    assert _commit(wg, {"a.md": "one\n"}, "one")
+    assert wg.commit_contents({"a.md": "two\n"}, "two")
+    assert [c.subject for c in wg.log()] == ["two", "one"]
+
+
+def test_the_first_commit_of_a_workspace_can_be_made_from_texts(wg):
+    _write(wg, "b.md", "untouched\n")
+    assert wg.commit_contents({"people/a/PROFILE.md": "p\n"}, "add(a): new person")
+    assert _git(wg.root, "ls-tree", "-r", "--name-only", "HEAD").split() == ["people/a/PROFILE.md"]
+    assert sorted(wg.status()) == [("??", "b.md"), ("D", "people/a/PROFILE.md")]  # the index follows the commit
+
+
+def test_commit_hooks_are_found_where_core_hookspath_says_and_only_when_runnable(wg, tmp_path):
+    _hook(wg, "commit-msg", "exit 0\n")
+    (wg.root / ".git/hooks/pre-commit").write_text("#!/bin/sh\n", encoding="utf-8")  # not executable: git skips it
+    assert wg.commit_hooks() == ["commit-msg"]
+    _hook(wg, "post-commit", "exit 0\n", folder=wg.root / "my-hooks")
+    _git(wg.root, "config", "core.hooksPath", "my-hooks")
+    assert WorkspaceGit(wg.root).commit_hooks() == ["post-commit"]
+    home_hooks = Path.home() / "hooks"
+    _hook(wg, "prepare-commit-msg", "exit 0\n", folder=home_hooks)
+    _git(wg.root, "config", "core.hooksPath", "~/hooks")
+    assert WorkspaceGit(wg.root).commit_hooks() == ["prepare-commit-msg"]
+
+
+@pytest.mark.parametrize("value, signs", [("true", True), ("yes", True), ("on", True), ("1", True), ("TRUE", True),
+                                          ("false", False), ("0", False), ("off", False)])
+def test_signing_is_on_for_each_way_git_spells_true(wg, value, signs):
+    assert wg._signs() is False
+    _git(wg.root, "config", "commit.gpgsign", value)
+    assert WorkspaceGit(wg.root)._signs() is signs
+
+
+def test_commit_commits_exactly_the_paths_named_and_their_deletions(wg):
+    _commit(wg, {"a.md": "1\n", "b.md": "1\n", "c.md": "1\n"}, "one")
+    _write(wg, "a.md", "2\n")
+    (wg.root / "b.md").unlink()
+    _write(wg, "c.md", "2\n")
+    _git(wg.root, "add", "c.md")  # staged by the user: not ours to commit
+    sha = wg.commit([wg.root / "a.md", "b.md"], "two", "  the body  ")
+    assert sha == wg.head()
+    assert sorted(_git(wg.root, "show", "--name-status", "--format=", "HEAD").splitlines()) == ["D\tb.md", "M\ta.md"]
+    assert _git(wg.root, "log", "-1", "--format=%B") == "two\n\nthe body\n\n"
+    assert _git(wg.root, "diff", "--cached", "--name-only").split() == ["c.md"]
+    assert wg.commit(["a.md"], "nothing changed") is None and wg.commit([], "none") is None
+    assert wg.head() == sha
+
+
+def test_a_commit_git_refuses_leaves_the_files_and_the_index_as_they_were(wg):
+    _commit(wg, {"a.md": "1\n"}, "one")
+    _hook(wg, "pre-commit", "echo no >&2; exit 1\n")
+    _write(wg, "a.md", "2\n")
+    _write(wg, "new.md", "n\n")
+    with pytest.raises(GitError) as refused:
+        wg.commit(["a.md", "new.md"], "two")
+    assert refused.value.message.startswith("git commit failed: ") and "no" in refused.value.message
+    assert _git(wg.root, "diff", "--cached", "--name-only") == ""
+    assert (wg.root / "a.md").read_text() == "2\n" and (wg.root / "new.md").read_text() == "n\n"
+
+
+def test_a_first_commit_takes_only_the_paths_named(wg):
+    _write(wg, "a.md", "1\n")
+    _write(wg, "b.md", "1\n")
+    assert wg.commit(["a.md"], "first")
+    assert _git(wg.root, "ls-tree", "-r", "--name-only", "HEAD").split() == ["a.md"]
+
+
+def test_a_global_ignore_rule_never_leaves_our_file_uncommitted(wg):
+    ignore = Path.home() / "global-ignore"
+    ignore.write_text("*.md\n", encoding="utf-8")
+    _git(wg.root, "config", "core.excludesFile", str(ignore))
+    assert _commit(wg, {"a.md": "1\n", "b.txt": "2\n"}, "one")
+    assert _git(wg.root, "ls-tree", "--name-only", "HEAD").split() == ["a.md", "b.txt"]
+
+
+def test_a_symbolic_link_is_never_committed_and_the_error_says_where_it_points(wg, tmp_path):
+    from heartcompass.errors import UnsafePathError
+
+    _commit(wg, {"a.md": "1\n"}, "one")
+    outside = tmp_path / "secret.md"
+    outside.write_text("s\n", encoding="utf-8")
+    (wg.root / "people").mkdir()
+    (wg.root / "people/link.md").symlink_to(outside)
+    _write(wg, "a.md", "2\n")
+    with pytest.raises(UnsafePathError) as refused:
+        wg.commit(["a.md", "people/link.md"], "two")
+    said = str(refused.value)
+    assert "is a symbolic link to" in said and "(outside the workspace)" in said and str(outside) in said
+    assert "commits no link" in said
+    assert _git(wg.root, "diff", "--cached", "--name-only").split() == ["a.md"]  # the link unstaged, a.md not
+    (wg.root / "people/inside.md").symlink_to(wg.root / "a.md")
+    with pytest.raises(UnsafePathError) as inside:
+        wg.commit(["people/inside.md"], "three")
+    assert "(inside the workspace)" in str(inside.value)
+
+
+def test_a_commit_carries_the_users_identity_when_git_has_one_else_heartcompasss(wg):
+    _commit(wg, {"a.md": "1\n"}, "one")
+    assert _git(wg.root, "log", "-1", "--format=%an <%ae>|%cn <%ce>").strip() == (
+        "HeartCompass <heartcompass@localhost>|HeartCompass <heartcompass@localhost>")
+    _git(wg.root, "config", "user.name", "Ada")
+    mine = WorkspaceGit(wg.root)
+    assert _commit(mine, {"a.md": "2\n"}, "two")
+    assert _git(wg.root, "log", "-1", "--format=%an <%ae>").strip() == "Ada <heartcompass@localhost>"
+    _git(wg.root, "config", "user.email", "ada@example.com")
+    both = WorkspaceGit(wg.root)
+    assert _commit(both, {"a.md": "3\n"}, "three")
+    assert _git(wg.root, "log", "-1", "--format=%an <%ae>|%cn <%ce>").strip() == (
+        "Ada <ada@example.com>|Ada <ada@example.com>")
+
+
+def test_our_git_runs_with_no_optional_locks_and_no_password_prompt(wg, monkeypatch):
+    """A read-only command never takes index.lock from a commit, and git
+    never waits for a password nobody will type (cron, serve)."""
+    monkeypatch.setattr("os.isatty", lambda fd: False)
+    shown = wg._git("env-of-git", options=("-c", "alias.env-of-git=!printenv GIT_OPTIONAL_LOCKS GIT_TERMINAL_PROMPT"))
+    assert shown.split() == ["0", "0"]
+
+
+def test_a_failed_git_command_is_one_line_naming_it(wg):
+    with pytest.raises(GitError) as failed:
+        wg._git("rev-parse", "--verify", "no-such-thing")
+    assert failed.value.message.startswith("git rev-parse failed: fatal: ")
+    assert "stderr:" not in failed.value.message and not failed.value.message.endswith("'")
+
+
+def test_reading_commands_run_none_of_the_users_programs(wg):
+    """Each filter or diff program the config names is set to nothing for a
+    read (a required filter made optional, so the read does not fail)."""
+    _git(wg.root, "config", "filter.crypt.clean", "touch CLEAN-RAN")
+    _git(wg.root, "config", "filter.crypt.required", "true")
+    _git(wg.root, "config", "diff.pdf.textconv", "touch TEXTCONV-RAN")
+    _git(wg.root, "config", "user.name", "not a program")
+    options = wg.reading_options()
+    assert options == ("-c", "diff.pdf.textconv=", "-c", "filter.crypt.clean=", "-c", "filter.crypt.required=false")
+    _git(wg.root, "config", "diff.other.command", "x")
+    assert wg.reading_options() == options  # read once per process
+    assert WorkspaceGit(wg.root).reading_options()[:2] == ("-c", "diff.other.command=")
+    other = wg.root.parent / "other"
+    assert _repo(other).reading_options() == ()
+
+
+def test_blob_ids_are_heads_blobs_of_the_files_asked_and_none_for_folders_or_absent_files(wg):
+    _commit(wg, {"people/a/PROFILE.md": "p\n", "people/a/logs/2024-01-01.md": "l\n", "x.md": "x\n"}, "one")
+    ids = wg.blob_ids(["people/a/PROFILE.md", wg.root / "x.md", "people/a/logs", "people/a/GONE.md",
+                       "nowhere/a.md", "people/a/PROFILE.md/x", "people/a/logs/2024-01-01.md"])
+    assert ids == {rel: _git(wg.root, "rev-parse", f"HEAD:{rel}").strip()
+                   for rel in ("people/a/PROFILE.md", "x.md", "people/a/logs/2024-01-01.md")}
+
+
+def test_resolve_names_a_missing_commit_with_where_to_look(wg):
+    sha = _commit(wg, {"a.md": "1\n"}, "one")
+    assert wg.resolve("HEAD") == sha and wg.resolve(sha[:8]) == sha
+    with pytest.raises(GitError) as missing:
+        wg.resolve("nope")
+    assert missing.value.message == "No commit 'nope' in this workspace."
+    assert missing.value.hint == "See 'heartcompass log' for commit ids."
+
+
+def test_a_folder_that_is_no_repository_says_how_to_make_it_one(tmp_path):
+    wg = WorkspaceGit(tmp_path)
+    assert not wg.is_repo()
+    with pytest.raises(GitError) as refused:
+        wg.repo
+    assert refused.value.message == f"{tmp_path.resolve()} is not a git repository."
+    assert "heartcompass init" in refused.value.hint
+    wg.init()
+    assert wg.is_repo() and _git(tmp_path, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+
+
+def test_git_variables_pointing_elsewhere_are_dropped(tmp_path, monkeypatch):
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "index"))
+    import os
+
+    wg = WorkspaceGit(tmp_path / "repo")
+    assert "GIT_DIR" not in os.environ and "GIT_INDEX_FILE" not in os.environ
+    (tmp_path / "repo").mkdir()
+    wg.init()
+    assert _commit(wg, {"a.md": "1\n"}, "one") and (tmp_path / "repo/.git").is_dir()
+
+
+def test_move_is_a_git_mv(wg):
+    _commit(wg, {"people/a/PROFILE.md": "p\n"}, "one")
+    wg.move(wg.root / "people/a", wg.root / "people/b")
+    assert wg.status() == [("R", "people/b/PROFILE.md"), ("D", "people/a/PROFILE.md")]
