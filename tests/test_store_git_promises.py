@@ -677,3 +677,319 @@ def test_move_is_a_git_mv(wg):
     _commit(wg, {"people/a/PROFILE.md": "p\n"}, "one")
     wg.move(wg.root / "people/a", wg.root / "people/b")
     assert wg.status() == [("R", "people/b/PROFILE.md"), ("D", "people/a/PROFILE.md")]
+
+
+# -- may a commit be made now? (gitstate.py) ------------------------------------------------------------------------
+
+def _committed(tmp_path: Path) -> WorkspaceGit:
+    wg = _repo(tmp_path)
+    _commit(wg, {"a.md": "1\n"}, "one")
+    return wg
+
+
+@pytest.mark.parametrize("made, words", [
+    ("rebase-merge/", "git is in the middle of a rebase: finish it with 'git rebase --continue' or go back with "
+                      "'git rebase --abort'."),
+    ("rebase-apply/", "git is in the middle of a rebase"),
+    ("MERGE_HEAD", "git is in the middle of a merge: finish it with 'git commit' or go back with 'git merge --abort'."),
+    ("CHERRY_PICK_HEAD", "git is in the middle of a cherry-pick: finish it with 'git cherry-pick --continue' or go "
+                         "back with 'git cherry-pick --abort'."),
+    ("REVERT_HEAD", "git is in the middle of a revert: finish it with 'git revert --continue' or go back with "
+                    "'git revert --abort'."),
+])
+def test_each_unfinished_git_operation_is_named_with_its_fix(tmp_path, made, words):
+    wg = _committed(tmp_path)
+    assert wg.state_problem() is None
+    where = wg.git_dir / made.rstrip("/")
+    where.mkdir() if made.endswith("/") else where.write_text(wg.head() + "\n")
+    assert words in wg.state_problem()
+    with pytest.raises(GitError) as refused:
+        wg.check_writable()
+    assert words in refused.value.message
+
+
+def test_a_stopped_sync_is_named_as_ours_and_the_mark_goes_once_the_rebase_does(tmp_path):
+    from heartcompass.store.gitstate import SYNC_MARK
+
+    wg = _committed(tmp_path)
+    (wg.git_dir / "rebase-merge").mkdir()
+    (wg.git_dir / "rebase-merge/head-name").write_text("refs/heads/work\n")
+    (wg.git_dir / SYNC_MARK).write_text("origin main\n")
+    assert wg.rebase_in_progress() and wg.rebased_branch() == "work"
+    assert wg.state_problem() == ("A 'heartcompass sync' conflict is still being resolved: fix the marked files, "
+                                  "then run 'heartcompass sync --continue' (or 'heartcompass sync --abort' to go back).")
+    (wg.git_dir / "rebase-merge/head-name").unlink()
+    (wg.git_dir / "rebase-merge").rmdir()
+    (wg.git_dir / "rebase-apply").mkdir()
+    (wg.git_dir / "rebase-apply/head-name").write_text("refs/heads/other\n")
+    assert wg.rebased_branch() == "other" and "heartcompass sync" in wg.state_problem()
+    (wg.git_dir / "rebase-apply/head-name").unlink()
+    assert wg.rebased_branch() == "main"
+    (wg.git_dir / "rebase-apply").rmdir()
+    assert not wg.rebase_in_progress()
+    assert wg.state_problem() is None and not (wg.git_dir / SYNC_MARK).exists()
+
+
+def test_an_undo_killed_mid_revert_is_ours_and_taken_back_by_the_next_writer(tmp_path):
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = _committed(tmp_path)
+    _commit(wg, {"a.md": "2\n", "b.md": "b\n"}, "two")
+    _write(wg, "mine.md", "the user's own file\n")
+    _git(wg.root, "revert", "--no-commit", "HEAD")
+    (wg.git_dir / UNDO_MARK).write_text("x\n")
+    assert wg.state_problem() == ("A 'heartcompass undo' was interrupted; the next command that writes takes it back "
+                                  "(nothing was committed), or run: heartcompass undo again.")
+    wg.check_writable()
+    assert not (wg.git_dir / "REVERT_HEAD").exists() and not (wg.git_dir / UNDO_MARK).exists()
+    assert (wg.root / "a.md").read_text() == "2\n" and (wg.root / "b.md").exists()
+    assert (wg.root / "mine.md").read_text() == "the user's own file\n"
+
+
+def test_a_revert_the_user_started_is_theirs_and_a_stray_undo_mark_is_cleared(tmp_path):
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = _committed(tmp_path)
+    _commit(wg, {"a.md": "2\n"}, "two")
+    (wg.git_dir / UNDO_MARK).write_text("x\n")
+    wg.check_writable()  # no revert in progress: the mark alone is stale
+    assert not (wg.git_dir / UNDO_MARK).exists()
+    _git(wg.root, "revert", "--no-commit", "HEAD")
+    with pytest.raises(GitError) as refused:
+        wg.check_writable()
+    assert "git is in the middle of a revert" in refused.value.message
+    assert (wg.git_dir / "REVERT_HEAD").exists()  # left to the user
+
+
+def test_a_detached_head_names_the_branch_to_go_back_to(tmp_path):
+    wg = _committed(tmp_path)
+    sha = wg.head()
+    _git(wg.root, "checkout", "-q", "--detach")
+    assert wg.state_problem() == (f"git is on a detached HEAD (commit {sha[:8]}), not a branch: "
+                                  "go back with: git checkout main")
+    _git(wg.root, "branch", "-m", "main", "mine")
+    assert wg.state_problem().endswith("go back with: git checkout mine")  # the only branch there is
+    _git(wg.root, "branch", "other")
+    assert wg.state_problem().endswith("go back with: git checkout main")  # several: main is the guess
+
+
+def test_an_orphan_branch_without_our_history_is_refused_but_a_fresh_repository_is_not(tmp_path):
+    fresh = _repo(tmp_path / "fresh")
+    assert fresh.state_problem() is None
+    wg = _committed(tmp_path)
+    _git(wg.root, "checkout", "-q", "--orphan", "empty")
+    assert wg.state_problem() == ("git is on branch 'empty', which has no commits and none of this workspace's "
+                                  "history (git checkout --orphan?): go back with: git checkout main")
+
+
+def test_a_branch_whose_commits_are_in_packed_refs_is_a_branch(tmp_path):
+    wg = _committed(tmp_path)
+    _git(wg.root, "pack-refs", "--all")
+    assert not (wg.git_dir / "refs/heads/main").exists()
+    assert wg.state_problem() is None
+    _git(wg.root, "checkout", "-q", "--orphan", "empty")
+    assert "which has no commits" in wg.state_problem()
+    assert wg._packed_refs() == ["refs/heads/main"]
+
+
+def test_a_stale_index_lock_is_named_with_the_command_that_removes_it(tmp_path):
+    wg = _committed(tmp_path)
+    assert wg.index_lock_problem(settle=0) is None
+    lock = wg.git_dir / "index.lock"
+    lock.write_text("")
+    problem = wg.index_lock_problem(settle=0)
+    assert problem == (f"A stale {lock} is left by a git command that was killed (no git process is running): "
+                       f"remove it with: rm {lock}")
+    assert wg.index_lock_error().message == problem
+    with pytest.raises(GitError) as refused:
+        wg._git("add", "a.md")
+    assert refused.value.message == problem
+    lock.unlink()
+    assert wg.index_lock_error().message == "git found an index.lock; try again."
+
+
+def test_doctor_can_tell_when_no_commit_can_be_made(tmp_path):
+    wg = _committed(tmp_path)
+    assert wg.commit_problem() is None
+    _git(wg.root, "config", "commit.gpgsign", "true")
+    _git(wg.root, "config", "gpg.program", "false")
+    problem = WorkspaceGit(wg.root).commit_problem()
+    assert problem and problem.startswith("commit.gpgsign is on and signing fails (")
+    fresh = _repo(tmp_path / "fresh")
+    _git(fresh.root, "config", "commit.gpgsign", "true")
+    _git(fresh.root, "config", "gpg.program", "false")
+    assert fresh.commit_problem() is None  # nothing to sign yet: the first commit will say
+
+
+def test_a_repository_that_cannot_be_written_is_named(tmp_path, monkeypatch):
+    """A backup or a mounted snapshot: doctor says no commit can be made, and why."""
+    wg = _committed(tmp_path)
+
+    def read_only(*args, **kwargs):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr("tempfile.NamedTemporaryFile", read_only)
+    assert wg.commit_problem() == "the repository cannot be written (Read-only file system)"
+
+
+def test_conflicted_files_are_listed_by_name(tmp_path):
+    wg = _committed(tmp_path)
+    _git(wg.root, "checkout", "-q", "-b", "side")
+    _commit(wg, {"a.md": "side\n", "小明.md": "side\n"}, "side")
+    _git(wg.root, "checkout", "-q", "main")
+    _commit(wg, {"a.md": "main\n", "小明.md": "main\n"}, "main")
+    subprocess.run(["git", "-c", "user.name=U", "-c", "user.email=u@x", "merge", "-q", "side"], cwd=wg.root,
+                   capture_output=True)
+    assert wg.conflicted() == ["a.md", "小明.md"]
+    assert "merge" in wg.state_problem()
+
+
+# -- the real index, held while HEAD moves (gitindex.py) -------------------------------------------------------------
+
+def test_a_held_index_replaces_the_index_only_on_a_clean_exit_and_always_lets_go_of_the_lock(tmp_path):
+    from heartcompass.store.gitindex import HeldIndex
+
+    (tmp_path / "index").write_bytes(b"old")
+    busy = GitError("busy")
+    with HeldIndex(tmp_path, lambda: busy, settle=0) as held:
+        assert (tmp_path / "index.lock").exists() and held.copy.read_bytes() == b"old"
+        held.copy.write_bytes(b"new")
+    assert (tmp_path / "index").read_bytes() == b"new"
+    assert not (tmp_path / "index.lock").exists() and not held.copy.exists()
+    with pytest.raises(RuntimeError):
+        with HeldIndex(tmp_path, lambda: busy, settle=0) as held:
+            held.copy.write_bytes(b"half")
+            raise RuntimeError("git failed")
+    assert (tmp_path / "index").read_bytes() == b"new"
+    assert not (tmp_path / "index.lock").exists() and not held.copy.exists()
+
+
+def test_an_index_lock_someone_else_holds_refuses_before_anything_moves(tmp_path):
+    from heartcompass.store.gitindex import HeldIndex
+
+    (tmp_path / "index").write_bytes(b"theirs")
+    (tmp_path / "index.lock").write_bytes(b"held")
+    with pytest.raises(GitError) as refused:
+        with HeldIndex(tmp_path, lambda: GitError("busy here"), settle=0):
+            raise AssertionError("entered")
+    assert refused.value.message == "busy here"
+    assert (tmp_path / "index.lock").read_bytes() == b"held" and (tmp_path / "index").read_bytes() == b"theirs"
+
+
+def test_a_held_index_without_an_index_yet_makes_none_unless_written(tmp_path):
+    from heartcompass.store.gitindex import HeldIndex
+
+    with HeldIndex(tmp_path, lambda: GitError("busy"), settle=0) as held:
+        assert not held.copy.exists()
+    assert not (tmp_path / "index").exists() and not (tmp_path / "index.lock").exists()
+
+
+# -- putting files back (gitrollback.py) ----------------------------------------------------------------------------
+
+def test_a_roll_back_puts_tracked_files_back_removes_ours_and_never_touches_logs_or_dot_files(tmp_path):
+    wg = _committed(tmp_path)
+    _commit(wg, {"people/a/PROFILE.md": "p\n", "people/a/logs/2024-01-01.md": "l\n"}, "two")
+    _write(wg, "people/a/PROFILE.md", "changed\n")
+    _write(wg, "people/a/logs/2024-01-01.md", "l\nappended by a chat\n")
+    _write(wg, "people/a/logs/2024-01-02.md", "a new day's log\n")
+    _write(wg, "people/a/.PROFILE.md.swp", "an editor's\n")
+    _write(wg, "people/b/PROFILE.md", "a new person\n")
+    _write(wg, "people/b/sub/deeper/x.md", "x\n")
+    _git(wg.root, "add", "people/b/PROFILE.md")
+    (wg.root / "people/a/gone-folder").mkdir()
+    wg.roll_back([wg.root / "people/a", "people/b"])
+    assert (wg.root / "people/a/PROFILE.md").read_text() == "p\n"
+    assert (wg.root / "people/a/logs/2024-01-01.md").read_text() == "l\nappended by a chat\n"
+    assert (wg.root / "people/a/logs/2024-01-02.md").exists() and (wg.root / "people/a/.PROFILE.md.swp").exists()
+    assert not (wg.root / "people/b").exists() and not (wg.root / "people/a/gone-folder").exists()
+    assert _git(wg.root, "diff", "--cached", "--name-only") == ""
+    wg.roll_back([])
+
+
+def test_a_roll_back_brings_back_a_deleted_file_and_its_folder(tmp_path):
+    wg = _committed(tmp_path)
+    _commit(wg, {"people/a/PROFILE.md": "p\n\n"}, "two")
+    (wg.root / "people/a/PROFILE.md").unlink()
+    (wg.root / "people/a").rmdir()
+    wg.roll_back(["people/a/PROFILE.md"])
+    assert (wg.root / "people/a/PROFILE.md").read_text() == "p\n\n"
+
+
+def test_a_roll_back_before_the_first_commit_removes_what_we_made(tmp_path):
+    wg = _repo(tmp_path)
+    _write(wg, "people/a/PROFILE.md", "p\n")
+    _git(wg.root, "add", "-A")
+    wg.roll_back(["people/a"])
+    assert not (wg.root / "people").exists() or not any((wg.root / "people").iterdir())
+    assert _git(wg.root, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("rel, kept", [
+    ("people/a/logs/2024-01-01.md", True), ("people/a/.x.swp", True), (".gitignore", True),
+    ("people/a/MEMORY.md", False), ("people/a/logs", False), ("logs", False),
+])
+def test_logs_and_dot_files_are_never_taken_back(rel, kept):
+    from heartcompass.store.gitrollback import _kept
+
+    assert _kept(rel) is kept
+
+
+def test_revert_takes_a_commit_back_as_a_new_commit(tmp_path):
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = _committed(tmp_path)
+    target = _commit(wg, {"a.md": "2\n"}, "two")
+    sha = wg.revert(target, "undo: two", "  This reverts commit x.  ")
+    assert sha == wg.head() and (wg.root / "a.md").read_text() == "1\n"
+    assert _git(wg.root, "log", "-1", "--format=%B") == "undo: two\n\nThis reverts commit x.\n\n"
+    assert not (wg.git_dir / UNDO_MARK).exists()
+
+
+def test_a_revert_that_conflicts_is_abandoned_and_names_the_files(tmp_path):
+    from heartcompass.store.gitrollback import RevertConflict
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = _committed(tmp_path)
+    target = _commit(wg, {"a.md": "2\n"}, "two")
+    head = _commit(wg, {"a.md": "3\n"}, "three")
+    with pytest.raises(RevertConflict) as conflict:
+        wg.revert(target, "undo: two", "")
+    assert conflict.value.files == ["a.md"]
+    assert conflict.value.message == "later changes touch the same lines of a.md"
+    assert wg.head() == head and (wg.root / "a.md").read_text() == "3\n"
+    assert not (wg.git_dir / "REVERT_HEAD").exists() and not (wg.git_dir / UNDO_MARK).exists()
+    assert _git(wg.root, "status", "--porcelain") == ""
+
+
+def test_a_revert_git_cannot_make_says_so_and_leaves_nothing_half_done(tmp_path):
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = _committed(tmp_path)
+    _commit(wg, {"a.md": "2\n"}, "two")
+    with pytest.raises(GitError) as refused:
+        wg.revert("0" * 40, "undo", "")
+    assert refused.value.message.startswith("That change cannot be undone: git revert failed")
+    assert not (wg.git_dir / UNDO_MARK).exists()
+    target = wg.head()
+    _hook(wg, "pre-commit", "exit 1\n")
+    with pytest.raises(GitError) as hooked:
+        wg.revert(target, "undo: two", "")
+    assert hooked.value.message.startswith("git commit failed")
+    assert wg.head() == target and (wg.root / "a.md").read_text() == "2\n"
+    assert not (wg.git_dir / "REVERT_HEAD").exists() and not (wg.git_dir / UNDO_MARK).exists()
+
+
+# -- sync's git (gitremote.py) --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value, seconds", [
+    (None, 120.0), ("", 120.0), ("5", 5.0), ("0.5", 0.5), ("abc", 120.0), ("0", 120.0), ("-3", 120.0),
+    ("86400", 120.0), ("86399", 86399.0),
+])
+def test_the_network_timeout_is_the_variable_when_it_is_a_sane_number(monkeypatch, value, seconds):
+    from heartcompass.store.gitremote import network_timeout
+
+    if value is None:
+        monkeypatch.delenv("HEARTCOMPASS_GIT_TIMEOUT", raising=False)
+    else:
+        monkeypatch.setenv("HEARTCOMPASS_GIT_TIMEOUT", value)
+    assert network_timeout() == seconds
