@@ -47,6 +47,11 @@ def _commit(wg: WorkspaceGit, files: dict[str, str], subject: str, body: str = "
     return sha
 
 
+def _log(day: str, *entries: str) -> str:
+    """A day's log as HeartCompass writes it; each entry "HH:MM · speaker · text"."""
+    return f"---\ndate: {day}\n---\n\n" + "".join(f"- {e}\n" for e in entries)
+
+
 @pytest.fixture
 def wg(tmp_path) -> WorkspaceGit:
     return _repo(tmp_path)
@@ -993,3 +998,300 @@ def test_the_network_timeout_is_the_variable_when_it_is_a_sane_number(monkeypatc
     else:
         monkeypatch.setenv("HEARTCOMPASS_GIT_TIMEOUT", value)
     assert network_timeout() == seconds
+
+
+# -- sync's git with a remote that is a folder here (no network) -----------------------------------------------------
+
+def _bare(tmp_path: Path, name: str = "remote.git") -> Path:
+    bare = tmp_path / name
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "master", str(bare)], check=True)
+    return bare
+
+
+def test_push_then_pull_with_rebase_carries_commits_between_two_clones(tmp_path):
+    bare = _bare(tmp_path)
+    one = _repo(tmp_path / "one")
+    _commit(one, {"a.md": "1\n"}, "one")
+    _git(one.root, "remote", "add", "origin", str(bare))
+    assert one.remotes() == ["origin"] and one.branch() == "main"
+    assert one.pull_rebase("origin", "main") == []  # the remote has no main yet: nothing to pull
+    one.push("origin", "main")
+    # a plain `git init --bare` remote's HEAD named master, which it does not have: now the branch pushed
+    assert _git(bare, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+    two = _repo(tmp_path / "two")
+    assert two.adopt("origin", str(bare)) == "main"
+    assert (two.root / "a.md").read_text() == "1\n" and two.branch() == "main"
+    _commit(two, {"b.md": "from two\n"}, "two")
+    two.push("origin", "main")
+    _commit(one, {"c.md": "from one\n"}, "three")
+    assert one.pull_rebase("origin", "main") == []
+    assert [c.subject for c in one.log()] == ["three", "two", "one"]
+    assert (one.root / "b.md").read_text() == "from two\n"
+
+
+def test_a_remotes_head_on_a_branch_it_has_is_left_alone(tmp_path):
+    bare = _bare(tmp_path)
+    one = _repo(tmp_path / "one")
+    _commit(one, {"a.md": "1\n"}, "one")
+    _git(one.root, "remote", "add", "origin", f"file://{bare}")
+    one.push("origin", "main")
+    assert _git(bare, "symbolic-ref", "HEAD").strip() == "refs/heads/main"  # file:// too
+    _git(one.root, "checkout", "-q", "-b", "other")
+    one.push("origin", "other")
+    assert _git(bare, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+
+
+def test_the_same_days_log_from_two_devices_is_merged_and_a_real_conflict_is_left_marked_as_ours(tmp_path):
+    from heartcompass.store.gitstate import SYNC_MARK
+
+    bare = _bare(tmp_path)
+    log = "people/a/logs/2024-01-01.md"
+    start = _log("2024-01-01", "10:00:00 · me · hello")
+    one = _repo(tmp_path / "one")
+    _commit(one, {log: start, "people/a/MEMORY.md": "m\n"}, "one")
+    _git(one.root, "remote", "add", "origin", str(bare))
+    one.push("origin", "main")
+    two = _repo(tmp_path / "two")
+    two.adopt("origin", str(bare))
+    _commit(two, {log: start + "- 11:00:00 · me · from two\n"}, "two's chat")
+    two.push("origin", "main")
+    _commit(one, {log: start + "- 12:00:00 · me · from one\n"}, "one's chat")
+    assert one.pull_rebase("origin", "main") == []
+    merged = (one.root / log).read_text(encoding="utf-8")
+    assert "from two" in merged and "from one" in merged and "<<<<<<<" not in merged
+    assert not one.rebase_in_progress()
+    one.push("origin", "main")
+    two.pull_rebase("origin", "main")
+    _commit(two, {"people/a/MEMORY.md": "two's edit\n"}, "two's edit")
+    two.push("origin", "main")
+    _commit(one, {"people/a/MEMORY.md": "one's edit\n"}, "one's edit")
+    assert one.pull_rebase("origin", "main") == ["people/a/MEMORY.md"]
+    assert (one.git_dir / SYNC_MARK).read_text() == "origin main\n"
+    assert "heartcompass sync --continue" in one.state_problem()
+    _write(one, "people/a/MEMORY.md", "both\n")
+    _write(one, "people/a/logs/2024-01-02.md", _log("2024-01-02", "09:00:00 · me · typed meanwhile"))
+    changed, new = one.changed_in_worktree()
+    assert set(changed) == {"people/a/MEMORY.md"} and new == ["people/a/logs/2024-01-02.md"]
+    one.stage(["people/a/MEMORY.md"])
+    assert one.rebase_continue() == []
+    assert (one.root / "people/a/MEMORY.md").read_text() == "both\n" and not one.rebase_in_progress()
+
+
+def test_a_stopped_rebase_can_be_abandoned_and_the_mark_goes_with_it(tmp_path):
+    from heartcompass.store.gitstate import SYNC_MARK
+
+    bare = _bare(tmp_path)
+    one = _repo(tmp_path / "one")
+    _commit(one, {"a.md": "1\n"}, "one")
+    _git(one.root, "remote", "add", "origin", str(bare))
+    one.push("origin", "main")
+    two = _repo(tmp_path / "two")
+    two.adopt("origin", str(bare))
+    _commit(two, {"a.md": "two\n"}, "two")
+    two.push("origin", "main")
+    mine = _commit(one, {"a.md": "one\n"}, "mine")
+    assert one.pull_rebase("origin", "main") == ["a.md"]
+    assert one.rebase_continue() == ["a.md"]  # not fixed yet: still in conflict
+    one.rebase_abort()
+    assert not one.rebase_in_progress() and not (one.git_dir / SYNC_MARK).exists()
+    assert one.head() == mine and (one.root / "a.md").read_text() == "one\n"
+
+
+def test_adopting_a_remote_takes_its_heads_branch_else_main_else_its_only_one(tmp_path):
+    bare = _bare(tmp_path)
+    one = _repo(tmp_path / "one")
+    _commit(one, {"a.md": "1\n"}, "one")
+    _git(one.root, "remote", "add", "origin", str(bare))
+    _git(one.root, "push", "-q", "origin", "main:work", "main:other")
+    _git(bare, "symbolic-ref", "HEAD", "refs/heads/work")
+    assert _repo(tmp_path / "a").adopt("origin", str(bare)) == "work"
+    _git(bare, "symbolic-ref", "HEAD", "refs/heads/gone")
+    with pytest.raises(GitError) as none:
+        _repo(tmp_path / "b").adopt("origin", str(bare))
+    assert none.value.message == f"{bare} has no HeartCompass workspace to copy: its branches are other, work, and none is main."
+    assert none.value.hint == "Run 'heartcompass sync' on the device that has the workspace first."
+    _git(one.root, "push", "-q", "origin", "main:master")
+    assert _repo(tmp_path / "c").adopt("origin", str(bare)) == "master"
+    _git(one.root, "push", "-q", "origin", "main:main")
+    assert _repo(tmp_path / "d").adopt("origin", str(bare)) == "main"
+    only = _bare(tmp_path, "only.git")
+    _git(one.root, "push", "-q", str(only), "main:solo")
+    assert _repo(tmp_path / "e").adopt("origin", str(only)) == "solo"
+    empty = _bare(tmp_path, "empty.git")
+    with pytest.raises(GitError) as nothing:
+        _repo(tmp_path / "f").adopt("origin", str(empty))
+    assert nothing.value.message.endswith("has no HeartCompass workspace to copy: it has no commits yet.")
+
+
+def test_a_remote_that_does_not_answer_in_time_is_named_and_nothing_is_lost(tmp_path, monkeypatch):
+    """A fetch or push killed at the timeout: one line with the time, and
+    what to check; the commits are all still here."""
+    one = _repo(tmp_path / "one")
+    _commit(one, {"a.md": "1\n"}, "one")
+    monkeypatch.setenv("HEARTCOMPASS_GIT_TIMEOUT", "7")
+    seen = {}
+
+    def timing_out(*args, options=(), **kwargs):
+        seen.update(options=options, kwargs=kwargs)
+        raise GitError("git ls-remote failed: Timeout: kill_after_timeout=7 s")
+
+    monkeypatch.setattr(one, "_git", timing_out)
+    with pytest.raises(GitError) as gave_up:
+        one.pull_rebase("origin", "main")
+    assert gave_up.value.message == "git ls-remote gave up: the remote did not answer within 7 s."
+    assert "Nothing was lost" in gave_up.value.hint
+    assert seen == {"options": ("-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=30"),
+                    "kwargs": {"kill_after_timeout": 7.0}}
+
+    def refusing(*args, **kwargs):
+        raise GitError("git push failed: rejected")
+
+    monkeypatch.setattr(one, "_git", refusing)
+    with pytest.raises(GitError) as other:
+        one.push("origin", "main")
+    assert other.value.message == "git push failed: rejected"
+
+
+# -- the lock (lock.py) ---------------------------------------------------------------------------------------------
+
+def test_a_lock_says_who_holds_it_and_is_gone_once_released(tmp_path):
+    import os
+    import socket
+
+    from heartcompass.store.lock import FileLock, holder
+
+    path = tmp_path / "state" / "lock"
+    assert holder(path) is None
+    with FileLock(path, "chat") as lock:
+        assert lock.held
+        owner = holder(path)
+        assert owner["pid"] == os.getpid() and owner["purpose"] == "chat" and owner["host"] == socket.gethostname()
+        assert len(owner["since"]) == 19
+        assert not lock.waited()
+    assert not lock.held and not path.exists() and holder(path) is None
+    lock.release()  # twice: harmless
+
+
+def test_a_second_gardener_fails_fast_naming_the_first_and_the_first_sees_it_waited(tmp_path):
+    from heartcompass.store.lock import FileLock, LockBusy
+
+    path = tmp_path / "garden.lock"
+    with FileLock(path, "gardener") as first:
+        with pytest.raises(LockBusy) as busy:
+            FileLock(path, "gardener", wait=0).acquire()
+        assert busy.value.message.startswith("Another HeartCompass gardener is running (pid ")
+        assert f"({path})" in busy.value.hint and "released by the system" in busy.value.hint
+        assert first.waited()
+    with FileLock(path, "gardener", wait=0) as second:  # free again
+        assert second.held
+
+
+def test_a_lock_held_without_a_word_of_who_is_still_busy(tmp_path):
+    import fcntl
+    import os
+
+    from heartcompass.store.lock import busy_error, holder
+
+    path = tmp_path / "lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        assert holder(path) == {"pid": "?", "host": "?", "since": "?", "purpose": "command"}
+        os.write(fd, b"[1, 2]")
+        assert holder(path) == {"pid": "?", "host": "?", "since": "?", "purpose": "command"}
+    finally:
+        os.close(fd)
+    assert busy_error(path, None).message == "Another HeartCompass command is running (pid ? on ?, since ?)."
+
+
+def test_a_lock_where_no_file_can_be_made_says_so(tmp_path):
+    from heartcompass.errors import HeartCompassError
+    from heartcompass.store.lock import FileLock
+
+    (tmp_path / "state").write_text("a file where a folder should be")
+    path = tmp_path / "state" / "lock"
+    with pytest.raises(HeartCompassError) as refused:
+        FileLock(path, "chat").acquire()
+    assert refused.value.message.startswith(f"{path}: cannot be written (")
+    assert "check its permissions" in refused.value.hint
+
+
+def test_a_short_commands_holder_is_waited_for_longer_than_a_gardeners(tmp_path, monkeypatch):
+    """wait=0 fails fast only against a gardener (or a sync); a chat's commit
+    is waited for up to SHORT_WAIT, then named."""
+    from heartcompass.store import lock as lock_mod
+
+    tries: list[float] = []
+    clock = iter(range(0, 10_000))
+    monkeypatch.setattr(lock_mod.time, "monotonic", lambda: float(next(clock)))
+    monkeypatch.setattr(lock_mod.time, "sleep", tries.append)
+    path = tmp_path / "lock"
+    with lock_mod.FileLock(path, "chat"):
+        with pytest.raises(lock_mod.LockBusy) as busy:
+            lock_mod.FileLock(path, "gardener", wait=0).acquire()
+    assert "Another HeartCompass chat is running" in busy.value.message
+    assert 25 <= len(tries) <= 35 and set(tries) == {lock_mod.POLL}  # about SHORT_WAIT (30) ticks of the clock
+    tries.clear()
+    with lock_mod.FileLock(path, "sync"):
+        with pytest.raises(lock_mod.LockBusy):
+            lock_mod.FileLock(path, "gardener", wait=0).acquire()
+    assert len(tries) <= 2
+    tries.clear()
+    with lock_mod.FileLock(path, "gardener"):
+        with pytest.raises(lock_mod.LockBusy):
+            lock_mod.FileLock(path, "chat", wait=5).acquire()
+    assert 3 <= len(tries) <= 7
+
+
+# -- a folder moved back after a refused commit (move_back.py) -------------------------------------------------------
+
+def test_a_folder_goes_back_with_what_a_chat_logged_by_the_old_path_meanwhile(tmp_path):
+    from heartcompass.formats import dailylog
+    from heartcompass.store.move_back import move_back
+
+    home, away = tmp_path / "people/bob", tmp_path / "people/robert"
+    (away / "logs").mkdir(parents=True)
+    (away / "PROFILE.md").write_text("p\n")
+    (away / "logs/2024-01-01.md").write_text(_log("2024-01-01", "10:00:00 · me · first"))
+    (home / "logs").mkdir(parents=True)
+    (home / "logs/2024-01-01.md").write_text(_log("2024-01-01", "10:05:00 · me · typed meanwhile"))
+    (home / "logs/2024-01-02.md").write_text(_log("2024-01-02", "09:00:00 · me · a new day"))
+    move_back(away, home)
+    assert not away.exists() and (home / "PROFILE.md").read_text() == "p\n"
+    assert [e.text for e in dailylog.load(home / "logs/2024-01-01.md")] == ["first", "typed meanwhile"]
+    assert [e.text for e in dailylog.load(home / "logs/2024-01-02.md")] == ["a new day"]
+
+
+def test_a_folder_goes_back_where_nothing_was_made_meanwhile(tmp_path):
+    from heartcompass.store.move_back import move_back
+
+    home, away = tmp_path / "bob", tmp_path / "robert"
+    away.mkdir()
+    (away / "PROFILE.md").write_text("p\n")
+    move_back(away, home)
+    assert (home / "PROFILE.md").read_text() == "p\n" and not away.exists()
+
+
+def test_something_other_than_a_log_made_by_the_old_path_keeps_both_folders(tmp_path):
+    from heartcompass.store.move_back import move_back
+
+    home, away = tmp_path / "bob", tmp_path / "robert"
+    (away / "logs").mkdir(parents=True)
+    (away / "PROFILE.md").write_text("p\n")
+    (home / "logs").mkdir(parents=True)
+    (home / "notes.txt").write_text("the user's\n")
+    (home / "logs/not-a-day.md").write_text("x\n")
+    (home / "logs/2024-01-03.md").write_text("not a log at all\n- ??\n")
+    move_back(away, home)
+    assert (away / "PROFILE.md").exists() and (home / "notes.txt").read_text() == "the user's\n"
+    assert (home / "logs/not-a-day.md").exists() and (home / "logs/2024-01-03.md").exists()
+
+
+def test_a_move_back_refused_for_another_reason_is_raised(tmp_path):
+    from heartcompass.store.move_back import move_back
+
+    away = tmp_path / "robert"
+    away.mkdir()
+    with pytest.raises(OSError):
+        move_back(away, tmp_path / "no-such-folder" / "bob")
+    assert away.exists()
