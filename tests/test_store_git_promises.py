@@ -182,7 +182,7 @@ def test_changes_of_many_commits_misses_none(wg):
     """More commits than one `git log --no-walk` is given at once: every one is read."""
     lines = []
     for n in range(1, 1004):
-        lines += [f"commit refs/heads/main", f"mark :{n}", "committer U <u@x> 1700000000 +0000",
+        lines += ["commit refs/heads/main", f"mark :{n}", "committer U <u@x> 1700000000 +0000",
                   f"data {len(f'c{n}')}", f"c{n}"]
         if n > 1:
             lines.append(f"from :{n - 1}")
