@@ -1295,3 +1295,88 @@ def test_a_move_back_refused_for_another_reason_is_raised(tmp_path):
     with pytest.raises(OSError):
         move_back(away, tmp_path / "no-such-folder" / "bob")
     assert away.exists()
+
+
+# -- a git of the user's, running in the workspace (gitstate.git_processes) ------------------------------------------
+
+def _users_git(cwd: Path, command: str = "git hash-object --stdin") -> subprocess.Popen:
+    """A git the user started in another terminal: not a child of this process."""
+    return subprocess.Popen(["sh", "-c", f"{command}; true"], cwd=cwd, stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL)
+
+
+def test_a_git_running_in_the_workspace_or_below_is_found_and_named_in_the_lock_problem(tmp_path):
+    from waits import wait_until
+
+    from heartcompass.store.gitstate import git_processes
+
+    wg = _committed(tmp_path)
+    (wg.root / "people").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    other = _users_git(elsewhere)
+    below = _users_git(wg.root / "people")
+    try:
+        found = wait_until(lambda: git_processes(wg.root), what="the user's git to start")
+        assert len(found) == 1 and all(isinstance(pid, int) for pid in found)
+        (wg.git_dir / "index.lock").write_text("")
+        problem = wg.index_lock_problem(settle=0)
+        assert problem == (f"git is busy in this workspace (git process {found[0]} holds {wg.git_dir / 'index.lock'}): "
+                           "wait for it to finish and try again.")
+    finally:
+        for running in (other, below):
+            running.communicate(b"x")
+    assert git_processes(wg.root) == []
+
+
+def test_gitpythons_own_readers_and_our_children_are_never_taken_for_the_users_git(tmp_path):
+    from waits import wait_until
+
+    from heartcompass.store.gitstate import git_processes
+
+    wg = _committed(tmp_path)
+    reader = _users_git(wg.root, "git cat-file --batch")
+    child = subprocess.Popen(["git", "hash-object", "--stdin"], cwd=wg.root, stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL)
+    users = _users_git(wg.root)
+    try:
+        found = wait_until(lambda: git_processes(wg.root), what="the user's git to start")
+        assert child.pid not in found and len(found) == 1
+    finally:
+        for running in (reader, child, users):
+            running.communicate(b"x")
+
+
+def test_without_proc_any_git_but_our_children_counts(tmp_path, monkeypatch):
+    """Elsewhere than Linux: any git process found by ps, to be safe."""
+    from waits import wait_until
+
+    from heartcompass.store import gitstate
+
+    class NoProc(type(Path())):
+        def is_dir(self):
+            return False if str(self) == "/proc" else super().is_dir()
+
+    wg = _committed(tmp_path)
+    monkeypatch.setattr(gitstate, "Path", NoProc)
+    child = subprocess.Popen(["git", "hash-object", "--stdin"], cwd=tmp_path, stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL)
+    users = _users_git(tmp_path)
+    try:
+        def users_git() -> int | None:
+            ps = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,comm="], capture_output=True, text=True).stdout
+            return next((int(p[0]) for p in (line.split() for line in ps.splitlines())
+                         if len(p) == 3 and p[1] == str(users.pid) and p[2] == "git"), None)
+
+        pid = wait_until(users_git, what="the user's git to start")
+        found = gitstate.git_processes(wg.root)
+        assert pid in found and child.pid not in found and all(isinstance(p, int) for p in found)
+    finally:
+        for running in (child, users):
+            running.communicate(b"x")
+
+    def no_ps(*args, **kwargs):
+        raise OSError("no ps here")
+
+    monkeypatch.setattr(gitstate.subprocess, "run", no_ps)
+    assert gitstate.git_processes(wg.root) == []
