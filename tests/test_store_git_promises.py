@@ -1380,3 +1380,53 @@ def test_without_proc_any_git_but_our_children_counts(tmp_path, monkeypatch):
 
     monkeypatch.setattr(gitstate.subprocess, "run", no_ps)
     assert gitstate.git_processes(wg.root) == []
+
+
+def test_a_file_name_that_is_not_utf8_survives_our_in_process_commits(wg):
+    """git allows any bytes in a name: a tree written in-process keeps such
+    a name byte for byte (else the file would vanish from the next commit)."""
+    import os
+
+    odd = os.fsencode(str(wg.root)) + b"/caf\xe9.md"
+    with open(odd, "wb") as f:
+        f.write(b"latin-1 name\n")
+    _git(wg.root, "add", "-A")
+    _git(wg.root, "commit", "-q", "-m", "by hand")
+    before = subprocess.run(["git", "ls-tree", "-z", "HEAD"], cwd=wg.root, capture_output=True, check=True).stdout
+    assert b"caf\xe9.md" in before
+    assert wg.commit_contents({"people/a/PROFILE.md": "p\n"}, "add(a): new person")
+    after = subprocess.run(["git", "ls-tree", "-z", "--name-only", "HEAD"], cwd=wg.root, capture_output=True,
+                           check=True).stdout
+    assert after.split(b"\0")[:2] == [b"caf\xe9.md", b"people"]
+    _git(wg.root, "fsck", "--strict", "--no-dangling")
+    assert wg.blob_ids(["people/a/PROFILE.md"])
+
+
+def test_a_held_index_waits_for_a_git_of_the_users_to_let_go(tmp_path, monkeypatch):
+    """index.lock taken by the user's git for a moment: the commit waits
+    for it (up to the settle time), then goes on."""
+    from heartcompass.store import gitindex
+
+    (tmp_path / "index").write_bytes(b"old")
+    lock = tmp_path / "index.lock"
+    lock.write_bytes(b"the user's")
+    waits: list[float] = []
+
+    def users_git_finishes(seconds: float) -> None:
+        waits.append(seconds + 0)  # a number, as time.sleep needs
+        lock.unlink()
+
+    monkeypatch.setattr(gitindex.time, "sleep", users_git_finishes)
+    with gitindex.HeldIndex(tmp_path, lambda: GitError("busy")) as held:
+        held.copy.write_bytes(b"new")
+    assert waits and (tmp_path / "index").read_bytes() == b"new" and not lock.exists()
+
+
+def test_a_held_index_that_cannot_copy_the_index_lets_go_of_the_lock(tmp_path):
+    from heartcompass.store.gitindex import HeldIndex
+
+    (tmp_path / "index").mkdir()  # not a file: the copy fails
+    with pytest.raises(OSError):
+        with HeldIndex(tmp_path, lambda: GitError("busy"), settle=0):
+            raise AssertionError("entered")
+    assert not (tmp_path / "index.lock").exists()
