@@ -1504,3 +1504,45 @@ def test_a_held_index_that_cannot_copy_the_index_lets_go_of_the_lock(tmp_path):
         with HeldIndex(tmp_path, lambda: GitError("busy"), settle=0):
             raise AssertionError("entered")
     assert not (tmp_path / "index.lock").exists()
+
+
+def test_what_was_gathered_back_keeps_its_markers_pointing_at_the_right_entries(tmp_path):
+    """A chat's marker ("supersedes 1") names an entry by its place: once
+    the entries join the log that goes back, after the ones it holds, the
+    marker still names the same entry. Odd files that sort first are passed
+    over, not taken as the end."""
+    from heartcompass.formats import dailylog
+    from heartcompass.store.move_back import move_back
+
+    home, away = tmp_path / "people/bob", tmp_path / "people/robert"
+    (away / "logs").mkdir(parents=True)
+    (away / "logs/2024-01-01.md").write_text(_log("2024-01-01", "09:00:00 · me · kept", "09:01:00 · me · kept too"))
+    (home / "logs").mkdir(parents=True)
+    (home / "logs/0-notes.md").unlink(missing_ok=True)
+    (home / "logs/2024-01-01.md").write_text(_log("2024-01-01", "10:05:00 · me · tpyo", "10:06:00 · mark [supersedes 1] · fixed",
+                                                  "10:06:01 · me · typo"))
+    (home / "logs/2024-01-02.md").write_text(_log("2024-01-02", "10:05:00 · me · new day", "10:06:00 · mark [supersedes 1] · x",
+                                                  "10:06:01 · me · new day!"))
+    (home / "logs/0000-00-00.md").write_text("not a day\n")  # sorts first, and is no date
+    move_back(away, home)
+    assert away.exists() and (home / "logs/0000-00-00.md").exists()  # both stay: something else was made there
+    merged = (away / "logs/2024-01-01.md").read_text(encoding="utf-8")
+    assert "- 10:06:00 · mark [supersedes 3] · fixed" in merged
+    assert [e.text for e in dailylog.effective_entries(dailylog.load(away / "logs/2024-01-01.md"))] == [
+        "kept", "kept too", "typo"]
+    new_day = (away / "logs/2024-01-02.md").read_text(encoding="utf-8")
+    assert "- 10:06:00 · mark [supersedes 1] · x" in new_day
+
+
+def test_a_log_that_cannot_be_read_is_left_and_the_next_one_still_goes_back(tmp_path):
+    from heartcompass.formats import dailylog
+    from heartcompass.store.move_back import move_back
+
+    home, away = tmp_path / "bob", tmp_path / "robert"
+    (away / "logs").mkdir(parents=True)
+    (home / "logs").mkdir(parents=True)
+    (home / "logs/2024-01-01.md").write_text("# broken by hand\n")
+    (home / "logs/2024-01-02.md").write_text(_log("2024-01-02", "10:00:00 · me · typed meanwhile"))
+    move_back(away, home)
+    assert [e.text for e in dailylog.load(away / "logs/2024-01-02.md")] == ["typed meanwhile"]
+    assert not (home / "logs/2024-01-02.md").exists() and (home / "logs/2024-01-01.md").exists()
