@@ -294,12 +294,15 @@ def test_a_line_removed_is_not_a_line_added(wg):
 
 
 @pytest.mark.parametrize("quoted, plain", [
+    ('"b/people/小明\\tx.md"', "b/people/小明\tx.md"),
     ('"b/people/\\345\\260\\217\\346\\230\\216/PROFILE.md"', "b/people/小明/PROFILE.md"),
     ('"b/a\\"b.md"', 'b/a"b.md'),
     ("b/plain.md", "b/plain.md"),
     ('"b/x.md', '"b/x.md'),
 ])
 def test_a_path_git_quoted_in_a_diff_header_is_read_back(quoted, plain):
+    """git quotes a name with a tab, a quote or a backslash in it, and with
+    core.quotepath=false leaves its other characters (小明) as they are."""
     assert _unquoted(quoted) == plain
 
 
@@ -361,7 +364,8 @@ def test_commit_before_a_date_and_the_first_day_when_there_is_none(wg, monkeypat
     with pytest.raises(GitError) as none:
         wg.commit_before("2024-02-01")
     assert none.value.message == "The workspace has no commit from 2024-02-01 or before."
-    assert none.value.hint.startswith("Its history starts on 2024-03-01: pick that day or later")
+    assert none.value.hint == ("Its history starts on 2024-03-01: pick that day or later (YYYY-MM-DD), or a commit "
+                               "from 'heartcompass log'.")
 
 
 def test_status_lists_each_uncommitted_change_with_its_code(wg):
@@ -584,7 +588,8 @@ def test_a_symbolic_link_is_never_committed_and_the_error_says_where_it_points(w
         wg.commit(["a.md", "people/link.md"], "two")
     said = str(refused.value)
     assert "is a symbolic link to" in said and "(outside the workspace)" in said and str(outside) in said
-    assert "commits no link" in said
+    assert refused.value.problem.endswith("; HeartCompass commits no link (sync would spread it), so nothing was "
+                                          "committed")
     assert _git(wg.root, "diff", "--cached", "--name-only").split() == ["a.md"]  # the link unstaged, a.md not
     (wg.root / "people/inside.md").symlink_to(wg.root / "a.md")
     with pytest.raises(UnsafePathError) as inside:
@@ -1123,7 +1128,8 @@ def test_adopting_a_remote_takes_its_heads_branch_else_main_else_its_only_one(tm
     assert nothing.value.message.endswith("has no HeartCompass workspace to copy: it has no commits yet.")
 
 
-def test_a_remote_that_does_not_answer_in_time_is_named_and_nothing_is_lost(tmp_path, monkeypatch):
+@pytest.mark.parametrize("said", ["Timeout: kill_after_timeout=7 s", "git fetch did not complete in 7 s"])
+def test_a_remote_that_does_not_answer_in_time_is_named_and_nothing_is_lost(tmp_path, monkeypatch, said):
     """A fetch or push killed at the timeout: one line with the time, and
     what to check; the commits are all still here."""
     one = _repo(tmp_path / "one")
@@ -1133,13 +1139,14 @@ def test_a_remote_that_does_not_answer_in_time_is_named_and_nothing_is_lost(tmp_
 
     def timing_out(*args, options=(), **kwargs):
         seen.update(options=options, kwargs=kwargs)
-        raise GitError("git ls-remote failed: Timeout: kill_after_timeout=7 s")
+        raise GitError(f"git ls-remote failed: {said}")
 
     monkeypatch.setattr(one, "_git", timing_out)
     with pytest.raises(GitError) as gave_up:
         one.pull_rebase("origin", "main")
     assert gave_up.value.message == "git ls-remote gave up: the remote did not answer within 7 s."
-    assert "Nothing was lost" in gave_up.value.hint
+    assert gave_up.value.hint == ("Check the remote's address and your connection (git remote -v), then sync "
+                                  "again. Nothing was lost: your commits are all here.")
     assert seen == {"options": ("-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=30"),
                     "kwargs": {"kill_after_timeout": 7.0}}
 
@@ -1546,3 +1553,24 @@ def test_a_log_that_cannot_be_read_is_left_and_the_next_one_still_goes_back(tmp_
     move_back(away, home)
     assert [e.text for e in dailylog.load(away / "logs/2024-01-02.md")] == ["typed meanwhile"]
     assert not (home / "logs/2024-01-02.md").exists() and (home / "logs/2024-01-01.md").exists()
+
+
+def test_gitpythons_long_lived_readers_run_in_a_session_of_their_own(wg):
+    """A Ctrl-C at the terminal reaches the whole foreground group: the
+    object readers GitPython keeps open must not be in it, or the next
+    commit fails on a broken pipe."""
+    import os
+
+    _commit(wg, {"people/a/PROFILE.md": "p\n"}, "one")
+    assert wg.blob_ids(["people/a/PROFILE.md"])  # read through `git cat-file --batch`
+    readers = [getattr(wg.repo.git, name, None) for name in ("cat_file_all", "cat_file_header")]
+    pids = [r.proc.pid for r in readers if r is not None and getattr(r, "proc", None) is not None]
+    assert pids and all(os.getsid(pid) != os.getsid(0) for pid in pids)
+
+
+def test_the_identity_in_the_environment_comes_first(wg, monkeypatch):
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{who}_NAME", "Env Name")
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", "env@example.com")
+    assert _commit(wg, {"a.md": "1\n"}, "one")
+    assert _git(wg.root, "log", "-1", "--format=%an <%ae>").strip() == "Env Name <env@example.com>"
