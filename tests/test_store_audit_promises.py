@@ -93,8 +93,9 @@ def test_a_folder_deleted_by_hand_is_refused_with_the_way_back(example_ws):
     shutil.rmtree(ws.people_dir / "alice")
     with pytest.raises(FormatError) as refused:
         audit.commit_pending(ws)
-    assert "was deleted or moved by hand, and is no person's folder now" in str(refused.value)
-    assert "git checkout -- people/alice" in refused.value.hint
+    assert refused.value.problem == "was deleted or moved by hand, and is no person's folder now"
+    assert refused.value.hint == ("Bring it back with: git checkout -- people/alice  (a person is renamed with "
+                                  "'heartcompass person rename', put away with 'heartcompass person archive').")
     assert subjects(ws)[0] != "edit(alice): by hand"
 
 
@@ -103,8 +104,9 @@ def test_a_deleted_profile_is_refused_and_a_deleted_memory_is_a_hand_edit(exampl
     (ws.people_dir / "alice/PROFILE.md").unlink()
     with pytest.raises(FormatError) as refused:
         audit.commit_pending(ws)
-    assert "was deleted by hand; a person needs a PROFILE.md" in str(refused.value)
-    assert "git checkout -- people/alice/PROFILE.md" in refused.value.hint
+    assert refused.value.problem == "was deleted by hand; a person needs a PROFILE.md"
+    assert refused.value.hint == ("Bring it back with: git checkout -- people/alice/PROFILE.md  (or archive the "
+                                  "person).")
     git(ws, "checkout", "--", "people/alice/PROFILE.md")
     (ws.people_dir / "alice/MEMORY.md").unlink()
     assert len(audit.commit_pending(ws)) == 1
@@ -275,6 +277,8 @@ def test_undo_commits_the_users_edit_first_and_refuses_to_mix_with_other_changes
     with pytest.raises(HeartCompassError) as clash:
         audit.undo(ws)
     assert clash.value.message == "These files have uncommitted changes that the undo would mix with: README.md."
+    assert clash.value.hint == ("Let HeartCompass commit them first (any command that writes does), or revert them "
+                                "yourself.")
     git(ws, "checkout", "--", "README.md")
     _append(ws.people_dir / "alice/EVENTS.md", "\n")
     target, _ = audit.undo(ws, "HEAD~1")  # the garden, with a hand edit of alice's pending
@@ -413,13 +417,20 @@ def test_a_workspace_without_commits_has_one_era(tmp_path):
 
 # -- what was typed during a stopped sync (sync.py) ------------------------------------------------------------------
 
-@pytest.mark.parametrize("kept", [
-    "not json", '{"log": "x"}', '[{"log": "people/a/logs/2024-01-01.md", "base": -1, "text": ""}]',
-    '[{"log": "people/a/logs/2024-01-01.md", "base": 0}]', '[{"log": "people/../logs/2024-01-01.md", "base": 0, "text": ""}]',
-    '[{"log": "notes/2024-01-01.md", "base": 0, "text": ""}]', '[{"log": "people/a/logs/2024-02-30.md", "base": 0, "text": ""}]',
-    '[{"log": "people/a/logs/2024-01-01.md", "base": "0", "text": ""}]', '["x"]',
+@pytest.mark.parametrize("kept, problem", [
+    ("not json", "cannot be read (Expecting value: line 1 column 1 (char 0))"),
+    ('{"log": "x"}', "is not a list of kept entries"),
+    ('["x"]', None),
+    ('[{"log": "people/a/logs/2024-01-01.md", "base": -1, "text": ""}]', None),
+    ('[{"log": "people/a/logs/2024-01-01.md", "base": 0}]', None),
+    ('[{"log": "people/../logs/2024-01-01.md", "base": 0, "text": ""}]', None),
+    ('[{"log": "notes/2024-01-01.md", "base": 0, "text": ""}]', None),
+    ('[{"log": 7, "base": 0, "text": ""}]', None),
+    ('[{"log": "people/a/logs/2024-01-01.md", "base": "0", "text": ""}]', None),
+    ('[{"log": "people/a/logs/2024-01-01.md", "base": 0, "text": ""}, {"log": "people/a/logs/2024-02-30.md", '
+     '"base": 0, "text": ""}]', "entry 2: people/a/logs/2024-02-30.md is not a real day"),
 ])
-def test_a_kept_file_edited_into_nonsense_is_a_clear_error_that_writes_nowhere(example_ws, kept):
+def test_a_kept_file_edited_into_nonsense_is_a_clear_error_that_writes_nowhere(example_ws, kept, problem):
     from heartcompass.store import sync
 
     ws = example_ws
@@ -428,7 +439,10 @@ def test_a_kept_file_edited_into_nonsense_is_a_clear_error_that_writes_nowhere(e
     head = ws.git.head()
     with pytest.raises(FormatError) as refused:
         sync.put_back(ws)
-    assert "mv" in refused.value.hint and "Repair it by hand" in refused.value.hint
+    assert refused.value.problem == (problem or "entry 1 is not a person's day log (people/<slug>/logs/YYYY-MM-DD.md) "
+                                                "with a base and the text kept")
+    assert refused.value.hint == ("It holds messages a stopped sync set aside. Repair it by hand, or move it away "
+                                  f"(mv {path} ~/) to drop them; then run the command again.")
     assert ws.git.head() == head and path.read_text(encoding="utf-8") == kept
     assert not (ws.people_dir / "a").exists()
 
@@ -461,3 +475,25 @@ def test_kept_entries_are_found_anywhere_in_the_log_but_only_in_a_row():
     a, b, c = Entry("10:00:00", "me", "a"), Entry("10:01:00", "me", "b"), Entry("10:02:00", "me", "c")
     assert _holds([a, b, c], [b, c]) and _holds([a, b, c], [a]) and _holds([a], [a])
     assert not _holds([a, c, b], [b, c]) and not _holds([a], [a, b]) and not _holds([], [a])
+
+
+def test_a_sync_to_go_on_or_back_from_needs_a_stopped_one(example_ws):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    git(ws, "remote", "add", "origin", str(ws.root))
+    for action in ("continue", "abort"):
+        with pytest.raises(HeartCompassError) as refused:
+            sync.sync(ws, action)
+        assert refused.value.message == f"There is no stopped sync to {action}."
+        assert refused.value.hint == "Run 'heartcompass sync'."
+
+
+def test_a_sync_without_its_remote_says_how_to_add_one(example_ws):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    with pytest.raises(HeartCompassError) as refused:
+        sync.sync(ws)
+    assert refused.value.message == "This workspace has no git remote 'origin'."
+    assert refused.value.hint == (f"Add one: git -C {ws.root} remote add origin <url>  (or set sync.remote).")
