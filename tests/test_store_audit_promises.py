@@ -497,3 +497,71 @@ def test_a_sync_without_its_remote_says_how_to_add_one(example_ws):
         sync.sync(ws)
     assert refused.value.message == "This workspace has no git remote 'origin'."
     assert refused.value.hint == (f"Add one: git -C {ws.root} remote add origin <url>  (or set sync.remote).")
+
+
+def _stopped_sync(ws, tmp_path):
+    """ws and a clone of its remote change the same line; ws's sync stops on it."""
+    from heartcompass.store import sync
+    from heartcompass.store.workspace import Workspace
+
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    git(ws, "remote", "add", "origin", str(bare))
+    assert sync.sync(ws).pushed
+    other = Workspace(tmp_path / "other")
+    subprocess.run(["git", "clone", "-q", str(bare), str(other.root)], check=True)
+    for each, line in ((other, "- from the other device\n"), (ws, "- from here\n")):
+        _append(each.people_dir / "alice/MEMORY.md", line)
+    done = sync.sync(other)
+    assert done.pushed and done.committed == 1
+    stopped = sync.sync(ws)
+    assert stopped.conflicts == ["people/alice/MEMORY.md"] and not stopped.pushed and stopped.committed == 1
+    return other
+
+
+def test_a_stopped_sync_goes_on_only_once_the_marks_are_gone_then_pushes(example_ws, tmp_path):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    _stopped_sync(ws, tmp_path)
+    with pytest.raises(HeartCompassError) as marks:
+        sync.sync(ws, "continue")
+    assert marks.value.message == "people/alice/MEMORY.md still has conflict marks (<<<<<<< ... >>>>>>>)."
+    assert marks.value.hint == ("Keep the lines you want, delete the marks, then run 'heartcompass sync --continue' "
+                                "again.")
+    memory = ws.people_dir / "alice/MEMORY.md"
+    import re
+
+    memory.write_text(re.sub(r"<<<<<<< [^\n]*\n(.*?)=======\n(.*?)>>>>>>> [^\n]*\n", r"\1\2",
+                             memory.read_text(encoding="utf-8"), flags=re.S), encoding="utf-8")
+    done = sync.sync(ws, "continue")
+    assert done.pushed and done.conflicts == [] and done.branch == "main" and done.remote == "origin"
+    assert not ws.git.rebase_in_progress() and ws.git.state_problem() is None
+    text = memory.read_text(encoding="utf-8")
+    assert "- from here" in text and "- from the other device" in text
+
+
+def test_a_stopped_sync_abandoned_goes_back_to_the_devices_own_commit(example_ws, tmp_path):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    _stopped_sync(ws, tmp_path)
+    done = sync.sync(ws, "abort")
+    assert not done.pushed and done.conflicts == [] and not ws.git.rebase_in_progress()
+    text = (ws.people_dir / "alice/MEMORY.md").read_text(encoding="utf-8")
+    assert "- from here" in text and "- from the other device" not in text and "<<<<<<<" not in text
+
+
+def test_kept_messages_whose_log_is_still_in_conflict_wait_and_say_so(example_ws, monkeypatch):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    rel = "people/alice/logs/2024-01-01.md"
+    kept = [{"log": rel, "base": 1, "text": "- 09:55:06 · me · typed while stopped\n"}]
+    path = ws.state_dir / sync.KEPT
+    path.write_text(json.dumps(kept), encoding="utf-8")
+    monkeypatch.setattr(type(ws.git), "rebase_in_progress", lambda self: True)
+    monkeypatch.setattr(type(ws.git), "conflicted", lambda self: [rel])
+    assert sync.put_back(ws) == ("1 log with messages typed during the sync still in conflict: the messages are kept "
+                                 "aside and go back once the sync goes on")
+    assert json.loads(path.read_text(encoding="utf-8")) == kept and not (ws.root / rel).exists()
