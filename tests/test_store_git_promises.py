@@ -1574,3 +1574,60 @@ def test_the_identity_in_the_environment_comes_first(wg, monkeypatch):
         monkeypatch.setenv(f"GIT_{who}_EMAIL", "env@example.com")
     assert _commit(wg, {"a.md": "1\n"}, "one")
     assert _git(wg.root, "log", "-1", "--format=%an <%ae>").strip() == "Env Name <env@example.com>"
+
+
+def test_a_remote_named_relative_to_the_workspace_gets_its_head_on_our_branch(tmp_path, monkeypatch):
+    """`git remote add origin ../remote.git` is relative to the workspace,
+    wherever the command is run from: a clone of it must check out our branch."""
+    bare = _bare(tmp_path)
+    one = _repo(tmp_path / "one")  # tmp_path/one/repo
+    _commit(one, {"a.md": "1\n"}, "one")
+    _git(one.root, "remote", "add", "origin", "../../remote.git")
+    elsewhere = tmp_path / "elsewhere"  # not as deep as the workspace: "../.." from here is not the remote
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    one.push("origin", "main")
+    assert _git(bare, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+
+
+def test_a_hosted_remote_is_left_to_choose_its_own_head(tmp_path, monkeypatch):
+    one = _repo(tmp_path / "one")
+    _commit(one, {"a.md": "1\n"}, "one")
+    _git(one.root, "remote", "add", "origin", "git@example.com:me/brain.git")
+    calls: list[tuple] = []
+    real = one._git
+
+    def recording(*args, options=(), **kwargs):
+        calls.append(args)
+        if args[0] == "push":
+            return ""
+        return real(*args, options=options, **kwargs)
+
+    monkeypatch.setattr(one, "_git", recording)
+    one.push("origin", "main")
+    assert [c[0] for c in calls] == ["push", "remote"]  # no symbolic-ref on a remote that is not a folder here
+
+
+def test_each_replayed_commit_that_stops_on_a_days_log_is_merged_in_turn(tmp_path):
+    """Two commits of this device appended to a log the other device also
+    appended to: the rebase stops on each, and each is merged as a union."""
+    bare = _bare(tmp_path)
+    log = "people/a/logs/2024-01-01.md"
+    start = _log("2024-01-01", "10:00:00 · me · hello")
+    one = _repo(tmp_path / "one")
+    _commit(one, {log: start}, "one")
+    _git(one.root, "remote", "add", "origin", str(bare))
+    one.push("origin", "main")
+    two = _repo(tmp_path / "two")
+    two.adopt("origin", str(bare))
+    _commit(two, {log: start + "- 11:00:00 · me · from two\n"}, "two's chat")
+    two.push("origin", "main")
+    _commit(one, {log: start + "- 12:00:00 · me · first here\n"}, "chat 1")
+    _commit(one, {log: start + "- 12:00:00 · me · first here\n- 13:00:00 · me · second here\n"}, "chat 2")
+    assert one.pull_rebase("origin", "main") == []
+    assert not one.rebase_in_progress()
+    assert [c.subject for c in one.log()] == ["chat 2", "chat 1", "two's chat", "one"]
+    from heartcompass.formats import dailylog
+
+    texts = [e.text for e in dailylog.parse(_git(one.root, "show", f"HEAD:{log}"), log)]
+    assert texts == ["hello", "from two", "first here", "second here"]
