@@ -280,10 +280,19 @@ def test_undo_commits_the_users_edit_first_and_refuses_to_mix_with_other_changes
     assert clash.value.hint == ("Let HeartCompass commit them first (any command that writes does), or revert them "
                                 "yourself.")
     git(ws, "checkout", "--", "README.md")
+    from heartcompass.store.lifecycle import add_person
+
+    add_person(ws, "Bob", "friend")
+    _append(ws.people_dir / "bob/MEMORY.md", "- bob's, by hand\n")  # not a person the undo touches
+    log = ws.people_dir / "alice/logs/2024-01-01.md"
+    log.parent.mkdir()
+    log.write_text(_log("2024-01-01", "10:00:00 · me · a chat not committed yet"))
     _append(ws.people_dir / "alice/EVENTS.md", "\n")
-    target, _ = audit.undo(ws, "HEAD~1")  # the garden, with a hand edit of alice's pending
+    target, _ = audit.undo(ws, "HEAD~2")  # the garden, with a hand edit of alice's pending
     assert target.subject == "garden(alice): 1 fact"
     assert subjects(ws)[:2] == ["undo(alice): garden(alice): 1 fact", "edit(alice): by hand"]
+    assert git(ws, "show", "--name-only", "--format=", "HEAD~1").split() == ["people/alice/EVENTS.md"]
+    assert sorted((p.slug, p.kind) for p in audit.pending(ws)) == [("alice", "chat log"), ("bob", "hand edit")]
 
 
 def test_an_undo_that_conflicts_changes_nothing_and_names_the_fix(example_ws):
