@@ -48,6 +48,9 @@ def test_pending_sorts_hand_edits_from_appended_chat_logs(example_ws):
     _append(ws.people_dir / "alice/MEMORY.md", "- mine\n")
     (ws.people_dir / "alice/.MEMORY.md.swp").write_text("an editor's\n")
     (ws.people_dir / "alice/.new-x").mkdir()
+    (ws.people_dir / "alice/.new-x/PROFILE.md").write_text("our staging\n")
+    (logs / "2024-01-05.md").write_text(_log("2024-01-05", "10:00:00 · me · staged"), encoding="utf-8")
+    git(ws, "add", "people/alice/logs/2024-01-05.md")
     (ws.people_dir / ".archive").mkdir(exist_ok=True)
     (ws.people_dir / ".archive/x.md").write_text("x\n")
     (ws.root / "notes.md").write_text("outside people\n")
@@ -58,6 +61,7 @@ def test_pending_sorts_hand_edits_from_appended_chat_logs(example_ws):
         ("alice", "people/alice/logs/2024-01-02.md", "M", "hand edit"),  # a log is append-only: a rewrite is theirs
         ("alice", "people/alice/logs/2024-01-03.md", "D", "hand edit"),
         ("alice", "people/alice/logs/2024-01-04.md", "??", "chat log"),
+        ("alice", "people/alice/logs/2024-01-05.md", "A", "chat log"),
     ]
     assert audit.pending(ws, [_person(ws, "bob")]) == []
 
@@ -67,6 +71,9 @@ def test_a_folder_moved_by_hand_is_one_hand_edit_of_the_new_person_and_followed_
     one's deletions are one commit of alicia's, and her history goes on
     across the move."""
     ws = example_ws
+    (ws.people_dir / "alice/logs").mkdir()
+    (ws.people_dir / "alice/logs/2024-01-01.md").write_text(_log("2024-01-01", "10:00:00 · me · hi"))
+    ws.git.commit([ws.people_dir / "alice/logs"], "log(alice): chat log 2024-01-01")
     (ws.people_dir / "alice").rename(ws.people_dir / "alicia")
     (ws.people_dir / "zed").mkdir()
     (ws.people_dir / "zed/PROFILE.md").write_text((ws.people_dir / "alicia/PROFILE.md").read_text(encoding="utf-8")
@@ -74,8 +81,7 @@ def test_a_folder_moved_by_hand_is_one_hand_edit_of_the_new_person_and_followed_
     found = audit.pending(ws)
     assert {(p.slug, p.kind) for p in found} == {("alicia", "hand edit"), ("zed", "hand edit")}
     assert {p.path for p in found if p.code == "D"} == {f"people/alice/{name}" for name in
-                                                         ("PROFILE.md", "MEMORY.md", "EVENTS.md")
-                                                         if (ws.people_dir / "alicia" / name).exists()} - {None}
+                                                         ("PROFILE.md", "MEMORY.md", "EVENTS.md", "logs/2024-01-01.md")}
     only = audit.pending(ws, [_person(ws, "alicia")])
     assert {p.slug for p in only} == {"alicia"} and any(p.code == "D" for p in only)
     shas = audit.commit_pending(ws, [_person(ws, "alicia")])
@@ -574,3 +580,18 @@ def test_kept_messages_whose_log_is_still_in_conflict_wait_and_say_so(example_ws
     assert sync.put_back(ws) == ("1 log with messages typed during the sync still in conflict: the messages are kept "
                                  "aside and go back once the sync goes on")
     assert json.loads(path.read_text(encoding="utf-8")) == kept and not (ws.root / rel).exists()
+
+
+def test_a_file_deleted_by_hand_is_not_a_move_because_a_new_person_holds_the_same_bytes(example_ws):
+    """alice's MEMORY.md deleted, and a new person's MEMORY.md happens to be
+    the same text: alice is still alice, her deletion her own hand edit."""
+    ws = example_ws
+    memory = (ws.people_dir / "alice/MEMORY.md").read_text(encoding="utf-8")
+    (ws.people_dir / "alice/MEMORY.md").unlink()
+    (ws.people_dir / "zed").mkdir()
+    (ws.people_dir / "zed/PROFILE.md").write_text((ws.people_dir / "alice/PROFILE.md").read_text(encoding="utf-8")
+                                                  .replace("Alice", "Zed"), encoding="utf-8")
+    (ws.people_dir / "zed/MEMORY.md").write_text(memory, encoding="utf-8")
+    found = sorted((p.slug, p.path, p.code) for p in audit.pending(ws))
+    assert found == [("alice", "people/alice/MEMORY.md", "D"), ("zed", "people/zed/MEMORY.md", "??"),
+                     ("zed", "people/zed/PROFILE.md", "??")]
