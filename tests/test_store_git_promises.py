@@ -794,12 +794,13 @@ def test_an_orphan_branch_without_our_history_is_refused_but_a_fresh_repository_
 
 def test_a_branch_whose_commits_are_in_packed_refs_is_a_branch(tmp_path):
     wg = _committed(tmp_path)
+    _git(wg.root, "tag", "-a", "v1", "-m", "an annotated tag: packed with a peeled line of its own")
     _git(wg.root, "pack-refs", "--all")
     assert not (wg.git_dir / "refs/heads/main").exists()
     assert wg.state_problem() is None
     _git(wg.root, "checkout", "-q", "--orphan", "empty")
     assert "which has no commits" in wg.state_problem()
-    assert wg._packed_refs() == ["refs/heads/main"]
+    assert wg._packed_refs() == ["refs/heads/main", "refs/tags/v1"]
 
 
 def test_a_stale_index_lock_is_named_with_the_command_that_removes_it(tmp_path):
@@ -1631,3 +1632,19 @@ def test_each_replayed_commit_that_stops_on_a_days_log_is_merged_in_turn(tmp_pat
 
     texts = [e.text for e in dailylog.parse(_git(one.root, "show", f"HEAD:{log}"), log)]
     assert texts == ["hello", "from two", "first here", "second here"]
+
+
+def test_an_index_lock_a_git_of_the_users_lets_go_of_meanwhile_is_no_problem(tmp_path, monkeypatch):
+    from heartcompass.store import gitstate
+
+    wg = _committed(tmp_path)
+    lock = wg.git_dir / "index.lock"
+    lock.write_text("")
+    waits: list[float] = []
+
+    def users_git_finishes(seconds: float) -> None:
+        waits.append(seconds + 0)
+        lock.unlink()
+
+    monkeypatch.setattr(gitstate.time, "sleep", users_git_finishes)
+    assert wg.index_lock_problem() is None and len(waits) == 1
