@@ -615,9 +615,13 @@ def test_a_commit_carries_the_users_identity_when_git_has_one_else_heartcompasss
 def test_our_git_runs_with_no_optional_locks_and_no_password_prompt(wg, monkeypatch):
     """A read-only command never takes index.lock from a commit, and git
     never waits for a password nobody will type (cron, serve)."""
-    monkeypatch.setattr("os.isatty", lambda fd: False)
+    monkeypatch.setattr("os.isatty", lambda fd: fd != 0)  # no one to type: stdin is not a terminal, stdout is
     shown = wg._git("env-of-git", options=("-c", "alias.env-of-git=!printenv GIT_OPTIONAL_LOCKS GIT_TERMINAL_PROMPT"))
     assert shown.split() == ["0", "0"]
+    monkeypatch.setattr("os.isatty", lambda fd: True)  # at a terminal: git may ask
+    shown = wg._git("env-of-git", options=("-c", "alias.env-of-git=!printenv GIT_OPTIONAL_LOCKS; "
+                                           "printenv GIT_TERMINAL_PROMPT || echo unset"))
+    assert shown.split() == ["0", "unset"]
 
 
 def test_a_failed_git_command_is_one_line_naming_it(wg):
