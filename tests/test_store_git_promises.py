@@ -615,6 +615,7 @@ def test_a_commit_carries_the_users_identity_when_git_has_one_else_heartcompasss
 def test_our_git_runs_with_no_optional_locks_and_no_password_prompt(wg, monkeypatch):
     """A read-only command never takes index.lock from a commit, and git
     never waits for a password nobody will type (cron, serve)."""
+    monkeypatch.delenv("GIT_TERMINAL_PROMPT", raising=False)
     monkeypatch.setattr("os.isatty", lambda fd: fd != 0)  # no one to type: stdin is not a terminal, stdout is
     shown = wg._git("env-of-git", options=("-c", "alias.env-of-git=!printenv GIT_OPTIONAL_LOCKS GIT_TERMINAL_PROMPT"))
     assert shown.split() == ["0", "0"]
