@@ -1653,3 +1653,16 @@ def test_an_index_lock_a_git_of_the_users_lets_go_of_meanwhile_is_no_problem(tmp
 
     monkeypatch.setattr(gitstate.time, "sleep", users_git_finishes)
     assert wg.index_lock_problem() is None and len(waits) == 1
+
+
+def test_status_and_a_working_diff_run_none_of_the_users_filters(wg, tmp_path):
+    """Reading what changed must not run a program the repository's config
+    names (a filter's clean command runs on every changed file)."""
+    ran = tmp_path / "CLEAN-RAN"
+    _commit(wg, {".gitattributes": "*.md filter=crypt\n", "a.md": "1\n"}, "one")
+    _git(wg.root, "config", "filter.crypt.clean", f"touch {ran} && cat")
+    _write(wg, "a.md", "2\n")  # the same size: git must read the file through the filter to compare
+    assert wg.status() == [("M", "a.md")] and not ran.exists()
+    assert "+2" in wg.diff(None, ["a.md"]) and not ran.exists()
+    _git(wg.root, "status", "--porcelain")  # git itself, as the user runs it, does run it
+    assert ran.exists()
