@@ -1666,3 +1666,15 @@ def test_status_and_a_working_diff_run_none_of_the_users_filters(wg, tmp_path):
     assert "+2" in wg.diff(None, ["a.md"]) and not ran.exists()
     _git(wg.root, "status", "--porcelain")  # git itself, as the user runs it, does run it
     assert ran.exists()
+
+
+def test_a_folder_or_file_gone_from_the_working_tree_is_still_asked_about_by_path(wg, monkeypatch):
+    """A person's folder deleted by hand, a file renamed away: git is told
+    that the name is a path (after --), not a commit it cannot find."""
+    import shutil
+
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2024-03-01T10:00:00+00:00")
+    a = _commit(wg, {"people/rob/PROFILE.md": "p\n", "people/rob/MEMORY.md": "m\n"}, "add(rob): new person")
+    shutil.rmtree(wg.root / "people/rob")
+    assert wg.changed_from_head("people/rob") == {"people/rob/PROFILE.md", "people/rob/MEMORY.md"}
+    assert wg.file_messages("people/rob/PROFILE.md") == [(a, 1709287200, "add(rob): new person\n")]
