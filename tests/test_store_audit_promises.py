@@ -595,3 +595,20 @@ def test_a_file_deleted_by_hand_is_not_a_move_because_a_new_person_holds_the_sam
     found = sorted((p.slug, p.path, p.code) for p in audit.pending(ws))
     assert found == [("alice", "people/alice/MEMORY.md", "D"), ("zed", "people/zed/MEMORY.md", "??"),
                      ("zed", "people/zed/PROFILE.md", "??")]
+
+
+def test_watch_commits_a_hand_edit_listed_after_a_chats_log(example_ws):
+    """commit_valid_edits passes over a chat's appended log (not a hand
+    edit) and still commits the hand edit that comes after it."""
+    ws = example_ws
+    logs = ws.people_dir / "alice/logs"
+    logs.mkdir()
+    for day in ("2024-01-01", "2024-01-02"):
+        (logs / f"{day}.md").write_text(_log(day, "10:00:00 · me · hi"), encoding="utf-8")
+    ws.git.commit([logs], "log(alice): chat log 2024-01-01, 2024-01-02")
+    _append(logs / "2024-01-01.md", "- 11:00:00 · me · appended by a chat\n")
+    (logs / "2024-01-02.md").write_text(_log("2024-01-02", "10:00:00 · me · rewritten by hand"), encoding="utf-8")
+    sha, invalid = audit.commit_valid_edits(ws, _person(ws))
+    assert sha and invalid == []
+    assert git(ws, "show", "--name-only", "--format=", "HEAD").split() == ["people/alice/logs/2024-01-02.md"]
+    assert [(p.path, p.kind) for p in audit.pending(ws)] == [("people/alice/logs/2024-01-01.md", "chat log")]
