@@ -133,6 +133,7 @@ def test_an_invalid_hand_edit_stops_everything_and_is_never_committed(example_ws
     assert sha and [e.path.name for e in invalid] == ["EVENTS.md"]
     assert subjects(ws)[0] == "edit(alice): by hand"
     assert git(ws, "show", "--name-only", "--format=", "HEAD").split() == ["people/alice/MEMORY.md"]
+    assert git(ws, "log", "-1", "--format=%b").strip() == "- people/alice/MEMORY.md (changed)"
     assert audit.commit_valid_edits(ws, _person(ws, "bob")) == (None, [])
 
 

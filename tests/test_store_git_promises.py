@@ -701,3 +701,13 @@ def test_a_folder_or_file_gone_from_the_working_tree_is_still_asked_about_by_pat
     shutil.rmtree(wg.root / "people/rob")
     assert wg.changed_from_head("people/rob") == {"people/rob/PROFILE.md", "people/rob/MEMORY.md"}
     assert wg.file_messages("people/rob/PROFILE.md") == [(a, 1709287200, "add(rob): new person\n")]
+
+
+def test_blame_reads_heads_lines_even_when_the_file_is_changed_or_gone_from_the_working_tree(wg):
+    """The user's own lines are told from ours by what HEAD holds: an
+    uncommitted edit, or the file deleted, changes nothing blame says."""
+    commit_files(wg, {"p.md": "one\ntwo\n"}, "add(a): new person")
+    write_file(wg, "p.md", "one\nan edit not committed\n")
+    assert wg.blame("p.md") == [("add(a): new person", "one"), ("add(a): new person", "two")]
+    (wg.root / "p.md").unlink()
+    assert wg.blame("p.md") == [("add(a): new person", "one"), ("add(a): new person", "two")]
