@@ -711,3 +711,12 @@ def test_blame_reads_heads_lines_even_when_the_file_is_changed_or_gone_from_the_
     assert wg.blame("p.md") == [("add(a): new person", "one"), ("add(a): new person", "two")]
     (wg.root / "p.md").unlink()
     assert wg.blame("p.md") == [("add(a): new person", "one"), ("add(a): new person", "two")]
+
+
+def test_blame_names_each_lines_own_commit_when_an_older_one_comes_back_below(wg):
+    """Porcelain output names a commit's subject only the first time: a
+    later line of that older commit still gets its own subject."""
+    commit_files(wg, {"p.md": "one\ntwo\nthree\n"}, "add(a): new person")
+    commit_files(wg, {"p.md": "one\nTWO\nthree\n"}, "edit(a): by hand")
+    assert wg.blame("p.md") == [("add(a): new person", "one"), ("edit(a): by hand", "TWO"),
+                                ("add(a): new person", "three")]
