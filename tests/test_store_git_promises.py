@@ -701,6 +701,8 @@ def test_a_folder_or_file_gone_from_the_working_tree_is_still_asked_about_by_pat
     shutil.rmtree(wg.root / "people/rob")
     assert wg.changed_from_head("people/rob") == {"people/rob/PROFILE.md", "people/rob/MEMORY.md"}
     assert wg.file_messages("people/rob/PROFILE.md") == [(a, 1709287200, "add(rob): new person\n")]
+    assert wg.file_commits("people/rob/PROFILE.md", 5) == [a]
+    assert [sha for sha, *_ in wg.changes_under("people/rob")] == [a]
 
 
 def test_blame_reads_heads_lines_even_when_the_file_is_changed_or_gone_from_the_working_tree(wg):
