@@ -302,7 +302,8 @@ def _unquoted(path: str) -> str:
         return path
     import codecs
 
-    return codecs.escape_decode(path[1:-1].encode("ascii", "backslashreplace"))[0].decode("utf-8", "replace")
+    # git's escapes (\t, \", octal) read; UTF-8 is left whole by core.quotepath=false, so it is not escaped.
+    return codecs.escape_decode(path[1:-1].encode("utf-8"))[0].decode("utf-8", "replace")
 
 
 _CHANGES = ("-M", "--name-status", "-z", "--format=%x1e%H %ct%n%B%x1f")

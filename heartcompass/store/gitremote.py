@@ -136,7 +136,10 @@ class Remote(GitBase):
         GitHub, takes the first branch pushed to it by itself)."""
         url = self._git("remote", "get-url", remote).strip()
         folder = url[len("file://"):] if url.startswith("file://") else url
-        if not (os.path.isabs(folder) or folder.startswith(".")) or not os.path.isfile(os.path.join(folder, "HEAD")):
+        if not (os.path.isabs(folder) or folder.startswith(".")):
+            return
+        folder = os.path.join(self.root, folder)  # a relative one is relative to the workspace, as git reads it
+        if not os.path.isfile(os.path.join(folder, "HEAD")):
             return
         there = ("--git-dir", folder)
         try:

@@ -1,0 +1,615 @@
+"""The audit trail's promises (store/audit.py, lineage.py, sync.py's kept
+entries), tested on the core in a temporary workspace: the user's hand
+edits are committed on their own, by person, before anything of ours; an
+undo or a restore changes exactly one commit's worth, or nothing and says
+why; a person is followed across renames; messages typed during a stopped
+sync are never lost nor written anywhere but their own log."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from conftest import git, subjects
+
+from heartcompass.errors import FormatError, GitError, HeartCompassError
+from heartcompass.store import audit, lineage
+from heartcompass.store.people import Person
+
+
+def _person(ws, slug: str = "alice") -> Person:
+    return Person(slug, ws.people_dir / slug)
+
+
+def _log(day: str, *entries: str) -> str:
+    return f"---\ndate: {day}\n---\n\n" + "".join(f"- {e}\n" for e in entries)
+
+
+def _append(path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+# -- pending: what is the user's, what is a chat's ------------------------------------------------------------------
+
+def test_pending_sorts_hand_edits_from_appended_chat_logs(example_ws):
+    ws = example_ws
+    logs = ws.people_dir / "alice/logs"
+    logs.mkdir()
+    (logs / "2024-01-01.md").write_text(_log("2024-01-01", "10:00:00 · me · hi"), encoding="utf-8")
+    (logs / "2024-01-02.md").write_text(_log("2024-01-02", "10:00:00 · me · hi"), encoding="utf-8")
+    (logs / "2024-01-03.md").write_text(_log("2024-01-03", "10:00:00 · me · hi"), encoding="utf-8")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "-m", "logs")
+    _append(logs / "2024-01-01.md", "- 11:00:00 · me · appended\n")
+    (logs / "2024-01-02.md").write_text(_log("2024-01-02", "10:00:00 · me · rewritten by hand"), encoding="utf-8")
+    (logs / "2024-01-03.md").unlink()
+    (logs / "2024-01-04.md").write_text(_log("2024-01-04", "10:00:00 · me · a new day"), encoding="utf-8")
+    _append(ws.people_dir / "alice/MEMORY.md", "- mine\n")
+    (ws.people_dir / "alice/.MEMORY.md.swp").write_text("an editor's\n")
+    (ws.people_dir / "alice/.new-x").mkdir()
+    (ws.people_dir / "alice/.new-x/PROFILE.md").write_text("our staging\n")
+    (logs / "2024-01-05.md").write_text(_log("2024-01-05", "10:00:00 · me · staged"), encoding="utf-8")
+    git(ws, "add", "people/alice/logs/2024-01-05.md")
+    (ws.people_dir / ".archive").mkdir(exist_ok=True)
+    (ws.people_dir / ".archive/x.md").write_text("x\n")
+    (ws.root / "notes.md").write_text("outside people\n")
+    found = sorted((p.slug, p.path, p.code, p.kind) for p in audit.pending(ws))
+    assert found == [
+        ("alice", "people/alice/MEMORY.md", "M", "hand edit"),
+        ("alice", "people/alice/logs/2024-01-01.md", "M", "chat log"),
+        ("alice", "people/alice/logs/2024-01-02.md", "M", "hand edit"),  # a log is append-only: a rewrite is theirs
+        ("alice", "people/alice/logs/2024-01-03.md", "D", "hand edit"),
+        ("alice", "people/alice/logs/2024-01-04.md", "??", "chat log"),
+        ("alice", "people/alice/logs/2024-01-05.md", "A", "chat log"),
+    ]
+    assert audit.pending(ws, [_person(ws, "bob")]) == []
+
+
+def test_a_folder_moved_by_hand_is_one_hand_edit_of_the_new_person_and_followed_after(example_ws):
+    """mv people/alice people/alicia: the new folder's files and the old
+    one's deletions are one commit of alicia's, and her history goes on
+    across the move."""
+    ws = example_ws
+    (ws.people_dir / "alice/logs").mkdir()
+    (ws.people_dir / "alice/logs/2024-01-01.md").write_text(_log("2024-01-01", "10:00:00 · me · hi"))
+    ws.git.commit([ws.people_dir / "alice/logs"], "log(alice): chat log 2024-01-01")
+    (ws.people_dir / "alice").rename(ws.people_dir / "alicia")
+    (ws.people_dir / "zed").mkdir()
+    (ws.people_dir / "zed/PROFILE.md").write_text((ws.people_dir / "alicia/PROFILE.md").read_text(encoding="utf-8")
+                                                  .replace("Alice", "Zed"), encoding="utf-8")
+    found = audit.pending(ws)
+    assert {(p.slug, p.kind) for p in found} == {("alicia", "hand edit"), ("zed", "hand edit")}
+    assert {p.path for p in found if p.code == "D"} == {f"people/alice/{name}" for name in
+                                                         ("PROFILE.md", "MEMORY.md", "EVENTS.md", "logs/2024-01-01.md")}
+    only = audit.pending(ws, [_person(ws, "alicia")])
+    assert {p.slug for p in only} == {"alicia"} and any(p.code == "D" for p in only)
+    shas = audit.commit_pending(ws, [_person(ws, "alicia")])
+    assert len(shas) == 1 and subjects(ws)[0] == "edit(alicia): by hand"
+    body = git(ws, "log", "-1", "--format=%b")
+    assert "- people/alicia/PROFILE.md (new)" in body and "- people/alice/PROFILE.md (deleted)" in body
+    assert "Moved by hand from people/alice/" in body
+    assert [e.slug for e in lineage.eras(ws, _person(ws, "alicia"))] == ["alicia", "alice"]
+
+
+def test_a_folder_deleted_by_hand_is_refused_with_the_way_back(example_ws):
+    ws = example_ws
+    import shutil
+
+    shutil.rmtree(ws.people_dir / "alice")
+    with pytest.raises(FormatError) as refused:
+        audit.commit_pending(ws)
+    assert refused.value.problem == "was deleted or moved by hand, and is no person's folder now"
+    assert refused.value.hint == ("Bring it back with: git checkout -- people/alice  (a person is renamed with "
+                                  "'heartcompass person rename', put away with 'heartcompass person archive').")
+    assert subjects(ws)[0] != "edit(alice): by hand"
+
+
+def test_a_deleted_profile_is_refused_and_a_deleted_memory_is_a_hand_edit(example_ws):
+    ws = example_ws
+    (ws.people_dir / "alice/PROFILE.md").unlink()
+    with pytest.raises(FormatError) as refused:
+        audit.commit_pending(ws)
+    assert refused.value.problem == "was deleted by hand; a person needs a PROFILE.md"
+    assert refused.value.hint == ("Bring it back with: git checkout -- people/alice/PROFILE.md  (or archive the "
+                                  "person).")
+    git(ws, "checkout", "--", "people/alice/PROFILE.md")
+    (ws.people_dir / "alice/MEMORY.md").unlink()
+    assert len(audit.commit_pending(ws)) == 1
+    assert subjects(ws)[0] == "edit(alice): by hand"
+    assert git(ws, "log", "-1", "--format=%b").strip() == "- people/alice/MEMORY.md (deleted)"
+
+
+def test_an_invalid_hand_edit_stops_everything_and_is_never_committed(example_ws):
+    ws = example_ws
+    before = subjects(ws)
+    events = ws.people_dir / "alice/EVENTS.md"
+    _append(events, "- 2026-13-01 · impossible month\n")
+    _append(ws.people_dir / "alice/MEMORY.md", "- fine\n")
+    with pytest.raises(FormatError):
+        audit.commit_pending(ws)
+    assert subjects(ws) == before and "impossible month" in events.read_text(encoding="utf-8")
+    sha, invalid = audit.commit_valid_edits(ws, _person(ws))
+    assert sha and [e.path.name for e in invalid] == ["EVENTS.md"]
+    assert subjects(ws)[0] == "edit(alice): by hand"
+    assert git(ws, "show", "--name-only", "--format=", "HEAD").split() == ["people/alice/MEMORY.md"]
+    assert git(ws, "log", "-1", "--format=%b").strip() == "- people/alice/MEMORY.md (changed)"
+    assert audit.commit_valid_edits(ws, _person(ws, "bob")) == (None, [])
+
+
+def test_hand_edits_and_logs_are_committed_per_person_and_per_kind(example_ws):
+    ws = example_ws
+    from heartcompass.store.lifecycle import add_person
+
+    add_person(ws, "Bob", "friend")
+    for slug in ("alice", "bob"):
+        _append(ws.people_dir / slug / "MEMORY.md", "- mine\n")
+        (ws.people_dir / slug / "logs").mkdir(exist_ok=True)
+        (ws.people_dir / slug / "logs/2024-01-05.md").write_text(_log("2024-01-05", "10:00:00 · me · hi"))
+    (ws.people_dir / "alice/logs/2024-01-06.md").write_text(_log("2024-01-06", "10:00:00 · me · hi"))
+    shas = audit.commit_pending(ws, hand_edits_only=True)
+    assert len(shas) == 2 and subjects(ws)[:2] == ["edit(bob): by hand", "edit(alice): by hand"]
+    assert audit.commit_logs(ws, [ws.people_dir / "alice/logs/2024-01-05.md", ws.people_dir / "alice/logs/2024-01-06.md"])
+    assert subjects(ws)[0] == "log(alice): chat log 2024-01-05, 2024-01-06"
+    assert git(ws, "log", "-1", "--format=%b").strip() == (
+        "- people/alice/logs/2024-01-05.md (new)\n- people/alice/logs/2024-01-06.md (new)")
+    assert len(audit.commit_pending(ws)) == 1 and subjects(ws)[0] == "log(bob): chat log 2024-01-05"
+    assert audit.commit_pending(ws) == [] and audit.commit_logs(ws, []) == []
+
+
+def test_commit_earlier_commits_what_was_pending_in_its_own_transaction(example_ws):
+    ws = example_ws
+    _append(ws.people_dir / "alice/MEMORY.md", "- mine\n")
+    assert len(audit.commit_earlier(ws, None, "chat")) == 1
+    assert subjects(ws)[0] == "edit(alice): by hand"
+    assert not (ws.state_dir / "lock").exists()  # the lock let go
+
+
+# -- commits of ours, and their roll back --------------------------------------------------------------------------
+
+def test_a_refused_commit_rolls_our_change_back_keeps_the_log_and_says_both(example_ws):
+    ws = example_ws
+    hook = ws.root / ".git/hooks/pre-commit"
+    hook.write_text("#!/bin/sh\necho no >&2\nexit 1\n")
+    hook.chmod(0o755)
+    memory = ws.people_dir / "alice/MEMORY.md"
+    before = memory.read_text(encoding="utf-8")
+    memory.write_text(before + "- ours\n", encoding="utf-8")
+    log = ws.people_dir / "alice/logs/2024-01-01.md"
+    log.parent.mkdir()
+    log.write_text(_log("2024-01-01", "10:00:00 · me · hi"))
+    with pytest.raises(GitError) as refused:
+        audit.commit_or_roll_back(ws, [memory], "garden(alice): 1 fact", keep=[log], what="the garden")
+    said = refused.value.message
+    assert said.startswith("git commit failed") and (
+        "(Not committed: the garden was rolled back; people/alice/logs/2024-01-01.md stays as it is, "
+        "to be committed by the next command.)") in said
+    assert memory.read_text(encoding="utf-8") == before and log.exists()
+
+
+def test_a_refused_move_puts_the_folder_back(example_ws):
+    ws = example_ws
+    hook = ws.root / ".git/hooks/pre-commit"
+    hook.write_text("#!/bin/sh\nexit 1\n")
+    hook.chmod(0o755)
+    old, new = ws.people_dir / "alice", ws.people_dir / "alicia"
+    old.rename(new)
+    with pytest.raises(GitError) as refused:
+        audit.commit_or_roll_back(ws, [old, new], "rename(alicia): from alice", moved=(old, new), what="the rename")
+    assert "the rename was rolled back" in refused.value.message
+    assert (old / "PROFILE.md").exists() and not new.exists()
+    assert audit.commit_or_roll_back(ws, [], "nothing", what="x") is None
+
+
+def test_save_edit_commits_the_users_text_as_their_hand_edit_or_refuses_a_changed_file(example_ws):
+    from heartcompass.atomic import file_checksum
+    from heartcompass.errors import HeartCompassError as Any
+
+    ws = example_ws
+    memory = ws.people_dir / "alice/MEMORY.md"
+    text = memory.read_text(encoding="utf-8") + "- typed in the editor\n"
+    assert audit.save_edit(ws, _person(ws), memory, text, file_checksum(memory))
+    assert subjects(ws)[0] == "edit(alice): MEMORY.md by hand"
+    with pytest.raises(Any):
+        audit.save_edit(ws, _person(ws), memory, text + "more\n", "not the checksum")
+    assert memory.read_text(encoding="utf-8") == text
+
+
+def test_a_chats_commit_holds_its_logs_and_says_how_many_messages(example_ws):
+    ws = example_ws
+    logs = ws.people_dir / "alice/logs"
+    logs.mkdir()
+    a, b = logs / "2024-01-02.md", logs / "2024-01-01.md"
+    a.write_text(_log("2024-01-02", "10:00:00 · me · hi"))
+    b.write_text(_log("2024-01-01", "10:00:00 · me · hi"))
+    assert audit.commit_chat(ws, _person(ws), [], 0) is None
+    assert audit.commit_chat(ws, _person(ws), {a, b}, 1, time_travel="as of 2023-12-31")
+    assert subjects(ws)[0] == "chat(alice): 1 message on 2024-01-01, 2024-01-02 (time travel, as of 2023-12-31)"
+    assert sorted(git(ws, "show", "--name-only", "--format=", "HEAD").split()) == [
+        "people/alice/logs/2024-01-01.md", "people/alice/logs/2024-01-02.md"]
+    _append(a, "- 11:00:00 · me · again\n")
+    a_link = logs / "2024-01-03.md"
+    a_link.symlink_to(a)
+    from heartcompass.errors import UnsafePathError
+
+    with pytest.raises(UnsafePathError):
+        audit.commit_chat(ws, _person(ws), [a, a_link], 2)
+
+
+# -- undo and restore ------------------------------------------------------------------------------------------------
+
+def test_undo_takes_back_one_commit_as_a_new_one_and_names_it(example_ws):
+    ws = example_ws
+    memory = ws.people_dir / "alice/MEMORY.md"
+    before = memory.read_text(encoding="utf-8")
+    _append(memory, "- a fact\n")
+    sha = ws.git.commit([memory], "garden(alice): 1 fact")
+    done = []
+    target, new = audit.undo(ws, note=lambda c: f"note on {c.short}", then=done.append)
+    assert target.sha == sha and new == ws.git.head() and done == [target]
+    assert memory.read_text(encoding="utf-8") == before
+    assert subjects(ws)[0] == "undo(alice): garden(alice): 1 fact"
+    assert git(ws, "log", "-1", "--format=%b").strip() == f"This reverts commit {sha}.\n\nnote on {sha[:8]}"
+
+
+def test_undo_refuses_the_first_commit_and_a_merge(example_ws):
+    ws = example_ws
+    first = git(ws, "rev-list", "--max-parents=0", "HEAD").strip()
+    with pytest.raises(HeartCompassError) as first_refused:
+        audit.undo(ws, first)
+    assert first_refused.value.message == ("That is the workspace's first commit; there is nothing before it to "
+                                           "go back to.")
+    git(ws, "checkout", "-q", "-b", "side")
+    _append(ws.people_dir / "alice/EVENTS.md", "\n")
+    git(ws, "commit", "-q", "-am", "side")
+    git(ws, "checkout", "-q", "main")
+    git(ws, "merge", "-q", "--no-ff", "-m", "merge", "side")
+    with pytest.raises(HeartCompassError) as merge:
+        audit.undo(ws)
+    assert "is a merge (from sync); undo cannot take it back safely." in merge.value.message
+    assert merge.value.hint == "Undo the single changes inside it instead (see 'heartcompass log')."
+
+
+def test_undo_commits_the_users_edit_first_and_refuses_to_mix_with_other_changes(example_ws):
+    ws = example_ws
+    memory = ws.people_dir / "alice/MEMORY.md"
+    _append(memory, "- a fact\n")
+    ws.git.commit([memory], "garden(alice): 1 fact")
+    readme = ws.root / "README.md"
+    git(ws, "add", "-A")
+    _append(readme, "x\n") if readme.exists() else readme.write_text("x\n")
+    git(ws, "add", "README.md")
+    git(ws, "commit", "-q", "-m", "readme by hand")
+    _append(readme, "y\n")
+    with pytest.raises(HeartCompassError) as clash:
+        audit.undo(ws)
+    assert clash.value.message == "These files have uncommitted changes that the undo would mix with: README.md."
+    assert clash.value.hint == ("Let HeartCompass commit them first (any command that writes does), or revert them "
+                                "yourself.")
+    git(ws, "checkout", "--", "README.md")
+    from heartcompass.store.lifecycle import add_person
+
+    add_person(ws, "Bob", "friend")
+    _append(ws.people_dir / "bob/MEMORY.md", "- bob's, by hand\n")  # not a person the undo touches
+    log = ws.people_dir / "alice/logs/2024-01-01.md"
+    log.parent.mkdir()
+    log.write_text(_log("2024-01-01", "10:00:00 · me · a chat not committed yet"))
+    _append(ws.people_dir / "alice/EVENTS.md", "\n")
+    target, _ = audit.undo(ws, "HEAD~2")  # the garden, with a hand edit of alice's pending
+    assert target.subject == "garden(alice): 1 fact"
+    assert subjects(ws)[:2] == ["undo(alice): garden(alice): 1 fact", "edit(alice): by hand"]
+    assert git(ws, "show", "--name-only", "--format=", "HEAD~1").split() == ["people/alice/EVENTS.md"]
+    assert sorted((p.slug, p.kind) for p in audit.pending(ws)) == [("alice", "chat log"), ("bob", "hand edit")]
+
+
+def test_an_undo_that_conflicts_changes_nothing_and_names_the_fix(example_ws):
+    ws = example_ws
+    memory = ws.people_dir / "alice/MEMORY.md"
+    _append(memory, "- a fact\n")
+    sha = ws.git.commit([memory], "garden(alice): 1 fact")
+    memory.write_text(memory.read_text(encoding="utf-8").replace("- a fact\n", "- a fact, edited\n"))
+    ws.git.commit([memory], "edit(alice): by hand")
+    head = ws.git.head()
+    with pytest.raises(HeartCompassError) as conflict:
+        audit.undo(ws, sha)
+    assert conflict.value.message == (f"Cannot undo {sha[:8]} (garden(alice): 1 fact): later changes touch the same "
+                                      "lines of people/alice/MEMORY.md; nothing was changed.")
+    assert conflict.value.hint.endswith(f"heartcompass restore alice memory --at {sha[:8]}~1.")
+    assert ws.git.head() == head
+
+
+@pytest.mark.parametrize("rel, command", [
+    ("people/alice/MEMORY.md", "heartcompass restore alice memory --at abc~1"),
+    ("people/alice/PROFILE.md", "heartcompass restore alice profile --at abc~1"),
+    ("people/alice/logs/2024-01-01.md", "git checkout abc~1 -- people/alice/logs/2024-01-01.md"),
+    ("people/alice/NOTES.md", "git checkout abc~1 -- people/alice/NOTES.md"),
+    ("heartcompass.toml", "git checkout abc~1 -- heartcompass.toml"),
+    ("people/o'neil/MEMORY.md", "heartcompass restore 'o'\"'\"'neil' memory --at abc~1"),
+])
+def test_the_fix_an_undo_conflict_names_is_a_command_that_works(rel, command):
+    assert audit._restore_command(rel, "abc") == command
+
+
+def test_restore_brings_one_file_back_as_a_new_commit(example_ws):
+    ws = example_ws
+    memory = ws.people_dir / "alice/MEMORY.md"
+    old = ws.git.head()
+    before = memory.read_text(encoding="utf-8")
+    _append(memory, "- later\n")
+    ws.git.commit([memory], "garden(alice): 1 fact")
+    assert audit.restore(ws, _person(ws), "memory", old)
+    assert memory.read_text(encoding="utf-8") == before
+    assert subjects(ws)[0] == f"restore(alice): MEMORY.md as of {old[:8]}"
+    assert audit.restore(ws, _person(ws), "memory", old) is None  # already as it was: no commit
+    with pytest.raises(HeartCompassError) as missing:
+        audit.restore(ws, _person(ws), "memory", "HEAD~99")
+    assert "HEAD~99" in missing.value.message
+
+
+def test_restore_from_before_a_rename_keeps_the_current_name(example_ws):
+    from heartcompass.formats import profile as profile_fmt
+    from heartcompass.store.lifecycle import rename_person
+
+    ws = example_ws
+    old = ws.git.head()
+    rename_person(ws, "alice", "Alicia")
+    person = _person(ws, "alicia")
+    events = person.dir / "EVENTS.md"
+    before = git(ws, "show", f"{old}:people/alice/EVENTS.md")
+    _append(events, "- 2024-01-01 · a day\n")
+    ws.git.commit([events], "edit(alicia): by hand")
+    assert audit.restore(ws, person, "events", old)
+    assert events.read_text(encoding="utf-8") == before
+    assert [str(p.name) for p in lineage.folders(ws, person)] == ["alicia", "alice"]
+    assert lineage.dir_at(ws, person, old) == ws.people_dir / "alice"
+    assert lineage.dir_at(ws, person, "HEAD") == person.dir
+    assert [c.subject for c in audit.history(ws, person)][:3] == [f"restore(alicia): EVENTS.md as of {old[:8]}",
+                                                                   "edit(alicia): by hand", "rename(alicia): from alice"]
+    assert any(c.subject.startswith("add(alice)") for c in audit.history(ws, person))
+    assert [c.subject for c in audit.history(ws, None, 1)] == ["restore(alicia): EVENTS.md as of " + old[:8]]
+    profile = person.dir / "PROFILE.md"
+    _append(profile, "\nA line added after the rename\n")
+    ws.git.commit([profile], "edit(alicia): by hand")
+    assert audit.restore(ws, person, "profile", old)  # the old profile, under the name she has now
+    restored = profile_fmt.load(profile)
+    assert restored.name == "Alicia" and "Alice Chen" in restored.aliases
+    assert "A line added after the rename" not in profile.read_text(encoding="utf-8")
+
+
+def test_a_file_that_did_not_exist_then_is_said_with_where_to_look(example_ws):
+    ws = example_ws
+    first = git(ws, "rev-list", "--max-parents=0", "HEAD").strip()
+    with pytest.raises(HeartCompassError) as missing:
+        audit.restore(ws, _person(ws), "memory", first)
+    assert missing.value.message == f"people/alice/MEMORY.md did not exist at {first}."
+    assert missing.value.hint == "See the commits that touched it: heartcompass log alice"
+
+
+# -- lineage: a person across renames and archives -------------------------------------------------------------------
+
+def test_a_rename_undone_is_no_era_and_an_archive_taken_back_is_none(example_ws):
+    from heartcompass.store.lifecycle import archive_person, rename_person, unarchive_person
+
+    ws = example_ws
+    rename_person(ws, "alice", "Alicia")
+    audit.undo(ws)
+    person = _person(ws)
+    assert [e.slug for e in lineage.eras(ws, person)] == ["alice"]
+    assert lineage.eras(ws, person)[0].since is None
+    archive_person(ws, "alice")
+    unarchive_person(ws, "alice")
+    assert [e.slug for e in lineage.eras(ws, person)] == ["alice"]
+    assert lineage._moves(ws) == []
+
+
+def test_the_oldest_era_starts_after_an_earlier_occupant_of_the_name_left(example_ws):
+    """Bob renamed away from "bob", then a new Bob: the new one's history is
+    theirs alone, not the first Bob's."""
+    from heartcompass.store.lifecycle import add_person, rename_person
+
+    ws = example_ws
+    add_person(ws, "Bob", "friend")
+    rename_person(ws, "bob", "Robert", keep_alias=False)
+    left = ws.git.head()
+    add_person(ws, "Bob", "friend")
+    eras = lineage.eras(ws, _person(ws, "bob"))
+    assert [(e.slug, e.since, e.until) for e in eras] == [("bob", left, None)]
+    mine = [c.subject for c in lineage.history(ws, _person(ws, "bob"))]
+    assert mine[0] == "add(bob): new person" and mine.count("add(bob): new person") == 1  # not the first Bob's
+    robert = lineage.eras(ws, _person(ws, "robert"))
+    assert [(e.slug, e.until) for e in robert] == [("robert", None), ("bob", left)]
+
+
+def test_a_workspace_without_commits_has_one_era(tmp_path):
+    from heartcompass.store.workspace import Workspace
+
+    root = tmp_path / "w"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    ws = Workspace(root)
+    person = Person("a", ws.people_dir / "a")
+    assert lineage.eras(ws, person) == [lineage.Era("a", None, None)]
+
+
+# -- what was typed during a stopped sync (sync.py) ------------------------------------------------------------------
+
+@pytest.mark.parametrize("kept, problem", [
+    ("not json", "cannot be read (Expecting value: line 1 column 1 (char 0))"),
+    ('{"log": "x"}', "is not a list of kept entries"),
+    ('["x"]', None),
+    ('[{"log": "people/a/logs/2024-01-01.md", "base": -1, "text": ""}]', None),
+    ('[{"log": "people/a/logs/2024-01-01.md", "base": 0}]', None),
+    ('[{"log": "people/../logs/2024-01-01.md", "base": 0, "text": ""}]', None),
+    ('[{"log": "notes/2024-01-01.md", "base": 0, "text": ""}]', None),
+    ('[{"log": 7, "base": 0, "text": ""}]', None),
+    ('[{"log": "people/a/logs/2024-01-01.md", "base": "0", "text": ""}]', None),
+    ('[{"log": "people/a/logs/2024-01-01.md", "base": 0, "text": ""}, {"log": "people/a/logs/2024-02-30.md", '
+     '"base": 0, "text": ""}]', "entry 2: people/a/logs/2024-02-30.md is not a real day"),
+])
+def test_a_kept_file_edited_into_nonsense_is_a_clear_error_that_writes_nowhere(example_ws, kept, problem):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    path = ws.state_dir / sync.KEPT
+    path.write_text(kept, encoding="utf-8")
+    head = ws.git.head()
+    with pytest.raises(FormatError) as refused:
+        sync.put_back(ws)
+    assert refused.value.problem == (problem or "entry 1 is not a person's day log (people/<slug>/logs/YYYY-MM-DD.md) "
+                                                "with a base and the text kept")
+    assert refused.value.hint == ("It holds messages a stopped sync set aside. Repair it by hand, or move it away "
+                                  f"(mv {path} ~/) to drop them; then run the command again.")
+    assert ws.git.head() == head and path.read_text(encoding="utf-8") == kept
+    assert not (ws.people_dir / "a").exists()
+
+
+def test_kept_messages_go_back_once_and_are_committed(example_ws):
+    from heartcompass.formats import dailylog
+    from heartcompass.store import sync
+
+    ws = example_ws
+    log = ws.people_dir / "alice/logs/2024-01-01.md"
+    log.parent.mkdir()
+    log.write_text(_log("2024-01-01", "10:00:00 · me · before"))
+    ws.git.commit([log], "log(alice): chat log 2024-01-01")
+    kept = [{"log": "people/alice/logs/2024-01-01.md", "base": 1,
+             "text": "- 10:05:00 · me · typed\n- 10:06:00 · persona · answered\n"}]
+    (ws.state_dir / sync.KEPT).write_text(json.dumps(kept), encoding="utf-8")
+    assert sync.put_back(ws) == "kept 1 message typed during the sync; committed"
+    assert [e.text for e in dailylog.load(log)] == ["before", "typed", "answered"]
+    assert not (ws.state_dir / sync.KEPT).exists() and subjects(ws)[0] == "log(alice): chat log 2024-01-01"
+    (ws.state_dir / sync.KEPT).write_text(json.dumps(kept), encoding="utf-8")  # a crash before the file went
+    assert sync.put_back(ws) == "kept 1 message typed during the sync; committed"
+    assert [e.text for e in dailylog.load(log)] == ["before", "typed", "answered"]  # not twice
+    assert sync.put_back(ws) == ""
+
+
+def test_kept_entries_are_found_anywhere_in_the_log_but_only_in_a_row():
+    from heartcompass.formats.dailylog import Entry
+    from heartcompass.store.sync import _holds
+
+    a, b, c = Entry("10:00:00", "me", "a"), Entry("10:01:00", "me", "b"), Entry("10:02:00", "me", "c")
+    assert _holds([a, b, c], [b, c]) and _holds([a, b, c], [a]) and _holds([a], [a])
+    assert not _holds([a, c, b], [b, c]) and not _holds([a], [a, b]) and not _holds([], [a])
+
+
+def test_a_sync_to_go_on_or_back_from_needs_a_stopped_one(example_ws):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    git(ws, "remote", "add", "origin", str(ws.root))
+    for action in ("continue", "abort"):
+        with pytest.raises(HeartCompassError) as refused:
+            sync.sync(ws, action)
+        assert refused.value.message == f"There is no stopped sync to {action}."
+        assert refused.value.hint == "Run 'heartcompass sync'."
+
+
+def test_a_sync_without_its_remote_says_how_to_add_one(example_ws):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    with pytest.raises(HeartCompassError) as refused:
+        sync.sync(ws)
+    assert refused.value.message == "This workspace has no git remote 'origin'."
+    assert refused.value.hint == (f"Add one: git -C {ws.root} remote add origin <url>  (or set sync.remote).")
+
+
+def _stopped_sync(ws, tmp_path):
+    """ws and a clone of its remote change the same line; ws's sync stops on it."""
+    from heartcompass.store import sync
+    from heartcompass.store.workspace import Workspace
+
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    git(ws, "remote", "add", "origin", str(bare))
+    assert sync.sync(ws).pushed
+    other = Workspace(tmp_path / "other")
+    subprocess.run(["git", "clone", "-q", str(bare), str(other.root)], check=True)
+    for each, line in ((other, "- from the other device\n"), (ws, "- from here\n")):
+        _append(each.people_dir / "alice/MEMORY.md", line)
+    done = sync.sync(other)
+    assert done.pushed and done.committed == 1
+    stopped = sync.sync(ws)
+    assert stopped.conflicts == ["people/alice/MEMORY.md"] and not stopped.pushed and stopped.committed == 1
+    return other
+
+
+def test_a_stopped_sync_goes_on_only_once_the_marks_are_gone_then_pushes(example_ws, tmp_path):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    _stopped_sync(ws, tmp_path)
+    with pytest.raises(HeartCompassError) as marks:
+        sync.sync(ws, "continue")
+    assert marks.value.message == "people/alice/MEMORY.md still has conflict marks (<<<<<<< ... >>>>>>>)."
+    assert marks.value.hint == ("Keep the lines you want, delete the marks, then run 'heartcompass sync --continue' "
+                                "again.")
+    memory = ws.people_dir / "alice/MEMORY.md"
+    import re
+
+    memory.write_text(re.sub(r"<<<<<<< [^\n]*\n(.*?)=======\n(.*?)>>>>>>> [^\n]*\n", r"\1\2",
+                             memory.read_text(encoding="utf-8"), flags=re.S), encoding="utf-8")
+    done = sync.sync(ws, "continue")
+    assert done.pushed and done.conflicts == [] and done.branch == "main" and done.remote == "origin"
+    assert not ws.git.rebase_in_progress() and ws.git.state_problem() is None
+    text = memory.read_text(encoding="utf-8")
+    assert "- from here" in text and "- from the other device" in text
+
+
+def test_a_stopped_sync_abandoned_goes_back_to_the_devices_own_commit(example_ws, tmp_path):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    _stopped_sync(ws, tmp_path)
+    done = sync.sync(ws, "abort")
+    assert not done.pushed and done.conflicts == [] and not ws.git.rebase_in_progress()
+    text = (ws.people_dir / "alice/MEMORY.md").read_text(encoding="utf-8")
+    assert "- from here" in text and "- from the other device" not in text and "<<<<<<<" not in text
+
+
+def test_kept_messages_whose_log_is_still_in_conflict_wait_and_say_so(example_ws, monkeypatch):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    rel = "people/alice/logs/2024-01-01.md"
+    kept = [{"log": rel, "base": 1, "text": "- 09:55:06 · me · typed while stopped\n"}]
+    path = ws.state_dir / sync.KEPT
+    path.write_text(json.dumps(kept), encoding="utf-8")
+    monkeypatch.setattr(type(ws.git), "rebase_in_progress", lambda self: True)
+    monkeypatch.setattr(type(ws.git), "conflicted", lambda self: [rel])
+    assert sync.put_back(ws) == ("1 log with messages typed during the sync still in conflict: the messages are kept "
+                                 "aside and go back once the sync goes on")
+    assert json.loads(path.read_text(encoding="utf-8")) == kept and not (ws.root / rel).exists()
+
+
+def test_a_file_deleted_by_hand_is_not_a_move_because_a_new_person_holds_the_same_bytes(example_ws):
+    """alice's MEMORY.md deleted, and a new person's MEMORY.md happens to be
+    the same text: alice is still alice, her deletion her own hand edit."""
+    ws = example_ws
+    memory = (ws.people_dir / "alice/MEMORY.md").read_text(encoding="utf-8")
+    (ws.people_dir / "alice/MEMORY.md").unlink()
+    (ws.people_dir / "zed").mkdir()
+    (ws.people_dir / "zed/PROFILE.md").write_text((ws.people_dir / "alice/PROFILE.md").read_text(encoding="utf-8")
+                                                  .replace("Alice", "Zed"), encoding="utf-8")
+    (ws.people_dir / "zed/MEMORY.md").write_text(memory, encoding="utf-8")
+    found = sorted((p.slug, p.path, p.code) for p in audit.pending(ws))
+    assert found == [("alice", "people/alice/MEMORY.md", "D"), ("zed", "people/zed/MEMORY.md", "??"),
+                     ("zed", "people/zed/PROFILE.md", "??")]
+
+
+def test_watch_commits_a_hand_edit_listed_after_a_chats_log(example_ws):
+    """commit_valid_edits passes over a chat's appended log (not a hand
+    edit) and still commits the hand edit that comes after it."""
+    ws = example_ws
+    logs = ws.people_dir / "alice/logs"
+    logs.mkdir()
+    for day in ("2024-01-01", "2024-01-02"):
+        (logs / f"{day}.md").write_text(_log(day, "10:00:00 · me · hi"), encoding="utf-8")
+    ws.git.commit([logs], "log(alice): chat log 2024-01-01, 2024-01-02")
+    _append(logs / "2024-01-01.md", "- 11:00:00 · me · appended by a chat\n")
+    (logs / "2024-01-02.md").write_text(_log("2024-01-02", "10:00:00 · me · rewritten by hand"), encoding="utf-8")
+    sha, invalid = audit.commit_valid_edits(ws, _person(ws))
+    assert sha and invalid == []
+    assert git(ws, "show", "--name-only", "--format=", "HEAD").split() == ["people/alice/logs/2024-01-02.md"]
+    assert [(p.path, p.kind) for p in audit.pending(ws)] == [("people/alice/logs/2024-01-01.md", "chat log")]

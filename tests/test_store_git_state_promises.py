@@ -1,0 +1,437 @@
+"""store/git's promises about the repository's state (gitstate, gitindex,
+gitrollback): a commit is refused, with the fix in one line, whenever git
+is mid-operation, detached, on an orphan branch or locked; the index is held
+as git holds it while HEAD moves; what a refused commit wrote is put back."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from git_helpers import (add_hook, commit_files, committed_repo, new_repo, user_git,
+                         users_git, write_file)
+
+from heartcompass.errors import GitError
+from heartcompass.store.gitrepo import WorkspaceGit
+
+
+@pytest.fixture
+def wg(tmp_path) -> WorkspaceGit:
+    return new_repo(tmp_path)
+
+
+@pytest.mark.parametrize("made, words", [
+    ("rebase-merge/", "git is in the middle of a rebase: finish it with 'git rebase --continue' or go back with "
+                      "'git rebase --abort'."),
+    ("rebase-apply/", "git is in the middle of a rebase"),
+    ("MERGE_HEAD", "git is in the middle of a merge: finish it with 'git commit' or go back with 'git merge --abort'."),
+    ("CHERRY_PICK_HEAD", "git is in the middle of a cherry-pick: finish it with 'git cherry-pick --continue' or go "
+                         "back with 'git cherry-pick --abort'."),
+    ("REVERT_HEAD", "git is in the middle of a revert: finish it with 'git revert --continue' or go back with "
+                    "'git revert --abort'."),
+])
+def test_each_unfinished_git_operation_is_named_with_its_fix(tmp_path, made, words):
+    wg = committed_repo(tmp_path)
+    assert wg.state_problem() is None
+    where = wg.git_dir / made.rstrip("/")
+    where.mkdir() if made.endswith("/") else where.write_text(wg.head() + "\n")
+    assert words in wg.state_problem()
+    with pytest.raises(GitError) as refused:
+        wg.check_writable()
+    assert words in refused.value.message
+
+
+def test_a_stopped_sync_is_named_as_ours_and_the_mark_goes_once_the_rebase_does(tmp_path):
+    from heartcompass.store.gitstate import SYNC_MARK
+
+    wg = committed_repo(tmp_path)
+    (wg.git_dir / "rebase-merge").mkdir()
+    (wg.git_dir / "rebase-merge/head-name").write_text("refs/heads/work\n")
+    (wg.git_dir / SYNC_MARK).write_text("origin main\n")
+    assert wg.rebase_in_progress() and wg.rebased_branch() == "work"
+    assert wg.state_problem() == ("A 'heartcompass sync' conflict is still being resolved: fix the marked files, "
+                                  "then run 'heartcompass sync --continue' (or 'heartcompass sync --abort' to go back).")
+    (wg.git_dir / "rebase-merge/head-name").unlink()
+    (wg.git_dir / "rebase-merge").rmdir()
+    (wg.git_dir / "rebase-apply").mkdir()
+    (wg.git_dir / "rebase-apply/head-name").write_text("refs/heads/other\n")
+    assert wg.rebased_branch() == "other" and "heartcompass sync" in wg.state_problem()
+    (wg.git_dir / "rebase-apply/head-name").unlink()
+    assert wg.rebased_branch() == "main"
+    (wg.git_dir / "rebase-apply").rmdir()
+    assert not wg.rebase_in_progress()
+    assert wg.state_problem() is None and not (wg.git_dir / SYNC_MARK).exists()
+
+
+def test_an_undo_killed_mid_revert_is_ours_and_taken_back_by_the_next_writer(tmp_path):
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = committed_repo(tmp_path)
+    commit_files(wg, {"a.md": "2\n", "b.md": "b\n"}, "two")
+    write_file(wg, "mine.md", "the user's own file\n")
+    user_git(wg.root, "revert", "--no-commit", "HEAD")
+    (wg.git_dir / UNDO_MARK).write_text("x\n")
+    assert wg.state_problem() == ("A 'heartcompass undo' was interrupted; the next command that writes takes it back "
+                                  "(nothing was committed), or run: heartcompass undo again.")
+    wg.check_writable()
+    assert not (wg.git_dir / "REVERT_HEAD").exists() and not (wg.git_dir / UNDO_MARK).exists()
+    assert (wg.root / "a.md").read_text() == "2\n" and (wg.root / "b.md").exists()
+    assert (wg.root / "mine.md").read_text() == "the user's own file\n"
+
+
+def test_a_revert_the_user_started_is_theirs_and_a_stray_undo_mark_is_cleared(tmp_path):
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = committed_repo(tmp_path)
+    commit_files(wg, {"a.md": "2\n"}, "two")
+    (wg.git_dir / UNDO_MARK).write_text("x\n")
+    wg.check_writable()  # no revert in progress: the mark alone is stale
+    assert not (wg.git_dir / UNDO_MARK).exists()
+    user_git(wg.root, "revert", "--no-commit", "HEAD")
+    with pytest.raises(GitError) as refused:
+        wg.check_writable()
+    assert "git is in the middle of a revert" in refused.value.message
+    assert (wg.git_dir / "REVERT_HEAD").exists()  # left to the user
+
+
+def test_a_detached_head_names_the_branch_to_go_back_to(tmp_path):
+    wg = committed_repo(tmp_path)
+    sha = wg.head()
+    user_git(wg.root, "checkout", "-q", "--detach")
+    assert wg.state_problem() == (f"git is on a detached HEAD (commit {sha[:8]}), not a branch: "
+                                  "go back with: git checkout main")
+    user_git(wg.root, "branch", "-m", "main", "mine")
+    assert wg.state_problem().endswith("go back with: git checkout mine")  # the only branch there is
+    user_git(wg.root, "branch", "other")
+    assert wg.state_problem().endswith("go back with: git checkout main")  # several: main is the guess
+
+
+def test_an_orphan_branch_without_our_history_is_refused_but_a_fresh_repository_is_not(tmp_path):
+    fresh = new_repo(tmp_path / "fresh")
+    assert fresh.state_problem() is None
+    wg = committed_repo(tmp_path)
+    user_git(wg.root, "checkout", "-q", "--orphan", "empty")
+    assert wg.state_problem() == ("git is on branch 'empty', which has no commits and none of this workspace's "
+                                  "history (git checkout --orphan?): go back with: git checkout main")
+
+
+def test_a_branch_whose_commits_are_in_packed_refs_is_a_branch(tmp_path):
+    wg = committed_repo(tmp_path)
+    user_git(wg.root, "tag", "-a", "v1", "-m", "an annotated tag: packed with a peeled line of its own")
+    user_git(wg.root, "pack-refs", "--all")
+    assert not (wg.git_dir / "refs/heads/main").exists()
+    assert wg.state_problem() is None
+    user_git(wg.root, "checkout", "-q", "--orphan", "empty")
+    assert "which has no commits" in wg.state_problem()
+    assert wg._packed_refs() == ["refs/heads/main", "refs/tags/v1"]
+
+
+def test_a_stale_index_lock_is_named_with_the_command_that_removes_it(tmp_path):
+    wg = committed_repo(tmp_path)
+    assert wg.index_lock_problem(settle=0) is None
+    lock = wg.git_dir / "index.lock"
+    lock.write_text("")
+    problem = wg.index_lock_problem(settle=0)
+    assert problem == (f"A stale {lock} is left by a git command that was killed (no git process is running): "
+                       f"remove it with: rm {lock}")
+    assert wg.index_lock_error().message == problem
+    with pytest.raises(GitError) as refused:
+        wg._git("add", "a.md")
+    assert refused.value.message == problem
+    lock.unlink()
+    assert wg.index_lock_error().message == "git found an index.lock; try again."
+
+
+def test_doctor_can_tell_when_no_commit_can_be_made(tmp_path):
+    wg = committed_repo(tmp_path)
+    assert wg.commit_problem() is None
+    user_git(wg.root, "config", "commit.gpgsign", "true")
+    user_git(wg.root, "config", "gpg.program", "false")
+    problem = WorkspaceGit(wg.root).commit_problem()
+    assert problem and problem.startswith("commit.gpgsign is on and signing fails (")
+    fresh = new_repo(tmp_path / "fresh")
+    user_git(fresh.root, "config", "commit.gpgsign", "true")
+    user_git(fresh.root, "config", "gpg.program", "false")
+    assert fresh.commit_problem() is None  # nothing to sign yet: the first commit will say
+
+
+def test_a_repository_that_cannot_be_written_is_named(tmp_path, monkeypatch):
+    """A backup or a mounted snapshot: doctor says no commit can be made, and why."""
+    wg = committed_repo(tmp_path)
+
+    def read_only(*args, **kwargs):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr("tempfile.NamedTemporaryFile", read_only)
+    assert wg.commit_problem() == "the repository cannot be written (Read-only file system)"
+
+
+def test_conflicted_files_are_listed_by_name(tmp_path):
+    wg = committed_repo(tmp_path)
+    user_git(wg.root, "checkout", "-q", "-b", "side")
+    commit_files(wg, {"a.md": "side\n", "小明.md": "side\n"}, "side")
+    user_git(wg.root, "checkout", "-q", "main")
+    commit_files(wg, {"a.md": "main\n", "小明.md": "main\n"}, "main")
+    subprocess.run(["git", "-c", "user.name=U", "-c", "user.email=u@x", "merge", "-q", "side"], cwd=wg.root,
+                   capture_output=True)
+    assert wg.conflicted() == ["a.md", "小明.md"]
+    assert "merge" in wg.state_problem()
+
+
+# -- the real index, held while HEAD moves (gitindex.py) -------------------------------------------------------------
+
+def test_a_held_index_replaces_the_index_only_on_a_clean_exit_and_always_lets_go_of_the_lock(tmp_path):
+    from heartcompass.store.gitindex import HeldIndex
+
+    (tmp_path / "index").write_bytes(b"old")
+    busy = GitError("busy")
+    with HeldIndex(tmp_path, lambda: busy, settle=0) as held:
+        assert (tmp_path / "index.lock").exists() and held.copy.read_bytes() == b"old"
+        held.copy.write_bytes(b"new")
+    assert (tmp_path / "index").read_bytes() == b"new"
+    assert not (tmp_path / "index.lock").exists() and not held.copy.exists()
+    with pytest.raises(RuntimeError):
+        with HeldIndex(tmp_path, lambda: busy, settle=0) as held:
+            held.copy.write_bytes(b"half")
+            raise RuntimeError("git failed")
+    assert (tmp_path / "index").read_bytes() == b"new"
+    assert not (tmp_path / "index.lock").exists() and not held.copy.exists()
+
+
+def test_an_index_lock_someone_else_holds_refuses_before_anything_moves(tmp_path):
+    from heartcompass.store.gitindex import HeldIndex
+
+    (tmp_path / "index").write_bytes(b"theirs")
+    (tmp_path / "index.lock").write_bytes(b"held")
+    with pytest.raises(GitError) as refused:
+        with HeldIndex(tmp_path, lambda: GitError("busy here"), settle=0):
+            raise AssertionError("entered")
+    assert refused.value.message == "busy here"
+    assert (tmp_path / "index.lock").read_bytes() == b"held" and (tmp_path / "index").read_bytes() == b"theirs"
+
+
+def test_a_held_index_without_an_index_yet_makes_none_unless_written(tmp_path):
+    from heartcompass.store.gitindex import HeldIndex
+
+    with HeldIndex(tmp_path, lambda: GitError("busy"), settle=0) as held:
+        assert not held.copy.exists()
+    assert not (tmp_path / "index").exists() and not (tmp_path / "index.lock").exists()
+
+
+# -- putting files back (gitrollback.py) ----------------------------------------------------------------------------
+
+def test_a_roll_back_puts_tracked_files_back_removes_ours_and_never_touches_logs_or_dot_files(tmp_path):
+    wg = committed_repo(tmp_path)
+    commit_files(wg, {"people/a/PROFILE.md": "p\n", "people/a/logs/2024-01-01.md": "l\n"}, "two")
+    write_file(wg, "people/a/PROFILE.md", "changed\n")
+    write_file(wg, "people/a/logs/2024-01-01.md", "l\nappended by a chat\n")
+    write_file(wg, "people/a/logs/2024-01-02.md", "a new day's log\n")
+    write_file(wg, "people/a/.PROFILE.md.swp", "an editor's\n")
+    write_file(wg, "people/b/PROFILE.md", "a new person\n")
+    write_file(wg, "people/b/sub/deeper/x.md", "x\n")
+    user_git(wg.root, "add", "people/b/PROFILE.md")
+    (wg.root / "people/a/gone-folder").mkdir()
+    wg.roll_back([wg.root / "people/a", "people/b"])
+    assert (wg.root / "people/a/PROFILE.md").read_text() == "p\n"
+    assert (wg.root / "people/a/logs/2024-01-01.md").read_text() == "l\nappended by a chat\n"
+    assert (wg.root / "people/a/logs/2024-01-02.md").exists() and (wg.root / "people/a/.PROFILE.md.swp").exists()
+    assert not (wg.root / "people/b").exists() and not (wg.root / "people/a/gone-folder").exists()
+    assert user_git(wg.root, "diff", "--cached", "--name-only") == ""
+    wg.roll_back([])
+
+
+def test_a_roll_back_brings_back_a_deleted_file_and_its_folder(tmp_path):
+    wg = committed_repo(tmp_path)
+    commit_files(wg, {"people/a/PROFILE.md": "p\n\n"}, "two")
+    (wg.root / "people/a/PROFILE.md").unlink()
+    (wg.root / "people/a").rmdir()
+    wg.roll_back(["people/a/PROFILE.md"])
+    assert (wg.root / "people/a/PROFILE.md").read_text() == "p\n\n"
+
+
+def test_a_roll_back_before_the_first_commit_removes_what_we_made(tmp_path):
+    wg = new_repo(tmp_path)
+    write_file(wg, "people/a/PROFILE.md", "p\n")
+    user_git(wg.root, "add", "-A")
+    wg.roll_back(["people/a"])
+    assert not (wg.root / "people").exists() or not any((wg.root / "people").iterdir())
+    assert user_git(wg.root, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("rel, kept", [
+    ("people/a/logs/2024-01-01.md", True), ("people/a/.x.swp", True), (".gitignore", True),
+    ("people/a/MEMORY.md", False), ("people/a/logs", False), ("logs", False),
+])
+def test_logs_and_dot_files_are_never_taken_back(rel, kept):
+    from heartcompass.store.gitrollback import _kept
+
+    assert _kept(rel) is kept
+
+
+def test_revert_takes_a_commit_back_as_a_new_commit(tmp_path):
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = committed_repo(tmp_path)
+    target = commit_files(wg, {"a.md": "2\n"}, "two")
+    sha = wg.revert(target, "undo: two", "  This reverts commit x.  ")
+    assert sha == wg.head() and (wg.root / "a.md").read_text() == "1\n"
+    assert user_git(wg.root, "log", "-1", "--format=%B") == "undo: two\n\nThis reverts commit x.\n\n"
+    assert not (wg.git_dir / UNDO_MARK).exists()
+
+
+def test_a_revert_that_conflicts_is_abandoned_and_names_the_files(tmp_path):
+    from heartcompass.store.gitrollback import RevertConflict
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = committed_repo(tmp_path)
+    target = commit_files(wg, {"a.md": "2\n"}, "two")
+    head = commit_files(wg, {"a.md": "3\n"}, "three")
+    with pytest.raises(RevertConflict) as conflict:
+        wg.revert(target, "undo: two", "")
+    assert conflict.value.files == ["a.md"]
+    assert conflict.value.message == "later changes touch the same lines of a.md"
+    assert wg.head() == head and (wg.root / "a.md").read_text() == "3\n"
+    assert not (wg.git_dir / "REVERT_HEAD").exists() and not (wg.git_dir / UNDO_MARK).exists()
+    assert user_git(wg.root, "status", "--porcelain") == ""
+
+
+def test_a_revert_git_cannot_make_says_so_and_leaves_nothing_half_done(tmp_path):
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = committed_repo(tmp_path)
+    commit_files(wg, {"a.md": "2\n"}, "two")
+    with pytest.raises(GitError) as refused:
+        wg.revert("0" * 40, "undo", "")
+    assert refused.value.message.startswith("That change cannot be undone: git revert failed")
+    assert not (wg.git_dir / UNDO_MARK).exists()
+    target = wg.head()
+    add_hook(wg, "pre-commit", "exit 1\n")
+    with pytest.raises(GitError) as hooked:
+        wg.revert(target, "undo: two", "")
+    assert hooked.value.message.startswith("git commit failed")
+    assert wg.head() == target and (wg.root / "a.md").read_text() == "2\n"
+    assert not (wg.git_dir / "REVERT_HEAD").exists() and not (wg.git_dir / UNDO_MARK).exists()
+
+
+def test_a_git_running_in_the_workspace_or_below_is_found_and_named_in_the_lock_problem(tmp_path):
+    from waits import wait_until
+
+    from heartcompass.store.gitstate import git_processes
+
+    wg = committed_repo(tmp_path)
+    (wg.root / "people").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    other = users_git(elsewhere)
+    below = users_git(wg.root / "people")
+    try:
+        found = wait_until(lambda: git_processes(wg.root), what="the user's git to start")
+        assert len(found) == 1 and all(isinstance(pid, int) for pid in found)
+        (wg.git_dir / "index.lock").write_text("")
+        problem = wg.index_lock_problem(settle=0)
+        assert problem == (f"git is busy in this workspace (git process {found[0]} holds {wg.git_dir / 'index.lock'}): "
+                           "wait for it to finish and try again.")
+    finally:
+        for running in (other, below):
+            running.communicate(b"x")
+    assert git_processes(wg.root) == []
+
+
+def test_gitpythons_own_readers_and_our_children_are_never_taken_for_the_users_git(tmp_path):
+    from waits import wait_until
+
+    from heartcompass.store.gitstate import git_processes
+
+    wg = committed_repo(tmp_path)
+    reader = users_git(wg.root, "git cat-file --batch")
+    child = subprocess.Popen(["git", "hash-object", "--stdin"], cwd=wg.root, stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL)
+    users = users_git(wg.root)
+    try:
+        found = wait_until(lambda: git_processes(wg.root), what="the user's git to start")
+        assert child.pid not in found and len(found) == 1
+    finally:
+        for running in (reader, child, users):
+            running.communicate(b"x")
+
+
+def test_without_proc_any_git_but_our_children_counts(tmp_path, monkeypatch):
+    """Elsewhere than Linux: any git process found by ps, to be safe."""
+    from waits import wait_until
+
+    from heartcompass.store import gitstate
+
+    class NoProc(type(Path())):
+        def is_dir(self):
+            return False if str(self) == "/proc" else super().is_dir()
+
+    wg = committed_repo(tmp_path)
+    monkeypatch.setattr(gitstate, "Path", NoProc)
+    child = subprocess.Popen(["git", "hash-object", "--stdin"], cwd=tmp_path, stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL)
+    users = users_git(tmp_path)
+    try:
+        def users_git_pid() -> int | None:
+            ps = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,comm="], capture_output=True, text=True).stdout
+            return next((int(p[0]) for p in (line.split() for line in ps.splitlines())
+                         if len(p) == 3 and p[1] == str(users.pid) and p[2] == "git"), None)
+
+        pid = wait_until(users_git_pid, what="the user's git to start")
+        found = gitstate.git_processes(wg.root)
+        assert pid in found and child.pid not in found and all(isinstance(p, int) for p in found)
+    finally:
+        for running in (child, users):
+            running.communicate(b"x")
+
+    def no_ps(*args, **kwargs):
+        raise OSError("no ps here")
+
+    monkeypatch.setattr(gitstate.subprocess, "run", no_ps)
+    assert gitstate.git_processes(wg.root) == []
+
+
+def test_a_held_index_waits_for_a_git_of_the_users_to_let_go(tmp_path, monkeypatch):
+    """index.lock taken by the user's git for a moment: the commit waits
+    for it (up to the settle time), then goes on."""
+    from heartcompass.store import gitindex
+
+    (tmp_path / "index").write_bytes(b"old")
+    lock = tmp_path / "index.lock"
+    lock.write_bytes(b"the user's")
+    waits: list[float] = []
+
+    def users_git_finishes(seconds: float) -> None:
+        waits.append(seconds + 0)  # a number, as time.sleep needs
+        lock.unlink()
+
+    monkeypatch.setattr(gitindex.time, "sleep", users_git_finishes)
+    with gitindex.HeldIndex(tmp_path, lambda: GitError("busy")) as held:
+        held.copy.write_bytes(b"new")
+    assert waits and (tmp_path / "index").read_bytes() == b"new" and not lock.exists()
+
+
+def test_a_held_index_that_cannot_copy_the_index_lets_go_of_the_lock(tmp_path):
+    from heartcompass.store.gitindex import HeldIndex
+
+    (tmp_path / "index").mkdir()  # not a file: the copy fails
+    with pytest.raises(OSError):
+        with HeldIndex(tmp_path, lambda: GitError("busy"), settle=0):
+            raise AssertionError("entered")
+    assert not (tmp_path / "index.lock").exists()
+
+
+def test_an_index_lock_a_git_of_the_users_lets_go_of_meanwhile_is_no_problem(tmp_path, monkeypatch):
+    from heartcompass.store import gitstate
+
+    wg = committed_repo(tmp_path)
+    lock = wg.git_dir / "index.lock"
+    lock.write_text("")
+    waits: list[float] = []
+
+    def users_git_finishes(seconds: float) -> None:
+        waits.append(seconds + 0)
+        lock.unlink()
+
+    monkeypatch.setattr(gitstate.time, "sleep", users_git_finishes)
+    assert wg.index_lock_problem() is None and len(waits) == 1
