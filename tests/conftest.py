@@ -125,9 +125,18 @@ def subjects(ws: Workspace) -> list[str]:
     return git(ws, "log", "--format=%s").splitlines()
 
 
+# Caches keyed by files' stats (stat_cache.py): whether a command writes one depends on how long ago the
+# files last changed (two seconds), so on how busy the machine is; they hold nothing of the user's.
+STAT_CACHES = frozenset({".heartcompass/people-index.json", ".heartcompass/log-counts.json",
+                         ".heartcompass/strength.json", ".heartcompass/strength-summary.json",
+                         ".heartcompass/consolidated/.from-git.json"})
+
+
 def tree_snapshot(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and ".git" not in p.relative_to(root).parts}
+    """Every file of the workspace but git's and the stat-keyed caches: what "nothing changed" compares."""
+    return {rel: p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".git" not in p.relative_to(root).parts
+            and (rel := p.relative_to(root).as_posix()) not in STAT_CACHES}
 
 
 @pytest.fixture
