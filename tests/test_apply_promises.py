@@ -454,3 +454,90 @@ def test_the_events_index_is_kept_and_rebuilt_when_the_list_changes():
     assert events_index(wb, 60.0) is not idx
     wb.events.events = list(wb.events.events)
     assert events_index(wb) is None and wb.event_index is None
+
+
+# -- reading a person from a workspace ----------------------------------------------------
+from heartcompass.errors import FormatError  # noqa: E402
+from heartcompass.store.config import set_value  # noqa: E402
+from heartcompass.store.lifecycle import add_person  # noqa: E402
+from heartcompass.store.people import list_people  # noqa: E402
+from heartcompass.memory.proposal.workbench import name_index, read_person, render_texts, workbench  # noqa: E402
+
+
+def test_a_person_is_read_as_on_disk_and_a_missing_events_or_memory_file_starts_new(ws):
+    alice = add_person(ws, "Alice Chen", "friend")
+    originals, prof, evs, mem = read_person(alice)
+    assert originals == {p: p.read_text("utf-8") for p in alice.files()}
+    assert prof.name == "Alice Chen" and evs.path == alice.events_path and mem.path == alice.memory_path
+    alice.events_path.unlink()
+    alice.memory_path.unlink()
+    originals, prof, evs, mem = read_person(alice)
+    assert originals[alice.events_path] is None and originals[alice.memory_path] is None
+    assert events_fmt.render(evs) == events_fmt.render(events_fmt.new(alice.events_path, "Alice Chen"))
+    assert memory_fmt.render(mem) == memory_fmt.render(memory_fmt.new(alice.memory_path, "Alice Chen"))
+
+
+def test_a_person_whose_profile_is_gone_is_an_error_that_says_how_to_bring_it_back(ws):
+    alice = add_person(ws, "Alice Chen", "friend")
+    alice.profile_path.unlink()
+    with pytest.raises(FormatError) as caught:
+        read_person(alice)
+    assert caught.value.path == alice.profile_path
+    assert "the file is missing: a person's folder needs its PROFILE.md" in caught.value.message
+    assert "git checkout -- people/alice-chen/PROFILE.md" in str(caught.value)
+    assert "heartcompass person archive alice-chen" in str(caught.value)
+
+
+def test_the_known_people_are_the_ones_the_entries_and_files_mention_and_their_links(ws):
+    dan = add_person(ws, "Dan Oak", "family")
+    erin = add_person(ws, "Erin Ash", "friend")
+    add_person(ws, "Carol Fir", "friend", related=[{"person": erin.slug, "as": "her sister"}])
+    add_person(ws, "Bob Stone", "friend", aliases=["Bobby"])
+    add_person(ws, "Q", "friend")  # a name of one letter matches nothing
+    alice = add_person(ws, "Alice Chen", "friend", related=[{"person": dan.slug, "as": "her brother"}])
+    people = list_people(ws)
+    _, prof, evs, mem = read_person(alice)
+    index = name_index(people, ws)
+    assert index["bob-stone"] == (["bob-stone", "bob stone", "bobby"], [])
+    assert index["carol-fir"][1] == [erin.slug] and "q" not in index["q"][0]
+    base = workbench(ws, alice, prof, evs, mem, TODAY, people=people, mentions="nothing", names=lambda: index)
+    assert dan.slug in base.known_slugs and not {"bob-stone", "carol-fir", erin.slug, "q"} & base.known_slugs
+    wb = workbench(ws, alice, prof, evs, mem, TODAY, people=people, mentions="Saw BOBBY and carol fir today",
+                   names=lambda: index)
+    assert wb.known_slugs == base.known_slugs | {"bob-stone", "carol-fir", erin.slug}
+    everyone = workbench(ws, alice, prof, evs, mem, TODAY)
+    assert everyone.known_slugs == {p.slug for p in people}
+    unnamed = workbench(ws, alice, prof, evs, mem, TODAY, people=people, mentions="Bobby", names=None)
+    assert unnamed.known_slugs == {dan.slug}  # without the index, only the person's own links
+    assert wb.slug == "alice-chen" and wb.today == TODAY and wb.protected == set()
+
+
+def test_a_workbench_knows_each_persons_names_and_whose_an_alias_is(ws):
+    set_value(ws.config_path, "user.name", "Sam")
+    ws.reload_config()
+    add_person(ws, "Bob Stone", "friend", aliases=["Bobby"])
+    alice = add_person(ws, "Alice Chen", "friend")
+    wb = workbench(ws, alice, *read_person(alice)[1:], TODAY)
+    assert wb.user_names == ("Sam",)
+    assert wb.names_of("bob-stone") == ["Bob Stone", "Bobby", "bob-stone"]
+    assert wb.names_of("me") == ["Me", "me", "me", "my", "i", "i'm", "myself", "我", "Sam"]  # the user's own person
+    assert wb.names_of("nobody") == ["nobody"]
+    assert wb.alias_owner("Bobby") and wb.alias_owner("Sam")
+    assert wb.alias_owner("Lissy") is None
+    set_value(ws.config_path, "user.name", " ")
+    ws.reload_config()
+    assert workbench(ws, alice, *read_person(alice)[1:], TODAY).user_names == ()
+
+
+def test_the_new_texts_must_parse_or_nothing_is_written(ws):
+    alice = add_person(ws, "Alice Chen", "friend")
+    wb = workbench(ws, alice, *read_person(alice)[1:], TODAY)
+    wb.memory.sections[FACTS].append("- Alice likes tea (log 2026-11-30)")
+    texts = render_texts(alice, wb)
+    assert set(texts) == set(alice.files())
+    assert "- Alice likes tea (log 2026-11-30)" in texts[alice.memory_path]
+    assert texts[alice.profile_path] == alice.profile_path.read_text("utf-8")
+    del wb.memory.sections[FACTS]
+    with pytest.raises(ProposalError) as caught:
+        render_texts(alice, wb)
+    assert caught.value.problems[0].startswith("the result would not parse: ")
