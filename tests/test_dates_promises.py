@@ -283,3 +283,49 @@ def test_a_chinese_runs_bigrams_leave_out_stop_words_and_filler(run, grams):
                                                 ("told", True, True), ("teacher", False, False), ("the", True, True)])
 def test_filler_and_stop_words_are_no_support(word, wide, narrow):
     assert is_filler(word) is wide and is_filler(word, narrow=True) is narrow
+
+
+# -- amounts, by value ------------------------------------------------------------------------
+from decimal import Decimal  # noqa: E402
+
+from heartcompass.memory.proposal.numbers import _digits_value, _english, plain, read_numbers, unread_numbers  # noqa: E402
+
+
+@pytest.mark.parametrize("token, values", [("1,234.56", ["1234.56"]), ("1.234,56", ["1234.56"]), ("1.2.3", ["1", "2", "3"]),
+                                           ("0,5", ["0.5"]), ("007", ["7"]), ("12,345", ["12345"]),
+                                           ("1234,5", ["1234.5"]), ("1.000.000", ["1000000"]),
+                                           ("1,000.5.6", ["1", "0", "5", "6"]), ("000.123", ["0.123"]),
+                                           ("1'000", ["1000"]), ("1 000", ["1000"])])
+def test_a_run_of_digits_and_marks_reads_as_its_values(token, values):
+    assert [plain(v) for v in _digits_value(token)] == values
+
+
+def test_a_value_is_compared_without_trailing_zeros():
+    assert [plain(Decimal(v)) for v in ("5000", "1.50", "0.000", "100", "1E+3")] == ["5000", "1.5", "0", "100", "1000"]
+
+
+@pytest.mark.parametrize("text, rest, found", [
+    ("5 mn dollars", "  dollars", {"5000000"}), ("3 bn", " ", {"3000000000"}), ("2 M", " ", {"2000000"}),
+    ("2 m", "  m", {"2"}), ("5 kilos", "  kilos", {"5"}), ("1.5 hundred", " ", {"150"}),
+    ("一个人", "一个人", set()), ("一一", "一一", set()), ("万一", "万一", set()), ("十", "十", set()),
+    ("十一", " ", {"11"}), ("五六天", " 天", {"5", "6"}), ("三四", "三四", set()), ("七十多岁", " 多岁", {"70"}),
+    ("两", "两", set()), ("他说一二三四五", "他说 ", {"12345"}), ("三块钱", " 块钱", {"3"}), ("一千", " ", {"1000"}),
+    ("第九次", "第 次", {"9"}), ("one of them", "one of them", set()), ("One hundred", " ", {"100"}),
+    ("I have two and she has three", "I have   and she has  ", {"2", "3"}),
+])
+def test_the_amounts_are_taken_out_of_the_text_and_read_by_value(text, rest, found):
+    assert read_numbers(text) == (rest, found)
+
+
+def test_english_number_words_add_units_tens_and_scales():
+    assert _english("a hundred and five") == 105
+    assert _english("two thousand three hundred") == 2300
+    assert _english("one million two") == 1000002
+    assert _english("thousand") == 1000 and _english("ninety-nine") == 99
+
+
+@pytest.mark.parametrize("text, found", [("cinq", ["cinq"]), ("une", []), ("deux mille", ["deux mille"]), ("dos", []),
+                                         ("dos mil", ["dos mil"]), ("пять", ["пять"]), ("five", []),
+                                         ("cinq and dos", ["cinq"]), ("trois", ["trois"])])
+def test_a_foreign_number_word_alone_counts_only_when_it_is_no_short_latin_word(text, found):
+    assert unread_numbers(text) == found
