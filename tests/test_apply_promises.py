@@ -80,6 +80,63 @@ def test_an_unfit_summary_is_left_out():
     assert v.summary == "Alice went hiking"
 
 
+def test_every_refusal_names_its_list_and_the_statement_it_refuses():
+    """The model's corrected try and garden.log read which statement was
+    refused and why: each list's kind and each statement's name."""
+    wb = bench(facts=["- Alice works at a bank (log 2026-10-01)"], chats=["- Said hi (log 2026-10-01)"],
+               threads=["- Ask about Rome (log 2026-10-01)"], about=["- I like tea (log 2026-10-01)"],
+               events=[EVENT], notes={"Likes": ["- Likes jazz (log 2026-10-01)"]})
+    v = run(wb, said("hello there"),
+            new_events=[{"date": "2026-11-30", "text": "", "weight": 0.5, "evidence": ["L1"]}],
+            changed_events=[{"id": "E1", "text": "", "weight": 2.0, "evidence": ["L1"]}], removed_events=["E5"],
+            new_facts=[{"text": "", "evidence": ["L1"]}], rewritten_facts=[{"id": "F1", "text": "", "evidence": ["L1"]}],
+            removed_facts=["F5"], new_chat_notes=[{"text": "", "evidence": ["L1"]}],
+            rewritten_chat_notes=[{"id": "C1", "text": "", "evidence": ["L1"]}], removed_chat_notes=["C5"],
+            new_threads=[{"text": "", "evidence": ["L1"]}], rewritten_threads=[{"id": "T1", "text": "", "evidence": ["L1"]}],
+            closed_threads=["T5"], new_about_user=[{"text": "", "evidence": ["L1"]}],
+            rewritten_about_user=[{"id": "U1", "text": "", "evidence": ["L1"]}], removed_about_user=["U5"],
+            profile_fields=[{"field": "mbti", "value": "", "evidence": ["L1"]}],
+            profile_notes=[{"section": "Likes", "text": "", "evidence": ["L1"]}],
+            rewritten_profile_notes=[{"id": "P1", "text": "", "evidence": ["L1"]}],
+            removed_profile_notes=[{"id": "P5", "evidence": ["L1"]}],
+            new_links=[{"person": "zed", "relation_words": "her brother", "evidence": ["L1"]}])
+    assert v.kept == 0 and v.asked == [] and v.kinds == [r.kind for r in v.refused]
+    persona = "chat notes record what the persona said; cite a persona entry"
+    assert [(r.kind, r.reasons) for r in v.refused] == [
+        ("new_events", ["new event 1: empty text"]),
+        ("changed_events", ["event E1: weight 2.0 is outside 0..1",
+                            "event E1: neither a new weight nor a corrected text or date"]),
+        ("removed_events", ["event 'E5': no such id"]),
+        ("new_facts", ["new fact 1: empty text"]),
+        ("rewritten_facts", ["facts F1: empty text"]),
+        ("removed_facts", ["facts 'F5': no such id"]),
+        ("new_chat_notes", ["new chat note 1: empty text", f"new chat note 1: {persona}"]),
+        ("rewritten_chat_notes", ["chat_notes C1: empty text", f"chat_notes C1: {persona}"]),
+        ("removed_chat_notes", ["chat_notes 'C5': no such id"]),
+        ("new_threads", ["new thread 1: empty text"]),
+        ("rewritten_threads", ["threads T1: empty text"]),
+        ("closed_threads", ["threads 'T5': no such id"]),
+        ("new_about_user", ["new line about the user 1: empty text"]),
+        ("rewritten_about_user", ["about_user U1: empty text"]),
+        ("removed_about_user", ["about_user 'U5': no such id"]),
+        ("profile_fields", ["profile field mbti: empty; an MBTI type is four letters, e.g. ENFP"]),
+        ("profile_notes", ["profile note for Likes: empty text"]),
+        ("rewritten_profile_notes", ["profile note P1: empty text"]),
+        ("removed_profile_notes", ["profile note 'P5': no such id"]),
+        ("new_links", ["link to zed: not a known person's slug",
+                       "link to zed: shares no words with the entries it cites (L1); state only what they say, in "
+                       "their words"]),
+    ]
+    assert v.refused[0].statement == {"date": "2026-11-30", "text": "", "weight": 0.5, "evidence": ["L1"]}
+    assert v.refused[2].statement == "E5"
+
+
+def test_a_statement_complete_in_every_check_but_incomplete_is_refused_as_incomplete():
+    wb = bench(events=[EVENT])
+    v = run(wb, said("x"), changed_events=[{"id": "E9"}])
+    assert reasons(v) == ["event 'E9': no such id"]
+
+
 # -- events ------------------------------------------------------------------------------
 def test_a_new_event_is_added_with_its_date_weight_and_source():
     wb = bench()
@@ -123,6 +180,28 @@ def test_an_event_is_re_weighted_corrected_or_re_dated_on_the_entries_that_say_s
     v = run(wb, said("the Luigi's dinner was on 2026-11-03"),
             changed_events=[{"id": " E1 ", "date": "2026-11-03", "evidence": ["L1"]}])
     assert v.kept == 1 and wb.events.events[0].date == dt.date(2026, 11, 3)
+
+
+def test_a_re_weighting_alone_needs_no_entry_but_a_new_text_needs_entries_that_say_it():
+    wb = bench(events=[EVENT])
+    v = run(wb, said("x"), changed_events=[{"id": "E1", "weight": 0.9}])
+    assert v.kept == 1 and wb.events.events[0].weight == 0.9
+    wb = bench(events=[EVENT])
+    v = run(wb, said("dinner was lovely"),
+            changed_events=[{"id": "E1", "text": "Dinner at Mario's place", "evidence": ["L1"]}])
+    assert v.kept == 0 and reasons(v) == ["event E1: the new entries it cites (L1) do not say the change (place); "
+                                          "a line is rewritten only on entries that say so"]
+    v = run(wb, said("dinner was at Mario's"), changed_events=[{"id": "E1", "text": "Dinner at Mario's"}])
+    assert v.kept == 0 and reasons(v)[0] == "event E1: needs evidence from the new entries (unknown ids: none given)"
+
+
+def test_a_new_date_for_a_told_event_is_asked():
+    told = "- 2026-11-02 · w0.4 · Dinner at Luigi's (told)"
+    wb = bench(events=[told])
+    v = run(wb, said("the Luigi's dinner was on 2026-11-03"),
+            changed_events=[{"id": "E1", "date": "2026-11-03", "evidence": ["L1"]}])
+    assert [q.kind for q in v.asked] == ["rewrite"] and v.kept == 0
+    assert v.asked[0].change["new"] == f"- 2026-11-03 · w0.4 · Dinner at Luigi's (log {DAY})"
 
 
 def test_an_event_change_that_changes_nothing_or_names_no_event_is_refused():
@@ -315,6 +394,48 @@ def test_a_told_line_merged_into_a_rewrite_goes_without_a_question_when_tell_rem
     assert v.kept == 2, reasons(v)
     assert wb.memory.items(FACTS) == [f"- Alice moved to Berlin in spring for her new job at a bank (log {DAY})"]
     assert wb.memory.items(THREADS) == []
+
+
+def test_a_told_line_merged_into_a_rewrite_is_removed_without_a_question():
+    told = "- Alice moved to Berlin in spring for her new job (told)"
+    wb = bench(facts=["- Alice works at a bank (log 2026-10-01)", told])
+    v = run(wb, said("she works at a bank in Berlin, moved there in spring for the job"),
+            rewritten_facts=[{"id": "F1", "text": "Alice moved to Berlin in spring for her new job at a bank",
+                              "evidence": ["L1", "F1", "F2"]}],
+            removed_facts=["F2"])
+    assert v.kept == 2 and v.asked == [], (reasons(v), v.asked)
+    wb = bench(facts=["- Alice works at a bank (log 2026-10-01)", told])
+    v = run(wb, said("she works at a big bank"),
+            rewritten_facts=[{"id": "F1", "text": "Alice works at a big bank", "evidence": ["L1", "F1"]}],
+            removed_facts=["F2"])
+    assert v.kept == 1 and [q.reason for q in v.asked] == ["you told this"]
+
+
+def test_a_new_fact_may_rest_on_a_past_thread_and_a_thread_on_someone_elses_words_is_not_reported():
+    wb = bench(threads=["- Trip to Rome with Bob (until 2026-11-10) (log 2026-11-01)"])
+    v = run(wb, said("nothing"), new_facts=[{"text": "Alice went on a trip to Rome with Bob", "evidence": ["T1"]}])
+    assert v.kept == 1, reasons(v)
+    assert wb.memory.items(FACTS) == ["- Alice went on a trip to Rome with Bob (log 2026-11-01)"]
+    wb = bench()
+    v = run(wb, said("I start the new job on Monday", speaker="import:Bob"),
+            new_threads=[{"text": "Ask Bob about the new job", "evidence": ["L1"]}])
+    assert v.kept == 1 and wb.memory.items(THREADS) == [f"- Ask Bob about the new job (log {DAY})"]
+
+
+def test_a_removed_line_raises_its_thread_on_the_newest_entry_day():
+    wb = bench(facts=["- Alice likes tea (told)"])
+    items = said("x", day="2026-11-20") + [LogItem("L2", "2026-11-29", dailylog.Entry("20:00:00", "me", "y"), 1),
+                                          LogItem("L3", "2026-11-25", dailylog.Entry("20:00:00", "me", "z"), 2)]
+    run(wb, items, asking=False, removed_facts=["F1"])
+    assert wb.memory.items(THREADS) and wb.memory.items(THREADS)[0].endswith("(log 2026-11-29)")
+
+
+def test_a_boundary_or_a_told_profile_line_is_the_persons_own_to_change():
+    wb = bench(notes={"Boundaries": ["- No calls after ten (log 2026-10-01)"], "Likes": ["- Likes tea (told)"]})
+    v = run(wb, said("no calls after nine now, and she likes green tea"),
+            rewritten_profile_notes=[{"id": "P1", "text": "No calls after nine", "evidence": ["L1", "P1"]}],
+            removed_profile_notes=[{"id": "P2", "evidence": ["L1"]}])
+    assert [q.reason for q in v.asked] == ["a boundary is the person's own", "you told this"], reasons(v)
 
 
 def test_carry_records_which_lines_of_the_same_section_a_statement_cites():
