@@ -54,6 +54,7 @@ def one(day: dt.date) -> tuple[dt.date, dt.date]:
     ("the other day", [(d(2023, 3, 24), FRIDAY)]),
     ("a while ago", [(d(2020, 4, 7), FRIDAY)]),
     ("some time ago", [(d(2020, 4, 7), FRIDAY)]),
+    ("a while back", [(d(2020, 4, 7), FRIDAY)]),
     ("last winter", [(d(2022, 1, 1), d(2023, 2, 28))]),
     ("this winter", [(d(2023, 1, 1), d(2024, 2, 29))]),
     ("next summer", [(d(2024, 6, 1), d(2024, 8, 31)), (d(2023, 6, 1), d(2023, 8, 31))]),

@@ -153,6 +153,8 @@ def test_a_line_break_is_any_that_a_parser_breaks_on():
 
 def test_one_line_joins_lines_and_drops_markers_controls_and_invisibles():
     assert one_line("Alice\nmoved\u2028to\u200b Berlin (told)\x07") == "Alice moved to Berlin"
+    for ch in "\v\f\x1c\x1d\x1e\x85":  # breaks a control strip would glue words across
+        assert one_line(f"Alice{ch}moved") == "Alice moved", repr(ch)
     assert one_line("x" * 300) == "x" * MAX_TEXT
     assert one_line("abcdef", limit=3) == "abc"
     assert one_line(None) == "" and evidence.visible("") == ""
