@@ -132,7 +132,8 @@ def test_a_month_said_is_last_years_only_when_said_before_it_comes_round():
 
 
 @pytest.mark.parametrize("word, n", [("十", 10), ("二十三", 23), ("十二", 12), ("三", 3), ("12", 12), ("零", 0),
-                                     ("三十", 30), ("三四", None), ("x", None)])
+                                     ("三十", 30), ("三四", None), ("x", None),
+                                     ("三四十", None), ("十十", None), ("十二十", None), ("零十", 0), ("十零", 10)])
 def test_a_chinese_count_up_to_ninety_nine_is_read(word, n):
     assert _cn(word) == n
 

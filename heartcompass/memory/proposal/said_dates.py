@@ -148,7 +148,7 @@ def _count(word: str) -> tuple[int, int]:
     word = " ".join(word.lower().split())
     if word in _VAGUE:
         return _VAGUE[word]
-    n = int(word) if word.isdigit() else _EN_NUMBERS.get(word, 1)
+    n = int(word) if word.isdigit() else _EN_NUMBERS[word]  # _AGO and _AHEAD match no other word
     return n, n
 
 
@@ -247,12 +247,12 @@ def _weekday_said(day: dt.date, weekday: int, which: str) -> list[Span | None]:
 
 
 def _cn(word: str) -> int | None:
-    """An Arabic or Chinese number up to 99 ('三', '十二', '二十三')."""
+    """An Arabic or Chinese number up to 99 ('三', '十二', '二十三'); None for a
+    run that is none ('三四', "three or four"; '三四十', '十十')."""
     if word.isdigit():
         return int(word)
-    if "十" in word:
-        tens, _, ones = word.partition("十")
-        return (_CN_DIGITS.get(tens, 0) if tens else 1) * 10 + (_CN_DIGITS.get(ones, 0) if ones else 0)
-    if len(word) == 1:
+    tens, ten, ones = word.partition("十")
+    if not ten:
         return _CN_DIGITS.get(word)
-    return None
+    high, low = (_CN_DIGITS.get(tens) if tens else 1), (_CN_DIGITS.get(ones) if ones else 0)
+    return None if high is None or low is None else high * 10 + low
