@@ -61,7 +61,7 @@ def written_dates(text: str) -> tuple[str, list[Written]]:
 
 
 def _month(name: str) -> int:
-    return _MONTHS.index(name.lower().rstrip(".")[:3]) + 1
+    return _MONTHS.index(name.lower()[:3]) + 1  # the pattern's group holds no "."
 
 
 def _dated(written: str, year: int, month: int | None, day: int | None) -> Written | None:
