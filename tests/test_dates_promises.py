@@ -29,6 +29,7 @@ def one(day: dt.date) -> tuple[dt.date, dt.date]:
 
 @pytest.mark.parametrize("phrase, expected", [
     ("two weeks ago", [(d(2023, 3, 21), d(2023, 3, 27))]),  # that week, give or take three days
+    ("a few weeks ago", [(d(2023, 2, 28), d(2023, 3, 27))]),  # two to five weeks back, give or take three days
     ("3 days ago", [one(d(2023, 4, 4))]),
     ("a couple of months ago", [(d(2023, 1, 1), d(2023, 3, 31))]),
     ("several years back", [(d(2016, 1, 1), d(2020, 12, 31))]),
@@ -121,6 +122,12 @@ def test_a_said_phrase_is_exactly_the_days_it_can_mean(phrase, expected):
 
 
 def test_a_season_said_after_it_is_over_may_be_this_years():
+    for phrase, month, season in (("last spring", 6, (3, 5)), ("last fall", 12, (9, 11)), ("last autumn", 12, (9, 11)),
+                                  ("this past summer", 9, (6, 8))):
+        this_year = (d(2023, season[0], 1), spans.month(2023, season[1])[1])
+        assert this_year in said_dates(phrase, d(2023, month, 15)), phrase
+        assert this_year not in said_dates(phrase, d(2023, month - 1, 15)), phrase
+    assert said_dates("last winter", d(2023, 12, 15)) == [(d(2022, 1, 1), d(2023, 2, 28))]
     assert said_dates("last summer", d(2023, 9, 15)) == [(d(2022, 6, 1), d(2022, 8, 31)), (d(2023, 6, 1), d(2023, 8, 31))]
     assert said_dates("last summer", d(2023, 8, 15)) == [(d(2022, 6, 1), d(2022, 8, 31))]
 
@@ -323,10 +330,11 @@ def test_english_number_words_add_units_tens_and_scales():
     assert _english("a hundred and five") == 105
     assert _english("two thousand three hundred") == 2300
     assert _english("one million two") == 1000002
+    assert _english("one million two thousand") == 1002000
     assert _english("thousand") == 1000 and _english("ninety-nine") == 99
 
 
-@pytest.mark.parametrize("text, found", [("cinq", ["cinq"]), ("une", []), ("deux mille", ["deux mille"]), ("dos", []),
+@pytest.mark.parametrize("text, found", [("cinq", ["cinq"]), ("五千块 cinq", ["cinq"]), ("une", []), ("deux mille", ["deux mille"]), ("dos", []),
                                          ("dos mil", ["dos mil"]), ("пять", ["пять"]), ("five", []),
                                          ("cinq and dos", ["cinq"]), ("trois", ["trois"])])
 def test_a_foreign_number_word_alone_counts_only_when_it_is_no_short_latin_word(text, found):

@@ -288,6 +288,12 @@ def test_a_fact_on_open_threads_alone_is_refused_and_a_past_threads_plan_says_wh
     ck.evidence("fact 4", ["T2"], Claim.FACT, "Adopted a cat", cite="T")
     assert "fact 3: 5 is not in the threads it rests on; numbers and dates must come from them" in ck.problems
     assert "fact 4: shares no words with the threads it rests on; say what they planned" in ck.problems
+    two = checker(entry("nothing"))
+    two.lines = {"T1": "- Rome trip (until 2026-11-10) (log 2026-11-01)",
+                 "T2": "- Ask about Bob (until 2026-11-10) (log 2026-11-02)"}
+    assert two.evidence("fact 5", ["T1", "T2"], Claim.FACT, "Went on the trip", cite="T") == "log 2026-11-02"
+    two.evidence("fact 6", ["T1", "T2"], Claim.FACT, "Went on the trip for 5 days with 12 people", cite="T")
+    assert two.problems[0] == "fact 6: 12, 5 is not in the threads it rests on; numbers and dates must come from them"
     thread = checker(entry("nothing"))
     thread.lines = dict(ck.lines)
     assert thread.evidence("thread 1", ["T1"], Claim.THREAD, "Trip to Rome", cite="T") == "log 2026-11-01"

@@ -199,9 +199,10 @@ def _recent(day: dt.date, word: str) -> Span | None:
 def _season(day: dt.date, name: str, which: str) -> list[Span | None]:
     """"last summer" is the summer of the year before (and this year's too
     once it is over); a season said alone is this year's or last year's."""
-    last_month = {"spring": 5, "summer": 8, "autumn": 11, "fall": 11, "春": 5, "夏": 8, "秋": 11}.get(name, 12)
+    # only an English season comes with a "last" (去年夏天 is a year's, said_dates' _chinese)
+    last_month = {"spring": 5, "summer": 8, "autumn": 11, "fall": 11}.get(name, 12)
     season_over = day.month > last_month
-    if which in ("last", "past"):
+    if which == "last":  # "past summer" comes as "last"
         return [spans.season(day.year - 1, name)] + ([spans.season(day.year, name)] if season_over else [])
     if which == "next":
         return [spans.season(day.year + 1, name), spans.season(day.year, name)]
