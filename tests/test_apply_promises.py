@@ -644,7 +644,7 @@ def test_a_workbench_knows_each_persons_names_and_whose_an_alias_is(ws):
     assert wb.names_of("me") == ["Me", "me", "me", "my", "i", "i'm", "myself", "我", "Sam"]  # the user's own person
     assert wb.names_of("nobody") == ["nobody"]
     assert wb.alias_owner("Bobby") and wb.alias_owner("Sam")
-    assert wb.alias_owner("Lissy") is None
+    assert wb.alias_owner("Lissy") is None and wb.alias_owner("Alice Chen") is None  # her own name
     set_value(ws.config_path, "user.name", " ")
     ws.reload_config()
     assert workbench(ws, alice, *read_person(alice)[1:], TODAY).user_names == ()

@@ -68,6 +68,8 @@ def one(day: dt.date) -> tuple[dt.date, dt.date]:
     ("next March", [(d(2024, 3, 1), d(2024, 3, 31))]),
     ("next June", [(d(2023, 6, 1), d(2023, 6, 30))]),
     ("this June", [(d(2023, 6, 1), d(2023, 6, 30))]),
+    ("last September 5", [one(d(2022, 9, 5))]), ("next March 3", [one(d(2024, 3, 3))]),
+    ("this June 5", [one(d(2023, 6, 5))]), ("this morning", [one(FRIDAY)]), ("today", [one(FRIDAY)]),
     ("September 5", [one(d(2023, 9, 5)), one(d(2022, 9, 5))]),
     ("5th of May", [one(d(2023, 5, 5)), one(d(2022, 5, 5))]),
     ("in March", [(d(2023, 3, 1), d(2023, 3, 31))]),
@@ -267,6 +269,20 @@ def test_an_event_date_of_each_precision_stands_on_its_entries():
     assert event_date_problem(events_fmt.parse_when("2020"), Cited([said("yesterday")])) == (
         "2020 is not a date its entries say (their days, a date they write, or what their relative times mean: "
         "L1 (2023-04-07) says 2023-04-06); date it by them, or by the entry's own day")
+
+
+def test_an_event_date_stands_on_the_numbers_of_its_own_precision_only():
+    """A year written as an amount (2,040) supports the year 2040, and its
+    April: never a month or day the event does not have."""
+    cited = Cited([said("it costs 2,040")])
+    assert event_date_problem(events_fmt.parse_when("2040"), cited) is None
+    assert event_date_problem(events_fmt.parse_when("2040-04"), cited) is None
+    assert event_date_problem(events_fmt.parse_when("2040-05"), cited) is not None
+    summer = Cited([said("went to Spain last summer", "2023-06-09")])
+    assert event_date_problem(events_fmt.parse_when("~2021"), summer) is None  # the years beside it
+    assert event_date_problem(events_fmt.parse_when("~2020"), summer) is not None
+    same = Cited([said("we met")])  # its numbers are 2023, 4 and 7: "2023.7.4" is written with them all
+    assert unsupported_numbers("Met on 2023.7.4", same) == []
 
 
 def test_an_event_date_written_with_the_entries_numbers_stands():
