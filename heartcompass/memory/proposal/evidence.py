@@ -211,7 +211,7 @@ class Checker:
         """A line removed ((section, line)) rests on trusted new entries that speak of
         what it says (a shared content word): with no evidence, or "haha ok", it stays."""
         if target is not None:
-            self.evidence(what, ids, Claim.REMOVAL, without_source(target[1].lstrip("- ")))
+            self.evidence(what, ids, Claim.REMOVAL, without_source(target[1]))  # its "- " is no word
 
     def source(self, what: str, found: list[LogItem], lines: list[str]) -> str | None:
         """Where a statement comes from: the oldest day of its entries; a
@@ -254,7 +254,7 @@ class Checker:
         """A fact kept from past threads alone says what they said: a content
         word of theirs, and no number or date they do not hold."""
         words, numbers = lexical(text)
-        have_words, have_numbers = lexical(" ".join(without_source(line.lstrip("- ")) for line in lines))
+        have_words, have_numbers = lexical(" ".join(without_source(line) for line in lines))
         if numbers - have_numbers:
             self.problems.append(f"{what}: {', '.join(sorted(numbers - have_numbers))} is not in the threads it "
                                  "rests on; numbers and dates must come from them")
@@ -269,10 +269,10 @@ class Checker:
         text None: its evidence is refused already."""
         if self.visual or changes is None or not text:
             return  # a screenshot's words are not in its text
-        old = without_source(changes[1].lstrip("- "))
+        old = without_source(changes[1])
         words, numbers = lexical(text, narrow=True)
         old_words, old_numbers = lexical(old, narrow=True)
-        merged = [line for line in self.cited if without_source(line.lstrip("- ")) != old]
+        merged = [line for line in self.cited if without_source(line) != old]
         said = " ".join([*(i.entry.text for i in self.found), *merged])
         have_words, have_numbers = lexical(said, narrow=True)
         have = have_words | have_numbers

@@ -124,7 +124,7 @@ def _foreign_words() -> tuple[dict[str, str], re.Pattern]:
     english = {w for n in _WRITTEN for w in re.split(r"[\s,-]+", num2words(n, lang="en").casefold())}
     words: dict[str, str] = {}
     for lang in sorted(CONVERTER_CLASSES):
-        if lang.split("_")[0] in ("en", "ja"):
+        if lang.split("_")[0] in ("en", "ja", "zh"):
             continue
         for n in _WRITTEN:
             try:
@@ -151,17 +151,13 @@ def unread_numbers(text: str) -> list[str]:
     run: list[str] = []
     tokens = [(m.group(0), m.group(0).casefold()) for m in _LETTERS.finditer(unicodedata.normalize("NFKC", text))]
     for said, word in [*tokens, ("", "")]:
-        if word and (word in words or compound.fullmatch(word)) and not _cjk(word):
+        if word and (word in words or compound.fullmatch(word)):
             run.append(said)
             continue
         if len(run) > 1 or (run and (len(run[0]) >= 4 or not run[0].isascii())):
             found.append(" ".join(run))
         run = []
     return found
-
-
-def _cjk(word: str) -> bool:
-    return any("\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf" for c in word)
 
 
 # -- the reader -------------------------------------------------------------------------

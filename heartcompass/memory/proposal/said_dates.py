@@ -148,7 +148,7 @@ def _count(word: str) -> tuple[int, int]:
     word = " ".join(word.lower().split())
     if word in _VAGUE:
         return _VAGUE[word]
-    n = int(word) if word.isdigit() else _EN_NUMBERS.get(word, 1)
+    n = int(word) if word.isdigit() else _EN_NUMBERS[word]  # _AGO and _AHEAD match no other word
     return n, n
 
 
@@ -199,9 +199,10 @@ def _recent(day: dt.date, word: str) -> Span | None:
 def _season(day: dt.date, name: str, which: str) -> list[Span | None]:
     """"last summer" is the summer of the year before (and this year's too
     once it is over); a season said alone is this year's or last year's."""
-    last_month = {"spring": 5, "summer": 8, "autumn": 11, "fall": 11, "春": 5, "夏": 8, "秋": 11}.get(name, 12)
+    # only an English season comes with a "last" (去年夏天 is a year's, said_dates' _chinese)
+    last_month = {"spring": 5, "summer": 8, "autumn": 11, "fall": 11}.get(name, 12)
     season_over = day.month > last_month
-    if which in ("last", "past"):
+    if which == "last":  # "past summer" comes as "last"
         return [spans.season(day.year - 1, name)] + ([spans.season(day.year, name)] if season_over else [])
     if which == "next":
         return [spans.season(day.year + 1, name), spans.season(day.year, name)]
@@ -247,12 +248,12 @@ def _weekday_said(day: dt.date, weekday: int, which: str) -> list[Span | None]:
 
 
 def _cn(word: str) -> int | None:
-    """An Arabic or Chinese number up to 99 ('三', '十二', '二十三')."""
+    """An Arabic or Chinese number up to 99 ('三', '十二', '二十三'); None for a
+    run that is none ('三四', "three or four"; '三四十', '十十')."""
     if word.isdigit():
         return int(word)
-    if "十" in word:
-        tens, _, ones = word.partition("十")
-        return (_CN_DIGITS.get(tens, 0) if tens else 1) * 10 + (_CN_DIGITS.get(ones, 0) if ones else 0)
-    if len(word) == 1:
+    tens, ten, ones = word.partition("十")
+    if not ten:
         return _CN_DIGITS.get(word)
-    return None
+    high, low = (_CN_DIGITS.get(tens) if tens else 1), (_CN_DIGITS.get(ones) if ones else 0)
+    return None if high is None or low is None else high * 10 + low

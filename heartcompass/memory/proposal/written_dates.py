@@ -19,7 +19,7 @@ _MONTH = (r"(january|february|march|april|may|june|july|august|september|october
           r"jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?")
 _ORD = r"(?:st|nd|rd|th)?"
 _ISO = re.compile(r"(?<![\d.])([12]\d{3})[-/.](\d{1,2})(?:[-/.](\d{1,2}))?(?![\d])")
-_CN = re.compile(r"(?<!\d)([12]\d{3})\s*年(?:\s*(\d{1,2})\s*月(?:份)?(?:\s*(\d{1,2})\s*[日号])?)?")
+_CN = re.compile(r"(?<!\d)([12]\d{3})\s*年(?!代)(?:\s*(\d{1,2})\s*月(?:份)?(?:\s*(\d{1,2})\s*[日号])?)?")
 _EN = re.compile(rf"\b(?:(\d{{1,2}}){_ORD}\s+(?:of\s+)?)?{_MONTH}(?:\s+(\d{{1,2}}){_ORD})?,?\s+([12]\d{{3}})\b", re.I)
 _MONTH_DAY = re.compile(rf"\b(?:(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}|{_MONTH}\s+(\d{{1,2}}){_ORD})\b|"
                         r"(?<!\d)(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", re.I)
@@ -61,7 +61,7 @@ def written_dates(text: str) -> tuple[str, list[Written]]:
 
 
 def _month(name: str) -> int:
-    return _MONTHS.index(name.lower().rstrip(".")[:3]) + 1
+    return _MONTHS.index(name.lower()[:3]) + 1  # the pattern's group holds no "."
 
 
 def _dated(written: str, year: int, month: int | None, day: int | None) -> Written | None:
