@@ -50,6 +50,7 @@ def test_a_plain_card_image_is_a_400_by_600_rgb_png_any_viewer_opens():
     assert len(rows) == 1 and len(next(iter(rows))) == 1 + 3 * 400 and next(iter(rows))[0] == 0
     assert [kind for kind, _ in _chunks(png)] == [b"IHDR", b"tEXt", b"IDAT", b"IEND"]
     assert _chunks(png)[-1] == (b"IEND", b"") and png.endswith(b"IEND\xaeB`\x82")
+    assert len(dict(_chunks(png))[b"IDAT"]) < 1600  # compressed hard: 600 same rows are 1.5 KB (2 KB at zlib's default)
 
 
 def _colour(card: dict) -> bytes:
@@ -104,6 +105,18 @@ def test_an_avatar_too_big_to_read_is_refused_by_its_name(tmp_path, monkeypatch)
     assert "avatar may be" in refused.value.message and "Split a very large avatar" in str(refused.value)
     (tmp_path / card_png.AVATAR).write_bytes(b"x" * 5)
     assert card_png.avatar_of(Person("alice", tmp_path)) == b"x" * 5
+
+
+def test_a_chat_export_given_as_a_card_is_refused_with_the_command_that_imports_it(tmp_path):
+    from heartcompass.intake.cards import read_card
+
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps({"name": "Alice", "messages": [{"text": "hi"}]}), encoding="utf-8")
+    with pytest.raises(HeartCompassError) as refused:
+        read_card(path)
+    assert refused.value.message == (f"{path}: this is a chat export (it has 'messages'), not a character card; "
+                                     "nothing was imported.")
+    assert refused.value.hint == "Import a chat with: heartcompass import NAME chat.json"
 
 
 # -- a file the user points at: intake/limits ------------------------------------------------------------------------
