@@ -162,12 +162,17 @@ def _same_tally(ws, slug: str) -> None:
     assert kept.runs == full.runs and kept.files == full.files
 
 
-def test_an_import_writes_each_message_on_its_day_in_one_commit_that_says_so(peopled):
+def test_an_import_writes_each_message_on_its_day_in_one_commit_that_says_so(peopled, monkeypatch):
     """Both sides of the chat on their own dates, a stand-in left out; one
     commit naming how many messages from which app, day by day; the voice
-    file in it; nothing left uncommitted."""
+    file in it, tallied from the lines as they were written (no log read
+    back); nothing left uncommitted."""
     ws = peopled
+    opened: list[str] = []
+    real = voice_tally.read_text
+    monkeypatch.setattr(voice_tally, "read_text", lambda path: opened.append(path.name) or real(path))
     added, sha = _import(ws, _chat())
+    assert opened == []
     assert added == {"alice": {"2026-11-27": 2, "2026-11-28": 2}}
     assert _log(ws, "alice", D1) == [("09:00:00", "import:me", "周末有空吗"), ("09:01:00", "import:Alice", "有！去爬山吧")]
     assert _log(ws, "alice", D2) == [("09:00:00", "import:Alice", "早上好 see you at the trailhead"),
@@ -363,14 +368,15 @@ def test_the_user_is_the_user_however_the_export_says_so_and_never_a_member(how)
                                                               "2026-11-27")  # the voice is told only Alice's lines
 
 
-@pytest.mark.parametrize("how", ["--me", "their handle", "a speaker that is their id"])
+@pytest.mark.parametrize("how", ["--me", "the app's mark", "their handle", "a speaker that is their id"])
 def test_in_a_one_to_one_chat_the_users_lines_are_import_me(how):
     """The voice tally is told which speakers the import writes: the user's
     as `import:me`, the other side's under their name, whoever they say they are."""
     who = _directory(alice=(["Alice"], []))
-    speaker, handle, me = {"--me": ("Sam W", "", "Sam W"), "their handle": ("Sam W", "wxid_sam", None),
-                           "a speaker that is their id": ("wxid_sam", "", None)}[how]
-    msgs = [Message(D1, speaker, "在吗", 1, handle=handle), Message(D2, "Ali", "在", 2)]  # Ali: no name of hers
+    speaker, handle, me = {"--me": ("Sam W", "", "Sam W"), "the app's mark": ("Sam W", "", None),
+                           "their handle": ("Sam W", "wxid_sam", None), "a speaker that is their id": ("wxid_sam", "", None)}[how]
+    msgs = [Message(D1, speaker, "在吗", 1, handle=handle, mine=how == "the app's mark"),
+            Message(D2, "Ali", "在", 2)]  # Ali: no name of hers
     export = _export(msgs)
     router = importers.Router(export, me, who, NOW, "alice")  # group: not unless said
     routed = [(slug, line.speaker) for msg in export.messages() for slug, line in router.lines(msg)]
@@ -502,3 +508,70 @@ def test_an_export_is_opened_where_it_is():
 
     source = importers.open_export(Path(__file__))
     assert source.path == Path(__file__) and source.size == Path(__file__).stat().st_size
+
+
+def test_a_lone_carriage_return_is_tallied_as_the_log_gives_it_back(peopled):
+    """The log writes a carriage return as a line break: the voice fed while
+    writing sees the line as the log will give it (a line break: no quote
+    to pick), counted the same as a rebuild from the logs."""
+    ws = peopled
+    msgs = [Message(D1, "Alice", "好的\r明天见", 1), Message(D1 + dt.timedelta(minutes=1), "Alice", "嗯嗯", 2)]
+    added, _ = _import(ws, msgs)
+    assert added == {"alice": {"2026-11-27": 2}}
+    assert [t for _, _, t in _log(ws, "alice", D1)] == ["好的\n明天见", "嗯嗯"]
+    _same_tally(ws, "alice")
+
+
+def _written_before_each_message(ws, monkeypatch, msgs, group=None, person="alice") -> list[int]:
+    """How many lines were in the logs as each message was read: what the import held at that moment."""
+    written = [0]
+    real = importers.write_day
+
+    def counting(person_dir, day, lines, text_after=False):
+        written[0] += len(lines)
+        return real(person_dir, day, lines, text_after)
+
+    monkeypatch.setattr(importers, "write_day", counting)
+    seen: list[int] = []
+    export = _export(msgs, group)
+    read = export.read
+    export.read = lambda: (seen.append(written[0]) or m for m in read())
+    router = importers.Router(export, None, routing.directory(ws), NOW, person, group is not None, "chat")
+    importers.import_and_commit(ws, export, router, "whatsapp")
+    return seen
+
+
+def _days(n: int, days=(D1, D2, D3), speaker: str = "Alice") -> list[Message]:
+    return [Message(day + dt.timedelta(minutes=i), speaker, f"{day.day}日 第{i}句", i) for day in days for i in range(n)]
+
+
+def test_an_export_in_day_order_writes_each_day_once_the_next_begins(peopled, monkeypatch):
+    """A day is held only until the next day's first message: memory holds one day, not the export."""
+    assert _written_before_each_message(peopled, monkeypatch, _days(3)) == [0, 0, 0, 0, 3, 3, 3, 6, 6]
+
+
+def test_a_day_longer_than_flush_lines_is_written_in_parts_as_it_comes(peopled, monkeypatch):
+    """One day of more lines than FLUSH_LINES: written each time that many are held, never more held."""
+    monkeypatch.setattr(importers, "FLUSH_LINES", 3)
+    assert _written_before_each_message(peopled, monkeypatch, _days(8, (D1,))) == [0, 0, 0, 3, 3, 3, 6, 6]
+    assert len(_log(peopled, "alice", D1)) == 8
+
+
+def test_an_export_out_of_day_order_is_written_a_batch_of_flush_lines_at_a_time(peopled, monkeypatch):
+    monkeypatch.setattr(importers, "FLUSH_LINES", 3)
+    jumbled = _days(3, (D2, D1, D3))
+    assert _written_before_each_message(peopled, monkeypatch, jumbled) == [0, 0, 0, 3, 3, 3, 6, 6, 6]
+    assert [len(_log(peopled, "alice", day)) for day in (D1, D2, D3)] == [3, 3, 3]
+
+
+def test_a_stand_in_dated_ahead_of_the_chat_does_not_close_the_days_after_it(peopled):
+    """A "<Media omitted>" stamped a day later than the messages after it
+    (the day order counts real messages only): the days are still written
+    once each, whole, and the voice is the logs' voice."""
+    ws = peopled
+    msgs = [Message(D1, "Alice", "早", 1), Message(D3, "Alice", "<Media omitted>", 2, placeholder="media"),
+            Message(D1 + dt.timedelta(minutes=1), "Alice", "在吗", 3), Message(D2, "Alice", "晚安", 4)]
+    added, _ = _import(ws, msgs)
+    assert added == {"alice": {"2026-11-27": 2, "2026-11-28": 1}}
+    assert [t for _, _, t in _log(ws, "alice", D1)] == ["早", "在吗"]
+    _same_tally(ws, "alice")
