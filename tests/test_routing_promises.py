@@ -575,3 +575,24 @@ def test_a_stand_in_dated_ahead_of_the_chat_does_not_close_the_days_after_it(peo
     assert added == {"alice": {"2026-11-27": 2, "2026-11-28": 1}}
     assert [t for _, _, t in _log(ws, "alice", D1)] == ["早", "在吗"]
     _same_tally(ws, "alice")
+
+
+def test_an_import_holds_the_workspace_as_import_and_commits_a_hand_edit_of_its_person_first(peopled, monkeypatch):
+    """Another command waiting is told an import holds the workspace; Alice's
+    profile edited by hand beforehand is committed as her own edit, not
+    mixed into the import's commit."""
+    from heartcompass.store import audit
+    from heartcompass.store.lock import holder
+
+    ws = peopled
+    profile = ws.people_dir / "alice" / "PROFILE.md"
+    profile.write_text(profile.read_text(encoding="utf-8") + "\n## Background\nLoves hiking.\n", encoding="utf-8")
+    held = []
+    real = audit.commit_or_roll_back
+    monkeypatch.setattr(audit, "commit_or_roll_back",
+                        lambda *a, **kw: held.append((holder(ws.state_dir / "lock") or {}).get("purpose")) or real(*a, **kw))
+    added, sha = _import(ws, _chat()[:2])
+    assert held == ["import"] and added == {"alice": {"2026-11-27": 2}}
+    assert git(ws, "status", "--porcelain") == ""
+    assert git(ws, "show", "--name-only", "--format=", "HEAD~1").split() == ["people/alice/PROFILE.md"]
+    assert "people/alice/PROFILE.md" not in git(ws, "show", "--name-only", "--format=", "HEAD").split()
