@@ -201,15 +201,20 @@ def test_an_apps_name_starting_with_a_vowel_takes_an(peopled):
     assert _subject_and_body(ws) == ("import(alice): 2 messages from an imessage export", "- 2026-11-27: 2")
 
 
-def test_a_later_export_adds_only_its_new_lines_and_keeps_the_voice_as_the_logs_give_it(peopled):
+def test_a_later_export_adds_only_its_new_lines_and_keeps_the_voice_as_the_logs_give_it(peopled, monkeypatch):
     """The same chat exported later: the days already there gain only what
-    they lack; the voice tallied while writing is what every log gives."""
+    they lack; the voice tallied while writing (from the tally the first
+    import kept, no log read back) is what every log gives."""
     ws = peopled
     _import(ws, _chat())
+    opened: list[str] = []
+    real = voice_tally.read_text
+    monkeypatch.setattr(voice_tally, "read_text", lambda path: opened.append(path.name) or real(path))
     later = [*_chat(), Message(D2 + dt.timedelta(minutes=6), "Sam", "OK 到时见", 6, mine=True),
              Message(D3, "Alice", "昨天很开心 thanks for coming", 7)]
     added, sha = _import(ws, later)
     assert added == {"alice": {"2026-11-28": 1, "2026-11-29": 1}} and sha
+    assert opened == []
     assert [t for _, _, t in _log(ws, "alice", D2)] == ["早上好 see you at the trailhead", "line one\nline two",
                                                         "OK 到时见"]
     assert _subject_and_body(ws) == ("import(alice): 2 messages from a whatsapp export",
@@ -580,19 +585,21 @@ def test_a_stand_in_dated_ahead_of_the_chat_does_not_close_the_days_after_it(peo
 def test_an_import_holds_the_workspace_as_import_and_commits_a_hand_edit_of_its_person_first(peopled, monkeypatch):
     """Another command waiting is told an import holds the workspace; Alice's
     profile edited by hand beforehand is committed as her own edit, not
-    mixed into the import's commit."""
+    mixed into the import's commit; Bob's, whom the import does not touch, is left pending."""
     from heartcompass.store import audit
     from heartcompass.store.lock import holder
 
     ws = peopled
     profile = ws.people_dir / "alice" / "PROFILE.md"
     profile.write_text(profile.read_text(encoding="utf-8") + "\n## Background\nLoves hiking.\n", encoding="utf-8")
+    bobs = ws.people_dir / "bob" / "PROFILE.md"
+    bobs.write_text(bobs.read_text(encoding="utf-8") + "\n## Background\nA climber.\n", encoding="utf-8")
     held = []
     real = audit.commit_or_roll_back
     monkeypatch.setattr(audit, "commit_or_roll_back",
                         lambda *a, **kw: held.append((holder(ws.state_dir / "lock") or {}).get("purpose")) or real(*a, **kw))
     added, sha = _import(ws, _chat()[:2])
     assert held == ["import"] and added == {"alice": {"2026-11-27": 2}}
-    assert git(ws, "status", "--porcelain") == ""
+    assert git(ws, "status", "--porcelain") == " M people/bob/PROFILE.md\n"
     assert git(ws, "show", "--name-only", "--format=", "HEAD~1").split() == ["people/alice/PROFILE.md"]
     assert "people/alice/PROFILE.md" not in git(ws, "show", "--name-only", "--format=", "HEAD").split()
