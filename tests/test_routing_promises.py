@@ -603,3 +603,12 @@ def test_an_import_holds_the_workspace_as_import_and_commits_a_hand_edit_of_its_
     assert git(ws, "status", "--porcelain") == " M people/bob/PROFILE.md\n"
     assert git(ws, "show", "--name-only", "--format=", "HEAD~1").split() == ["people/alice/PROFILE.md"]
     assert "people/alice/PROFILE.md" not in git(ws, "show", "--name-only", "--format=", "HEAD").split()
+
+
+def test_a_one_to_one_chat_counts_both_sides_whoever_writes_first():
+    """Alice writes first, then the user (by the app's mark and by --me): all three are the chat's."""
+    who = _directory(alice=(["Alice"], []))
+    msgs = [Message(D1, "Alice", "在吗", 1), Message(D1, "Sam", "在", 2, mine=True), Message(D1, "Sam W", "怎么了", 3)]
+    router, routed = _router(msgs, who, "Sam W", person="alice", group=False)
+    assert router.counted == Counter({"alice": 3}) and [s for _, s, _ in routed] == ["import:Alice", "import:me",
+                                                                                      "import:me"]
