@@ -73,10 +73,10 @@ class Router:
         self.counted: Counter = Counter()  # slug -> messages routed to them (not context)
         # in a group, a name shared by two ids, or an alias taken by a stranger's id, files no one
         self.not_sure = routing.not_sure(
-            [(s, h) for (s, h, mine) in export.senders if not (mine or s == me or directory.is_user(h, s))],
+            [(s, h) for (s, h, mine) in export.senders if not self._user(s, h, mine)],
             directory, directory.person_for) if group else {}
         for (speaker, handle, mine), n in export.senders.items():
-            user = mine or speaker == me or directory.is_user(handle, speaker)
+            user = self._user(speaker, handle, mine)
             slug = None if user else person if not group else directory.person_for(speaker, handle)
             if (speaker, handle) in self.not_sure and not user:
                 slug = None
@@ -110,8 +110,7 @@ class Router:
         speakers, last = set(), []
         for (speaker, handle, mine), day in export.last.items():
             if self.group is None:
-                user = mine or speaker == self.me or self.directory.is_user(handle, speaker)
-                speakers.add(speaker_label(speaker, user))
+                speakers.add(speaker_label(speaker, self._user(speaker, handle, mine)))
             elif self.owner.get((speaker, handle, mine)) == slug:
                 speakers.add(speaker_label(speaker, False))
             else:
@@ -120,7 +119,11 @@ class Router:
         return speakers, max(last).isoformat() if last else ""
 
     def is_user(self, msg: Message) -> bool:
-        return msg.mine or msg.speaker == self.me or self.directory.is_user(msg.handle, msg.speaker)
+        return self._user(msg.speaker, msg.handle, msg.mine)
+
+    def _user(self, speaker: str, handle: str, mine: bool) -> bool:
+        """The user: by the app's own mark, by --me, or by one of their own handles (a speaker may be an id)."""
+        return mine or speaker == self.me or self.directory.is_user(handle, speaker)
 
     def lines(self, msg: Message) -> Iterator[tuple[str, Line]]:
         """(slug, line) for one message: its person's line, or in a group, its
@@ -134,12 +137,12 @@ class Router:
             return
         slug = self.owner.get((msg.speaker, msg.handle, msg.mine))
         if slug is not None:
-            for other, seen in self.window:
-                if slug not in seen and self.owner.get((other.speaker, other.handle, other.mine)) != slug:
+            for other, seen in self.window:  # a member's own line is seen by them already: never their context
+                if slug not in seen:
                     seen.add(slug)
                     yield slug, Line(_when(other, self.now), self._label(other, "context"), other.text, list(self.tag))
             yield slug, Line(when, label(msg, False), msg.text, list(self.tag))
-        self.window.append((msg, {slug} if slug else set()))
+        self.window.append((msg, {slug}))
 
 
 def label(msg: Message, user: bool, kind: str = "import") -> str:
@@ -209,7 +212,7 @@ def write_day(person_dir: Path, day: dt.date, lines: list[Line], text_after: boo
     14:02 takes one more "ok" at 14:02 from an export that has two."""
     path = dailylog.log_path(person_dir, day)
     text = read_text(path) if path.exists() else ""
-    there = dailylog.parse(text, path) if text else []
+    there = dailylog.parse(text, path)
     have = Counter(_key(e.time, e.speaker, e.text) for e in there)
     said = Counter(_key("", e.speaker, e.text) for e in there)  # for undated lines: any time that day
     new = []

@@ -29,14 +29,14 @@ class Directory:
         found = [slug for slug, names in self.names.items() if slug != self.self_slug and _same(speaker, names)]
         return found[0] if len(found) == 1 else None
 
-    def by_handle(self, speaker: str, handle: str = "") -> str | None:
+    def by_handle(self, speaker: str, handle: str) -> str | None:
         """The slug this sender's id (or a speaker that is an id) belongs to, or None."""
         return next((self.handles[handle_key(h)] for h in (handle, speaker) if h and handle_key(h) in self.handles),
                     None)
 
     def by_own_name(self, speaker: str, slug: str) -> bool:
         """Whether a sender's display name is the person's own name (not only an alias of theirs)."""
-        return _same(speaker, [self.display.get(slug, ""), slug])
+        return _same(speaker, [self.display[slug], slug])  # directory() fills display for everyone in names
 
     def is_user(self, handle: str, speaker: str = "") -> bool:
         return bool(self.mine) and any(h and handle_key(h) in self.mine for h in (handle, speaker))
@@ -55,8 +55,10 @@ def not_sure(senders, directory: Directory, slug_of) -> dict[tuple[str, str], st
             ids.setdefault("".join(speaker.split()).casefold(), set()).add(handle_key(handle))
     out = {}
     for speaker, handle in senders:
-        slug = slug_of(speaker, handle)
-        if slug is None or not handle or directory.by_handle(speaker, handle):
+        if not handle or directory.by_handle(speaker, handle):
+            continue  # filed by their id (or no id to tell two apart)
+        slug = slug_of(speaker)  # by name: neither their handle nor their speaker is an id anyone lists
+        if slug is None:
             continue
         shared = len(ids.get("".join(speaker.split()).casefold(), ())) > 1
         borrowed = not directory.by_own_name(speaker, slug) and any(s == slug for s in directory.handles.values())
