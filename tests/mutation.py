@@ -119,12 +119,27 @@ def stage(module: str, spec: dict, fresh: bool) -> Path:
 def results(where: Path, spec: dict, only: list[str]) -> dict[str, int | None]:
     """Each mutant's exit code, from mutmut's .meta files, for this module's
     files only (and only the mutants `only` names, when it names some)."""
-    codes: dict[str, int | None] = {}
+    codes = {name: code for name, (code, _) in _metas(where, spec).items()}
+    return {name: code for name, code in codes.items() if not only or any(fnmatch.fnmatch(name, o) for o in only)}
+
+
+def function_hashes(where: Path, spec: dict) -> dict[str, str | None]:
+    """Each mutant's function, by its hash: a function that changed is
+    mutated and tested afresh by mutmut (its mutants renumbered)."""
+    return {name: digest for name, (_, digest) in _metas(where, spec).items()}
+
+
+def _metas(where: Path, spec: dict) -> dict[str, tuple[int | None, str | None]]:
+    found: dict[str, tuple[int | None, str | None]] = {}
     for meta in sorted((where / "mutants").glob("heartcompass/**/*.py.meta")):
         source = meta.relative_to(where / "mutants").as_posix().removesuffix(".meta")
         if any(fnmatch.fnmatch(source, pattern) for pattern in spec["mutate"]):
-            codes.update(json.loads(meta.read_text("utf-8"))["exit_code_by_key"])
-    return {name: code for name, code in codes.items() if not only or any(fnmatch.fnmatch(name, o) for o in only)}
+            data = json.loads(meta.read_text("utf-8"))
+            digests = data.get("hash_by_function_name", {})
+            for name, code in data["exit_code_by_key"].items():
+                function = name.partition("__mutmut_")[0].rsplit(".", 1)[-1]
+                found[name] = (code, digests.get(function))
+    return found
 
 
 def name_patterns(only: list[str]) -> list[str]:
@@ -185,13 +200,21 @@ def part_of(name: str, known_modules: dict[str, dict]) -> bool:
 
 
 def run(where: Path, spec: dict, jobs: int, only: list[str], known: dict[str, str]) -> None:
-    earlier = results(where, spec, only)
+    earlier, before = results(where, spec, only), function_hashes(where, spec)
     mutmut(where, jobs, only)
-    # Survivors keep their verdict in mutmut's cache: try them again against today's tests.
-    again = [name for name, code in earlier.items()
-             if code not in KILLED and code not in SKIPPED and code not in NOT_TRIED and name not in known]
+    # Survivors keep their verdict in mutmut's cache: try them again against today's tests. Not those of a
+    # function that changed: mutmut just tested its mutants afresh, and the old names now mean other mutants.
+    again = to_try_again(earlier, before, function_hashes(where, spec), known)
     if again and not only:  # named mutants were just tested again
         mutmut(where, jobs, again)
+
+
+def to_try_again(earlier: dict[str, int | None], before: dict[str, str | None], after: dict[str, str | None],
+                 known: dict[str, str]) -> list[str]:
+    """The survivors of the last run whose function did not change since."""
+    return [name for name, code in earlier.items()
+            if code not in KILLED and code not in SKIPPED and code not in NOT_TRIED and name not in known
+            and name in after and after[name] == before.get(name)]
 
 
 def main() -> int:
