@@ -16,7 +16,8 @@ import pytest
 
 from heartcompass import formats, paths
 from heartcompass.errors import FormatError, UnsafePathError
-from heartcompass.formats import dailylog, events as events_fmt, memory as memory_fmt, profile as profile_fmt
+from heartcompass.formats import dailylog, events as events_fmt, frontmatter_doc as fm, memory as memory_fmt
+from heartcompass.formats import profile as profile_fmt
 from heartcompass.formats import sources, text as text_fmt, voice as voice_fmt
 from heartcompass.tokens import estimate_tokens
 
@@ -325,3 +326,193 @@ def test_a_held_log_is_never_opened_through_a_link(tmp_path):
         with dailylog.held(link):
             pass
     assert err.value.errno == errno.ELOOP
+
+
+# -- PROFILE.md fields -------------------------------------------------------------------
+def test_a_profiles_fields_read_as_the_user_wrote_them_with_defaults_for_the_rest(tmp_path):
+    path = tmp_path / "people" / "alice" / "PROFILE.md"
+    prof = profile_fmt.parse("---\naliases: Ali\nmbti: ' enfp-a '\ngender: ''\nbirthday: 1990-05-01\ntags: [1, x]\n"
+                             "handles: [' wxid_1 ', 12345678]\nrelated: [{person: bob}, {person: cy, as: sister}"
+                             "]\n---\nbody\n", path)
+    assert (prof.name, prof.relation, prof.aliases, prof.names()) == ("alice", "stranger", ["Ali"], ["alice", "Ali"])
+    assert (prof.mbti, prof.gender, prof.birthday, prof.tags) == ("ENFP-A", None, "1990-05-01", ["1", "x"])
+    assert prof.handles == ["wxid_1", "12345678"] and prof.body == "body\n"
+    prof.doc.meta["related"].append({"as": "nobody"})  # only an entry naming a person is a relation
+    assert prof.related == [{"person": "bob", "as": ""}, {"person": "cy", "as": "sister"}]
+    prof.set("gender", "female")
+    prof.set("birthday", "05-01")
+    prof.set("handles", ["a", "  "])
+    assert (prof.gender, prof.birthday, prof.handles) == ("female", "05-01", ["a"])
+    bare = profile_fmt.parse("---\nname: Bo\nrelation: friend\n---\n", path)
+    assert (bare.name, bare.relation, bare.aliases, bare.mbti, bare.gender, bare.birthday, bare.tags, bare.handles,
+            bare.related) == ("Bo", "friend", [], None, None, None, [], [], [])
+
+
+@pytest.mark.parametrize("meta, line, problem, hint", [
+    ("relation: enemy\n", 3, "unknown relation 'enemy'", "Allowed relations: self, family, friend, dating, "
+     "ambiguous, tension, broken_up, failed, stranger."),
+    ("mbti: ABCD\n", 3, "'ABCD' is not an MBTI type", "Use four letters: E/I, N/S, T/F, J/P, e.g. ENFP (optionally "
+     "-A or -T), or leave it empty."),
+    ("aliases: {a: 1}\n", 3, "'aliases' must be a list", "Write it as 'aliases: [a, b]' or one '- item' per line."),
+    ("tags: 3\n", 3, "'tags' must be a list", "Write it as 'tags: [a, b]' or one '- item' per line."),
+    ("handles: 3\n", 3, "'handles' must be a list", "Write it as 'handles: [a, b]' or one '- item' per line."),
+    ("related: 3\n", 3, "'related' must be a list", "Write it as 'related: [a, b]' or one '- item' per line."),
+    ("related: [{as: sister}]\n", 3, "each 'related' entry needs a 'person' slug",
+     "Write entries as '- {person: bob, as: her brother}'."),
+    ("related: bob\n", 3, "each 'related' entry needs a 'person' slug", None),
+    ("handles: [{a: 1}]\n", 3, "handle {'a': 1} is not an id", None),
+    ("handles: [[1]]\n", 3, "handle [1] is not an id", None),
+    ("handles: ['  ']\n", 3, "handle '  ' is not an id",
+     "Write handles as '- wxid_abc123', '- '12345678'' (a QQ number) or '- @alice'."),
+    ("name: ''\n", 3, "'name' is empty", "Give the person a name, e.g. 'name: Alice'."),
+    ("name: null\n", 3, "'name' is empty", None),
+])
+def test_a_profile_with_a_bad_field_names_it_its_line_and_the_fix(meta, line, problem, hint):
+    with pytest.raises(FormatError) as err:
+        profile_fmt.parse(f"---\nfirst: 1\n{meta}---\n", Path("PROFILE.md"))
+    assert (err.value.problem, err.value.line) == (problem, line)
+    if hint:
+        assert err.value.hint == hint
+
+
+def test_a_profile_may_leave_its_optional_fields_empty():
+    prof = profile_fmt.parse("---\nname: Bo\nrelation: ''\nmbti: ''\naliases: ''\ntags:\nhandles: wxid_9\n"
+                             "related: []\n---\n", Path("PROFILE.md"))
+    assert (prof.relation, prof.mbti, prof.aliases, prof.tags, prof.handles) == ("stranger", None, [], [], ["wxid_9"])
+    prof = profile_fmt.parse("---\nrelation:\n---\n", Path("people/bo/PROFILE.md"))
+    assert (prof.name, prof.relation) == ("bo", "stranger")
+
+
+def test_a_relation_and_an_mbti_are_read_in_their_plain_form():
+    assert profile_fmt.check_relation(" friend ") == "friend"
+    assert profile_fmt.normalize_mbti(" intj-t ") == "INTJ-T"
+    assert profile_fmt.normalize_mbti("") is None and profile_fmt.normalize_mbti(None) is None
+    with pytest.raises(FormatError) as err:
+        profile_fmt.normalize_mbti("ENFPX", "P.md", 4)
+    assert (err.value.path, err.value.line) == (Path("P.md"), 4)
+    with pytest.raises(FormatError) as err:
+        profile_fmt.check_relation("pal", "P.md", 5)
+    assert (err.value.path, err.value.line, err.value.problem) == (Path("P.md"), 5, "unknown relation 'pal'")
+    with pytest.raises(FormatError) as err:
+        profile_fmt.new(Path("P.md"), "Bo", "pal")
+    assert err.value.path == Path("relation")
+
+
+def test_a_new_profile_without_optional_fields_writes_none_of_them():
+    prof = profile_fmt.new(Path("P.md"), "Bo", "family", about="  Met in Lyon.  ")
+    assert prof.doc.meta == {"name": "Bo", "aliases": [], "relation": "family", "tags": [], "related": []}
+    assert "\n## Background\n\nMet in Lyon.\n" in profile_fmt.render(prof)
+    assert profile_fmt.render(prof).endswith("\n## Boundaries\n\n## Background\n\nMet in Lyon.\n")
+    assert "\n## Personality\n\n## How they talk\n" in profile_fmt.render(prof)
+
+
+# -- frontmatter: parsed tolerantly, rendered exactly ------------------------------------
+def test_a_file_without_frontmatter_is_all_body_and_renders_as_it_was():
+    doc = fm.parse("# Alice\n\nno fields\n", "P.md")
+    assert (doc.meta, doc.body, doc.raw_meta, doc.has_frontmatter, doc.has_original_text) == (
+        {}, "# Alice\n\nno fields\n", "", False, True)
+    doc.body += "more\n"
+    assert fm.render(doc) == "# Alice\n\nno fields\nmore\n"  # still no frontmatter added
+    doc.meta["name"] = "Alice"
+    assert fm.render(doc) == "---\nname: Alice\n---\n# Alice\n\nno fields\nmore\n"
+
+
+def test_a_windows_file_with_a_bom_keeps_its_bytes():
+    text = "\ufeff---  \r\nname: A\r\n---\t\r\nbody\r\n"
+    doc = fm.parse(text, "P.md")
+    assert (doc.meta, doc.body, doc.raw_meta) == ({"name": "A"}, "body\r\n", "name: A\r\n")
+    assert fm.render(doc) == text
+    doc.body = "new\r\n"
+    assert fm.render(doc) == "---\nname: A\r\n---\nnew\r\n"  # the fields' own bytes kept when only the body changed
+
+
+@pytest.mark.parametrize("text, meta, body", [
+    ("---\n---\nbody\n", {}, "body\n"), ("---\n  \n---\n", {}, ""), ("---\n# just a comment\n---\nx", {}, "x"),
+    ("---\nname: A\n---", {"name": "A"}, ""),
+])
+def test_empty_or_comment_only_frontmatter_is_no_fields(text, meta, body):
+    doc = fm.parse(text, "P.md")
+    assert (doc.meta, doc.body) == (meta, body) and fm.render(doc) == text
+
+
+@pytest.mark.parametrize("text, line, problem, hint", [
+    ("---\nname: A\n", 1, "the frontmatter opened with '---' on line 1 is never closed",
+     "Add a line with just '---' after the frontmatter fields."),
+    ("---\nname: A\naliases: [a, b\nrelation: friend\n---\n", 4,
+     "the frontmatter is not valid YAML (did not find expected ',' or ']')",
+     "Fix the frontmatter between the '---' lines, e.g. 'name: Alice'."),
+    ("---\na: b: c\n---\n", 2, "the frontmatter is not valid YAML (mapping values are not allowed in this context)",
+     None),
+    ("---\nname: \x07x\n---\n", None,
+     "the frontmatter is not valid YAML (unacceptable character #x0007: control characters are not allowed)", None),
+    ("---\nfirst: 1\n---\n---\n- a\n- b\n", None, None, None),
+    ("---\n- a\n- b\n---\n", 2, "the frontmatter must be 'key: value' lines", None),
+    ("---\njust words\n---\n", 2, "the frontmatter must be 'key: value' lines", None),
+])
+def test_frontmatter_that_does_not_load_says_which_line_and_why(text, line, problem, hint):
+    if problem is None:  # a second '---' block is body, not frontmatter
+        assert fm.parse(text, "P.md").body == "---\n- a\n- b\n"
+        return
+    with pytest.raises(FormatError) as err:
+        fm.parse(text, "P.md")
+    assert (err.value.problem, err.value.line, err.value.path) == (problem, line, Path("P.md"))
+    if hint:
+        assert err.value.hint == hint
+
+
+def test_frontmatter_left_in_conflict_is_refused_on_the_marks_line():
+    text = "---\n<<<<<<< HEAD\nname: A\n=======\nname: B\n>>>>>>> theirs\n---\n"
+    with pytest.raises(FormatError) as err:
+        fm.parse(text, "P.md")
+    assert err.value.line == 2 and "conflict marks" in err.value.problem
+
+
+def test_fields_are_written_in_their_order_unicode_as_is_and_bookkeeping_maps_on_one_line():
+    meta = {"b": 1, "name": "小明", "rhythm": {"x": 1, "y": "long " * 30}, "private": ["a"], "note": "word " * 30}
+    assert fm.dump_meta(meta, ("rhythm", "private")) == (
+        "b: 1\nname: 小明\nrhythm: {x: 1, y: '" + "long " * 30 + "'}\nprivate:\n- a\nnote: '" + "word " * 30 + "'\n")
+    assert fm.dump_meta({"rhythm": {"x": 1}}) == "rhythm:\n  x: 1\n"
+
+
+def test_a_changed_field_is_patched_in_place_and_the_rest_keeps_its_layout():
+    text = "---\n# mine\nname:   Alice\ntags:\n- a\n- b\n# about tags\nmbti: enfp\n1: one\n\n\n---\nbody\n"
+    doc = fm.parse(text, "P.md")
+    doc.meta["tags"] = ["c"]
+    doc.meta[1] = "uno"
+    del doc.meta["mbti"]
+    doc.meta["new"] = "x"
+    assert fm.render(doc) == "---\n# mine\nname:   Alice\ntags:\n- c\n# about tags\n1: uno\n\n\nnew: x\n---\nbody\n"
+
+
+def test_a_nested_change_counts_as_a_change():
+    doc = fm.parse("---\n# mine\ntags: [a]\nrhythm: {n: 1}\n---\n", "P.md")
+    doc.meta["tags"].append("b")
+    doc.meta["rhythm"]["n"] = 2
+    assert fm.render(doc) == "---\n# mine\ntags:\n- a\n- b\nrhythm:\n  n: 2\n---\n"
+
+
+def test_a_layout_that_cannot_be_patched_safely_is_written_whole():
+    doc = fm.parse('---\n# mine\n"name": A\nx: 1\n---\n', "P.md")  # a quoted key: not found by line
+    doc.meta["name"] = "B"
+    assert fm.render(doc) == "---\nname: B\nx: 1\n---\n"
+    doc = fm.parse("---\n# mine\na: &v 1\nb: *v\n---\n", "P.md")  # patching a would break b's alias
+    doc.meta["a"] = 2
+    assert fm.render(doc) == "---\na: 2\nb: 1\n---\n"
+    doc = fm.parse("---\n# mine\nx: 1\n---\n", "P.md")
+    doc.meta = {"x": 1, "y": {"deep": [1]}}
+    doc.flow_keys = ("y",)
+    assert fm.render(doc) == "---\n# mine\nx: 1\ny: {deep: [1]}\n---\n"
+
+
+def test_a_new_document_and_one_read_without_fields_dump_them_whole():
+    doc = fm.new({"name": "Bo", "rhythm": {"n": 1}}, "body\n")
+    doc.flow_keys = ("rhythm",)
+    assert fm.render(doc) == "---\nname: Bo\nrhythm: {n: 1}\n---\nbody\n" and not doc.has_original_text
+    empty = fm.parse("---\n---\nbody\n", "P.md")
+    empty.meta["name"] = "Bo"
+    assert fm.render(empty) == "---\nname: Bo\n---\nbody\n"
+
+
+def test_an_error_about_a_field_points_at_its_line():
+    raw = "# mine\nname: A\naxb: 1\na.b : 2\n"
+    assert (fm.line_of_key(raw, "name"), fm.line_of_key(raw, "a.b"), fm.line_of_key(raw, "mbti")) == (3, 5, None)
