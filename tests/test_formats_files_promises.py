@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from heartcompass import formats, paths
-from heartcompass.errors import FormatError, UnsafePathError
+from heartcompass.errors import FormatError, UnsafePathError, WriteError
 from heartcompass.formats import dailylog, events as events_fmt, frontmatter_doc as fm, memory as memory_fmt
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.formats import sources, text as text_fmt, voice as voice_fmt
@@ -516,3 +516,153 @@ def test_a_new_document_and_one_read_without_fields_dump_them_whole():
 def test_an_error_about_a_field_points_at_its_line():
     raw = "# mine\nname: A\naxb: 1\na.b : 2\n"
     assert (fm.line_of_key(raw, "name"), fm.line_of_key(raw, "a.b"), fm.line_of_key(raw, "mbti")) == (3, 5, None)
+
+
+# -- appending to a day's log ------------------------------------------------------------
+def test_appending_nothing_writes_nothing(tmp_path):
+    path = dailylog.log_path(tmp_path, DAY)
+    assert dailylog.append_many(path, [], DAY) == -1 and not path.parent.exists()
+
+
+def test_entries_appended_together_land_in_one_write_after_the_header(tmp_path, monkeypatch):
+    path = dailylog.log_path(tmp_path / "new person", DAY)
+    writes: list[bytes] = []
+    real_write = os.write
+
+    def counted(fd, data):
+        writes.append(data)
+        return real_write(fd, data)
+
+    monkeypatch.setattr(dailylog.os, "write", counted)
+    first = [dailylog.Entry("10:00:00", "me", "a"), dailylog.Entry("10:00:01", "persona", "b\nc", ["cut off"])]
+    assert dailylog.append_many(path, first, DAY) == 0
+    assert dailylog.append_many(path, [dailylog.Entry("10:00:02", "note", "d")], DAY) == 2
+    assert len(writes) == 2  # one write per call: a crash keeps all of a call's entries or none
+    assert path.read_text("utf-8") == ("---\ndate: 2026-12-02\n---\n\n- 10:00:00 · me · a\n"
+                                       "- 10:00:01 · persona [cut off] · b\n  c\n- 10:00:02 · note · d\n")
+
+
+def test_an_import_hands_its_rendered_text_and_flushes_once_itself(tmp_path, monkeypatch):
+    """An import of a year of chats must not pay one fsync per message; a
+    chat's append is flushed before it returns (a crash loses nothing)."""
+    synced: list[int] = []
+    monkeypatch.setattr(dailylog.os, "fsync", synced.append)
+    path = dailylog.log_path(tmp_path, DAY)
+    entries = [dailylog.Entry("09:00:00", "import:Alice", "hi")]
+    assert dailylog.append_many(path, entries, DAY, durable=False, rendered="- 09:00:00 · import:Alice · hi\n") == 0
+    assert synced == [] and dailylog.load(path) == entries
+    dailylog.append(path, dailylog.Entry("09:00:01", "me", "yo"), DAY)
+    assert len(synced) == 1 and [e.text for e in dailylog.load(path)] == ["hi", "yo"]
+
+
+def test_a_full_disk_mid_append_leaves_the_log_as_it_was(tmp_path, monkeypatch):
+    path = dailylog.log_path(tmp_path, DAY)
+    dailylog.append(path, dailylog.Entry("10:00:00", "me", "kept"), DAY)
+    before = path.read_bytes()
+    real_write = os.write
+
+    def half(fd, data):
+        return real_write(fd, data[:len(data) // 2])
+
+    monkeypatch.setattr(dailylog.os, "write", half)
+    with pytest.raises(WriteError) as err:
+        dailylog.append(path, dailylog.Entry("10:00:01", "me", "a long entry that will not fit"), DAY)
+    assert "the disk is full" in str(err.value)
+    assert path.read_bytes() == before  # no half entry
+    other = dailylog.log_path(tmp_path, dt.date(2026, 12, 3))
+    with pytest.raises(WriteError):
+        dailylog.append(other, dailylog.Entry("10:00:01", "me", "x"), dt.date(2026, 12, 3))
+    assert not other.exists()  # no empty day log left behind
+    monkeypatch.setattr(dailylog.os, "write", real_write)
+    assert dailylog.append(path, dailylog.Entry("10:00:02", "me", "later"), DAY) == 1
+
+
+def test_a_refused_write_is_named_and_the_log_is_as_it_was(tmp_path, monkeypatch):
+    path = dailylog.log_path(tmp_path, DAY)
+    dailylog.append(path, dailylog.Entry("10:00:00", "me", "kept"), DAY)
+    before = path.read_bytes()
+
+    def read_only(fd, data):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(dailylog.os, "write", read_only)
+    with pytest.raises(WriteError) as err:
+        dailylog.append(path, dailylog.Entry("10:00:01", "me", "x"), DAY)
+    assert "the disk is read-only" in str(err.value) and path.read_bytes() == before
+
+
+def test_a_log_linked_out_of_the_workspace_is_never_appended_to(tmp_path):
+    (tmp_path / "heartcompass.toml").write_text("", "utf-8")
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere"
+    elsewhere.mkdir()
+    person = tmp_path / "people" / "alice"
+    person.mkdir(parents=True)
+    (person / "logs").symlink_to(elsewhere)
+    with pytest.raises(UnsafePathError):
+        dailylog.append(dailylog.log_path(person, DAY), dailylog.Entry("10:00:00", "me", "x"), DAY)
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_an_appender_knows_whether_the_file_it_opened_is_still_the_log(tmp_path):
+    path = tmp_path / "log.md"
+    path.write_text("x", "utf-8")
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert dailylog._still_there(fd, path)
+        path.unlink()
+        assert not dailylog._still_there(fd, path)  # set aside while we waited for the lock
+        path.write_text("x", "utf-8")
+        assert not dailylog._still_there(fd, path)  # another file in its place now
+    finally:
+        os.close(fd)
+
+
+def test_an_entry_is_counted_only_below_the_header():
+    text = "---\ndate: 2026-12-02\n- 10:00:00 · me · not one\n---\n\n- 10:00:01 · me · one\nnot an entry\n"
+    assert dailylog._count_entries(text) == 1
+    assert dailylog._count_entries("- 10:00:00 · me · a\n- 10:00:01 · me · b\n") == 2
+    assert dailylog._count_entries("---\n- 10:00:00 · me · a\n") == 1  # a header never closed: all of it
+
+
+# -- reading a day's log -----------------------------------------------------------------
+def test_a_log_is_read_with_its_header_continuations_and_tags():
+    text = ("---\ndate: 2026-12-02\n- 09:00:00 · me · in the header\n---\n\n- 10:00:00 · me · hi\n  two\n\n"
+            "- 10:00:01 · persona [ cut off , , as-of 2026-01 ] · ok\n- 10:00:02 · note [] · bare\n")
+    entries = dailylog.parse(text, "log.md")
+    assert entries == [dailylog.Entry("10:00:00", "me", "hi\ntwo"),
+                       dailylog.Entry("10:00:01", "persona", "ok", ["cut off", "as-of 2026-01"]),
+                       dailylog.Entry("10:00:02", "note", "bare")]
+    with pytest.raises(FormatError) as err:
+        dailylog.parse("- 10:00:00 · me · hi\n---\n", "log.md")  # no header: '---' is a stray line
+    assert err.value.line == 2
+
+
+def test_a_line_that_is_not_an_entry_names_its_line_and_how_to_restore_it():
+    long = "x" * 80
+    with pytest.raises(FormatError) as err:
+        dailylog.parse(f"---\ndate: 2026-12-02\n---\n\n  orphan\n{long}\n", "log.md")
+    assert err.value.line == 5 and err.value.problem == "not a log entry: 'orphan'"
+    with pytest.raises(FormatError) as err:
+        dailylog.parse(f"- 10:00:00 · me · hi\n  {long}\n {long}\n", "log.md")
+    assert err.value.line == 3 and err.value.problem == f"not a log entry: {'x' * 60!r}"
+    assert err.value.hint == ("Logs are written by HeartCompass and append-only; restore the line with "
+                              "'heartcompass restore' or 'git checkout' rather than editing it.")
+
+
+def test_an_entry_renders_every_line_break_as_one_indented_continuation():
+    assert dailylog.Entry("10:00:00", "me", "a\r\nb\rc", ["x", "y"]).render() == \
+        "- 10:00:00 · me [x, y] · a\n  b\n  c\n"
+    assert dailylog.Entry("10:00:00", "me", "").render() == "- 10:00:00 · me · \n"
+
+
+def test_entries_a_marker_takes_back_are_flagged_dropped_when_read():
+    text = "- 10:00:00 · persona · a\n- 10:00:01 · mark [supersedes 1] · retry\n- 10:00:02 · persona · b\n"
+    entries = dailylog.parse(text, "log.md")
+    assert [e.dropped for e in entries] == [True, True, False]
+
+
+def test_the_first_marker_to_name_an_entry_says_what_happened_to_it():
+    entries = dailylog.parse("- 10:00:00 · note · a\n- 10:00:01 · mark [discards 1] · no\n"
+                             "- 10:00:02 · mark [applied 1] · yes\n- 10:00:03 · mark [applied 0 1-1] · ?\n",
+                             "log.md")
+    assert dailylog.marked(entries) == {0: "discards"}
