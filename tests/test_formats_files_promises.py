@@ -114,7 +114,7 @@ def test_a_memory_counts_the_tokens_of_its_body_as_it_would_be_written():
 
 
 # -- a profile's body --------------------------------------------------------------------
-PROFILE_BODY = ("---\nname: Alice\n---\n# Alice\nintro line\n\n## Likes\n\n- tea  \n<!-- my note -->\n  indented\n"
+PROFILE_BODY = ("---\nname: Alice\n---\n# Alice\nintro line\n\n## Likes\n\n- tea  \n  <!-- my note -->\n  indented\n"
                 "## People in their life\n\n- [m1] Sara (daughter)\n## Background\nGrew up in Lyon.\n\n")
 
 
@@ -123,7 +123,7 @@ def test_a_profiles_notes_are_its_section_lines_without_comments_or_mentions():
     title above the sections or a mentioned person is not one of them."""
     prof = profile_fmt.parse(PROFILE_BODY, Path("PROFILE.md"))
     assert prof.notes() == [("Likes", "- tea"), ("Likes", "  indented"), ("Background", "Grew up in Lyon.")]
-    assert prof.sections() == {"Likes": "- tea  \n<!-- my note -->\n  indented",
+    assert prof.sections() == {"Likes": "- tea  \n  <!-- my note -->\n  indented",
                                "People in their life": "- [m1] Sara (daughter)", "Background": "Grew up in Lyon."}
     assert profile_fmt.parse("---\nname: Bo\n---\nno sections\n", Path("P.md")).notes() == []
 

@@ -218,6 +218,16 @@ def test_a_body_without_the_section_gets_it_at_its_end_only_when_there_is_someon
     assert mentions_fmt.write("# Alice", [mentions_fmt.Mention("Mia")]) == \
         "# Alice\n\n## People in their life\n\n- Mia\n"
     assert mentions_fmt.read("# Alice\n") == []
+    assert mentions_fmt.write("# Alice\n", [mentions_fmt.Mention("Mia"), mentions_fmt.Mention("Rob")]) == \
+        "# Alice\n\n## People in their life\n\n- Mia\n- Rob\n"
+
+
+def test_a_mention_section_at_the_end_of_the_body_is_rewritten_once():
+    body = "# Alice\n\n## People in their life\n\n- Sara\n"
+    assert mentions_fmt.read(body) == [mentions_fmt.Mention("Sara", raw="- Sara")]
+    assert mentions_fmt.section_bounds(body) == (3, 6)
+    assert mentions_fmt.write(body, [mentions_fmt.Mention("Sara", notes=["violin"])]) == \
+        "# Alice\n\n## People in their life\n\n- Sara: violin\n"
     empty = "## People in their life\n## Likes\n"
     assert mentions_fmt.write(empty, [mentions_fmt.Mention("Mia")]) == "## People in their life\n\n- Mia\n## Likes\n"
 
