@@ -666,3 +666,62 @@ def test_the_first_marker_to_name_an_entry_says_what_happened_to_it():
                              "- 10:00:02 · mark [applied 1] · yes\n- 10:00:03 · mark [applied 0 1-1] · ?\n",
                              "log.md")
     assert dailylog.marked(entries) == {0: "discards"}
+
+
+# -- VOICE.md ----------------------------------------------------------------------------
+def test_a_new_voice_is_exactly_its_header_note_and_two_empty_sections():
+    v = voice_fmt.new("people/alice/VOICE.md", "Alice")
+    assert v.path == Path("people/alice/VOICE.md") and v.lines(voice_fmt.THEIRS) == [] and v.other == {}
+    assert voice_fmt.render(v) == (
+        "---\nbudget_tokens: 300\nprivate: []\n---\n\n# Voice — Alice\n\nTheir own words, verbatim: the persona sees "
+        "them as examples of how they write, never as facts.\nLines marked (import ...) are picked from imported "
+        "chats and may be replaced by newer ones; every other line is yours and stays.\n\n## Their words\n\n"
+        "## My words to them\n\n")
+
+
+def test_a_hand_written_voice_renders_as_written_until_it_changes():
+    text = '## Their words\n- "hi"\n## Mine\nraw\n'
+    v = voice_fmt.parse(text, "VOICE.md")
+    assert voice_fmt.render(v) == text and (v.budget_tokens, v.private, v.rhythm) == (300, [], {})
+    v.sections[voice_fmt.THEIRS].append(voice_fmt.Line("yo", "card"))
+    assert voice_fmt.render(v) == '## Their words\n\n- "hi"\n- "yo" (card)\n\n## Mine\nraw\n'
+
+
+def test_a_voice_keeps_its_sections_in_order_and_a_learned_rhythm_on_one_line():
+    v = voice_fmt.parse('---\nbudget_tokens: 50\n---\n## My words to them\n\n- "a" (quote 2026-01-02)\n', "VOICE.md")
+    v.sections["Extra"] = [voice_fmt.Line("x")]
+    v.doc.meta["rhythm"] = {"messages": 9, "median_words": 4}
+    v.doc.meta["private"] = ["salary", 3]
+    assert (v.budget_tokens, v.private) == (50, ["salary", "3"])
+    assert voice_fmt.render(v) == ('---\nbudget_tokens: 50\nrhythm: {median_words: 4, messages: 9}\n'
+                                   'private:\n- salary\n- 3\n---\n## My words to them\n\n- "a" (quote 2026-01-02)\n\n'
+                                   '## Extra\n\n- "x"\n\n')
+
+
+@pytest.mark.parametrize("line, text, source", [
+    ('- "hi" (import)', "hi", "import"), ('- "hi" (card 2026-01-02)', "hi", "card 2026-01-02"),
+    ('- "say "hi"" (hand)', 'say "hi"', "hand"), ('  - "hi"   ', "hi", "hand"), ('- "" (quote)', "", "quote"),
+])
+def test_a_voice_line_reads_its_words_and_where_they_came_from(line, text, source):
+    v = voice_fmt.parse(f"## Their words\n\n{line}\n", "VOICE.md")
+    assert v.lines(voice_fmt.THEIRS) == [voice_fmt.Line(text, source)]
+
+
+@pytest.mark.parametrize("line", ['- "hi" (told)', '- hi', '- "hi" (import 2026-1-2)', '- "hi" x'])
+def test_a_voice_line_with_a_source_of_its_own_is_refused(line):
+    with pytest.raises(FormatError) as err:
+        voice_fmt.parse(f"## Their words\n\n{line}\n", "VOICE.md")
+    assert err.value.line == 3 and err.value.hint == 'Write each line as - "what they wrote" (optionally followed by (hand)).'
+
+
+# -- conflict marks ----------------------------------------------------------------------
+def test_conflict_marks_are_found_in_a_windows_file_and_only_in_order():
+    assert text_fmt.conflict_line("a\r\n<<<<<<< HEAD\r\nx\r\n=======\r\ny\r\n>>>>>>> b\r\n") == 2
+    assert text_fmt.conflict_line("=======\n<<<<<<< a\nx\n>>>>>>> b\n") is None  # divider before the opener
+    assert text_fmt.conflict_line("<<<<<<< a\n=======\n<<<<<<< b\n>>>>>>> c\n") is None  # a new opener, no divider
+    assert text_fmt.conflict_line("<<<<<<<< a\n=======\n>>>>>>> b\n") is None  # eight marks: not git's
+    assert text_fmt.conflict_line("<<<<<<< a\n=======\n>>>>>>>> b\n") is None
+    assert text_fmt.conflict_line("x\n<<<<<<<\n=======\n>>>>>>>\n") == 2  # bare marks, as git writes some
+    assert text_fmt.conflict_line("<<<<<<< a\n======= \n>>>>>>> b\n") is None
+    assert text_fmt.conflict_line("<<<<<<< a\n>>>>>>> b\n<<<<<<< c\n=======\n>>>>>>> d\n") == 3
+    assert text_fmt.conflict_line("a\n>>>>>>> x\n<<<<<<< y\n", leftovers=True) == 2  # the first one left
