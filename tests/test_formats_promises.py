@@ -161,7 +161,7 @@ def test_markers_moved_down_a_file_keep_naming_their_entries():
 def test_a_marker_names_runs_of_positions_one_based():
     assert dailylog.marker("09:00:00", "discards", [3, 0, 1, 2, 5], "why").tags == ["discards 1-4 6"]
     assert dailylog.marker("09:00:00", "applied", [4], "why").render() == "- 09:00:00 · mark [applied 5] · why\n"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown marker verb 'pins'"):
         dailylog.marker("09:00:00", "pins", [1], "why")
 
 
@@ -192,6 +192,24 @@ def test_an_unchanged_mention_renders_as_read_and_a_changed_one_cleanly():
     assert mentions_fmt.render_line(changed) == \
         "- [m3] Sara (daughter; aka Sa; → sara): violin, piano; 8 years (log 2026-03-02)"
     assert mentions_fmt.render_line(mentions_fmt.Mention("Bo (the dog)")) == "- Bo the dog"
+
+
+def test_a_changed_mention_keeps_each_part_whole_and_every_letter():
+    """A separator inside a part becomes a comma, so the line reads back
+    with the same role and notes; no letter of a name is lost."""
+    m = mentions_fmt.Mention("Xavier XU", role="friend; DJ X", aliases=["Xu", "小徐"], person="xu",
+                             notes=["owns an X;", "; plays XBOX"], source="told", id="m4")
+    line = mentions_fmt.render_line(m)
+    assert line == "- [m4] Xavier XU (friend, DJ X; aka Xu, 小徐; → xu): owns an X; plays XBOX (told)"
+    again = mentions_fmt.parse_line(line)
+    assert (again.name, again.role, again.aliases, again.person, again.notes) == (
+        "Xavier XU", "friend, DJ X", ["Xu", "小徐"], "xu", ["owns an X", "plays XBOX"])
+
+
+def test_an_empty_mention_section_is_left_as_it_is_when_no_one_is_written():
+    assert mentions_fmt.write("## People in their life\n## Likes\n", []) == "## People in their life\n## Likes\n"
+    assert mentions_fmt.write("## People in their life\n\n\n## Likes\n", [mentions_fmt.Mention("Mia")]) == \
+        "## People in their life\n\n- Mia\n\n\n## Likes\n"
 
 
 def test_hand_written_mentions_get_the_next_free_ids():
@@ -494,6 +512,14 @@ def test_an_impossible_thread_end_says_how_to_write_one():
 
 # -- new files --------------------------------------------------------------------------
 from heartcompass.formats import frontmatter_doc as fm  # noqa: E402
+
+
+def test_a_new_events_file_is_where_it_was_made_and_has_no_fields_until_given_some():
+    ef = events_fmt.new(Path("people/alice/EVENTS.md"), "Alice")
+    assert ef.path == Path("people/alice/EVENTS.md") and ef.doc.meta == {}
+    assert events_fmt.render(ef) == "\n# Events — Alice\n\n"
+    ef.doc.meta["title"] = "Alice"
+    assert events_fmt.render(ef) == "---\ntitle: Alice\n---\n\n# Events — Alice\n\n"
 
 
 def test_a_new_document_renders_its_frontmatter_and_body():

@@ -161,12 +161,9 @@ def write(body: str, mentions: list[Mention]) -> str:
     slots = [i for i, line in enumerate(inside) if line.startswith("- ")]
     if len(slots) < len(rendered):  # the new ones go after the last line that is not blank
         last = max((i for i, line in enumerate(inside) if line.strip()), default=-1)
-        extra = rendered[len(slots):]
-        inside = inside[:last + 1] + extra + inside[last + 1:]
-        slots += list(range(last + 1, last + 1 + len(extra)))
-        if last == -1 and (not inside or inside[0].strip()):
+        inside = inside[:last + 1] + rendered[len(slots):] + inside[last + 1:]  # every slot is above them
+        if last == -1:  # a section of blank lines only: one blank line under its heading first
             inside.insert(0, "")
-            slots = [i + 1 for i in slots]
     for slot, text in zip(slots, rendered):
         inside[slot] = text
     gone = set(slots[len(rendered):])
