@@ -672,6 +672,7 @@ def test_the_first_marker_to_name_an_entry_says_what_happened_to_it():
 def test_a_new_voice_is_exactly_its_header_note_and_two_empty_sections():
     v = voice_fmt.new("people/alice/VOICE.md", "Alice")
     assert v.path == Path("people/alice/VOICE.md") and v.lines(voice_fmt.THEIRS) == [] and v.other == {}
+    assert v.lines("Inside jokes") == []  # a section the file does not have: no lines
     assert voice_fmt.render(v) == (
         "---\nbudget_tokens: 300\nprivate: []\n---\n\n# Voice — Alice\n\nTheir own words, verbatim: the persona sees "
         "them as examples of how they write, never as facts.\nLines marked (import ...) are picked from imported "

@@ -324,6 +324,7 @@ def test_an_event_date_says_how_precise_it_is_and_is_written_back_the_same(writt
 @pytest.mark.parametrize("written, problem", [
     ("2023-02-30", "2023-02-30 is not a real date"), ("2023-13", "2023-13 is not a real month"),
     ("June 2023", "'June 2023' is not a date"), ("", "'' is not a date"),
+    ("x" * 40, f"{'x' * 30!r} is not a date (YYYY-MM-DD, YYYY-MM, YYYY or ~YYYY-MM-DD)"),
 ])
 def test_an_event_date_that_is_not_real_says_why(written, problem):
     with pytest.raises(ValueError) as err:
@@ -339,6 +340,8 @@ def test_events_sort_newest_first_a_day_before_its_month_before_its_year():
         "- 2024-01-01 · w0.25 · newer (hand)", "- 2023-06-01 · a day", "- ~2023-06-01 · about a day",
         "- 2023-06 · a month", "- 2023 · a year"]
     assert events_fmt.count_events("# Events\n" + "\n".join(lines) + "\n- not an event\n") == 5
+    same_day = events_fmt.parse("# Events\n\n- 2023 · year\n- 2023-01 · month\n- 2023-01-01 · day\n", Path("EVENTS.md"))
+    assert [e.text for e in same_day.sorted_events()] == ["day", "month", "year"]
 
 
 def test_an_events_file_renders_unchanged_bytes_and_sorts_only_when_changed():
@@ -402,7 +405,7 @@ def test_a_file_is_named_by_its_kind_in_any_spelling(kind):
 def test_an_unknown_file_kind_says_which_ones_there_are():
     with pytest.raises(HeartCompassError) as err:
         text_fmt.file_for("notes")
-    assert "Unknown file 'notes'" in str(err.value)
+    assert "Unknown file 'notes'" in str(err.value) and err.value.hint == "Use profile, events, memory or voice."
     assert text_fmt.file_for("voice") == "VOICE.md" and text_fmt.file_for("memory.MD") == "MEMORY.md"
 
 
@@ -479,7 +482,7 @@ def test_the_old_consolidated_map_is_read_and_dropped_and_the_budget_defaults():
     mem.drop_legacy()
     assert mem.legacy_consolidated == {} and "consolidated" not in memory_fmt.render(mem)
     new = memory_fmt.new(MEMORY, "Alice", budget_tokens=900)
-    assert new.budget_tokens == 900 and list(new.sections) == list(memory_fmt.KNOWN)
+    assert new.path == MEMORY and new.budget_tokens == 900 and list(new.sections) == list(memory_fmt.KNOWN)
     assert memory_fmt.parse(memory_fmt.render(new), MEMORY).items(memory_fmt.FACTS) == []
 
 
@@ -502,6 +505,13 @@ def test_a_section_the_memory_lacks_has_no_items_and_dropping_nothing_is_fine():
     assert mem.items(memory_fmt.FACTS) == ["- Likes tea (hand)"]  # a copy: the file's lines change only on purpose
     mem.drop_legacy()  # no old map: nothing to drop, no error
     assert memory_fmt.render(mem) == memory_text()
+
+
+def test_an_impossible_thread_end_is_named_on_its_line_in_a_file_without_frontmatter():
+    text = "\n# Memory\n\n## Facts\n\n## From our chats\n\n## Open threads\n\n- Trip (until 2023-13) (told)\n"
+    with pytest.raises(FormatError) as err:
+        memory_fmt.parse(text, MEMORY)
+    assert err.value.line == 10 == text.splitlines().index("- Trip (until 2023-13) (told)") + 1
 
 
 def test_an_impossible_thread_end_says_how_to_write_one():
