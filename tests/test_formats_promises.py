@@ -140,6 +140,33 @@ def test_a_marker_naming_an_entry_both_sides_appended_follows_ours():
     assert merged.count("twice") == 1
 
 
+def test_a_marker_naming_several_entries_follows_each_of_them():
+    """'discards 1 3' names two entries: the one that did not move stays 1,
+    the one that did is renumbered; a tag that is no marker's stays as it is."""
+    base = log("- 09:00:00 · me · hi")
+    ours = log("- 09:00:00 · me · hi", "- 09:01:00 · me · laptop")
+    theirs = log("- 09:00:00 · me · hi", "- 09:02:00 · note · a", "- 09:03:00 · note · b",
+                 "- 09:04:00 · mark [pins 1, discards 1 3] · no")
+    merged = logmerge.union(base, ours, theirs, "log.md")
+    assert merged.endswith("- 09:04:00 · mark [pins 1, discards 1 4] · no\n")
+    assert [e.text for e in dailylog.effective_entries(dailylog.parse(merged, "log.md"))] == ["laptop", "a"]
+
+
+def test_a_side_that_does_not_parse_is_no_union():
+    ok = log("- 09:00:00 · me · hi")
+    assert logmerge.union("- not a log entry\n", ok, ok, "log.md") is None
+    assert logmerge.union(ok, ok, "- not a log entry\n", "log.md") is None
+    assert logmerge.union(ok, ok, ok, "log.md") == ok  # the same file: itself
+
+
+def test_a_merge_keeps_our_header_and_two_empty_logs_stay_empty():
+    ours = "---\ndate: 2026-12-02\n---\n\n\n- 09:01:00 · me · a\n"
+    theirs = log("- 09:02:00 · me · b")
+    assert logmerge.union(None, ours, theirs, "log.md") == "---\ndate: 2026-12-02\n---\n\n\n" + \
+        "- 09:01:00 · me · a\n- 09:02:00 · me · b\n"
+    assert logmerge.union(None, HEAD, HEAD, "log.md") == HEAD
+
+
 def test_an_unknown_verb_or_a_position_out_of_range_is_left_as_written():
     base = log("- 09:00:00 · me · hi")
     ours = log("- 09:00:00 · me · hi", "- 09:01:00 · me · a")
@@ -321,6 +348,13 @@ def test_an_event_date_says_how_precise_it_is_and_is_written_back_the_same(writt
     assert when.text == written.strip()
 
 
+def test_a_date_is_written_as_precisely_as_it_is_known():
+    day = d(2023, 6, 2)
+    assert events_fmt.format_when(day) == "2023-06-02" and events_fmt.format_when(day, True) == "2023-06"
+    assert events_fmt.format_when(day, approx=True) == "~2023-06-02"
+    assert events_fmt.format_when(day, year_only=True) == "2023"
+
+
 @pytest.mark.parametrize("written, problem", [
     ("2023-02-30", "2023-02-30 is not a real date"), ("2023-13", "2023-13 is not a real month"),
     ("June 2023", "'June 2023' is not a date"), ("", "'' is not a date"),
@@ -350,7 +384,7 @@ def test_an_events_file_renders_unchanged_bytes_and_sorts_only_when_changed():
     assert events_fmt.render(ef) == text
     ef.events[0].weight = 0.75
     assert events_fmt.render(ef) == "# Events\n\n- 2024-01-01 · newer (told)\n- 2023-01-01 · w0.75 · older\n"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="EVENTS.md was parsed read-only; load it without readonly to write it"):
         events_fmt.render(events_fmt.parse(text, Path("EVENTS.md"), readonly=True))
 
 
