@@ -593,3 +593,50 @@ def test_memory_renders_each_section_with_its_lines_one_per_line():
     mem.sections[memory_fmt.FACTS] = ["- a (hand)", "- b (hand)"]
     assert "## Facts\n\n- a (hand)\n- b (hand)\n\n## From our chats\n\n## Open threads\n\n## About me\n\n" in \
         memory_fmt.render(mem)
+
+
+# -- EVENTS.md lines ---------------------------------------------------------------------
+@pytest.mark.parametrize("line, problem, hint", [
+    ("- yesterday · x", "not an event line: '- yesterday · x'", events_fmt.FORMAT_HINT),
+    ("- 2023-06-02 · ", "the event has a date but no text", events_fmt.FORMAT_HINT),
+    ("- 2023-02-30 · x", "2023-02-30 is not a real date", events_fmt.FORMAT_HINT),
+    ("- 0000 · x", "0000 is not a real year", events_fmt.FORMAT_HINT),
+    ("- 2023-00 · x", "2023-00 is not a real month", events_fmt.FORMAT_HINT),
+    ("- 2023-06-02 · w2 · x", "weight w2 is outside 0..1", "Weights go from w0 (trivial) to w1 (life-changing)."),
+    ("- " + "y" * 80, f"not an event line: {'- ' + 'y' * 58!r}", events_fmt.FORMAT_HINT),
+    ("stray words", "unexpected text after the events: 'stray words'", events_fmt.FORMAT_HINT),
+    ("z" * 80, f"unexpected text after the events: {'z' * 60!r}", events_fmt.FORMAT_HINT),
+])
+def test_an_event_line_that_does_not_parse_says_what_and_how_to_write_one(line, problem, hint):
+    text = f"---\nfirst: 1\n---\n# Events\n\n- 2023-01-01 · fine\n{line}\n"
+    with pytest.raises(FormatError) as err:
+        events_fmt.parse(text, Path("EVENTS.md"))
+    assert (err.value.problem, err.value.line, err.value.hint) == (problem, 7, hint)
+
+
+def test_an_event_line_number_counts_from_the_files_first_line():
+    with pytest.raises(FormatError) as err:
+        events_fmt.parse("\n# Events\n\n- 2023-01-01 · fine\n- yesterday · x\n", Path("EVENTS.md"))
+    assert err.value.line == 5
+
+
+def test_an_event_reads_its_weight_source_and_text_whatever_its_precision():
+    e = events_fmt.parse_line("- 2023-06 · w0 · Moved house   (told)  ", "EVENTS.md", 1)
+    assert (e.text, e.weight, e.source, e.month_only, e.when) == ("Moved house", 0.0, "told", True, "2023-06")
+    e = events_fmt.parse_line("- ~2023-06-02 · Camping (log 2023-06-09)", "EVENTS.md", 1)
+    assert (e.text, e.source, e.approx, e.when) == ("Camping", "log 2023-06-09", True, "~2023-06-02")
+    e = events_fmt.parse_line("- 2019 · w1 · Moved to Berlin (hand)", "EVENTS.md", 1)
+    assert (e.text, e.weight, e.source, e.year_only, e.when) == ("Moved to Berlin", 1.0, "hand", True, "2019")
+
+
+@pytest.mark.parametrize("preamble", ["# Events X  \n\n", "", "# Events\n<!-- mine -->\n\n\n"])
+def test_the_text_above_the_events_is_kept_as_written_when_they_change(preamble):
+    ef = events_fmt.parse(f"{preamble}- 2023-01-01 · a\n", Path("EVENTS.md"))
+    ef.events.append(events_fmt.Event(d(2024, 1, 1), "b"))
+    kept = preamble.rstrip("\n") + "\n\n" if preamble else ""
+    assert events_fmt.render(ef) == f"{kept}- 2024-01-01 · b\n- 2023-01-01 · a\n"
+
+
+def test_an_indented_comment_after_the_events_is_no_stray_text():
+    ef = events_fmt.parse("# Events\n\n- 2023-01-01 · a\n  <!-- mine -->\n", Path("EVENTS.md"))
+    assert [e.text for e in ef.events] == ["a"]
