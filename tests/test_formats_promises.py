@@ -221,6 +221,15 @@ def test_an_unchanged_mention_renders_as_read_and_a_changed_one_cleanly():
     assert mentions_fmt.render_line(mentions_fmt.Mention("Bo (the dog)")) == "- Bo the dog"
 
 
+def test_a_mention_reads_every_alias_and_extra_role_in_the_order_written():
+    m = mentions_fmt.parse_line("- Mia (friend; neighbour; aka Mimi; old pal; 又名 米娅): likes tea; runs")
+    assert (m.role, m.aliases, m.notes) == ("friend", ["Mimi", "米娅"], ["neighbour", "old pal", "likes tea", "runs"])
+    odd = mentions_fmt.parse_line("- Sara (daughter) plays (told)")  # not name (who): notes
+    assert (odd.name, odd.role, odd.notes, odd.source) == ("Sara (daughter) plays", "", [], "told")
+    assert mentions_fmt.parse_line("- Bo ()").role == "" and mentions_fmt.parse_line("- Bo ()").notes == []
+    assert m.changed(role="pal").raw == "" and mentions_fmt.render_line(m.changed(role="pal")).startswith("- Mia (pal;")
+
+
 def test_a_changed_mention_keeps_each_part_whole_and_every_letter():
     """A separator inside a part becomes a comma, so the line reads back
     with the same role and notes; no letter of a name is lost."""
@@ -307,17 +316,28 @@ def test_a_changed_voice_renders_its_sections_in_order_and_keeps_the_users_own()
     assert voice_fmt.parse(text, "VOICE.md").lines(voice_fmt.MINE)[1] == voice_fmt.Line("ttyl", "import 2026-12-01")
 
 
+def test_a_voice_keeps_the_text_above_its_sections_and_a_budget_of_one_is_fine():
+    for preamble, kept in [("# Voice X  \n\n", "# Voice X  \n\n"), ("", ""), ("# Voice\n\n\n", "# Voice\n\n")]:
+        v = voice_fmt.parse(f"---\nbudget_tokens: 1\n---\n{preamble}## Their words\n", "VOICE.md")
+        v.sections[voice_fmt.THEIRS].append(voice_fmt.Line("hi"))
+        assert v.budget_tokens == 1
+        assert voice_fmt.render(v) == f'---\nbudget_tokens: 1\n---\n{kept}## Their words\n\n- "hi"\n\n'
+    with pytest.raises(FormatError) as err:
+        voice_fmt.parse("## Their words\n\n- " + "q" * 80 + "\n", "VOICE.md")
+    assert err.value.problem == f"not a quoted line: {'- ' + 'q' * 58!r}"
+
+
 @pytest.mark.parametrize("meta, problem", [
     ("budget_tokens: 0\n", "'budget_tokens' must be a positive whole number, not 0"),
     ("budget_tokens: true\n", "'budget_tokens' must be a positive whole number, not True"),
     ("budget_tokens: 1.5\n", "'budget_tokens' must be a positive whole number, not 1.5"),
-    ("private: salary\n", "'private' must be a list of words"),
-    ("rhythm: fast\n", "'rhythm' is written by HeartCompass"),
+    ("private: salary\n", "'private' must be a list of words, e.g. [salary, 密码]"),
+    ("rhythm: fast\n", "'rhythm' is written by HeartCompass; delete the line to have it learned again"),
 ])
 def test_a_voice_with_bad_settings_says_which_line(meta, problem):
     with pytest.raises(FormatError) as err:
         voice_fmt.parse(f"---\nfirst: 1\n{meta}---\n## Their words\n", "VOICE.md")
-    assert problem in err.value.problem and err.value.line == 3
+    assert err.value.problem == problem and err.value.line == 3
 
 
 def test_a_voice_line_that_is_not_quoted_is_a_format_error_on_its_line():
@@ -546,6 +566,15 @@ def test_an_impossible_thread_end_is_named_on_its_line_in_a_file_without_frontma
     with pytest.raises(FormatError) as err:
         memory_fmt.parse(text, MEMORY)
     assert err.value.line == 10 == text.splitlines().index("- Trip (until 2023-13) (told)") + 1
+
+
+def test_a_missing_section_is_named_on_the_right_line_without_frontmatter_and_says_how_to_fix_it():
+    text = "\n# Memory\n\n## Facts\n\n## From our chats\n"
+    with pytest.raises(FormatError) as err:
+        memory_fmt.parse(text, MEMORY)
+    assert err.value.line == 6 and err.value.hint == (
+        "MEMORY.md needs the sections '## Facts', '## From our chats', '## Open threads', spelled exactly (your own "
+        "sections may follow them): rename the heading back or add the missing one.")
 
 
 def test_an_impossible_thread_end_says_how_to_write_one():

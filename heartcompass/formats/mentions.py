@@ -62,8 +62,8 @@ def parse_line(line: str) -> Mention | None:
     if m:
         ident, text = m.group(1), text[m.end():]
     name, meta, notes = _split(text)
-    role, aliases, person = "", [], ""
-    for item in (p.strip() for p in meta.split(";")) if meta else ():
+    role, aliases, person, more = "", [], "", []
+    for item in (p.strip() for p in meta.split(";")):
         if _LINK.match(item):
             person = _LINK.match(item).group(1)  # type: ignore[union-attr]
         elif _AKA.match(item):
@@ -71,9 +71,9 @@ def parse_line(line: str) -> Mention | None:
         elif item and not role:
             role = item
         elif item:
-            notes = "; ".join(n for n in (item, notes) if n)
-    return Mention(name.strip(), role, aliases, [n.strip() for n in notes.split(";") if n.strip()], person,
-                   source, ident, line)
+            more.append(item)  # a second role is a note, in the order written
+    return Mention(name.strip(), role, aliases, [*more, *(n.strip() for n in notes.split(";") if n.strip())],
+                   person, source, ident, line)
 
 
 def _split(text: str) -> tuple[str, str, str]:
