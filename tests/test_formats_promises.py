@@ -140,6 +140,33 @@ def test_a_marker_naming_an_entry_both_sides_appended_follows_ours():
     assert merged.count("twice") == 1
 
 
+def test_a_marker_naming_several_entries_follows_each_of_them():
+    """'discards 1 3' names two entries: the one that did not move stays 1,
+    the one that did is renumbered; a tag that is no marker's stays as it is."""
+    base = log("- 09:00:00 · me · hi")
+    ours = log("- 09:00:00 · me · hi", "- 09:01:00 · me · laptop")
+    theirs = log("- 09:00:00 · me · hi", "- 09:02:00 · note · a", "- 09:03:00 · note · b",
+                 "- 09:04:00 · mark [pins 1, discards 1 3] · no")
+    merged = logmerge.union(base, ours, theirs, "log.md")
+    assert merged.endswith("- 09:04:00 · mark [pins 1, discards 1 4] · no\n")
+    assert [e.text for e in dailylog.effective_entries(dailylog.parse(merged, "log.md"))] == ["laptop", "a"]
+
+
+def test_a_side_that_does_not_parse_is_no_union():
+    ok = log("- 09:00:00 · me · hi")
+    assert logmerge.union("- not a log entry\n", ok, ok, "log.md") is None
+    assert logmerge.union(ok, ok, "- not a log entry\n", "log.md") is None
+    assert logmerge.union(ok, ok, ok, "log.md") == ok  # the same file: itself
+
+
+def test_a_merge_keeps_our_header_and_two_empty_logs_stay_empty():
+    ours = "---\ndate: 2026-12-02\n---\n\n\n- 09:01:00 · me · a\n"
+    theirs = log("- 09:02:00 · me · b")
+    assert logmerge.union(None, ours, theirs, "log.md") == "---\ndate: 2026-12-02\n---\n\n\n" + \
+        "- 09:01:00 · me · a\n- 09:02:00 · me · b\n"
+    assert logmerge.union(None, HEAD, HEAD, "log.md") == HEAD
+
+
 def test_an_unknown_verb_or_a_position_out_of_range_is_left_as_written():
     base = log("- 09:00:00 · me · hi")
     ours = log("- 09:00:00 · me · hi", "- 09:01:00 · me · a")
@@ -161,7 +188,7 @@ def test_markers_moved_down_a_file_keep_naming_their_entries():
 def test_a_marker_names_runs_of_positions_one_based():
     assert dailylog.marker("09:00:00", "discards", [3, 0, 1, 2, 5], "why").tags == ["discards 1-4 6"]
     assert dailylog.marker("09:00:00", "applied", [4], "why").render() == "- 09:00:00 · mark [applied 5] · why\n"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown marker verb 'pins'"):
         dailylog.marker("09:00:00", "pins", [1], "why")
 
 
@@ -194,6 +221,33 @@ def test_an_unchanged_mention_renders_as_read_and_a_changed_one_cleanly():
     assert mentions_fmt.render_line(mentions_fmt.Mention("Bo (the dog)")) == "- Bo the dog"
 
 
+def test_a_mention_reads_every_alias_and_extra_role_in_the_order_written():
+    m = mentions_fmt.parse_line("- Mia (friend; neighbour; aka Mimi; old pal; 又名 米娅): likes tea; runs")
+    assert (m.role, m.aliases, m.notes) == ("friend", ["Mimi", "米娅"], ["neighbour", "old pal", "likes tea", "runs"])
+    odd = mentions_fmt.parse_line("- Sara (daughter) plays (told)")  # not name (who): notes
+    assert (odd.name, odd.role, odd.notes, odd.source) == ("Sara (daughter) plays", "", [], "told")
+    assert mentions_fmt.parse_line("- Bo ()").role == "" and mentions_fmt.parse_line("- Bo ()").notes == []
+    assert m.changed(role="pal").raw == "" and mentions_fmt.render_line(m.changed(role="pal")).startswith("- Mia (pal;")
+
+
+def test_a_changed_mention_keeps_each_part_whole_and_every_letter():
+    """A separator inside a part becomes a comma, so the line reads back
+    with the same role and notes; no letter of a name is lost."""
+    m = mentions_fmt.Mention("Xavier XU", role="friend; DJ X", aliases=["Xu", "小徐"], person="xu",
+                             notes=["owns an X;", "; plays XBOX"], source="told", id="m4")
+    line = mentions_fmt.render_line(m)
+    assert line == "- [m4] Xavier XU (friend, DJ X; aka Xu, 小徐; → xu): owns an X; plays XBOX (told)"
+    again = mentions_fmt.parse_line(line)
+    assert (again.name, again.role, again.aliases, again.person, again.notes) == (
+        "Xavier XU", "friend, DJ X", ["Xu", "小徐"], "xu", ["owns an X", "plays XBOX"])
+
+
+def test_an_empty_mention_section_is_left_as_it_is_when_no_one_is_written():
+    assert mentions_fmt.write("## People in their life\n## Likes\n", []) == "## People in their life\n## Likes\n"
+    assert mentions_fmt.write("## People in their life\n\n\n## Likes\n", [mentions_fmt.Mention("Mia")]) == \
+        "## People in their life\n\n- Mia\n\n\n## Likes\n"
+
+
 def test_hand_written_mentions_get_the_next_free_ids():
     ms = [mentions_fmt.parse_line(x) for x in ("- [m2] A", "- B", "- [m7] C", "- D")]
     assert [m.id for m in mentions_fmt.with_ids(ms)] == ["m2", "m8", "m7", "m9"]
@@ -218,6 +272,16 @@ def test_a_body_without_the_section_gets_it_at_its_end_only_when_there_is_someon
     assert mentions_fmt.write("# Alice", [mentions_fmt.Mention("Mia")]) == \
         "# Alice\n\n## People in their life\n\n- Mia\n"
     assert mentions_fmt.read("# Alice\n") == []
+    assert mentions_fmt.write("# Alice\n", [mentions_fmt.Mention("Mia"), mentions_fmt.Mention("Rob")]) == \
+        "# Alice\n\n## People in their life\n\n- Mia\n- Rob\n"
+
+
+def test_a_mention_section_at_the_end_of_the_body_is_rewritten_once():
+    body = "# Alice\n\n## People in their life\n\n- Sara\n"
+    assert mentions_fmt.read(body) == [mentions_fmt.Mention("Sara", raw="- Sara")]
+    assert mentions_fmt.section_bounds(body) == (3, 6)
+    assert mentions_fmt.write(body, [mentions_fmt.Mention("Sara", notes=["violin"])]) == \
+        "# Alice\n\n## People in their life\n\n- Sara: violin\n"
     empty = "## People in their life\n## Likes\n"
     assert mentions_fmt.write(empty, [mentions_fmt.Mention("Mia")]) == "## People in their life\n\n- Mia\n## Likes\n"
 
@@ -252,17 +316,28 @@ def test_a_changed_voice_renders_its_sections_in_order_and_keeps_the_users_own()
     assert voice_fmt.parse(text, "VOICE.md").lines(voice_fmt.MINE)[1] == voice_fmt.Line("ttyl", "import 2026-12-01")
 
 
+def test_a_voice_keeps_the_text_above_its_sections_and_a_budget_of_one_is_fine():
+    for preamble, kept in [("# Voice X  \n\n", "# Voice X  \n\n"), ("", ""), ("# Voice\n\n\n", "# Voice\n\n")]:
+        v = voice_fmt.parse(f"---\nbudget_tokens: 1\n---\n{preamble}## Their words\n", "VOICE.md")
+        v.sections[voice_fmt.THEIRS].append(voice_fmt.Line("hi"))
+        assert v.budget_tokens == 1
+        assert voice_fmt.render(v) == f'---\nbudget_tokens: 1\n---\n{kept}## Their words\n\n- "hi"\n\n'
+    with pytest.raises(FormatError) as err:
+        voice_fmt.parse("## Their words\n\n- " + "q" * 80 + "\n", "VOICE.md")
+    assert err.value.problem == f"not a quoted line: {'- ' + 'q' * 58!r}"
+
+
 @pytest.mark.parametrize("meta, problem", [
     ("budget_tokens: 0\n", "'budget_tokens' must be a positive whole number, not 0"),
     ("budget_tokens: true\n", "'budget_tokens' must be a positive whole number, not True"),
     ("budget_tokens: 1.5\n", "'budget_tokens' must be a positive whole number, not 1.5"),
-    ("private: salary\n", "'private' must be a list of words"),
-    ("rhythm: fast\n", "'rhythm' is written by HeartCompass"),
+    ("private: salary\n", "'private' must be a list of words, e.g. [salary, 密码]"),
+    ("rhythm: fast\n", "'rhythm' is written by HeartCompass; delete the line to have it learned again"),
 ])
 def test_a_voice_with_bad_settings_says_which_line(meta, problem):
     with pytest.raises(FormatError) as err:
         voice_fmt.parse(f"---\nfirst: 1\n{meta}---\n## Their words\n", "VOICE.md")
-    assert problem in err.value.problem and err.value.line == 3
+    assert err.value.problem == problem and err.value.line == 3
 
 
 def test_a_voice_line_that_is_not_quoted_is_a_format_error_on_its_line():
@@ -293,9 +368,17 @@ def test_an_event_date_says_how_precise_it_is_and_is_written_back_the_same(writt
     assert when.text == written.strip()
 
 
+def test_a_date_is_written_as_precisely_as_it_is_known():
+    day = d(2023, 6, 2)
+    assert events_fmt.format_when(day) == "2023-06-02" and events_fmt.format_when(day, True) == "2023-06"
+    assert events_fmt.format_when(day, approx=True) == "~2023-06-02"
+    assert events_fmt.format_when(day, year_only=True) == "2023"
+
+
 @pytest.mark.parametrize("written, problem", [
     ("2023-02-30", "2023-02-30 is not a real date"), ("2023-13", "2023-13 is not a real month"),
     ("June 2023", "'June 2023' is not a date"), ("", "'' is not a date"),
+    ("x" * 40, f"{'x' * 30!r} is not a date (YYYY-MM-DD, YYYY-MM, YYYY or ~YYYY-MM-DD)"),
 ])
 def test_an_event_date_that_is_not_real_says_why(written, problem):
     with pytest.raises(ValueError) as err:
@@ -311,6 +394,8 @@ def test_events_sort_newest_first_a_day_before_its_month_before_its_year():
         "- 2024-01-01 · w0.25 · newer (hand)", "- 2023-06-01 · a day", "- ~2023-06-01 · about a day",
         "- 2023-06 · a month", "- 2023 · a year"]
     assert events_fmt.count_events("# Events\n" + "\n".join(lines) + "\n- not an event\n") == 5
+    same_day = events_fmt.parse("# Events\n\n- 2023 · year\n- 2023-01 · month\n- 2023-01-01 · day\n", Path("EVENTS.md"))
+    assert [e.text for e in same_day.sorted_events()] == ["day", "month", "year"]
 
 
 def test_an_events_file_renders_unchanged_bytes_and_sorts_only_when_changed():
@@ -319,7 +404,7 @@ def test_an_events_file_renders_unchanged_bytes_and_sorts_only_when_changed():
     assert events_fmt.render(ef) == text
     ef.events[0].weight = 0.75
     assert events_fmt.render(ef) == "# Events\n\n- 2024-01-01 · newer (told)\n- 2023-01-01 · w0.75 · older\n"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="EVENTS.md was parsed read-only; load it without readonly to write it"):
         events_fmt.render(events_fmt.parse(text, Path("EVENTS.md"), readonly=True))
 
 
@@ -374,7 +459,7 @@ def test_a_file_is_named_by_its_kind_in_any_spelling(kind):
 def test_an_unknown_file_kind_says_which_ones_there_are():
     with pytest.raises(HeartCompassError) as err:
         text_fmt.file_for("notes")
-    assert "Unknown file 'notes'" in str(err.value)
+    assert "Unknown file 'notes'" in str(err.value) and err.value.hint == "Use profile, events, memory or voice."
     assert text_fmt.file_for("voice") == "VOICE.md" and text_fmt.file_for("memory.MD") == "MEMORY.md"
 
 
@@ -451,7 +536,7 @@ def test_the_old_consolidated_map_is_read_and_dropped_and_the_budget_defaults():
     mem.drop_legacy()
     assert mem.legacy_consolidated == {} and "consolidated" not in memory_fmt.render(mem)
     new = memory_fmt.new(MEMORY, "Alice", budget_tokens=900)
-    assert new.budget_tokens == 900 and list(new.sections) == list(memory_fmt.KNOWN)
+    assert new.path == MEMORY and new.budget_tokens == 900 and list(new.sections) == list(memory_fmt.KNOWN)
     assert memory_fmt.parse(memory_fmt.render(new), MEMORY).items(memory_fmt.FACTS) == []
 
 
@@ -476,6 +561,22 @@ def test_a_section_the_memory_lacks_has_no_items_and_dropping_nothing_is_fine():
     assert memory_fmt.render(mem) == memory_text()
 
 
+def test_an_impossible_thread_end_is_named_on_its_line_in_a_file_without_frontmatter():
+    text = "\n# Memory\n\n## Facts\n\n## From our chats\n\n## Open threads\n\n- Trip (until 2023-13) (told)\n"
+    with pytest.raises(FormatError) as err:
+        memory_fmt.parse(text, MEMORY)
+    assert err.value.line == 10 == text.splitlines().index("- Trip (until 2023-13) (told)") + 1
+
+
+def test_a_missing_section_is_named_on_the_right_line_without_frontmatter_and_says_how_to_fix_it():
+    text = "\n# Memory\n\n## Facts\n\n## From our chats\n"
+    with pytest.raises(FormatError) as err:
+        memory_fmt.parse(text, MEMORY)
+    assert err.value.line == 6 and err.value.hint == (
+        "MEMORY.md needs the sections '## Facts', '## From our chats', '## Open threads', spelled exactly (your own "
+        "sections may follow them): rename the heading back or add the missing one.")
+
+
 def test_an_impossible_thread_end_says_how_to_write_one():
     with pytest.raises(FormatError) as err:
         memory_fmt.parse(memory_text("- Plan a trip (until 2023-13) (told)\n"), MEMORY)
@@ -484,6 +585,14 @@ def test_an_impossible_thread_end_says_how_to_write_one():
 
 # -- new files --------------------------------------------------------------------------
 from heartcompass.formats import frontmatter_doc as fm  # noqa: E402
+
+
+def test_a_new_events_file_is_where_it_was_made_and_has_no_fields_until_given_some():
+    ef = events_fmt.new(Path("people/alice/EVENTS.md"), "Alice")
+    assert ef.path == Path("people/alice/EVENTS.md") and ef.doc.meta == {}
+    assert events_fmt.render(ef) == "\n# Events — Alice\n\n"
+    ef.doc.meta["title"] = "Alice"
+    assert events_fmt.render(ef) == "---\ntitle: Alice\n---\n\n# Events — Alice\n\n"
 
 
 def test_a_new_document_renders_its_frontmatter_and_body():
@@ -513,3 +622,50 @@ def test_memory_renders_each_section_with_its_lines_one_per_line():
     mem.sections[memory_fmt.FACTS] = ["- a (hand)", "- b (hand)"]
     assert "## Facts\n\n- a (hand)\n- b (hand)\n\n## From our chats\n\n## Open threads\n\n## About me\n\n" in \
         memory_fmt.render(mem)
+
+
+# -- EVENTS.md lines ---------------------------------------------------------------------
+@pytest.mark.parametrize("line, problem, hint", [
+    ("- yesterday · x", "not an event line: '- yesterday · x'", events_fmt.FORMAT_HINT),
+    ("- 2023-06-02 · ", "the event has a date but no text", events_fmt.FORMAT_HINT),
+    ("- 2023-02-30 · x", "2023-02-30 is not a real date", events_fmt.FORMAT_HINT),
+    ("- 0000 · x", "0000 is not a real year", events_fmt.FORMAT_HINT),
+    ("- 2023-00 · x", "2023-00 is not a real month", events_fmt.FORMAT_HINT),
+    ("- 2023-06-02 · w2 · x", "weight w2 is outside 0..1", "Weights go from w0 (trivial) to w1 (life-changing)."),
+    ("- " + "y" * 80, f"not an event line: {'- ' + 'y' * 58!r}", events_fmt.FORMAT_HINT),
+    ("stray words", "unexpected text after the events: 'stray words'", events_fmt.FORMAT_HINT),
+    ("z" * 80, f"unexpected text after the events: {'z' * 60!r}", events_fmt.FORMAT_HINT),
+])
+def test_an_event_line_that_does_not_parse_says_what_and_how_to_write_one(line, problem, hint):
+    text = f"---\nfirst: 1\n---\n# Events\n\n- 2023-01-01 · fine\n{line}\n"
+    with pytest.raises(FormatError) as err:
+        events_fmt.parse(text, Path("EVENTS.md"))
+    assert (err.value.problem, err.value.line, err.value.hint) == (problem, 7, hint)
+
+
+def test_an_event_line_number_counts_from_the_files_first_line():
+    with pytest.raises(FormatError) as err:
+        events_fmt.parse("\n# Events\n\n- 2023-01-01 · fine\n- yesterday · x\n", Path("EVENTS.md"))
+    assert err.value.line == 5
+
+
+def test_an_event_reads_its_weight_source_and_text_whatever_its_precision():
+    e = events_fmt.parse_line("- 2023-06 · w0 · Moved house   (told)  ", "EVENTS.md", 1)
+    assert (e.text, e.weight, e.source, e.month_only, e.when) == ("Moved house", 0.0, "told", True, "2023-06")
+    e = events_fmt.parse_line("- ~2023-06-02 · Camping (log 2023-06-09)", "EVENTS.md", 1)
+    assert (e.text, e.source, e.approx, e.when) == ("Camping", "log 2023-06-09", True, "~2023-06-02")
+    e = events_fmt.parse_line("- 2019 · w1 · Moved to Berlin (hand)", "EVENTS.md", 1)
+    assert (e.text, e.weight, e.source, e.year_only, e.when) == ("Moved to Berlin", 1.0, "hand", True, "2019")
+
+
+@pytest.mark.parametrize("preamble", ["# Events X  \n\n", "", "# Events\n<!-- mine -->\n\n\n"])
+def test_the_text_above_the_events_is_kept_as_written_when_they_change(preamble):
+    ef = events_fmt.parse(f"{preamble}- 2023-01-01 · a\n", Path("EVENTS.md"))
+    ef.events.append(events_fmt.Event(d(2024, 1, 1), "b"))
+    kept = preamble.rstrip("\n") + "\n\n" if preamble else ""
+    assert events_fmt.render(ef) == f"{kept}- 2024-01-01 · b\n- 2023-01-01 · a\n"
+
+
+def test_an_indented_comment_after_the_events_is_no_stray_text():
+    ef = events_fmt.parse("# Events\n\n- 2023-01-01 · a\n  <!-- mine -->\n", Path("EVENTS.md"))
+    assert [e.text for e in ef.events] == ["a"]

@@ -229,6 +229,12 @@ def _count_entries(text: str) -> int:
 # -- markers ----------------------------------------------------------------------------
 def marker(time: str, verb: str, positions: list[int], why: str) -> Entry:
     """A marker entry for the entries at these 0-based positions."""
+    return Entry(time, MARK, why, [marker_tag(verb, positions)])
+
+
+def marker_tag(verb: str, positions: list[int]) -> str:
+    """A marker's tag: its verb and the runs of these 0-based positions,
+    1-based ('supersedes 2-3 5')."""
     if verb not in MARK_VERBS:
         raise ValueError(f"unknown marker verb {verb!r}")
     runs: list[list[int]] = []  # [first, last] of each run of consecutive numbers
@@ -238,7 +244,7 @@ def marker(time: str, verb: str, positions: list[int], why: str) -> Entry:
         else:
             runs.append([n, n])
     refs = [str(first) if first == last else f"{first}-{last}" for first, last in runs]
-    return Entry(time, MARK, why, [f"{verb} {' '.join(refs)}"])
+    return f"{verb} {' '.join(refs)}"
 
 
 def marked(entries: list[Entry]) -> dict[int, str]:

@@ -152,9 +152,7 @@ def _key_spans(raw: str) -> dict[str, tuple[int, int]]:
 
 
 def _patch_meta(doc: Document) -> str:
-    lines = doc.raw_meta.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
+    lines = doc.raw_meta.splitlines(keepends=True)  # each ends in a newline: parse cut raw_meta at a line start
     spans = _key_spans(doc.raw_meta)
     changed = [k for k in doc.meta if k not in doc._orig_meta or doc.meta[k] != doc._orig_meta[k]]
     removed = [k for k in doc._orig_meta if k not in doc.meta]

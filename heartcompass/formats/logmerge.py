@@ -79,7 +79,7 @@ def _moved(entry: Entry, where: dict[int, int]) -> Entry:
             m = _REF.match(ref)
             if m:
                 numbers += [where[k - 1] + 1 for k in range(int(m[1]), int(m[2] or m[1]) + 1) if k - 1 in where]
-        tags.append(dailylog.marker(entry.time, verb, [p - 1 for p in numbers], "").tags[0] if numbers else tag)
+        tags.append(dailylog.marker_tag(verb, [p - 1 for p in numbers]) if numbers else tag)
     return Entry(entry.time, entry.speaker, entry.text, tags)
 
 

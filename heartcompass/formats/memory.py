@@ -63,8 +63,9 @@ def _last_day(text: str) -> dt.date:
     if len(parts) == 3:
         return dt.date(*parts)
     year, month = parts
-    first_of_next = dt.date(year + month // 12, month % 12 + 1, 1) if 1 <= month <= 12 else dt.date(year, month, 1)
-    return first_of_next - dt.timedelta(days=1)
+    if not 1 <= month <= 12:
+        raise ValueError
+    return dt.date(year + month // 12, month % 12 + 1, 1) - dt.timedelta(days=1)  # the day before the next month
 
 
 def is_past(line: str, today: dt.date) -> bool:

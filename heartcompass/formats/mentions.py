@@ -62,8 +62,8 @@ def parse_line(line: str) -> Mention | None:
     if m:
         ident, text = m.group(1), text[m.end():]
     name, meta, notes = _split(text)
-    role, aliases, person = "", [], ""
-    for item in (p.strip() for p in meta.split(";")) if meta else ():
+    role, aliases, person, more = "", [], "", []
+    for item in (p.strip() for p in meta.split(";")):
         if _LINK.match(item):
             person = _LINK.match(item).group(1)  # type: ignore[union-attr]
         elif _AKA.match(item):
@@ -71,9 +71,9 @@ def parse_line(line: str) -> Mention | None:
         elif item and not role:
             role = item
         elif item:
-            notes = "; ".join(n for n in (item, notes) if n)
-    return Mention(name.strip(), role, aliases, [n.strip() for n in notes.split(";") if n.strip()], person,
-                   source, ident, line)
+            more.append(item)  # a second role is a note, in the order written
+    return Mention(name.strip(), role, aliases, [*more, *(n.strip() for n in notes.split(";") if n.strip())],
+                   person, source, ident, line)
 
 
 def _split(text: str) -> tuple[str, str, str]:
@@ -161,12 +161,9 @@ def write(body: str, mentions: list[Mention]) -> str:
     slots = [i for i, line in enumerate(inside) if line.startswith("- ")]
     if len(slots) < len(rendered):  # the new ones go after the last line that is not blank
         last = max((i for i, line in enumerate(inside) if line.strip()), default=-1)
-        extra = rendered[len(slots):]
-        inside = inside[:last + 1] + extra + inside[last + 1:]
-        slots += list(range(last + 1, last + 1 + len(extra)))
-        if last == -1 and (not inside or inside[0].strip()):
+        inside = inside[:last + 1] + rendered[len(slots):] + inside[last + 1:]  # every slot is above them
+        if last == -1:  # a section of blank lines only: one blank line under its heading first
             inside.insert(0, "")
-            slots = [i + 1 for i in slots]
     for slot, text in zip(slots, rendered):
         inside[slot] = text
     gone = set(slots[len(rendered):])

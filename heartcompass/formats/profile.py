@@ -192,7 +192,7 @@ def new(path: Path, name: str, relation: str, *, mbti: str | None = None,
     meta.update(extra or {})
     texts = dict(sections or {})
     if about:
-        texts["Background"] = "\n\n".join(t for t in (about.strip(), texts.get("Background", "")) if t)
+        texts["Background"] = "\n\n".join(t for t in (about.strip(), texts.get("Background")) if t)
     parts = [f"\n# {name}\n"]
     for section in BODY_SECTIONS:
         text = (texts.get(section) or "").strip()

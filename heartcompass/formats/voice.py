@@ -154,6 +154,4 @@ def new(path: Path, name: str) -> Voice:
     preamble = (f"\n# Voice — {name}\n\nTheir own words, verbatim: the persona sees them as examples of how "
                 f"they write, never as facts.\nLines marked (import ...) are picked from imported chats and may "
                 f"be replaced by newer ones; every other line is yours and stays.\n\n")
-    voice = Voice(doc, Path(path), preamble, {s: [] for s in SECTIONS}, {})
-    voice.doc.body = render_body(voice)
-    return voice
+    return Voice(doc, Path(path), preamble, {s: [] for s in SECTIONS}, {})  # render() writes the body
