@@ -381,3 +381,283 @@ def test_doctor_lists_every_name_more_than_one_person_answers_to(bare):
     broken(bare, "zed")
     found = people.all_collisions(bare)
     assert found == [("ann", [a, b]), ("Sam", [a, b])]  # as the first of them writes it
+
+
+# -- names as people say them (name_match) -----------------------------------------------------------------------
+def test_a_first_or_given_name_finds_whoever_has_it(bare):
+    from heartcompass.store.name_match import loosely
+
+    add(bare, "Bob Stone")
+    add(bare, "王小明")
+    add(bare, "欧阳明月")
+    add(bare, "Li")
+    add(bare, "小")
+    everyone = people.list_people(bare)
+    found = lambda name: [p.slug for p in loosely(everyone, name)]  # noqa: E731
+    assert found("bob") == ["bob-stone"] and found("  BOB ") == ["bob-stone"]
+    assert found("小明") == ["王小明"] and found("明月") == ["欧阳明月"] and found("阳明月") == ["欧阳明月"]
+    assert found("月") == [] and found("") == [] and found("   ") == []
+    assert found("stone") == []  # a last name is not a first name, nor the start of one
+    assert found("bo") == ["bob-stone"] and found("b") == []  # a start of two characters or more
+    assert found("王小") == ["王小明"] and found("li") == ["li"]
+
+
+def test_a_given_name_is_read_only_from_a_chinese_name():
+    from heartcompass.store.name_match import _cjk, _first_names
+
+    assert _first_names("Bob Stone") == {"bob"} and _first_names("Bob") == set()
+    assert _first_names("王小明") == {"小明"} and _first_names("欧阳明月") == {"阳明月", "明月"}
+    assert _first_names("王明") == {"明"} and _first_names("王") == set() and _first_names("Anna") == set()
+    assert _first_names("김민준") == {"민준"}
+    assert _cjk("王小明") and not _cjk("") and not _cjk("王a") and not _cjk("ひら")
+
+
+def test_a_broken_profile_is_found_only_by_its_folder_name(bare):
+    from heartcompass.store.name_match import loosely, titled
+
+    zed = broken(bare, "zedd")
+    bob = add(bare, "Bob Stone")
+    assert loosely([zed, bob], "ze") == [] and loosely([zed, bob], "bo") == [bob]
+    assert titled([zed, bob]) == [("zedd", "zedd"), ("bob-stone", "Bob Stone")]
+
+
+def test_a_question_of_which_shows_the_folder_for_a_nameless_profile(bare):
+    from heartcompass.store.name_match import titled
+
+    p = add(bare, "Bob")
+    prof = p.load_profile()
+    prof.set("name", "")
+    p.profile_path.write_text(profile_fmt.render(prof), encoding="utf-8")
+    assert titled([p]) == [("bob", "bob")]
+
+
+# -- aliases: never the user, a speaker, or someone else's ------------------------------------------------------------
+def test_an_alias_that_is_the_user_a_speaker_or_someone_elses_is_refused(crowd):
+    from heartcompass.store.aliases import alias_refusal, taken_names
+
+    (crowd.root / "heartcompass.toml").write_text('[user]\nname = "王磊"\n', encoding="utf-8")
+    crowd.reload_config()
+    prof = Person("bob-stone", crowd.people_dir / "bob-stone").load_profile()
+    prof.set("handles", ["@bobby", "+1 (555) 867-5309"])
+    (crowd.people_dir / "bob-stone" / "PROFILE.md").write_text(profile_fmt.render(prof), encoding="utf-8")
+    broken(crowd, "zed")
+    refusal = lambda alias, slug="alice-chen", **kw: alias_refusal(crowd, alias, slug, **kw)  # noqa: E731
+    assert refusal("  ") == "it is empty"
+    assert refusal("ME") == "'ME' is how the user speaks of themselves"
+    assert refusal("我") == "'我' is how the user speaks of themselves"
+    assert refusal(" 王磊 ") == "' 王磊 ' is how the user speaks of themselves"
+    assert refusal("Lei", user_names=("lei", " ")) == "'Lei' is how the user speaks of themselves"
+    assert refusal("import:me") == "'import:me' is a speaker of the logs, not a name"
+    assert refusal("Note") == "'Note' is a speaker of the logs, not a name"
+    assert refusal("bob  stone") == "'bob  stone' is already the name of people/bob-stone"
+    assert refusal("Bob-Stone") == "'Bob-Stone' is already the folder name of people/bob-stone"
+    assert refusal("Zed") == "'Zed' is already the folder name of people/zed"
+    assert refusal("小爱", slug="bob-stone") == "'小爱' is already the alias of people/alice-chen"
+    assert refusal("小爱") is None  # her own alias again
+    assert refusal("BOBBY") == "'BOBBY' is a handle of people/bob-stone"
+    assert refusal("+15558675309") == "'+15558675309' is a handle of people/bob-stone"
+    assert refusal("Ally") is None and alias_refusal(crowd, "Ally", None) is None
+    taken = taken_names(crowd)
+    assert taken["zed"] == ({"zed": "folder name"}, set())
+    assert refusal("bob stone", taken=taken) == "'bob stone' is already the name of people/bob-stone"
+    assert refusal("bob stone", taken={}) is None  # the names given are the ones checked
+
+
+def test_an_empty_user_name_refuses_nothing(crowd):
+    from heartcompass.store.aliases import alias_refusal
+
+    assert alias_refusal(crowd, "Ally", "alice-chen", user_names=("",)) is None
+
+
+# -- the people index: facts from everyone's files, read once ---------------------------------------------------------
+@pytest.fixture
+def settled_now(monkeypatch):
+    """Every file counts as settled: written longer ago than the racy window."""
+    from heartcompass import stat_cache
+
+    real = stat_cache._now_ns
+    monkeypatch.setattr(stat_cache, "_now_ns", lambda: real() + 3_000_000_000)
+
+
+def test_the_index_gives_each_persons_facts_and_keeps_them(bare, settled_now, monkeypatch):
+    from heartcompass.store.people_index import PeopleIndex, ProfileFacts
+
+    add(bare, "Bob")
+    alice = add(bare, "Alice", mbti="INFJ", aliases=["Ali"], related=[{"person": "bob", "as": "brother"}])
+    zed = broken(bare, "zed")
+    index = PeopleIndex.load(bare)
+    assert index.entries == {} and index.path == bare.root / ".heartcompass" / "people-index.json"
+    facts = index.profile(alice)
+    assert facts == ProfileFacts("Alice", "friend", "INFJ", ("Ali",), (("bob", "brother"),), None)
+    assert facts.names() == ["Alice", "Ali"]
+    bad = index.profile(zed)
+    assert (bad.name, bad.relation, bad.mbti, bad.aliases) == ("zed", "?", None, ()) and "PROFILE.md" in bad.error
+    assert index.dirty
+    index.save()
+    assert not index.dirty
+    monkeypatch.setattr(Person, "load_profile", lambda self: pytest.fail("parsed again"))
+    again = PeopleIndex.load(bare)
+    assert again.profile(alice) == facts and again.profile(zed) == bad and not again.dirty
+
+
+def test_a_person_added_since_is_read_and_one_gone_is_forgotten(bare, settled_now):
+    from heartcompass.store.people_index import PeopleIndex
+
+    bob, carol = add(bare, "Bob"), add(bare, "Carol")
+    index = PeopleIndex.load(bare)
+    index.profiles([bob, carol])
+    assert sorted(PeopleIndex.load(bare).entries) == ["bob", "carol"]
+    import shutil
+
+    shutil.rmtree(carol.dir)
+    index = PeopleIndex.load(bare)
+    index.profiles([bob])
+    assert sorted(PeopleIndex.load(bare).entries) == ["bob"]
+    (bare.people_dir / "carol").mkdir()  # a folder still there (no profile): its entry is kept a while
+    index = PeopleIndex(bare, {"carol": {}, "bob": {}})
+    index._forget_all_but([bob])
+    assert sorted(index.entries) == ["bob", "carol"] and not index.dirty
+
+
+def test_a_changed_profile_is_read_again(bare, settled_now):
+    from heartcompass.store.people_index import PeopleIndex
+
+    bob = add(bare, "Bob")
+    index = PeopleIndex.load(bare)
+    assert index.profile(bob).name == "Bob"
+    index.save()
+    prof = bob.load_profile()
+    prof.set("name", "Robert")
+    bob.profile_path.write_text(profile_fmt.render(prof), encoding="utf-8")
+    assert PeopleIndex.load(bare).profile(bob).name == "Robert"
+
+
+def test_a_profile_written_just_now_is_not_cached(bare):
+    from heartcompass.store.people_index import PeopleIndex
+
+    bob = add(bare, "Bob")
+    index = PeopleIndex.load(bare)
+    assert index.profile(bob).name == "Bob" and not index.dirty and index.entries == {}
+    index.save()
+    assert not index.path.exists()
+
+
+@pytest.mark.parametrize("text", ["not json", '["a list"]', '{"format": 0, "people": {"bob": {}}}',
+                                  '{"format": 1, "people": []}', '{"format": 1}'])
+def test_a_broken_or_older_index_is_rebuilt(bare, text):
+    from heartcompass.store.people_index import PeopleIndex
+
+    bob = add(bare, "Bob")
+    path = bare.root / ".heartcompass" / "people-index.json"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+    index = PeopleIndex.load(bare)
+    assert index.entries == {} and index.profile(bob).name == "Bob"
+
+
+def test_a_cached_entry_under_other_keys_is_not_used(bare, settled_now):
+    from heartcompass.store.people_index import PeopleIndex
+
+    bob = add(bare, "Bob")
+    index = PeopleIndex(bare, {"bob": {"profile": {"keys": [[1, 2, 3, 4]], "value": {"name": "Stale"}},
+                                       "summary": "not a dict"}})
+    assert index.profile(bob).name == "Bob" and index.summary(bob).name == "Bob"
+
+
+def test_the_summaries_are_kept_and_follow_user_name(bare, settled_now, monkeypatch):
+    from heartcompass.store.people_index import PeopleIndex
+
+    me, bob = add(bare, "Me", "self"), add(bare, "Bob")
+    (bob.logs_dir).mkdir()
+    (bob.logs_dir / "2024-05-01.md").write_text("# 2024-05-01\n", encoding="utf-8")
+    rows = PeopleIndex.load(bare).summaries([bob, me], "王磊")
+    assert rows == [people.summarize(bob, "王磊"), people.summarize(me, "王磊")]
+    assert rows[0].last_chat == "2024-05-01" and rows[1].name == "王磊"
+    real = people.summarize
+    monkeypatch.setattr("heartcompass.store.people_index.summarize", lambda p, u="": pytest.fail("summarized again"))
+    assert PeopleIndex.load(bare).summaries([bob, me], "王磊") == rows
+    monkeypatch.setattr("heartcompass.store.people_index.summarize", real)
+    assert PeopleIndex.load(bare).summaries([me], "Lei")[0].name == "Lei"
+
+
+def test_a_summary_cached_by_an_older_version_is_made_again(bare, settled_now):
+    from heartcompass.store.people_index import PeopleIndex
+
+    bob = add(bare, "Bob")
+    index = PeopleIndex.load(bare)
+    index.summary(bob)
+    entry = index.entries["bob"]["summary"]
+    entry["value"] = {**entry["value"], "retired_field": 1}
+    assert index.summary(bob) == people.summarize(bob)
+
+
+def test_who_names_someone_in_their_related(bare, settled_now, monkeypatch):
+    from heartcompass.store import people_index
+
+    add(bare, "Bob")
+    alice = add(bare, "Alice", related=[{"person": "bob", "as": "brother"}])
+    add(bare, "Carol", related=[{"person": "alice"}])
+    broken(bare, "zed")
+    found = people_index.incoming(bare, "bob")
+    assert [(other, words, facts.name) for other, words, facts in found] == [("alice", "brother", "Alice")]
+    assert found[0][2] == people_index.PeopleIndex(bare).profile(alice)
+    assert people_index.for_workspace(bare) is people_index.for_workspace(bare)
+    link = bare.root / ".heartcompass" / "links" / "bob.json"
+    assert link.is_file()
+    monkeypatch.setattr(people_index.PeopleIndex, "incoming", lambda *a: pytest.fail("worked out again"))
+    assert people_index.incoming(bare, "bob") == found
+
+
+def test_who_names_someone_is_worked_out_again_when_a_profile_changes(bare, settled_now):
+    from heartcompass.store import people_index
+
+    bob = add(bare, "Bob")
+    alice = add(bare, "Alice")
+    assert people_index.incoming(bare, "bob") == []
+    prof = alice.load_profile()
+    prof.set("related", [{"person": "bob", "as": "brother"}])
+    alice.profile_path.write_text(profile_fmt.render(prof), encoding="utf-8")
+    assert [o for o, _, _ in people_index.incoming(Workspace(bare.root), "bob")] == ["alice"]
+    assert people_index.PeopleIndex(bare).incoming("alice", [bob, alice]) == []
+
+
+def test_who_names_someone_just_now_is_not_kept(bare):
+    from heartcompass.store import people_index
+
+    add(bare, "Bob")
+    add(bare, "Alice", related=[{"person": "bob"}])
+    assert [o for o, _, _ in people_index.incoming(bare, "bob")] == ["alice"]
+    assert not (bare.root / ".heartcompass" / "links" / "bob.json").exists()
+
+
+@pytest.mark.parametrize("text", ["nope", '{"format": 1, "digest": "x", "incoming": []}', '[]',
+                                  '{"format": 1, "digest": "DIGEST", "incoming": [[1]]}'])
+def test_a_broken_or_stale_links_file_is_worked_out_again(bare, settled_now, text):
+    from heartcompass.store import people_index
+
+    add(bare, "Bob")
+    add(bare, "Alice", related=[{"person": "bob"}])
+    digest, steady = people_index.profiles_digest(bare)
+    assert steady
+    link = bare.root / ".heartcompass" / "links" / "bob.json"
+    link.parent.mkdir(parents=True)
+    link.write_text(text.replace("DIGEST", digest), encoding="utf-8")
+    assert [o for o, _, _ in people_index.incoming(bare, "bob")] == ["alice"]
+
+
+def test_the_profiles_digest_changes_with_any_profile(bare):
+    from heartcompass.store.people_index import profiles_digest
+
+    empty = profiles_digest(bare)
+    assert empty[1] is True
+    bob = add(bare, "Bob")
+    first, steady = profiles_digest(bare)
+    assert first != empty[0] and steady is False  # written just now
+    (bare.people_dir / ".hidden").mkdir()
+    (bare.people_dir / ".hidden" / "PROFILE.md").write_text("x", encoding="utf-8")
+    (bare.people_dir / "noprofile").mkdir()
+    (bare.people_dir / "dir" / "PROFILE.md").mkdir(parents=True)
+    assert profiles_digest(bare)[0] == first
+    with bob.profile_path.open("a", encoding="utf-8") as f:
+        f.write("\n")
+    assert profiles_digest(bare)[0] != first
