@@ -365,6 +365,12 @@ def test_the_users_name_taken_by_someone_else(crowd):
     assert people.user_name_taken(crowd, "bob stone") == [people.Collision("bob stone", bob, "name")]
     zed = broken(crowd, "zed")
     assert people.user_name_taken(crowd, "zed") == [people.Collision("zed", zed, "folder name")]
+    edit = Person("me", crowd.people_dir / "me")
+    prof = edit.load_profile()
+    prof.set("aliases", ["Sam"])
+    edit.profile_path.write_text(profile_fmt.render(prof), encoding="utf-8")
+    sam = add(crowd, "Sam", allow_taken=True)  # after people/me in the list: the user's own is passed over, not the end
+    assert people.user_name_taken(crowd, "sam") == [people.Collision("sam", sam, "name")]
 
 
 def test_the_fix_for_a_taken_user_name_is_two_commands_that_run():

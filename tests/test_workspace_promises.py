@@ -163,7 +163,7 @@ def test_a_clock_set_wildly_wrong_is_refused_with_how_to_fix_it(tmp_path, monkey
     with pytest.raises(HeartCompassError) as exc:
         clock.now(ws)
     assert exc.value.message == ("This machine's clock says 1970-01-01 03:04, and every message and event is dated by it.")
-    assert exc.value.hint.startswith("Set the clock right")
+    assert exc.value.hint == "Set the clock right (e.g. 'timedatectl' or 'date -s'), then run the command again."
     assert 1971 in clock.SANE_YEARS and 8999 in clock.SANE_YEARS and 9000 not in clock.SANE_YEARS
 
 
@@ -178,6 +178,7 @@ def test_a_prefix_a_hook_put_before_our_subject_is_read_past():
     assert parse_subject("[ABC-1] unarchive(bob): back") == Subject("unarchive", "bob", "back")
     assert parse_subject("[ABC-1] fix: typo") is None and is_hand_subject("[ABC-1] fix: typo")
     assert parse_subject("Merge branch 'x'") is None and scope_of("garden: all") == "workspace"
+    assert scope_of("[ABC-1] tell(小明): x") == "小明" and scope_of("edit(config): by hand") == "config"
     assert parse_subject("add(a): line one\nline two") == Subject("add", "a", "line one\nline two")
 
 
