@@ -667,3 +667,129 @@ def test_the_profiles_digest_changes_with_any_profile(bare):
     with bob.profile_path.open("a", encoding="utf-8") as f:
         f.write("\n")
     assert profiles_digest(bare)[0] != first
+
+
+# -- more of what a user would lose -------------------------------------------------------------------------------
+def test_a_hidden_folder_is_never_a_person_even_by_its_folder_name(bare):
+    add(bare, "Bob")
+    (bare.people_dir / ".trash").mkdir()
+    (bare.people_dir / ".trash" / "PROFILE.md").write_text("---\nname: Trash\n---\n", encoding="utf-8")
+    with pytest.raises(PersonError):
+        people.resolve(bare, ".trash")
+    assert people.resolve(bare, "bob").slug == "bob"
+
+
+def test_no_one_is_found_in_a_workspace_without_people(bare):
+    with pytest.raises(PersonError) as exc:
+        people.resolve(bare, "Alice")
+    assert exc.value.message == "No person called 'Alice' in this workspace."
+
+
+def test_at_most_three_close_names_are_suggested(bare):
+    for name in ("Anna", "Annb", "Annc", "Annd"):
+        add(bare, name)
+    with pytest.raises(PersonError) as exc:
+        people.resolve(bare, "Anne")
+    assert exc.value.message == "No person called 'Anne' in this workspace. Did you mean 'Annd' or 'Annc' or 'Annb'?"
+
+
+def test_a_new_persons_name_someone_else_answers_to_is_refused(bare):
+    add(bare, "Alice", aliases=["Ali"])
+    with pytest.raises(people.NameTakenError) as exc:
+        add(bare, "Ali")
+    assert exc.value.message == "'Ali' is already the alias of people/alice."
+    with pytest.raises(people.NameTakenError) as exc:
+        add(bare, "Bob", aliases=["alice", "ALI"])
+    assert exc.value.message == ("'alice' is already the name of people/alice; "
+                                 "'ALI' is already the alias of people/alice.")
+
+
+def test_a_half_made_folder_is_never_a_person(bare, monkeypatch):
+    """Killed between writing the files and the rename (no cleanup ran): the
+    staging folder is hidden, so no one is listed or found by it."""
+    def killed(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(people.shutil, "rmtree", lambda *a, **k: None)
+    monkeypatch.setattr(people.os, "rename", killed)
+    with pytest.raises(KeyboardInterrupt):
+        add(bare, "Bob")
+    left = os.listdir(bare.people_dir)
+    assert len(left) == 1 and (bare.people_dir / left[0] / "PROFILE.md").is_file()
+    assert people.list_people(bare) == []
+
+
+def test_a_summary_joins_the_problems_one_a_line(bare):
+    from heartcompass.errors import FormatError
+    from heartcompass.formats import dailylog
+
+    p = broken(bare, "zed")
+    (p.dir / "logs").write_text("a file", encoding="utf-8")
+    problems = []
+    for read in (lambda: dailylog.log_dates(p.dir), p.load_profile):
+        with pytest.raises(FormatError) as exc:
+            read()
+        problems.append(str(exc.value))
+    assert people.summarize(p).error == "\n".join(problems)
+
+
+def test_a_memory_body_with_a_rule_in_it_is_counted_whole(bare):
+    from heartcompass.tokens import estimate_tokens
+
+    p = add(bare, "Bob")
+    p.memory_path.write_text("---\nbudget_tokens: 10\n---\n\n# Memory\n\n---\n\nmore words after the rule here\n",
+                             encoding="utf-8")
+    assert people.summarize(p).memory_tokens == estimate_tokens(
+        "\n# Memory\n\n---\n\nmore words after the rule here\n")
+
+
+def test_a_collision_is_found_whatever_the_spaces_around_it(crowd):
+    assert [c.as_what for c in people.collisions(crowd, [" Ali "])] == ["alias"]
+
+
+@pytest.mark.parametrize("word", ["me", "Myself", "I", "user", "The User", "you", "我", "自己", "本人", "你"])
+def test_every_word_the_user_calls_themselves_is_never_an_alias(crowd, word):
+    from heartcompass.store.aliases import alias_refusal
+
+    assert alias_refusal(crowd, word, "bob-stone") == f"{word!r} is how the user speaks of themselves"
+
+
+@pytest.mark.parametrize("word", ["persona", "MARK", "note", "a:b"])
+def test_a_speaker_of_the_logs_is_never_an_alias(crowd, word):
+    from heartcompass.store.aliases import alias_refusal
+
+    assert alias_refusal(crowd, word, "bob-stone") == f"{word!r} is a speaker of the logs, not a name"
+
+
+def test_an_index_that_cannot_be_saved_is_said_once_and_listing_goes_on(bare, settled_now):
+    from heartcompass.atomic import unsaved_caches
+    from heartcompass.store import people_index
+
+    bob = add(bare, "Bob")
+    add(bare, "Alice", related=[{"person": "bob"}])
+    (bare.root / ".heartcompass").write_text("a file where the folder goes", encoding="utf-8")
+    unsaved_caches()
+    index = people_index.PeopleIndex.load(bare)
+    assert index.profiles([bob])["bob"].name == "Bob" and index.dirty
+    assert [path for path, _ in unsaved_caches()] == [bare.root / ".heartcompass" / "people-index.json"]
+    (bare.root / ".heartcompass").unlink()
+    (bare.root / ".heartcompass").mkdir()
+    (bare.root / ".heartcompass" / "links").write_text("a file where the folder goes", encoding="utf-8")
+    assert [o for o, _, _ in people_index.incoming(bare, "bob")] == ["alice"]
+    assert [path for path, _ in unsaved_caches()] == [bare.root / ".heartcompass" / "links" / "bob.json"]
+
+
+def test_a_links_file_of_another_format_is_worked_out_again(bare, settled_now):
+    from heartcompass.store import people_index
+
+    add(bare, "Bob")
+    add(bare, "Alice", related=[{"person": "bob"}])
+    digest, _ = people_index.profiles_digest(bare)
+    link = bare.root / ".heartcompass" / "links" / "bob.json"
+    link.parent.mkdir(parents=True)
+    link.write_text(f'{{"format": 0, "digest": "{digest}", "incoming": []}}', encoding="utf-8")
+    assert [o for o, _, _ in people_index.incoming(bare, "bob")] == ["alice"]
+    import json
+
+    saved = json.loads(link.read_text(encoding="utf-8"))
+    assert saved["format"] == people_index.FORMAT and saved["digest"] == digest and len(saved["incoming"]) == 1
