@@ -416,3 +416,30 @@ def test_redact_hides_the_secret_and_keeps_the_shape():
     assert redact("key sk-abcdefghijklmnopqrst here") == "key sk-*** here"
     assert redact("-----BEGIN PRIVATE KEY-----") == "***"
     assert redact("nothing here") == "nothing here"
+
+
+# -- exact words a user reads ------------------------------------------------------------------------------------
+def test_two_close_keys_are_offered_as_either():
+    assert config_mod.valid_keys_text("allowed_users") == (
+        "Did you mean lark.allowed_users or telegram.allowed_users? ('heartcompass config show' lists every setting.)")
+
+
+def test_a_secret_refused_says_where_keys_go_instead():
+    with pytest.raises(ConfigError) as exc:
+        config_mod.parse_value("llm.model", "sk-abcdefghijklmnopqrstuvwx")
+    assert exc.value.message == ("Refusing to store this in heartcompass.toml: the value looks like an API key or "
+                                 "token, and that file is committed to git.")
+    assert exc.value.hint == (
+        "Put API keys in the environment or in the workspace's .env file (git-ignored), e.g. OPENAI_API_KEY=..., "
+        "ARK_API_KEY=... or HEARTCOMPASS_LLM_API_KEY=... for llm.base_url's endpoint; keep the URL itself without "
+        "user:password@ or ?key=.")
+
+
+def test_a_remote_name_may_have_capitals_and_a_refusal_says_what_a_name_is():
+    assert kinds.remote("Origin") == "Origin" and kinds.remote("GitHub/Main") == "GitHub/Main"
+    assert refused(kinds.remote, "-x") == ("a git remote name such as origin (letters, digits, '.', '_', '-', '/'; "
+                                           "not starting with '-')")
+
+
+def test_sender_ids_may_have_capitals():
+    assert kinds.ids("ou_ABC123, OC_x") == ["ou_ABC123", "OC_x"]
