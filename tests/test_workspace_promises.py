@@ -643,3 +643,143 @@ def test_a_hand_edit_of_the_settings_with_a_credential_is_never_committed(ws):
     with pytest.raises(HeartCompassError):
         commit_hand_edit(ws)
     assert commit_hand_edit(ws, strict=False) is True and subjects(ws)[0] == "edit(config): by hand"
+
+
+# -- a refused commit puts everything back, and says what --------------------------------------------------------------
+def refuse_commits(ws: Workspace) -> None:
+    hook = ws.root / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text("#!/bin/sh\necho 'refused by a hook' >&2\nexit 1\n", encoding="utf-8")
+    hook.chmod(0o755)
+
+
+def test_each_change_of_who_is_there_refused_by_a_hook_is_put_back(ws):
+    from heartcompass.errors import GitError
+
+    lifecycle.add_person(ws, "Bob", "friend")
+    lifecycle.add_person(ws, "Carol", "friend")
+    lifecycle.archive_person(ws, "carol")
+    head = git(ws, "rev-parse", "HEAD")
+    refuse_commits(ws)
+    cases = [(lambda: lifecycle.add_person(ws, "Dan", "friend"), "people/dan/ (nothing was added) was rolled back"),
+             (lambda: lifecycle.rename_person(ws, "bob", "Rob"), "the rename (people/bob is as it was) was rolled back"),
+             (lambda: lifecycle.archive_person(ws, "bob"), "the move (people/bob is where it was) was rolled back"),
+             (lambda: lifecycle.unarchive_person(ws, "carol"),
+              "the move (people/.archive/carol is where it was) was rolled back")]
+    for change, said in cases:
+        with pytest.raises(GitError) as exc:
+            change()
+        assert f"(Not committed: {said}.)" in exc.value.message
+    assert git(ws, "rev-parse", "HEAD") == head and git(ws, "status", "--porcelain") == ""
+    assert sorted(os.listdir(ws.people_dir)) == [".archive", "bob", "me"]
+    assert Person("bob", ws.people_dir / "bob").load_profile().name == "Bob"
+
+
+def test_a_setting_refused_by_a_hook_is_put_back_and_hooks_can_be_turned_off(ws):
+    from heartcompass.errors import GitError
+    from heartcompass.store.config_edit import set_config
+
+    refuse_commits(ws)
+    before = ws.config_path.read_text(encoding="utf-8")
+    with pytest.raises(GitError) as exc:
+        set_config(ws, "user.name", "Lei")
+    assert "(Not committed: heartcompass.toml was rolled back.)" in exc.value.message
+    assert ws.config_path.read_text(encoding="utf-8") == before and ws.config.get("user.name") == ""
+    (ws.root / ".git" / "hooks" / "pre-commit").unlink()
+    set_config(ws, "git.hooks", "false")
+    refuse_commits(ws)
+    lifecycle.add_person(ws, "Bob", "friend")  # the user turned their hooks off: ours commit anyway
+    assert subjects(ws)[0] == "add(bob): new person"
+
+
+def test_a_rename_commits_the_hand_edits_of_those_linking_first_and_retitles_what_is_there(ws):
+    lifecycle.add_person(ws, "Bob", "friend")
+    carol = lifecycle.add_person(ws, "Carol", "friend", related=[{"person": "bob"}])
+    bob = Person("bob", ws.people_dir / "bob")
+    bob.events_path.unlink()
+    git(ws, "commit", "-qam", "no events")
+    edit_profile(carol, tags=["mine"])
+    lifecycle.rename_person(ws, "bob", "Rob")
+    assert subjects(ws)[:2] == ["rename(rob): from bob", "edit(carol): by hand"]
+    rob = Person("rob", ws.people_dir / "rob")
+    assert not rob.events_path.exists() and "# Memory — Rob\n" in rob.memory_path.read_text(encoding="utf-8")
+    assert carol.load_profile().tags == ["mine"] and git(ws, "status", "--porcelain") == ""
+
+
+def fake_shipped(tmp_path: Path, monkeypatch) -> None:
+    """The shipped folders as they are, each with a __pycache__ a build left in it."""
+    import shutil
+
+    from heartcompass.resources import shipped_dir
+
+    for name in ("workspace_template", "examples"):
+        copy = tmp_path / "shipped" / name
+        shutil.copytree(shipped_dir(name), copy)
+        for folder in (copy, *(p for p in copy.rglob("*") if p.is_dir())):
+            (folder / "__pycache__").mkdir(exist_ok=True)
+            (folder / "__pycache__" / "x.pyc").write_bytes(b"\0")
+    monkeypatch.setattr(creation, "shipped_dir", lambda name: tmp_path / "shipped" / name)
+
+
+def test_no_cache_a_build_left_in_the_shipped_folders_reaches_a_workspace(tmp_path, monkeypatch):
+    fake_shipped(tmp_path, monkeypatch)
+    folder = tmp_path / "brain"
+    (folder / "__pycache__").mkdir(parents=True)
+    (folder / "__pycache__" / "mine.pyc").write_bytes(b"\0")
+    ws, _ = creation.create_workspace(folder, force=True, example=True)
+    assert not [p for p in ws.root.rglob("__pycache__") if p != folder / "__pycache__"]
+    assert "__pycache__" not in git(ws, "ls-files")
+    assert (ws.people_dir / "alice" / "PROFILE.md").is_file() and (ws.people_dir / "me" / "PROFILE.md").is_file()
+
+
+def test_the_example_is_not_added_beside_someone_called_by_her_chinese_name(ws):
+    lifecycle.add_person(ws, "Xiao", "friend", aliases=["小爱"])
+    assert not creation.add_example(ws) and not (ws.people_dir / "alice").exists()
+
+
+def test_a_failed_copy_into_an_empty_folder_leaves_it_empty(tmp_path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    subprocess_git(plain, "init", "-q")
+    (plain / "x.txt").write_text("x", encoding="utf-8")
+    (plain / "sub").mkdir()
+    (plain / "sub" / "y.txt").write_text("y", encoding="utf-8")
+    subprocess_git(plain, "add", "-A")
+    subprocess_git(plain, "commit", "-qm", "x")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(WorkspaceNotFound):
+        creation.clone_workspace(empty, str(plain))
+    assert empty.is_dir() and os.listdir(empty) == []
+
+
+def test_a_hand_edit_saved_while_a_mention_is_linked_is_never_overwritten(ws, monkeypatch):
+    from heartcompass.store import mention_links
+
+    bob = lifecycle.add_person(ws, "Bob", "friend")
+    with bob.profile_path.open("a", encoding="utf-8") as f:
+        f.write(MENTIONS)
+    git(ws, "commit", "-qam", "mine")
+    real = mention_links.read_text
+
+    def read_then_edited(path):
+        text = real(path)
+        path.write_text(text + "\n- typed just now\n", encoding="utf-8")
+        return text
+
+    monkeypatch.setattr(mention_links, "read_text", read_then_edited)
+    sara = people.create(ws, "Sara", "family")
+    with pytest.raises(HeartCompassError, match="changed on disk"):
+        mention_links.link_new_people(ws, [sara])
+    assert bob.profile_path.read_text(encoding="utf-8").endswith("\n- typed just now\n")
+
+
+def test_a_profile_that_is_not_utf8_is_left_alone_when_linking(ws):
+    from heartcompass.store.mention_links import link_new_people
+
+    bob = lifecycle.add_person(ws, "Bob", "friend")
+    bob.profile_path.write_bytes(bob.profile_path.read_bytes() + MENTIONS.encode("utf-8") + b"\xff\n")
+    git(ws, "commit", "-qam", "mine")
+    sara = people.create(ws, "Sara", "family")
+    assert link_new_people(ws, [sara]) == []
+    assert bob.profile_path.read_bytes().endswith(b"\xff\n")
