@@ -202,6 +202,11 @@ def test_unknown_keys_are_left_alone(tmp_path):
     ('llm.timeout = 0\n', 1, "llm.timeout = 0 is not valid (out of range)"),
     ('[user]\nname = "x"\n\n[ chat ]\nburst = "maybe"\n', 5, "chat.burst = 'maybe' is not valid (expected true or false)"),
     ('user = 3\n', 1, "[user] must be a table of settings, not 3"),
+    ('# mine\nchat = "x"\n', 2, "[chat] must be a table of settings, not 'x'"),
+    ('[user]\nname = "a"\n[[chat]]\nburst = true\n', 3, "[chat] must be a table of settings, not [{'burst': True}]"),
+    ('[user] # the [me] part\nname = 5\n', 2, "user.name = 5 is not valid"),
+    ('[chat]\nreply_delay = [1, 2]\nburst = "maybe"\n', 3, "chat.burst = 'maybe' is not valid"),
+    ('[sync]\nllm = 1\n[llm]\ntemperature = 9\n', 4, "llm.temperature = 9 is not valid"),
     ('x = 1\n[user]\nname = "a"\n[llm]\nprovider = "x"\n', 5, "llm.provider = 'x' is not valid"),
 ])
 def test_a_bad_value_names_its_line_and_what_is_allowed(tmp_path, text, line, words):
@@ -439,6 +444,21 @@ def test_a_remote_name_may_have_capitals_and_a_refusal_says_what_a_name_is():
     assert kinds.remote("Origin") == "Origin" and kinds.remote("GitHub/Main") == "GitHub/Main"
     assert refused(kinds.remote, "-x") == ("a git remote name such as origin (letters, digits, '.', '_', '-', '/'; "
                                            "not starting with '-')")
+
+
+def test_a_digest_time_longer_than_hh_mm_says_so():
+    assert refused(kinds.clock_time, "08:300") == "at most 5 characters"
+
+
+def test_a_refused_url_says_what_a_url_needs():
+    assert refused(kinds.url, "ftp://x.org") == "expected an http:// or https:// URL, or empty"
+    assert refused(kinds.url, "http://x.org:99999") == ("expected an http:// or https:// URL with a valid host and "
+                                                        "port, e.g. http://[::1]:8080/v1, or empty")
+    assert refused(kinds.url, "http://:80/v1") == "expected an http:// or https:// URL with a host, or empty"
+
+
+def test_a_credential_in_a_url_of_any_case_is_redacted():
+    assert redact("HTTP://u:pw@h/x") == "HTTP://***@h/x"
 
 
 def test_sender_ids_may_have_capitals():
