@@ -463,3 +463,28 @@ def test_a_credential_in_a_url_of_any_case_is_redacted():
 
 def test_sender_ids_may_have_capitals():
     assert kinds.ids("ou_ABC123, OC_x") == ["ou_ABC123", "OC_x"]
+
+
+def test_a_file_cut_short_is_refused_without_a_line_and_with_the_way_back(tmp_path):
+    with pytest.raises(FormatError) as exc:
+        config_mod.load(settings(tmp_path, '[user]\nname = "a'))
+    assert exc.value.problem == "not valid TOML (Unterminated string)" and exc.value.line is None
+
+
+def test_values_nested_too_deeply_say_how_to_take_the_file_back(tmp_path):
+    with pytest.raises(FormatError) as exc:
+        config_mod.load(settings(tmp_path, "x = " + "[" * 100_000 + "]" * 100_000 + "\n"))
+    assert exc.value.hint == f"Fix the file, or take back the last committed version: git -C {tmp_path} checkout -- heartcompass.toml"
+
+
+def test_a_missing_file_still_says_where_it_belongs(tmp_path):
+    assert config_mod.load(tmp_path / config_mod.FILENAME).path == tmp_path / config_mod.FILENAME
+
+
+def test_one_bad_value_set_aside_does_not_hide_the_values_after_it(tmp_path):
+    cfg = config_mod.load(settings(tmp_path, '[user]\nname = 5\n[llm]\nmodel = "m"\n[git]\nhooks = false\n'), strict=False)
+    assert cfg.invalid == {"user.name": 5} and cfg.get("llm.model") == "m" and cfg.get("git.hooks") is False
+
+
+def test_a_name_in_full_width_letters_is_kept_as_typed():
+    assert kinds.text(20)("Ｌｅｉ ﬁ") == "Ｌｅｉ ﬁ"
