@@ -793,3 +793,47 @@ def test_a_links_file_of_another_format_is_worked_out_again(bare, settled_now):
 
     saved = json.loads(link.read_text(encoding="utf-8"))
     assert saved["format"] == people_index.FORMAT and saved["digest"] == digest and len(saved["incoming"]) == 1
+
+
+def test_without_user_name_the_users_person_is_shown_by_its_own_name(bare, settled_now):
+    from heartcompass.store.people_index import PeopleIndex
+
+    me = add(bare, "Me", "self")
+    assert PeopleIndex.load(bare).summary(me).name == "Me"
+    assert PeopleIndex.load(bare).summaries([me])[0].name == "Me"
+
+
+def test_a_cached_summary_follows_a_new_log_and_an_edited_profile(bare, settled_now):
+    from heartcompass.store.people_index import PeopleIndex
+
+    bob = add(bare, "Bob")
+    bob.logs_dir.mkdir()
+    (bob.logs_dir / "2024-05-01.md").write_text("# 2024-05-01\n", encoding="utf-8")
+    assert PeopleIndex.load(bare).summaries([bob])[0].last_chat == "2024-05-01"
+    (bob.logs_dir / "2024-06-01.md").write_text("# 2024-06-01\n", encoding="utf-8")
+    assert PeopleIndex.load(bare).summaries([bob])[0].last_chat == "2024-06-01"
+    prof = bob.load_profile()
+    prof.set("relation", "family")
+    bob.profile_path.write_text(profile_fmt.render(prof), encoding="utf-8")
+    assert PeopleIndex.load(bare).summaries([bob])[0].relation == "family"
+
+
+def test_a_broken_profile_first_does_not_hide_the_names_shared_after_it(bare):
+    broken(bare, "aaa")
+    a, b = add(bare, "Ann"), add(bare, "Bea", aliases=["Ann"], allow_taken=True)
+    assert people.all_collisions(bare) == [("ann", [a, b])]
+
+
+def test_a_taken_name_says_how_to_go_on(bare):
+    add(bare, "Ann")
+    with pytest.raises(people.NameTakenError) as exc:
+        people.refuse_taken(bare, ["ann"])
+    assert exc.value.hint == ("Use another name or alias (e.g. with a last name), or add --force to allow it "
+                              "anyway.")
+
+
+def test_an_unset_user_name_refuses_no_word_as_an_alias(crowd):
+    from heartcompass.store.aliases import alias_refusal
+
+    assert crowd.config.get("user.name") == ""
+    assert alias_refusal(crowd, "XXXX", "bob-stone") is None and alias_refusal(crowd, "Robbie", "bob-stone") is None
