@@ -837,3 +837,21 @@ def test_an_unset_user_name_refuses_no_word_as_an_alias(crowd):
 
     assert crowd.config.get("user.name") == ""
     assert alias_refusal(crowd, "XXXX", "bob-stone") is None and alias_refusal(crowd, "Robbie", "bob-stone") is None
+
+
+def test_every_profile_that_could_not_be_read_is_named(bare):
+    broken(bare, "xan")
+    broken(bare, "zed")
+    with pytest.raises(PersonError) as exc:
+        people.resolve(bare, "Alice")
+    assert ("people/xan/PROFILE.md, people/zed/PROFILE.md could not, so the names and aliases there were not "
+            "searched.") in exc.value.message
+
+
+@pytest.mark.parametrize("text", ["plain words\n---\nmore words after a rule\n", "---\nno end to this frontmatter\n"])
+def test_a_memory_without_a_whole_frontmatter_is_counted_whole(bare, text):
+    from heartcompass.tokens import estimate_tokens
+
+    p = add(bare, "Bob")
+    p.memory_path.write_text(text, encoding="utf-8")
+    assert people.summarize(p).memory_tokens == estimate_tokens(text)
