@@ -855,3 +855,14 @@ def test_a_memory_without_a_whole_frontmatter_is_counted_whole(bare, text):
     p = add(bare, "Bob")
     p.memory_path.write_text(text, encoding="utf-8")
     assert people.summarize(p).memory_tokens == estimate_tokens(text)
+
+
+def test_a_person_is_never_their_own_incoming_link(bare, settled_now):
+    from heartcompass.store.people_index import PeopleIndex
+
+    bob = add(bare, "Bob")
+    prof = bob.load_profile()
+    prof.set("related", [{"person": "bob", "as": "myself"}])
+    bob.profile_path.write_text(profile_fmt.render(prof), encoding="utf-8")
+    carol = add(bare, "Carol", related=[{"person": "bob", "as": "friend"}])
+    assert [(o, w) for o, w, _ in PeopleIndex(bare).incoming("bob", [bob, carol])] == [("carol", "friend")]
