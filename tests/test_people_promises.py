@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from pathlib import Path
 
 import pytest
 
@@ -866,3 +865,72 @@ def test_a_person_is_never_their_own_incoming_link(bare, settled_now):
     bob.profile_path.write_text(profile_fmt.render(prof), encoding="utf-8")
     carol = add(bare, "Carol", related=[{"person": "bob", "as": "friend"}])
     assert [(o, w) for o, w, _ in PeopleIndex(bare).incoming("bob", [bob, carol])] == [("carol", "friend")]
+
+
+def test_a_folder_name_is_found_without_reading_everyone(bare, monkeypatch):
+    """The common case, a slug as it is: found at once, even among 10,000 people."""
+    bob = add(bare, "Bob")
+    monkeypatch.setattr(people, "list_people", lambda ws: pytest.fail("read everyone"))
+    assert people.resolve(bare, "bob") == bob
+
+
+def test_an_unset_user_name_names_no_one(crowd):
+    with pytest.raises(PersonError):
+        people.resolve(crowd, "XXXX")
+    assert people.resolve(crowd, "Me").slug == "me"
+
+
+def test_a_broken_profile_first_hides_no_one_after_it(bare):
+    broken(bare, "aaa")
+    bob = add(bare, "Bob")
+    me = add(bare, "Me", "self")
+    assert people.matching(people.list_people(bare), "BOB") == [bob]
+    assert people.matching(people.list_people(bare), "Me") == [me]
+    assert people.self_people(bare) == [me]
+
+
+def test_a_summary_without_a_memory_file_counts_no_tokens(bare):
+    p = add(bare, "Bob")
+    p.memory_path.unlink()
+    p.events_path.unlink()
+    s = people.summarize(p)
+    assert (s.memory_tokens, s.events, s.error) == (0, 0, None)
+
+
+def test_a_name_with_an_unassigned_character_is_not_a_chinese_name():
+    from heartcompass.store.name_match import _cjk, _first_names
+
+    assert not _cjk("王\u0378") and _first_names("王\u0378") == set()
+
+
+def test_who_names_someone_is_kept_with_their_facts_whole(bare, settled_now, monkeypatch):
+    from heartcompass.store import people_index
+
+    add(bare, "Bob")
+    add(bare, "Alice", mbti="INTJ", aliases=["Ali"], related=[{"person": "bob", "as": "sister"}])
+    found = people_index.incoming(bare, "bob")
+    assert found[0][2].mbti == "INTJ" and found[0][2].aliases == ("Ali",)
+    monkeypatch.setattr(people_index.PeopleIndex, "incoming", lambda *a: pytest.fail("worked out again"))
+    assert people_index.incoming(Workspace(bare.root), "bob") == found
+
+
+def test_who_names_someone_is_kept_again_after_the_state_folder_went(bare, settled_now):
+    import shutil
+
+    from heartcompass.store import people_index
+
+    add(bare, "Bob")
+    add(bare, "Alice", related=[{"person": "bob"}])
+    assert [o for o, _, _ in people_index.incoming(bare, "bob")] == ["alice"]
+    shutil.rmtree(bare.root / ".heartcompass")  # the index in memory is not dirty: nothing saves the folder
+    assert [o for o, _, _ in people_index.incoming(bare, "bob")] == ["alice"]
+    assert (bare.root / ".heartcompass" / "links" / "bob.json").is_file()
+
+
+def test_who_names_someone_among_the_people_given(bare):
+    from heartcompass.store.people_index import PeopleIndex
+
+    bob = add(bare, "Bob")
+    carol = add(bare, "Carol", related=[{"person": "bob"}])
+    assert PeopleIndex(bare).incoming("bob", [bob]) == []
+    assert [o for o, _, _ in PeopleIndex(bare).incoming("bob", [bob, carol])] == ["carol"]
