@@ -105,3 +105,8 @@ def test_a_name_without_letters_a_device_name_or_too_long_says_what_to_use():
                               "(CON, PRN, AUX, NUL, COM1-9, LPT1-9), so the workspace could not sync to a Windows "
                               "machine.", "Use a longer name, e.g. with a last name or a nickname.")
     assert refusal("a" * 121) == (f"The name '{'a' * 121}' is too long for a folder name (120 bytes at most).", None)
+
+
+def test_a_name_that_could_point_outside_says_what_to_type_instead():
+    assert refusal("a/b") == ("The name 'a/b' contains '..', '/' or '\\', which could point outside the workspace.",
+                              "Use a plain name such as 'Alice' or '小明'.")
