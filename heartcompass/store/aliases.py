@@ -48,8 +48,8 @@ def alias_refusal(ws: Workspace, alias: str, slug: str | None, user_names: tuple
     folded = _fold(alias)
     if not folded:
         return "it is empty"
-    names = {_fold(n) for n in user_names if n.strip()} | {_fold(str(ws.config.get("user.name") or ""))}
-    if folded in SELF_WORDS or folded in names - {""}:
+    names = {_fold(n) for n in (*user_names, str(ws.config.get("user.name") or ""))}  # "" matches nothing now
+    if folded in SELF_WORDS or folded in names:
         return f"{alias!r} is how the user speaks of themselves"
     if ":" in folded or folded in _SPEAKERS:
         return f"{alias!r} is a speaker of the logs, not a name"

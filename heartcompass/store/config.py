@@ -244,7 +244,7 @@ def _line_of(text: str | None, section: str, name: str | None) -> int | None:
     for i, line in enumerate(text.splitlines(), 1):
         s = line.strip()
         if s.startswith("[") and "]" in s:
-            current = s[1:s.index("]")].strip()
+            current = s[1:s.index("]")].lstrip("[").strip()  # [[chat]] too: an array of tables where one belongs
             if name is None and current == section:
                 return i
         elif name is None and current is None and re.match(rf"{re.escape(section)}\s*=", s):

@@ -53,8 +53,8 @@ def url_problem(url: str) -> str | None:
         return None
     if "@" in netloc:
         return "the URL carries a user name or password (user:password@host)"
-    for name, value in parse_qsl(parts.query, keep_blank_values=True):
-        if value and _secret_param(name):
+    for name, _ in parse_qsl(parts.query):  # a blank value carries nothing: parse_qsl leaves it out
+        if _secret_param(name):
             return f"the URL carries a credential in its query (?{name}=...)"
     return None
 
