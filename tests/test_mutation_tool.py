@@ -67,3 +67,18 @@ def test_only_survivors_of_unchanged_functions_are_tried_again():
     del after["f.x_gone__mutmut_1"]
     assert mutation.to_try_again(earlier, before, after, {"f.x_same__mutmut_4": "equivalent"}) == [
         "f.x_same__mutmut_1"]
+
+
+@pytest.mark.parametrize("module, package", [("memory/proposal", "memory/proposal"), ("gateway", "gateway"),
+                                             ("intake", "intake"), ("store", "store"), ("formats", "formats")])
+def test_every_file_of_a_module_is_mutated_by_exactly_one_of_its_parts(module, package):
+    """A file no part lists would never be mutated, and its module's rate would say nothing of it."""
+    import fnmatch
+
+    modules = mutation.modules()
+    parts = modules[module].get("parts", [module])
+    files = sorted(p.relative_to(mutation.ROOT).as_posix() for p in (mutation.ROOT / "heartcompass" / package).glob("*.py"))
+    assert files
+    for name in files:
+        owners = [part for part in parts if any(fnmatch.fnmatch(name, g) for g in modules[part]["mutate"])]
+        assert len(owners) == 1, f"{name} is mutated by {owners or 'no part'} of {module}"
