@@ -71,17 +71,7 @@ def test_a_remotes_head_on_a_branch_it_has_is_left_alone(tmp_path):
 def test_the_same_days_log_from_two_devices_is_merged_and_a_real_conflict_is_left_marked_as_ours(tmp_path):
     from heartcompass.store.gitstate import SYNC_MARK
 
-    bare = bare_remote(tmp_path)
-    log = "people/a/logs/2024-01-01.md"
-    start = day_log("2024-01-01", "10:00:00 · me · hello")
-    one = new_repo(tmp_path / "one")
-    commit_files(one, {log: start, "people/a/MEMORY.md": "m\n"}, "one")
-    user_git(one.root, "remote", "add", "origin", str(bare))
-    one.push("origin", "main")
-    two = new_repo(tmp_path / "two")
-    two.adopt("origin", str(bare))
-    commit_files(two, {log: start + "- 11:00:00 · me · from two\n"}, "two's chat")
-    two.push("origin", "main")
+    one, two, log, start = _a_log_the_other_device_appended_to(tmp_path, {"people/a/MEMORY.md": "m\n"})
     commit_files(one, {log: start + "- 12:00:00 · me · from one\n"}, "one's chat")
     assert one.pull_rebase("origin", "main") == []
     merged = (one.root / log).read_text(encoding="utf-8")
@@ -216,17 +206,7 @@ def test_a_hosted_remote_is_left_to_choose_its_own_head(tmp_path, monkeypatch):
 def test_each_replayed_commit_that_stops_on_a_days_log_is_merged_in_turn(tmp_path):
     """Two commits of this device appended to a log the other device also
     appended to: the rebase stops on each, and each is merged as a union."""
-    bare = bare_remote(tmp_path)
-    log = "people/a/logs/2024-01-01.md"
-    start = day_log("2024-01-01", "10:00:00 · me · hello")
-    one = new_repo(tmp_path / "one")
-    commit_files(one, {log: start}, "one")
-    user_git(one.root, "remote", "add", "origin", str(bare))
-    one.push("origin", "main")
-    two = new_repo(tmp_path / "two")
-    two.adopt("origin", str(bare))
-    commit_files(two, {log: start + "- 11:00:00 · me · from two\n"}, "two's chat")
-    two.push("origin", "main")
+    one, _, log, start = _a_log_the_other_device_appended_to(tmp_path)
     commit_files(one, {log: start + "- 12:00:00 · me · first here\n"}, "chat 1")
     commit_files(one, {log: start + "- 12:00:00 · me · first here\n- 13:00:00 · me · second here\n"}, "chat 2")
     assert one.pull_rebase("origin", "main") == []
@@ -236,3 +216,20 @@ def test_each_replayed_commit_that_stops_on_a_days_log_is_merged_in_turn(tmp_pat
 
     texts = [e.text for e in dailylog.parse(user_git(one.root, "show", f"HEAD:{log}"), log)]
     assert texts == ["hello", "from two", "first here", "second here"]
+
+
+def _a_log_the_other_device_appended_to(tmp_path, more: dict | None = None):
+    """Device one committed a day's log (and `more`) and pushed it; device two
+    appended to that log and pushed: (one, two, the log's path, its first text)."""
+    bare = bare_remote(tmp_path)
+    log = "people/a/logs/2024-01-01.md"
+    start = day_log("2024-01-01", "10:00:00 · me · hello")
+    one = new_repo(tmp_path / "one")
+    commit_files(one, {log: start, **(more or {})}, "one")
+    user_git(one.root, "remote", "add", "origin", str(bare))
+    one.push("origin", "main")
+    two = new_repo(tmp_path / "two")
+    two.adopt("origin", str(bare))
+    commit_files(two, {log: start + "- 11:00:00 · me · from two\n"}, "two's chat")
+    two.push("origin", "main")
+    return one, two, log, start
