@@ -187,11 +187,24 @@ def report(module: str, files: dict[str, Tally], where: Path, diffs: bool) -> Ta
     for name, one in files.items():
         tried = f"{one.rate:.1f}% ({one.killed} / {one.counted})" if one.counted else "no mutant tried yet"
         print(f"    {name}: {tried}")
-    for name in whole.survivors + whole.untested:
+    shown = whole.survivors + whole.untested
+    for name in shown:
         print(f"    survivor {name}")
-        if diffs:
-            subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=where)
+    if diffs and shown:  # one process for them all: a `mutmut show` each cost a second of CPU per survivor
+        subprocess.run([sys.executable, "-c", SHOW, *shown], cwd=where)
     return whole
+
+
+SHOW = """
+import sys
+from mutmut.__main__ import find_mutant
+from mutmut.mutation.diff_apply import get_diff_for_mutant
+from mutmut.stats import status_by_exit_code
+for name in sys.argv[1:]:
+    mutant = find_mutant(name)
+    print(f"# {name}: {status_by_exit_code[mutant.exit_code_by_key[name]]}")
+    print(get_diff_for_mutant(name, path=mutant.path))
+"""
 
 
 def part_of(name: str, known_modules: dict[str, dict]) -> bool:
