@@ -662,3 +662,62 @@ def test_the_new_texts_must_parse_or_nothing_is_written(ws):
     with pytest.raises(ProposalError) as caught:
         render_texts(alice, wb)
     assert caught.value.problems[0].startswith("the result would not parse: ")
+
+
+def test_the_users_lines_come_from_the_history_and_blob_ids_the_garden_already_read(ws, monkeypatch):
+    """The garden reads the history once for everyone and each person's blob
+    ids at HEAD (issue 32: at 1,000 people, no git per person): the workbench
+    marks the user's lines from them without git, and the next time the
+    person's files are unchanged their lines come from the cache, again
+    without git."""
+    from conftest import git
+    from heartcompass.memory.hand_lines import hand_history
+
+    from heartcompass.store.people import create
+
+    alice = create(ws, "Alice Chen", "friend")
+    mine = "- 周末喜欢去爬山,不吃香菜"
+    alice.memory_path.write_text(alice.memory_path.read_text("utf-8") + mine + "\n", "utf-8")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "import my old notes")  # the user's own bulk commit: every line theirs, no blame
+    history, heads = hand_history(ws)[alice.slug], ws.git.blob_ids(alice.files())
+    asked: list[str] = []
+    for name in ("log", "blame", "file_at"):
+        monkeypatch.setattr(ws.git, name, lambda *a, name=name, **k: asked.append(name) or [])
+    first = workbench(ws, alice, *read_person(alice)[1:], TODAY, heads=heads, history=history)
+    again = workbench(ws, alice, *read_person(alice)[1:], TODAY, heads=heads)
+    assert mine in first.protected and again.protected == first.protected
+    assert asked == []
+
+
+def test_a_workbench_knows_only_the_people_it_is_given(ws):
+    """The people a caller already listed are the known ones (the garden lists
+    them once for everyone): none it left out comes back."""
+    add_person(ws, "Bob Stone", "friend")
+    alice = add_person(ws, "Alice Chen", "friend")
+    given = [p for p in list_people(ws) if p.slug != "bob-stone"]
+    wb = workbench(ws, alice, *read_person(alice)[1:], TODAY, people=given)
+    assert wb.known_slugs == {p.slug for p in given} and "alice-chen" in wb.known_slugs
+
+
+def test_the_user_has_no_names_until_they_set_one(ws):
+    """Without user.name the user is called by no name of theirs (no made-up one)."""
+    alice = add_person(ws, "Alice Chen", "friend")
+    assert ws.config.get("user.name") in (None, "")
+    wb = workbench(ws, alice, *read_person(alice)[1:], TODAY)
+    assert wb.user_names == () and wb.slug == "alice-chen"
+
+
+def test_a_two_letter_name_is_indexed_and_a_broken_profile_leaves_out_only_itself(ws):
+    """陆琳 (two characters, as many Chinese names are) is a name to match; a
+    profile that does not parse leaves out that person alone, never the
+    people listed after it."""
+    broken = add_person(ws, "Aaron Broken", "friend")
+    add_person(ws, "陆琳", "friend")
+    add_person(ws, "Zoe Ash", "friend")
+    broken.profile_path.write_text("---\nname: [unclosed\n---\n", "utf-8")
+    people = list_people(ws)
+    assert people[0].slug == broken.slug  # the broken one is listed first
+    index = name_index(people, ws)
+    assert broken.slug not in index and "zoe-ash" in index
+    assert "陆琳" in next(names for names, _ in index.values() if "陆琳" in names)

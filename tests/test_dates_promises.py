@@ -166,6 +166,7 @@ def test_weeks_weekends_and_seasons():
     assert spans.week(d(2023, 4, 9)) == (d(2023, 4, 3), d(2023, 4, 9))
     assert spans.week(d(2023, 4, 3), -1) == (d(2023, 3, 27), d(2023, 4, 2))
     assert spans.weekend(d(2023, 4, 9), 1) == (d(2023, 4, 15), d(2023, 4, 16))
+    assert spans.weekend(FRIDAY) == (d(2023, 4, 8), d(2023, 4, 9))  # unmoved: the week's own weekend
     assert spans.season(2023, "winter") == (d(2023, 1, 1), d(2024, 2, 29))
     assert spans.season(2023, "秋") == (d(2023, 9, 1), d(2023, 11, 30))
 
@@ -355,3 +356,19 @@ def test_english_number_words_add_units_tens_and_scales():
                                          ("cinq and dos", ["cinq"]), ("trois", ["trois"])])
 def test_a_foreign_number_word_alone_counts_only_when_it_is_no_short_latin_word(text, found):
     assert unread_numbers(text) == found
+
+
+def test_a_chinese_numeral_after_di_or_of_four_digits_is_a_number_anywhere_in_the_text():
+    """第 counts the numeral after it as a number wherever it stands (她排第三:
+    the 3 a statement may write), and a run of four digit characters is one
+    (生于一九九八, 1998) while three alone are not (一九九 is no amount)."""
+    assert read_numbers("她排第三") == ("她排第 ", {"3"})
+    assert read_numbers("他生于一九九八") == ("他生于 ", {"1998"})
+    assert read_numbers("他生于一九九") == ("他生于一九九", set())
+
+
+def test_english_number_words_keep_every_scale_they_pass():
+    """Two million three thousand five is 2,003,005: each scale adds to the
+    total, never replaces what came before it."""
+    assert _english("two million three thousand five") == 2003005
+    assert read_numbers("two million three thousand five dollars")[1] == {"2003005"}

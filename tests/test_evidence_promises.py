@@ -468,3 +468,12 @@ def test_a_fact_on_someone_elses_imported_words_reads_as_what_they_said():
                                            ("notable", False), ("她喝酒", False)])
 def test_a_negation_is_seen_in_english_and_chinese(text, negated):
     assert evidence._negated(text) is negated
+
+
+def test_hearsay_names_the_whole_speaker_and_keeps_the_statements_own_last_letters():
+    """Who said it is the speaker's whole name after "import:" (a name may hold
+    a colon of its own), and only a closing full stop is dropped: "Model X"
+    keeps its X."""
+    li = [entry("I bought a Tesla Model X", speaker="import:Li:dentist")]
+    assert reported("Li bought a Tesla Model X.", li) == "Li bought a Tesla Model X, Li:dentist said"
+    assert reported("Li 买了 Model X。", li) == "Li 买了 Model X（Li:dentist说的）"
