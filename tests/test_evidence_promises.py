@@ -377,6 +377,18 @@ def test_a_rewrite_that_adds_a_not_needs_an_entry_that_says_one():
     assert ok.problems == []
 
 
+def test_a_refused_negation_is_named_as_the_unsaid_change_even_beside_words_that_are_said():
+    """The reason names what no entry says: here the "not" (the model must
+    not be told that "fish", which the entry says, is what is missing)."""
+    old = "- Alice eats meat (log 2026-10-01)"
+    bad = rewrite(old, "Alice does not eat meat, eats fish", entry("she eats fish now"))
+    assert bad.problems == ["fact F1: the new entries it cites (L1) do not say the change (a negation); a line is "
+                            "rewritten only on entries that say so"]
+    both = rewrite(old, "Alice does not eat meat, eats fish", entry("she eats meat in Lyon"))
+    assert both.problems == ["fact F1: the new entries it cites (L1) do not say the change (fish); a line is "
+                             "rewritten only on entries that say so"]  # the unsaid words first
+
+
 def test_a_rewrite_that_drops_a_not_needs_an_entry_that_says_what_instead():
     old = "- Alice does not eat meat (log 2026-10-01)"
     bad = rewrite(old, "Alice eats meat", lines={"F1": old, "F2": "- Alice likes Lyon (log 2026-10-02)"},

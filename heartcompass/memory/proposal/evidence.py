@@ -279,16 +279,18 @@ class Checker:
         added = (words - old_words - self.subject) | (numbers - old_numbers)
         # a merge alone adds only what its lines say; with entries, they say something of what is added
         unsaid = bool(added) and (not added <= have if not self.found else not added & have)
-        if _negated(text) != _negated(old):  # "not" added: an entry says it; dropped: an entry says what instead
-            unsaid = unsaid or not (_negated(said) if _negated(text) else (words - self.subject) & have_words)
+        # "not" added: an entry says it; dropped: an entry says what instead
+        unsaid_not = _negated(text) != _negated(old) and not (
+            _negated(said) if _negated(text) else (words - self.subject) & have_words)
         ids = ", ".join(i.id for i in self.found) or "none"
         if not self.found and not merged:
             self.problems.append(f"{what}: rests only on the line itself; cite the new entries that say the change")
-        elif unsaid:
+        elif unsaid or unsaid_not:
+            # what no entry says: the added words when they are unsaid, else the "not" (never said words)
             shown = sorted({w for w in re.findall(r"[^\W\d_]+|\d+", text.casefold())
                             if lexical(w, narrow=True)[0] & added} | (numbers & added)) or sorted(added)
             self.problems.append(f"{what}: the new entries it cites ({ids}) do not say the change "
-                                 f"({', '.join(shown) or 'a negation'}); a line is rewritten only on "
+                                 f"({', '.join(shown) if unsaid else 'a negation'}); a line is rewritten only on "
                                  "entries that say so")
 
     def date(self, what: str, value: str) -> events_fmt.When | None:
