@@ -510,6 +510,30 @@ def test_a_first_commit_takes_only_the_paths_named(wg):
     assert user_git(wg.root, "ls-tree", "-r", "--name-only", "HEAD").split() == ["a.md"]
 
 
+def test_a_first_commit_leaves_what_the_user_staged_by_hand_staged(wg):
+    """The workspace's first commit is ours and holds only our file: a file
+    the user staged by hand is theirs to commit (it stays staged, not in it)."""
+    write_file(wg, "a.md", "1\n")
+    write_file(wg, "mine.md", "m\n")
+    user_git(wg.root, "add", "mine.md")
+    assert wg.commit(["a.md"], "first") == wg.head()
+    assert user_git(wg.root, "ls-tree", "-r", "--name-only", "HEAD").split() == ["a.md"]
+    assert user_git(wg.root, "diff", "--cached", "--name-only").split() == ["mine.md"]
+
+
+def test_a_file_whose_name_starts_with_a_dash_is_committed_and_deleted_as_a_file(wg):
+    """A name such as "-draft.md" is a path to git, never an option: it is
+    added, committed and its deletion committed like any other file."""
+    commit_files(wg, {"a.md": "1\n"}, "one")
+    write_file(wg, "-draft.md", "d\n")
+    assert wg.commit(["-draft.md"], "two") == wg.head()
+    assert user_git(wg.root, "show", "--name-status", "--format=", "HEAD").split("\n")[0] == "A\t-draft.md"
+    (wg.root / "-draft.md").unlink()
+    assert wg.commit(["-draft.md"], "three") == wg.head()
+    assert user_git(wg.root, "show", "--name-status", "--format=", "HEAD").split("\n")[0] == "D\t-draft.md"
+    assert user_git(wg.root, "ls-tree", "--name-only", "HEAD").split() == ["a.md"]
+
+
 def test_a_global_ignore_rule_never_leaves_our_file_uncommitted(wg):
     ignore = Path.home() / "global-ignore"
     ignore.write_text("*.md\n", encoding="utf-8")

@@ -184,7 +184,6 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
         if not staged.strip():
             return None
         message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
-        has_head = self.head() is not None
         import tempfile
 
         # From a file, not -m: an import of years of days has a body longer than one argument may be.
@@ -192,7 +191,8 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
             f.write(message)
             f.flush()
             try:
-                self._git("commit", *self._verify(), "-q", "-F", f.name, *(["--"] + rels if has_head else []))
+                # Only these paths, the first commit too: what the user staged by hand stays staged.
+                self._git("commit", *self._verify(), "-q", "-F", f.name, "--", *rels)
             except GitError:
                 self.unstage(rels)  # the files stay as they are, the index as it was
                 raise
