@@ -381,3 +381,20 @@ def test_a_feishu_card_with_one_button_or_none_still_goes_out():
     assert made[0]["elements"][2]["elements"][0]["content"] == "Or reply /yes t5 or /no t5."
     assert made[1]["elements"][2]["elements"][0]["content"] == "Or reply /yes  or /no ."
     assert made[1]["elements"][1]["actions"] == []
+
+
+def test_a_feishu_question_card_has_the_shape_feishus_card_schema_reads():
+    """Feishu draws a card only from its own schema (a wide div of plain text, an action row, a note): a tag or a
+    key misspelt and the owner sees an empty card with no buttons to press."""
+    channel = _lark()
+    made = []
+    channel._create = lambda chat, kind, content: made.append(content)
+    channel.ask("oc_1", "Add Bob Stone?", [("Yes", "t2:yes"), ("No", "t2:no")])
+    assert made == [{"config": {"wide_screen_mode": True}, "elements": [
+        {"tag": "div", "text": {"tag": "plain_text", "content": "Add Bob Stone?"}},
+        {"tag": "action", "actions": [
+            {"tag": "button", "text": {"tag": "plain_text", "content": "Yes"}, "type": "primary",
+             "value": {"answer": "t2:yes"}},
+            {"tag": "button", "text": {"tag": "plain_text", "content": "No"}, "type": "default",
+             "value": {"answer": "t2:no"}}]},
+        {"tag": "note", "elements": [{"tag": "plain_text", "content": "Or reply /yes t2 or /no t2."}]}]}]
