@@ -317,3 +317,52 @@ def test_a_yes_to_a_question_applies_it_and_names_its_commit(example_ws):
     assert said.startswith(f"Applied and committed ({head[:8]}): ") and len(said.split(")")[0]) == len(
         "Applied and committed (12345678")
     assert "relation: dating" in (example_ws.people_dir / "alice" / "PROFILE.md").read_text(encoding="utf-8")
+
+
+def test_a_yes_to_a_question_git_cannot_commit_now_is_not_applied_and_says_why(example_ws):
+    """git is mid-rebase: the answer says why in one line, nothing is written, and the question still waits."""
+    from test_review import relation
+
+    relation(example_ws)
+    served = Served(example_ws)
+    served.say("/help")
+    (example_ws.root / ".git" / "rebase-merge").mkdir()
+    served.say(button="q1:yes")
+    served.finish()
+    assert served.channel.sent[1:] == ["Not applied: git is in the middle of a rebase: finish it with "
+                                       "'git rebase --continue' or go back with 'git rebase --abort'."]
+    assert "relation: friend" in (example_ws.people_dir / "alice" / "PROFILE.md").read_text(encoding="utf-8")
+    (example_ws.root / ".git" / "rebase-merge").rmdir()
+    served.say("/review")
+    served.finish()
+    assert [choices for _, _, choices in served.channel.asked] == [[("Yes", "q1:yes"), ("No", "q1:no")]]
+
+
+def test_the_phones_review_and_its_answers_hold_the_workspace_lock_as_serve(example_ws, monkeypatch):
+    """A terminal command that finds the workspace busy names who holds it: "Another HeartCompass serve is
+    running", never a review or a nameless command, while /review and a question's Yes or No are at work."""
+    from test_review import asked, relation
+
+    from heartcompass.store import lock
+
+    holders = []
+    real = lock.FileLock.acquire
+
+    def acquire(self):
+        real(self)
+        holders.append((lock.holder(self.path) or {}).get("purpose"))
+
+    relation(example_ws)
+    asked(example_ws, "field", {"field": "mbti", "value": "INTJ", "old": ""}, "mbti: INTJ")
+    served = Served(example_ws)
+    monkeypatch.setattr(lock.FileLock, "acquire", acquire)
+    served.say("/review")
+    served.finish()
+    assert [choices[0][1] for _, _, choices in served.channel.asked] == ["q1:yes", "q2:yes"]
+    assert holders == ["serve"]
+    served.say(button="q2:no")
+    served.say(button="q1:yes")
+    served.finish()
+    assert served.channel.sent[-2].startswith("Not applied: alice: mbti: INTJ.")
+    assert served.channel.sent[-1].startswith("Applied and committed (")
+    assert set(holders) == {"serve"} and len(holders) >= 3
