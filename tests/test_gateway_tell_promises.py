@@ -366,3 +366,23 @@ def test_the_phones_review_and_its_answers_hold_the_workspace_lock_as_serve(exam
     assert served.channel.sent[-2].startswith("Not applied: alice: mbti: INTJ.")
     assert served.channel.sent[-1].startswith("Applied and committed (")
     assert set(holders) == {"serve"} and len(holders) >= 3
+
+
+def test_a_yes_to_a_question_the_files_already_answer_says_so_and_claims_no_commit(example_ws):
+    """The profile was changed by hand to what was asked: the Yes says there is nothing to change, not "Applied and
+    committed", and makes no commit."""
+    from conftest import git
+    from test_review import relation
+
+    relation(example_ws)
+    served = Served(example_ws)
+    served.say("/help")
+    profile = example_ws.people_dir / "alice" / "PROFILE.md"
+    profile.write_text(profile.read_text(encoding="utf-8").replace("relation: friend", "relation: dating"),
+                       encoding="utf-8")
+    git(example_ws, "commit", "-qam", "alice is dating now")
+    head = git(example_ws, "rev-parse", "HEAD")
+    served.say(button="q1:yes")
+    served.finish()
+    assert served.channel.sent[1:] == ["Nothing to change: the files already say so."]
+    assert git(example_ws, "rev-parse", "HEAD") == head
