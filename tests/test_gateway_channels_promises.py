@@ -398,3 +398,185 @@ def test_a_feishu_question_card_has_the_shape_feishus_card_schema_reads():
             {"tag": "button", "text": {"tag": "plain_text", "content": "No"}, "type": "default",
              "value": {"answer": "t2:no"}}]},
         {"tag": "note", "elements": [{"tag": "plain_text", "content": "Or reply /yes t2 or /no t2."}]}]}]
+
+
+# -- the apps' clients, and Telegram's poll and start ---------------------------------------------------------------
+
+def test_the_feishu_client_is_the_apps_own_at_the_domain_without_a_trailing_slash():
+    from lark_oapi import LogLevel
+
+    from heartcompass.gateway.lark import make_client
+
+    config = make_client("cli_1", "secret-1", "https://open.feishu.example/")._config
+    assert (config.app_id, config.app_secret, config.domain, config.log_level) == (
+        "cli_1", "secret-1", "https://open.feishu.example", LogLevel.ERROR)
+
+
+def test_the_telegram_bot_talks_to_the_api_base_and_keeps_the_librarys_tracebacks_off_the_terminal():
+    import logging
+
+    from heartcompass.gateway.telegram import make_bot
+
+    quiet = logging.getLogger("telegram")
+    before = list(quiet.handlers)
+    try:
+        quiet.handlers = []
+        bot = make_bot("123:abc", "https://api.telegram.example/")
+        assert (bot.token, bot.base_url, bot.base_file_url) == (
+            "123:abc", "https://api.telegram.example/bot123:abc", "https://api.telegram.example/file/bot123:abc")
+        assert [type(h) for h in quiet.handlers] == [logging.NullHandler]
+    finally:
+        quiet.handlers = before
+
+
+class PollingBot:
+    """Telegram's getUpdates from a script: each step a list of updates or an error; serve stops after the last."""
+
+    def __init__(self, script, stop):
+        self.script, self.stop, self.asked = list(script), stop, []
+
+    async def get_updates(self, **asked):
+        self.asked.append(asked)
+        step = self.script.pop(0)
+        if not self.script:
+            self.stop.set()
+        if isinstance(step, Exception):
+            raise step
+        return step
+
+
+def _update(update_id, *, text=None, pressed=None, answered=None):
+    query = None
+    if pressed is not None:
+        async def answer():
+            answered.append(pressed)
+            if pressed == "t2:no":
+                from telegram.error import NetworkError
+
+                raise NetworkError("gone")
+
+        query = SimpleNamespace(id=str(update_id), data=pressed, from_user=SimpleNamespace(id=42), answer=answer,
+                                message=SimpleNamespace(chat=SimpleNamespace(id=42, type="private")))
+    return SimpleNamespace(update_id=update_id, callback_query=query,
+                           message=_message(text=text) if text is not None else None)
+
+
+@pytest.fixture
+def slept(monkeypatch):
+    """Telegram's backoff pauses, taken at once and recorded."""
+    pauses = []
+    real = asyncio.sleep
+
+    async def sleep(seconds):
+        pauses.append(seconds)
+        await real(0)
+
+    monkeypatch.setattr(asyncio, "sleep", sleep)
+    return pauses
+
+
+def test_each_telegram_update_reaches_the_core_and_moves_the_offset_past_it(tmp_path, slept):
+    """A restart asks Telegram only for what follows the last update handled; a pressed button is
+    acknowledged (its spinner stops), and an acknowledgement that fails loses nothing."""
+    import threading
+
+    from heartcompass.gateway.state import ChannelState
+
+    channel, _ = _telegram()
+    channel.state = ChannelState(tmp_path / "serve" / "telegram.json")
+    stop, core, answered = threading.Event(), Core(), []
+    channel.bot = PollingBot([[_update(700, text="在吗"), _update(701, pressed="t1:yes", answered=answered)],
+                              [_update(702, pressed="t2:no", answered=answered), _update(703)]], stop)
+    asyncio.run(channel._poll(core, stop))
+    assert [(i.id, i.text, i.button) for i in core.received] == [("42:7", "在吗", None), ("cb:701", "", "t1:yes"),
+                                                                 ("cb:702", "", "t2:no")]
+    assert answered == ["t1:yes", "t2:no"] and slept == []
+    assert channel.bot.asked == [
+        {"offset": None, "timeout": 25.0, "allowed_updates": ["message", "callback_query"]},
+        {"offset": 702, "timeout": 25.0, "allowed_updates": ["message", "callback_query"]}]
+    assert ChannelState(tmp_path / "serve" / "telegram.json").offset == 704  # the last carried nothing of ours
+
+
+def test_a_failing_telegram_poll_is_said_and_retried_after_a_pause_that_doubles_to_a_minute(slept):
+    import threading
+
+    from telegram.error import NetworkError
+
+    channel, _ = _telegram()
+    channel.state = SimpleNamespace(offset=0, save=lambda: None)
+    reports = []
+    channel.report, stop = reports.append, threading.Event()
+    channel.bot = PollingBot([NetworkError("Conflict")] * 8 + [[]] + [NetworkError("Timed out")], stop)
+    asyncio.run(channel._poll(Core(), stop))
+    assert slept == [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0, 1.0]   # after an answer: one second again
+    assert reports[0] == "telegram: getUpdates failed (Conflict); trying again in 1 s"
+    assert reports[6:] == ["telegram: getUpdates failed (Conflict); trying again in 60 s"] * 2 + [
+        "telegram: getUpdates failed (Timed out); trying again in 1 s"]
+
+
+class StartingBot:
+    """Telegram's Bot for serve's start and stop: initialize may fail, the menu may be refused."""
+
+    def __init__(self, fails=None, menu_fails=False):
+        self.fails, self.menu_fails = fails, menu_fails
+        self.menu, self.shut = None, False
+
+    async def initialize(self):
+        if self.fails:
+            raise self.fails
+
+    async def set_my_commands(self, commands):
+        from telegram.error import TelegramError
+
+        self.menu = [(c.command, c.description) for c in commands]
+        if self.menu_fails:
+            raise TelegramError("menu refused")
+
+    async def get_updates(self, **asked):
+        await asyncio.Event().wait()   # a long poll that brings nothing: cancelled at stop
+
+    async def shutdown(self):
+        from telegram.error import TelegramError
+
+        self.shut = True
+        raise TelegramError("already closed")  # said nowhere: serve is stopping anyway
+
+
+def _starting(bot):
+    from heartcompass.gateway.state import ChannelState
+    from heartcompass.gateway.telegram import TelegramChannel
+
+    channel = TelegramChannel("123:abc", "https://api.telegram.example", ChannelState.__new__(ChannelState))
+    channel.bot, reports = bot, []
+    channel.report = reports.append
+    return channel, reports
+
+
+@pytest.mark.parametrize("fails, said", [
+    ("token", ("Telegram refuses TELEGRAM_BOT_TOKEN: the token is not valid.",
+               "Copy the token @BotFather gave you again, into .env.")),
+    ("network", ("Telegram at https://api.telegram.example did not answer: Bad Gateway.",
+                 "Check the network, or telegram.api_base."))])
+def test_serve_with_a_bad_token_or_no_telegram_stops_at_the_start_with_what_to_check(fails, said):
+    import threading
+
+    from telegram.error import InvalidToken, NetworkError
+
+    channel, _ = _starting(StartingBot(InvalidToken() if fails == "token" else NetworkError("Bad Gateway")))
+    with pytest.raises(HeartCompassError) as stopped:
+        channel.start(Core(), threading.Event())
+    assert (stopped.value.message, stopped.value.hint) == said and channel.bot.menu is None
+
+
+def test_telegram_gets_the_command_menu_at_start_and_a_refused_menu_is_only_said():
+    import threading
+
+    from heartcompass.gateway import replies
+
+    channel, reports = _starting(StartingBot(menu_fails=True))
+    stop = threading.Event()
+    channel.start(Core(), stop)
+    assert channel.bot.menu == replies.MENU and reports == ["telegram: command menu not set: menu refused"]
+    stop.set()
+    channel.close()
+    assert channel.bot.shut and not channel._thread.is_alive()
