@@ -89,6 +89,16 @@ def test_paths_inside_are_named_from_the_root_and_outside_as_they_are(tmp_path):
     assert Workspace(tmp_path / "link").root == ws.root
 
 
+def test_a_file_reached_through_a_link_inside_is_named_where_the_user_sees_it(tmp_path):
+    """A link planted inside the workspace (refused elsewhere) is named by its
+    place in the workspace, not by where it leads: the user finds it there."""
+    ws = Workspace(made(tmp_path / "brain"))
+    (tmp_path / "outside").mkdir()
+    (ws.root / "people").mkdir()
+    os.symlink(tmp_path / "outside", ws.root / "people" / "planted")
+    assert ws.rel(ws.root / "people" / "planted" / "PROFILE.md") == "people/planted/PROFILE.md"
+
+
 def test_the_state_folder_is_made_once_and_never_a_link(tmp_path):
     ws = Workspace(made(tmp_path / "brain"))
     assert ws.state_dir == ws.root / ".heartcompass" and ws.state_dir.is_dir()
