@@ -150,6 +150,22 @@ def test_rejected_text_is_kept_and_never_overwritten(tmp_path, monkeypatch):
     assert [p.read_text(encoding="utf-8") for p in (first, second, third)] == ["mine", "mine too", "and this"]
 
 
+def test_rejected_text_is_stamped_with_the_users_own_time(tmp_path, monkeypatch):
+    """The stamp on a kept rejection is the user's clock (user.timezone), so
+    it sorts beside their day's logs, not the machine's."""
+    ws = Workspace(made(tmp_path / "brain"))
+    ws.config_path.write_text('[user]\ntimezone = "Pacific/Kiritimati"\n', encoding="utf-8")
+
+    class Fixed(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return dt.datetime(2026, 3, 2, 10, 20, 30, tzinfo=dt.timezone.utc).astimezone(tz)
+
+    monkeypatch.setattr(clock.dt, "datetime", Fixed)
+    kept = workspace.keep_rejected(ws, "bob", "EVENTS.md", "我的")
+    assert kept.name == "bob-EVENTS.md.20260303-002030" and kept.read_text(encoding="utf-8") == "我的"
+
+
 # -- the user's clock ----------------------------------------------------------------------------------------------
 def test_the_date_is_the_users_in_their_zone(tmp_path):
     from zoneinfo import ZoneInfo
@@ -344,6 +360,30 @@ def test_a_second_device_copies_the_workspace_and_a_failure_leaves_the_folder_as
         creation.clone_workspace(tmp_path / "afile", str(ws.root))
 
 
+def test_a_second_device_copies_into_an_empty_folder_or_a_new_nested_one_with_origin_set(ws, tmp_path):
+    """`init --from` takes an empty folder the user made, or makes the
+    folders on the way; the copy syncs with `origin`, as sync expects."""
+    (tmp_path / "empty").mkdir()
+    copy, _ = creation.clone_workspace(tmp_path / "empty", str(ws.root))
+    assert copy.root == tmp_path / "empty" and workspace.is_workspace(copy.root)
+    assert git(copy, "remote").split() == ["origin"]
+    nested, _ = creation.clone_workspace(tmp_path / "a" / "b" / "copy", str(ws.root))
+    assert workspace.is_workspace(nested.root) and nested.root == tmp_path / "a" / "b" / "copy"
+
+
+def test_a_second_device_refused_says_why_and_what_to_do(ws, tmp_path):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "mine.txt").write_text("x", encoding="utf-8")
+    with pytest.raises(WorkspaceNotFound) as exc:
+        creation.clone_workspace(tmp_path / "full", str(ws.root))
+    assert exc.value.hint == "Choose another folder, e.g. 'heartcompass init ~/HeartCompass --from URL'."
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    with pytest.raises(WorkspaceNotFound) as exc:
+        creation.clone_workspace(tmp_path / "afile" / "under", str(ws.root))
+    assert exc.value.message == f"{tmp_path / 'afile' / 'under'}: cannot create this folder (Not a directory)."
+    assert (tmp_path / "full" / "mine.txt").read_text(encoding="utf-8") == "x"
+
+
 def test_a_repository_that_is_not_a_workspace_is_not_copied(tmp_path):
     plain = tmp_path / "plain"
     plain.mkdir()
@@ -354,6 +394,7 @@ def test_a_repository_that_is_not_a_workspace_is_not_copied(tmp_path):
     with pytest.raises(WorkspaceNotFound) as exc:
         creation.clone_workspace(tmp_path / "copy", str(plain))
     assert exc.value.message.startswith(f"{plain} is a git repository but not a HeartCompass workspace")
+    assert exc.value.hint == "Give the remote that 'heartcompass sync' pushes to (git remote -v on the first device)."
     assert not (tmp_path / "copy").exists()
 
 
@@ -638,6 +679,60 @@ def test_config_set_and_unset_are_one_commit_each_after_the_users_own(ws):
     with pytest.raises(ConfigError):
         set_config(ws, "llm.temperature", "hot")
     assert git(ws, "status", "--porcelain") == ""
+
+
+def test_while_a_setting_is_changed_another_command_is_told_which(ws, monkeypatch):
+    """The workspace lock names `config set` / `config unset` while they run:
+    a second command waiting on it says what it waits for."""
+    from heartcompass.store import config_edit, lock
+
+    seen = []
+    for name in ("set_value", "unset_value"):
+        real = getattr(config_edit, name)
+
+        def watched(*args, real=real):
+            seen.append((lock.holder(ws.state_dir / "lock") or {}).get("purpose"))
+            return real(*args)
+
+        monkeypatch.setattr(config_edit, name, watched)
+    config_edit.set_config(ws, "user.name", "Lei")
+    config_edit.unset_config(ws, "user.name")
+    assert seen == ["config set", "config unset"] and subjects(ws)[0] == "config: unset user.name"
+
+
+def test_config_unset_takes_out_a_bad_value_the_user_typed(ws):
+    """A hand-typed value that does not validate is what `config unset` is
+    for: the user's line is committed as they wrote it, then removed."""
+    from heartcompass.store.config_edit import unset_config
+
+    text = ws.config_path.read_text(encoding="utf-8")
+    assert "temperature = 0.8\n" in text
+    ws.config_path.write_text(text.replace("temperature = 0.8\n", 'temperature = "hot"\n'), encoding="utf-8")
+    done, sha = unset_config(ws, "llm.temperature")
+    assert done and sha == git(ws, "rev-parse", "HEAD").strip()
+    assert subjects(ws)[:2] == ["config: unset llm.temperature", "edit(config): by hand"]
+    assert "hot" not in ws.config_path.read_text(encoding="utf-8") and git(ws, "status", "--porcelain") == ""
+
+
+def test_a_mistyped_setting_to_unset_is_answered_with_the_close_one(ws):
+    from heartcompass.store.config_edit import unset_config
+
+    with pytest.raises(ConfigError) as exc:
+        unset_config(ws, "user.nmae")
+    assert exc.value.hint.startswith("Did you mean user.name?")
+
+
+def test_an_unset_refused_by_a_hook_is_put_back_and_says_which_file(ws):
+    from heartcompass.errors import GitError
+    from heartcompass.store.config_edit import set_config, unset_config
+
+    set_config(ws, "user.name", "Lei")
+    refuse_commits(ws)
+    before = ws.config_path.read_text(encoding="utf-8")
+    with pytest.raises(GitError) as exc:
+        unset_config(ws, "user.name")
+    assert "(Not committed: heartcompass.toml was rolled back.)" in exc.value.message
+    assert ws.config_path.read_text(encoding="utf-8") == before and Workspace(ws.root).config.get("user.name") == "Lei"
 
 
 def test_a_hand_edit_of_the_settings_with_a_credential_is_never_committed(ws):
