@@ -384,6 +384,27 @@ def test_a_second_device_refused_says_why_and_what_to_do(ws, tmp_path):
     assert (tmp_path / "full" / "mine.txt").read_text(encoding="utf-8") == "x"
 
 
+def test_a_copy_that_failed_says_why_even_when_its_cleanup_could_not_remove_everything(ws, tmp_path, monkeypatch):
+    """What the user needs is why `init --from` failed; a folder the cleanup
+    could not remove (permissions, a file held open) must not hide it."""
+    from heartcompass.errors import GitError
+
+    real_rmdir = os.rmdir
+
+    def stuck(path, *args, **kwargs):
+        if os.path.basename(path) == "refs":
+            raise PermissionError(13, "Permission denied", path)
+        return real_rmdir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "rmdir", stuck)
+    (tmp_path / "empty").mkdir()
+    for folder in (tmp_path / "new", tmp_path / "empty"):
+        with pytest.raises(GitError) as exc:
+            creation.clone_workspace(folder, str(tmp_path / "no-such-repo"))
+        assert str(tmp_path / "no-such-repo") in exc.value.message
+        assert not (folder / ".git" / "HEAD").exists()  # the rest was removed all the same
+
+
 def test_a_repository_that_is_not_a_workspace_is_not_copied(tmp_path):
     plain = tmp_path / "plain"
     plain.mkdir()
@@ -659,6 +680,7 @@ def test_a_mention_is_sure_only_for_its_own_newcomer():
     assert _means(Mention("Sara Lee"), sara) and _means(Mention("Sal", aliases=["sara lee"]), sara)
     assert not _means(Mention("Bob", aliases=["Rob"]), sara)
     assert _means(Mention("Sara"), sara)  # a first name is a sure form of the whole name
+    assert not _means(Mention("Sarra Lee"), sara)  # one letter off may be someone else: not linked
 
 
 # -- settings changed by a command -------------------------------------------------------------------------------
@@ -700,10 +722,11 @@ def test_while_a_setting_is_changed_another_command_is_told_which(ws, monkeypatc
     assert seen == ["config set", "config unset"] and subjects(ws)[0] == "config: unset user.name"
 
 
-def test_config_unset_takes_out_a_bad_value_the_user_typed(ws):
-    """A hand-typed value that does not validate is what `config unset` is
-    for: the user's line is committed as they wrote it, then removed."""
-    from heartcompass.store.config_edit import unset_config
+def test_config_set_and_unset_fix_a_bad_value_the_user_typed(ws):
+    """A hand-typed value that does not validate is what `config unset` and
+    `config set` are for: the user's line is committed as they wrote it,
+    then removed or replaced."""
+    from heartcompass.store.config_edit import set_config, unset_config
 
     text = ws.config_path.read_text(encoding="utf-8")
     assert "temperature = 0.8\n" in text
@@ -712,6 +735,10 @@ def test_config_unset_takes_out_a_bad_value_the_user_typed(ws):
     assert done and sha == git(ws, "rev-parse", "HEAD").strip()
     assert subjects(ws)[:2] == ["config: unset llm.temperature", "edit(config): by hand"]
     assert "hot" not in ws.config_path.read_text(encoding="utf-8") and git(ws, "status", "--porcelain") == ""
+    text = ws.config_path.read_text(encoding="utf-8")
+    ws.config_path.write_text(text.replace("timeout = 60", 'timeout = "long"'), encoding="utf-8")
+    assert set_config(ws, "llm.timeout", "90")[0] == 90  # `config set` fixes it the same way
+    assert subjects(ws)[:2] == ["config: llm.timeout = 90.0", "edit(config): by hand"]
 
 
 def test_a_mistyped_setting_to_unset_is_answered_with_the_close_one(ws):
@@ -739,6 +766,8 @@ def test_a_hand_edit_of_the_settings_with_a_credential_is_never_committed(ws):
     from heartcompass.store.config_edit import commit_hand_edit
 
     assert commit_hand_edit(ws) is False
+    edit_profile(Person("me", ws.people_dir / "me"), tags=["mine"])  # someone's edit is not the settings'
+    assert commit_hand_edit(ws) is False and subjects(ws) == ["init: new HeartCompass workspace"]
     ws.config_path.write_text('[llm]\nmodel = "sk-abcdefghijklmnopqrstuvwx"\n', encoding="utf-8")
     head = git(ws, "rev-parse", "HEAD")
     with pytest.raises(ConfigError):
