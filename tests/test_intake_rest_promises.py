@@ -222,3 +222,117 @@ def test_a_discarded_tell_is_marked_for_the_gardener_and_committed_as_a_tells(ws
         ("note", [], "我搬到柏林了"), ("mark", ["discards 1"], "tell declined; not for the gardener")]
     assert sha and git(ws, "log", "-1", "--format=%s%n%b").strip() == "tell(me): discarded\nDiscarded: 我搬到柏林了"
     assert git(ws, "status", "--porcelain") == ""  # the log is in the commit
+
+
+# -- reading a file the user points at: intake/limits -----------------------------------------------------------------
+
+def test_a_file_within_its_limit_is_read_whole_even_past_a_mib(tmp_path):
+    path = tmp_path / "export.txt"
+    data = bytes(range(256)) * (3 * 4096 + 7)  # 3 MiB and a bit: read in several chunks
+    path.write_bytes(data)
+    assert limits.read_limited(path, len(data), "chat export") == data
+    assert limits.read_limited(str(path), len(data) + 1, "chat export") == data
+    (tmp_path / "empty.txt").write_bytes(b"")
+    assert limits.read_limited(tmp_path / "empty.txt", 0, "chat export") == b""
+
+
+def test_a_file_over_its_limit_is_refused_unread_saying_both_sizes(tmp_path):
+    path = tmp_path / "card.json"
+    path.write_bytes(b"x" * 11)
+    with pytest.raises(HeartCompassError) as refused:
+        limits.read_limited(path, 10, "character card")
+    assert refused.value.message == (f"{path}: 11 bytes, more than the 10 bytes a character card may be; "
+                                     "nothing was read.")
+    assert refused.value.hint == "Is this the right file? Split a very large character card."
+    with pytest.raises(HeartCompassError) as refused:
+        limits.check_regular(path, 10, "contacts file")
+    assert refused.value.message == (f"{path}: 11 bytes, more than the 10 bytes a contacts file may be; "
+                                     "nothing was read.")
+    assert refused.value.hint == "Is this the right file? Split a very large contacts file."
+    assert limits.check_regular(path, 11, "contacts file") == 11
+
+
+def test_a_file_that_grows_while_read_is_cut_off_at_the_cap(tmp_path, monkeypatch):
+    """The size said by fstat may be old: the read itself stops past the cap."""
+    import os
+
+    path = tmp_path / "chat.txt"
+    path.write_bytes(b"x" * 5000)
+    real_fstat = os.fstat
+    monkeypatch.setattr(limits.os, "fstat", lambda fd: os.stat_result((*real_fstat(fd)[:6], 10, *real_fstat(fd)[7:])))
+    with pytest.raises(HeartCompassError) as refused:
+        limits.read_limited(path, 1000, "chat export")
+    assert refused.value.message == f"{path}: more than the 1000 bytes a chat export may be; nothing was read."
+    assert refused.value.hint == "Is this the right file? Split a very large chat export."
+    assert limits.read_limited(path, 5000, "chat export") == b"x" * 5000  # exactly the cap: taken
+
+
+def test_a_missing_file_is_refused_naming_it_and_what_it_should_be(tmp_path):
+    path = tmp_path / "nope.json"
+    for call in (lambda: limits.read_limited(path, 10, "character card"),
+                 lambda: limits.check_regular(path, 10, "character card"),
+                 lambda: limits.open_regular(path, "character card")):
+        with pytest.raises(HeartCompassError) as refused:
+            call()
+        assert refused.value.message == f"{path}: cannot read it (No such file or directory)."
+        assert refused.value.hint == "Check the path of the character card."
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "device"])
+def test_a_folder_a_pipe_or_a_device_is_refused_at_once_never_waited_on(tmp_path, kind):
+    import os
+
+    from conftest import finishes
+
+    if kind == "folder":
+        path, said = tmp_path, f"{tmp_path}: a folder."
+    elif kind == "fifo":
+        path = tmp_path / "pipe.txt"
+        os.mkfifo(path)  # opening it for reading would wait for a writer
+        said = f"{path}: not a regular file (a device, pipe or socket)."
+    else:
+        path, said = "/dev/zero", "/dev/zero: not a regular file (a device, pipe or socket)."  # never ends
+
+    def refused_everywhere():
+        for call in (lambda: limits.read_limited(path, 10, "chat export"),
+                     lambda: limits.check_regular(path, 10, "chat export"),
+                     lambda: limits.open_regular(path, "chat export")):
+            with pytest.raises(HeartCompassError) as refused:
+                call()
+            assert refused.value.message == said
+            assert refused.value.hint == "Give the path of the chat export file itself."
+        return True
+
+    assert finishes(refused_everywhere)
+
+
+def test_a_regular_file_opens_for_an_ordinary_blocking_read(tmp_path):
+    import os
+
+    path = tmp_path / "chat.txt"
+    path.write_bytes(b"line one\nline two\n")
+    with limits.open_regular(path, "chat export") as f:
+        assert os.get_blocking(f.fileno()) and f.mode == "rb"
+        assert f.read() == b"line one\nline two\n"
+
+
+def test_an_unreadable_file_is_refused_with_the_reason(tmp_path, monkeypatch):
+
+    path = tmp_path / "chat.txt"
+    path.write_bytes(b"x")
+
+    def failing(fd, n):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(limits.os, "read", failing)
+    with pytest.raises(HeartCompassError) as refused:
+        limits.read_limited(path, 10, "chat export")
+    assert refused.value.message == f"{path}: cannot read it (Input/output error)."
+    monkeypatch.undo()
+    assert limits.read_limited(path, 10, "chat export") == b"x"
+
+
+@pytest.mark.parametrize("size, said", [(0, "0 bytes"), (1 << 20, "1 MiB"), ((1 << 20) + (1 << 19) - 1, "1 MiB"),
+                                        (20 << 20, "20 MiB")])
+def test_sizes_are_said_in_bytes_under_a_mib_and_in_whole_mib_from_one(size, said):
+    assert limits._size(size) == said
