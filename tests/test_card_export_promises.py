@@ -230,3 +230,26 @@ def test_a_card_inside_an_exported_png_reads_back_as_itself(alice, tmp_path):
     path = tmp_path / "alice.png"
     path.write_bytes(card_png.card_png(card, card_png.avatar_of(alice)))
     assert cards.read_card(path) == card["data"]
+
+
+# -- what the export takes from the profile ------------------------------------------------------------------------
+
+def test_a_card_field_that_is_not_a_dict_is_no_card_info(alice):
+    _edit(alice, "PROFILE.md", "related:", "card: some text\nrelated:")
+    data = cards.export_card(alice)["data"]
+    assert data["creator"] == "HeartCompass" and data["character_version"] == "1"
+
+
+def test_an_empty_creator_is_ours(alice):
+    _edit(alice, "PROFILE.md", "related:", "card:\n  creator: ''\n  creator_notes: ''\nrelated:")
+    data = cards.export_card(alice)["data"]
+    assert data["creator"] == "HeartCompass"
+    assert data["creator_notes"] == "Exported from HeartCompass. Facts and events are in the character book."
+
+
+def test_the_greeting_is_their_first_line_of_three_words_or_more(alice):
+    from heartcompass.memory.voice import add_line
+
+    for line in ("two words", "one two three", "four five six seven"):
+        add_line(alice.dir, "Alice Chen", line, "hand")
+    assert cards.export_card(alice)["data"]["first_mes"] == "one two three"

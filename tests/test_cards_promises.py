@@ -354,3 +354,33 @@ def test_lorebook_keys_in_chinese_are_short_pieces_not_clauses():
     assert cards._keys("她下个月要去京都的设计工作室上班，很紧张", "小艾") == ["小艾", "京都", "设计工作", "紧张"]
     assert cards._keys("小艾和小艾", "小艾") == ["小艾"]
     assert cards._keys("京都和京都，大阪", "X") == ["X", "京都", "大阪"]
+
+
+# -- more of the card's reading ------------------------------------------------------------------------------------
+
+def test_quotes_in_any_of_the_usual_marks_are_their_lines():
+    assert cards._quotes('say "a" and “b” or 「c」, "  " and "d”') == ["a", "b", "c", "d"]
+
+
+def test_a_card_with_a_broken_byte_is_read_with_a_replacement_character(tmp_path):
+    path = _write(tmp_path, b'{"name": "Kai", "description": "caf\xe9"}')
+    assert cards.read_card(path)["description"] == "caf\ufffd"
+
+
+def test_base64_wrapped_over_lines_is_read(tmp_path):
+    text = _b64(V2)
+    wrapped = b"\n".join(text[i:i + 76] for i in range(0, len(text), 76))
+    assert cards.read_card(_write(tmp_path, _png(_chunk(b"tEXt", b"chara\0" + wrapped)), "card.png")) == V2["data"]
+
+
+def test_an_itxt_chunk_of_two_bytes_is_malformed_not_truncated(tmp_path):
+    refused = _refused(tmp_path, _png(_chunk(b"iTXt", b"chara\0\0\0")), "card.png")
+    assert refused.message.endswith(": the PNG's iTXt card chunk is malformed; nothing was imported.")
+
+
+def test_a_card_chunk_past_the_cap_says_the_cap_in_mib(tmp_path, monkeypatch):
+    monkeypatch.setattr(card_png, "MAX_CARD_TEXT", 3 << 20)
+    bomb = zlib.compress(b"\0" * ((3 << 20) + 1), 9)
+    refused = _refused(tmp_path, _png(_chunk(b"zTXt", b"chara\0\0" + bomb)), "card.png")
+    assert refused.message.endswith(": the card inside this PNG expands past 3 MiB; refusing it (a real card is "
+                                    "far smaller).")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import git, subjects
 from heartcompass.errors import FormatError
 from heartcompass.intake import contacts
 from heartcompass.intake.contacts import Card, Change
@@ -228,3 +229,53 @@ def test_a_new_person_someone_names_is_linked_in_the_same_commit(example_ws):
     assert "people/alice/PROFILE.md" in git(example_ws, "show", "--name-only", "--format=", "HEAD").split()
     assert prof.read_text(encoding="utf-8").endswith("- [m1] Dana Park (sister; → dana-park): visits\n")
     assert git(example_ws, "status", "--porcelain") == ""
+
+
+# -- more of reading and merging ------------------------------------------------------------------------------------
+
+def test_a_blank_first_line_or_a_leading_space_is_no_continuation():
+    cards_, bad = contacts.parse(" \nBEGIN:VCARD\nFN:A\nEND:VCARD\n", "c.vcf")
+    assert [(c.name, c.line) for c in cards_] == [("A", 2)] and bad == []
+
+
+def test_parameters_and_properties_in_lower_case_are_read():
+    assert _one("n;charset=utf-8;encoding=quoted-printable:=E7=8E=8B;=E8=8A=\n=B3;;;").name == "王芳"
+    assert _one("fn;charset=latin-1;encoding=quoted-printable:Zo=EB").name == "Zoë"
+    assert _one("fn:lower").name == "lower" and _one("FN:A\ntel:1").handles == ["1"]
+
+
+def test_a_structured_name_of_one_part_is_that_name():
+    assert _one("N:Smith").name == "Smith"
+
+
+def test_no_vcard_is_an_error_at_line_one_of_the_file():
+    with pytest.raises(FormatError) as refused:
+        contacts.parse("hello\n", "c.vcf")
+    assert refused.value.message == "c.vcf:1: no vCard found (no BEGIN:VCARD)"
+
+
+def test_a_nickname_that_is_the_cards_own_name_is_no_alias(example_ws):
+    (change,) = contacts.plan(example_ws, _cards("BEGIN:VCARD\nFN:Dana\nNICKNAME:Dana,Dee,Dee\nEND:VCARD\n"))
+    assert change.aliases == ["Dee"]
+
+
+def test_a_new_person_without_handles_or_birthday_has_none_written(example_ws):
+    contacts.apply(example_ws, contacts.plan(example_ws, _cards("BEGIN:VCARD\nFN:Dana\nEND:VCARD\n")), "friend")
+    text = (example_ws.people_dir / "dana" / "PROFILE.md").read_text(encoding="utf-8")
+    assert "name: Dana" in text and "handles" not in text and "birthday" not in text
+
+
+def test_two_new_people_are_one_commit_without_a_scope(example_ws):
+    added, updated, _ = contacts.apply(example_ws, contacts.plan(example_ws, _cards(
+        "BEGIN:VCARD\nFN:Dana\nEND:VCARD\nBEGIN:VCARD\nFN:Eve\nEND:VCARD\n")), "friend")
+    assert (added, updated) == (["dana", "eve"], [])
+    assert subjects(example_ws)[0] == "add: from contacts (2 new)"
+
+
+def test_a_hand_edit_of_someone_merged_is_committed_as_theirs_first(example_ws):
+    path = example_ws.people_dir / "alice" / "PROFILE.md"
+    path.write_text(path.read_text(encoding="utf-8") + "\nLikes rain.\n", encoding="utf-8")
+    contacts.apply(example_ws, contacts.plan(example_ws, _cards(
+        "BEGIN:VCARD\nFN:Alice Chen\nEMAIL:alice@example.com\nEND:VCARD\n")), "friend")
+    assert subjects(example_ws)[:2] == ["add(alice): from contacts (1 updated)", "edit(alice): by hand"]
+    assert "Likes rain." in git(example_ws, "show", "HEAD~1:people/alice/PROFILE.md")

@@ -7,6 +7,7 @@ a hand edit is never overwritten, and a failed write loses nothing."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 
@@ -14,7 +15,7 @@ from conftest import git, subjects
 from fakes import FakeChat
 from heartcompass.errors import HeartCompassError
 from heartcompass.formats import dailylog, memory as memory_fmt
-from heartcompass.intake import tell
+from heartcompass.intake import cards, tell
 from heartcompass.store.people import Person
 
 NOW = dt.datetime(2026, 12, 1, 9, 30, 5)
@@ -421,3 +422,72 @@ def test_screenshots_go_to_the_model_as_images_with_the_narrative(example_ws):
     content = model.request("tell").messages[-1].content
     assert isinstance(content, list) and content[0]["type"] == "text"
     assert content[1]["image_url"]["url"] == url
+
+
+# -- more of the tell's promises ------------------------------------------------------------------------------------
+
+class Bounded(FakeChat):
+    """A client with a max_tokens field of its own: what each call was bounded to is recorded."""
+
+    max_tokens: int | None = None
+    bounds: list = []
+
+    def _next(self, messages, schema=None):
+        self.bounds.append(self.max_tokens)
+        return super()._next(messages, schema)
+
+
+def test_the_request_for_new_people_is_short(example_ws):
+    model = Bounded(bounds=[]).enqueue(NO_ONE_NEW)
+    tell._unknown_people(example_ws, model, "Mei came")
+    assert model.bounds == [512]
+
+
+def test_a_broken_profile_is_known_by_its_folder_name(example_ws):
+    _add(example_ws, "Bob Li")
+    (example_ws.people_dir / "bob-li" / "PROFILE.md").write_text("---\nname: [\n---\n", encoding="utf-8")
+    model = FakeChat().enqueue(NO_ONE_NEW)
+    tell._unknown_people(example_ws, model, "Mei came")
+    (purpose,) = model.purposes
+    known = model.request(purpose).messages[0].content.split("Known: ")[1].split(", ")
+    assert "bob-li" in known and "Alice Chen" in known and "Bob Li" not in known
+
+
+def test_a_hand_edit_of_the_told_persons_files_is_their_own_commit_first(example_ws):
+    note, plan = _planned(example_ws, berlin(), NO_ONE_NEW)
+    prof = example_ws.people_dir / "alice" / "PROFILE.md"
+    prof.write_text(prof.read_text(encoding="utf-8") + "\nLikes rain.\n", encoding="utf-8")
+    tell.apply_plan(example_ws, plan, note, NOW)
+    assert subjects(example_ws)[:2] == ["tell(alice): moving to Berlin", "edit(alice): by hand"]
+    by_hand = git(example_ws, "show", "--name-only", "--format=", "HEAD~1").split()
+    assert by_hand == ["people/alice/PROFILE.md"]  # the note is the tell's, not the hand edit's
+    assert example_ws.rel(note.path) in git(example_ws, "show", "--name-only", "--format=", "HEAD").split()
+
+
+def test_a_plan_for_no_one_is_committed_as_noted(example_ws):
+    note = tell.log_note(_alice(example_ws), NARRATIVE, NOW)
+    plan = tell.TellPlan(_alice(example_ws), NARRATIVE, NOW)
+    sha = tell.apply_plan(example_ws, plan, note, NOW)
+    assert sha and subjects(example_ws)[0] == "tell(alice): noted"
+    assert git(example_ws, "log", "-1", "--format=%b").strip() == f"Told: {NARRATIVE}"
+
+
+def test_the_summary_is_said_without_its_spaces(example_ws):
+    spaced = berlin()
+    spaced["summary"] = "  moving to Berlin \n"
+    note, plan = _planned(example_ws, spaced, NO_ONE_NEW)
+    assert plan.plans[0].summary == "moving to Berlin"
+
+
+def test_a_card_import_holds_the_lock_as_import_card_and_keeps_a_real_mbti(ws, tmp_path, monkeypatch):
+    from heartcompass.store import lifecycle
+    from heartcompass.store.lock import holder
+
+    held = []
+    real = lifecycle.commit_or_roll_back
+    monkeypatch.setattr(lifecycle, "commit_or_roll_back", lambda *a, **kw: held.append(
+        (holder(ws.state_dir / "lock") or {}).get("purpose")) or real(*a, **kw))
+    path = tmp_path / "card.json"
+    path.write_text(json.dumps({"name": "Rin", "description": "x", "extensions": {"heartcompass": {"mbti": "enfp"}}}))
+    person = cards.import_card(ws, path)
+    assert held == ["import-card"] and person.load_profile().mbti == "ENFP"
