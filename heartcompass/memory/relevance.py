@@ -191,19 +191,27 @@ def scores(query_terms: dict[str, float], docs: list[str]) -> dict[int, float]:
     return weigh(query_terms, tf, len(docs), sum(lengths), lengths)
 
 
+def gains(query_terms: dict[str, float], tf: dict[str, Counter], n: int,
+          total_length: int) -> tuple[dict[str, float], float, float]:
+    """BM25's parts that are the same for every doc: each counted term's gain
+    (its share of the best score), and n0, n1: a doc of length L holding a
+    term f times scores gain * f / (f + n0 + n1 * L) for it."""
+    avg_len = max(1.0, total_length / n)  # characters stand in for a doc's length in terms
+    idf = {t: math.log(1 + (n - len(c) + 0.5) / (len(c) + 0.5)) for t, c in tf.items()}
+    best = max(FLOOR, sum(query_terms[t] * idf[t] for t in idf))
+    return ({t: query_terms[t] * idf[t] * (K1 + 1) / best for t in tf}, K1 * (1 - B), K1 * B / avg_len)
+
+
 def weigh(query_terms: dict[str, float], tf: dict[str, Counter], n: int, total_length: int,
           lengths) -> dict[int, float]:
     """BM25 from the counts: {doc: relevance in 0..1} (lengths[doc]: its
     length in characters, lower-cased; total_length: all of theirs)."""
     if not tf:
         return {}
-    avg_len = max(1.0, total_length / n)  # characters stand in for a doc's length in terms
-    idf = {t: math.log(1 + (n - len(c) + 0.5) / (len(c) + 0.5)) for t, c in tf.items()}
-    best = max(FLOOR, sum(query_terms[t] * idf[t] for t in idf))
+    gain_of, n0, n1 = gains(query_terms, tf, n, total_length)
     raw: dict[int, float] = {}
-    n0, n1 = K1 * (1 - B), K1 * B / avg_len
     for t, counts in tf.items():
-        gain = query_terms[t] * idf[t] * (K1 + 1) / best
+        gain = gain_of[t]
         if not raw:  # the first term's in one go (0.0 + x is x): 50,000 lines may hold it
             raw = {i: gain * f / (f + n0 + n1 * lengths[i]) for i, f in counts.items()}
             continue

@@ -96,11 +96,19 @@ class TermIndex:
 
     def scores(self, query_terms: dict[str, float]) -> dict[int, float]:
         """relevance.scores(query_terms, the lines): the same numbers, in the same order."""
+        tf, _ = self.counts(query_terms)
+        return relevance.weigh(query_terms, tf, len(self.lengths), self.total_length, self.lengths)
+
+    def counts(self, query_terms: dict[str, float]) -> tuple[dict[str, Counter], set[str]]:
+        """relevance.scores's counts ({term: {line: times}}, each term's lines in
+        the order the search meets them), and the terms whose lines are not
+        in ascending order (a term two keys find: the second adds lines after)."""
         n = len(self.lengths)
-        if not query_terms or not n:
-            return {}
-        stems: dict[str, str | None] = {}
         tf: dict[str, Counter] = {}
+        unordered: set[str] = set()
+        if not query_terms or not n:
+            return tf, unordered
+        stems: dict[str, str | None] = {}
         for key in relevance.term_keys(query_terms):
             vocabulary = self.cjk if relevance.is_cjk_run(key) else self.words
             hits = vocabulary.hits(key)
@@ -119,6 +127,7 @@ class TermIndex:
                     if term:
                         by_term.setdefault(term, []).extend(vocabulary.lines(e))
             for term in sorted(by_term):
+                if term in tf:
+                    unordered.add(term)
                 tf.setdefault(term, Counter()).update(sorted(by_term[term]))
-        return relevance.weigh(query_terms, tf, n, self.total_length, self.lengths)
-
+        return tf, unordered
