@@ -1,27 +1,35 @@
 """A big EVENTS.md's cached form (event_table, relevance_index) as
 selection.choose ranks it: the same prompt as selection.EventList builds
-from the parsed file, to the byte, without an object or a score per event.
+from the parsed file, to the byte, scoring only the events it reaches.
 
-EventList sorts every event by its key (standing, plus relevance for those
-the conversation names; ties in file order) and offers them in turn. Here
-the same order comes off a heap holding one head per stream: each
-(weight, cost) group of the table (newest first, so its standing never
-rises), and the named events by cost. A stream whose cost is more than the
-tokens left is dropped whole: none of its events can fit, now or later. So
-a message costs the few hundred events a prompt holds, not 100,000."""
+EventList scores every event (standing, plus relevance for those the
+conversation names; ties in file order, or among the named, in relevance's
+order) and sorts them. Here the same order comes off two heaps: one of
+places in the table's (weight, cost) groups, each at the most its events
+from there on can score (newest first, so standing never rises; for the
+named, plus relevance's bound at the shortest text left,
+event_relevance.py), and one of the events scored so far. An event goes
+out once no place can pass it. A group whose cost is more than the tokens
+left is let go unscored: none of its events can fit, now or later. So a
+message costs the few hundred events a prompt holds and the few more it
+must score to be sure of them, not 100,000, nor the third of them a
+common word names."""
 
 from __future__ import annotations
 
 import datetime as dt
 import heapq
-from collections import defaultdict
 import math
-from typing import Iterable, Iterator
+from typing import Any, Callable, Iterator
 
 from heartcompass.memory.event_cache import Cached
-from heartcompass.memory.selection import LEFT_OUT_SHOWN, RELEVANCE_WEIGHT, Unit, Budget
+from heartcompass.memory.event_relevance import Relevance
+from heartcompass.memory.selection import LEFT_OUT_SHOWN, RELEVANCE_WEIGHT, Budget, Unit
 
-Stream = Iterator[tuple[float, int]]  # (-key, event), best first
+CHUNK = 16  # events of one group scored at a time
+FEW_NAMED = 2000  # named events scored all at once, not walked group by group
+
+Item = tuple[float, Any, int]  # (-key, its place among equal keys, event)
 
 
 class TablePool:
@@ -30,7 +38,7 @@ class TablePool:
         self.table, self.terms = cached.table, cached.terms
         self.today, self.half_life = today.toordinal(), half_life_days
         self._halving: dict[int, float] = {}  # date -> its factor today
-        self.named: dict[int, float] = {}    # event -> key, for those the conversation names
+        self.relevance: Relevance | None = None  # what the conversation names
 
     def __len__(self) -> int:
         return len(self.table)
@@ -43,13 +51,12 @@ class TablePool:
             factor = self._halving[date] = math.exp(-math.log(2) * age / self.half_life)
         return factor
 
-    def relevant(self, about: dict[str, float]) -> dict[int, float]:
-        found = self.terms.scores(about)
-        weights, dates, factors = self.table.weights, self.table.dates, self._halving
-        for date in {dates[i] for i in found}.difference(factors):
-            self._factor(date)
-        self.named = {i: weights[i] * factors[dates[i]] + RELEVANCE_WEIGHT * r for i, r in found.items()}
-        return self.named
+    def named(self, about: dict[str, float]) -> Iterator[tuple[float, int, Any, int]]:
+        """The events about names, best first, as selection ranks them after
+        the notes it names on an equal key: (-key, 1, place in relevance's
+        order, event)."""
+        self.relevance = Relevance(self.terms, about)
+        return ((key, 1, place, i) for key, place, i in self._walk(set(), lambda cost: False, unnamed=False))
 
     def _unit(self, i: int) -> Unit:
         return Unit("events", self.table.line(i), 8)  # its tokens: the table's cost (event_cache's version)
@@ -64,70 +71,77 @@ class TablePool:
     def fill(self, b: Budget, taken: set[int]) -> None:
         """selection._events' walk: each event, best first, taken when it fits;
         the first LEFT_OUT_SHOWN of those left out named, all of them counted."""
-        streams, costs = self._streams(taken)
-        heap = [(*head, s) for s, head in enumerate(next(stream, None) for stream in streams) if head]
-        heapq.heapify(heap)
         shown = b.c.left.get("events", [])
         named_left: list[str] = []
         took = 0
-        header = b.header_tokens["events"]
-        while heap:
-            _, i, s = heap[0]
-            room = b.budget - b.c.used
-            if costs[s] > room and len(shown) + len(named_left) >= LEFT_OUT_SHOWN:
-                heapq.heappop(heap)  # and the room only shrinks: none of this stream's events fits
-                continue
-            if costs[s] + (0 if "events" in b.opened else header) <= room:
+        header, costs = b.header_tokens["events"], self.table.costs
+
+        def dropped(cost: int) -> bool:  # and the room only shrinks: no event of that cost fits, now or later
+            return cost > b.budget - b.c.used and len(shown) + len(named_left) >= LEFT_OUT_SHOWN
+
+        for _, _, i in self._walk(taken, dropped, unnamed=True):
+            if costs[i] + (0 if "events" in b.opened else header) <= b.budget - b.c.used:
                 b.take(self._unit(i))
                 took += 1
             elif len(shown) + len(named_left) < LEFT_OUT_SHOWN:
                 named_left.append(self.table.line(i))
-            head = next(streams[s], None)
-            if head:
-                heapq.heapreplace(heap, (*head, s))
-            else:
-                heapq.heappop(heap)
         left = len(self.table) - len(taken) - took
         if left:
             b.c.left_count["events"] = b.c.left_count.get("events", 0) + left
             b.c.left.setdefault("events", []).extend(named_left)
 
-    def _streams(self, taken: set[int]) -> tuple[list[Stream], list[int]]:
-        """Every event not taken yet, in streams of one cost each, each best first."""
-        streams, costs = [], []
-        for weight, cost, start, end in self.table.groups:
-            streams.append(self._group(weight, start, end))
-            costs.append(cost)
-        by_cost: dict[int, list[tuple[float, int]]] = defaultdict(list)
-        cost_of = self.table.costs
-        for i, key in self.named.items():
-            by_cost[cost_of[i]].append((-key, i))
-        for cost, heads in by_cost.items():
-            streams.append(_popped(heads, taken))
-            costs.append(cost)
-        return streams, costs
+    def _walk(self, taken: set[int], dropped: Callable[[int], bool], unnamed: bool) -> Iterator[Item]:
+        """The events not taken, best first: the named ones, and with unnamed
+        the others. Ties go in file order, among the named in step 2 (no event
+        taken yet, unnamed False) in relevance's order."""
+        table, rel = self.table, self.relevance
+        members, dates, costs, groups = table.members, table.dates, table.costs, table.groups
+        ranked = unnamed  # the order for filling: ties in file order
+        places: list[tuple[float, int, int, bool]] = []  # (-most from there on, group, place in members, named)
+        ready: list[Item] = []
+        if unnamed:
+            places += [(-w * self._factor(dates[members[start]]), g, start, False)
+                       for g, (w, _, start, _) in enumerate(groups)]
+        named = rel.named if rel else set()
+        if len(named) <= FEW_NAMED:
+            ready += [self._scored(rel, i, ranked) for i in named if i not in taken]
+        else:
+            places += [(self._most(rel, g, groups[g][2]), g, groups[g][2], True)
+                       for g in set(map(table.group_of.__getitem__, named))]
+        heapq.heapify(places)
+        heapq.heapify(ready)
+        while places or ready:
+            if ready and (not places or ready[0][0] < places[0][0]):  # its key above any place's most
+                item = heapq.heappop(ready)
+                if not dropped(costs[item[2]]):
+                    yield item
+                continue
+            _, g, j, for_named = heapq.heappop(places)
+            weight, cost, _, end = groups[g]
+            if dropped(cost):
+                continue
+            stop = min(j + CHUNK, end)
+            for i in members[j:stop]:
+                if i in taken or (i in named) != for_named:
+                    continue
+                if for_named:
+                    heapq.heappush(ready, self._scored(rel, i, ranked))
+                else:
+                    heapq.heappush(ready, (-weight * self._factor(dates[i]), i, i))
+            if stop < end:
+                most = self._most(rel, g, stop) if for_named else -weight * self._factor(dates[members[stop]])
+                heapq.heappush(places, (most, g, stop, for_named))
 
-    def _group(self, weight: float, j: int, end: int) -> Stream:
-        """A group's events by (-standing, event), the named ones apart. Newest
-        first, standing never rises; where it ties across days (every day from
-        today on is today), the tied run is put in file order."""
-        named, dates, members, factor = self.named, self.table.dates, self.table.members, self._factor
-        while j < end:
-            day = dates[members[j]]
-            key = weight * factor(day)
-            k = j + 1
-            while k < end and (dates[members[k]] == day or weight * factor(dates[members[k]]) == key):
-                k += 1
-            run: Iterable[int] = members[j:k] if dates[members[k - 1]] == day else sorted(members[j:k])
-            for i in run:
-                if i not in named:
-                    yield -key, i
-            j = k
+    def _scored(self, rel: Relevance | None, i: int, ranked: bool) -> Item:
+        """A named event: (-(standing + RELEVANCE_WEIGHT x relevance), place, event)."""
+        scored = rel.score(i) if rel else None
+        assert rel and scored, "only a named event is scored"
+        r, first = scored
+        key = self.table.weights[i] * self._factor(self.table.dates[i]) + RELEVANCE_WEIGHT * r
+        return -key, i if ranked else rel.place(i, first), i
 
-
-def _popped(heads: list[tuple[float, int]], taken: set[int]) -> Stream:
-    heapq.heapify(heads)
-    while heads:
-        head = heapq.heappop(heads)
-        if head[1] not in taken:
-            yield head
+    def _most(self, rel: Relevance | None, g: int, j: int) -> float:
+        """-(the most a named event of group g from place j on can score)."""
+        assert rel, "only the named are walked for their relevance"
+        weight, table = self.table.groups[g][0], self.table
+        return -(weight * self._factor(table.dates[table.members[j]]) + RELEVANCE_WEIGHT * rel.bound(table.shortest[j]))

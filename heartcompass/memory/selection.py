@@ -114,12 +114,14 @@ class EventList:
     def __len__(self) -> int:
         return len(self.events)
 
-    def relevant(self, about: dict[str, float]) -> dict[int, float]:
-        """{event: its key, standing plus relevance} for the events about names."""
+    def named(self, about: dict[str, float]) -> list[tuple[float, int, int, int]]:
+        """The events about names, best first, each key standing plus
+        relevance: (-key, 1, place in relevance's order, event) (1: after the
+        notes it names on an equal key)."""
         found = relevance.scores(about, [e.text for e in self.events])
         for i, r in found.items():
             self.keys[i] += RELEVANCE_WEIGHT * r
-        return {i: self.keys[i] for i in found}
+        return sorted((-self.keys[i], 1, at, i) for at, i in enumerate(found))
 
     def offer(self, b: Budget, i: int, limit: int) -> bool:
         return not b.cannot_fit(self.events[i], limit) and b.offer(event_unit(self.events[i]), limit)
@@ -148,12 +150,11 @@ def choose(units: list[Unit], events, budget: int, header_tokens: dict[str, int]
     if about:
         ranked = [u for u in units if u.ranked]
         unit_rel = relevance.scores(about, [u.text for u in ranked])
-        named: list[tuple[float, Unit | int]] = [(RELEVANCE_WEIGHT * r + ranked[i].standing, ranked[i])
-                                                 for i, r in unit_rel.items()]
-        named += [(key, i) for i, key in pool.relevant(about).items()]
+        notes = sorted((-(RELEVANCE_WEIGHT * r + ranked[i].standing), 0, at, ranked[i])
+                       for at, (i, r) in enumerate(unit_rel.items()))
         limit = min(budget, choice.used + int(RELEVANT_SHARE * budget))  # a big core leaves it less
         misses = 0
-        for item in _best_first(named):
+        for *_, item in heapq.merge(notes, pool.named(about)):  # best first; on an equal key notes, then events
             if limit - choice.used < 4 or misses > 50:  # full, or nearly: the rest compete in step 3
                 break
             if isinstance(item, Unit):
@@ -180,15 +181,6 @@ def choose(units: list[Unit], events, budget: int, header_tokens: dict[str, int]
         if not b.offer(unit):
             b.leave(unit.section, unit.text)
     return choice
-
-
-def _best_first(named: list[tuple[float, Unit | int]]):
-    """The items by score, best first, ties in the order given (a stable
-    sort's), taken off a heap: the loop stops long before 30,000 events."""
-    heap = [(-score, at) for at, (score, _) in enumerate(named)]
-    heapq.heapify(heap)
-    while heap:
-        yield named[heapq.heappop(heap)[1]][1]
 
 
 def _events(b: Budget, events: list[events_fmt.Event], taken: set[int], keys: list[float]) -> None:
