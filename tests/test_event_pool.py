@@ -43,10 +43,11 @@ def _choices(rnd, events, budget, header, about, half_life=30.0):
     headers = {"rules": 0, "facts": 6, "events": header}
     plain = selection.choose([dataclasses.replace(u) for u in units], events, budget, headers,
                              score_event=lambda e: events_fmt.score(e, TODAY, half_life), about=about)
-    (table_blobs, groups), (terms_blobs, total) = (EventTable.build(events).to_parts(),
-                                                   TermIndex.build([e.text for e in events]).to_parts())
+    table = EventTable.build(events)
+    (table_blobs, groups), (terms_blobs, rest) = (
+        table.to_parts(), TermIndex.build([e.text for e in events], table.group_of, len(table.groups)).to_parts())
     cached = event_cache.Cached(EventTable.from_parts([memoryview(b) for b in table_blobs], groups),  # as read back
-                                TermIndex.from_parts([memoryview(b) for b in terms_blobs], total))
+                                TermIndex.from_parts([memoryview(b) for b in terms_blobs], rest))
     pool = TablePool(cached, TODAY, half_life)
     fast = selection.choose([dataclasses.replace(u) for u in units], pool, budget, headers, about=about)
     return plain, fast

@@ -33,7 +33,7 @@ class Cached(NamedTuple):
 FOLDER = "prompt"
 SMALLEST = 256 * 1024  # bytes of EVENTS.md (about 2,500 events)
 MAGIC = b"heartcompass events cache\n"
-FORMAT = 3  # of what is kept: another is rebuilt, as a file changed since is (3: each event's group, the shortest)
+FORMAT = 3  # of what is kept: another is rebuilt, as a file changed since is (3: groups, shortest texts, runs' bitmaps)
 ALIGN = 8  # each column starts at a multiple of it, read in place as its numbers
 
 
@@ -62,7 +62,8 @@ def load(state_dir: Path, slug: str, data: bytes, events_path: Path) -> Cached:
         return found
     text = decode(data, events_path)  # a FormatError as without the cache
     events = events_fmt.parse(text, events_path, readonly=True).events
-    table, index = EventTable.build(events), TermIndex.build([e.text for e in events])
+    table = EventTable.build(events)
+    index = TermIndex.build([e.text for e in events], table.group_of, len(table.groups))
     (table_blobs, table_rest), (terms_blobs, terms_rest) = table.to_parts(), index.to_parts()
     blobs = table_blobs + terms_blobs
     payload = b"".join(blob + bytes(-len(blob) % ALIGN) for blob in blobs)

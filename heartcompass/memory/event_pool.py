@@ -102,12 +102,14 @@ class TablePool:
         if unnamed:
             places += [(-w * self._factor(dates[members[start]]), g, start, False)
                        for g, (w, _, start, _) in enumerate(groups)]
-        named = rel.named if rel else set()
-        if len(named) <= FEW_NAMED:
+        is_named: Callable[[int], bool] = lambda i: False
+        if rel and rel.named_at_most <= FEW_NAMED:  # scored at once
+            named = rel.named()
+            is_named = named.__contains__
             ready += [self._scored(rel, i, ranked) for i in named if i not in taken]
-        else:
-            places += [(self._most(rel, g, groups[g][2]), g, groups[g][2], True)
-                       for g in set(map(table.group_of.__getitem__, named))]
+        elif rel:  # walked group by group
+            is_named = rel.is_named
+            places += [(self._most(rel, g, groups[g][2]), g, groups[g][2], True) for g in rel.groups(table.group_of)]
         heapq.heapify(places)
         heapq.heapify(ready)
         while places or ready:
@@ -122,7 +124,7 @@ class TablePool:
                 continue
             stop = min(j + CHUNK, end)
             for i in members[j:stop]:
-                if i in taken or (i in named) != for_named:
+                if i in taken or is_named(i) != for_named:
                     continue
                 if for_named:
                     heapq.heappush(ready, self._scored(rel, i, ranked))

@@ -22,6 +22,7 @@ import math
 import operator
 import re
 from collections import Counter
+from typing import Collection
 
 from heartcompass.language import CJK, FUNCTION_WORDS
 
@@ -142,7 +143,7 @@ def _finders(query_terms: dict[str, float]) -> list[tuple[str, re.Pattern, bool]
     return finders
 
 
-def wanted(key: str, tf: dict[str, Counter], n: int, occurrences) -> bool:
+def wanted(key: str, tf: Collection[str], n: int, occurrences) -> bool:
     """Whether a term key is looked for: not a lone character a found bigram
     holds, and not found more often than in half the lines (occurrences(key):
     how often it is in all the text)."""
@@ -191,15 +192,16 @@ def scores(query_terms: dict[str, float], docs: list[str]) -> dict[int, float]:
     return weigh(query_terms, tf, len(docs), sum(lengths), lengths)
 
 
-def gains(query_terms: dict[str, float], tf: dict[str, Counter], n: int,
+def gains(query_terms: dict[str, float], df: dict[str, int], n: int,
           total_length: int) -> tuple[dict[str, float], float, float]:
-    """BM25's parts that are the same for every doc: each counted term's gain
-    (its share of the best score), and n0, n1: a doc of length L holding a
-    term f times scores gain * f / (f + n0 + n1 * L) for it."""
+    """BM25's parts that are the same for every doc, from how many docs hold
+    each term found (df): each one's gain (its share of the best score), and
+    n0, n1: a doc of length L holding a term f times scores
+    gain * f / (f + n0 + n1 * L) for it."""
     avg_len = max(1.0, total_length / n)  # characters stand in for a doc's length in terms
-    idf = {t: math.log(1 + (n - len(c) + 0.5) / (len(c) + 0.5)) for t, c in tf.items()}
+    idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
     best = max(FLOOR, sum(query_terms[t] * idf[t] for t in idf))
-    return ({t: query_terms[t] * idf[t] * (K1 + 1) / best for t in tf}, K1 * (1 - B), K1 * B / avg_len)
+    return ({t: query_terms[t] * idf[t] * (K1 + 1) / best for t in df}, K1 * (1 - B), K1 * B / avg_len)
 
 
 def weigh(query_terms: dict[str, float], tf: dict[str, Counter], n: int, total_length: int,
@@ -208,7 +210,7 @@ def weigh(query_terms: dict[str, float], tf: dict[str, Counter], n: int, total_l
     length in characters, lower-cased; total_length: all of theirs)."""
     if not tf:
         return {}
-    gain_of, n0, n1 = gains(query_terms, tf, n, total_length)
+    gain_of, n0, n1 = gains(query_terms, {t: len(c) for t, c in tf.items()}, n, total_length)
     raw: dict[int, float] = {}
     for t, counts in tf.items():
         gain = gain_of[t]
