@@ -26,7 +26,7 @@ from heartcompass.memory.event_cache import Cached
 from heartcompass.memory.event_relevance import Relevance
 from heartcompass.memory.selection import LEFT_OUT_SHOWN, RELEVANCE_WEIGHT, Budget, Unit
 
-CHUNK = 16  # events of one group scored at a time
+CHUNK = 16  # events of one group taken at a time where no relevance is added
 FEW_NAMED = 2000  # named events scored all at once, not walked group by group
 
 Item = tuple[float, Any, int]  # (-key, its place among equal keys, event)
@@ -39,6 +39,7 @@ class TablePool:
         self.today, self.half_life = today.toordinal(), half_life_days
         self._halving: dict[int, float] = {}  # date -> its factor today
         self.relevance: Relevance | None = None  # what the conversation names
+        self._named_places: list[tuple[float, int, int, bool]] | None = None  # each group's first, at its most
 
     def __len__(self) -> int:
         return len(self.table)
@@ -106,10 +107,13 @@ class TablePool:
         if rel and rel.named_at_most <= FEW_NAMED:  # scored at once
             named = rel.named()
             is_named = named.__contains__
-            ready += [self._scored(rel, i, ranked) for i in named if i not in taken]
+            ready += [self._item(rel, i, rel.score(i), ranked) for i in named if i not in taken]
         elif rel:  # walked group by group
             is_named = rel.is_named
-            places += [(self._most(rel, g, groups[g][2]), g, groups[g][2], True) for g in rel.groups(table.group_of)]
+            if self._named_places is None:
+                self._named_places = [(self._most(rel, g, groups[g][2]), g, groups[g][2], True)
+                                      for g in rel.groups(table.group_of)]
+            places += self._named_places
         heapq.heapify(places)
         heapq.heapify(ready)
         while places or ready:
@@ -122,21 +126,23 @@ class TablePool:
             weight, cost, _, end = groups[g]
             if dropped(cost):
                 continue
+            if for_named:  # one at a time: each may be far below the place's most
+                i = members[j]
+                scored = rel.score(i) if rel and i not in taken else None
+                if scored:
+                    heapq.heappush(ready, self._item(rel, i, scored, ranked))
+                if j + 1 < end:
+                    heapq.heappush(places, (self._most(rel, g, j + 1), g, j + 1, True))
+                continue
             stop = min(j + CHUNK, end)
             for i in members[j:stop]:
-                if i in taken or is_named(i) != for_named:
-                    continue
-                if for_named:
-                    heapq.heappush(ready, self._scored(rel, i, ranked))
-                else:
+                if i not in taken and not is_named(i):
                     heapq.heappush(ready, (-weight * self._factor(dates[i]), i, i))
             if stop < end:
-                most = self._most(rel, g, stop) if for_named else -weight * self._factor(dates[members[stop]])
-                heapq.heappush(places, (most, g, stop, for_named))
+                heapq.heappush(places, (-weight * self._factor(dates[members[stop]]), g, stop, False))
 
-    def _scored(self, rel: Relevance | None, i: int, ranked: bool) -> Item:
+    def _item(self, rel: Relevance | None, i: int, scored: tuple[float, int] | None, ranked: bool) -> Item:
         """A named event: (-(standing + RELEVANCE_WEIGHT x relevance), place, event)."""
-        scored = rel.score(i) if rel else None
         assert rel and scored, "only a named event is scored"
         r, first = scored
         key = self.table.weights[i] * self._factor(self.table.dates[i]) + RELEVANCE_WEIGHT * r
