@@ -12,8 +12,9 @@ import random
 import pytest
 
 from heartcompass.formats import events as events_fmt
-from heartcompass.memory import event_cache, relevance, selection
+from heartcompass.memory import event_cache, event_pool, event_relevance, relevance, relevance_index, selection
 from heartcompass.memory.event_pool import TablePool
+from heartcompass.memory.event_relevance import Relevance
 from heartcompass.memory.event_table import EventTable
 from heartcompass.memory.relevance_index import TermIndex
 from heartcompass.memory.selection import Unit
@@ -107,3 +108,149 @@ def test_the_term_index_scores_what_searching_the_text_scores(seed):
         expected = list(relevance.scores(terms, docs).items())
         assert list(built.scores(terms).items()) == expected, q
         assert list(read_back.scores(terms).items()) == expected, q
+
+
+def _pool(events, half_life=30.0) -> TablePool:
+    table = EventTable.build(events)
+    (table_blobs, groups), (terms_blobs, rest) = (
+        table.to_parts(), TermIndex.build([e.text for e in events], table.group_of, len(table.groups)).to_parts())
+    return TablePool(event_cache.Cached(EventTable.from_parts([memoryview(b) for b in table_blobs], groups),
+                                        TermIndex.from_parts([memoryview(b) for b in terms_blobs], rest)),
+                     TODAY, half_life)
+
+
+def _walked(monkeypatch, few: int, big_run: int) -> None:
+    """The walk's ways, each made to happen on a few events: scoring every
+    named event at once (few), or group by group; terms counted or read
+    through their runs' bitmaps (big_run: lines a run needs for one)."""
+    monkeypatch.setattr(event_pool, "FEW_NAMED", few)
+    monkeypatch.setattr(relevance_index, "BIG_RUN", big_run)
+
+
+TIED = ("pottery class", "sunflowers", "糖葫芦", "pottery", "class", "sunflowers 糖葫芦", "par party", "hiked hiking")
+
+
+def _tied_events(rnd: random.Random, n: int) -> list[events_fmt.Event]:
+    """Many events alike to the bit: two days, two weights, the same few
+    texts, so keys tie across terms found first by different words."""
+    days = [TODAY - dt.timedelta(days=d) for d in (0, 3)]
+    return [events_fmt.Event(rnd.choice(days), rnd.choice(TIED) + rnd.choice(["", " hiked"]), rnd.choice([0.5, 0.9]))
+            for _ in range(n)]
+
+
+@pytest.mark.parametrize("few, big_run", [(0, 1), (0, 3), (0, 10 ** 9), (10 ** 9, 1)])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_walk_names_every_event_in_relevances_order_ties_and_all(monkeypatch, seed, few, big_run):
+    """The named events come out as EventList ranks them, every one of
+    them, with the same keys, ties in relevance's order (the first term that
+    finds an event, then its line), whichever way the walk goes."""
+    _walked(monkeypatch, few, big_run)
+    rnd = random.Random(seed)
+    events = _tied_events(rnd, rnd.randint(40, 200))
+    ties = 0
+    for q in (["pottery class sunflowers 糖葫芦"], ["par party"], ["hiking 糖葫"], ["sunflowers", "class"]):
+        about = relevance.query(q)
+        plain = selection.EventList(events, lambda e: events_fmt.score(e, TODAY, 30.0)).named(about)
+        walked = list(_pool(events).named(about))
+        assert [(key, i) for key, _, _, i in walked] == [(key, i) for key, _, _, i in plain], q
+        ties += len(plain) - len({key for key, *_ in plain})
+    assert ties > 10  # many named, and tied
+
+
+@pytest.mark.parametrize("few, big_run", [(0, 1), (0, 3), (10 ** 9, 1)])
+@pytest.mark.parametrize("seed", range(12))
+def test_the_walk_chooses_what_sorting_chooses_each_way_it_goes(monkeypatch, seed, few, big_run):
+    """The prompt's choice, to the byte, when the walk goes group by group
+    or reads common terms through bitmaps (most messages never go there
+    with a few hundred events)."""
+    _walked(monkeypatch, few, big_run)
+    rnd = random.Random(seed)
+    events = _events(rnd, rnd.randint(1, 160)) + _tied_events(rnd, rnd.randint(0, 80))
+    rnd.shuffle(events)
+    for budget in (rnd.randint(10, 60), rnd.randint(60, 400), rnd.randint(400, 3000)):
+        about = relevance.query(rnd.choice([*QUERIES, ["pottery class 糖葫芦"], ["par party hiking"]]))
+        _same(*_choices(rnd, events, budget, rnd.choice([0, 3, 11]), about, rnd.choice([30.0, 365.0, 1e300])))
+
+
+@pytest.mark.parametrize("big_run", [1, 10 ** 9])
+@pytest.mark.parametrize("seed", range(10))
+def test_no_event_scores_above_the_bound_for_its_length(monkeypatch, seed, big_run):
+    """relevance's bound at an event's length is never below its score,
+    and the score is relevance's own, to the bit."""
+    _walked(monkeypatch, 0, big_run)
+    rnd = random.Random(seed)
+    events = _events(rnd, rnd.randint(20, 120)) + _tied_events(rnd, 40)
+    pool = _pool(events)
+    for q in (*QUERIES, ["pottery class 糖葫芦 hiking"]):
+        about = relevance.query(q)
+        expected = relevance.scores(about, [e.text for e in events])
+        rel = Relevance(pool.terms, about)
+        scored = {i: s[0] for i in range(len(events)) if (s := rel.score(i))}
+        assert scored == expected, q
+        assert all(r <= rel.bound(pool.terms.lengths[i]) for i, r in scored.items()), q
+        assert all(rel.is_named(i) == (i in expected) for i in range(len(events))), q
+
+
+def test_terms_never_found_in_one_line_do_not_add_up_in_the_bound():
+    """Three words each in a third of the events, never two in one: the
+    bound is one word's, not three's; with all three in one line, three's."""
+    events = [events_fmt.Event(TODAY, word, 0.5) for word in ("pottery", "sunflowers", "kites") * 30]
+    about = relevance.query(["pottery sunflowers kites"])
+    apart = Relevance(_pool(events).terms, about)
+    assert apart._together == [[0], [1], [2]]
+    one = apart.score(0)
+    assert one and apart.bound(len("pottery")) >= one[0]
+    assert apart.bound(len("pottery")) < 2 * one[0]
+    together = Relevance(_pool(events + [events_fmt.Event(TODAY, "pottery sunflowers kites", 0.5)]).terms, about)
+    assert together._together == [[0, 1, 2]]
+
+
+class _Lines:
+    def __init__(self, near: set[int]):
+        self.near = near
+
+    def shares_a_line(self, other: _Lines) -> bool:
+        return id(other) in self.near
+
+
+def test_too_many_sets_of_terms_found_together_become_one_set_of_all():
+    """Terms in threes, each sharing a line with every term outside its
+    three (81 largest sets for twelve terms): one set of all of them, a
+    looser bound but a true one; a few sets are listed as they are."""
+    terms = [_Lines(set()) for _ in range(12)]
+    for a in range(12):
+        terms[a].near = {id(terms[b]) for b in range(12) if a // 3 != b // 3}
+    assert event_relevance.together(terms) == [list(range(12))]  # type: ignore[arg-type]
+    few = terms[:6]  # 9 largest sets of 2
+    found = event_relevance.together(few)  # type: ignore[arg-type]
+    assert len(found) == 9 and all(len(s) == 2 and s[0] // 3 != s[1] // 3 for s in found)
+
+
+def test_the_table_knows_each_events_group_and_the_shortest_text_left_in_it():
+    rnd = random.Random(1)
+    events = _events(rnd, 200)
+    table = EventTable.build(events)
+    for g, (_, _, start, end) in enumerate(table.groups):
+        for j in range(start, end):
+            assert table.group_of[table.members[j]] == g
+            assert table.shortest[j] == min(len(events[i].text.lower()) for i in table.members[j:end])
+    assert len(table.groups) > 5
+
+
+@pytest.mark.parametrize("few, big_run", [(0, 1), (0, 10 ** 9), (10 ** 9, 1), (10 ** 9, 10 ** 9)])
+def test_events_tied_across_terms_go_in_relevances_order_not_the_files(monkeypatch, few, big_run):
+    """"origami" and "pottery" (as long, as often, the same day and weight)
+    tie to the bit; relevance lists the first term's lines first, so every
+    origami event is named before any pottery one, though they alternate in
+    the file, and the budget for named events takes origami only."""
+    _walked(monkeypatch, few, big_run)
+    events = [events_fmt.Event(TODAY, word, 0.5) for word in ("pottery", "origami") * 40]
+    events += [events_fmt.Event(TODAY - dt.timedelta(days=9), "a walk", 0.5) for _ in range(80)]
+    about = relevance.query(["origami pottery"])
+    named = list(_pool(events).named(about))
+    assert len({key for key, *_ in named}) == 1 and len(named) == 80
+    assert [events[i].text for *_, i in named] == ["origami"] * 40 + ["pottery"] * 40
+    plain, fast = _choices(random.Random(0), events, 200, 3, about)
+    _same(plain, fast)
+    picked = [u.text for u in plain.chosen if u.section == "events"]
+    assert picked and all("origami" in text for text in picked[:plain.relevant])

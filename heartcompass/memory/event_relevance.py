@@ -7,7 +7,7 @@ bitmaps of their lines and groups (relevance_index.py).
 An event's relevance is relevance.weigh's for it, to the bit: the same
 gains added in the same order. Its place among the events weigh returns
 (where two keys tie, that order is theirs) is the first term that finds it,
-then its place among that term's lines. And a bound: no event whose text is
+then its line. And a bound: no event whose text is
 at least L characters long scores more than bound(L), each term counted as
 often as any one line holds it, and only terms found together in some line
 added up (words in a third of the events each, but never in one event
@@ -34,7 +34,6 @@ class Term:
     def __init__(self, index: TermIndex, vocabulary: Vocabulary, by_key: list[list[int]]):
         self.index, self.vocabulary, self.by_key = index, vocabulary, by_key
         times = Counter(e for runs in by_key for e in runs)  # a run found twice counts its lines twice
-        self.ordered = len(by_key) == 1  # its lines in ascending order: a line's place is the line
         self.counts: Counter | None = None
         self.mask = 0  # bit i: line i holds the term (runs with bitmaps)
         if all(vocabulary.bitmap_at[e] >= 0 for e in times):
@@ -83,15 +82,6 @@ class Term:
         few, many = (self, other) if self.counts is not None else (other, self)
         return any(map(many.count, few.lines()))
 
-    def place(self, i: int) -> int:
-        """Where weigh's order puts line i among this term's lines."""
-        if self.ordered:
-            return i
-        if not hasattr(self, "_places"):
-            self._places = dict(zip(self._counted(), itertools.count()))
-        return self._places[i]
-
-
 class Relevance:
     def __init__(self, index: TermIndex, query_terms: dict[str, float]):
         found = index.found(query_terms)
@@ -132,9 +122,13 @@ class Relevance:
             return None
         return (raw if raw < 1.0 else 1.0), first
 
-    def place(self, i: int, first: int) -> tuple[int, int]:
-        """Where weigh puts the event among those it finds."""
-        return first, self.terms[first].place(i)
+    @staticmethod
+    def place(i: int, first: int) -> tuple[int, int]:
+        """Where weigh puts the event among those it finds: the first term's
+        lines first, then those only the next term finds... each term's in
+        ascending order (a term two keys find: the shorter key, first, finds
+        every line the longer one does)."""
+        return first, i
 
     def bound(self, shortest: int) -> float:
         """At least the relevance of any event whose text (lower-cased) is
