@@ -97,16 +97,34 @@ def _changes(ws: Workspace, paths: list[Path]) -> list[Pending]:
     out = []
     ours = journaled_writes(ws)  # written by a garden or a tell whose commit failed: not the user's
     for code, rel in ws.git.status(paths):
-        if rel in ours:
-            continue
-        parts = Path(rel).parts
-        if len(parts) < 3 or parts[0] != "people" or parts[1].startswith("."):
-            continue
-        if "/.new-" in rel or Path(rel).name.startswith("."):
-            continue  # our own staging and temp files
-        kind = "chat log" if parts[2] == "logs" and _appended(ws, rel, code) else "hand edit"
-        out.append(Pending(parts[1], rel, code, kind))
+        if _a_persons(rel, ours):
+            kind = "chat log" if Path(rel).parts[2] == "logs" and _appended(ws, rel, code) else "hand edit"
+            out.append(Pending(Path(rel).parts[1], rel, code, kind))
     return out
+
+
+def _a_persons(rel: str, ours: set[str]) -> bool:
+    """Is this uncommitted path a person's file to commit (not our own staging, temp or journaled file)?"""
+    parts = Path(rel).parts
+    if rel in ours or len(parts) < 3 or parts[0] != "people" or parts[1].startswith("."):
+        return False
+    return "/.new-" not in rel and not Path(rel).name.startswith(".")  # our own staging and temp files
+
+
+def nothing_to_commit(ws: Workspace, people: list[Person]) -> bool:
+    """Would commit_earlier(ws, people) find nothing to do (no change of theirs
+    pending, no `tell` to finish, git at rest)? Asked of git alone, without
+    GitPython or the lock: True only when sure; False sends the caller the
+    long way (commit_earlier), which commits or says what stops it."""
+    from heartcompass.store.gitplain import PlainGit
+    from heartcompass.store.unfinished import journaled_writes, told_unfinished
+
+    git = PlainGit(ws.root)
+    if told_unfinished(ws) or not git.at_rest():
+        return False
+    changed = [rel for _, rel in git.status([p.dir for p in people])]
+    ours = journaled_writes(ws) if changed else set()
+    return not any(_a_persons(rel, ours) for rel in changed)
 
 
 def _moved_folders(ws: Workspace, items: list[Pending], new: set[str]) -> dict[str, str]:

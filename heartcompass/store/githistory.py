@@ -13,6 +13,7 @@ from typing import Sequence
 
 from heartcompass.errors import GitError
 from heartcompass.store.gitbase import GitBase
+from heartcompass.store.gitplain import parse_status
 
 _SHA = re.compile(r"[0-9a-f]{40}")
 # A diff as git stores the files: no textconv or external diff program of the user's runs to show it.
@@ -58,20 +59,7 @@ class History(GitBase):
         args = ["status", "--porcelain=v1", "-z", "--untracked-files=all"]
         if paths:
             args += ["--", *[self._rel(p) for p in paths]]
-        out = self._git(*args, options=self.reading_options(), strip_newline_in_stdout=False)
-        items, parts = [], out.split("\0")
-        i = 0
-        while i < len(parts):
-            entry = parts[i]
-            if len(entry) > 3:
-                code, path = entry[:2], entry[3:]
-                items.append((code.strip() or code, path))
-                if code[0] in "RC":
-                    i += 1  # porcelain -z puts the rename source next
-                    if code[0] == "R" and i < len(parts) and parts[i]:
-                        items.append(("D", parts[i]))  # a `git mv`: the old path is gone too
-            i += 1
-        return items
+        return parse_status(self._git(*args, options=self.reading_options(), strip_newline_in_stdout=False))
 
     def get(self, sha: str) -> Commit:
         return self.log(None, 1, rev=sha)[0]

@@ -26,6 +26,7 @@ from heartcompass.errors import GitError
 from heartcompass.store import gittree
 from heartcompass.store.githistory import History
 from heartcompass.store.gitindex import HeldIndex
+from heartcompass.store.gitplain import BASE_OPTIONS, PROGRAM_KEYS, REDIRECTING, program_options
 from heartcompass.store.gitremote import Remote
 from heartcompass.store.gitrollback import RevertConflict, RollBack  # noqa: F401 (RevertConflict: audit's)
 from heartcompass.store.gitstate import RepoState
@@ -50,22 +51,9 @@ class _Repo(git.Repo):
     GitCommandWrapperType = _HelperGit
 FALLBACK_EMAIL = "heartcompass@localhost"
 GIT_ERRORS = (GitCommandError, BadName, InvalidGitRepositoryError, NoSuchPathError, ValueError)
-# Paths printed as they are (小明, not "\345\260\217"); and never the user's core.fsmonitor program: a
-# speed-up for big trees, and a command set in .git/config that even `log` would run.
-BASE_OPTIONS = ("-c", "core.quotepath=false", "-c", "core.fsmonitor=false")
-# The config keys that name a program git would run while reading (a filter's clean or smudge, a diff
-# driver's textconv or external command).
-PROGRAM_KEYS = r"^(filter|diff)\..+\.(clean|smudge|process|textconv|command)$"
 # The user's global ignore file (core.excludesFile) is not read when we add our
 # own files: a rule such as "*.md" there must not leave a person uncommitted.
 OWN_IGNORES = ("-c", "core.excludesFile=")
-# Variables that point git at another repository, index or object store (set
-# when a command runs from a git hook or an editor's terminal): every git call
-# of ours is about this workspace's own repository, whatever they say.
-REDIRECTING = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
-               "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE", "GIT_PREFIX",
-               "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE", "GIT_SHALLOW_FILE", "GIT_NAMESPACE",
-               "GIT_INTERNAL_SUPER_PREFIX", "GIT_QUARANTINE_PATH")
 
 
 class WorkspaceGit(RepoState, Remote, History, RollBack):
@@ -148,12 +136,7 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
                                 strip_newline_in_stdout=False)
             except GitError:  # none is set (git config exits 1)
                 out = ""
-            options: list[str] = []
-            for key in sorted({k for k in out.split("\0") if k and "=" not in k}):
-                options += ["-c", f"{key}="]
-                if key.startswith("filter."):  # a required filter set to nothing would fail the read
-                    options += ["-c", key.rsplit(".", 1)[0] + ".required=false"]
-            self._reading = tuple(options)
+            self._reading = program_options(out)
         return self._reading
 
     @property

@@ -16,9 +16,7 @@ from pathlib import Path
 
 from heartcompass.errors import GitError
 from heartcompass.store.gitbase import GitBase
-
-SYNC_MARK = "heartcompass-sync"  # in .git/: the rebase in progress is an unfinished `heartcompass sync`
-UNDO_MARK = "heartcompass-undo"  # in .git/: the revert in progress is a `heartcompass undo` that was killed
+from heartcompass.store.gitplain import SYNC_MARK, UNDO_MARK  # (plain git's quick look knows them too)
 
 
 class RepoState(GitBase):

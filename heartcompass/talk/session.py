@@ -18,9 +18,11 @@ from heartcompass.talk.chat import ChatSession
 def commit_before(ws: Workspace, person: Person, purpose: str = "chat", wait: float = 5) -> HeartCompassError | None:
     """Before a chat: a crashed chat's log and the person's hand edits get
     their own commits. A courtesy (a short wait, not an error): returns why
-    it could not, and the chat goes on."""
+    it could not, and the chat goes on. With nothing to commit (most
+    starts) no GitPython and no lock: the model is reached sooner."""
     try:
-        audit.commit_earlier(ws, [person], purpose, wait=wait)
+        if not audit.nothing_to_commit(ws, [person]):
+            audit.commit_earlier(ws, [person], purpose, wait=wait)
     except (GitError, LockBusy) as exc:
         return exc
     return None
