@@ -2,6 +2,7 @@
 memory over many messages.
 
     python benchmarks/serve.py [--messages 10000] [--burst 20] [--replies 40]   (--messages 0: time only)
+    python benchmarks/serve.py --messages 4000 --keep 1000 --replies 1 --where 2000,4000   (what grows, quickly)
 
 Both sides run the same core with an instant scripted model and no network
 (a channel that only records what it would send), so what is measured is
@@ -21,7 +22,10 @@ were at 6,000. It keeps the last 5,000 message ids (SEEN_KEEP); its table
 grows one last step in the thousand messages after it fills, as the oldest
 ids start to be dropped, so flat is measured from 6,000 (the step from
 5,000 is printed too). `--where` prints what grew meanwhile, by the
-place it was allocated (tracemalloc snapshots compared, grouped by traceback)."""
+place it was allocated (tracemalloc snapshots compared, grouped by traceback):
+from 5,000 to 6,000 and from there to the end, or between the message counts
+it is given (`--where 2000,4000`). `--keep N` makes the dedup memory N ids
+(SEEN_KEEP's stand-in), so a shorter run gets past its last step."""
 
 from __future__ import annotations
 
@@ -43,7 +47,8 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage  # noqa: E402
 
 from heartcompass.gateway.core import Gateway, Incoming  # noqa: E402
-from heartcompass.gateway.state import SEEN_KEEP, state_for  # noqa: E402
+from heartcompass.gateway import state as state_mod  # noqa: E402
+from heartcompass.gateway.state import state_for  # noqa: E402
 from heartcompass.store import clock  # noqa: E402
 from heartcompass.store.config_edit import set_config  # noqa: E402
 from heartcompass.store.people import resolve  # noqa: E402
@@ -55,7 +60,6 @@ REPLY = "好呀 ||| see you at 7 ||| 别迟到"
 # The dedup memory holds the last SEEN_KEEP ids; its table grows once more in the 1,000 messages after it
 # fills, as the oldest ids start to be dropped (in-process, 5,000 to 6,000 ids: +169 kB; 6,000 to 12,000:
 # +2 kB), then stays. Flat is measured from there.
-FULL = SEEN_KEEP + 1_000
 GOAL = 1.05
 
 
@@ -196,8 +200,14 @@ def main() -> None:
     ap.add_argument("--messages", type=int, default=10_000)
     ap.add_argument("--burst", type=int, default=20)
     ap.add_argument("--replies", type=int, default=40, help="replies timed on each side")
-    ap.add_argument("--where", action="store_true", help="print what the heap grew by after 5,000, and where")
+    ap.add_argument("--where", nargs="?", const="", default=None, metavar="N,M,...",
+                    help="print what the heap grew by, and where (after the dedup memory fills, or between N, M...)")
+    ap.add_argument("--keep", type=int, default=state_mod.SEEN_KEEP, help="message ids the dedup memory keeps")
     args = ap.parse_args()
+    state_mod.SEEN_KEEP = SEEN_KEEP = args.keep
+    FULL = SEEN_KEEP + 1_000
+    marks = sorted({int(n) for n in args.where.split(",") if n.strip()}) if args.where else []
+    marks = marks or [SEEN_KEEP, FULL, args.messages]
     with tempfile.TemporaryDirectory() as tmp:
         term, served = Terminal(Path(tmp) / "t"), Served(Path(tmp) / "g")
         term.reply(), served.burst(1)  # warm: the first reply imports and builds caches
@@ -231,7 +241,7 @@ def main() -> None:
             if n % 1_000 == 0:
                 heap[n] = tracemalloc.get_traced_memory()[0]
                 resident[n] = rss()
-                if args.where and n in (SEEN_KEEP, FULL, args.messages):
+                if args.where is not None and n in marks:
                     snapshots[n] = tracemalloc.take_snapshot()
                 print(f"  {n} messages: python heap {heap[n] / 1e6:.2f} MB, resident {resident[n] / 1e6:.1f} MB",
                       flush=True)
@@ -240,7 +250,7 @@ def main() -> None:
         # A thousand messages a day, over the days up to today: a day's log stays the size of a busy day's.
         clock.now = lambda ws: real_now(ws) - dt.timedelta(days=days - 1)
 
-        tracemalloc.start(12 if args.where else 1)
+        tracemalloc.start(12 if args.where is not None else 1)
         started = time.perf_counter()
         served = Served(Path(tmp) / "m")
         times = [served.burst(min(args.burst, args.messages - served.n), sample)
@@ -253,6 +263,8 @@ def main() -> None:
         print("every 1,000 messages, python heap (MB): " + " ".join(f"{v / 1e6:.2f}" for v in heap.values()))
         print("every 1,000 messages, resident (MB):    " + " ".join(f"{v / 1e6:.1f}" for v in resident.values()))
         last = max(heap)
+        if args.where is not None:
+            where(snapshots, marks)
         if FULL not in heap or last <= FULL:
             print(f"(flat is measured from {FULL:,} messages, when the last {SEEN_KEEP:,} message ids are kept: "
                   f"give --messages {2 * FULL})")
@@ -263,14 +275,17 @@ def main() -> None:
                   f"goal {GOAL}x: flat once the dedup memory of the last {SEEN_KEEP:,} message ids is full), "
                   f"{(values[last] - values[FULL]) / (last - FULL) * 1000 / 1e6:+.3f} MB per 1,000 messages; "
                   f"its last step, {SEEN_KEEP:,} to {FULL:,}: {(values[FULL] - values[SEEN_KEEP]) / 1e6:+.3f} MB")
-        if args.where:
-            for a, b in ((SEEN_KEEP, FULL), (FULL, last)):
-                if a in snapshots and b in snapshots and a < b:
-                    print(f"grown most from {a:,} to {b:,} messages, by where it was allocated:")
-                    for stat in snapshots[b].compare_to(snapshots[a], "traceback")[:5]:
-                        print(f"  {stat.size_diff / 1e3:+.1f} kB in {stat.count_diff:+d} blocks, at")
-                        for line in stat.traceback.format(limit=4, most_recent_first=True):
-                            print("    " + line.strip())
+
+
+def where(snapshots: dict[int, tracemalloc.Snapshot], marks: list[int]) -> None:
+    """What grew between each two marks, by the place it was allocated (the biggest first)."""
+    for a, b in zip(marks, marks[1:]):
+        if a in snapshots and b in snapshots:
+            print(f"grown most from {a:,} to {b:,} messages, by where it was allocated:")
+            for stat in snapshots[b].compare_to(snapshots[a], "traceback")[:8]:
+                print(f"  {stat.size_diff / 1e3:+.1f} kB in {stat.count_diff:+d} blocks, at")
+                for line in stat.traceback.format(limit=6, most_recent_first=True):
+                    print("    " + line.strip())
 
 
 if __name__ == "__main__":

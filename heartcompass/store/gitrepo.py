@@ -8,7 +8,9 @@ WorkspaceGit is this module's class plus four parts, each its own module
 that imports no git: gitstate.py (may a commit be made now?),
 gitremote.py (pull, push, a sync's rebase), githistory.py (log, diff,
 blame, status: what the history says) and gitrollback.py (files put back
-after a failed commit; revert). gittree.py reads and writes tree objects."""
+after a failed commit; revert). gittree.py reads and writes tree objects.
+gitplain.py asks git alone (no GitPython) what a chat's start needs, with
+the options and environment used here."""
 
 from __future__ import annotations
 
