@@ -85,7 +85,7 @@ def _edit(ws, rel: str, text: str = "\n手写\n") -> None:
 
 @pytest.mark.parametrize("change", [
     "a hand edit", "a new file", "a crashed chat's log", "a deleted file", "a merge in progress", "an index.lock",
-    "a detached HEAD", "a tell to finish", "a killed undo",
+    "a detached HEAD", "a tell to finish", "a killed undo", "a broken index",
 ])
 def test_anything_to_commit_or_refuse_sends_chat_the_long_way(example_ws, change):
     """nothing_to_commit is True only when commit_earlier would do nothing: each of these it must see."""
@@ -110,6 +110,8 @@ def test_anything_to_commit_or_refuse_sends_chat_the_long_way(example_ws, change
         _edit(ws, ".heartcompass/tell/bob.json", "{}")
     elif change == "a killed undo":
         (gd / "heartcompass-undo").write_text("")
+    elif change == "a broken index":  # git status fails: the long way says why
+        (gd / "index").write_bytes(b"not an index")
     assert not audit.nothing_to_commit(ws, [alice])
 
 

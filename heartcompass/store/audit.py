@@ -122,7 +122,10 @@ def nothing_to_commit(ws: Workspace, people: list[Person]) -> bool:
     git = PlainGit(ws.root)
     if told_unfinished(ws) or not git.at_rest():
         return False
-    changed = [rel for _, rel in git.status([p.dir for p in people])]
+    try:
+        changed = [rel for _, rel in git.status([p.dir for p in people])]
+    except (GitError, OSError):  # git busy, or not there: the long way says what
+        return False
     ours = journaled_writes(ws) if changed else set()
     return not any(_a_persons(rel, ours) for rel in changed)
 
