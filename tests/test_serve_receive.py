@@ -13,23 +13,30 @@ from serve_helpers import Recording, log_entries
 from heartcompass.gateway.core import Gateway, Incoming
 from heartcompass.gateway.state import state_for
 from heartcompass.store.config_edit import set_config
+from heartcompass.store.gitplain import PlainGit
 from heartcompass.store.lock import FileLock
 
 
 def _watch_git_work(monkeypatch, gw: Gateway) -> list[tuple[str, bool]]:
-    """Every git command and every lock taken, with whether this thread held the condition then."""
+    """Every git command (through GitPython, or plain git's quick look) and every lock taken, with whether
+    this thread held the condition then."""
     seen: list[tuple[str, bool]] = []
-    real_execute, real_acquire = git.cmd.Git.execute, FileLock.acquire
+    real_execute, real_acquire, real_plain = git.cmd.Git.execute, FileLock.acquire, PlainGit.run
 
     def execute(self, command, *args, **kwargs):
         seen.append((" ".join(str(c) for c in command if not str(c).startswith("-"))[:60], gw._cv._is_owned()))
         return real_execute(self, command, *args, **kwargs)
+
+    def plain(self, *args, **kwargs):
+        seen.append((" ".join(["git", *(a for a in args if not a.startswith("-"))])[:60], gw._cv._is_owned()))
+        return real_plain(self, *args, **kwargs)
 
     def acquire(self):
         seen.append((f"lock {self.path.name}", gw._cv._is_owned()))
         return real_acquire(self)
 
     monkeypatch.setattr(git.cmd.Git, "execute", execute)
+    monkeypatch.setattr(PlainGit, "run", plain)
     monkeypatch.setattr(FileLock, "acquire", acquire)
     return seen
 
