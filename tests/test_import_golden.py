@@ -1,7 +1,7 @@
 """An import writes exactly what it wrote before it was made faster: the day
 logs, VOICE.md and the commit of a WhatsApp export (English, then the same
-chat exported later with more), a Chinese WhatsApp export, a Telegram group
-and a MemoTrace (WeChat) CSV, compared with golden files written by the
+chat exported later with more), a Chinese WhatsApp export, a Telegram group,
+a MemoTrace (WeChat) CSV and a WhatsApp group, compared with golden files written by the
 import as it was (tests/golden/imports.json).
 
 The voice pools and runs are bounded low here (POOL_LIMIT, MAX_RUNS,
@@ -71,6 +71,18 @@ def _whatsapp(n: int, seed: int, her: str, me: str, zh: bool = False) -> str:
     return "".join(out)
 
 
+def _whatsapp_group(n: int, seed: int) -> str:
+    """Android's group export: members by name (one by an alias, one by number), joins and renames as notices."""
+    rng = random.Random(seed + 1)
+    who = ["Alice Chen", "林美", "Lei", "+1 555 0100"]
+    out = ["01/03/2023, 07:58 - Lei created group \"Hikers 🥾\"\n", "01/03/2023, 07:59 - Lei added Alice Chen\n"]
+    for i, (when, _, text) in enumerate(_stream(n, seed, zh=seed % 2 == 0)):
+        if i % 90 == 45:
+            out.append(f"{when:%d/%m/%Y}, {when:%H:%M} - Lei changed the subject to \"Hikers {i}\"\n")
+        out.append(f"{when:%d/%m/%Y}, {when:%H:%M} - {rng.choice(who)}: {text}\n")
+    return "".join(out)
+
+
 def _telegram_group(n: int, seed: int) -> str:
     rng = random.Random(seed + 1)
     who = [("Alice Chen", "user1"), ("Mei Lin", "user2"), ("Lei", "user3"), ("Stranger Danger", "user4")]
@@ -103,6 +115,7 @@ STEPS = [  # (name, export file, what it holds, import arguments)
     ("telegram-group", "result.json", lambda: _telegram_group(300, 3), ["--me", "Lei"]),
     ("wechat-csv", "小爱.csv", lambda: _memotrace(300, 4), ["alice"]),
     ("wechat-csv-again", "小爱.csv", lambda: _memotrace(300, 4), ["alice"]),
+    ("whatsapp-group", "WhatsApp Chat with Hikers.txt", lambda: _whatsapp_group(400, 6), ["--me", "Lei"]),
 ]
 
 
