@@ -128,40 +128,41 @@ class Tally:
     # -- reading a day's entries, whole or only its new ones -------------------------
     def add(self, day: str, entries: list[dailylog.Entry]) -> None:
         state = self.runs.setdefault(day, DayRuns())
+        them, private = self.them, self.private
+        last = None if state is None or state.last is None else _seconds(state.last)
         for e in entries:
             text = e.text
             if placeholder_kind(text):
                 continue  # "<Media omitted>": nobody wrote that
+            speaker = e.speaker
             cjk: bool | None = None
-            pool: dict[str, Candidate] | None
-            if e.speaker in self.them:
+            if speaker in them:
                 if state is not None:
                     when = _seconds(e.time)
-                    if state.open and state.last is not None and when - _seconds(state.last) > BURST_GAP:
+                    if state.open and last is not None and when - last > BURST_GAP:
                         state.closed.append(state.open)
                         state.open = []
                     state.open.append(m := measure(text))
-                    state.last = e.time
+                    state.last, last = e.time, when
                     cjk = m[0]
                 pool = self.theirs
             else:
-                if state is not None and state.open and e.speaker != "note":
+                if state is not None and state.open and speaker != "note":
                     state.closed.append(state.open)
                     state.open = []
-                pool = self.mine if e.speaker == "import:me" else None
-            if pool is not None and usable(text, self.private, cjk):
-                self._count(pool, text.strip(), day)
-
-    @staticmethod
-    def _count(pool: dict[str, Candidate], text: str, day: str) -> None:
-        key = key_of(text)
-        c = pool.get(key)
-        if c is None:
-            pool[key] = Candidate(text, day)
-            return
-        c.count += 1
-        if day >= c.day:  # the newest wording wins: a later day, or later in the same day's file
-            c.text, c.day = text, day
+                if speaker != "import:me":
+                    continue
+                pool = self.mine
+            if usable(text, private, cjk):
+                text = text.strip()
+                key = key_of(text)
+                c = pool.get(key)
+                if c is None:
+                    pool[key] = Candidate(text, day)
+                else:
+                    c.count += 1
+                    if day >= c.day:  # the newest wording wins: a later day, or later in the same day's file
+                        c.text, c.day = text, day
 
     def bound(self, newest: str) -> None:
         """Keep memory bounded: a pool past its limit keeps its best half; runs older than the newest MAX_RUNS go."""
