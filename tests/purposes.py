@@ -11,7 +11,11 @@ the caller (heartcompass/intake/tell.py on the stack is a tell).
 Purposes: garden, tell (each with .retry after an unreadable or rejected
 answer and .correction for the refused lines), compress, mentions (tell's
 new people), chat (persona or reflection), coach (.retry), judge, answer
-(LoCoMo's question turn), doctor (its ping); unknown for anything else."""
+(LoCoMo's question turn), doctor (its ping); unknown for anything else.
+
+The HTTP fakes (tests/stub_server.py, the fake Ark client) keep the JSON
+bodies a client sent; request_of reads them the same way. A body carries no
+caller: there a tell's request reads as garden's."""
 
 from __future__ import annotations
 
@@ -111,6 +115,50 @@ def _called_from(module: str) -> bool:
     return False
 
 
+class Sent:
+    """A message as an HTTP client sent it ({"role": ..., "content": ...}), read like LangChain's."""
+
+    TYPES = {"system": "system", "user": "human", "assistant": "ai", "tool": "tool"}
+
+    def __init__(self, message: dict) -> None:
+        self.content = message.get("content") or ""
+        self.type = self.TYPES.get(message.get("role", ""), message.get("role", ""))
+
+
+def structured_mode(body: dict) -> tuple[str | None, str]:
+    """Which way a request body asked for structured output, and the schema's name."""
+    fmt = body.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        return "json_schema", fmt["json_schema"].get("name", "")
+    if fmt.get("type") == "json_object":
+        return "json_object", (fmt.get("schema") or {}).get("title", "")
+    if body.get("tools") and isinstance(body.get("tool_choice"), dict):
+        return "tool_call", body["tool_choice"]["function"]["name"]
+    return None, ""
+
+
+def purpose_of_body(body: dict) -> str:
+    """What a request an HTTP fake received was for (purpose_of, from its JSON)."""
+    title = structured_mode(body)[1]
+    return purpose_of([Sent(m) for m in body.get("messages", [])], {"title": title} if title else None)
+
+
+def pick(found: list, purposes: list[str], purpose: str, nth: int | None) -> Any:
+    """The one request found for this purpose (nth=None: there must be exactly
+    one), or the nth of them (0 the first, -1 the latest)."""
+    if nth is None:
+        assert len(found) == 1, f"expected one {purpose!r} request, got {len(found)}: {purposes}"
+        return found[0]
+    assert -len(found) <= nth < len(found), f"no {purpose!r} request #{nth}: {purposes}"
+    return found[nth]
+
+
+def request_of(bodies: list[dict], purpose: str, nth: int | None = None) -> dict:
+    """The JSON body an HTTP fake received for this purpose, as Recorder.request picks it."""
+    purposes = [purpose_of_body(b) for b in bodies]
+    return pick([b for b, p in zip(bodies, purposes) if p == purpose], purposes, purpose, nth)
+
+
 class Recorder:
     """The requests a fake model received, asked for by purpose."""
 
@@ -134,12 +182,7 @@ class Recorder:
     def request(self, purpose: str, nth: int | None = None) -> Request:
         """The one request made for this purpose (nth=None: there must be
         exactly one), or the nth of them (0 the first, -1 the latest)."""
-        found = self.requests(purpose)
-        if nth is None:
-            assert len(found) == 1, f"expected one {purpose!r} request, got {len(found)}: {self.purposes}"
-            return found[0]
-        assert -len(found) <= nth < len(found), f"no {purpose!r} request #{nth}: {self.purposes}"
-        return found[nth]
+        return pick(self.requests(purpose), self.purposes, purpose, nth)
 
     def sent(self) -> str:
         """Everything sent to the model, all requests together (for "never sent" checks)."""

@@ -14,6 +14,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from purposes import request_of, structured_mode
+
 
 HOLD = 600.0  # the longest a held answer waits for the test to let it go (a test that forgot)
 
@@ -34,6 +36,13 @@ class StubState:
         # json_schema: any of "json_schema", "json_object", "tool_call"
         self.refuse: set[str] = set()
         self.cut_off = False               # answer as a model stopped by max_tokens: half the text, "length"
+
+
+    def request(self, purpose: str, nth: int | None = None) -> dict:
+        """The request body sent for this purpose (tests/purposes.py: "garden", "chat", "coach"...):
+        the only one (nth=None), or the nth of them. Never "the last request", which becomes another
+        one when the code asks once more."""
+        return request_of(self.requests, purpose, nth)
 
 
 def text_of(content) -> str:
@@ -135,18 +144,6 @@ def structured_reply(name: str, body: dict) -> dict:
         about = [a for n, a in enumerate(about, 1) if f"new line about the user {n}:" not in rejected]
     return {"summary": f"stub gardener: {len(facts)} facts", "nothing_worth_keeping": not (facts or about),
             "new_facts": facts, "new_about_user": about}
-
-
-def structured_mode(body: dict) -> tuple[str | None, str]:
-    """Which way the client asked for structured output, and the schema's name."""
-    fmt = body.get("response_format") or {}
-    if fmt.get("type") == "json_schema":
-        return "json_schema", fmt["json_schema"].get("name", "")
-    if fmt.get("type") == "json_object":
-        return "json_object", (fmt.get("schema") or {}).get("title", "")
-    if body.get("tools") and isinstance(body.get("tool_choice"), dict):
-        return "tool_call", body["tool_choice"]["function"]["name"]
-    return None, ""
 
 
 def make_handler(state: StubState):

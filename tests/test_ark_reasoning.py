@@ -12,6 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from conftest import Runner
+from purposes import request_of
 from heartcompass.llm import providers as llm
 from heartcompass.formats import dailylog
 
@@ -54,7 +55,7 @@ def test_a_structured_call_sends_a_schema_and_a_max_tokens_bound(ark):
     ark.answers.append(('{"mood": "开心", "score": 3}', "stop"))
     answer = llm.structured_invoke(_model(), Answer, [("human", "how is she?")], max_tokens=300)
     assert answer == Answer(mood="开心", score=3)
-    request = ark.requests[0]
+    request = request_of(ark.requests, "unknown")  # the one request, for a schema no prompt names
     assert request["max_tokens"] == 300
     assert request["response_format"]["type"] == "json_schema"
     assert request["response_format"]["json_schema"]["schema"]["required"] == ["mood", "score"]
@@ -79,11 +80,13 @@ def test_garden_through_the_ark_sdk_is_bounded_and_chat_is_not(example_cli: Runn
                                                                           "evidence": ["L1"]}]}), "stop"))
     example_cli("garden")
     assert "- Has a cat called Miso" in (ws.people_dir / "alice" / "MEMORY.md").read_text(encoding="utf-8")
-    assert 0 < ark.requests[0]["max_tokens"] <= 8192  # the proposal's bound
-    assert ark.requests[0]["response_format"]["type"] == "json_schema"
+    garden = request_of(ark.requests, "garden")
+    assert 0 < garden["max_tokens"] <= 8192  # the proposal's bound
+    assert garden["response_format"]["type"] == "json_schema"
     ark.answers.append(("hi!", "stop"))
     example_cli("chat", "alice", "-m", "hello", "--no-delay")
-    assert "max_tokens" not in ark.requests[1] and "response_format" not in ark.requests[1]
+    chat = request_of(ark.requests, "chat")
+    assert "max_tokens" not in chat and "response_format" not in chat
 
 
 class ArkRefusal(Exception):

@@ -25,7 +25,7 @@ def test_chat_over_http_streams_and_logs(example_cli: Runner, stub):
     data = json.loads(result.output)
     assert data["replies"] == ["hey, it's Alice Chen!", "you said: are you packing yet?",
                                "I know: Moves to Kyoto in January for the design studio job (told)"]
-    request = stub.requests[0]
+    request = stub.request("chat")
     assert request["stream"] is True and request["model"] == "stub"
     assert request["messages"][0]["role"] == "system" and request["messages"][-1]["content"] == "are you packing yet?"
     assert len([e for e in log_entries(example_cli.ws, "alice") if e.speaker == "persona"]) == 3
@@ -87,7 +87,7 @@ def _facts(ws):
 
 
 def _modes(stub):
-    from stub_server import structured_mode
+    from purposes import structured_mode
 
     return [structured_mode(r)[0] for r in stub.requests]
 
@@ -101,7 +101,7 @@ def test_refused_json_schema_falls_back_to_json_object_with_the_schema_and_is_re
     _note(ws, "She starts in Kyoto on January 6")
     example_cli("garden")
     assert _modes(stub) == ["json_schema", "json_object"]
-    sent = stub.requests[1]
+    sent = stub.request("garden", 1)  # the same request again, as json_object
     schema = sent["response_format"]["schema"]
     assert schema["title"] == "Proposal"
     # the new entries, and the thread a new fact may carry forward once its time has passed
@@ -124,17 +124,17 @@ def test_tool_calls_are_the_last_fallback_for_garden_and_coach(example_cli: Runn
     _note(ws, "She starts in Kyoto on January 6")
     example_cli("garden")
     assert _modes(stub) == ["json_schema", "json_object", "tool_call"]
-    tool = stub.requests[-1]["tools"][0]["function"]
+    tool = stub.request("garden", -1)["tools"][0]["function"]
     assert tool["name"] == "Proposal" and tool["parameters"]["properties"]["new_events"]["items"]["properties"][
         "weight"]["enum"][-1] == 1.0
     assert "- She starts in Kyoto on January 6 (log 2026-12-01)" in _facts(ws)
     stub.requests.clear()
     data = json.loads(example_cli("coach", "alice", "I'm so tired of packing", "--json").output)
     assert len(data["candidates"]) == 2 and _modes(stub) == ["tool_call"]
-    advice = stub.requests[0]["tools"][0]["function"]["parameters"]["properties"]
+    advice = stub.request("coach")["tools"][0]["function"]["parameters"]["properties"]
     assert (advice["candidates"]["minItems"], advice["candidates"]["maxItems"]) == (2, 4)
     assert (advice["suggestions"]["minItems"], advice["suggestions"]["maxItems"]) == (1, 2)
-    assert stub.requests[0]["max_tokens"] == 1024
+    assert stub.request("coach")["max_tokens"] == 1024
 
 
 def test_an_endpoint_that_refuses_every_mode_is_a_clear_error(example_cli: Runner, stub):
@@ -159,7 +159,7 @@ def test_json_schema_endpoints_get_the_constrained_schema(example_cli: Runner, s
     _note(ws, "She starts in Kyoto on January 6", time="20:01:00")
     n_facts = len(_facts(ws))
     example_cli("garden")
-    sent = stub.requests[0]["response_format"]["json_schema"]["schema"]["properties"]
+    sent = stub.request("garden")["response_format"]["json_schema"]["schema"]["properties"]
     evidence = lambda key: sent[key]["items"]["properties"]["evidence"]["items"]["enum"]  # noqa: E731
     assert evidence("new_facts") == ["L1", "L3", "T1"] and evidence("new_events") == ["L1", "L3"]  # T: a past plan
     assert evidence("new_chat_notes") == ["L2"] and evidence("new_threads") == ["L1", "L2", "L3"]
@@ -174,7 +174,7 @@ def test_json_schema_endpoints_get_the_constrained_schema(example_cli: Runner, s
     assert sent["new_events"]["items"]["properties"]["date"]["pattern"] == "^~?[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
     changed_date = sent["changed_events"]["items"]["properties"]["date"]["anyOf"]
     assert changed_date == [{"type": "string", "pattern": "^~?[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"}, {"type": "null"}]
-    assert stub.requests[0]["max_tokens"] == 2048
+    assert stub.request("garden")["max_tokens"] == 2048
     # a profile field's value has the shape of its field: a grammar cannot write mbti '}\n{'
     import re
 
@@ -240,5 +240,5 @@ def test_one_line_the_stub_gets_refused_keeps_the_others(example_cli: Runner, st
     assert any("allergic to peanuts" in f for f in facts), facts
     assert any("杭州" in f for f in facts), facts
     assert not any("still on for" in f for f in facts), facts
-    correction = json.dumps(stub.requests[-1]["messages"][-1], ensure_ascii=False)  # the refused line alone, once
+    correction = json.dumps(stub.request("garden.correction")["messages"][-1], ensure_ascii=False)  # the refused line alone, once
     assert "applied except 1 line(s), rejected" in correction and "still on for" in correction

@@ -259,7 +259,7 @@ def test_killed_by_a_real_signal_mid_run_then_finished_over_http(alice: Runner):
         state.replies = [json.dumps(_good())]
         alice("garden")  # the dead process's lock is stale and taken over
         assert consolidated(ws) == {"2026-12-01": 1}
-        request = state.requests[-1]
+        request = state.request("garden", -1)
         assert request["response_format"]["type"] == "json_schema"
         assert len([e for e in events(ws) if e.text.startswith("Booked movers")]) == 1
     finally:

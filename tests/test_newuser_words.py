@@ -57,7 +57,7 @@ def test_the_stub_server_answers_a_message_with_images(example_cli: Runner, stub
     shot.write_bytes(PNG)
     result = example_cli("tell", "alice", "--image", str(shot), "what she sent me", "--yes")
     assert "Traceback" not in result.output
-    sent = stub.requests[0]["messages"][-1]["content"]
+    sent = stub.request("garden")["messages"][-1]["content"]  # a tell reads as garden over HTTP
     assert isinstance(sent, list) and sent[1]["type"] == "image_url"
 
 

@@ -93,14 +93,15 @@ def test_the_fake_has_no_anonymous_last_call():
 
 
 def _reads_anonymous_calls(tree: ast.AST) -> list[int]:
-    """Lines that index a model's call list (x.calls[...], x.system_prompts[...], x.schemas[...]) or
-    reach past the recorder into its list: the telegram fake's calls("sendMessage")[...] is a method."""
+    """Lines that index a model's call list (x.calls[...], x.system_prompts[...], x.schemas[...]), an
+    HTTP fake's list of bodies (stub.requests[...]: stub.request("garden") says which), or reach past
+    the recorder into its list: the telegram fake's calls("sendMessage")[...] is a method."""
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in ("_requests", "system_prompts", "schemas"):
             found.append(node.lineno)
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
-                and node.value.attr == "calls":
+                and node.value.attr in ("calls", "requests"):
             found.append(node.lineno)
     return found
 
@@ -120,4 +121,28 @@ def test_no_test_reads_an_anonymous_call():
     # the check itself catches the old way
     assert _reads_anonymous_calls(ast.parse("x = fake_llm.calls[-1][0].content")) == [1]
     assert _reads_anonymous_calls(ast.parse("x = fake_llm.system_prompts")) == [1]
+    assert _reads_anonymous_calls(ast.parse("x = stub.requests[0]['messages']")) == [1]
     assert _reads_anonymous_calls(ast.parse('x = fake.calls("sendMessage")[-1]')) == []
+    assert _reads_anonymous_calls(ast.parse('x = stub.request("chat", -1)')) == []
+
+
+def test_an_http_fakes_bodies_are_read_by_purpose_too():
+    """The stub server and the fake Ark keep the JSON a client sent: a test asks
+    for "the coach's request" there as well, whatever came before or after it."""
+    from purposes import request_of
+    from stub_server import StubState
+
+    chat = {"messages": [{"role": "system", "content": _render("persona.md")}, {"role": "user", "content": "hi"}]}
+    coach = {"messages": [{"role": "user", "content": "tired"}], "tools": [{"type": "function"}],
+             "tool_choice": {"type": "function", "function": {"name": "Advice"}}}
+    garden = {"messages": [{"role": "user", "content": "entries"}],
+              "response_format": {"type": "json_schema", "json_schema": {"name": "Proposal", "schema": {}}}}
+    retried = {**garden, "response_format": {"type": "json_object", "schema": {"title": "Proposal"}}}
+    state = StubState()
+    state.requests += [chat, garden, coach, retried]
+    assert state.request("coach") is coach and state.request("chat") is chat
+    assert state.request("garden", 0) is garden and state.request("garden", -1) is retried
+    with pytest.raises(AssertionError, match="expected one 'garden' request, got 2"):
+        state.request("garden")
+    with pytest.raises(AssertionError, match="no 'compress' request #0"):
+        request_of(state.requests, "compress", 0)

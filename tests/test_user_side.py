@@ -330,7 +330,7 @@ def test_on_a_terminal_a_note_and_the_users_news_reach_the_persona(example_cli: 
         code, raw = finish(child)
         assert code == 0
         assert_clean_end(raw)
-        system = stub.requests[-1]["messages"][0]["content"]
+        system = stub.request("chat", -1)["messages"][0]["content"]
         # the note, in the very next prompt, before any garden
         assert "- She adopted a second cat (noted " in system and "not yet gardened" in system
         example_cli("garden")
@@ -339,7 +339,7 @@ def test_on_a_terminal_a_note_and_the_users_news_reach_the_persona(example_cli: 
         assert mem.items(memory_fmt.ABOUT_ME) == [f"- The user's son broke his arm at the race (log {day})"]
         assert f"- She adopted a second cat (log {day})" in mem.items(memory_fmt.FACTS)
         example_cli("chat", "alice", "-m", "hi again")
-        system = stub.requests[-1]["messages"][0]["content"]
+        system = stub.request("chat", -1)["messages"][0]["content"]
         assert "## What Lei has told you about Lei's own life" in system
         assert "The user's son broke his arm at the race" in system and "not yet gardened" not in system
     finally:
