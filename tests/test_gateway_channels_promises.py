@@ -10,6 +10,7 @@ import json
 from types import SimpleNamespace
 
 import pytest
+from waits import wait_until
 
 from heartcompass.errors import HeartCompassError
 
@@ -543,10 +544,10 @@ class StartingBot:
 
 
 def _starting(bot):
-    from heartcompass.gateway.state import ChannelState
     from heartcompass.gateway.telegram import TelegramChannel
 
-    channel = TelegramChannel("123:abc", "https://api.telegram.example", ChannelState.__new__(ChannelState))
+    # A state the poll can read (an offset) whenever it gets to run: on a busy machine it runs before the stop.
+    channel = TelegramChannel("123:abc", "https://api.telegram.example", SimpleNamespace(offset=0, save=lambda: None))
     channel.bot, reports = bot, []
     channel.report = reports.append
     return channel, reports
@@ -575,7 +576,8 @@ def test_telegram_gets_the_command_menu_at_start_and_a_refused_menu_is_only_said
 
     channel, reports = _starting(StartingBot(menu_fails=True))
     stop = threading.Event()
-    channel.start(Core(), stop)
+    channel.start(Core(), stop)  # returns once connected: the menu is set just after, in the channel's thread
+    wait_until(lambda: reports, what="the refused menu to be said")
     assert channel.bot.menu == replies.MENU and reports == ["telegram: command menu not set: menu refused"]
     stop.set()
     channel.close()
