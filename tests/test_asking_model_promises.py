@@ -377,6 +377,23 @@ def test_a_compression_never_drops_a_line_this_run_just_wrote():
     assert check_compression(wb, kept, 10)[0] == []
 
 
+def test_a_line_rewritten_to_hold_an_arrow_is_still_a_line_just_written():
+    """A rewrite is recorded as "old -> new": a new line saying "Shanghai -> Lyon" (or an old one
+    with an arrow) is still the whole new line, so compressing may not drop it."""
+    moved = "- Moved Shanghai -> Lyon in May (log 2026-11-30)"
+    wb = bench(facts=["- Likes tea (log 2026-11-02)", moved, "- Route A -> B, then C (log 2026-11-30)"])
+    wb.changes += [f"~ {FACTS}: Moved to Lyon (log 2026-11-02) -> {moved[2:]}",
+                   f"~ {FACTS}: Route A -> B (log 2026-11-02) -> Route A -> B, then C (log 2026-11-30)"]
+    result = Compressed(facts=[Kept(text="Likes tea", lines=["F1"])], chat_notes=[], threads=[])
+    assert check_compression(wb, result, 10)[0] == [
+        f"compression dropped a line just written (F2): {moved[:60]!r}",
+        "compression dropped a line just written (F3): '- Route A -> B, then C (log 2026-11-30)'"]
+    kept = Compressed(facts=[Kept(text="Likes tea", lines=["F1"]),
+                             Kept(text="Moved Shanghai -> Lyon in May; route A -> B, then C", lines=["F2", "F3"])],
+                      chat_notes=[], threads=[])
+    assert check_compression(wb, kept, 10)[0] == []
+
+
 def test_the_about_me_section_is_compressed_only_when_the_answer_has_it():
     wb = bench(about=["- I moved to Paris (log 2026-11-02)", "- I work at a bank (log 2026-11-02)"])
     result = Compressed(facts=[], chat_notes=[], threads=[], about_user=[Kept(text="I moved to Paris", lines=["U1"])])

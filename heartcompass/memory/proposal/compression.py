@@ -45,9 +45,11 @@ class _Line:
 def _fresh(wb: Workbench, title: str) -> set[str]:
     """The lines of this section this run wrote (added or rewritten): compressing
     may not drop what was just learned."""
-    added = {c[len(f"+ {title}: "):] for c in wb.changes if c.startswith(f"+ {title}: ")}
-    rewritten = {c.rsplit(" -> ", 1)[1] for c in wb.changes if c.startswith(f"~ {title}: ") and " -> " in c}
-    return {f"- {x}" for x in added | rewritten}
+    added = {f"- {c[len(f'+ {title}: '):]}" for c in wb.changes if c.startswith(f"+ {title}: ")}
+    # "~ title: old -> new", where old and new may hold " -> " themselves: a rewritten line is one the
+    # section holds now that a rewrite ends with.
+    rewrites = [c for c in wb.changes if c.startswith(f"~ {title}: ")]
+    return added | {line for line in wb.memory.items(title) if any(c.endswith(f" -> {line[2:]}") for c in rewrites)}
 
 
 def check_compression(wb: Workbench, result: Compressed, max_items: int) -> tuple[list[str], dict[str, list[str]]]:
