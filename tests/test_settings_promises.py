@@ -151,7 +151,7 @@ def test_sender_ids_are_a_list_or_comma_separated():
 
 
 @pytest.mark.parametrize("given, value", [("08:30", "08:30"), ("23:59", "23:59"), ("", ""), ("00:00", "00:00"),
-                                          ("19:05", "19:05")])
+                                          ("19:05", "19:05"), (" 08:30 ", "08:30")])
 def test_a_digest_time_is_hh_mm_or_empty(given, value):
     assert kinds.clock_time(given) == value
 
@@ -447,7 +447,8 @@ def test_a_remote_name_may_have_capitals_and_a_refusal_says_what_a_name_is():
 
 
 def test_a_digest_time_longer_than_hh_mm_says_so():
-    assert refused(kinds.clock_time, "08:300") == "at most 5 characters"
+    assert refused(kinds.clock_time, "08:300") == "a time of day as HH:MM (24 h), e.g. 08:30, or empty for off"
+    assert refused(kinds.clock_time, "08:30" + " " * 12) == "at most 16 characters"
 
 
 def test_a_refused_url_says_what_a_url_needs():

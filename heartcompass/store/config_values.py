@@ -143,7 +143,7 @@ def ids(v: Any) -> list[str]:
 
 
 def clock_time(v: Any) -> str:
-    v = text(5)(v).strip()
+    v = text(16)(v).strip()  # " 08:30" as typed is 08:30: the length is the shape's to say
     if v and not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", v):
         raise ValueError("a time of day as HH:MM (24 h), e.g. 08:30, or empty for off")
     return v
