@@ -702,6 +702,16 @@ def test_the_identity_in_the_environment_comes_first(wg, monkeypatch):
     assert user_git(wg.root, "log", "-1", "--format=%an <%ae>").strip() == "Env Name <env@example.com>"
 
 
+def test_an_author_in_the_environment_stays_the_author_when_only_the_committer_is_unknown(wg, monkeypatch):
+    """GIT_AUTHOR_* set (a script, a hook) and no committer git can find: ours
+    stands in as committer only; the commit is still the user's by its author."""
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "王蕾")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "lei@example.com")
+    assert commit_files(wg, {"a.md": "1\n"}, "one")
+    assert user_git(wg.root, "log", "-1", "--format=%an <%ae>|%cn <%ce>").strip() == (
+        "王蕾 <lei@example.com>|HeartCompass <heartcompass@localhost>")
+
+
 def test_status_and_a_working_diff_run_none_of_the_users_filters(wg, tmp_path):
     """Reading what changed must not run a program the repository's config
     names (a filter's clean command runs on every changed file)."""

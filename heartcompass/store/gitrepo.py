@@ -97,10 +97,12 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
         email = os.environ.get("GIT_AUTHOR_EMAIL") or reader.get_value("user", "email", default="")
         if name and email and not self._git_finds_identity():
             name = email = ""  # GitPython read a config git itself does not (HOME unset: ~ from the passwd entry)
-        if not name:
-            env["GIT_AUTHOR_NAME"] = env["GIT_COMMITTER_NAME"] = FALLBACK_NAME
-        if not email:
-            env["GIT_AUTHOR_EMAIL"] = env["GIT_COMMITTER_EMAIL"] = FALLBACK_EMAIL
+        # Where a name is missing, ours stands in, but never for one the environment gives (an author
+        # set in GIT_AUTHOR_* stays the author when only the committer is unknown).
+        for part, have, fallback in (("NAME", name, FALLBACK_NAME), ("EMAIL", email, FALLBACK_EMAIL)):
+            if not have:
+                for who in ("AUTHOR", "COMMITTER"):
+                    env[f"GIT_{who}_{part}"] = os.environ.get(f"GIT_{who}_{part}") or fallback
         return env
 
     def _git_finds_identity(self) -> bool:
