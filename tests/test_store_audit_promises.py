@@ -416,6 +416,7 @@ def test_the_oldest_era_starts_after_an_earlier_occupant_of_the_name_left(exampl
     assert [(e.slug, e.since, e.until) for e in eras] == [("bob", left, None)]
     mine = [c.subject for c in lineage.history(ws, _person(ws, "bob"))]
     assert mine[0] == "add(bob): new person" and mine.count("add(bob): new person") == 1  # not the first Bob's
+    assert "rename(robert): from bob" not in mine  # the first Bob leaving is his, not the new Bob's
     robert = lineage.eras(ws, _person(ws, "robert"))
     assert [(e.slug, e.until) for e in robert] == [("robert", None), ("bob", left)]
 

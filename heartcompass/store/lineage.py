@@ -100,10 +100,10 @@ def history(ws: Workspace, person: Person, limit: int = 50) -> list[Commit]:
     if all_eras == [Era(person.slug, None, None)]:
         return ws.git.log([person.dir], limit)
     seen: dict[str, Commit] = {}
-    for era in all_eras:
+    for n, era in enumerate(all_eras):
         rev = era.until or "HEAD"
-        if era.since:
-            rev = f"{era.since}^..{rev}"
+        if era.since:  # a rename into the name is the person's; the oldest era's start is another leaving it
+            rev = f"{era.since}{'' if n == len(all_eras) - 1 else '^'}..{rev}"
         for c in ws.git.log([ws.people_dir / era.slug], limit, rev=rev):
             seen.setdefault(c.sha, c)
     order = {sha: i for i, sha in enumerate(ws.git.rev_list("HEAD"))}
