@@ -166,6 +166,9 @@ def test_changes_of_many_commits_misses_none(wg):
     ("M\0a.md\0", [("M", "a.md", "")]),
     ("T\0a.md\0A\0b.md\0D\0c.md\0", [("T", "a.md", ""), ("A", "b.md", ""), ("D", "c.md", "")]),
     ("R100\0old.md\0new.md\0M\0x.md\0", [("R", "new.md", "old.md"), ("M", "x.md", "")]),
+    ("M\0a.md\0R100\0old.md\0new.md\0", [("M", "a.md", ""), ("R", "new.md", "old.md")]),
+    ("M\0a.md", [("M", "a.md", "")]),  # the last entry's NUL missing: still read
+    ("R100\0old.md\0new.md", [("R", "new.md", "old.md")]),
     ("C075\0src.md\0copy.md\0", [("C", "copy.md", "src.md")]),
     ("", []),
 ])
@@ -173,6 +176,14 @@ def test_a_change_listing_is_read_entry_by_entry(listing, changes):
     sha = "a" * 40
     out = f"\x1e{sha} 1700000000\nsubject\n\nbody\x1f\n\n{listing}"
     assert _changes(out) == [(sha, 1700000000, "subject\n\nbody", changes)]
+
+
+def test_a_message_holding_the_unit_separator_is_read_whole_up_to_the_listing():
+    """Only the last separator starts the file listing: one inside the
+    message (a hand commit's) stays in the message."""
+    sha = "c" * 40
+    out = f"\x1e{sha} 1700000000\nby hand \x1f odd\n\x1f\n\nM\0a.md\0"
+    assert _changes(out) == [(sha, 1700000000, "by hand \x1f odd\n", [("M", "a.md", "")])]
 
 
 @pytest.mark.parametrize("listing", ["X\0a.md\0", "M", "R100\0old.md"])
@@ -265,6 +276,7 @@ def test_a_line_removed_is_not_a_line_added(wg):
     ('"b/a\\"b.md"', 'b/a"b.md'),
     ("b/plain.md", "b/plain.md"),
     ('"b/x.md', '"b/x.md'),
+    ('"b/caf\\351.md"', "b/caf\ufffd.md"),  # a name that is not UTF-8: read, its odd byte replaced
 ])
 def test_a_path_git_quoted_in_a_diff_header_is_read_back(quoted, plain):
     """git quotes a name with a tab, a quote or a backslash in it, and with
@@ -756,3 +768,113 @@ def test_blame_names_each_lines_own_commit_when_an_older_one_comes_back_below(wg
     commit_files(wg, {"p.md": "one\nTWO\nthree\n"}, "edit(a): by hand")
     assert wg.blame("p.md") == [("add(a): new person", "one"), ("edit(a): by hand", "TWO"),
                                 ("add(a): new person", "three")]
+
+
+# -- names and messages git's own listing would cut or take for options ------------------------------------------
+
+def _hand_commit(wg: WorkspaceGit, files: dict[str, str], message: str) -> str:
+    """A commit the user made with git itself, its message kept verbatim."""
+    for rel, text in files.items():
+        write_file(wg, rel, text)
+    user_git(wg.root, "add", "--", *files)
+    user_git(wg.root, "commit", "-q", "--cleanup=verbatim", "-F", "-", stdin=message)
+    return user_git(wg.root, "rev-parse", "HEAD").strip()
+
+
+def test_a_file_whose_name_starts_with_a_dash_is_read_back_by_every_history_question(wg):
+    """A name such as "-notes.md" is a path to git, never an option: blame,
+    diffs, blobs, the commits before, what each commit touched and added,
+    and the ignore check answer for it as for any other file."""
+    first = commit_files(wg, {"-d/-a.md": "one\n", "other.md": "o\n", ".gitignore": "*.tmp\n"}, "add(d): one")
+    second = commit_files(wg, {"-d/-a.md": "one\nstage: two\n", "other.md": "o2\n"}, "garden(d): two")
+    write_file(wg, "-d/-a.md", "one\nstage: two\nby hand\n")
+    write_file(wg, "-d/-x.tmp", "scratch\n")
+    write_file(wg, "elsewhere.tmp", "scratch\n")
+    assert wg.blame("-d/-a.md") == [("add(d): one", "one"), ("garden(d): two", "stage: two")]
+    working = wg.diff(None, ["-d/-a.md"])
+    assert "+by hand" in working and "o2" not in working
+    then = wg.diff(first, ["-d/-a.md"])
+    assert "+stage: two" in then and "+o2" not in then  # only the files asked about
+    assert wg.tree_blobs("-d") == {"-d/-a.md": user_git(wg.root, "rev-parse", "HEAD:-d/-a.md").strip()}
+    assert wg.working_blob_ids(["-d/-a.md"]) == {
+        "-d/-a.md": user_git(wg.root, "hash-object", "--", "-d/-a.md").strip()}
+    assert wg.messages_before(second, ["-d/-a.md"]) == ["add(d): one\n"]
+    assert wg.touched(["-d/-a.md"]) == [(second, "garden(d): two", ["-d/-a.md"], []),
+                                        (first, "add(d): one", ["-d/-a.md"], [])]
+    assert [(sha, path, line) for sha, _, _, path, line in wg.lines_added(["-d/-a.md"], "^stage:")] == [
+        (second, "-d/-a.md", "stage: two")]
+    assert wg.ignored(["-d"]) == ["-d/-x.tmp"]  # and not elsewhere.tmp: only under the paths asked
+    assert wg.ignored(["."]) == ["-d/-x.tmp", "elsewhere.tmp"]
+
+
+def test_what_each_commit_touched_is_read_whole_whatever_its_subject_or_file_names(wg):
+    """A hand commit's subject that starts with a space or holds git's unit
+    separator, a file name ending in a space or an X: each is read back as
+    it is, never cut or trimmed."""
+    a = _hand_commit(wg, {"odd/ends with space ": "1\n", "odd/endsX": "1\n"}, " indented\x1fand separated")
+    b = _hand_commit(wg, {"odd/endsX": "2\n"}, "Xsubject")
+    assert wg.touched(["odd"]) == [(b, "Xsubject", ["odd/endsX"], []),
+                                   (a, " indented\x1fand separated", ["odd/ends with space ", "odd/endsX"], [])]
+
+
+def test_a_rename_is_found_by_touched_even_when_the_users_config_turns_rename_detection_off(wg):
+    """diff.renames=false in the user's config must not turn a rename into
+    a delete and an add: the hand lines of a renamed file follow it."""
+    text = "name: Rob\n" + "a line that stays\n" * 5
+    commit_files(wg, {"people/rob/PROFILE.md": text}, "add(rob): new person")
+    user_git(wg.root, "config", "diff.renames", "false")
+    write_file(wg, "people/bob/PROFILE.md", text)
+    (wg.root / "people/rob/PROFILE.md").unlink()
+    b = wg.commit(["people/rob/PROFILE.md", "people/bob/PROFILE.md"], "rename(bob): from rob")
+    assert wg.touched([":(glob)people/*/PROFILE.md"])[0] == (
+        b, "rename(bob): from rob", ["people/bob/PROFILE.md"], ["people/bob/PROFILE.md"])
+
+
+def test_lines_added_are_read_whatever_the_users_color_setting_the_subject_or_a_quoted_name(wg):
+    """color.diff=always in the user's config, a subject holding git's unit
+    separator or starting with a space, a file name git quotes (a tab in
+    it): every added line is still found, in its file, under its subject."""
+    user_git(wg.root, "config", "color.diff", "always")
+    user_git(wg.root, "config", "color.ui", "always")
+    a = _hand_commit(wg, {"people/a/PROFILE.md": "relation: friend\n"}, " by hand\x1fodd")
+    b = _hand_commit(wg, {"people/a\tb/PROFILE.md": "relation: sister\n"}, "tab")
+    found = wg.lines_added([":(glob)people/*/PROFILE.md"], "^relation: ")
+    assert [(sha, subject, path, line) for sha, _, subject, path, line in found] == [
+        (a, " by hand\x1fodd", "people/a/PROFILE.md", "relation: friend"),
+        (b, "tab", "people/a\tb/PROFILE.md", "relation: sister")]
+
+
+def test_a_message_holding_a_record_separator_then_a_false_header_is_an_error(wg):
+    """A hand message with git's record separator followed by something
+    shaped like "<not a sha> <digits>" is refused, never read as a commit."""
+    commit_files(wg, {"a.md": "1\n"}, "one")
+    _hand_commit(wg, {"b.md": "2\n"}, "by hand\n\n\x1enot-a-sha-at-all 1700000000\nrest\n")
+    with pytest.raises(GitError) as refused:
+        wg.commit_messages()
+    assert refused.value.message == "git log could not be read at 'not-a-sha-at'."  # its first 12 characters
+
+
+def test_a_working_diff_is_against_head_so_a_staged_change_shows_too(wg):
+    """The user staged an edit by hand (git add): it is still an edit
+    against what was committed, and shows in the diff."""
+    commit_files(wg, {"a.md": "one\n"}, "first")
+    write_file(wg, "a.md", "two\n")
+    user_git(wg.root, "add", "a.md")
+    working = wg.diff(None, ["a.md"])
+    assert "-one" in working and "+two" in working
+
+
+def test_changes_of_is_only_the_commits_asked_about(wg):
+    a = commit_files(wg, {"a.md": "1\n"}, "one")
+    b = commit_files(wg, {"b.md": "1\n"}, "two")
+    c = commit_files(wg, {"c.md": "1\n"}, "three")
+    assert wg.changes_of([c, a]) == {c: [("A", "c.md", "")], a: [("A", "a.md", "")]}
+    assert b not in wg.changes_of([c])
+
+
+def test_log_shows_the_last_fifty_commits_unless_asked_for_more(wg):
+    for n in range(51):
+        user_git(wg.root, "commit", "-q", "--allow-empty", "-m", f"c{n}")
+    commits = wg.log()
+    assert len(commits) == 50 and commits[0].subject == "c50" and commits[-1].subject == "c1"
+    assert len(wg.log(limit=60)) == 51
