@@ -447,6 +447,73 @@ def test_a_commit_hook_of_the_users_runs_on_commit_contents_and_what_it_refuses_
     assert wg.head() == head and not list((wg.root / ".git").glob("heartcompass-index*"))
 
 
+def test_a_commit_a_users_hook_runs_on_holds_each_text_given_and_the_index_follows_it(wg, tmp_path, monkeypatch):
+    """With a hook of the user's to run, commit_contents commits through a
+    temporary index in .git (the system's temp folder may be unusable, the
+    locale unable to write Chinese): new files, several at once, a name
+    starting with a dash or holding a tab, an executable's mode kept; the
+    message is the subject alone when there is no body; the real index
+    follows HEAD (a later plain `git commit` would not take ours back); the
+    hook runs with no optional locks and sees the other files unchanged
+    (the index's stat data kept: else every file of the workspace is re-read)."""
+    import tempfile
+
+    commit_files(wg, {"a.md": "one\n", "run\tme.sh": "echo\n", "big.md": "b\n"}, "one")
+    (wg.root / "run\tme.sh").chmod(0o755)
+    user_git(wg.root, "add", "run\tme.sh")
+    user_git(wg.root, "commit", "-q", "-m", "executable")
+    seen = tmp_path / "seen.txt"
+    add_hook(wg, "pre-commit", f'echo "locks=$GIT_OPTIONAL_LOCKS" > "{seen}"; git diff-files --name-only >> "{seen}"\n')
+    texts = {"a.md": "two\n", "run\tme.sh": "echo 2\n", "-dash.md": "d\n", "people/新/PROFILE.md": "名字\n"}
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-folder"))
+    monkeypatch.setattr(subprocess, "_text_encoding", lambda: "latin-1")
+    sha = wg.commit_contents(texts, "garden(新): 1 fact")
+    monkeypatch.undo()
+    assert sha == wg.head()
+    assert user_git(wg.root, "log", "-1", "--format=%B") == "garden(新): 1 fact\n\n"
+    assert {rel: user_git(wg.root, "show", f"HEAD:{rel}") for rel in texts} == texts
+    modes = {line.split("\t", 1)[1]: line.split()[0]
+             for line in user_git(wg.root, "ls-tree", "-r", "-z", "HEAD").split("\0") if line}
+    assert modes == {"-dash.md": "100644", "a.md": "100644", "big.md": "100644", "people/新/PROFILE.md": "100644",
+                     "run\tme.sh": "100755"}
+    assert user_git(wg.root, "diff", "--cached", "--name-only") == ""  # the index follows HEAD
+    assert user_git(wg.root, "diff", "--name-only", "-z", "--diff-filter=M").split("\0") == ["a.md", "run\tme.sh", ""]
+    hook_saw = seen.read_text(encoding="utf-8").splitlines()
+    assert hook_saw[0] == "locks=0" and "a.md" in hook_saw and "big.md" not in hook_saw
+    assert wg.commit_contents({"run\tme.sh": "echo 2\n"}, "again") is None  # HEAD holds it: no commit
+    assert wg.head() == sha
+
+
+def test_a_commit_made_without_an_index_has_the_subject_alone_as_its_message(wg):
+    """No hook to run: the commit is built from objects; with no body its
+    message is the subject and nothing more (git commit-tree keeps every
+    character it is given)."""
+    commit_files(wg, {"a.md": "one\n"}, "one")
+    assert wg.commit_contents({"a.md": "two\n"}, "garden(a): 1 fact")
+    message = user_git(wg.root, "cat-file", "commit", "HEAD").split("\n\n", 1)[1]
+    assert message.rstrip("\n") == "garden(a): 1 fact" and "\n\n" not in message  # no empty body after it
+    assert wg.commit_contents({"a.md": "three\n"}, "garden(a): 2 facts", "  - the body  \n")
+    assert user_git(wg.root, "cat-file", "commit", "HEAD").split("\n\n", 1)[1] == \
+        "garden(a): 2 facts\n\n- the body\n"
+
+
+def test_a_commit_of_the_users_made_while_ours_was_built_is_never_lost(wg, monkeypatch):
+    """The branch moves to our commit only if it is still where we started:
+    a commit the user made meanwhile stays, and ours is refused, never
+    written over theirs."""
+    commit_files(wg, {"a.md": "one\n"}, "one")
+    held = wg._held_index
+
+    def the_user_commits_first():
+        user_git(wg.root, "commit", "-q", "--allow-empty", "-m", "the user's")
+        return held()
+
+    monkeypatch.setattr(wg, "_held_index", the_user_commits_first)
+    with pytest.raises(GitError):
+        wg.commit_contents({"a.md": "two\n"}, "garden(a): 1 fact")
+    assert [c.subject for c in wg.log()] == ["the user's", "one"]
+
+
 def test_git_hooks_off_means_no_hook_of_the_users_runs_on_any_commit(tmp_path):
     root = tmp_path / "repo"
     root.mkdir()
