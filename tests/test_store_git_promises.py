@@ -548,8 +548,11 @@ def test_commit_hooks_are_found_where_core_hookspath_says_and_only_when_runnable
 
 
 @pytest.mark.parametrize("value, signs", [("true", True), ("yes", True), ("on", True), ("1", True), ("TRUE", True),
+                                          ("2", True), ("-1", True),
                                           ("false", False), ("0", False), ("off", False)])
 def test_signing_is_on_for_each_way_git_spells_true(wg, value, signs):
+    """git takes any number but 0 for true: commit.gpgsign=2 signs too, so
+    our commits go through `git commit` and are signed like the user's."""
     assert wg._signs() is False
     user_git(wg.root, "config", "commit.gpgsign", value)
     assert WorkspaceGit(wg.root)._signs() is signs

@@ -156,6 +156,59 @@ def test_doctor_can_tell_when_no_commit_can_be_made(tmp_path):
     assert fresh.commit_problem() is None  # nothing to sign yet: the first commit will say
 
 
+def _signing_program(tmp_path: Path) -> Path:
+    """A stand-in for gpg that signs anything, answering git as gpg does."""
+    program = tmp_path / "fake-gpg"
+    program.write_text("#!/bin/sh\ncat >/dev/null\n"
+                       "printf '\\n[GNUPG:] SIG_CREATED D 1 8 00 1700000000 0123456789ABCDEF\\n' >&2\n"
+                       "printf -- '-----BEGIN PGP SIGNATURE-----\\n\\nZmFrZQ==\\n-----END PGP SIGNATURE-----\\n'\n",
+                       encoding="utf-8")
+    program.chmod(0o755)
+    return program
+
+
+def test_doctor_finds_no_problem_when_signing_works_and_names_it_when_it_fails(tmp_path):
+    """commit.gpgsign spelled any way git accepts ("yes"): a key that signs
+    is no problem, a signing program that fails is named."""
+    wg = committed_repo(tmp_path)
+    user_git(wg.root, "config", "commit.gpgsign", "yes")
+    user_git(wg.root, "config", "gpg.program", str(_signing_program(tmp_path)))
+    assert WorkspaceGit(wg.root).commit_problem() is None
+    user_git(wg.root, "config", "gpg.program", "false")
+    problem = WorkspaceGit(wg.root).commit_problem()
+    assert problem and problem.startswith("commit.gpgsign is on and signing fails (")
+
+
+def test_a_user_who_signs_every_commit_gets_ours_signed_too(tmp_path):
+    """commit.gpgsign=2 is true to git: our commits go through `git commit`,
+    which signs them, as the user's own are."""
+    wg = committed_repo(tmp_path)
+    user_git(wg.root, "config", "commit.gpgsign", "2")
+    user_git(wg.root, "config", "gpg.program", str(_signing_program(tmp_path)))
+    signer = WorkspaceGit(wg.root)
+    assert signer.commit_contents({"a.md": "2\n"}, "garden(a): 1 fact")
+    assert "\ngpgsig -----BEGIN PGP SIGNATURE-----" in user_git(wg.root, "cat-file", "commit", "HEAD")
+
+
+def test_a_repository_whose_own_folder_cannot_be_written_is_named_though_the_temp_folder_can(tmp_path, monkeypatch):
+    """A mounted snapshot of a workspace: the system's temp folder takes
+    files, the repository does not. The check writes in .git itself."""
+    import tempfile
+
+    wg = committed_repo(tmp_path)
+    real = tempfile.NamedTemporaryFile
+
+    def read_only_repository(*args, dir=None, **kwargs):
+        if dir is not None and Path(dir).resolve() == wg.git_dir.resolve():
+            raise OSError(30, "Read-only file system")
+        return real(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", read_only_repository)
+    assert wg.commit_problem() == "the repository cannot be written (Read-only file system)"
+    monkeypatch.undo()
+    assert wg.commit_problem() is None
+
+
 def test_a_repository_that_cannot_be_written_is_named(tmp_path, monkeypatch):
     """A backup or a mounted snapshot: doctor says no commit can be made, and why."""
     wg = committed_repo(tmp_path)

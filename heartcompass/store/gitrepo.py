@@ -276,7 +276,8 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
         makes ours too: commit-tree would leave them unsigned, or a key that
         is missing unreported."""
         value = self.repo.config_reader().get_value("commit", "gpgsign", default=False)
-        return value is True or str(value).strip().lower() in ("true", "yes", "on", "1")
+        # GitPython reads true/yes/on as True and a number as an int; git takes any number but 0 for true
+        return value is True or (type(value) is int and value != 0)
 
     def _commit_tree_with(self, head: str, rels: dict[str, bytes], subject: str, body: str, git_) -> str | None:
         """commit_contents without an index (no hook to run): HEAD's tree with
