@@ -776,6 +776,19 @@ def test_gitpythons_long_lived_readers_run_in_a_session_of_their_own(wg):
     assert pids and all(os.getsid(pid) != os.getsid(0) for pid in pids)
 
 
+def test_an_identity_git_itself_refuses_gives_way_to_heartcompasss_so_the_commit_is_made(wg):
+    """GitPython reads a user.name git refuses (".", no letter in it): git
+    is asked, once, and our commits carry HeartCompass's identity instead
+    of failing."""
+    user_git(wg.root, "config", "user.name", ".")
+    user_git(wg.root, "config", "user.email", "dot@example.com")
+    fresh = WorkspaceGit(wg.root)
+    assert commit_files(fresh, {"a.md": "1\n"}, "one")
+    assert fresh.commit_contents({"a.md": "2\n"}, "two")
+    assert user_git(wg.root, "log", "--format=%an <%ae>").split("\n")[:2] == [
+        "HeartCompass <heartcompass@localhost>"] * 2
+
+
 def test_the_identity_in_the_environment_comes_first(wg, monkeypatch):
     for who in ("AUTHOR", "COMMITTER"):
         monkeypatch.setenv(f"GIT_{who}_NAME", "Env Name")
