@@ -614,3 +614,231 @@ def test_watch_commits_a_hand_edit_listed_after_a_chats_log(example_ws):
     assert sha and invalid == []
     assert git(ws, "show", "--name-only", "--format=", "HEAD").split() == ["people/alice/logs/2024-01-02.md"]
     assert [(p.path, p.kind) for p in audit.pending(ws)] == [("people/alice/logs/2024-01-01.md", "chat log")]
+
+
+# -- what each command says and holds -------------------------------------------------------------------------------
+
+def test_undo_restore_and_edit_each_hold_the_workspace_lock_under_their_own_name(example_ws, monkeypatch):
+    """Another command that finds the lock taken is told which one holds it
+    ("Another HeartCompass undo is running"), and waits for it as for a
+    short command."""
+    from heartcompass.atomic import file_checksum
+    from heartcompass.store import lock
+
+    ws = example_ws
+    held = []
+    real = ws.git.check_writable
+
+    def noting_the_holder():
+        held.append((lock.holder(ws.state_dir / "lock") or {}).get("purpose"))
+        real()
+
+    monkeypatch.setattr(ws.git, "check_writable", noting_the_holder)
+    memory = ws.people_dir / "alice/MEMORY.md"
+    before = ws.git.head()
+    _append(memory, "- a fact\n")
+    ws.git.commit([memory], "garden(alice): 1 fact")
+    audit.undo(ws)
+    audit.restore(ws, _person(ws), "memory", "HEAD~1")
+    audit.save_edit(ws, _person(ws), memory, memory.read_text(encoding="utf-8") + "- typed\n",
+                    file_checksum(memory))
+    assert held == ["undo", "restore", "edit"] and before != ws.git.head()
+
+
+def test_an_undo_without_a_note_says_only_which_commit_it_reverts(example_ws):
+    ws = example_ws
+    memory = ws.people_dir / "alice/MEMORY.md"
+    _append(memory, "- a fact\n")
+    sha = ws.git.commit([memory], "garden(alice): 1 fact")
+    audit.undo(ws)
+    assert subjects(ws)[0] == "undo(alice): garden(alice): 1 fact"
+    assert git(ws, "log", "-1", "--format=%B").rstrip("\n") == (
+        f"undo(alice): garden(alice): 1 fact\n\nThis reverts commit {sha}.")
+
+
+def test_an_older_merge_is_refused_by_undo_too(example_ws):
+    """Not only HEAD: a merge named by its id, with commits after it, is
+    still a merge undo cannot take back."""
+    ws = example_ws
+    git(ws, "checkout", "-q", "-b", "side")
+    _append(ws.people_dir / "alice/EVENTS.md", "\n")
+    git(ws, "commit", "-q", "-am", "side")
+    git(ws, "checkout", "-q", "main")
+    git(ws, "merge", "-q", "--no-ff", "-m", "merge", "side")
+    merge = ws.git.head()
+    memory = ws.people_dir / "alice/MEMORY.md"
+    _append(memory, "- a fact\n")
+    ws.git.commit([memory], "garden(alice): 1 fact")
+    with pytest.raises(HeartCompassError) as refused:
+        audit.undo(ws, merge)
+    assert f"{merge[:8]} is a merge (from sync)" in refused.value.message
+    assert subjects(ws)[0] == "garden(alice): 1 fact"
+
+
+def test_an_undo_names_every_file_that_clashes_or_conflicts(example_ws):
+    ws = example_ws
+    memory, events = ws.people_dir / "alice/MEMORY.md", ws.people_dir / "alice/EVENTS.md"
+    _append(memory, "- a fact\n")
+    _append(events, "- 2024-01-01 · a day\n")
+    sha = ws.git.commit([memory, events], "garden(alice): 2 facts")
+    for path in (memory, events):
+        path.write_text(path.read_text(encoding="utf-8").replace("- a fact\n", "- a fact, edited\n")
+                        .replace("- 2024-01-01 · a day\n", "- 2024-01-01 · a day, edited\n"), encoding="utf-8")
+    ws.git.commit([memory, events], "edit(alice): by hand")
+    with pytest.raises(HeartCompassError) as conflict:
+        audit.undo(ws, sha)
+    assert ("later changes touch the same lines of people/alice/EVENTS.md, people/alice/MEMORY.md; nothing was "
+            "changed.") in conflict.value.message
+    notes, readme = ws.root / "notes.md", ws.root / "other.md"
+    notes.write_text("n\n")
+    readme.write_text("r\n")
+    git(ws, "add", "notes.md", "other.md")
+    git(ws, "commit", "-q", "-m", "two files by hand")
+    notes.write_text("n2\n")
+    readme.write_text("r2\n")
+    with pytest.raises(HeartCompassError) as clash:
+        audit.undo(ws)
+    assert clash.value.message == ("These files have uncommitted changes that the undo would mix with: notes.md, "
+                                   "other.md.")
+
+
+def test_restore_refuses_an_old_text_that_is_no_valid_file_and_writes_nothing(example_ws):
+    """A version committed by hand with git, invalid: brought back, it
+    would be a file HeartCompass cannot read. Refused before anything."""
+    ws = example_ws
+    events = ws.people_dir / "alice/EVENTS.md"
+    good = events.read_text(encoding="utf-8")
+    _append(events, "- 2026-13-01 · impossible month\n")
+    git(ws, "commit", "-q", "-am", "by hand, with git")
+    bad = ws.git.head()
+    events.write_text(good, encoding="utf-8")
+    git(ws, "commit", "-q", "-am", "fixed by hand")
+    head = ws.git.head()
+    with pytest.raises(FormatError):
+        audit.restore(ws, _person(ws), "events", bad)
+    assert events.read_text(encoding="utf-8") == good and ws.git.head() == head
+
+
+def test_restore_commits_only_the_persons_own_pending_edits_first(example_ws):
+    from heartcompass.store.lifecycle import add_person
+
+    ws = example_ws
+    add_person(ws, "Bob", "friend")
+    memory = ws.people_dir / "alice/MEMORY.md"
+    old = ws.git.head()
+    _append(memory, "- later\n")
+    ws.git.commit([memory], "garden(alice): 1 fact")
+    _append(ws.people_dir / "alice/EVENTS.md", "\n")
+    _append(ws.people_dir / "bob/MEMORY.md", "- bob's, by hand\n")
+    assert audit.restore(ws, _person(ws), "memory", old)
+    assert subjects(ws)[:2] == [f"restore(alice): MEMORY.md as of {old[:8]}", "edit(alice): by hand"]
+    assert [(p.slug, p.kind) for p in audit.pending(ws)] == [("bob", "hand edit")]  # bob's stays bob's to commit
+
+
+def test_restore_of_a_memory_from_before_a_rename_is_the_text_as_it_was(example_ws):
+    from heartcompass.store.lifecycle import rename_person
+
+    ws = example_ws
+    old = ws.git.head()
+    before = git(ws, "show", f"{old}:people/alice/MEMORY.md")
+    rename_person(ws, "alice", "Alicia")
+    person = _person(ws, "alicia")
+    _append(person.dir / "MEMORY.md", "- later\n")
+    ws.git.commit([person.dir / "MEMORY.md"], "garden(alicia): 1 fact")
+    assert audit.restore(ws, person, "memory", old)
+    assert (person.dir / "MEMORY.md").read_text(encoding="utf-8") == before
+
+
+def test_restore_of_a_profile_whose_name_was_edited_by_hand_brings_the_old_name_back(example_ws):
+    """Only a rename keeps today's name: a name changed in the file by hand
+    is part of the text, and goes back with it."""
+    ws = example_ws
+    profile = ws.people_dir / "alice/PROFILE.md"
+    old = ws.git.head()
+    before = profile.read_text(encoding="utf-8")
+    profile.write_text(before.replace("name: Alice Chen", "name: Alice C."), encoding="utf-8")
+    ws.git.commit([profile], "edit(alice): by hand")
+    assert audit.restore(ws, _person(ws), "profile", old)
+    assert profile.read_text(encoding="utf-8") == before
+
+
+def test_a_restore_git_refuses_names_the_file_it_put_back(example_ws):
+    ws = example_ws
+    memory = ws.people_dir / "alice/MEMORY.md"
+    old = ws.git.head()
+    _append(memory, "- later\n")
+    ws.git.commit([memory], "garden(alice): 1 fact")
+    later = memory.read_text(encoding="utf-8")
+    hook = ws.root / ".git/hooks/pre-commit"
+    hook.write_text("#!/bin/sh\nexit 1\n")
+    hook.chmod(0o755)
+    with pytest.raises(GitError) as refused:
+        audit.restore(ws, _person(ws), "memory", old)
+    assert "(Not committed: people/alice/MEMORY.md was rolled back.)" in refused.value.message
+    assert memory.read_text(encoding="utf-8") == later
+
+
+def test_a_chats_log_gone_meanwhile_is_committed_as_gone_under_the_chats_subject(example_ws):
+    ws = example_ws
+    logs = ws.people_dir / "alice/logs"
+    logs.mkdir()
+    log = logs / "2024-01-01.md"
+    log.write_text(_log("2024-01-01", "10:00:00 · me · hi"))
+    assert audit.commit_chat(ws, _person(ws), [log], 1)
+    log.unlink()
+    assert audit.commit_chat(ws, _person(ws), [log], 1)
+    assert subjects(ws)[0] == "chat(alice): 1 message on 2024-01-01"
+    assert git(ws, "show", "--name-status", "--format=", "HEAD").split() == ["D", "people/alice/logs/2024-01-01.md"]
+
+
+def test_a_folder_moved_by_hand_with_every_top_file_edited_is_still_found_by_the_files_below(example_ws):
+    """mv people/alice people/alicia, and her profile, memory and events
+    edited too: the day logs below, the same bytes, still say where she went."""
+    ws = example_ws
+    (ws.people_dir / "alice/logs").mkdir()
+    (ws.people_dir / "alice/logs/2024-01-01.md").write_text(_log("2024-01-01", "10:00:00 · me · hi"))
+    ws.git.commit([ws.people_dir / "alice/logs"], "log(alice): chat log 2024-01-01")
+    (ws.people_dir / "alice").rename(ws.people_dir / "alicia")
+    for name in ("PROFILE.md", "MEMORY.md", "EVENTS.md"):
+        _append(ws.people_dir / "alicia" / name, "\n")
+    assert {(p.slug, p.kind) for p in audit.pending(ws)} == {("alicia", "hand edit")}
+    assert len(audit.commit_pending(ws)) == 1 and subjects(ws)[0] == "edit(alicia): by hand"
+
+
+def test_history_shows_the_last_fifty_commits_unless_asked_for_more(example_ws):
+    ws = example_ws
+    memory = ws.people_dir / "alice/MEMORY.md"
+    for n in range(51):
+        _append(memory, f"- fact {n}\n")
+        git(ws, "commit", "-q", "-am", f"garden(alice): fact {n}")
+    assert len(audit.history(ws)) == 50 and len(audit.history(ws, _person(ws))) == 50
+    assert audit.history(ws, _person(ws))[0].subject == "garden(alice): fact 50"
+    assert len(lineage.history(ws, _person(ws), 3)) == 3
+    assert len(audit.history(ws, None, 60)) == min(60, len(git(ws, "rev-list", "HEAD").split()))
+
+
+def test_a_person_renamed_twice_has_three_eras_each_ending_where_the_next_began(example_ws):
+    """Moved by hand first (mv, committed as her edit), renamed with
+    `person rename` later: both moves are followed, in order."""
+    from heartcompass.store.lifecycle import rename_person
+
+    ws = example_ws
+    (ws.people_dir / "alice").rename(ws.people_dir / "alicia")
+    audit.commit_pending(ws)
+    by_hand = ws.git.head()
+    rename_person(ws, "alicia", "Ali")
+    renamed = ws.git.head()
+    eras = lineage.eras(ws, _person(ws, "ali"))
+    assert [(e.slug, e.since, e.until) for e in eras] == [("ali", renamed, None), ("alicia", by_hand, renamed),
+                                                          ("alice", None, by_hand)]
+    assert any(c.subject.startswith("add(alice)") for c in lineage.history(ws, _person(ws, "ali")))
+
+
+def test_an_archive_of_someone_else_leaves_a_persons_eras_as_they_were(example_ws):
+    from heartcompass.store.lifecycle import add_person, archive_person
+
+    ws = example_ws
+    add_person(ws, "Bob", "friend")
+    archive_person(ws, "bob")
+    assert [(e.slug, e.since, e.until) for e in lineage.eras(ws, _person(ws))] == [("alice", None, None)]
+    assert [m[1:] for m in lineage._moves(ws)] == [("", "bob")]
