@@ -842,3 +842,64 @@ def test_an_archive_of_someone_else_leaves_a_persons_eras_as_they_were(example_w
     archive_person(ws, "bob")
     assert [(e.slug, e.since, e.until) for e in lineage.eras(ws, _person(ws))] == [("alice", None, None)]
     assert [m[1:] for m in lineage._moves(ws)] == [("", "bob")]
+
+
+# -- nothing to commit? A chat's quick look, through plain git ---------------------------------------------------------
+
+def _edit(ws, rel: str, text: str = "\n手写\n") -> None:
+    path = ws.root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text((path.read_text(encoding="utf-8") if path.exists() else "") + text, encoding="utf-8")
+
+
+@pytest.mark.parametrize("change", [
+    "a hand edit", "a new file", "a crashed chat's log", "a deleted file", "a merge in progress", "an index.lock",
+    "a detached HEAD", "a tell to finish", "a killed undo", "a broken index",
+])
+def test_anything_of_the_persons_to_commit_or_in_the_way_is_seen_by_the_quick_look(example_ws, change):
+    """nothing_to_commit is True only when commit_earlier would do nothing:
+    a chat that skipped it would leave the user's edit uncommitted."""
+    ws, alice = example_ws, _person(example_ws)
+    assert audit.nothing_to_commit(ws, [alice])  # a clean workspace: the quick way
+    gd = ws.root / ".git"
+    if change == "a hand edit":
+        _edit(ws, "people/alice/MEMORY.md")
+    elif change == "a new file":
+        _edit(ws, "people/alice/notes.md", "新的\n")
+    elif change == "a crashed chat's log":
+        _edit(ws, "people/alice/logs/2026-11-01.md", "---\ndate: 2026-11-01\n---\n\n- 10:00:00 · me · 你好\n")
+    elif change == "a deleted file":
+        (ws.people_dir / "alice" / "EVENTS.md").unlink()
+    elif change == "a merge in progress":
+        (gd / "MERGE_HEAD").write_text(git(ws, "rev-parse", "HEAD"))
+    elif change == "an index.lock":
+        (gd / "index.lock").write_bytes(b"")
+    elif change == "a detached HEAD":
+        git(ws, "checkout", "-q", "--detach")
+    elif change == "a tell to finish":
+        _edit(ws, ".heartcompass/tell/bob.json", "{}")
+    elif change == "a killed undo":
+        (gd / "heartcompass-undo").write_text("")
+    elif change == "a broken index":  # git status fails: the long way says why
+        (gd / "index").write_bytes(b"not an index")
+    assert not audit.nothing_to_commit(ws, [alice])
+
+
+def test_what_is_not_the_persons_to_commit_keeps_the_quick_way(example_ws):
+    """Another person's hand edit, our own temp and staging files, and a
+    file a garden's journal wrote are no reason to take the lock."""
+    from heartcompass.store.unfinished import garden_journal_path, save
+
+    ws, alice = example_ws, _person(example_ws)
+    _edit(ws, "people/bob/PROFILE.md")
+    _edit(ws, "people/alice/.PROFILE.md.tmp123", "half written")
+    _edit(ws, "people/alice/logs/.new-2026-11-01.md", "staged")
+    memory = ws.people_dir / "alice/MEMORY.md"
+    old = memory.read_text(encoding="utf-8")
+    save(ws, garden_journal_path(ws, "alice"), {memory: (None, old + "- the garden's\n")}, "garden(alice): 1", "")
+    memory.write_text(old + "- the garden's\n", encoding="utf-8")
+    assert audit.nothing_to_commit(ws, [alice])
+    assert not audit.nothing_to_commit(ws, [_person(ws, "bob")])  # bob's edit is seen, for bob
+    assert [i.slug for i in audit.pending(ws)] == ["bob"]  # and the long way agrees: nothing of alice's
+    _edit(ws, "people/alice/MEMORY.md", "- and mine, by hand\n")
+    assert not audit.nothing_to_commit(ws, [alice])  # no longer the journal's text: the user's

@@ -488,3 +488,110 @@ def test_an_index_lock_a_git_of_the_users_lets_go_of_meanwhile_is_no_problem(tmp
 
     monkeypatch.setattr(gitstate.time, "sleep", users_git_finishes)
     assert wg.index_lock_problem() is None and len(waits) == 1
+
+
+# -- plain git: a chat's quick look, before GitPython is needed (gitplain) --------------------------------------------
+
+from heartcompass.store.gitplain import PlainGit, parse_status, program_options  # noqa: E402
+
+
+def test_program_options_set_each_named_program_to_nothing_and_a_filter_to_not_required():
+    listed = "filter.crypt.clean\0diff.pdf.textconv\0filter.crypt.smudge\0diff.pdf.textconv\0not=a key\0\0"
+    assert program_options(listed) == ("-c", "diff.pdf.textconv=", "-c", "filter.crypt.clean=",
+                                       "-c", "filter.crypt.required=false", "-c", "filter.crypt.smudge=",
+                                       "-c", "filter.crypt.required=false")
+    assert program_options("") == ()
+
+
+@pytest.mark.parametrize("out, items", [
+    (" M a.md\0?? people/小明/new.md\0", [("M", "a.md"), ("??", "people/小明/new.md")]),
+    ("R  new.md\0old.md\0 D gone.md\0", [("R", "new.md"), ("D", "old.md"), ("D", "gone.md")]),
+    ("C  copy.md\0src.md\0A  added.md\0", [("C", "copy.md"), ("A", "added.md")]),  # a copy's source stays
+    ("RM new.md\0old.md\0", [("RM", "new.md"), ("D", "old.md")]),
+    ("R  new.md\0", [("R", "new.md")]),  # its source cut off: the new path all the same
+    ("?? x\0\0M  b.md\0", [("??", "x"), ("M", "b.md")]),
+    ("", []),
+])
+def test_a_status_listing_is_read_entry_by_entry_a_rename_as_its_new_path_and_its_old_one_deleted(out, items):
+    assert parse_status(out) == items
+
+
+def _plain_repo(tmp_path: Path) -> WorkspaceGit:
+    wg = committed_repo(tmp_path)
+    return wg
+
+
+def test_plain_git_is_at_rest_only_on_a_branch_with_commits_with_nothing_in_progress(tmp_path):
+    wg = _plain_repo(tmp_path)
+    plain = PlainGit(wg.root)
+    assert plain.at_rest()
+    gd = wg.root / ".git"
+    for name in ("rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "index.lock",
+                 "heartcompass-sync", "heartcompass-undo"):
+        (gd / name).write_text("")
+        assert not plain.at_rest(), name
+        (gd / name).unlink()
+    assert plain.at_rest()
+    head = (gd / "HEAD").read_text(encoding="utf-8")
+    for odd in ("0123456789012345678901234567890123456789\n", "ref: refs/tags/v1\n", "ref: refs/heads/../x\n",
+                "ref: refs/heads/orphan\n"):
+        (gd / "HEAD").write_text(odd, encoding="utf-8")
+        assert not plain.at_rest(), odd
+    (gd / "HEAD").write_text(head, encoding="utf-8")
+    user_git(wg.root, "pack-refs", "--all")
+    assert not (gd / "refs/heads/main").exists() and PlainGit(wg.root).at_rest()  # packed: a branch all the same
+    (gd / "HEAD").write_text("ref: refs/heads/mai\n", encoding="utf-8")
+    assert not plain.at_rest()  # not a prefix of a packed branch's name
+    (gd / "packed-refs").unlink()
+    (gd / "HEAD").write_text(head, encoding="utf-8")
+    assert not plain.at_rest()  # the branch is nowhere
+    assert not PlainGit(tmp_path).at_rest()  # no repository here
+
+
+def test_plain_git_at_rest_says_no_when_head_cannot_be_read(tmp_path):
+    wg = _plain_repo(tmp_path)
+    head = wg.root / ".git/HEAD"
+    head.unlink()
+    head.mkdir()
+    assert not PlainGit(wg.root).at_rest()
+
+
+def test_plain_status_lists_the_changes_under_the_paths_asked_whatever_the_environment_says(tmp_path, monkeypatch):
+    """A hand edit, a new file (every untracked file, a Chinese name as it
+    is, one whose name is not UTF-8 too), a deletion: listed under the paths
+    asked only, from this repository whatever GIT_DIR or GIT_INDEX_FILE say,
+    without running the user's filter, without rewriting the index, and
+    read as UTF-8 whatever the locale."""
+    import os
+
+    wg = _plain_repo(tmp_path)
+    commit_files(wg, {".gitattributes": "*.md filter=crypt\n", "people/a/MEMORY.md": "m\n",
+                      "people/a/EVENTS.md": "e\n", "other/x.md": "x\n", "people/b/PROFILE.md": "b\n"}, "two")
+    touched = wg.root / "people/b/PROFILE.md"
+    os.utime(touched, ns=(touched.stat().st_mtime_ns + 10**9, touched.stat().st_mtime_ns + 10**9))  # same text
+    ran = tmp_path / "CLEAN-RAN"
+    user_git(wg.root, "config", "filter.crypt.clean", f"touch {ran} && cat")
+    write_file(wg, "people/a/MEMORY.md", "M\n")  # the same size: git reads it through the filter to compare
+    write_file(wg, "people/a/new/小明.md", "n\n")
+    with open(os.fsencode(str(wg.root / "people/a")) + b"/caf\xe9.md", "wb") as f:
+        f.write(b"odd name\n")
+    (wg.root / "people/a/EVENTS.md").unlink()
+    write_file(wg, "other/x.md", "y\n")
+    index = (wg.root / ".git/index").read_bytes()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("GIT_DIR", str(elsewhere))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(elsewhere / "index"))
+    monkeypatch.setattr(subprocess, "_text_encoding", lambda: "latin-1")
+    found = PlainGit(wg.root).status([wg.root / "people"])
+    assert sorted(found) == [("??", "people/a/caf\udce9.md"), ("??", "people/a/new/小明.md"),
+                             ("D", "people/a/EVENTS.md"), ("M", "people/a/MEMORY.md")]
+    assert not ran.exists() and (wg.root / ".git/index").read_bytes() == index
+
+
+def test_a_plain_git_command_that_fails_is_one_line_naming_it(tmp_path):
+    wg = _plain_repo(tmp_path)
+    (wg.root / ".git/index").write_bytes(b"not an index")
+    with pytest.raises(GitError) as failed:
+        PlainGit(wg.root).status([wg.root])
+    assert failed.value.message.startswith("git status failed: ") and "index" in failed.value.message
