@@ -312,6 +312,70 @@ def test_a_roll_back_before_the_first_commit_removes_what_we_made(tmp_path):
     assert user_git(wg.root, "status", "--porcelain") == ""
 
 
+def test_a_roll_back_touches_only_the_paths_given_even_named_with_a_dash_given_twice_or_gone_two_deep(tmp_path):
+    """Put back: a dash-named file (a path, not an option), a file two
+    folders deep whose folders are gone, a file of ours named twice (its
+    folder and itself). Left alone: the user's hand edit elsewhere, and
+    what the user staged by hand."""
+    import shutil
+
+    wg = committed_repo(tmp_path)
+    commit_files(wg, {"-d/-a.md": "one\n", "people/a/notes/deep/x.md": "x\n", "people/a/PROFILE.md": "p\n",
+                      "b.md": "b\n", "staged.md": "s\n"}, "two")
+    write_file(wg, "-d/-a.md", "ours\n")
+    user_git(wg.root, "add", "--", "-d/-a.md")  # as a refused commit leaves it
+    shutil.rmtree(wg.root / "people/a/notes")
+    write_file(wg, "people/a/new.md", "ours\n")
+    write_file(wg, "b.md", "the user's hand edit\n")
+    write_file(wg, "staged.md", "staged by the user\n")
+    user_git(wg.root, "add", "staged.md")
+    wg.roll_back(["-d/-a.md", "people/a", "people/a/new.md", "people/a/notes/deep/x.md"])
+    assert (wg.root / "-d/-a.md").read_text() == "one\n"
+    assert (wg.root / "people/a/notes/deep/x.md").read_text() == "x\n"
+    assert not (wg.root / "people/a/new.md").exists() and (wg.root / "people/a/PROFILE.md").read_text() == "p\n"
+    assert (wg.root / "b.md").read_text() == "the user's hand edit\n"
+    assert user_git(wg.root, "diff", "--cached", "--name-only") == "staged.md\n"  # ours unstaged, theirs kept
+
+
+def test_a_first_commit_git_refuses_leaves_nothing_of_ours_staged(tmp_path):
+    """No HEAD yet: a refused first commit unstages every path it named,
+    one that does not exist among them, and the user's own staging stays."""
+    wg = new_repo(tmp_path)
+    add_hook(wg, "pre-commit", "exit 1\n")
+    write_file(wg, "a.md", "1\n")
+    write_file(wg, "-b.md", "1\n")
+    write_file(wg, "mine.md", "m\n")
+    user_git(wg.root, "add", "mine.md")
+    with pytest.raises(GitError):
+        wg.commit(["a.md", "-b.md", "gone.md"], "first")
+    assert user_git(wg.root, "diff", "--cached", "--name-only") == "mine.md\n"
+    assert (wg.root / "a.md").read_text() == "1\n"
+
+
+def test_an_undo_runs_no_hook_of_the_users_when_git_hooks_is_off(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    wg = WorkspaceGit(root, hooks=lambda: False)
+    wg.init()
+    commit_files(wg, {"a.md": "1\n"}, "one")
+    sha = commit_files(wg, {"a.md": "2\n"}, "two")
+    add_hook(wg, "pre-commit", "exit 1\n")
+    assert wg.revert(sha, "undo: two", "This reverts commit x.") == wg.head()
+    assert (root / "a.md").read_text() == "1\n" and not (wg.git_dir / "heartcompass-undo").exists()
+
+
+def test_a_revert_conflict_names_every_file_it_touches(tmp_path):
+    from heartcompass.store.gitrollback import RevertConflict
+
+    wg = committed_repo(tmp_path)
+    sha = commit_files(wg, {"a.md": "x\n", "b.md": "x\n"}, "two")
+    commit_files(wg, {"a.md": "y\n", "b.md": "y\n"}, "three")
+    with pytest.raises(RevertConflict) as conflict:
+        wg.revert(sha, "undo: two", "")
+    assert conflict.value.message == "later changes touch the same lines of a.md, b.md"
+    assert conflict.value.files == ["a.md", "b.md"] and (wg.root / "a.md").read_text() == "y\n"
+
+
 @pytest.mark.parametrize("rel, kept", [
     ("people/a/logs/2024-01-01.md", True), ("people/a/.x.swp", True), (".gitignore", True),
     ("people/a/MEMORY.md", False), ("people/a/logs", False), ("logs", False),
