@@ -473,6 +473,48 @@ def test_gitpythons_own_readers_and_our_children_are_never_taken_for_the_users_g
             running.communicate(b"x")
 
 
+def _gits_under(root: Path) -> dict[int, bytes]:
+    """{pid: its command line} of every live git process working in root that is no child of this
+    process (GitPython's own readers are), read from /proc by the test itself."""
+    import os
+
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() == "git" \
+                    and Path(os.readlink(entry / "cwd")) == root \
+                    and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) != os.getpid():
+                found[int(entry.name)] = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+    return found
+
+
+def test_a_git_that_just_exited_or_a_batch_reader_hides_no_running_git_of_the_users(tmp_path):
+    """A git that exited and is not yet reaped (its /proc entry half gone),
+    a `git cat-file --batch` reader a program of the user's runs: neither
+    is the user's git at work, and neither stops the scan before it."""
+    from waits import wait_until
+
+    from heartcompass.store.gitstate import git_processes
+
+    wg = committed_repo(tmp_path)
+    exited = subprocess.Popen(["git", "--version"], cwd=wg.root, stdout=subprocess.DEVNULL)
+    wait_until(lambda: Path(f"/proc/{exited.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z",
+               what="the short git to exit")
+    reader = users_git(wg.root, "git cat-file --batch")
+    users = users_git(wg.root)
+    try:
+        running = wait_until(lambda: (lambda g: g if len(g) == 2 else None)(_gits_under(wg.root)),
+                             what="the reader and the user's git to start")
+        mine = [pid for pid, args in running.items() if b"hash-object" in args]
+        assert len(mine) == 1 and git_processes(wg.root) == mine
+    finally:
+        for proc in (reader, users):
+            proc.communicate(b"x")
+        exited.wait()
+
+
 def test_without_proc_any_git_but_our_children_counts(tmp_path, monkeypatch):
     """Elsewhere than Linux: any git process found by ps, to be safe."""
     from waits import wait_until
