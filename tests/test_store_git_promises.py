@@ -387,6 +387,17 @@ def test_commit_contents_builds_the_same_tree_git_would_in_gits_order(wg, tmp_pa
     assert user_git(wg.root, "rev-parse", "HEAD~1").strip() == wg.rev_list()[1]
 
 
+def test_a_name_that_begins_another_sorts_first_as_git_sorts_it(wg, tmp_path):
+    """Files "x" and "x-y" (git: the shorter first) and a new "x-z": the
+    tree written in-process is git's own, byte for byte."""
+    before = {"x": "1\n", "x-y": "2\n", "x.d/a.md": "3\n"}
+    commit_files(wg, before, "one")
+    texts = {"x-z": "new\n", "x0": "new too\n"}
+    assert wg.commit_contents(texts, "two")
+    assert user_git(wg.root, "rev-parse", "HEAD^{tree}").strip() == plain_tree(tmp_path, {**before, **texts})
+    user_git(wg.root, "fsck", "--strict", "--no-dangling")
+
+
 def test_a_file_that_becomes_a_folder_is_written_in_gits_order(wg, tmp_path):
     commit_files(wg, {"a": "was a file\n", "a.b": "1\n"}, "one")
     (wg.root / "a").unlink()

@@ -127,6 +127,29 @@ def test_a_branch_whose_commits_are_in_packed_refs_is_a_branch(tmp_path):
     assert wg._packed_refs() == ["refs/heads/main", "refs/tags/v1"]
 
 
+def test_a_packed_branch_name_that_is_not_utf8_is_read_not_fatal(tmp_path):
+    """packed-refs holding a branch named in Latin-1 by another tool: the
+    state is still read (the odd byte replaced), never a crash."""
+    wg = committed_repo(tmp_path)
+    user_git(wg.root, "pack-refs", "--all")
+    with open(wg.git_dir / "packed-refs", "ab") as packed:
+        packed.write(wg.head().encode() + b" refs/heads/caf\xe9\n")
+    assert wg.state_problem() is None
+    assert wg._packed_refs() == ["refs/heads/main", "refs/heads/caf\ufffd"]
+
+
+def test_a_detached_head_in_a_repository_without_a_branch_folder_names_main(tmp_path):
+    """Every branch packed and refs/heads/ gone (a pruned or copied
+    repository): the way back is still named."""
+    wg = committed_repo(tmp_path)
+    user_git(wg.root, "checkout", "-q", "--detach")
+    user_git(wg.root, "pack-refs", "--all")
+    import shutil
+
+    shutil.rmtree(wg.git_dir / "refs/heads")
+    assert wg.state_problem().endswith("go back with: git checkout main")
+
+
 def test_a_stale_index_lock_is_named_with_the_command_that_removes_it(tmp_path):
     wg = committed_repo(tmp_path)
     assert wg.index_lock_problem(settle=0) is None

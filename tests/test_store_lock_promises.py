@@ -37,6 +37,29 @@ def test_a_lock_says_who_holds_it_and_is_gone_once_released(tmp_path):
     lock.release()  # twice: harmless
 
 
+def test_a_lock_file_left_by_a_killed_holder_is_a_free_lock(tmp_path):
+    """kill -9 leaves the file (with who held it) but the kernel let go of
+    the lock: nobody holds it, and it can be taken."""
+    import json
+
+    from heartcompass.store.lock import FileLock, holder
+
+    path = tmp_path / "lock"
+    path.write_text(json.dumps({"pid": 1, "host": "h", "since": "2024-01-01 10:00:00", "purpose": "chat"}))
+    assert holder(path) is None
+    with FileLock(path, "undo") as lock:
+        assert lock.held and holder(path)["purpose"] == "undo"
+
+
+def test_the_busy_error_names_what_holds_the_lock_who_where_and_since_when(tmp_path):
+    from heartcompass.store.lock import busy_error
+
+    said = busy_error(tmp_path / "lock", {"pid": 42, "host": "laptop", "since": "2024-01-01 10:00:00",
+                                          "purpose": "gardener"})
+    assert said.message == "Another HeartCompass gardener is running (pid 42 on laptop, since 2024-01-01 10:00:00)."
+    assert busy_error(tmp_path / "lock", None).message == "Another HeartCompass command is running (pid ? on ?, since ?)."
+
+
 def test_a_second_gardener_fails_fast_naming_the_first_and_the_first_sees_it_waited(tmp_path):
     from heartcompass.store.lock import FileLock, LockBusy
 
