@@ -81,7 +81,7 @@ class RepoState(GitBase):
     def _home_branch(self) -> str:
         heads = self.common_dir / "refs" / "heads"
         names = sorted(p.name for p in heads.iterdir()) if heads.is_dir() else []
-        return "main" if "main" in names or not names else names[0] if len(names) == 1 else "main"
+        return names[0] if len(names) == 1 else "main"  # the only branch there is, else main as the guess
 
     def index_lock_problem(self, settle: float = 2.0) -> str | None:
         """An index.lock that stays: a running git command's, or a stale one
