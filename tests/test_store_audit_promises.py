@@ -903,3 +903,117 @@ def test_what_is_not_the_persons_to_commit_keeps_the_quick_way(example_ws):
     assert [i.slug for i in audit.pending(ws)] == ["bob"]  # and the long way agrees: nothing of alice's
     _edit(ws, "people/alice/MEMORY.md", "- and mine, by hand\n")
     assert not audit.nothing_to_commit(ws, [alice])  # no longer the journal's text: the user's
+
+
+# -- a sync stopped on a file the user then fixes --------------------------------------------------------------------
+
+def _stopped_on(ws, tmp_path, rel: str, base: bytes, here: bytes, there: bytes):
+    """rel committed as base and synced; then ws and a clone of its remote each commit their own version of
+    it; ws's sync stops on it."""
+    from heartcompass.store import sync
+    from heartcompass.store.workspace import Workspace
+
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    git(ws, "remote", "add", "origin", str(bare))
+    if not (ws.root / rel).exists() or (ws.root / rel).read_bytes() != base:
+        (ws.root / rel).write_bytes(base)
+        git(ws, "add", "--", rel)
+        git(ws, "commit", "-q", "-m", "the base, by hand")
+    first = sync.sync(ws)
+    assert (first.remote, first.branch, first.conflicts, first.pushed) == ("origin", "main", [], True)
+    other = Workspace(tmp_path / "other")
+    subprocess.run(["git", "clone", "-q", str(bare), str(other.root)], check=True)
+    (other.root / rel).write_bytes(there)
+    subprocess.run(["git", "-c", "user.name=O", "-c", "user.email=o@x", "commit", "-q", "-am", "there"],
+                   cwd=other.root, check=True)
+    subprocess.run(["git", "push", "-q", "origin", "main"], cwd=other.root, check=True)
+    (ws.root / rel).write_bytes(here)
+    git(ws, "commit", "-q", "-am", "here")
+    stopped = sync.sync(ws)
+    assert (stopped.remote, stopped.branch, stopped.conflicts, stopped.pushed) == ("origin", "main", [rel], False)
+    return stopped
+
+
+def test_a_person_file_fixed_into_one_that_does_not_parse_is_refused_before_the_sync_goes_on(example_ws, tmp_path):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    events = ws.people_dir / "alice/EVENTS.md"
+    base = events.read_bytes()
+    _stopped_on(ws, tmp_path, "people/alice/EVENTS.md", base, base + "- 2024-01-02 · here\n".encode(),
+                base + "- 2024-01-03 · there\n".encode())
+    events.write_bytes(base + "- 2026-13-01 · an impossible month, by hand\n".encode())
+    with pytest.raises(FormatError):
+        sync.sync(ws, "continue")
+    assert ws.git.rebase_in_progress()
+    events.write_bytes(base + "- 2024-01-02 · here\n- 2024-01-03 · there\n".encode())
+    assert sync.sync(ws, "continue").pushed is True
+
+
+def test_a_conflict_mark_half_deleted_is_still_a_conflict_mark(example_ws, tmp_path):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    memory = ws.people_dir / "alice/MEMORY.md"
+    base = memory.read_bytes()
+    _stopped_on(ws, tmp_path, "people/alice/MEMORY.md", base, base + b"- here\n", base + b"- there\n")
+    memory.write_bytes(base + b"- here\n- there\n>>>>>>> there\n")
+    with pytest.raises(HeartCompassError) as marks:
+        sync.sync(ws, "continue")
+    assert marks.value.message == "people/alice/MEMORY.md still has conflict marks (<<<<<<< ... >>>>>>>)."
+
+
+def test_settings_fixed_with_a_credential_in_them_are_never_committed_nor_pushed(example_ws, tmp_path):
+    from heartcompass.store import sync
+    from heartcompass.store.config import ConfigError
+
+    ws = example_ws
+    toml = ws.root / "heartcompass.toml"
+    base = toml.read_bytes()
+    _stopped_on(ws, tmp_path, "heartcompass.toml", base, base + b"# here\n", base + b"# there\n")
+    toml.write_bytes(base.replace(b'model = "gpt-4o-mini"', b'model = "sk-abcdefghijklmnopqrstuvwx"'))
+    with pytest.raises(ConfigError):
+        sync.sync(ws, "continue")
+    assert ws.git.rebase_in_progress()
+
+
+def test_a_fixed_file_that_is_not_text_lets_the_sync_go_on(example_ws, tmp_path):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    _stopped_on(ws, tmp_path, "people/alice/photo.bin", b"\xff\xfe base \x01", b"\xff\xfe here \x01",
+                b"\xff\xfe there \x01")
+    (ws.people_dir / "alice/photo.bin").write_bytes(b"\xff\xfe kept \x01")
+    done = sync.sync(ws, "continue")
+    assert done.pushed is True and done.conflicts == []
+    shown = subprocess.run(["git", "show", "HEAD:people/alice/photo.bin"], cwd=ws.root, capture_output=True).stdout
+    assert shown == b"\xff\xfe kept \x01" and not ws.git.rebase_in_progress()
+
+
+def test_a_sync_counts_the_persons_hand_edit_and_the_settings_hand_edit_it_commits(example_ws, tmp_path):
+    from heartcompass.store import sync
+
+    ws = example_ws
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    git(ws, "remote", "add", "origin", str(bare))
+    _append(ws.people_dir / "alice/MEMORY.md", "- mine\n")
+    _append(ws.root / "heartcompass.toml", "# mine\n")
+    done = sync.sync(ws)
+    assert (done.remote, done.branch, done.committed, done.conflicts, done.pushed) == ("origin", "main", 2, [], True)
+    assert subjects(ws)[:2] == ["edit(config): by hand", "edit(alice): by hand"]
+
+
+def test_a_log_bigger_than_one_read_is_read_whole(tmp_path):
+    import os
+
+    from heartcompass.store.sync import _read_all
+
+    data = os.urandom((1 << 20) * 2 + 12345)
+    (tmp_path / "big").write_bytes(data)
+    fd = os.open(tmp_path / "big", os.O_RDONLY)
+    try:
+        assert _read_all(fd) == data
+    finally:
+        os.close(fd)
