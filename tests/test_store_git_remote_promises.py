@@ -233,3 +233,72 @@ def _a_log_the_other_device_appended_to(tmp_path, more: dict | None = None):
     commit_files(two, {log: start + "- 11:00:00 · me · from two\n"}, "two's chat")
     two.push("origin", "main")
     return one, two, log, start
+
+
+def test_adopting_a_remote_of_any_name_takes_a_branch_with_a_slash_and_tracks_it(tmp_path):
+    """A remote called "backup" (not origin), its only branch "team/brain",
+    a tag beside it: the branch is found whole, checked out, and tracks the
+    remote's (a plain `git pull` of the user's works), whatever the user's
+    branch.autoSetupMerge says."""
+    bare = bare_remote(tmp_path)
+    one = new_repo(tmp_path / "one")
+    commit_files(one, {"a.md": "1\n"}, "one")
+    user_git(one.root, "tag", "v1")
+    user_git(one.root, "push", "-q", str(bare), "main:team/brain", "v1")
+    fresh = new_repo(tmp_path / "fresh")
+    user_git(fresh.root, "config", "branch.autoSetupMerge", "false")
+    assert fresh.adopt("backup", str(bare)) == "team/brain"
+    assert user_git(fresh.root, "rev-parse", "--abbrev-ref", "@{u}").strip() == "backup/team/brain"
+    assert (fresh.root / "a.md").read_text() == "1\n" and fresh.branch() == "team/brain"
+
+
+def test_a_real_conflict_listed_first_still_lets_each_days_log_after_it_be_merged(tmp_path):
+    """a.md in conflict (sorted before people/), and a day's log both
+    devices appended to: the log is merged, only a.md is left to the user."""
+    one, two, log, start = _a_log_the_other_device_appended_to(tmp_path, {"a.md": "1\n"})
+    two.pull_rebase("origin", "main")
+    commit_files(two, {"a.md": "two\n"}, "two's a")
+    two.push("origin", "main")
+    commit_files(one, {log: start + "- 12:00:00 · me · from one\n", "a.md": "one\n"}, "one's chat and a")
+    assert one.pull_rebase("origin", "main") == ["a.md"]
+    assert one.conflicted() == ["a.md"]
+    merged = (one.root / log).read_text(encoding="utf-8")
+    assert "from two" in merged and "from one" in merged and "<<<<<<<" not in merged
+
+
+def test_a_days_log_deleted_here_and_appended_there_is_left_to_the_user(tmp_path):
+    one, _, log, _ = _a_log_the_other_device_appended_to(tmp_path)
+    (one.root / log).unlink()
+    one.commit([log], "deleted by hand")
+    assert one.pull_rebase("origin", "main") == [log]
+    assert one.rebase_in_progress()
+
+
+def test_going_on_with_a_sync_whose_next_commit_conflicts_too_names_that_commits_files(tmp_path):
+    """The user fixed the first stop; the next replayed commit stops on
+    another file: that file is named, not an error."""
+    bare = bare_remote(tmp_path)
+    one = new_repo(tmp_path / "one")
+    commit_files(one, {"a.md": "1\n", "b.md": "1\n"}, "one")
+    user_git(one.root, "remote", "add", "origin", str(bare))
+    one.push("origin", "main")
+    two = new_repo(tmp_path / "two")
+    two.adopt("origin", str(bare))
+    commit_files(two, {"a.md": "two\n", "b.md": "two\n"}, "two")
+    two.push("origin", "main")
+    commit_files(one, {"a.md": "one\n"}, "one's a")
+    commit_files(one, {"b.md": "one\n"}, "one's b")
+    assert one.pull_rebase("origin", "main") == ["a.md"]
+    write_file(one, "a.md", "both\n")
+    one.stage(["a.md"])
+    assert one.rebase_continue() == ["b.md"]
+
+
+def test_what_changed_during_a_stopped_sync_leaves_ignored_files_out_and_a_dash_name_is_staged(wg):
+    commit_files(wg, {".gitignore": "*.tmp\n", "a.md": "1\n"}, "one")
+    write_file(wg, "a.md", "2\n")
+    write_file(wg, "scratch.tmp", "t\n")
+    write_file(wg, "-new.md", "n\n")
+    assert wg.changed_in_worktree() == (["a.md"], ["-new.md"])
+    wg.stage(["-new.md"])
+    assert user_git(wg.root, "diff", "--cached", "--name-only") == "-new.md\n"
