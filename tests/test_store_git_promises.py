@@ -525,6 +525,19 @@ def test_a_commit_of_the_users_made_while_ours_was_built_is_never_lost(wg, monke
     assert [c.subject for c in wg.log()] == ["the user's", "one"]
 
 
+def test_a_stale_index_lock_refuses_commit_contents_before_head_moves_and_says_how_to_clear_it(wg):
+    """An index.lock left by a killed git: the commit is refused, HEAD and
+    the index as they were, and the error names the lock and its fix."""
+    commit_files(wg, {"a.md": "one\n"}, "one")
+    head = wg.head()
+    lock = wg.git_dir / "index.lock"
+    lock.write_text("")
+    with pytest.raises(GitError) as refused:
+        wg.commit_contents({"a.md": "two\n"}, "two")
+    assert refused.value.message.startswith(f"A stale {lock} is left by a git command that was killed")
+    assert wg.head() == head and lock.exists()
+
+
 def test_git_hooks_off_means_no_hook_of_the_users_runs_on_any_commit(tmp_path):
     root = tmp_path / "repo"
     root.mkdir()
