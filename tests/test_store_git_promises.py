@@ -640,6 +640,47 @@ def test_a_file_whose_name_starts_with_a_dash_is_committed_and_deleted_as_a_file
     assert user_git(wg.root, "ls-tree", "--name-only", "HEAD").split() == ["a.md"]
 
 
+def test_a_folder_deleted_whole_and_a_new_file_are_committed_together_whatever_the_temp_folder(wg, tmp_path,
+                                                                                                 monkeypatch):
+    """commit() of a folder gone from the working tree stages the removal of
+    every file in it (and a new file beside it); its message file is written
+    in .git, so a system temp folder that cannot be used changes nothing."""
+    import shutil
+    import tempfile
+
+    commit_files(wg, {"people/a/PROFILE.md": "p\n", "people/a/logs/2024-01-01.md": "l\n", "b.md": "b\n"}, "one")
+    shutil.rmtree(wg.root / "people/a")
+    write_file(wg, "people/c/PROFILE.md", "c\n")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-folder"))
+    assert wg.commit(["people/a", "people/c"], "two", "- the body") == wg.head()
+    monkeypatch.undo()
+    assert sorted(user_git(wg.root, "show", "--name-status", "--format=", "HEAD").splitlines()) == [
+        "A\tpeople/c/PROFILE.md", "D\tpeople/a/PROFILE.md", "D\tpeople/a/logs/2024-01-01.md"]
+    assert user_git(wg.root, "log", "-1", "--format=%B") == "two\n\n- the body\n\n"
+    assert user_git(wg.root, "ls-tree", "-r", "--name-only", "HEAD").split() == ["b.md", "people/c/PROFILE.md"]
+
+
+def test_a_link_named_with_a_dash_is_unstaged_and_a_link_that_became_a_file_is_committed(wg, tmp_path):
+    """Only what is a link now is refused (unstaged, named): a committed
+    link replaced by a plain file is the user's file to commit."""
+    from heartcompass.errors import UnsafePathError
+
+    write_file(wg, "a.md", "1\n")
+    (wg.root / "was-a-link.md").symlink_to("a.md")
+    user_git(wg.root, "add", "a.md", "was-a-link.md")
+    user_git(wg.root, "commit", "-q", "-m", "by hand, with a link")
+    (wg.root / "was-a-link.md").unlink()
+    write_file(wg, "was-a-link.md", "a file now\n")
+    assert wg.commit(["was-a-link.md"], "two") == wg.head()
+    assert user_git(wg.root, "ls-tree", "HEAD", "was-a-link.md").split()[0] == "100644"
+    (wg.root / "-link.md").symlink_to(tmp_path)
+    write_file(wg, "b.md", "b\n")
+    with pytest.raises(UnsafePathError) as refused:
+        wg.commit(["b.md", "-link.md"], "three")
+    assert refused.value.path == wg.root / "-link.md" and "(outside the workspace)" in str(refused.value)
+    assert user_git(wg.root, "diff", "--cached", "--name-only").split() == ["b.md"]
+
+
 def test_a_global_ignore_rule_never_leaves_our_file_uncommitted(wg):
     ignore = Path.home() / "global-ignore"
     ignore.write_text("*.md\n", encoding="utf-8")
