@@ -1017,3 +1017,45 @@ def test_a_log_bigger_than_one_read_is_read_whole(tmp_path):
         assert _read_all(fd) == data
     finally:
         os.close(fd)
+
+
+def test_kept_messages_go_back_to_each_log_not_in_conflict_and_wait_for_the_one_that_is(example_ws, monkeypatch):
+    """A sync still stopped: the kept entries of a log in conflict wait
+    (kept aside alone), those of another log, a new day's, go back now and
+    are committed once the sync is done; the persona's lines count when
+    nothing typed was kept."""
+    from heartcompass.formats import dailylog
+    from heartcompass.store import sync
+
+    ws = example_ws
+    in_conflict, new_day = "people/alice/logs/2024-01-01.md", "people/alice/logs/2024-01-02.md"
+    waiting = {"log": in_conflict, "base": 1, "text": "- 09:55:06 · me · typed while stopped\n"}
+    kept = [waiting, {"log": new_day, "base": 0,
+                      "text": "- 10:00:00 · persona · one\n- 10:01:00 · persona · two\n"}]
+    path = ws.state_dir / sync.KEPT
+    path.write_text(json.dumps(kept), encoding="utf-8")
+    monkeypatch.setattr(type(ws.git), "rebase_in_progress", lambda self: True)
+    monkeypatch.setattr(type(ws.git), "conflicted", lambda self: [in_conflict])
+    head = ws.git.head()
+    assert sync.put_back(ws) == "kept 2 messages typed during the sync; back in the logs, committed once the sync is done"
+    assert json.loads(path.read_text(encoding="utf-8")) == [waiting]
+    log = ws.root / new_day
+    assert [e.text for e in dailylog.load(log)] == ["one", "two"] and "date: 2024-01-02" in log.read_text("utf-8")
+    assert ws.git.head() == head and not (ws.root / in_conflict).exists()
+
+
+def test_kept_messages_put_back_but_refused_by_git_stay_in_the_log_for_the_next_command(example_ws):
+    from heartcompass.formats import dailylog
+    from heartcompass.store import sync
+
+    ws = example_ws
+    rel = "people/alice/logs/2024-01-01.md"
+    (ws.state_dir / sync.KEPT).write_text(json.dumps([{"log": rel, "base": 0, "text": "- 10:00:00 · me · hi\n"}]),
+                                          encoding="utf-8")
+    hook = ws.root / ".git/hooks/pre-commit"
+    hook.write_text("#!/bin/sh\necho refused by the hook >&2\nexit 1\n")
+    hook.chmod(0o755)
+    said = sync.put_back(ws)
+    assert said.startswith("kept 1 message typed during the sync; back in the logs, not committed (git commit failed")
+    assert said.endswith("): the next command will commit them") and "refused by the hook" in said
+    assert [e.text for e in dailylog.load(ws.root / rel)] == ["hi"] and not (ws.state_dir / sync.KEPT).exists()
