@@ -886,7 +886,8 @@ def test_anything_of_the_persons_to_commit_or_in_the_way_is_seen_by_the_quick_lo
 
 
 def test_what_is_not_the_persons_to_commit_keeps_the_quick_way(example_ws):
-    """Another person's hand edit, our own temp and staging files, and a
+    """Another person's hand edit, our own temp and staging files, a file
+    beside the people's folders or under a dot folder (the archive), and a
     file a garden's journal wrote are no reason to take the lock."""
     from heartcompass.store.unfinished import garden_journal_path, save
 
@@ -894,6 +895,9 @@ def test_what_is_not_the_persons_to_commit_keeps_the_quick_way(example_ws):
     _edit(ws, "people/bob/PROFILE.md")
     _edit(ws, "people/alice/.PROFILE.md.tmp123", "half written")
     _edit(ws, "people/alice/logs/.new-2026-11-01.md", "staged")
+    _edit(ws, "people/.new-carol.x1/PROFILE.md", "a person being made")
+    _edit(ws, "people/README.md", "not a person's file\n")
+    _edit(ws, "people/.archive/dan/MEMORY.md", "someone put away\n")
     memory = ws.people_dir / "alice/MEMORY.md"
     old = memory.read_text(encoding="utf-8")
     save(ws, garden_journal_path(ws, "alice"), {memory: (None, old + "- the garden's\n")}, "garden(alice): 1", "")

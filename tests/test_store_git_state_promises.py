@@ -638,6 +638,7 @@ def test_program_options_set_each_named_program_to_nothing_and_a_filter_to_not_r
     ("C  copy.md\0src.md\0A  added.md\0", [("C", "copy.md"), ("A", "added.md")]),  # a copy's source stays
     ("RM new.md\0old.md\0", [("RM", "new.md"), ("D", "old.md")]),
     ("R  new.md\0", [("R", "new.md")]),  # its source cut off: the new path all the same
+    ("R  new.md", [("R", "new.md")]),
     ("?? x\0\0M  b.md\0", [("??", "x"), ("M", "b.md")]),
     ("", []),
 ])
@@ -662,12 +663,15 @@ def test_plain_git_is_at_rest_only_on_a_branch_with_commits_with_nothing_in_prog
         (gd / name).unlink()
     assert plain.at_rest()
     head = (gd / "HEAD").read_text(encoding="utf-8")
+    user_git(wg.root, "tag", "v1")  # refs/tags/v1 is a file: still no branch
     for odd in ("0123456789012345678901234567890123456789\n", "ref: refs/tags/v1\n", "ref: refs/heads/../x\n",
-                "ref: refs/heads/orphan\n"):
+                "ref: refs/heads/../heads/main\n", "ref: refs/heads/orphan\n"):
         (gd / "HEAD").write_text(odd, encoding="utf-8")
         assert not plain.at_rest(), odd
     (gd / "HEAD").write_text(head, encoding="utf-8")
     user_git(wg.root, "pack-refs", "--all")
+    with open(gd / "packed-refs", "ab") as packed:  # a branch named in Latin-1 by another tool: read, not fatal
+        packed.write(wg.head().encode() + b" refs/heads/caf\xe9\n")
     assert not (gd / "refs/heads/main").exists() and PlainGit(wg.root).at_rest()  # packed: a branch all the same
     (gd / "HEAD").write_text("ref: refs/heads/mai\n", encoding="utf-8")
     assert not plain.at_rest()  # not a prefix of a packed branch's name
