@@ -551,6 +551,18 @@ def test_git_hooks_off_means_no_hook_of_the_users_runs_on_any_commit(tmp_path):
     assert [c.subject for c in wg.log()] == ["two", "one"]
 
 
+def test_git_hooks_off_means_no_hook_runs_on_a_first_commit_made_from_texts_either(tmp_path):
+    """The first commit goes through an index (there is no HEAD to build
+    on): with git.hooks off, the user's hooks stay silent there too."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    wg = WorkspaceGit(root, hooks=lambda: False)
+    wg.init()
+    add_hook(wg, "pre-commit", "exit 1\n")
+    assert wg.commit_contents({"people/a/PROFILE.md": "p\n"}, "add(a): new person") == wg.head()
+    assert [c.subject for c in wg.log()] == ["add(a): new person"]
+
+
 def test_the_first_commit_of_a_workspace_can_be_made_from_texts(wg):
     write_file(wg, "b.md", "untouched\n")
     assert wg.commit_contents({"people/a/PROFILE.md": "p\n"}, "add(a): new person")

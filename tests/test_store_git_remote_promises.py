@@ -302,3 +302,21 @@ def test_what_changed_during_a_stopped_sync_leaves_ignored_files_out_and_a_dash_
     assert wg.changed_in_worktree() == (["a.md"], ["-new.md"])
     wg.stage(["-new.md"])
     assert user_git(wg.root, "diff", "--cached", "--name-only") == "-new.md\n"
+
+
+def test_a_push_sets_the_upstream_and_a_remote_head_on_a_branch_only_it_has_is_left_alone(tmp_path):
+    """After sync's push the branch tracks the remote's (the user's plain
+    `git pull` and `git status` know it); a remote whose HEAD names a branch
+    it has, that this device never had, keeps it."""
+    bare = bare_remote(tmp_path)
+    other = new_repo(tmp_path / "other")
+    commit_files(other, {"w.md": "w\n"}, "work")
+    user_git(other.root, "push", "-q", str(bare), "main:work")
+    user_git(bare, "symbolic-ref", "HEAD", "refs/heads/work")
+    one = new_repo(tmp_path / "one")
+    commit_files(one, {"a.md": "1\n"}, "one")
+    user_git(one.root, "remote", "add", "origin", str(bare))
+    one.push("origin", "main")
+    assert user_git(one.root, "rev-parse", "--abbrev-ref", "@{u}").strip() == "origin/main"
+    assert user_git(bare, "symbolic-ref", "HEAD").strip() == "refs/heads/work"
+    assert user_git(bare, "rev-parse", "main").strip() == one.head()
