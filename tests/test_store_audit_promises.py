@@ -1063,3 +1063,19 @@ def test_kept_messages_put_back_but_refused_by_git_stay_in_the_log_for_the_next_
     assert said.startswith("kept 1 message typed during the sync; back in the logs, not committed (git commit failed")
     assert said.endswith("): the next command will commit them") and "refused by the hook" in said
     assert [e.text for e in dailylog.load(ws.root / rel)] == ["hi"] and not (ws.state_dir / sync.KEPT).exists()
+
+
+def test_hand_commits_that_merely_mention_a_move_never_hide_an_older_rename(example_ws):
+    """Commits the user made with git whose message has a line the move
+    search looks for ("Moved by hand from ..."), under a subject that is
+    not ours or names nobody: skipped, and the rename before them is still
+    followed."""
+    from heartcompass.store.lifecycle import rename_person
+
+    ws = example_ws
+    rename_person(ws, "alice", "Alicia")
+    renamed = ws.git.head()
+    for message in ("fix typo\n\nMoved by hand from people/zed/\n", "archive: old notes\n\nMoved by hand from people/zed/\n"):
+        git(ws, "commit", "-q", "--allow-empty", "-m", message)
+    assert [(e.slug, e.since) for e in lineage.eras(ws, _person(ws, "alicia"))] == [("alicia", renamed),
+                                                                                    ("alice", None)]

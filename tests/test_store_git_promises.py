@@ -1038,3 +1038,16 @@ def test_log_shows_the_last_fifty_commits_unless_asked_for_more(wg):
     commits = wg.log()
     assert len(commits) == 50 and commits[0].subject == "c50" and commits[-1].subject == "c1"
     assert len(wg.log(limit=60)) == 51
+
+
+def test_a_file_renamed_whole_shows_its_lines_as_added_under_its_new_name(wg):
+    """Each file's lines are read on their own (no rename detection): after
+    `person rename` the relation line is found in the new name's file, in
+    the rename commit, so the new name's history starts with it."""
+    a = commit_files(wg, {"people/rob/PROFILE.md": "name: Rob\nrelation: friend\n"}, "add(rob): new person")
+    user_git(wg.root, "config", "diff.renames", "true")
+    user_git(wg.root, "mv", "people/rob", "people/bob")
+    b = wg.commit(["people/rob", "people/bob"], "rename(bob): from rob")
+    found = wg.lines_added([":(glob)people/*/PROFILE.md"], "^relation:")
+    assert [(sha, path, line) for sha, _, _, path, line in found] == [
+        (a, "people/rob/PROFILE.md", "relation: friend"), (b, "people/bob/PROFILE.md", "relation: friend")]

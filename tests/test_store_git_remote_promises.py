@@ -320,3 +320,25 @@ def test_a_push_sets_the_upstream_and_a_remote_head_on_a_branch_only_it_has_is_l
     assert user_git(one.root, "rev-parse", "--abbrev-ref", "@{u}").strip() == "origin/main"
     assert user_git(bare, "symbolic-ref", "HEAD").strip() == "refs/heads/work"
     assert user_git(bare, "rev-parse", "main").strip() == one.head()
+
+
+def test_a_git_that_records_the_remotes_head_at_fetch_adds_no_branch_named_head(tmp_path, monkeypatch):
+    """git 2.48 and later write refs/remotes/<remote>/HEAD when fetching:
+    it is no branch, so a remote's only branch is still its only one."""
+    bare = bare_remote(tmp_path)
+    one = new_repo(tmp_path / "one")
+    commit_files(one, {"a.md": "1\n"}, "one")
+    user_git(one.root, "push", "-q", str(bare), "main:solo")
+    fresh = new_repo(tmp_path / "fresh")
+    fetch = fresh._network
+
+    def fetching_as_newer_git_does(*args: str) -> str:
+        out = fetch(*args)
+        if args[0] == "fetch":
+            user_git(fresh.root, "remote", "set-head", "origin", "solo")
+        return out
+
+    monkeypatch.setattr(fresh, "_network", fetching_as_newer_git_does)
+    assert fresh.adopt("origin", str(bare)) == "solo"
+    assert user_git(fresh.root, "for-each-ref", "--format=%(refname)", "refs/remotes/origin/").split() == [
+        "refs/remotes/origin/HEAD", "refs/remotes/origin/solo"]
