@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import git, subjects
 
-from heartcompass.errors import ConfigError, HeartCompassError, PersonError, WorkspaceNotFound
+from heartcompass.errors import (ConfigError, FormatError, GitError, HeartCompassError, PersonError,
+                                 WorkspaceNotFound)
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.store import clock, creation, lifecycle, people, workspace
 from heartcompass.store.people import Person
@@ -387,7 +388,6 @@ def test_a_second_device_refused_says_why_and_what_to_do(ws, tmp_path):
 def test_a_copy_that_failed_says_why_even_when_its_cleanup_could_not_remove_everything(ws, tmp_path, monkeypatch):
     """What the user needs is why `init --from` failed; a folder the cleanup
     could not remove (permissions, a file held open) must not hide it."""
-    from heartcompass.errors import GitError
 
     real_rmdir = os.rmdir
 
@@ -627,9 +627,10 @@ def test_a_mention_of_someone_new_links_to_them(ws):
     with bob.profile_path.open("a", encoding="utf-8") as f:
         f.write(MENTIONS)
     carol = lifecycle.add_person(ws, "Carol", "friend")  # mentioned by no one: nothing changes
-    assert "→" not in bob.profile_path.read_text(encoding="utf-8")
-    assert subjects(ws)[:2] == ["add(carol): new person", "edit(bob): by hand"]
+    assert "→" not in bob.profile_path.read_text(encoding="utf-8") and subjects(ws)[0] == "add(carol): new person"
+    assert git(ws, "status", "--porcelain").splitlines() == [" M people/bob/PROFILE.md"]  # Bob's, till his is written
     lifecycle.add_person(ws, "Sara", "family")
+    assert subjects(ws)[:2] == ["add(sara): new person", "edit(bob): by hand"]
     text = bob.profile_path.read_text(encoding="utf-8")
     assert "- [m1] Sara (daughter; → sara): Plays the violin (told)" in text and "- [m2] Rob: Yoga (told)" in text
     assert "people/bob/PROFILE.md" in git(ws, "show", "--name-only", "--format=", "HEAD").split()
@@ -750,7 +751,6 @@ def test_a_mistyped_setting_to_unset_is_answered_with_the_close_one(ws):
 
 
 def test_an_unset_refused_by_a_hook_is_put_back_and_says_which_file(ws):
-    from heartcompass.errors import GitError
     from heartcompass.store.config_edit import set_config, unset_config
 
     set_config(ws, "user.name", "Lei")
@@ -788,7 +788,6 @@ def refuse_commits(ws: Workspace) -> None:
 
 
 def test_each_change_of_who_is_there_refused_by_a_hook_is_put_back(ws):
-    from heartcompass.errors import GitError
 
     lifecycle.add_person(ws, "Bob", "friend")
     lifecycle.add_person(ws, "Carol", "friend")
@@ -810,7 +809,6 @@ def test_each_change_of_who_is_there_refused_by_a_hook_is_put_back(ws):
 
 
 def test_a_setting_refused_by_a_hook_is_put_back_and_hooks_can_be_turned_off(ws):
-    from heartcompass.errors import GitError
     from heartcompass.store.config_edit import set_config
 
     refuse_commits(ws)
@@ -917,3 +915,290 @@ def test_a_profile_that_is_not_utf8_is_left_alone_when_linking(ws):
     sara = people.create(ws, "Sara", "family")
     assert link_new_people(ws, [sara]) == []
     assert bob.profile_path.read_bytes().endswith(b"\xff\n")
+
+
+# -- making a workspace: only what is ours is committed, and it says what stopped it -----------------------------
+def test_the_first_commit_holds_the_templates_files_not_the_users(tmp_path, monkeypatch):
+    """`init --force` in the user's folder commits the template's files only:
+    the user's own files there (even one under a template folder, or a
+    cache named like one a build left in the shipped folder) stay theirs."""
+    fake_shipped(tmp_path, monkeypatch)
+    folder = tmp_path / "brain"
+    (folder / "__pycache__").mkdir(parents=True)
+    (folder / "__pycache__" / "x.pyc").write_bytes(b"\0")
+    (folder / "people").mkdir()
+    (folder / "people" / "notes.txt").write_text("mine", encoding="utf-8")
+    ws, created = creation.create_workspace(folder, force=True)
+    tracked = git(ws, "ls-files").split()
+    assert created and "people/me/PROFILE.md" in tracked and "heartcompass.toml" in tracked
+    assert "__pycache__/x.pyc" not in tracked and "people/notes.txt" not in tracked
+    assert (folder / "people" / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_the_template_is_copied_into_a_new_nested_folder(tmp_path):
+    created = creation.copy_template(tmp_path / "a" / "b" / "brain")
+    assert tmp_path / "a" / "b" / "brain" / "people" / "me" / "PROFILE.md" in created
+    assert (tmp_path / "a" / "b" / "brain" / "prompts").is_dir()
+
+
+def test_init_refused_says_exactly_why_and_what_to_do(tmp_path):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "mine.txt").write_text("x", encoding="utf-8")
+    with pytest.raises(WorkspaceNotFound) as exc:
+        creation.create_workspace(tmp_path / "full")
+    assert exc.value.hint == ("Choose an empty or new folder, or add --force to set up a workspace here (no file is "
+                              "overwritten).")
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(WorkspaceNotFound) as exc:
+        creation.create_workspace(tmp_path / "file" / "under")
+    assert exc.value.message == f"{tmp_path / 'file' / 'under'}: cannot create this folder (Not a directory)."
+
+
+def test_the_example_keeps_the_links_the_user_already_has(ws):
+    me = Person("me", ws.people_dir / "me")
+    lifecycle.add_person(ws, "Bob", "friend", related=[{"person": "me", "as": "brother"}])
+    assert creation.add_example(ws)
+    assert me.load_profile().related == [{"person": "bob", "as": ""},
+                                         {"person": "alice", "as": creation.EXAMPLE_LINK_BACK}]
+
+
+def test_the_example_is_not_added_beside_someone_called_alice_chen(ws):
+    lifecycle.add_person(ws, "Alice Chen", "friend")
+    assert not creation.add_example(ws) and not (ws.people_dir / "alice").exists()
+    assert (ws.people_dir / "alice-chen" / "PROFILE.md").is_file()
+
+
+def test_while_the_example_is_added_another_command_is_told_which(ws, monkeypatch):
+    from heartcompass.store import lock
+
+    seen = []
+    real = creation._link_back_to_example
+
+    def watched(w):
+        seen.append((lock.holder(ws.state_dir / "lock") or {}).get("purpose"))
+        return real(w)
+
+    monkeypatch.setattr(creation, "_link_back_to_example", watched)
+    assert creation.add_example(ws)
+    assert seen == ["init --example"] and subjects(ws)[0] == "add(alice): example person"
+
+
+def test_the_example_refused_by_a_hook_is_taken_back_and_says_so(ws):
+    refuse_commits(ws)
+    head = git(ws, "rev-parse", "HEAD")
+    with pytest.raises(GitError) as exc:
+        creation.add_example(ws)
+    assert "(Not committed: people/alice/ was rolled back.)" in exc.value.message
+    assert not (ws.people_dir / "alice").exists() and git(ws, "rev-parse", "HEAD") == head
+    assert git(ws, "status", "--porcelain") == ""
+
+
+# -- add, rename, archive, unarchive ------------------------------------------------------------------------------
+def test_while_a_person_is_added_renamed_archived_or_brought_back_another_command_is_told_which(ws, monkeypatch):
+    """The workspace lock names the command that holds it: a second command
+    waiting on it says what it waits for."""
+    from heartcompass.store import lock
+
+    seen = []
+    real = lifecycle.commit_or_roll_back
+
+    def watched(*args, **kwargs):
+        seen.append((lock.holder(ws.state_dir / "lock") or {}).get("purpose"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lifecycle, "commit_or_roll_back", watched)
+    lifecycle.add_person(ws, "Bob", "friend")
+    lifecycle.add_person(ws, "Carol", "friend", purpose="import-card")
+    lifecycle.rename_person(ws, "bob", "Rob")
+    lifecycle.archive_person(ws, "rob")
+    lifecycle.unarchive_person(ws, "rob")
+    assert seen == ["person add", "import-card", "rename", "archive", "unarchive"]
+    assert subjects(ws)[0] == "unarchive(rob): back from people/.archive"
+
+
+def test_a_broken_hand_edit_of_someone_else_stops_no_command_and_stays_the_users(ws):
+    """Each command commits the pending hand edits of the people it changes,
+    no one else's: a half-done (here unparseable) edit of Dan's stays as the
+    user left it, uncommitted, and stops neither an add, a rename, an
+    archive, an unarchive nor a mention linked."""
+    lifecycle.add_person(ws, "Bob", "friend")
+    carol = lifecycle.add_person(ws, "Carol", "friend", related=[{"person": "bob"}])
+    dan = lifecycle.add_person(ws, "Dan", "friend")
+    lifecycle.archive_person(ws, "carol")
+    with Person("bob", ws.people_dir / "bob").profile_path.open("a", encoding="utf-8") as f:
+        f.write(MENTIONS)
+    git(ws, "commit", "-qam", "mine")
+    broken = dan.events_path.read_text(encoding="utf-8") + "- not an event\n"
+    dan.events_path.write_text(broken, encoding="utf-8")
+    lifecycle.add_person(ws, "Eve", "friend", related=[{"person": "bob"}])
+    lifecycle.add_person(ws, "Sara", "family")
+    lifecycle.rename_person(ws, "bob", "Rob")
+    lifecycle.unarchive_person(ws, "carol")
+    lifecycle.archive_person(ws, "eve")
+    assert subjects(ws)[:5] == ["archive(eve): moved to people/.archive", "unarchive(carol): back from people/.archive",
+                                "rename(rob): from bob", "add(sara): new person", "add(eve): new person"]
+    assert "→ sara" in Person("rob", ws.people_dir / "rob").profile_path.read_text(encoding="utf-8")
+    assert git(ws, "status", "--porcelain").splitlines() == [" M people/dan/EVENTS.md"]
+    assert dan.events_path.read_text(encoding="utf-8") == broken and carol.profile_path.is_file()
+
+
+def test_a_link_back_skips_a_broken_profile_and_one_already_linked_and_goes_on(ws):
+    lifecycle.add_person(ws, "Bob", "friend")
+    lifecycle.add_person(ws, "Dan", "friend")
+    zed = ws.people_dir / "zed"
+    zed.mkdir()
+    (zed / "PROFILE.md").write_text("---\nname: [x\n---\n", encoding="utf-8")
+    bob = Person("bob", ws.people_dir / "bob")
+    edit_profile(bob, related=[{"person": "carol", "as": "sister"}])
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "mine")
+    lifecycle.add_person(ws, "Carol", "friend", related=[{"person": "zed"}, {"person": "bob"}, {"person": "dan"}])
+    assert Person("dan", ws.people_dir / "dan").load_profile().related == [{"person": "carol", "as": ""}]
+    assert bob.load_profile().related == [{"person": "carol", "as": "sister"}]
+    assert git(ws, "status", "--porcelain") == ""
+
+
+def test_a_rename_stopped_by_a_file_that_does_not_parse_moves_nothing(ws):
+    """A bad line in EVENTS.md (committed by hand) stops the rename before
+    the folder moves: the error names the file where the user finds it,
+    and no half-done rename is left behind. Fixed, the rename goes through."""
+    bob = lifecycle.add_person(ws, "Bob", "friend")
+    good = bob.events_path.read_text(encoding="utf-8")
+    bob.events_path.write_text(good + "- not an event\n", encoding="utf-8")
+    git(ws, "commit", "-qam", "mine")
+    head = git(ws, "rev-parse", "HEAD")
+    with pytest.raises(FormatError) as exc:
+        lifecycle.rename_person(ws, "bob", "Rob")
+    assert exc.value.path == bob.events_path and "not an event line" in exc.value.message
+    assert git(ws, "rev-parse", "HEAD") == head and git(ws, "status", "--porcelain") == ""
+    assert bob.load_profile().name == "Bob" and not (ws.people_dir / "rob").exists()
+    bob.events_path.write_text(good, encoding="utf-8")
+    git(ws, "commit", "-qam", "fixed")
+    assert lifecycle.rename_person(ws, "bob", "Rob").person.load_profile().name == "Rob"
+
+
+def test_a_rename_changes_only_the_links_to_the_renamed_and_names_every_linker(ws):
+    lifecycle.add_person(ws, "Bob", "friend")
+    lifecycle.add_person(ws, "Dan", "friend", related=[{"person": "bob"}])
+    carol = lifecycle.add_person(ws, "Carol", "friend", related=[{"person": "bob", "as": "brother"},
+                                                                 {"person": "dan", "as": "cousin"}])
+    done = lifecycle.rename_person(ws, "bob", "Rob")
+    assert carol.load_profile().related == [{"person": "rob", "as": "brother"}, {"person": "dan", "as": "cousin"}]
+    assert done.linkers == ["carol", "dan"]
+    assert git(ws, "log", "-1", "--format=%b").strip() == "Bob is now Rob.\nLinks updated in: carol, dan"
+
+
+def test_renaming_the_user_is_refused_with_why_and_how(ws):
+    with pytest.raises(PersonError) as exc:
+        lifecycle.rename_person(ws, "me", "Myself")
+    assert exc.value.message == ("people/me is you (relation: self): renaming it moves your folder and replaces the "
+                                 "name chats call you by (user.name). Nothing was changed.")
+    assert exc.value.hint == ("What you are called comes from user.name: set it with 'heartcompass config set "
+                              "user.name NAME'. Add --force to rename the folder anyway (links follow).")
+
+
+def test_a_rename_in_place_refused_by_a_hook_is_put_back_with_its_chat_logs(ws):
+    """A new name with the same folder (a change of case) refused by a hook:
+    the profile is as it was and the chat logs are all there, untouched
+    (no folder moved, so none is moved back over itself)."""
+    import datetime as dt
+
+    from heartcompass.formats import dailylog
+
+    bob = lifecycle.add_person(ws, "Bob", "friend")
+    day = dt.date(2026, 3, 1)
+    log = dailylog.log_path(bob.dir, day)
+    dailylog.append(log, dailylog.Entry("20:00:00", "me", "你好 Bob", []), day)
+    git(ws, "add", "-A")
+    git(ws, "commit", "-qm", "a chat")
+    before = log.read_bytes()
+    refuse_commits(ws)
+    with pytest.raises(GitError) as exc:
+        lifecycle.rename_person(ws, "bob", "BOB")
+    assert "(Not committed: the rename (people/bob is as it was) was rolled back.)" in exc.value.message
+    assert bob.load_profile().name == "Bob" and git(ws, "status", "--porcelain") == ""
+    assert log.read_bytes() == before and [e.text for e in dailylog.load(log)] == ["你好 Bob"]
+
+
+def test_archiving_onto_an_archived_folder_says_what_to_rename(ws):
+    lifecycle.add_person(ws, "Bob", "friend")
+    (ws.archive_dir / "bob").mkdir(parents=True)
+    with pytest.raises(PersonError) as exc:
+        lifecycle.archive_person(ws, "bob")
+    assert exc.value.hint == "Rename the archived folder first, or this person."
+
+
+def test_unarchive_names_every_uncommitted_change_and_how_to_take_them_back(ws):
+    lifecycle.add_person(ws, "Bob", "friend")
+    lifecycle.archive_person(ws, "bob")
+    archived = Person("bob", ws.archive_dir / "bob")
+    edit_profile(archived, tags=["x"])
+    archived.memory_path.write_text(archived.memory_path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    with pytest.raises(PersonError) as exc:
+        lifecycle.unarchive_person(ws, "bob")
+    assert exc.value.message == ("people/.archive/bob has uncommitted changes (people/.archive/bob/MEMORY.md, "
+                                 "people/.archive/bob/PROFILE.md); nothing was moved.")
+    assert exc.value.hint == ("Commit them with git, or take them back with: git checkout -- people/.archive/bob ; "
+                              "then unarchive again.")
+    assert archived.profile_path.is_file() and not (ws.people_dir / "bob").exists()
+
+
+def test_an_archived_person_not_found_lists_everyone_archived(ws):
+    for name in ("Carol", "Ann"):
+        lifecycle.add_person(ws, name, "friend")
+        lifecycle.archive_person(ws, name)
+    with pytest.raises(PersonError) as exc:
+        lifecycle.unarchive_person(ws, "bob")
+    assert exc.value.message == "No archived person 'bob'." and exc.value.hint == "Archived people: ann, carol."
+
+
+# -- mentions ------------------------------------------------------------------------------------------------------
+def test_a_newcomers_profile_is_not_linked_nor_committed_as_a_hand_edit(ws):
+    """Two people added together: the newcomers' own folders are the add's to
+    commit, so a mention in one of them of the other is not linked (that
+    would commit the new folder early, as if the user had typed it)."""
+    from heartcompass.store.mention_links import link_new_people
+
+    bob = lifecycle.add_person(ws, "Bob", "friend")
+    with bob.profile_path.open("a", encoding="utf-8") as f:
+        f.write(MENTIONS)
+    git(ws, "commit", "-qam", "mine")
+    before = subjects(ws)
+    rob = people.create(ws, "Rob Stone", "friend")
+    with rob.profile_path.open("a", encoding="utf-8") as f:
+        f.write(MENTIONS)
+    sara = people.create(ws, "Sara", "family")
+    assert link_new_people(ws, [rob, sara]) == [bob.profile_path]
+    assert "- [m1] Sara (daughter): Plays the violin (told)" in rob.profile_path.read_text(encoding="utf-8")
+    assert subjects(ws) == before and "?? people/rob-stone/" in git(ws, "status", "--porcelain")
+
+
+def test_a_newcomer_whose_profile_does_not_parse_does_not_stop_the_others(ws):
+    from heartcompass.store.mention_links import link_new_people
+
+    bob = lifecycle.add_person(ws, "Bob", "friend")
+    with bob.profile_path.open("a", encoding="utf-8") as f:
+        f.write(MENTIONS)
+    git(ws, "commit", "-qam", "mine")
+    zed = people.create(ws, "Zed", "friend")
+    zed.profile_path.write_text("---\nname: [x\n---\n", encoding="utf-8")
+    sara = people.create(ws, "Sara", "family")
+    assert link_new_people(ws, [zed, sara]) == [bob.profile_path]
+    assert "(daughter; → sara)" in bob.profile_path.read_text(encoding="utf-8")
+
+
+def test_a_linked_profile_that_would_not_read_back_is_never_written(ws, monkeypatch):
+    """The guard before writing: were the rendered profile ever unparseable,
+    the error names the file and the user's profile is left as it was."""
+    from heartcompass.store import mention_links
+
+    bob = lifecycle.add_person(ws, "Bob", "friend")
+    with bob.profile_path.open("a", encoding="utf-8") as f:
+        f.write(MENTIONS)
+    git(ws, "commit", "-qam", "mine")
+    before = bob.profile_path.read_text(encoding="utf-8")
+    sara = people.create(ws, "Sara", "family")
+    monkeypatch.setattr(mention_links.profile_fmt, "render", lambda prof: "---\nname: [x\n---\n")
+    with pytest.raises(FormatError) as exc:
+        mention_links.link_new_people(ws, [sara])
+    assert exc.value.path == bob.profile_path and bob.profile_path.read_text(encoding="utf-8") == before

@@ -29,14 +29,14 @@ def copy_template(dest: Path) -> list[Path]:
     """Copy the shipped template into dest, never overwriting a file."""
     src = shipped_dir("workspace_template")
     created: list[Path] = []
-    for item in sorted(src.rglob("*")):
-        if item.name == "__pycache__" or "__pycache__" in item.parts:
+    dest.mkdir(parents=True, exist_ok=True)
+    for item in sorted(src.rglob("*")):  # sorted: each folder comes before what is in it
+        if "__pycache__" in item.parts:
             continue
         target = dest / item.relative_to(src)
         if item.is_dir():
-            target.mkdir(parents=True, exist_ok=True)
+            target.mkdir(exist_ok=True)
         elif not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
             import shutil  # only init copies files: listing people never needs it
 
             shutil.copyfile(item, target)

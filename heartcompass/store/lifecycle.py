@@ -18,6 +18,8 @@ from heartcompass import formats
 from heartcompass.atomic import write_atomic
 from heartcompass.store.audit import Verb, commit_or_roll_back, commit_pending, subject, write_transaction
 from heartcompass.errors import FormatError, PersonError
+from heartcompass.formats import events as events_fmt
+from heartcompass.formats import memory as memory_fmt
 from heartcompass.formats import profile as profile_fmt
 from heartcompass.store.people import Person, check_new_name, create, linking_profiles, matching, refuse_taken, resolve
 from heartcompass.store.slugs import clean_name, slugify
@@ -31,7 +33,8 @@ def add_person(ws: Workspace, name: str, relation: str, *, why: str = "new perso
     lines and picture), under the lock; a refused commit leaves no folder."""
     with write_transaction(ws, purpose):
         linked = [Person(link["person"], ws.people_dir / link["person"]) for link in fields.get("related") or []]
-        commit_pending(ws, linked)  # their hand edits are theirs, before the links back are written
+        if linked:  # an empty list is no one (commit_pending's None, not [], means everyone)
+            commit_pending(ws, linked)  # their hand edits are theirs, before the links back are written
         person = create(ws, name, relation, **fields)
         if then is not None:
             then(person)
@@ -99,10 +102,10 @@ def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool, ke
     prof = person.load_profile()  # validated before anything moves
     linker_profiles = [(p, p.load_profile()) for p in linkers]
     old_name = prof.name
+    retitled = _retitled_files(person, old_name, new_name)  # so are the files whose title changes
     target = Person(new_slug, ws.people_dir / new_slug)
     if new_slug != person.slug:
         ws.git.move(person.dir, target.dir)
-    prof.path = target.profile_path
     prof.set("name", new_name)
     kept = None
     if keep_alias and old_name.casefold() != new_name.casefold() \
@@ -111,13 +114,8 @@ def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool, ke
         kept = old_name
     _retitle(prof.doc, f"# {old_name}", f"# {new_name}")
     write_atomic(target.profile_path, profile_fmt.render(prof))
-    for path, prefix in ((target.events_path, "# Events — "), (target.memory_path, "# Memory — ")):
-        if path.exists():
-            text = formats.read_text(path)
-            new_text = _retitle_text(text, prefix + old_name, prefix + new_name)
-            if new_text != text:
-                formats.validate(path, new_text)
-                write_atomic(path, new_text)
+    for filename, text in retitled.items():
+        write_atomic(target.dir / filename, text)
     for other, other_prof in linker_profiles:
         other_prof.set("related", [
             {**link, "person": new_slug} if link.get("person") == person.slug else link
@@ -132,6 +130,22 @@ def _rename_person(ws: Workspace, old: str, new_name: str, allow_taken: bool, ke
                         what=f"the rename (people/{person.slug} is as it was)",
                         moved=(person.dir, target.dir) if target.dir != person.dir else None)
     return Renamed(target, [p.slug for p in linkers], kept)
+
+
+def _retitled_files(person: Person, old_name: str, new_name: str) -> dict[str, str]:
+    """EVENTS.md and MEMORY.md with their title line renamed, by file name,
+    each parsed before anything moves: a file that does not parse stops the
+    rename there, named where the user finds it, with nothing changed."""
+    out = {}
+    for path, prefix, parse in ((person.events_path, "# Events — ", events_fmt.parse),
+                                (person.memory_path, "# Memory — ", memory_fmt.parse)):
+        if path.exists():
+            text = formats.read_text(path)
+            new_text = _retitle_text(text, prefix + old_name, prefix + new_name)
+            if new_text != text:
+                parse(new_text, path)
+                out[path.name] = new_text
+    return out
 
 
 def _retitle_text(text: str, old: str, new: str) -> str:
@@ -180,7 +194,7 @@ def _archive_person(ws: Workspace, name: str, allow_self: bool) -> Archived:
     if dest.exists():
         raise PersonError(f"people/.archive/{person.slug} already exists.",
                           "Rename the archived folder first, or this person.")
-    ws.archive_dir.mkdir(parents=True, exist_ok=True)
+    ws.archive_dir.mkdir(exist_ok=True)  # people/ is there: the person was found in it
     ws.git.move(person.dir, dest)
     linkers = [p.slug for p in linking_profiles(ws, person.slug)]
     commit_or_roll_back(ws, [person.dir], subject(Verb.ARCHIVE, person.slug, "moved to people/.archive"),
