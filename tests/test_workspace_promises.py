@@ -1086,6 +1086,8 @@ def test_a_rename_changes_only_the_links_to_the_renamed_and_names_every_linker(w
     assert carol.load_profile().related == [{"person": "rob", "as": "brother"}, {"person": "dan", "as": "cousin"}]
     assert done.linkers == ["carol", "dan"]
     assert git(ws, "log", "-1", "--format=%b").strip() == "Bob is now Rob.\nLinks updated in: carol, dan"
+    assert "\n# Events — Rob\n" in done.person.events_path.read_text(encoding="utf-8")
+    assert "\n# Memory — Rob\n" in done.person.memory_path.read_text(encoding="utf-8")
 
 
 def test_renaming_the_user_is_refused_with_why_and_how(ws):
