@@ -66,6 +66,18 @@ def test_pending_sorts_hand_edits_from_appended_chat_logs(example_ws):
     assert audit.pending(ws, [_person(ws, "bob")]) == []
 
 
+def test_a_command_that_names_no_one_commits_no_ones_edits(example_ws):
+    """An import-vcf that merges no one, an undo touching no person's folder:
+    commit_pending of no one leaves every hand edit the user's, uncommitted
+    (it meant everyone's, and a broken edit of anyone stopped the command)."""
+    ws = example_ws
+    _append(ws.people_dir / "alice/MEMORY.md", "- mine\n")
+    head = ws.git.head()
+    assert audit.pending(ws, []) == [] and audit.commit_pending(ws, []) == []
+    assert ws.git.head() == head
+    assert [(p.slug, p.kind) for p in audit.pending(ws)] == [("alice", "hand edit")]  # still there, still theirs
+
+
 def test_a_folder_moved_by_hand_is_one_hand_edit_of_the_new_person_and_followed_after(example_ws):
     """mv people/alice people/alicia: the new folder's files and the old
     one's deletions are one commit of alicia's, and her history goes on

@@ -94,6 +94,8 @@ def pending(ws: Workspace, people: list[Person] | None = None) -> list[Pending]:
 def _changes(ws: Workspace, paths: list[Path]) -> list[Pending]:
     from heartcompass.store.unfinished import journaled_writes
 
+    if not paths:  # no one named is no one: git's status of no path would be everyone's
+        return []
     out = []
     ours = journaled_writes(ws)  # written by a garden or a tell whose commit failed: not the user's
     for code, rel in ws.git.status(paths):
