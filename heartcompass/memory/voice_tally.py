@@ -25,6 +25,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from heartcompass.errors import FormatError
@@ -40,10 +41,11 @@ BURST_GAP = 10 * 60  # seconds: their messages closer than this, uninterrupted, 
 HALF_LIFE_DAYS = 180
 MAX_WORDS, MAX_CHARS = 25, 120
 _SPEAKER = re.compile(r"^- \d\d:\d\d:\d\d · ([^\s·\[\]]+)", re.M)
-_CJK = re.compile(f"[{CJK}]")
-_LETTER = re.compile(r"[^\W\d_]")
+# Runs, not characters: findall makes a string per match, and a run's length counts its characters.
+_CJK_RUN = re.compile(f"[{CJK}]+")
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
 _SPACE = re.compile(r"\s")
-_NOT_WORD = re.compile(r"[\W_]+")
+_WORD_RUN = re.compile(r"[^\W_]+")  # what key_of keeps: every character but [\W_]
 # A link, an address or a phone number: one search each, the address's only where an "@" is (a search of
 # them joined tries every alternative at every place, and \S+@ backtracks over every word: a third of a tally).
 _LINK = re.compile(r"https?://|www\.")
@@ -62,8 +64,8 @@ class Candidate:
 def is_cjk(text: str) -> bool:
     if text.isascii():
         return False
-    cjk = len(_CJK.findall(text))  # counted by the regex engine: this runs once per imported message
-    return cjk > 0 and cjk * 2 >= len(_LETTER.findall(text))
+    cjk = sum(map(len, _CJK_RUN.findall(text)))  # counted by the regex engine: once per imported message
+    return cjk > 0 and cjk * 2 >= sum(map(len, _LETTER_RUN.findall(text)))
 
 
 def length_of(text: str, cjk: bool) -> int:
@@ -77,7 +79,7 @@ def measure(text: str) -> Measure:
 
 
 def key_of(text: str) -> str:
-    return _NOT_WORD.sub("", text.casefold()) or text
+    return "".join(_WORD_RUN.findall(text.casefold())) or text  # the text without [\W_]
 
 
 def usable(text: str, private: list[str], cjk: bool | None = None) -> bool:
@@ -220,6 +222,7 @@ class Tally:
             return None
 
 
+@lru_cache(maxsize=4096)  # an import's lines repeat their times (WhatsApp's 1,440 minutes of a day)
 def _seconds(time: str) -> int:
     """A log entry's HH:MM:SS as seconds into its day."""
     return int(time[:2]) * 3600 + int(time[3:5]) * 60 + int(time[6:8])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from functools import lru_cache
 from typing import Iterator
 
 from heartcompass.errors import FormatError
@@ -177,24 +178,36 @@ def _messages(held: list[tuple[int, re.Match, list[str]]], order: bool, report: 
             yield msg
 
 
+@lru_cache(maxsize=4096)
+def _date(d: str, m: str, y: str, order: bool) -> tuple[int, int, int]:
+    """(year, month, day) of a header's date fields, once per distinct date: a day's messages share it."""
+    a, b, c = int(d), int(m), int(y)
+    if len(d) == 4:  # YYYY-MM-DD style
+        return a, b, c
+    day, month = (a, b) if order else (b, a)
+    return (c + 2000 if len(y) <= 2 else c), month, day  # "0001" is the year 1 (refused), not 2001
+
+
+@lru_cache(maxsize=4096)
+def _clock(t: str, ampm: str | None, cn: str | None) -> tuple[int, int, int] | None:
+    """(hour, minute, second) of a header's time, once per distinct time; None: no real hour."""
+    hms = [int(x) for x in t.replace(".", ":").split(":")]
+    hour = _hour(hms[0], ampm, cn)
+    return None if hour is None else (hour, hms[1], hms[2] if len(hms) > 2 else 0)
+
+
 def _message(n: int, m: re.Match, more: list[str], order: bool, report: Report) -> Message | None:
-    a, b, y = int(m["d"]), int(m["m"]), int(m["y"])
-    if len(m["d"]) == 4:  # YYYY-MM-DD style
-        year, month, day = a, b, y
-    else:
-        day, month = (a, b) if order else (b, a)
-        year = y + 2000 if len(m["y"]) <= 2 else y  # "0001" is the year 1 (refused), not 2001
-    hms = [int(x) for x in m["t"].replace(".", ":").split(":")]
-    hour = _hour(hms[0], m["ampm"], m["cn"])
+    d, mo, y, cn, t, ampm, rest = m.groups()  # HEADER's groups in order: one call, not one per field
+    clock = _clock(t, ampm, cn)
     try:
-        if hour is None:
+        if clock is None:
             raise ValueError
-        when = dt.datetime(year, month, day, hour, hms[1], hms[2] if len(hms) > 2 else 0)
+        when = dt.datetime(*_date(d, mo, y, order), *clock)
     except ValueError:
-        ampm = f" {m['ampm']}" if m["ampm"] else ""
-        report.skip(n, f"{m['t']}{ampm} on {a}/{b}/{y} is no real date and time")
+        ampm = f" {ampm}" if ampm else ""
+        report.skip(n, f"{t}{ampm} on {int(d)}/{int(mo)}/{int(y)} is no real date and time")
         return None
-    speaker, sep, body = m["rest"].partition(": ")
+    speaker, sep, body = rest.partition(": ")
     body = "\n".join([body, *more]) if more else body
     if not sep or app_notice(body):  # "X changed the subject"; iOS's notices under the chat's name
         report.notices += 1
