@@ -91,12 +91,27 @@ def _may_be_notice(text: str) -> bool:
 def placeholder_kind(text: str) -> str | None:
     """Which app stand-in this message text is, or None for a real message."""
     text = text.strip().replace("\u200e", "")
-    if not _ANY_PLACEHOLDER.match(text):  # one match instead of four for the real messages
+    if not _may_be_placeholder(text) or not _ANY_PLACEHOLDER.match(text):  # one match instead of four, or none
         return None
     for kind, pattern in _PLACEHOLDERS:
         if pattern.match(text):
             return kind
     return None
+
+
+def _may_be_placeholder(text: str) -> bool:
+    """False for a text no stand-in pattern can match, found without the
+    regexes (whose `\\S+\\.` and `.{1,40} sent` try every character): each
+    pattern holds one of these marks or words, or is a whole text of at most
+    13 characters ("Voice message", "null", "[图片]"). İ, ı and ſ: as in
+    _may_be_notice, the regex decides."""
+    if len(text) <= 13 or "<" in text or "[" in text or "(" in text or "略" in text or "删除" in text \
+            or "刪除" in text or "撤回" in text or "未接" in text or "等待" in text:
+        return True
+    if "\u0130" in text or "\u0131" in text or "\u017f" in text:
+        return True
+    low = text.lower()
+    return "omitted" in low or "sent " in low or "deleted" in low or "call" in low or "waiting" in low
 
 
 def matches_person(speaker: str, names: list[str]) -> bool:
