@@ -66,6 +66,8 @@ class Entry:
 
     def render(self) -> str:
         tags = f" [{', '.join(self.tags)}]" if self.tags else ""
+        if "\n" not in self.text and "\r" not in self.text:  # one line (nearly every message): no split
+            return f"- {self.time} · {self.speaker}{tags} · {self.text}\n"
         first, *rest = (self.text.replace("\r\n", "\n").replace("\r", "\n") or "").split("\n")
         lines = [f"- {self.time} · {self.speaker}{tags} · {first}"]
         lines += [f"  {line}" for line in rest]

@@ -25,6 +25,7 @@ import re
 import unicodedata
 from collections import Counter, deque
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Iterator
 
@@ -175,6 +176,9 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
+_WHEN = attrgetter("when")
+
+
 def _key(time: str, speaker: str, text: str) -> tuple[str, str, str]:
     return time[:5], speaker.casefold(), _normal(text)  # minute resolution: Android exports drop seconds
 
@@ -216,8 +220,8 @@ def write_day(person_dir: Path, day: dt.date, lines: list[Line], text_after: boo
     have = Counter(_key(e.time, e.speaker, e.text) for e in there)
     said = Counter(_key("", e.speaker, e.text) for e in there)  # for undated lines: any time that day
     new = []
-    for line in sorted(lines, key=lambda l: l.when):
-        entry = dailylog.Entry(line.when.time().isoformat("seconds"), line.speaker, line.text, list(line.tags))
+    for line in sorted(lines, key=_WHEN):
+        entry = dailylog.Entry(line.when.time().isoformat("seconds"), line.speaker, line.text, line.tags)
         if not there:  # a day the logs do not hold yet: nothing to compare with
             new.append(entry)
             continue
@@ -319,7 +323,7 @@ class Written:
             per = self.added.setdefault(slug, {})
             per[iso] = per.get(iso, 0) + n
         if feed is not None:
-            feed.day(path, iso, [_as_read(e) for e in new], text)
+            feed.day(path, iso, [_as_read(e) for e in new] if any("\r" in e.text for e in new) else new, text)
 
 
 def _as_read(entry: dailylog.Entry) -> dailylog.Entry:
@@ -347,8 +351,15 @@ def _by_days(export: Export, router: Router, written: Written) -> None:
 
     for msg in export.messages():
         for slug, line in router.lines(msg):
-            held.setdefault(line.when.date(), {}).setdefault(slug, []).append(line)
-            written.seen.setdefault(slug)
+            day = line.when.date()
+            per = held.get(day)
+            if per is None:
+                per = held[day] = {}
+            todo = per.get(slug)
+            if todo is None:  # the person's first line of the day: maybe their first in the export
+                todo = per[slug] = []
+                written.seen.setdefault(slug)
+            todo.append(line)
             size += 1
         if size >= FLUSH_LINES:
             written.feeds.clear()  # a day in parts: fed in parts it would not be what the logs give

@@ -46,9 +46,9 @@ _CJK_RUN = re.compile(f"[{CJK}]+")
 _LETTER_RUN = re.compile(r"[^\W\d_]+")
 _SPACE = re.compile(r"\s")
 _WORD_RUN = re.compile(r"[^\W_]+")  # what key_of keeps: every character but [\W_]
-# A link, an address or a phone number: one search each, the address's only where an "@" is (a search of
-# them joined tries every alternative at every place, and \S+@ backtracks over every word: a third of a tally).
-_LINK = re.compile(r"https?://|www\.")
+# A link (http://, https://, www.), an address or a phone number: one search each, the address's only where
+# an "@" is (a search of them joined tries every alternative at every place, and \S+@ backtracks over every
+# word: a third of a tally).
 _MAIL = re.compile(r"\S+@\S+\.\w+")
 _NUMBER = re.compile(r"\d[\d\s-]{5,}\d")
 Measure = tuple[bool, int, int]  # a message of theirs: (written in CJK?, characters without spaces, words)
@@ -65,6 +65,8 @@ def is_cjk(text: str) -> bool:
     if text.isascii():
         return False
     cjk = sum(map(len, _CJK_RUN.findall(text)))  # counted by the regex engine: once per imported message
+    if cjk * 2 >= len(text):
+        return cjk > 0  # no text has more letters than characters: the letters need no counting
     return cjk > 0 and cjk * 2 >= sum(map(len, _LETTER_RUN.findall(text)))
 
 
@@ -91,7 +93,8 @@ def usable(text: str, private: list[str], cjk: bool | None = None) -> bool:
     chars = len(text) - text.count(" ")  # never fewer than its words: each word has a character
     if chars > MAX_WORDS and length_of(text, is_cjk(text) if cjk is None else cjk) > MAX_WORDS:
         return False
-    if _LINK.search(text) or ("@" in text and _MAIL.search(text)) or _NUMBER.search(text):
+    if "http://" in text or "https://" in text or "www." in text or ("@" in text and _MAIL.search(text)) \
+            or _NUMBER.search(text):
         return False
     if private:
         low = text.casefold()

@@ -16,7 +16,8 @@ import importlib
 
 from heartcompass.errors import FormatError, HeartCompassError
 from heartcompass.intake.exports.common import Source  # noqa: F401 (part of the API)
-from heartcompass.intake.exports.records import Context, Export, Message, Report, Reread, Sender  # noqa: F401 (part of the API)
+from heartcompass.intake.exports.records import (  # noqa: F401 (part of the API)
+    FIRST_YEAR, Context, Export, Message, Report, Reread, Sender)
 
 # name -> (module, what the user exports it as); the order is --format's help order.
 FORMATS = {
@@ -56,13 +57,19 @@ def _read(module, source: Source, ctx: Context) -> Export:
     spill = Spill(ctx.spill_dir)
     export = Export(spill.messages, report)
     previous = None  # the last real message's day
+    # per message, so kept in locals: the counts are written back to the export at the end
+    add, days, senders, last = spill.add, export.days, export.senders, export.last
+    first_year, last_year = FIRST_YEAR, ctx.today.year + 1
+    total = undated = 0
     for msg in module.messages(source, ctx, report):
-        spill.add(msg)
-        ctx.check_year(source.path, msg.line, msg.when)  # every format: before anything is written
-        export.total += 1
-        day = msg.when.date()
-        export.days.add(day)
-        export.undated += msg.undated
+        add(msg)
+        when = msg.when
+        if not first_year <= when.year <= last_year:
+            ctx.check_year(source.path, msg.line, when)  # every format: before anything is written (it raises)
+        total += 1
+        day = when.date()
+        days.add(day)
+        undated += msg.undated
         if msg.aka:
             export.aka[msg.handle] = msg.aka
         if msg.placeholder:
@@ -70,11 +77,12 @@ def _read(module, source: Source, ctx: Context) -> Export:
             export.placeholder_speakers.add(msg.speaker)
         else:
             sender = (msg.speaker, msg.handle, msg.mine)
-            export.senders[sender] += 1
-            export.last[sender] = day
+            senders[sender] += 1
+            last[sender] = day
             if previous is not None and day < previous:
                 export.in_order = False
             previous = day
+    export.total, export.undated = total, undated
     return export
 
 
