@@ -7,6 +7,7 @@ with the letters re's IGNORECASE reads differently from str.lower()."""
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import re
 
@@ -107,3 +108,17 @@ def test_a_times_seconds_are_its_own_not_a_cached_neighbours():
         for m in range(0, 60, 7):
             for s in (0, 59):
                 assert voice_tally._seconds(f"{h:02}:{m:02}:{s:02}") == h * 3600 + m * 60 + s
+
+
+def test_a_full_pool_keeps_the_lines_score_keeps_in_its_order():
+    """Past POOL_LIMIT a pool keeps its best-scored half, in score order (ties as they came), as sorting by
+    score() itself keeps it: the day's recency worked out once changes no line kept nor their order."""
+    rng = random.Random(5)
+    tally = voice_tally.Tally(["Alice"], [])
+    for i in range(voice_tally.POOL_LIMIT + 37):
+        day = f"2024-{rng.randint(1, 12):02}-{rng.randint(1, 28):02}"
+        tally.theirs[f"k{i}"] = voice_tally.Candidate(f"line {i}", day, rng.choice([1, 1, 2, 3, 8]))
+    newest = dt.date(2024, 12, 31)
+    want = sorted(tally.theirs.items(), key=lambda kv: -voice_tally.score(kv[1], newest))[:voice_tally.POOL_LIMIT // 2]
+    tally.bound(newest.isoformat())
+    assert list(tally.theirs) == [k for k, _ in want] and len(want) == voice_tally.POOL_LIMIT // 2

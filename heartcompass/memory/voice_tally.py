@@ -107,6 +107,21 @@ def score(c: Candidate, newest: dt.date) -> float:
     return 0.5 ** (age / HALF_LIFE_DAYS) + 0.15 * math.log2(1 + c.count)
 
 
+def _by_score(newest: str):
+    """A sort key of (key, candidate) rows, best score first: score()'s very sum, each day's recency worked out
+    once (a pool of 20,000 lines holds a few hundred days)."""
+    day = dt.date.fromisoformat(newest)
+    recency: dict[str, float] = {}
+
+    def key(row: tuple[str, Candidate]) -> float:
+        c = row[1]
+        near = recency.get(c.day)
+        if near is None:
+            near = recency[c.day] = 0.5 ** ((day - dt.date.fromisoformat(c.day)).days / HALF_LIFE_DAYS)
+        return -(near + 0.15 * math.log2(1 + c.count))
+    return key
+
+
 @dataclass
 class DayRuns:
     """One day's replies of theirs: the closed runs, the one still open at
@@ -173,8 +188,7 @@ class Tally:
         """Keep memory bounded: a pool past its limit keeps its best half; runs older than the newest MAX_RUNS go."""
         for pool in (self.theirs, self.mine):
             if len(pool) > POOL_LIMIT:
-                day = dt.date.fromisoformat(newest)
-                kept = sorted(pool.items(), key=lambda kv: -score(kv[1], day))[:POOL_LIMIT // 2]
+                kept = sorted(pool.items(), key=_by_score(newest))[:POOL_LIMIT // 2]
                 pool.clear()
                 pool.update(kept)
 
