@@ -176,9 +176,6 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
-_WHEN = attrgetter("when")
-
-
 def _key(time: str, speaker: str, text: str) -> tuple[str, str, str]:
     return time[:5], speaker.casefold(), _normal(text)  # minute resolution: Android exports drop seconds
 
@@ -220,7 +217,7 @@ def write_day(person_dir: Path, day: dt.date, lines: list[Line], text_after: boo
     have = Counter(_key(e.time, e.speaker, e.text) for e in there)
     said = Counter(_key("", e.speaker, e.text) for e in there)  # for undated lines: any time that day
     new = []
-    for line in sorted(lines, key=_WHEN):
+    for line in sorted(lines, key=attrgetter("when")):
         entry = dailylog.Entry(line.when.time().isoformat("seconds"), line.speaker, line.text, line.tags)
         if not there:  # a day the logs do not hold yet: nothing to compare with
             new.append(entry)
@@ -351,15 +348,8 @@ def _by_days(export: Export, router: Router, written: Written) -> None:
 
     for msg in export.messages():
         for slug, line in router.lines(msg):
-            day = line.when.date()
-            per = held.get(day)
-            if per is None:
-                per = held[day] = {}
-            todo = per.get(slug)
-            if todo is None:  # the person's first line of the day: maybe their first in the export
-                todo = per[slug] = []
-                written.seen.setdefault(slug)
-            todo.append(line)
+            held.setdefault(line.when.date(), {}).setdefault(slug, []).append(line)
+            written.seen.setdefault(slug)
             size += 1
         if size >= FLUSH_LINES:
             written.feeds.clear()  # a day in parts: fed in parts it would not be what the logs give
