@@ -1,8 +1,9 @@
 """An import writes exactly what it wrote before it was made faster: the day
 logs, VOICE.md and the commit of a WhatsApp export (English, then the same
 chat exported later with more), a Chinese WhatsApp export, a Telegram group,
-a MemoTrace (WeChat) CSV and a WhatsApp group, compared with golden files written by the
-import as it was (tests/golden/imports.json).
+a MemoTrace (WeChat) CSV, a WhatsApp group and a MemoTrace group (Chinese
+nicknames), compared with golden files written by the import as it was
+(tests/golden/imports.json).
 
 The voice pools and runs are bounded low here (POOL_LIMIT, MAX_RUNS,
 TRIM_EVERY) so a few hundred messages already go through the pruning a big
@@ -108,6 +109,22 @@ def _memotrace(n: int, seed: int) -> str:
     return "\n".join(rows) + "\n"
 
 
+def _memotrace_group(n: int, seed: int) -> str:
+    """A MemoTrace group CSV (Remark, NickName, Sender): members by nickname (one by a Chinese alias), the user,
+    a stranger; notices and media rows."""
+    rng = random.Random(seed + 1)
+    who = [("", "林美", "wxid_mei"), ("Alice Chen", "小爱", "wxid_alice"), ("", "王磊", ""), ("", "陌生人", "wxid_x")]
+    rows = ["localId,TalkerId,Type,SubType,IsSender,CreateTime,Status,StrContent,StrTime,Remark,NickName,Sender"]
+    for i, (when, _, text) in enumerate(_stream(n, seed, zh=True, start=dt.datetime(2023, 4, 2, 9, 0)), 1):
+        remark, nick, sender = rng.choice(who)
+        kind = "3" if text == "<Media omitted>" else "10000" if i % 61 == 0 else "1"
+        stamp = int(when.replace(tzinfo=dt.timezone.utc).timestamp())
+        cell = '"' + text.replace('"', '""') + '"'
+        rows.append(f"{i},12345@chatroom,{kind},0,{0 if sender else 1},{stamp},2,{cell},{when:%Y-%m-%d %H:%M:%S},"
+                    f"{remark},{nick},{sender}")
+    return "\n".join(rows) + "\n"
+
+
 STEPS = [  # (name, export file, what it holds, import arguments)
     ("whatsapp-en", "chat.txt", lambda: _whatsapp(400, 1, "Alice Chen", "Lei"), ["alice", "--me", "Lei"]),
     ("whatsapp-en-later", "chat.txt", lambda: _whatsapp(480, 1, "Alice Chen", "Lei"), ["alice", "--me", "Lei"]),
@@ -116,6 +133,7 @@ STEPS = [  # (name, export file, what it holds, import arguments)
     ("wechat-csv", "小爱.csv", lambda: _memotrace(300, 4), ["alice"]),
     ("wechat-csv-again", "小爱.csv", lambda: _memotrace(300, 4), ["alice"]),
     ("whatsapp-group", "WhatsApp Chat with Hikers.txt", lambda: _whatsapp_group(400, 6), ["--me", "Lei"]),
+    ("wechat-csv-group", "徒步群.csv", lambda: _memotrace_group(300, 7), ["--format", "wechat"]),
 ]
 
 
@@ -145,7 +163,7 @@ def _run(cli: Runner, tmp_path: Path) -> dict[str, dict]:
 
 
 def test_imports_write_what_they_wrote_before(example_cli: Runner, tmp_path, monkeypatch):
-    """Day logs, VOICE.md, commits and summaries of six imports equal the golden
+    """Day logs, VOICE.md, commits and summaries of eight imports equal the golden
     ones, byte for byte: nothing lost, misattributed or reworded by a faster path."""
     from heartcompass.memory import voice_tally
 

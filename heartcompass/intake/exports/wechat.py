@@ -68,8 +68,9 @@ def _rows(source: Source):
 def _memotrace_csv(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     senders: set[str] = set()
     any_row = False
+    other = _other(ctx, source)
     for n, row in _rows(source):
-        if not any(cell.strip() for cell in row):
+        if not "".join(row).strip():  # a blank row: no cell holds anything but spaces
             continue
         any_row = True
         if len(row) < 9:
@@ -88,12 +89,15 @@ def _memotrace_csv(source: Source, ctx: Context, report: Report) -> Iterator[Mes
             continue
         body = clean(row[7]) if kind == "1" else ""
         place = placeholder_kind(body) if body else "media"
-        extra = row[9:12] + [""] * (12 - len(row))
-        remark, nick, sender = name(extra[0]), name(extra[1]), name(extra[2])
+        if len(row) > 9:  # a group's row: Remark, NickName, Sender
+            extra = row[9:12] + [""] * (12 - len(row))
+            remark, nick, sender = name(extra[0]), name(extra[1]), name(extra[2])
+        else:  # a one-to-one chat's: the other side is the person
+            remark = nick = sender = ""
         if mine:
             speaker = nick if len(row) > 9 and nick else "me"
         else:
-            speaker = remark or nick or (sender if len(row) > 9 and sender else _other(ctx, source))
+            speaker = remark or nick or (sender if len(row) > 9 and sender else other)
         handle = sender if len(row) > 9 and sender else ("" if mine else talker)
         senders.add(handle or speaker)
         if len(senders) > 2 and report.group is None:
@@ -106,7 +110,7 @@ def _memotrace_csv(source: Source, ctx: Context, report: Report) -> Iterator[Mes
 def _pywxdump_csv(source: Source, ctx: Context, report: Report) -> Iterator[Message]:
     any_row = False
     for n, row in _rows(source):
-        if not any(cell.strip() for cell in row):
+        if not "".join(row).strip():  # a blank row: no cell holds anything but spaces
             continue
         any_row = True
         if len(row) < 9:
