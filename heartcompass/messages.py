@@ -78,7 +78,7 @@ def app_notice(text: str) -> bool:
 def _may_be_notice(text: str) -> bool:
     """False for a text no _NOTICE alternative can match: each holds one of
     these words (as re's IGNORECASE reads them), found without the regex,
-    whose leading .* tries alternatives at every character (most of a
+    whose leading .* tries alternatives at every character (a sixth of a
     WhatsApp message's parse). İ, ı and ſ are the letters IGNORECASE takes
     for i or s and str.lower() does not turn into them: the regex decides."""
     if "\u0130" in text or "\u0131" in text or "\u017f" in text:

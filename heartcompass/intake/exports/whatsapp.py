@@ -178,7 +178,7 @@ def _messages(held: list[tuple[int, re.Match, list[str]]], order: bool, report: 
             yield msg
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)  # an export's dates come in order: the recent ones are the ones asked again
 def _date(d: str, m: str, y: str, order: bool) -> tuple[int, int, int]:
     """(year, month, day) of a header's date fields, once per distinct date: a day's messages share it."""
     a, b, c = int(d), int(m), int(y)
