@@ -180,6 +180,8 @@ def test_imports_write_what_they_wrote_before(example_cli: Runner, tmp_path, mon
     assert any(p.endswith("VOICE.md") for p in got["whatsapp-en"]["changed"])
     assert got["wechat-csv-again"]["summary"]["added"] == 0  # a re-import adds nothing
     assert sorted(got) == sorted(want)
+    for step in got:  # a group's days count every member's messages: they add up to what was added
+        assert sum(got[step]["summary"]["days"].values()) == got[step]["summary"]["added"], step
     for step in want:
         assert got[step]["summary"] == want[step]["summary"], step
         assert got[step]["commit"] == want[step]["commit"], step

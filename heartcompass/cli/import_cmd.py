@@ -83,7 +83,10 @@ def import_(
     total = sum(sum(days.values()) for days in added.values())
     mine = sum(router.counted.values())
     first = person.slug if person else (router.slugs or [""])[0]
-    days = {d: n for per in added.values() for d, n in per.items()}
+    days: dict[str, int] = {}  # messages added per day, every member's together
+    for per in added.values():
+        for d, n in per.items():
+            days[d] = days.get(d, 0) + n
     summary = {"person": first, "format": fmt, "messages": real, "added": total,
                "already_there": mine - total, "days": dict(sorted(days.items())),
                "people": {s: dict(sorted(d.items())) for s, d in added.items()},
