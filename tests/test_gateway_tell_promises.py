@@ -386,3 +386,111 @@ def test_a_yes_to_a_question_the_files_already_answer_says_so_and_claims_no_comm
     served.finish()
     assert served.channel.sent[1:] == ["Nothing to change: the files already say so."]
     assert git(example_ws, "rev-parse", "HEAD") == head
+
+
+# -- what a /tell's question shows, and who holds the workspace meanwhile -----------------------------------------
+
+def _asked_text(served) -> str:
+    return served.channel.asked[-1][1]
+
+
+def test_a_tell_shows_each_files_diff_one_after_the_other_then_the_question(example_ws):
+    """Every changed file's diff is shown whole, in order, each on its own lines, before "Write these changes?"."""
+    from heartcompass.store import lifecycle
+
+    lifecycle.add_person(example_ws, "Bob Li", "friend")
+    served = Served(example_ws, FakeChat().enqueue(berlin(), {"summary": "Bob helps", "new_facts": [
+        {"text": "Is helping Alice move to Berlin", "evidence": ["L1"]}]}, {"people": []}))
+    served.say("/switch alice")
+    served.say("/tell She moves to Berlin; Bob Li is driving the van")
+    served.finish()
+    diffs = [d for p in served.gw.offers.waiting["t1"]["plans"] for d in p["diffs"].values()]
+    assert len(diffs) == 2 and "Is helping Alice move to Berlin" in diffs[1]
+    assert _asked_text(served) == "\n".join(diffs) + "\n\nWrite these changes?"
+
+
+def test_a_long_diff_is_cut_at_the_limit_with_a_pointer_to_the_log_and_one_at_the_limit_is_whole(example_ws,
+                                                                                                  monkeypatch):
+    from heartcompass.gateway import commands
+
+    served = _told(example_ws, berlin(), {"people": []})
+    diff, = served.gw.offers.waiting["t1"]["plans"][0]["diffs"].values()
+    monkeypatch.setattr(commands, "DIFF_LIMIT", len(diff))
+    served.gw.model().enqueue(berlin(), {"people": []})
+    served.say(f"/tell {NARRATIVE}")
+    served.finish()
+    assert _asked_text(served) == diff + "\n\nWrite these changes?"
+    monkeypatch.setattr(commands, "DIFF_LIMIT", len(diff) - 1)
+    served.gw.model().enqueue(berlin(), {"people": []})
+    served.say(f"/tell {NARRATIVE}")
+    served.finish()
+    assert _asked_text(served) == (diff[:-1] + "\n… (more; `heartcompass log` shows all once written)"
+                                   "\n\nWrite these changes?")
+
+
+def test_each_line_the_checks_refused_is_shown_on_its_own_line_under_the_diff(example_ws):
+    good = {"text": "Lent the user 500 dollars", "evidence": ["L1"]}
+    bad = [{"text": f"Lent the user {n} dollars", "evidence": ["L1"]} for n in (5000, 9000)]
+    served = Served(example_ws, FakeChat().enqueue({"summary": "a loan", "new_facts": [good, *bad]},
+                                                   {"summary": "left out"}, {"people": []}))
+    served.say("/switch alice")
+    served.say("/tell she lent me 500 dollars")
+    served.finish()
+    text = _asked_text(served)
+    diff, = served.gw.offers.waiting["t1"]["plans"][0]["diffs"].values()
+    assert "+- Lent the user 500 dollars" in diff and text.startswith(diff)
+    refused = text[len(diff):-len("\n\nWrite these changes?")].split("\n")
+    assert refused[0] == "" and len(refused) == 3 and all(r.startswith("Refused, not written: alice: ") for r in refused[1:])
+    assert [r.split(" -- ")[1] for r in refused[1:]] == [
+        f"new fact {i}: {n} does not appear in the entries it cites (L1); numbers, amounts and dates must come "
+        "from them" for i, n in ((2, 5000), (3, 9000))]
+
+
+def test_a_tells_yes_and_no_hold_the_workspace_lock_as_serve(example_ws, monkeypatch):
+    """While the phone's answer writes, a terminal command is told "Another HeartCompass serve is running"."""
+    from heartcompass.store import lock
+
+    holders = []
+    real = lock.FileLock.acquire
+
+    def acquire(self):
+        real(self)
+        holders.append((lock.holder(self.path) or {}).get("purpose"))
+
+    served = _told(example_ws, berlin(), {"people": []})
+    monkeypatch.setattr(lock.FileLock, "acquire", acquire)
+    served.say(button="t1:no")
+    served.finish()
+    assert served.channel.sent[-1].startswith("Not applied.") and holders == ["serve"]
+    served.gw.model().enqueue(berlin(), {"people": []})
+    monkeypatch.setattr(lock.FileLock, "acquire", real)
+    served.say(f"/tell {NARRATIVE}")
+    served.finish()
+    monkeypatch.setattr(lock.FileLock, "acquire", acquire)
+    served.say(button="t2:yes")
+    served.finish()
+    assert served.channel.sent[-1].startswith("Written and committed (") and holders == ["serve", "serve"]
+
+
+def test_a_declined_tells_note_git_cannot_commit_now_stays_on_disk_and_the_reason_is_reported(example_ws):
+    served = _told(example_ws, berlin(), {"people": []})
+    (example_ws.root / ".git" / "rebase-merge").mkdir()
+    served.say(button="t1:no")
+    served.finish()
+    assert served.channel.sent[-1] == "Not applied. What you told is kept in the log as a note for the gardener."
+    assert served.reports[-1] == ("tell: the note is not committed yet: git is in the middle of a rebase: finish "
+                                  "it with 'git rebase --continue' or go back with 'git rebase --abort'.")
+    assert ("note", NARRATIVE) in [(e.speaker, e.text) for e in log_entries(example_ws, "alice")]
+
+
+def test_a_tell_whose_buttons_the_app_refuses_is_reported_and_a_typed_yes_still_writes_it(example_ws):
+    served = Served(example_ws, FakeChat().enqueue(berlin(), {"people": []}))
+    served.channel.refuse_asking = True
+    served.say("/switch alice")
+    served.say(f"/tell {NARRATIVE}")
+    served.finish()
+    assert served.reports == ["telegram: could not ask: RuntimeError: no buttons here"]
+    served.say("/yes")
+    served.finish()
+    assert served.channel.sent[-1].startswith("Written and committed (")
+    assert "Moves to Berlin in March" in _memory(example_ws)
