@@ -6,6 +6,8 @@ worker run to its end in the test's thread."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fakes import FakeChat
 from gateway_core_helpers import Served
@@ -494,3 +496,83 @@ def test_a_tell_whose_buttons_the_app_refuses_is_reported_and_a_typed_yes_still_
     served.finish()
     assert served.channel.sent[-1].startswith("Written and committed (")
     assert "Moves to Berlin in March" in _memory(example_ws)
+
+
+# -- a kept /tell read back ------------------------------------------------------------------------------------------
+
+def _planned(ws, *model_replies):
+    """A /tell's plan and note as the phone makes them (the narrative logged first), and its record."""
+    from heartcompass.gateway.tell_offers import tell_record
+    from heartcompass.intake import tell
+    from heartcompass.store import clock
+    from heartcompass.store.people import resolve
+
+    person, now = resolve(ws, "alice"), clock.now(ws)
+    note = tell.log_note(person, NARRATIVE, now)
+    plan = tell.plan(ws, FakeChat().enqueue(*model_replies), person, NARRATIVE, now)
+    return plan, note, json.loads(json.dumps(tell_record(ws, plan, note), ensure_ascii=False))
+
+
+def test_a_kept_tell_read_back_is_the_plan_and_note_that_were_offered(example_ws):
+    """After a restart the Yes applies exactly what was shown: the record gives back the same plan (who, what
+    was told, when, each file's text, diff and changes) and the same note, a file it creates included."""
+    from conftest import git
+
+    from heartcompass.gateway.tell_offers import tell_note, tell_plan
+
+    events = example_ws.people_dir / "alice" / "EVENTS.md"
+    events.unlink()
+    git(example_ws, "commit", "-qam", "no events yet")
+    plan, note, record = _planned(example_ws, {**berlin(), "new_events": [
+        {"date": "2026-03-01", "text": "Moves to Berlin", "weight": 0.5, "evidence": ["L1"]}]}, {"people": []})
+    assert record["plans"][0]["originals"]["people/alice/EVENTS.md"] is None and plan.has_changes
+    assert tell_note(example_ws, record) == note
+    again = tell_plan(example_ws, record, note)
+    assert (again.person, again.narrative, again.now, again.unknown) == (plan.person, plan.narrative, plan.now, [])
+    assert [(p.person, p.name, p.texts, p.diffs, p.changes, p.summary) for p in again.plans] == [
+        (p.person, p.name, p.texts, p.diffs, p.changes, p.summary) for p in plan.plans]
+    assert [p.originals for p in again.plans] == [{path: p.originals[path] for path in p.texts} for p in plan.plans]
+
+
+def _yes_after(example_ws, change) -> Served:
+    served = _told(example_ws, berlin(), {"people": []})
+    change()
+    served.say(button="t1:yes")
+    served.finish()
+    return served
+
+
+def test_a_yes_after_the_person_is_gone_writes_nothing_and_says_to_tell_again(example_ws):
+    import shutil
+
+    served = _yes_after(example_ws, lambda: shutil.rmtree(example_ws.people_dir / "alice"))
+    assert served.channel.sent[-1] == ("Not written: people/alice/ is gone since the proposal was made; nothing "
+                                       "written. Tell it again with /tell. What you told is kept in the log as a note.")
+
+
+def test_a_yes_after_the_days_log_lost_what_was_told_writes_nothing_and_says_to_tell_again(example_ws):
+    """The day log deleted, or cut short before the told line, by hand: refused in words, no crash, no write."""
+    said = "nothing written. Tell it again with /tell. What you told is kept in the log as a note."
+    logs = example_ws.people_dir / "alice" / "logs"
+    served = _yes_after(example_ws, lambda: [p.unlink() for p in logs.glob("*.md")])
+    assert served.channel.sent[-1].startswith("Not written: What you told is no longer where it was in "
+                                              "people/alice/logs/")
+    assert served.channel.sent[-1].endswith(said)
+    before = _memory(example_ws)
+    served.gw.model().enqueue(berlin(), {"people": []})
+    served.say(f"/tell {NARRATIVE}")
+    served.finish()
+    for log in logs.glob("*.md"):   # the told line (the last) cut off
+        log.write_text(log.read_text(encoding="utf-8").rsplit("\n- ", 1)[0] + "\n", encoding="utf-8")
+    served.say(button="t2:yes")
+    served.finish()
+    assert served.channel.sent[-1].endswith(said) and _memory(example_ws) == before
+
+
+def test_a_yes_after_a_file_it_changes_was_deleted_says_the_file_changed(example_ws):
+    memory = example_ws.people_dir / "alice" / "MEMORY.md"
+    served = _yes_after(example_ws, memory.unlink)
+    assert served.channel.sent[-1] == (
+        "Not written: people/alice/MEMORY.md changed since the proposal was made; nothing written. Tell it again "
+        "with /tell: the proposal starts from the file as it is. What you told is kept in the log as a note.")
+    assert not memory.exists()
