@@ -582,3 +582,237 @@ def test_telegram_gets_the_command_menu_at_start_and_a_refused_menu_is_only_said
     stop.set()
     channel.close()
     assert channel.bot.shut and not channel._thread.is_alive()
+
+
+# -- connecting, checking and closing the apps --------------------------------------------------------------------
+
+def test_feishu_connects_its_websocket_with_the_apps_credentials_in_threads_that_never_keep_serve_running(
+        monkeypatch):
+    import threading
+
+    import lark_oapi as lark
+    from fake_lark import message_event
+    from waits import DEADLINE
+
+    from heartcompass.gateway.lark import LarkChannel
+
+    made, started = [], threading.Event()
+
+    class Client:
+        """lark-oapi's websocket client: what it was made with, and the thread it runs in."""
+
+        def __init__(self, app_id, app_secret, **options):
+            made.append((app_id, app_secret, options))
+
+        def start(self):
+            made.append((threading.current_thread().name, threading.current_thread().daemon))
+            started.set()
+
+    monkeypatch.setattr(lark.ws, "Client", Client)
+    channel, core = LarkChannel("cli_1", "secret-1", "https://open.feishu.example/"), Core()
+    channel.start(core, threading.Event())
+    assert started.wait(DEADLINE), "the websocket client was not started"
+    (app_id, secret, options), running_in = made
+    assert (app_id, secret, running_in) == ("cli_1", "secret-1", ("lark-ws", True))
+    assert options == {"event_handler": channel.handler, "domain": "https://open.feishu.example",
+                       "log_level": lark.LogLevel.ERROR}
+    handing, = channel._threads
+    assert (handing.name, handing.daemon) == ("lark-inbox", True)
+    channel.handler._do_without_validation(message_event("hi", message_id="om_1", chat="oc_1"))
+    wait_until(lambda: core.received, what="the message handed to the core")
+    channel.close()
+    assert not handing.is_alive() and [m.id for m in core.received] == ["om_1"]
+
+
+class Stuck:
+    """A core whose delivery never returns (until the test lets it go)."""
+
+    def __init__(self):
+        import threading
+
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def receive(self, incoming):
+        self.entered.set()
+        self.release.wait()
+
+
+def _closes(close) -> bool:
+    """Whether close() returned (it is run in a thread of its own: a close that waits forever fails the test)."""
+    import threading
+
+    from waits import DEADLINE
+
+    done = threading.Event()
+    threading.Thread(target=lambda: (close(), done.set()), daemon=True).start()
+    return done.wait(DEADLINE)
+
+
+def test_closing_feishu_gives_up_on_a_delivery_that_never_returns(monkeypatch):
+    import threading
+
+    from waits import DEADLINE
+
+    from heartcompass.gateway import lark
+
+    monkeypatch.setattr(lark, "CLOSE_WAIT", 0.05)
+    channel, core = _lark(), Stuck()
+    channel.start(core, threading.Event())
+    channel.inbox.put(("message", "om_1", "oc_1", "ou_owner", "hi", None, True))
+    assert core.entered.wait(DEADLINE)
+    try:
+        assert _closes(channel.close)
+    finally:
+        core.release.set()
+
+
+def test_closing_telegram_gives_up_on_a_bot_loop_that_never_ends(monkeypatch):
+    import threading
+
+    from heartcompass.gateway import telegram
+
+    monkeypatch.setattr(telegram, "CLOSE_WAIT", 0.05)
+    channel, _ = _starting(StartingBot())
+    release = threading.Event()
+    channel._thread = threading.Thread(target=release.wait, daemon=True)
+    channel._thread.start()
+    try:
+        assert _closes(channel.close) and channel._thread.is_alive()
+    finally:
+        release.set()
+
+
+def test_telegrams_loop_runs_in_a_thread_named_for_it_that_never_keeps_serve_running():
+    import threading
+
+    channel, _ = _starting(StartingBot())
+    stop = threading.Event()
+    channel.start(Core(), stop)
+    assert (channel._thread.name, channel._thread.daemon) == ("telegram", True)
+    stop.set()
+    channel.close()
+    assert not channel._thread.is_alive()
+
+
+def test_a_telegram_message_with_neither_text_nor_caption_has_no_text():
+    channel, _ = _telegram()
+    got = asyncio.run(channel._incoming(SimpleNamespace(callback_query=None, message=_message(text=None))))
+    assert got.text == "" and got.chat == "42"
+
+
+class Checked:
+    """Telegram's Bot for doctor --ping: `async with bot` connects, or fails."""
+
+    username = "my_bot"
+
+    def __init__(self, fails=None):
+        self.fails = fails
+
+    async def __aenter__(self):
+        if self.fails:
+            raise self.fails
+        return self
+
+    async def __aexit__(self, *exc):
+        return False
+
+
+@pytest.mark.parametrize("fails, said", [
+    (None, "@my_bot"),
+    ("token", ("Telegram refuses TELEGRAM_BOT_TOKEN: the token is not valid.",
+               "Copy the token @BotFather gave you again, into .env.")),
+    ("network", ("Telegram at https://api.telegram.example did not answer: Bad Gateway.",
+                 "Check the network, or telegram.api_base."))])
+def test_doctor_ping_names_the_telegram_bot_or_says_what_to_check(monkeypatch, fails, said):
+    from telegram.error import InvalidToken, NetworkError
+
+    from heartcompass.gateway import telegram
+
+    asked = []
+    bot = Checked({"token": InvalidToken(), "network": NetworkError("Bad Gateway"), None: None}[fails])
+    monkeypatch.setattr(telegram, "make_bot", lambda token, api_base: asked.append((token, api_base)) or bot)
+    if fails is None:
+        assert asyncio.run(telegram.check_token("123:abc", "https://api.telegram.example")) == said
+    else:
+        with pytest.raises(HeartCompassError) as refused:
+            asyncio.run(telegram.check_token("123:abc", "https://api.telegram.example"))
+        assert (refused.value.message, refused.value.hint) == said
+    assert asked == [("123:abc", "https://api.telegram.example")]
+
+
+def _tenant_client(asked, *, ok=True, error=None):
+    """lark-oapi's client for doctor --ping: the tenant token request, recorded."""
+
+    def internal(request):
+        asked.append(request)
+        if error:
+            raise error
+        return SimpleNamespace(success=lambda: ok, msg="invalid app_secret", code=10014)
+
+    return SimpleNamespace(auth=SimpleNamespace(v3=SimpleNamespace(tenant_access_token=SimpleNamespace(
+        internal=internal))))
+
+
+@pytest.mark.parametrize("outcome, said", [
+    ("ok", "cli_1"),
+    ("refused", ("Feishu/Lark refuses LARK_APP_ID/LARK_APP_SECRET: invalid app_secret (code 10014).",
+                 "Copy both from the app's Credentials page in the developer console, into .env.")),
+    ("down", ("Feishu/Lark at https://open.feishu.example did not answer: ConnectionError.",
+              "Check the network, or lark.domain."))])
+def test_doctor_ping_gets_a_feishu_tenant_token_with_the_apps_credentials_or_says_what_to_check(
+        monkeypatch, outcome, said):
+    from heartcompass.gateway import lark
+
+    made, asked = [], []
+    client = _tenant_client(asked, ok=outcome == "ok", error=ConnectionError("secret-ish") if outcome == "down" else None)
+    monkeypatch.setattr(lark, "make_client", lambda *args: made.append(args) or client)
+    if outcome == "ok":
+        assert lark.check_app("cli_1", "secret-1", "https://open.feishu.example") == said
+    else:
+        with pytest.raises(HeartCompassError) as refused:
+            lark.check_app("cli_1", "secret-1", "https://open.feishu.example")
+        assert (refused.value.message, refused.value.hint) == said
+    request, = asked
+    assert made == [("cli_1", "secret-1", "https://open.feishu.example")]
+    assert (request.request_body.app_id, request.request_body.app_secret) == ("cli_1", "secret-1")
+
+
+def test_only_the_trailing_slashes_of_the_feishu_domain_go():
+    from heartcompass.gateway.lark import LarkChannel, make_client
+
+    assert make_client("cli_1", "s", "https://FEISHU.BOX//")._config.domain == "https://FEISHU.BOX"
+    channel = LarkChannel("cli_1", "s", "https://FEISHU.BOX/", connect=False)
+    assert channel.domain == "https://FEISHU.BOX" and channel.client._config.domain == "https://FEISHU.BOX"
+
+
+def test_a_feishu_message_without_a_sender_type_or_chat_type_is_a_users_in_a_private_chat():
+    """Feishu leaves a field out: the message is still the owner's, in their private chat (queued as such)."""
+    from fake_lark import message_event
+
+    channel = _lark()
+    event = json.loads(message_event("hello", message_id="om_3", chat="oc_1"))
+    del event["event"]["sender"]["sender_type"]
+    del event["event"]["message"]["chat_type"]
+    channel.handler._do_without_validation(json.dumps(event).encode())
+    assert _drain(channel) == [("message", "om_3", "oc_1", "ou_owner", "hello", None, True)]
+
+
+def test_a_feishu_event_without_a_sender_is_dropped_quietly():
+    from fake_lark import message_event
+
+    channel = _lark()
+    event = json.loads(message_event("hello"))
+    del event["event"]["sender"]
+    channel.handler._do_without_validation(json.dumps(event).encode())   # nothing raised into the SDK's thread
+    channel.handler._do_without_validation(message_event("after", message_id="om_4"))
+    assert [item[1] for item in _drain(channel)] == ["om_4"]
+
+
+def test_a_queued_feishu_photo_is_fetched_as_that_messages_resource():
+    channel = _lark()
+    fetched, core = [], Core()
+    channel._image = lambda message_id, key: fetched.append((message_id, key)) or b"png"
+    channel.inbox.put(("message", "om_8", "oc_1", "ou_owner", "", "img_8", True))
+    channel.inbox.put(None)
+    channel._hand_over(core, None)
+    assert fetched == [("om_8", "img_8")] and core.received[0].image == b"png"

@@ -302,3 +302,92 @@ def test_the_candidates_as_text_go_to_the_chat_that_asked(example_ws):
     served.channel.refuse_asking = True
     served.say("/switch bo", sender="42", chat="42")
     assert [chat for chat, _ in served.channel.said] == ["42"]
+
+
+# -- answers: typed or pressed, and what each says ----------------------------------------------------------------
+
+def _offer_bob(chat) -> str:
+    chat.say("/help")
+    return chat.gw.offers.add("42", {"kind": "person", "name": "Bob Stone", "relation": "friend"})
+
+
+@pytest.mark.parametrize("typed", ["/yes {key}:yes", "/yes {key}:", "/yes {key}:no"])
+def test_a_typed_yes_with_a_buttons_data_after_it_is_a_yes_never_a_no(chat, typed):
+    """The card says "reply /yes t1"; a user who types the button's data (/yes t1:yes) or a stray colon means
+    Yes: the command decides, and the offer is never declined by it (the person is added)."""
+    key = _offer_bob(chat)
+    chat.say(typed.format(key=key))
+    chat.finish()
+    assert chat.channel.said[-1] == ("42", "Added Bob Stone in people/bob-stone/. /switch bob-stone talks to them.")
+
+
+def test_a_typed_no_with_a_buttons_data_after_it_is_a_no(chat):
+    key = _offer_bob(chat)
+    chat.say(f"/no {key}:yes")
+    chat.finish()
+    assert chat.channel.said[-1] == ("42", "Not added: Bob Stone.")
+    assert not (chat.ws.people_dir / "bob-stone").exists() and (chat.ws.people_dir / "alice").is_dir()
+
+
+def test_a_person_who_cannot_be_added_is_said_in_the_chat_that_answered(chat):
+    """The Yes came from chat 42: why nobody was added goes there, not nowhere."""
+    key = _offer_bob(chat)
+    chat.gw.offers.waiting[key]["name"] = "Alice Chen"   # a person already there
+    chat.say(button=f"{key}:yes")
+    chat.finish()
+    where, text = chat.channel.said[-1]
+    assert where == "42" and text.startswith("Not added: ") and "Alice Chen" in text
+
+
+def test_exactly_five_questions_come_at_once_with_no_more_said_and_a_sixth_is_counted_in_the_chat(example_ws):
+    from test_review import asked
+
+    for n in range(5):
+        asked(example_ws, "field", {"field": "mbti", "value": f"v{n}", "old": ""}, f"change {n}")
+    served = Served(example_ws)
+    served.say("/review")
+    served.finish()
+    assert len(served.channel.asked) == 5 and served.channel.sent == []
+    asked(example_ws, "field", {"field": "mbti", "value": "v5", "old": ""}, "change 5")
+    served.say("/review")
+    served.finish()
+    assert len(served.channel.asked) == 10
+    assert served.channel.said == [("42", "1 more wait: /review again once these are answered.")]
+
+
+def test_a_yes_that_made_no_commit_names_no_commit(example_ws, monkeypatch):
+    """A question applied with nothing for git to commit, a tell written with nothing new: the reply says "-"
+    where the commit would be, and the worker goes on (no crash on the missing commit)."""
+    from test_review import relation
+
+    from heartcompass.intake import tell
+    from heartcompass.memory import review_apply
+
+    q = relation(example_ws)
+    monkeypatch.setattr(review_apply, "accept",
+                        lambda ws, ident, now, purpose: review_apply.Answer(q, True, "relation: dating"))
+    monkeypatch.setattr(tell, "apply_plan", lambda *a, **kw: None)
+    served = Served(example_ws, FakeChat().enqueue(
+        {"summary": "moving", "rewritten_facts": [{"id": "F1", "text": "Moves to Berlin", "evidence": ["L1"]}]},
+        {"people": []}))
+    served.say("/switch alice")
+    served.say(button="q1:yes")
+    served.say("/tell She moves to Berlin")
+    served.finish()
+    served.say(button="t1:yes")
+    served.finish()
+    assert served.channel.sent[1] == "Applied and committed (-): relation: dating"
+    assert served.channel.sent[-1] == "Written and committed (-)."
+
+
+def test_a_profile_that_cannot_be_read_is_said_as_such_not_as_the_model_down(example_ws):
+    """/tell about a person whose PROFILE.md is broken: the reply names the file's problem (a model that is
+    fine is not blamed), and what was told is kept in the log."""
+    served = Served(example_ws, FakeChat())
+    served.say("/switch alice")
+    (example_ws.people_dir / "alice" / "PROFILE.md").write_text("---\nname: [unclosed\n---\n", encoding="utf-8")
+    served.say("/tell She moves to Berlin")
+    served.finish()
+    said = served.channel.sent[-1]
+    assert "PROFILE.md" in said and not said.startswith("(No reply: the model cannot be reached")
+    assert "She moves to Berlin" in [e.text for e in log_entries(example_ws, "alice")]

@@ -325,3 +325,52 @@ def test_a_channel_that_cannot_start_stops_serve_with_its_error_and_frees_the_lo
     again = threading.Event()
     runner.serve(example_ws, ["telegram"], again, make_model=FakeChat, channels={"telegram": Started()},
                  on_ready=lambda gw: again.set())  # the lock was let go: a new serve starts
+
+
+def test_no_digest_when_its_time_is_not_set(example_ws, monkeypatch):
+    """serve.digest_at empty (the default) turns the digest off, whatever the hour."""
+    _digest_at(example_ws, monkeypatch, "", 23)
+    made = []
+    served = Served(example_ws)
+    served.gw.digest = lambda: made.append(1) or "Open threads: none"
+    served.say("/help")
+    served.gw._digest()
+    assert made == [] and served.state.digest_day == "" and served.channel.sent == [replies.HELP]
+
+
+def test_the_digest_goes_out_in_the_minute_it_is_set_for(example_ws, monkeypatch):
+    _digest_at(example_ws, monkeypatch, "08:30", 8)     # the clock says 08:30
+    served = Served(example_ws)
+    served.gw.digest = lambda: "Open threads: none"
+    served.say("/help")
+    served.gw._digest()
+    assert served.channel.said == [("42", replies.HELP), ("42", "Open threads: none")]
+
+
+def test_a_channel_that_had_its_digest_today_does_not_keep_another_from_its_own(example_ws, monkeypatch):
+    from gateway_core_helpers import Channel
+
+    from heartcompass.gateway.state import state_for
+
+    _digest_at(example_ws, monkeypatch, "08:00", 8)
+    served = Served(example_ws)
+    served.gw.digest = lambda: "Open threads: none"
+    served.state.owner_chats["42"] = "42"
+    served.state.digest_day = "2026-12-07"               # telegram's went out already today
+    lark, lark_state = Channel(), state_for(example_ws.state_dir, "lark")
+    lark_state.owner_chats["ou_1"] = "oc_1"
+    served.gw.channels["lark"], served.gw.states["lark"] = lark, lark_state
+    served.gw._digest()
+    assert served.channel.said == [] and lark.said == [("oc_1", "Open threads: none")]
+    assert lark_state.digest_day == "2026-12-07"
+
+
+def test_a_newly_paired_owners_button_in_their_own_chat_is_answered_at_once(example_ws):
+    """Pairing remembers the new owner's private chat: their first press of a button there is theirs, not a
+    group's (before they have written anything else)."""
+    served = Served(example_ws, owners="", pair="pair-abc123")
+    served.say("pair-abc123", sender="7")
+    assert served.state.owner_chats == {"7": "7"}
+    served.say(sender="7", button="t9:yes")
+    served.finish()
+    assert served.channel.said == [("7", replies.PAIRED), ("7", replies.NO_OFFER)]

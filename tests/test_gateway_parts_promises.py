@@ -358,3 +358,60 @@ def test_a_removal_question_shows_only_what_goes_and_a_question_without_a_reason
     field = Question("alice", "field", {"field": "relation", "old": "friend", "value": "dating"},
                      "relation: friend → dating", [], "", "2026-12-07", "q5")
     assert replies.question(field) == "alice: relation: friend → dating\nApply it? (q5, asked 2026-12-07)"
+
+
+def _configured(bare):
+    from types import SimpleNamespace
+
+    bare.config = SimpleNamespace(get={"telegram.api_base": "https://api.telegram.example",
+                                       "lark.domain": "https://open.feishu.example/"}.get)
+    return bare
+
+
+def test_serve_makes_each_apps_channel_from_its_credentials_and_settings(bare, monkeypatch):
+    pytest.importorskip("lark_oapi")
+    pytest.importorskip("telegram")
+    from heartcompass.gateway import runner
+
+    ws, state, said = _configured(bare), object(), []
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "123:abc")
+    (bare.root / ".env").write_text("LARK_APP_ID=cli_1\nLARK_APP_SECRET=secret-1\n", encoding="utf-8")
+    telegram = runner.make_channel(ws, "telegram", state, said.append, 7.5)
+    assert (telegram.bot.token, telegram.api_base, telegram.state, telegram.poll_timeout, telegram.report) == (
+        "123:abc", "https://api.telegram.example", state, 7.5, said.append)
+    lark = runner.make_channel(ws, "lark", state, said.append, 7.5)
+    assert (lark.app_id, lark.app_secret, lark.domain, lark.report, lark.connect) == (
+        "cli_1", "secret-1", "https://open.feishu.example", said.append, True)
+
+
+def test_a_channel_made_without_its_credentials_gets_none_made_up(bare):
+    """(serve checks them first, `chosen`): an app refuses the empty id rather than meet an invented one."""
+    pytest.importorskip("lark_oapi")
+    from heartcompass.gateway import runner
+
+    lark = runner.make_channel(_configured(bare), "lark", None, print, 1.0)
+    assert (lark.app_id, lark.app_secret, lark.domain) == ("", "", "https://open.feishu.example")
+
+
+def test_doctor_ping_asks_each_app_with_its_own_credentials(bare, monkeypatch):
+    pytest.importorskip("lark_oapi")
+    pytest.importorskip("telegram")
+    from heartcompass.gateway import lark, runner, telegram
+
+    asked = []
+
+    async def check_token(token, api_base):
+        asked.append(("telegram", token, api_base))
+        return "@my_bot"
+
+    monkeypatch.setattr(telegram, "check_token", check_token)
+    monkeypatch.setattr(lark, "check_app", lambda *args: asked.append(("lark", *args)) or args[0])
+    ws = _configured(bare)
+    assert (runner.check_channel(ws, "telegram"), runner.check_channel(ws, "lark")) == ("@my_bot", "")
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "123:abc")
+    monkeypatch.setenv("LARK_APP_ID", "cli_1")
+    monkeypatch.setenv("LARK_APP_SECRET", "secret-1")
+    assert (runner.check_channel(ws, "telegram"), runner.check_channel(ws, "lark")) == ("@my_bot", "cli_1")
+    assert asked == [("telegram", "", "https://api.telegram.example"), ("lark", "", "", "https://open.feishu.example/"),
+                     ("telegram", "123:abc", "https://api.telegram.example"),
+                     ("lark", "cli_1", "secret-1", "https://open.feishu.example/")]

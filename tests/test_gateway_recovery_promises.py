@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import git
 from fakes import FakeChat
 from gateway_core_helpers import Served
@@ -121,3 +123,56 @@ def test_the_owners_lines_are_in_the_log_even_when_the_held_record_cannot_be_wri
     served.say("still logged")
     assert "still logged" in [e.text for e in log_entries(example_ws, "alice")]
     assert served.reports == ["alice: state not saved before logging a message: [Errno 28] No space left on device"]
+
+
+# -- the message the last serve was logging when killed ----------------------------------------------------------
+
+def _held_in(ws, slug: str, log: str, text: str = "到了吗") -> Served:
+    """A serve killed just after logging `text` into `log` (relative to the workspace), its held record naming
+    `slug` and that log; the next serve's gateway, its settling (before any delivery) left to the test."""
+    from heartcompass.gateway.state import Held, fingerprint
+
+    served = Served(ws)
+    now = clock.now(ws)
+    path = ws.root / log
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dailylog.append(path, dailylog.Entry(now.strftime("%H:%M:%S"), "me", text), now.date())
+    served.state.hold(Held("42:7", "42", slug, log, 0, fingerprint(dailylog.as_logged(text))))
+    return served
+
+
+def test_a_message_logged_before_the_kill_is_marked_handled_and_not_logged_twice(example_ws):
+    served = _held_in(example_ws, "alice", f"people/alice/logs/{clock.now(example_ws).date()}.md")
+    recovery.settle(served.gw)
+    assert served.state.is_seen("42:7") and served.state.interrupted() is None
+    assert served.reports == ["telegram: a message the last serve logged and did not mark handled is not logged twice"]
+    assert served.state.unanswered_chats() == [("42", "alice")]
+
+
+@pytest.mark.parametrize("slug, log", [
+    ("", "people/logs/2026-12-07.md"), (".", "people/logs/2026-12-07.md"), ("..", "people/../logs/2026-12-07.md"),
+    ("alice/logs", "people/alice/logs/logs/2026-12-07.md"), ("alice", "people/alice/logs/2026-12-07.txt"),
+    ("alice", "people/alice/2026-12-07.md"), ("alice", "people/bob/logs/2026-12-07.md")])
+def test_a_held_record_naming_anything_but_that_persons_own_day_log_is_let_go_unread(example_ws, slug, log):
+    """A state file edited or broken by hand: its record reads nothing outside the person's logs/ (the line is
+    there, but the next delivery logs it again rather than trust the record)."""
+    served = _held_in(example_ws, slug, log)
+    assert served.state.interrupted() is not None and (example_ws.root / log).is_file()
+    recovery.settle(served.gw)
+    assert not served.state.is_seen("42:7") and served.state.interrupted() is None and served.reports == []
+
+
+def test_a_message_held_at_midnight_goes_into_the_day_log_its_record_names(example_ws):
+    """The time is read once: a message logged as the day turns is in the log the held record names, so a kill
+    right after is settled from the right file."""
+    import datetime as dt
+
+    served = Served(example_ws)
+    served.say("/switch alice")
+    session = served.gw.session(served.gw.conversation("telegram", "42"))
+    ticks = iter([dt.datetime(2026, 12, 7, 23, 59, 59), dt.datetime(2026, 12, 8, 0, 0, 1)])
+    session.time_source = lambda: next(ticks, dt.datetime(2026, 12, 8, 0, 0, 2))
+    recovery.hold(served.gw, served.state, "42:9", "42", session, "晚安")
+    held = served.state.interrupted()
+    assert held.log == "people/alice/logs/2026-12-07.md"
+    assert ("me", "晚安") in [(e.speaker, e.text) for e in dailylog.load(example_ws.root / held.log)]

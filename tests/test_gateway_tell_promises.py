@@ -6,6 +6,8 @@ worker run to its end in the test's thread."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fakes import FakeChat
 from gateway_core_helpers import Served
@@ -386,3 +388,191 @@ def test_a_yes_to_a_question_the_files_already_answer_says_so_and_claims_no_comm
     served.finish()
     assert served.channel.sent[1:] == ["Nothing to change: the files already say so."]
     assert git(example_ws, "rev-parse", "HEAD") == head
+
+
+# -- what a /tell's question shows, and who holds the workspace meanwhile -----------------------------------------
+
+def _asked_text(served) -> str:
+    return served.channel.asked[-1][1]
+
+
+def test_a_tell_shows_each_files_diff_one_after_the_other_then_the_question(example_ws):
+    """Every changed file's diff is shown whole, in order, each on its own lines, before "Write these changes?"."""
+    from heartcompass.store import lifecycle
+
+    lifecycle.add_person(example_ws, "Bob Li", "friend")
+    served = Served(example_ws, FakeChat().enqueue(berlin(), {"summary": "Bob helps", "new_facts": [
+        {"text": "Is helping Alice move to Berlin", "evidence": ["L1"]}]}, {"people": []}))
+    served.say("/switch alice")
+    served.say("/tell She moves to Berlin; Bob Li is driving the van")
+    served.finish()
+    diffs = [d for p in served.gw.offers.waiting["t1"]["plans"] for d in p["diffs"].values()]
+    assert len(diffs) == 2 and "Is helping Alice move to Berlin" in diffs[1]
+    assert _asked_text(served) == "\n".join(diffs) + "\n\nWrite these changes?"
+
+
+def test_a_long_diff_is_cut_at_the_limit_with_a_pointer_to_the_log_and_one_at_the_limit_is_whole(example_ws,
+                                                                                                  monkeypatch):
+    from heartcompass.gateway import commands
+
+    served = _told(example_ws, berlin(), {"people": []})
+    diff, = served.gw.offers.waiting["t1"]["plans"][0]["diffs"].values()
+    monkeypatch.setattr(commands, "DIFF_LIMIT", len(diff))
+    served.gw.model().enqueue(berlin(), {"people": []})
+    served.say(f"/tell {NARRATIVE}")
+    served.finish()
+    assert _asked_text(served) == diff + "\n\nWrite these changes?"
+    monkeypatch.setattr(commands, "DIFF_LIMIT", len(diff) - 1)
+    served.gw.model().enqueue(berlin(), {"people": []})
+    served.say(f"/tell {NARRATIVE}")
+    served.finish()
+    assert _asked_text(served) == (diff[:-1] + "\n… (more; `heartcompass log` shows all once written)"
+                                   "\n\nWrite these changes?")
+
+
+def test_each_line_the_checks_refused_is_shown_on_its_own_line_under_the_diff(example_ws):
+    good = {"text": "Lent the user 500 dollars", "evidence": ["L1"]}
+    bad = [{"text": f"Lent the user {n} dollars", "evidence": ["L1"]} for n in (5000, 9000)]
+    served = Served(example_ws, FakeChat().enqueue({"summary": "a loan", "new_facts": [good, *bad]},
+                                                   {"summary": "left out"}, {"people": []}))
+    served.say("/switch alice")
+    served.say("/tell she lent me 500 dollars")
+    served.finish()
+    text = _asked_text(served)
+    diff, = served.gw.offers.waiting["t1"]["plans"][0]["diffs"].values()
+    assert "+- Lent the user 500 dollars" in diff and text.startswith(diff)
+    refused = text[len(diff):-len("\n\nWrite these changes?")].split("\n")
+    assert refused[0] == "" and len(refused) == 3 and all(r.startswith("Refused, not written: alice: ") for r in refused[1:])
+    assert [r.split(" -- ")[1] for r in refused[1:]] == [
+        f"new fact {i}: {n} does not appear in the entries it cites (L1); numbers, amounts and dates must come "
+        "from them" for i, n in ((2, 5000), (3, 9000))]
+
+
+def test_a_tells_yes_and_no_hold_the_workspace_lock_as_serve(example_ws, monkeypatch):
+    """While the phone's answer writes, a terminal command is told "Another HeartCompass serve is running"."""
+    from heartcompass.store import lock
+
+    holders = []
+    real = lock.FileLock.acquire
+
+    def acquire(self):
+        real(self)
+        holders.append((lock.holder(self.path) or {}).get("purpose"))
+
+    served = _told(example_ws, berlin(), {"people": []})
+    monkeypatch.setattr(lock.FileLock, "acquire", acquire)
+    served.say(button="t1:no")
+    served.finish()
+    assert served.channel.sent[-1].startswith("Not applied.") and holders == ["serve"]
+    served.gw.model().enqueue(berlin(), {"people": []})
+    monkeypatch.setattr(lock.FileLock, "acquire", real)
+    served.say(f"/tell {NARRATIVE}")
+    served.finish()
+    monkeypatch.setattr(lock.FileLock, "acquire", acquire)
+    served.say(button="t2:yes")
+    served.finish()
+    assert served.channel.sent[-1].startswith("Written and committed (") and holders == ["serve", "serve"]
+
+
+def test_a_declined_tells_note_git_cannot_commit_now_stays_on_disk_and_the_reason_is_reported(example_ws):
+    served = _told(example_ws, berlin(), {"people": []})
+    (example_ws.root / ".git" / "rebase-merge").mkdir()
+    served.say(button="t1:no")
+    served.finish()
+    assert served.channel.sent[-1] == "Not applied. What you told is kept in the log as a note for the gardener."
+    assert served.reports[-1] == ("tell: the note is not committed yet: git is in the middle of a rebase: finish "
+                                  "it with 'git rebase --continue' or go back with 'git rebase --abort'.")
+    assert ("note", NARRATIVE) in [(e.speaker, e.text) for e in log_entries(example_ws, "alice")]
+
+
+def test_a_tell_whose_buttons_the_app_refuses_is_reported_and_a_typed_yes_still_writes_it(example_ws):
+    served = Served(example_ws, FakeChat().enqueue(berlin(), {"people": []}))
+    served.channel.refuse_asking = True
+    served.say("/switch alice")
+    served.say(f"/tell {NARRATIVE}")
+    served.finish()
+    assert served.reports == ["telegram: could not ask: RuntimeError: no buttons here"]
+    served.say("/yes")
+    served.finish()
+    assert served.channel.sent[-1].startswith("Written and committed (")
+    assert "Moves to Berlin in March" in _memory(example_ws)
+
+
+# -- a kept /tell read back ------------------------------------------------------------------------------------------
+
+def _planned(ws, *model_replies):
+    """A /tell's plan and note as the phone makes them (the narrative logged first), and its record."""
+    from heartcompass.gateway.tell_offers import tell_record
+    from heartcompass.intake import tell
+    from heartcompass.store import clock
+    from heartcompass.store.people import resolve
+
+    person, now = resolve(ws, "alice"), clock.now(ws)
+    note = tell.log_note(person, NARRATIVE, now)
+    plan = tell.plan(ws, FakeChat().enqueue(*model_replies), person, NARRATIVE, now)
+    return plan, note, json.loads(json.dumps(tell_record(ws, plan, note), ensure_ascii=False))
+
+
+def test_a_kept_tell_read_back_is_the_plan_and_note_that_were_offered(example_ws):
+    """After a restart the Yes applies exactly what was shown: the record gives back the same plan (who, what
+    was told, when, each file's text, diff and changes) and the same note, a file it creates included."""
+    from conftest import git
+
+    from heartcompass.gateway.tell_offers import tell_note, tell_plan
+
+    events = example_ws.people_dir / "alice" / "EVENTS.md"
+    events.unlink()
+    git(example_ws, "commit", "-qam", "no events yet")
+    plan, note, record = _planned(example_ws, {**berlin(), "new_events": [
+        {"date": "2026-03-01", "text": "Moves to Berlin", "weight": 0.5, "evidence": ["L1"]}]}, {"people": []})
+    assert record["plans"][0]["originals"]["people/alice/EVENTS.md"] is None and plan.has_changes
+    assert tell_note(example_ws, record) == note
+    again = tell_plan(example_ws, record, note)
+    assert (again.person, again.narrative, again.now, again.unknown) == (plan.person, plan.narrative, plan.now, [])
+    assert [(p.person, p.name, p.texts, p.diffs, p.changes, p.summary) for p in again.plans] == [
+        (p.person, p.name, p.texts, p.diffs, p.changes, p.summary) for p in plan.plans]
+    assert [p.originals for p in again.plans] == [{path: p.originals[path] for path in p.texts} for p in plan.plans]
+
+
+def _yes_after(example_ws, change) -> Served:
+    served = _told(example_ws, berlin(), {"people": []})
+    change()
+    served.say(button="t1:yes")
+    served.finish()
+    return served
+
+
+def test_a_yes_after_the_person_is_gone_writes_nothing_and_says_to_tell_again(example_ws):
+    import shutil
+
+    served = _yes_after(example_ws, lambda: shutil.rmtree(example_ws.people_dir / "alice"))
+    assert served.channel.sent[-1] == ("Not written: people/alice/ is gone since the proposal was made; nothing "
+                                       "written. Tell it again with /tell. What you told is kept in the log as a note.")
+
+
+def test_a_yes_after_the_days_log_lost_what_was_told_writes_nothing_and_says_to_tell_again(example_ws):
+    """The day log deleted, or cut short before the told line, by hand: refused in words, no crash, no write."""
+    said = "nothing written. Tell it again with /tell. What you told is kept in the log as a note."
+    logs = example_ws.people_dir / "alice" / "logs"
+    served = _yes_after(example_ws, lambda: [p.unlink() for p in logs.glob("*.md")])
+    assert served.channel.sent[-1].startswith("Not written: What you told is no longer where it was in "
+                                              "people/alice/logs/")
+    assert served.channel.sent[-1].endswith(said)
+    before = _memory(example_ws)
+    served.gw.model().enqueue(berlin(), {"people": []})
+    served.say(f"/tell {NARRATIVE}")
+    served.finish()
+    for log in logs.glob("*.md"):   # the told line (the last) cut off
+        log.write_text(log.read_text(encoding="utf-8").rsplit("\n- ", 1)[0] + "\n", encoding="utf-8")
+    served.say(button="t2:yes")
+    served.finish()
+    assert served.channel.sent[-1].endswith(said) and _memory(example_ws) == before
+
+
+def test_a_yes_after_a_file_it_changes_was_deleted_says_the_file_changed(example_ws):
+    memory = example_ws.people_dir / "alice" / "MEMORY.md"
+    served = _yes_after(example_ws, memory.unlink)
+    assert served.channel.sent[-1] == (
+        "Not written: people/alice/MEMORY.md changed since the proposal was made; nothing written. Tell it again "
+        "with /tell: the proposal starts from the file as it is. What you told is kept in the log as a note.")
+    assert not memory.exists()

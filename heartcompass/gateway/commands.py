@@ -174,7 +174,9 @@ def review(gw: "Gateway", conv: "Conversation") -> None:
 
 
 def answer(gw: "Gateway", conv: "Conversation", data: str) -> None:
-    key, _, choice = data.partition(":")
+    # KEY:CHOICE, and a typed answer is "/yes ARG" with ARG:yes: the key is before the first colon, the choice
+    # after the last, so "/yes t1:yes" (the button's data typed) or "/yes t1:" is a Yes, never a No.
+    key, choice = data.partition(":")[0], data.rpartition(":")[2]
     if re.fullmatch(r"q\d+", key):  # one of the gardener's questions: as `review yes/no ID`
         _answer_question(gw, conv, key, choice == "yes")
         return

@@ -20,6 +20,7 @@ from heartcompass.errors import HeartCompassError
 from heartcompass.gateway.core import Gateway, Incoming
 
 MENTION = re.compile(r"@_user_\d+\s*")  # how Feishu writes an @mention of the bot in a group
+CLOSE_WAIT = 30.0  # seconds close waits for the inbox thread: a core stuck on a delivery never keeps serve running
 
 
 def missing_extra() -> HeartCompassError:
@@ -54,7 +55,7 @@ def check_app(app_id: str, app_secret: str, domain: str) -> str:
     return app_id
 
 
-def parse_content(kind: str, content: str) -> tuple[str, str | None]:
+def parse_content(kind: str | None, content: str | None) -> tuple[str, str | None]:
     """(text, image_key) of a received message: text, image, or post (rich text: a photo with a caption)."""
     try:
         data = json.loads(content or "{}")
@@ -105,7 +106,7 @@ class LarkChannel:
         open_id = getattr(sender.sender_id, "open_id", None) if sender and sender.sender_id else None
         if msg is None or not open_id or (sender.sender_type or "user") != "user":
             return
-        text, image_key = parse_content(msg.message_type or "", msg.content or "")
+        text, image_key = parse_content(msg.message_type, msg.content)
         private = (msg.chat_type or "p2p") == "p2p"  # a group is answered with a note only (core)
         self.inbox.put(("message", msg.message_id, msg.chat_id, open_id, text, image_key, private))
 
@@ -137,7 +138,7 @@ class LarkChannel:
     def close(self) -> None:
         self.inbox.put(None)
         for thread in self._threads:
-            thread.join(timeout=30)
+            thread.join(timeout=CLOSE_WAIT)
 
     def _hand_over(self, gateway: Gateway, stop: threading.Event) -> None:
         while True:

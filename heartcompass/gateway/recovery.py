@@ -71,8 +71,10 @@ def settle(gw: Gateway) -> None:
 
 
 def _a_day_log_of(gw: Gateway, slug: str, log: Path) -> bool:
-    """log is a day log in that person's own logs folder, inside the workspace (no '..', no other folder)."""
-    if not slug or slug in (".", "..") or "/" in slug or os.sep in slug or ".." in log.parts:
+    """log is a day log in that person's own logs folder, inside the workspace: the slug one folder's name (not
+    '', '.', '..' or a path; '/' is the only separator where serve runs, its locks being fcntl's), the log right
+    in its logs/ (paths compared as written: a '..' in the log's path never matches)."""
+    if slug in ("", ".", "..") or "/" in slug:
         return False
     return log.parent == gw.ws.people_dir / slug / "logs" and log.suffix == ".md"
 

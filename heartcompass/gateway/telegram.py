@@ -22,6 +22,7 @@ from heartcompass.gateway.state import ChannelState
 
 TOKEN_VAR = "TELEGRAM_BOT_TOKEN"
 SEND_TIMEOUT = 60.0
+CLOSE_WAIT = 30.0  # seconds close waits for the bot's thread: an app that hangs never keeps serve running
 
 
 def missing_extra() -> HeartCompassError:
@@ -85,7 +86,7 @@ class TelegramChannel:
         """After the worker is done: the loop stops sending and shuts down."""
         self._closed.set()
         if self._thread:
-            self._thread.join(timeout=30)
+            self._thread.join(timeout=CLOSE_WAIT)
 
     async def _main(self, gateway: Gateway, stop: threading.Event) -> None:
         from telegram import BotCommand
