@@ -254,3 +254,52 @@ def test_events_tied_across_terms_go_in_relevances_order_not_the_files(monkeypat
     _same(plain, fast)
     picked = [u.text for u in plain.chosen if u.section == "events"]
     assert picked and all("origami" in text for text in picked[:plain.relevant])
+
+
+@pytest.mark.parametrize("big_run", [1, 10 ** 9])
+def test_a_named_groups_place_stands_at_the_most_its_next_event_scores_no_higher(monkeypatch, big_run):
+    """The walk's place in a group of named events is a bound that is
+    reached: where the event at the place is as short as any after it and
+    holds the terms as often as any line does, its key is the place's most
+    (to rounding), for weights, days and relevance below 1 alike. A looser
+    place would have the walk score events it need not (issue 32's cost)."""
+    _walked(monkeypatch, 0, big_run)
+    long_text = "pottery class after a long day at the studio downtown"
+    events = [events_fmt.Event(TODAY - dt.timedelta(days=d), long_text, w) for d in (40, 10, 25, 10) for w in (0.3, 0.8)]
+    events += [events_fmt.Event(TODAY - dt.timedelta(days=d % 9), "a walk", 0.5) for d in range(60)]
+    pool = _pool(events)
+    rel = pool.relevance = Relevance(pool.terms, relevance.query(["pottery class"]))
+    table, checked = pool.table, 0
+    for g, (weight, _, start, end) in enumerate(table.groups):
+        for j in range(start, end):
+            i = table.members[j]
+            scored = rel.score(i)
+            if scored is None:
+                continue
+            assert 0 < scored[0] < 1  # a long line: its relevance below 1, the bound's cap not reached
+            key = weight * pool._factor(table.dates[i]) + selection.RELEVANCE_WEIGHT * scored[0]
+            assert key <= -pool._most(rel, g, j) <= key * (1 + 1e-6), (g, j)
+            checked += 1
+    assert checked == 8
+
+
+@pytest.mark.parametrize("big_run", [1, 10 ** 9])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_terms_groups_are_those_its_lines_are_in_no_more(monkeypatch, seed, big_run):
+    """The walk visits the groups a message's terms are in (counted, or
+    through their runs' group bitmaps), and only those: a group none of
+    them is in is never walked for the named."""
+    _walked(monkeypatch, 0, big_run)
+    rnd = random.Random(seed)
+    events = _events(rnd, rnd.randint(60, 160)) + _tied_events(rnd, 40)
+    pool = _pool(events)
+    group_of, visited = pool.table.group_of, 0
+    for q in (*QUERIES, ["pottery class 糖葫芦 hiking"]):
+        about = relevance.query(q)
+        rel = Relevance(pool.terms, about)
+        expected = {group_of[i] for i in relevance.scores(about, [e.text for e in events])}
+        assert rel.groups(group_of) == expected, q
+        for term in rel.terms:
+            assert term.groups(group_of) == {group_of[i] for i in term.lines()}, q
+        visited += len(expected)
+    assert visited and len(pool.table.groups) > max(len(rel.groups(group_of)), 1)
