@@ -261,26 +261,26 @@ def test_a_named_groups_place_stands_at_the_most_its_next_event_scores_no_higher
     """The walk's place in a group of named events is a bound that is
     reached: where the event at the place is as short as any after it and
     holds the terms as often as any line does, its key is the place's most
-    (to rounding), for weights, days and relevance below 1 alike. A looser
+    (to rounding), for weights, days, relevance below 1 and at its cap of 1. A looser
     place would have the walk score events it need not (issue 32's cost)."""
     _walked(monkeypatch, 0, big_run)
     long_text = "pottery class after a long day at the studio downtown"
     events = [events_fmt.Event(TODAY - dt.timedelta(days=d), long_text, w) for d in (40, 10, 25, 10) for w in (0.3, 0.8)]
-    events += [events_fmt.Event(TODAY - dt.timedelta(days=d % 9), "a walk", 0.5) for d in range(60)]
+    events += [events_fmt.Event(TODAY - dt.timedelta(days=d % 9), "a slow walk along the river", 0.5) for d in range(60)]
+    events += [events_fmt.Event(TODAY - dt.timedelta(days=d), "pottery class", 0.6) for d in (3, 7)]  # short: at 1
     pool = _pool(events)
     rel = pool.relevance = Relevance(pool.terms, relevance.query(["pottery class"]))
-    table, checked = pool.table, 0
+    table, relevances = pool.table, []
     for g, (weight, _, start, end) in enumerate(table.groups):
         for j in range(start, end):
             i = table.members[j]
             scored = rel.score(i)
             if scored is None:
                 continue
-            assert 0 < scored[0] < 1  # a long line: its relevance below 1, the bound's cap not reached
             key = weight * pool._factor(table.dates[i]) + selection.RELEVANCE_WEIGHT * scored[0]
             assert key <= -pool._most(rel, g, j) <= key * (1 + 1e-6), (g, j)
-            checked += 1
-    assert checked == 8
+            relevances.append(scored[0])
+    assert len(relevances) == 10 and sorted(relevances)[-2:] == [1.0, 1.0] and 0 < min(relevances) < 0.9
 
 
 @pytest.mark.parametrize("big_run", [1, 10 ** 9])
@@ -303,3 +303,47 @@ def test_a_terms_groups_are_those_its_lines_are_in_no_more(monkeypatch, seed, bi
             assert term.groups(group_of) == {group_of[i] for i in term.lines()}, q
         visited += len(expected)
     assert visited and len(pool.table.groups) > max(len(rel.groups(group_of)), 1)
+
+
+def test_filling_the_prompt_walks_a_few_hundred_events_not_all_of_them(monkeypatch):
+    """Once nothing left fits and fifty of those left out are named, the
+    walk lets every group go: filling a prompt of a few events from 3,000
+    hands fill a few hundred of them (issue 32: 100,000 cost what a few
+    hundred do), and the choice is the sort's."""
+    rnd = random.Random(4)
+    events = [events_fmt.Event(TODAY - dt.timedelta(days=rnd.randint(0, 900)),
+                               " ".join(rnd.choices(WORDS, k=rnd.randint(1, 8))), rnd.choice([0.2, 0.5, 0.9]))
+              for _ in range(3000)]
+    walked: list[int] = []
+    walk = TablePool._walk
+
+    def counted(self, *args, **kwargs):
+        for item in walk(self, *args, **kwargs):
+            walked.append(item[2])
+            yield item
+
+    monkeypatch.setattr(TablePool, "_walk", counted)
+    plain, fast = _choices(rnd, events, 300, 11, None)
+    _same(plain, fast)
+    assert plain.left_count["events"] > 2900 and len(plain.left["events"]) == selection.LEFT_OUT_SHOWN
+    assert len(walked) < 300
+
+
+@pytest.mark.parametrize("about", [None, ["hiking 糖葫芦"]])
+def test_fill_adds_to_the_events_already_left_out_as_the_sort_does(about):
+    """Both ways of filling take what was left out before as theirs: the
+    count goes on from it, and only as many more are named as make fifty."""
+    rnd = random.Random(2)
+    events = _events(rnd, 200)
+    score = lambda e: events_fmt.score(e, TODAY, 30.0)  # noqa: E731
+    choices = []
+    for pool in (selection.EventList(events, score), _pool(events)):
+        if about:
+            pool.named(relevance.query(about))
+        choice = selection.Choice(left={"events": [f"earlier {k}" for k in range(10)]}, left_count={"events": 12})
+        pool.fill(selection.Budget(60, {"events": 3}, choice), set())
+        choices.append(choice)
+    _same(*choices)
+    plain = choices[0]
+    assert plain.chosen and plain.left_count["events"] == 12 + 200 - len(plain.chosen)
+    assert len(plain.left["events"]) == selection.LEFT_OUT_SHOWN and plain.left["events"][:10][-1] == "earlier 9"
