@@ -152,7 +152,7 @@ def test_the_walk_names_every_event_in_relevances_order_ties_and_all(monkeypatch
         about = relevance.query(q)
         plain = selection.EventList(events, lambda e: events_fmt.score(e, TODAY, 30.0)).named(about)
         walked = list(_pool(events).named(about))
-        assert [(key, i) for key, _, _, i in walked] == [(key, i) for key, _, _, i in plain], q
+        assert [(key, tag, i) for key, tag, _, i in walked] == [(key, tag, i) for key, tag, _, i in plain], q
         ties += len(plain) - len({key for key, *_ in plain})
     assert ties > 10  # many named, and tied
 
@@ -307,26 +307,33 @@ def test_a_terms_groups_are_those_its_lines_are_in_no_more(monkeypatch, seed, bi
 
 def test_filling_the_prompt_walks_a_few_hundred_events_not_all_of_them(monkeypatch):
     """Once nothing left fits and fifty of those left out are named, the
-    walk lets every group go: filling a prompt of a few events from 3,000
-    hands fill a few hundred of them (issue 32: 100,000 cost what a few
-    hundred do), and the choice is the sort's."""
+    walk lets every group go, and a group's place waits at its next event's
+    standing: filling a prompt of a few events from 6,000 hands fill a few
+    hundred and weighs the standing of fewer than a tenth (issue 32:
+    100,000 cost what a few hundred do), and the choice is the sort's."""
     rnd = random.Random(4)
     events = [events_fmt.Event(TODAY - dt.timedelta(days=rnd.randint(0, 900)),
                                " ".join(rnd.choices(WORDS, k=rnd.randint(1, 8))), rnd.choice([0.2, 0.5, 0.9]))
-              for _ in range(3000)]
+              for _ in range(6000)]
     walked: list[int] = []
-    walk = TablePool._walk
+    weighed: list[int] = []
+    walk, factor = TablePool._walk, TablePool._factor
 
     def counted(self, *args, **kwargs):
         for item in walk(self, *args, **kwargs):
             walked.append(item[2])
             yield item
 
+    def counted_factor(self, date):
+        weighed.append(date)
+        return factor(self, date)
+
     monkeypatch.setattr(TablePool, "_walk", counted)
+    monkeypatch.setattr(TablePool, "_factor", counted_factor)
     plain, fast = _choices(rnd, events, 300, 11, None)
     _same(plain, fast)
-    assert plain.left_count["events"] > 2900 and len(plain.left["events"]) == selection.LEFT_OUT_SHOWN
-    assert len(walked) < 300
+    assert plain.left_count["events"] > 5900 and len(plain.left["events"]) == selection.LEFT_OUT_SHOWN
+    assert 0 < len(walked) < 300 and 0 < len(weighed) < len(events) // 10
 
 
 @pytest.mark.parametrize("about", [None, ["hiking 糖葫芦"]])
@@ -347,3 +354,23 @@ def test_fill_adds_to_the_events_already_left_out_as_the_sort_does(about):
     plain = choices[0]
     assert plain.chosen and plain.left_count["events"] == 12 + 200 - len(plain.chosen)
     assert len(plain.left["events"]) == selection.LEFT_OUT_SHOWN and plain.left["events"][:10][-1] == "earlier 9"
+
+
+def test_two_terms_share_a_line_whichever_way_each_is_kept(monkeypatch):
+    """Whether two terms are ever in one line (which of them the bound may
+    add up) is the same read through bitmaps, counted, or one of each, in
+    either order: pottery and kites share lines, sunflowers none with
+    pottery."""
+    _walked(monkeypatch, 0, 20)  # pottery and sunflowers in 20 lines or more: bitmaps; kites and 糖葫芦 counted
+    events = [events_fmt.Event(TODAY, text, 0.5)
+              for text in ["pottery"] * 30 + ["sunflowers"] * 30 + ["pottery kites"] * 2 + ["kites", "糖葫芦"]]
+    terms = Relevance(_pool(events).terms, relevance.query(["pottery sunflowers kites 糖葫芦"])).terms
+    assert sorted(term.counts is None for term in terms) == [False] * 3 + [True] * 2  # kit, 糖葫, 葫芦 counted
+    lines = [set(term.lines()) for term in terms]
+    shared = 0
+    for a in range(5):
+        for b in range(5):
+            if a != b:
+                assert terms[a].shares_a_line(terms[b]) == bool(lines[a] & lines[b]), (a, b)
+                shared += bool(lines[a] & lines[b])
+    assert shared == 4  # pottery and kites, 糖葫 and 葫芦, both ways
