@@ -374,3 +374,24 @@ def test_two_terms_share_a_line_whichever_way_each_is_kept(monkeypatch):
                 assert terms[a].shares_a_line(terms[b]) == bool(lines[a] & lines[b]), (a, b)
                 shared += bool(lines[a] & lines[b])
     assert shared == 4  # pottery and kites, 糖葫 and 葫芦, both ways
+
+
+@pytest.mark.parametrize("few, big_run", [(0, 1), (0, 10 ** 9), (10 ** 9, 1)])
+def test_an_event_two_terms_find_is_placed_by_the_first_of_them(monkeypatch, few, big_run):
+    """Short lines score relevance's cap of 1 whichever terms find them, so
+    "kites" and "pottery kites" tie. Relevance's first term is kit (its
+    search's order), which finds both: they go in file order, alternating.
+    Placed by the last term that finds it, each "pottery kites" would go
+    after every "kites"."""
+    _walked(monkeypatch, few, big_run)
+    events = [events_fmt.Event(TODAY, text, 0.5) for text in ("kites", "pottery kites") * 5]
+    events += [events_fmt.Event(TODAY - dt.timedelta(days=5), "pottery at the studio", 0.5)] * 100
+    events += [events_fmt.Event(TODAY - dt.timedelta(days=5), "a slow walk along the river at dusk", 0.5)] * 200
+    about = relevance.query(["pottery kites"])
+    pool = _pool(events)
+    scores = relevance.scores(about, [e.text for e in events])
+    assert list(pool.terms.found(about)) == ["kit", "pottery"] and {scores[i] for i in range(10)} == {1.0}
+    plain = selection.EventList(events, lambda e: events_fmt.score(e, TODAY, 30.0)).named(about)
+    walked = list(pool.named(about))
+    assert [(key, i) for key, _, _, i in walked] == [(key, i) for key, _, _, i in plain]
+    assert [events[i].text for *_, i in walked[:10]] == ["kites", "pottery kites"] * 5
