@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import itertools
 import random
 
 import pytest
@@ -395,3 +396,39 @@ def test_an_event_two_terms_find_is_placed_by_the_first_of_them(monkeypatch, few
     walked = list(pool.named(about))
     assert [(key, i) for key, _, _, i in walked] == [(key, i) for key, _, _, i in plain]
     assert [events[i].text for *_, i in walked[:10]] == ["kites", "pottery kites"] * 5
+
+
+def _largest_sets(n: int, near: list[set[int]]) -> list[list[int]]:
+    """Every set of terms each two of which share a line, and in no larger such set (by trying every subset)."""
+    sets = [s for s in itertools.chain.from_iterable(itertools.combinations(range(n), k) for k in range(1, n + 1))
+            if all(b in near[a] for a, b in itertools.combinations(s, 2))]
+    return sorted(list(s) for s in sets if not any(set(s) < set(t) for t in sets))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_sets_of_terms_found_together_are_all_the_largest_and_only_them(seed):
+    """together lists every largest set of terms sharing lines two by two
+    (a path a-b-c: {a, b} and {b, c}, so an event of b and c is bounded
+    too), each once, none of them within another."""
+    rnd = random.Random(seed)
+    n = rnd.randint(3, 7)
+    terms = [_Lines(set()) for _ in range(n)]
+    near: list[set[int]] = [set() for _ in range(n)]
+    for a, b in itertools.combinations(range(n), 2):
+        if (seed < 2 and b == a + 1) or (seed >= 2 and rnd.random() < 0.5):  # seeds 0, 1: a path
+            near[a].add(b)
+            near[b].add(a)
+            terms[a].near.add(id(terms[b]))
+            terms[b].near.add(id(terms[a]))
+    found = event_relevance.together(terms)  # type: ignore[arg-type]
+    assert sorted(sorted(s) for s in found) == _largest_sets(n, near)
+    assert len(found) == n - 1 if seed < 2 else found  # a path of n terms: n - 1 pairs
+
+
+def test_sixty_four_sets_of_terms_are_listed_as_they_are_more_become_one():
+    """MOST_SETS sets are listed; past them, one set of all the terms."""
+    terms = [_Lines(set()) for _ in range(12)]
+    for a in range(12):  # in pairs, each sharing a line with every term outside its pair: 2^6 = 64 largest sets
+        terms[a].near = {id(terms[b]) for b in range(12) if a // 2 != b // 2}
+    found = event_relevance.together(terms)  # type: ignore[arg-type]
+    assert len(found) == event_relevance.MOST_SETS == 64 and all(len(s) == 6 for s in found)
