@@ -362,7 +362,7 @@ def test_two_terms_share_a_line_whichever_way_each_is_kept(monkeypatch):
     add up) is the same read through bitmaps, counted, or one of each, in
     either order: pottery and kites share lines, sunflowers none with
     pottery."""
-    _walked(monkeypatch, 0, 20)  # pottery and sunflowers in 20 lines or more: bitmaps; kites and 糖葫芦 counted
+    _walked(monkeypatch, 0, 30)  # pottery and sunflowers in 30 lines or more: bitmaps; kites and 糖葫芦 counted
     events = [events_fmt.Event(TODAY, text, 0.5)
               for text in ["pottery"] * 30 + ["sunflowers"] * 30 + ["pottery kites"] * 2 + ["kites", "糖葫芦"]]
     terms = Relevance(_pool(events).terms, relevance.query(["pottery sunflowers kites 糖葫芦"])).terms
@@ -432,3 +432,25 @@ def test_sixty_four_sets_of_terms_are_listed_as_they_are_more_become_one():
         terms[a].near = {id(terms[b]) for b in range(12) if a // 2 != b // 2}
     found = event_relevance.together(terms)  # type: ignore[arg-type]
     assert len(found) == event_relevance.MOST_SETS == 64 and all(len(s) == 6 for s in found)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_an_index_built_without_a_tables_groups_has_every_line_in_group_zero(monkeypatch, seed):
+    """Built from texts alone (no event table), every line is in one group,
+    0; its common runs keep bitmaps all the same, and relevance read
+    through them, built or read back, is the search's."""
+    _walked(monkeypatch, 0, 1)
+    rnd = random.Random(seed)
+    docs = [" ".join(rnd.choices(WORDS, k=rnd.randint(1, 8))) for _ in range(rnd.randint(10, 60))]
+    built = TermIndex.build(docs)
+    blobs, rest = built.to_parts()
+    named = 0
+    for index in (built, TermIndex.from_parts([memoryview(blob) for blob in blobs], rest)):
+        for q in QUERIES:
+            about = relevance.query(q)
+            expected = relevance.scores(about, docs)
+            rel = Relevance(index, about)
+            assert {i: s[0] for i in range(len(docs)) if (s := rel.score(i))} == expected, q
+            assert rel.groups([0] * len(docs)) == ({0} if expected else set()), q
+            named += len(expected)
+    assert named
