@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import errno
+import os
 import random
 from pathlib import Path
 
@@ -14,7 +16,7 @@ import pytest
 
 from heartcompass.errors import FormatError
 from heartcompass.formats import events as events_fmt
-from heartcompass.memory import context, event_cache
+from heartcompass.memory import context, event_cache, event_pool, relevance_index
 from heartcompass.store.creation import copy_template
 from heartcompass.store.people import create
 from heartcompass.store.workspace import Workspace
@@ -208,3 +210,48 @@ def test_a_link_in_place_of_the_cache_is_set_aside_and_not_followed(alice, monke
     path.symlink_to(elsewhere)
     assert _build(ws, person, MESSAGES[2], True, monkeypatch) == plain
     assert path.with_suffix(".broken").is_symlink() and not path.is_symlink() and path.is_file()
+
+
+@pytest.mark.parametrize("few, big_run", [(0, 1), (0, 40), (10 ** 9, 1)])
+def test_the_cached_prompt_is_the_parsed_files_whichever_way_the_walk_goes(alice, monkeypatch, few, big_run):
+    """At 100,000 events a common word's lines are read through bitmaps of
+    its lines and of the groups they are in, and its events walked group by
+    group: the cache keeps those per group, and the prompt is the parsed
+    file's, to the byte, made to go that way on 600 events."""
+    monkeypatch.setattr(event_pool, "FEW_NAMED", few)
+    monkeypatch.setattr(relevance_index, "BIG_RUN", big_run)
+    ws, person = alice
+    prompts = _same_either_way(ws, person, monkeypatch)
+    assert prompts[2]["relevant"] > 0 and "rainbow sidewalk" in prompts[1]["system"]
+    cached = event_cache.load(ws.state_dir, person.slug, person.events_path.read_bytes(), person.events_path)
+    assert len(cached.table.groups) > 8 and cached.terms.groups == len(cached.table.groups)  # kept, not rebuilt
+
+
+def test_a_cache_that_fails_to_read_is_set_aside_and_the_prompt_goes_on(alice, monkeypatch):
+    """An I/O error reading the cache (a failing disk) is no error of the
+    prompt's: the cache is set aside as .broken and rebuilt."""
+    ws, person = alice
+    path, plain = _cache(alice, monkeypatch)
+    written = path.read_bytes()
+
+    class Failing:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read(self):
+            raise OSError(errno.EIO, "Input/output error")
+
+    class FailingReads:  # event_cache's os, but its reads fail
+        def __getattr__(self, name):
+            return getattr(os, name)
+
+        def fdopen(self, fd, *args, **kwargs):
+            return Failing()
+
+    monkeypatch.setattr(event_cache, "os", FailingReads())
+    assert _build(ws, person, MESSAGES[2], True, monkeypatch) == plain and plain["relevant"] > 0
+    assert path.with_suffix(".broken").read_bytes() == written  # set aside as it was
+    assert path.read_bytes().startswith(event_cache.MAGIC)  # and rebuilt
