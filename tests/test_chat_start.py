@@ -1,7 +1,9 @@
 """A chat's start (issue 32): with nothing of the person's to commit, `chat`
 reaches the model without GitPython (plain git answers "anything pending?",
 store/gitplain.py); with anything pending, it is committed first, as before,
-the user's hand edit as their own commit."""
+the user's hand edit as their own commit. What the quick look must see
+(each kind of pending change, git state, tell journal) is stated on the
+core in test_store_audit_promises.py."""
 
 from __future__ import annotations
 
@@ -15,8 +17,6 @@ import pytest
 from conftest import Runner, git, subjects
 from stub_server import start
 
-from heartcompass.store import audit
-from heartcompass.store.people import resolve
 
 # The order in which the chat imported GitPython and first connected to the model (an audit hook sees both).
 PROBE = """
@@ -77,50 +77,3 @@ def test_a_hand_edit_before_chat_is_still_committed_first_as_the_users(example_c
     assert git(example_cli.ws, "show", "--name-only", "--format=", "HEAD~1").split() == ["people/alice/PROFILE.md"]
 
 
-def _edit(ws, rel: str, text: str = "\n手写\n") -> None:
-    path = ws.root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text((path.read_text(encoding="utf-8") if path.exists() else "") + text, encoding="utf-8")
-
-
-@pytest.mark.parametrize("change", [
-    "a hand edit", "a new file", "a crashed chat's log", "a deleted file", "a merge in progress", "an index.lock",
-    "a detached HEAD", "a tell to finish", "a killed undo", "a broken index",
-])
-def test_anything_to_commit_or_refuse_sends_chat_the_long_way(example_ws, change):
-    """nothing_to_commit is True only when commit_earlier would do nothing: each of these it must see."""
-    ws, alice = example_ws, resolve(example_ws, "alice")
-    assert audit.nothing_to_commit(ws, [alice])  # a clean workspace: the quick way
-    gd = ws.root / ".git"
-    if change == "a hand edit":
-        _edit(ws, "people/alice/MEMORY.md")
-    elif change == "a new file":
-        _edit(ws, "people/alice/notes.md", "新的\n")
-    elif change == "a crashed chat's log":
-        _edit(ws, "people/alice/logs/2026-11-01.md", "---\ndate: 2026-11-01\n---\n\n- 10:00:00 · me · 你好\n")
-    elif change == "a deleted file":
-        (ws.people_dir / "alice" / "EVENTS.md").unlink()
-    elif change == "a merge in progress":
-        (gd / "MERGE_HEAD").write_text(git(ws, "rev-parse", "HEAD"))
-    elif change == "an index.lock":
-        (gd / "index.lock").write_bytes(b"")
-    elif change == "a detached HEAD":
-        git(ws, "checkout", "-q", "--detach")
-    elif change == "a tell to finish":
-        _edit(ws, ".heartcompass/tell/bob.json", "{}")
-    elif change == "a killed undo":
-        (gd / "heartcompass-undo").write_text("")
-    elif change == "a broken index":  # git status fails: the long way says why
-        (gd / "index").write_bytes(b"not an index")
-    assert not audit.nothing_to_commit(ws, [alice])
-
-
-def test_what_is_not_alices_to_commit_keeps_the_quick_way(example_ws):
-    """Another person's hand edit, and our own temp and staging files, are no reason to take the lock."""
-    ws, alice = example_ws, resolve(example_ws, "alice")
-    _edit(ws, "people/bob/PROFILE.md")
-    _edit(ws, "people/alice/.PROFILE.md.tmp123", "half written")
-    _edit(ws, "people/alice/logs/.new-2026-11-01.md", "staged")
-    assert audit.nothing_to_commit(ws, [alice])
-    assert not audit.nothing_to_commit(ws, [resolve(ws, "bob")])  # bob's edit is seen, for bob
-    assert [i.slug for i in audit.pending(ws)] == ["bob"]  # and the long way agrees: nothing of alice's
