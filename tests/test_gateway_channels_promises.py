@@ -10,7 +10,7 @@ import json
 from types import SimpleNamespace
 
 import pytest
-from waits import wait_until
+from waits import DEADLINE, wait_until
 
 from heartcompass.errors import HeartCompassError
 
@@ -816,3 +816,48 @@ def test_a_queued_feishu_photo_is_fetched_as_that_messages_resource():
     channel.inbox.put(None)
     channel._hand_over(core, None)
     assert fetched == [("om_8", "img_8")] and core.received[0].image == b"png"
+
+
+def test_sending_after_the_bots_loop_died_is_refused_at_once_and_a_send_that_hangs_gives_up(monkeypatch):
+    """The loop ended without a close (it crashed): a reply is refused in words at once, not after a minute's
+    wait per message; and a send the app never answers gives up after SEND_TIMEOUT."""
+    import concurrent.futures
+    import threading
+
+    from heartcompass.gateway import telegram
+
+    channel, _ = _starting(StartingBot())
+    channel.loop = asyncio.new_event_loop()       # made and never run again: a loop that has ended
+    dead = asyncio.sleep(0)
+    with pytest.raises(HeartCompassError) as refused:
+        channel._call(dead)
+    assert refused.value.message == "The Telegram connection is closed." and dead.cr_frame is None
+    channel.loop.close()
+    monkeypatch.setattr(telegram, "SEND_TIMEOUT", 0.05)
+    loop, ready = asyncio.new_event_loop(), threading.Event()
+    threading.Thread(target=lambda: (asyncio.set_event_loop(loop), loop.call_soon(ready.set), loop.run_forever()),
+                     daemon=True).start()
+    assert ready.wait(DEADLINE)
+    channel.loop, outcome = loop, []
+
+    def send():
+        try:
+            channel._call(asyncio.Event().wait())  # an answer that never comes
+        except concurrent.futures.TimeoutError:
+            outcome.append("gave up")
+
+    try:
+        assert _closes(send) and outcome == ["gave up"]
+    finally:
+        loop.call_soon_threadsafe(lambda: ([task.cancel() for task in asyncio.all_tasks(loop)], loop.stop()))
+
+
+def test_an_update_carrying_nothing_of_ours_does_not_hold_up_the_rest_of_its_batch(slept):
+    import threading
+
+    channel, _ = _telegram()
+    channel.state = SimpleNamespace(offset=0, save=lambda: None)
+    stop, core = threading.Event(), Core()
+    channel.bot = PollingBot([[_update(800), _update(801, text="still here")]], stop)
+    asyncio.run(channel._poll(core, stop))
+    assert [i.text for i in core.received] == ["still here"] and channel.state.offset == 802

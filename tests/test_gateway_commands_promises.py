@@ -391,3 +391,13 @@ def test_a_profile_that_cannot_be_read_is_said_as_such_not_as_the_model_down(exa
     said = served.channel.sent[-1]
     assert "PROFILE.md" in said and not said.startswith("(No reply: the model cannot be reached")
     assert "She moves to Berlin" in [e.text for e in log_entries(example_ws, "alice")]
+
+
+def test_who_names_a_person_whose_folder_went_by_the_slug_the_chat_still_holds(chat):
+    """people/alice/ archived or renamed by hand while the chat talked to her: /who says the slug it holds."""
+    import shutil
+
+    chat.say("/switch alice")
+    shutil.rmtree(chat.ws.people_dir / "alice")
+    chat.say("/who")
+    assert chat.channel.said[-1] == ("42", "You are talking to alice (alice).")

@@ -415,3 +415,21 @@ def test_doctor_ping_asks_each_app_with_its_own_credentials(bare, monkeypatch):
     assert asked == [("telegram", "", "https://api.telegram.example"), ("lark", "", "", "https://open.feishu.example/"),
                      ("telegram", "123:abc", "https://api.telegram.example"),
                      ("lark", "cli_1", "secret-1", "https://open.feishu.example/")]
+
+
+def test_a_commit_that_fails_at_stop_is_said_in_one_line_with_its_kind():
+    """SIGTERM commits what was logged; a failure is one line (the logs stay for the next command), never a
+    thread's traceback."""
+    import threading
+    from types import SimpleNamespace
+
+    from heartcompass.gateway import runner
+
+    def full():
+        raise OSError(28, "No space left on device")
+
+    said, committed, stop = [], [], threading.Event()
+    stop.set()
+    runner._commit_at_stop(SimpleNamespace(commit_all=lambda: committed.append(1)), stop, said.append)
+    runner._commit_at_stop(SimpleNamespace(commit_all=full), stop, said.append)
+    assert committed == [1] and said == ["not committed at stop: OSError: [Errno 28] No space left on device"]

@@ -175,7 +175,8 @@ class TelegramChannel:
 
     # -- sending (from the core's threads) -------------------------------------------
     def _call(self, coro) -> Any:
-        if self.loop is None or self._closed.is_set() and not self.loop.is_running():
+        # Not started yet, or its loop has ended (closed, or died): refused at once, never a wait of SEND_TIMEOUT.
+        if self.loop is None or not self.loop.is_running():
             coro.close()
             raise HeartCompassError("The Telegram connection is closed.")
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(SEND_TIMEOUT)
