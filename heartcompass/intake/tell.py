@@ -220,8 +220,7 @@ def _apply(ws: Workspace, plan: TellPlan, note: Note, now: dt.datetime) -> str |
     # Hand edits are the user's own commits, never mixed into ours (the phone's /tell commits
     # none before); the told person's own log holds the uncommitted note: it goes into this commit.
     others = [p.person for p in plan.plans if p.person.slug != note.person.slug]
-    if others:  # (an empty list would mean everyone)
-        audit.commit_pending(ws, others)
+    audit.commit_pending(ws, others)  # none: no one's
     audit.commit_pending(ws, [note.person], hand_edits_only=True)
     for p in plan.plans:
         if unfinished.garden_journal_path(ws, p.person.slug).exists():  # its files are the garden's, not yet committed

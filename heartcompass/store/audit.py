@@ -175,7 +175,7 @@ def _appended(ws: Workspace, rel: str, code: str) -> bool:
 
 def commit_pending(ws: Workspace, people: list[Person] | None = None, hand_edits_only: bool = False) -> list[str]:
     """Validate and commit pending hand edits (and uncommitted chat logs,
-    unless hand_edits_only) of these people, each person's edits as one
+    unless hand_edits_only) of these people (None: everyone; []: no one), each person's edits as one
     commit. An invalid hand edit stops the command: it is never overwritten
     or mixed into another commit."""
     items = [i for i in pending(ws, people) if not hand_edits_only or i.kind == "hand edit"]

@@ -33,8 +33,7 @@ def add_person(ws: Workspace, name: str, relation: str, *, why: str = "new perso
     lines and picture), under the lock; a refused commit leaves no folder."""
     with write_transaction(ws, purpose):
         linked = [Person(link["person"], ws.people_dir / link["person"]) for link in fields.get("related") or []]
-        if linked:  # an empty list is no one (commit_pending's None, not [], means everyone)
-            commit_pending(ws, linked)  # their hand edits are theirs, before the links back are written
+        commit_pending(ws, linked)  # their hand edits are theirs, before the links back are written (none: no one's)
         person = create(ws, name, relation, **fields)
         if then is not None:
             then(person)
