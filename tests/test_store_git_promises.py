@@ -14,7 +14,7 @@ from git_helpers import (add_hook, commit_files, new_repo, plain_tree, user_git,
                          write_file)
 
 from heartcompass.errors import GitError
-from heartcompass.store.githistory import Commit, _changes, _unquoted
+from heartcompass.store.githistory import Commit, _changes, _log_records, _unquoted
 from heartcompass.store.gitrepo import WorkspaceGit
 
 
@@ -80,6 +80,42 @@ def test_commit_messages_are_every_commits_whole_message_and_time_newest_first(w
     b = commit_files(wg, {"b.md": "1\n"}, "log(a): chat log 2024-03-02")
     assert wg.commit_messages() == [(b, 1709373600, "log(a): chat log 2024-03-02\n\n"),
                                     (a, 1709287200, "add(a): new person\n\nthe body\n\n")]
+
+
+def test_a_hand_commit_whose_message_holds_any_separator_is_logged_as_itself_with_its_files(wg):
+    """The audit trail never misreads a commit made by hand: a message with
+    git's unit and record separators and blank lines in it keeps its subject,
+    its body and its own files; the commits around it keep theirs."""
+    first = commit_files(wg, {"people/a/PROFILE.md": "1\n"}, "add(a): new person")
+    write_file(wg, "people/a/MEMORY.md", "2\n")
+    write_file(wg, "people/小明/notes.md", "3\n")
+    user_git(wg.root, "add", ".")
+    user_git(wg.root, "commit", "-q", "-F", "-", stdin="by \x1f hand\n\nodd \x1f text \x1e here\n\nmore\n")
+    last = commit_files(wg, {"people/a/EVENTS.md": "4\n"}, "garden(a): 1 event")
+    newest, by_hand, oldest = wg.log()
+    assert (newest.sha, newest.files) == (last, ["people/a/EVENTS.md"])
+    assert by_hand.subject == "by \x1f hand" and by_hand.author == "The User"
+    assert by_hand.body == "odd \x1f text \x1e here\n\nmore"
+    assert by_hand.files == ["people/a/MEMORY.md", "people/小明/notes.md"]
+    assert (oldest.sha, oldest.files) == (first, ["people/a/PROFILE.md"])
+    assert [(c.sha, c.files) for c in wg.log(["people/小明"])] == [(by_hand.sha, ["people/小明/notes.md"])]
+
+
+def test_a_file_whose_name_starts_with_a_newline_is_logged_with_it():
+    """Each record's first file comes after a newline git writes: only that
+    one newline is taken off, never one of the name's own."""
+    sha = "a" * 40
+    out = f"\0{sha}\0d\0u\0s\0b\0\0\n\nodd\0two\0\0{sha}\0d\0u\0\0\0\0"
+    first, second = _log_records(out)
+    assert first.files == ["\nodd", "two"] and (first.subject, first.body) == ("s", "b")
+    assert second.files == [] and second.subject == "" and _log_records("") == []
+
+
+@pytest.mark.parametrize("out", ["x\0" + "a" * 40 + "\0d\0u\0s\0b\0\0", "\0not-a-sha\0d\0u\0s\0b\0\0",
+                                 "\0" + "a" * 40 + "\0d\0u\0s\0b\0x\0", "\0" + "a" * 40 + "\0d\0u"])
+def test_a_log_record_not_in_its_shape_is_an_error(out):
+    with pytest.raises(GitError, match="git log could not be read"):
+        _log_records(out)
 
 
 def test_a_message_holding_the_listings_separators_is_an_error_not_a_wrong_history(wg):

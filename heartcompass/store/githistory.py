@@ -67,17 +67,10 @@ class History(GitBase):
     def log(self, paths: Sequence[Path | str] | None = None, limit: int = 50, rev: str = "HEAD") -> list[Commit]:
         if self.head() is None:
             return []
-        sep, end = "\x1f", "\x1e"
-        args = ["log", f"-n{limit}", "--name-only", f"--format={end}%H{sep}%aI{sep}%an{sep}%s{sep}%b{sep}", rev]
+        args = ["log", f"-n{limit}", "-z", "--name-only", _LOG_FORMAT, rev]
         if paths:
             args += ["--", *[self._rel(p) for p in paths]]
-        out = self._git(*args)
-        commits = []
-        for chunk in out.split(end)[1:]:
-            sha, date, author, subject, body, files = chunk.split(sep, 5)
-            commits.append(Commit(sha, date, author, subject, body.strip(),
-                                  [f for f in files.strip().splitlines() if f]))
-        return commits
+        return _log_records(self._git(*args, strip_newline_in_stdout=False))
 
     def messages(self, grep: str, rev: str = "HEAD") -> list[tuple[str, str, str]]:
         """(sha, subject, body) of the commits whose message matches the
@@ -292,6 +285,28 @@ def _unquoted(path: str) -> str:
 
     # git's escapes (\t, \", octal) read; UTF-8 is left whole by core.quotepath=false, so it is not escaped.
     return codecs.escape_decode(path[1:-1].encode("utf-8"))[0].decode("utf-8", "replace")
+
+
+# NUL around every field: git refuses a NUL in a message, a name or a path, so a hand commit's message may hold
+# any other character (\x1f, \x1e, newlines) and is still read as itself, never as the start of its file list.
+_LOG_FORMAT = "--format=%x00%H%x00%aI%x00%an%x00%s%x00%b%x00"
+
+
+def _log_records(out: str) -> list[Commit]:
+    """`git log -z --name-only` in _LOG_FORMAT: each record is an empty field, the five fields, an empty
+    field, then its files (the first after a newline), up to the next record's empty field."""
+    fields, at, commits = out.split("\0"), 0, []
+    while at + 1 < len(fields):
+        if fields[at] or not _SHA.fullmatch(fields[at + 1]) or len(fields) < at + 7 or fields[at + 6]:
+            raise GitError("git log could not be read.", "Run 'git log' in the workspace to see what it says.")
+        sha, date, author, subject, body = fields[at + 1:at + 6]
+        at += 7
+        files = []
+        while at < len(fields) and fields[at]:
+            files.append(fields[at].removeprefix("\n"))
+            at += 1
+        commits.append(Commit(sha, date, author, subject, body.strip(), files))
+    return commits
 
 
 _CHANGES = ("-M", "--name-status", "-z", "--format=%x1e%H %ct%n%B%x1f")
