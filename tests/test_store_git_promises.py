@@ -533,12 +533,12 @@ def test_a_commit_a_users_hook_runs_on_holds_each_text_given_and_the_index_follo
 
 def test_a_commit_made_without_an_index_has_the_subject_alone_as_its_message(wg):
     """No hook to run: the commit is built from objects; with no body its
-    message is the subject and nothing more (git commit-tree keeps every
-    character it is given)."""
+    message is the subject and its newline, as `git commit` writes it (git
+    commit-tree keeps every character it is given)."""
     commit_files(wg, {"a.md": "one\n"}, "one")
     assert wg.commit_contents({"a.md": "two\n"}, "garden(a): 1 fact")
     message = user_git(wg.root, "cat-file", "commit", "HEAD").split("\n\n", 1)[1]
-    assert message.rstrip("\n") == "garden(a): 1 fact" and "\n\n" not in message  # no empty body after it
+    assert message == "garden(a): 1 fact\n"  # no empty body after it; ended as `git commit` ends it
     assert wg.commit_contents({"a.md": "three\n"}, "garden(a): 2 facts", "  - the body  \n")
     assert user_git(wg.root, "cat-file", "commit", "HEAD").split("\n\n", 1)[1] == \
         "garden(a): 2 facts\n\n- the body\n"

@@ -170,7 +170,7 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
         staged = self._git("diff", "--cached", "--name-only", "--", *rels)
         if not staged.strip():
             return None
-        message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
+        message = _message(subject, body)
         import tempfile
 
         # From a file, not -m: an import of years of days has a body longer than one argument may be.
@@ -242,7 +242,7 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
                 return None
             info = "".join(f"{mode} {sha}\t{rel}\n" for rel, (mode, sha) in entries.items())
             git_("update-index", "--add", "--index-info", stdin=info)
-            message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
+            message = _message(subject, body)
             with self._held_index() as held:  # the real index follows HEAD for these paths, not the working file
                 git_("update-index", "--add", "--index-info", stdin=info, index=str(held.copy))
                 # stdin, not -m: a long trailer must not hit the argument limit
@@ -297,7 +297,7 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
         new_root, blobs = gittree.tree_with(self._read_tree, old_root, changes, store)
         if new_root == old_root:
             return None
-        message = subject + (f"\n\n{body.strip()}\n" if body.strip() else "")
+        message = _message(subject, body)
         new = git_("commit-tree", new_root.hex(), "-p", head, "-F", "-", stdin=message, index=None).strip()
         info = "".join(f"{mode:o} {sha.hex()}\t{rel}\n" for rel, (mode, sha) in blobs.items())
         with self._held_index() as held:
@@ -378,3 +378,8 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
     def _rel(self, path: Path | str) -> str:
         p = Path(path)
         return Path(os.path.relpath(p, self.root)).as_posix() if p.is_absolute() else p.as_posix()
+
+
+def _message(subject: str, body: str) -> str:
+    """A commit message as `git commit` writes one: the subject's line, then a blank line and the body if any."""
+    return subject + "\n" + (f"\n{body.strip()}\n" if body.strip() else "")
