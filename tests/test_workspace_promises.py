@@ -689,12 +689,13 @@ def test_config_set_and_unset_are_one_commit_each_after_the_users_own(ws):
     from heartcompass.store.config_edit import set_config, unset_config
 
     ws.config_path.write_text(ws.config_path.read_text(encoding="utf-8") + "\n# mine\n", encoding="utf-8")
+    assert ws.config.get("user.name") != "王磊"  # read before: the change is seen by this workspace too
     value, sha = set_config(ws, "user.name", "王磊")
     assert value == "王磊" and sha == git(ws, "rev-parse", "HEAD").strip()
     assert subjects(ws)[:2] == ["config: user.name = '王磊'", "edit(config): by hand"]
     assert ws.config.get("user.name") == "王磊" and "# mine" in ws.config_path.read_text(encoding="utf-8")
     assert unset_config(ws, "user.name")[0] is True and subjects(ws)[0] == "config: unset user.name"
-    assert Workspace(ws.root).config.get("user.name") == ""
+    assert Workspace(ws.root).config.get("user.name") == "" and ws.config.get("user.name") == ""  # this one too
     assert unset_config(ws, "user.name") == (False, None)
     with pytest.raises(ConfigError) as exc:
         unset_config(ws, "user.nmae")
@@ -760,6 +761,7 @@ def test_an_unset_refused_by_a_hook_is_put_back_and_says_which_file(ws):
         unset_config(ws, "user.name")
     assert "(Not committed: heartcompass.toml was rolled back.)" in exc.value.message
     assert ws.config_path.read_text(encoding="utf-8") == before and Workspace(ws.root).config.get("user.name") == "Lei"
+    assert ws.config.get("user.name") == "Lei"  # read again once the file was put back
 
 
 def test_a_hand_edit_of_the_settings_with_a_credential_is_never_committed(ws):

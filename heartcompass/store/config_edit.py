@@ -29,12 +29,11 @@ def set_config(ws: Workspace, key: str, raw: str):
     with write_transaction(ws, "config set"):
         commit_hand_edit(ws, strict=False)
         value = set_value(ws.config_path, key, raw)
-        ws.reload_config()  # the commit already follows the new setting (git.hooks false: no hooks)
-        try:
+        try:  # the commit follows the new setting by itself: git.hooks is read from the file
             return value, commit_or_roll_back(ws, [ws.config_path], subject(Verb.CONFIG, None, f"{key} = {value!r}"),
                                               what=f"{ws.config_path.name}")
         finally:
-            ws.reload_config()
+            ws.reload_config()  # what runs next reads the file as it is now: changed, or put back
 
 
 def unset_config(ws: Workspace, key: str):
@@ -45,5 +44,8 @@ def unset_config(ws: Workspace, key: str):
         commit_hand_edit(ws, strict=False)
         if not unset_value(ws.config_path, key):
             return False, None
-        return True, commit_or_roll_back(ws, [ws.config_path], subject(Verb.CONFIG, None, f"unset {key}"),
-                                         what=f"{ws.config_path.name}")
+        try:
+            return True, commit_or_roll_back(ws, [ws.config_path], subject(Verb.CONFIG, None, f"unset {key}"),
+                                             what=f"{ws.config_path.name}")
+        finally:
+            ws.reload_config()  # as set_config's
