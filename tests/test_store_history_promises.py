@@ -1,0 +1,137 @@
+"""store/history's promises that only the CLI's tests checked before
+(githistory.py, audit.py): a diff shows what git stored, whatever program
+the user's git names; a folder's files are that folder's; odd file names
+come back whole; what was pending before a command is committed for the
+people it names only, under the lock that says which command holds it, for
+as long as that command waits."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import subjects
+from git_helpers import commit_files, new_repo, user_git, write_file
+
+from heartcompass.store.gitrepo import WorkspaceGit
+
+
+@pytest.fixture
+def wg(tmp_path) -> WorkspaceGit:
+    return new_repo(tmp_path)
+
+
+# -- what a diff shows (githistory.py) -------------------------------------------------------------------------------
+
+def test_a_diff_is_gits_own_patch_even_when_the_user_names_an_external_diff_program(wg, tmp_path, monkeypatch):
+    """GIT_EXTERNAL_DIFF in the user's environment: `heartcompass diff`
+    shows the stored lines (+/-), and the program never runs."""
+    ran = tmp_path / "EXTERNAL-RAN"
+    program = tmp_path / "external-diff"
+    program.write_text(f"#!/bin/sh\ntouch {ran}\necho not a patch\n", encoding="utf-8")
+    program.chmod(0o755)
+    first = commit_files(wg, {"a.md": "one\n"}, "first")
+    commit_files(wg, {"a.md": "two\n"}, "second")
+    write_file(wg, "a.md", "three\n")
+    monkeypatch.setenv("GIT_EXTERNAL_DIFF", str(program))
+    working, since_first = wg.diff(None, ["a.md"]), wg.diff(first, ["a.md"])
+    assert "-two" in working and "+three" in working
+    assert "-one" in since_first and "+three" in since_first
+    assert "not a patch" not in working + since_first and not ran.exists()
+
+
+def test_a_diff_against_an_older_commit_runs_none_of_the_users_filters(wg, tmp_path):
+    """Comparing a past version with the working file reads the file: a
+    clean filter the repository's config names must not run."""
+    ran = tmp_path / "CLEAN-RAN"
+    first = commit_files(wg, {".gitattributes": "*.md filter=crypt\n", "a.md": "1\n"}, "one")
+    commit_files(wg, {"a.md": "2\n"}, "two")
+    user_git(wg.root, "config", "filter.crypt.clean", f"touch {ran} && cat")
+    write_file(wg, "a.md", "3\n")
+    shown = wg.diff(first, ["a.md"])
+    assert "-1" in shown and "+3" in shown and not ran.exists()
+
+
+# -- the files of a folder, and names with odd characters ------------------------------------------------------------
+
+def test_the_files_at_a_commit_are_those_of_the_folder_asked_only(wg):
+    commit_files(wg, {"people/a/PROFILE.md": "p\n", "people/b/MEMORY.md": "m\n", "notes.md": "n\n",
+                      "peoplex/c.md": "c\n"}, "one")
+    assert wg.files_at("HEAD", "people/a") == ["people/a/PROFILE.md"]
+    assert wg.files_at("HEAD", "people") == ["people/a/PROFILE.md", "people/b/MEMORY.md"]
+
+
+def test_a_file_whose_name_ends_in_a_space_is_named_whole_in_what_touched_it(wg):
+    first = commit_files(wg, {"people/a/notes ": "1\n"}, "one")
+    second = commit_files(wg, {"people/a/notes ": "2\n", "people/a/PROFILE.md": "p\n"}, "two")
+    assert wg.touched(["people/a"]) == [(second, "two", ["people/a/PROFILE.md", "people/a/notes "], []),
+                                        (first, "one", ["people/a/notes "], [])]
+
+
+def test_a_file_whose_name_holds_a_tab_keeps_its_blob(wg):
+    commit_files(wg, {"people/a/x\ty.md": "t\n", "people/a/PROFILE.md": "p\n"}, "one")
+    blobs = wg.tree_blobs("people")
+    assert blobs == {rel: user_git(wg.root, "rev-parse", f"HEAD:{rel}").strip()
+                     for rel in ("people/a/PROFILE.md", "people/a/x\ty.md")}
+
+
+# -- what was pending before a command (audit.py) --------------------------------------------------------------------
+
+def _append(path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def test_earlier_edits_are_committed_for_the_people_a_command_names_only(example_ws):
+    """`tell alice` commits alice's earlier hand edit first (its own
+    commit); bob's stays the user's, uncommitted."""
+    from heartcompass.store import audit
+    from heartcompass.store.lifecycle import add_person
+    from heartcompass.store.people import Person
+
+    ws = example_ws
+    add_person(ws, "Bob", "friend")
+    for slug in ("alice", "bob"):
+        _append(ws.people_dir / slug / "MEMORY.md", "- mine\n")
+    shas = audit.commit_earlier(ws, [Person("alice", ws.people_dir / "alice")], "tell")
+    assert len(shas) == 1 and subjects(ws)[0] == "edit(alice): by hand"
+    assert [(p.slug, p.kind) for p in audit.pending(ws)] == [("bob", "hand edit")]
+
+
+def test_earlier_edits_are_committed_under_a_lock_that_names_the_command(example_ws, monkeypatch):
+    """Another command that finds the workspace busy meanwhile is told
+    which one holds it ("Another HeartCompass tell is running")."""
+    from heartcompass.store import audit
+    from heartcompass.store.lock import holder
+
+    ws = example_ws
+    _append(ws.people_dir / "alice/MEMORY.md", "- mine\n")
+    seen = []
+    real = audit.commit_pending
+
+    def looking(ws_, people=None, **kwargs):
+        seen.append((holder(ws.state_dir / "lock") or {}).get("purpose"))
+        return real(ws_, people, **kwargs)
+
+    monkeypatch.setattr(audit, "commit_pending", looking)
+    assert len(audit.commit_earlier(ws, None, "tell")) == 1
+    assert seen == ["tell"] and holder(ws.state_dir / "lock") is None
+
+
+def test_earlier_edits_wait_for_the_lock_as_long_as_the_command_says(example_ws, monkeypatch):
+    """A chat told to wait 3 s for a gardener waits 3 s (a clock that moves
+    one second per look), then names it; nothing is committed meanwhile."""
+    from heartcompass.store import audit
+    from heartcompass.store import lock as lock_mod
+
+    ws = example_ws
+    _append(ws.people_dir / "alice/MEMORY.md", "- mine\n")
+    head = ws.git.head()
+    tries: list[float] = []
+    with lock_mod.FileLock(ws.state_dir / "lock", "gardener"):
+        clock = iter(range(0, 10_000))
+        monkeypatch.setattr(lock_mod.time, "monotonic", lambda: float(next(clock)))
+        monkeypatch.setattr(lock_mod.time, "sleep", tries.append)
+        with pytest.raises(lock_mod.LockBusy) as busy:
+            audit.commit_earlier(ws, None, "chat", wait=3)
+    assert busy.value.message.startswith("Another HeartCompass gardener is running")
+    assert tries == [lock_mod.POLL] * 2 and ws.git.head() == head
+    monkeypatch.undo()
+    assert len(audit.commit_earlier(ws, None, "chat", wait=3)) == 1  # free again: committed

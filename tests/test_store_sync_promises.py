@@ -1,0 +1,247 @@
+"""store/sync's promises that only the CLI's tests checked before (sync.py,
+gitremote.py), on the core with a remote that is a folder here: a sync
+holds the workspace lock as "sync" and never runs beside a gardener;
+messages typed while a sync is stopped survive its --abort and --continue
+and are committed; a hand edit made meanwhile stops both, with a copy of
+it kept; --abort needs no remote; the user's own files beside people/ are
+not checked against our formats."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import subprocess
+
+import pytest
+from conftest import git
+from git_helpers import bare_remote, commit_files, new_repo, user_git
+
+from heartcompass.errors import HeartCompassError
+from heartcompass.formats import dailylog
+from heartcompass.store import sync
+from heartcompass.store.workspace import Workspace
+
+LOG = "people/alice/logs/2024-01-01.md"
+NEW_DAY = "people/alice/logs/2024-01-02.md"
+
+
+def _day(day: str, *entries: str) -> str:
+    return f"---\ndate: {day}\n---\n\n" + "".join(f"- {e}\n" for e in entries)
+
+
+def _append(path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def _synced(ws, tmp_path) -> Workspace:
+    """ws with alice's first day log, synced to a remote; another device's clone of it."""
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    git(ws, "remote", "add", "origin", str(bare))
+    log = ws.root / LOG
+    log.parent.mkdir()
+    log.write_text(_day("2024-01-01", "10:00:00 · me · before"), encoding="utf-8")
+    ws.git.commit([log], "log(alice): chat log 2024-01-01")
+    assert sync.sync(ws).pushed
+    other = Workspace(tmp_path / "other")
+    subprocess.run(["git", "clone", "-q", str(bare), str(other.root)], check=True)
+    return other
+
+
+def _stopped(ws, tmp_path) -> Workspace:
+    """Both devices append to alice's MEMORY.md: ws's sync stops on it."""
+    other = _synced(ws, tmp_path)
+    for each, line in ((other, "- from the other device\n"), (ws, "- from here\n")):
+        _append(each.people_dir / "alice/MEMORY.md", line)
+    assert sync.sync(other).pushed
+    stopped = sync.sync(ws)
+    assert stopped.conflicts == ["people/alice/MEMORY.md"] and stopped.pushed is False
+    return other
+
+
+def _chat_meanwhile(ws) -> None:
+    """A chat with alice while the sync is stopped: to the day's log git knows, and a new day's."""
+    dailylog.append(ws.root / LOG, dailylog.Entry("10:05:00", "me", "typed meanwhile 小林"), dt.date(2024, 1, 1))
+    dailylog.append(ws.root / NEW_DAY, dailylog.Entry("09:00:00", "me", "a new day"), dt.date(2024, 1, 2))
+
+
+def _texts(root, rel: str) -> list[str]:
+    return [e.text for e in dailylog.load(root / rel)]
+
+
+def _resolve(ws) -> None:
+    memory = ws.people_dir / "alice/MEMORY.md"
+    memory.write_text(re.sub(r"<<<<<<< [^\n]*\n(.*?)=======\n(.*?)>>>>>>> [^\n]*\n", r"\1\2",
+                             memory.read_text(encoding="utf-8"), flags=re.S), encoding="utf-8")
+
+
+# -- what is typed while a sync is stopped ---------------------------------------------------------------------------
+
+def test_messages_typed_while_a_sync_is_stopped_survive_its_abort_and_are_committed(example_ws, tmp_path):
+    """--abort needs no remote (heartcompass.toml may be the very file in
+    conflict): it goes back to this device's commits, and what was typed
+    meanwhile is back in its logs, committed."""
+    ws = example_ws
+    _stopped(ws, tmp_path)
+    _chat_meanwhile(ws)
+    git(ws, "remote", "remove", "origin")
+    done = sync.sync(ws, "abort")
+    assert (done.remote, done.branch, done.committed, done.conflicts, done.pushed) == ("", "main", 0, [], False)
+    assert done.kept == "kept 2 messages typed during the sync; committed"
+    assert _texts(ws.root, LOG) == ["before", "typed meanwhile 小林"] and _texts(ws.root, NEW_DAY) == ["a new day"]
+    assert "typed meanwhile 小林" in git(ws, "show", f"HEAD:{LOG}") and "a new day" in git(ws, "show", f"HEAD:{NEW_DAY}")
+    assert git(ws, "status", "--porcelain") == "" and not ws.git.rebase_in_progress()
+    assert not (ws.state_dir / sync.KEPT).exists()
+    memory = (ws.people_dir / "alice/MEMORY.md").read_text(encoding="utf-8")
+    assert "- from here" in memory and "- from the other device" not in memory
+
+
+def test_messages_typed_while_a_sync_is_stopped_go_on_with_it_and_reach_the_other_device(example_ws, tmp_path):
+    ws = example_ws
+    other = _stopped(ws, tmp_path)
+    _chat_meanwhile(ws)
+    _resolve(ws)
+    done = sync.sync(ws, "continue")
+    assert (done.remote, done.branch, done.committed, done.conflicts, done.pushed) == ("origin", "main", 0, [], True)
+    assert done.kept == "kept 2 messages typed during the sync; committed"
+    assert git(ws, "status", "--porcelain") == "" and not ws.git.rebase_in_progress()
+    assert sync.sync(other).pushed
+    assert _texts(other.root, LOG) == ["before", "typed meanwhile 小林"] and _texts(other.root, NEW_DAY) == ["a new day"]
+    assert "- from here" in (other.people_dir / "alice/MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_messages_a_crashed_sync_kept_aside_are_put_back_by_the_next_sync_and_pushed(example_ws, tmp_path):
+    ws = example_ws
+    other = _synced(ws, tmp_path)
+    kept = [{"log": LOG, "base": 1, "text": "- 10:05:00 · me · kept by a crashed sync\n"}]
+    (ws.state_dir / sync.KEPT).write_text(json.dumps(kept), encoding="utf-8")
+    done = sync.sync(ws)
+    assert done.kept == "kept 1 message typed during the sync; committed" and done.pushed is True
+    assert not (ws.state_dir / sync.KEPT).exists()
+    assert sync.sync(other).pushed
+    assert _texts(other.root, LOG) == ["before", "kept by a crashed sync"]
+
+
+@pytest.mark.parametrize("action, lost", [
+    ("abort", "--abort would throw that change away"),
+    ("continue", "git would put it into a commit replayed from elsewhere"),
+])
+def test_a_hand_edit_made_while_a_sync_is_stopped_stops_it_and_a_copy_is_kept(example_ws, tmp_path, action, lost):
+    """The printed fix is a checkout: a copy of the file as it is now keeps
+    the change whatever the user does next; nothing else was done."""
+    ws = example_ws
+    _stopped(ws, tmp_path)
+    _resolve(ws)
+    _chat_meanwhile(ws)
+    profile = ws.people_dir / "alice/PROFILE.md"
+    _append(profile, "\n喜欢下雨。\n")
+    edited = profile.read_text(encoding="utf-8")
+    with pytest.raises(HeartCompassError) as refused:
+        sync.sync(ws, action)
+    copies = sorted((ws.state_dir / "rejected").glob("alice-people-alice-PROFILE.md.*"))
+    assert len(copies) == 1 and copies[0].read_text(encoding="utf-8") == edited
+    assert refused.value.message == (f"people/alice/PROFILE.md was changed while the sync was stopped; {lost}. Nothing "
+                                     f"was done; a copy of it as it is now is in {ws.rel(copies[0])}.")
+    assert refused.value.hint == (f"Undo the change (git -C {ws.root} checkout -- people/alice/PROFILE.md), run "
+                                  f"'heartcompass sync --{action}', then make it again from the copy.")
+    assert ws.git.rebase_in_progress() and profile.read_text(encoding="utf-8") == edited
+    assert _texts(ws.root, LOG)[-1] == "typed meanwhile 小林" and not (ws.state_dir / sync.KEPT).exists()
+
+
+def test_a_hand_edit_that_is_not_text_stops_a_stopped_sync_without_a_copy(example_ws, tmp_path):
+    ws = example_ws
+    _stopped(ws, tmp_path)
+    profile = ws.people_dir / "alice/PROFILE.md"
+    profile.write_bytes(profile.read_bytes() + b"\xff\xfe not UTF-8\n")
+    with pytest.raises(HeartCompassError) as refused:
+        sync.sync(ws, "abort")
+    assert refused.value.message == ("people/alice/PROFILE.md was changed while the sync was stopped; --abort would "
+                                     "throw that change away. Nothing was done.")
+    assert ws.git.rebase_in_progress() and not list((ws.state_dir / "rejected").glob("alice-*"))
+
+
+# -- one writer at a time --------------------------------------------------------------------------------------------
+
+def test_a_sync_holds_the_workspace_lock_as_a_sync(example_ws, tmp_path, monkeypatch):
+    """Another command that finds the workspace busy is told a sync runs
+    (and a gardener fails fast against it rather than waiting)."""
+    from heartcompass.store.lock import holder
+
+    ws = example_ws
+    monkeypatch.chdir(tmp_path)
+    bare = bare_remote(tmp_path)
+    git(ws, "remote", "add", "origin", str(bare))
+    seen = []
+    real = sync.put_back
+
+    def looking(ws_):
+        seen.append((holder(ws.state_dir / "lock") or {}).get("purpose"))
+        return real(ws_)
+
+    monkeypatch.setattr(sync, "put_back", looking)
+    assert sync.sync(ws).pushed and seen == ["sync"]
+    assert holder(ws.state_dir / "lock") is None and not (tmp_path / "sync").exists()
+
+
+def test_a_sync_never_runs_while_the_gardener_holds_the_workspace(example_ws, tmp_path, monkeypatch):
+    from heartcompass.store import lock as lock_mod
+
+    ws = example_ws
+    monkeypatch.chdir(tmp_path)
+    bare = bare_remote(tmp_path)
+    git(ws, "remote", "add", "origin", str(bare))
+    _append(ws.people_dir / "alice/MEMORY.md", "- mine\n")
+    head = ws.git.head()
+    tries: list[float] = []
+    with lock_mod.FileLock(ws.state_dir / "lock", "gardener"):
+        clock = iter(range(0, 10_000))
+        monkeypatch.setattr(lock_mod.time, "monotonic", lambda: float(next(clock)))
+        monkeypatch.setattr(lock_mod.time, "sleep", tries.append)
+        with pytest.raises(lock_mod.LockBusy) as busy:
+            sync.sync(ws)
+    assert busy.value.message.startswith("Another HeartCompass gardener is running")
+    assert tries == [] and ws.git.head() == head  # failed at the first look, nothing committed
+    monkeypatch.undo()
+    assert sync.sync(ws).committed == 1  # free again
+
+
+# -- going on with a stopped sync -------------------------------------------------------------------------------------
+
+def test_the_users_own_files_beside_people_are_not_checked_against_a_persons_formats(example_ws, tmp_path):
+    """journal/logs/2024-01-01.md is the user's own file, not a person's
+    day log: fixed in free prose, the sync goes on with it."""
+    ws = example_ws
+    rel = "journal/logs/2024-01-01.md"
+    (ws.root / "journal/logs").mkdir(parents=True)
+    (ws.root / rel).write_text("went hiking\n", encoding="utf-8")
+    git(ws, "add", "--", rel)
+    git(ws, "commit", "-q", "-m", "my journal, by hand")
+    other = _synced(ws, tmp_path)
+    (other.root / rel).write_text("went hiking\nrain there\n", encoding="utf-8")
+    git(other, "commit", "-q", "-am", "there")
+    git(other, "push", "-q", "origin", "main")
+    (ws.root / rel).write_text("went hiking\nsun here\n", encoding="utf-8")
+    git(ws, "commit", "-q", "-am", "here")
+    assert sync.sync(ws).conflicts == [rel]
+    (ws.root / rel).write_text("went hiking\nrain there, sun here\n", encoding="utf-8")
+    done = sync.sync(ws, "continue")
+    assert done.pushed is True and git(ws, "show", f"HEAD:{rel}") == "went hiking\nrain there, sun here\n"
+
+
+def test_a_conflicted_files_three_versions_are_read_byte_for_byte(tmp_path):
+    """The common version and each side's, as git holds them (a day's log
+    is merged from these: a lost final newline would change the file)."""
+    bare = bare_remote(tmp_path)
+    one = new_repo(tmp_path / "one")
+    commit_files(one, {"a.md": "base\n"}, "one")
+    user_git(one.root, "remote", "add", "origin", str(bare))
+    one.push("origin", "main")
+    two = new_repo(tmp_path / "two")
+    two.adopt("origin", str(bare))
+    commit_files(two, {"a.md": "theirs\n\n"}, "two")
+    two.push("origin", "main")
+    commit_files(one, {"a.md": "mine\n"}, "mine")
+    assert one.pull_rebase("origin", "main") == ["a.md"]
+    assert [one._stage(n, "a.md") for n in (1, 2, 3)] == ["base\n", "theirs\n\n", "mine\n"]
+    assert one._stage(2, "not-there.md") is None
