@@ -245,3 +245,55 @@ def test_a_conflicted_files_three_versions_are_read_byte_for_byte(tmp_path):
     assert one.pull_rebase("origin", "main") == ["a.md"]
     assert [one._stage(n, "a.md") for n in (1, 2, 3)] == ["base\n", "theirs\n\n", "mine\n"]
     assert one._stage(2, "not-there.md") is None
+
+
+def test_what_was_typed_is_kept_durably_before_git_runs_and_goes_back_once(example_ws, tmp_path, monkeypatch):
+    """A crash right after git's --abort (before the entries went back):
+    they wait in .heartcompass/typed-during-sync.json, readable and
+    repairable by hand, the logs are as git expects them; put back later,
+    they are in their logs once."""
+    ws = example_ws
+    _stopped(ws, tmp_path)
+    _chat_meanwhile(ws)
+    with monkeypatch.context() as crash:
+        crash.setattr(sync, "put_back", lambda ws_: "")
+        done = sync.sync(ws, "abort")
+    assert done.kept == "" and not ws.git.rebase_in_progress()
+    kept = (ws.state_dir / sync.KEPT).read_text(encoding="utf-8")
+    assert json.loads(kept) == [
+        {"log": LOG, "base": 1, "text": "- 10:05:00 · me · typed meanwhile 小林\n"},
+        {"log": NEW_DAY, "base": 0, "text": "- 09:00:00 · me · a new day\n"},
+    ]
+    assert "小林" in kept and kept.startswith('[\n {\n  "log": ')  # as written, one key a line
+    assert _texts(ws.root, LOG) == ["before"] and not (ws.root / NEW_DAY).exists()
+    assert sync.put_back(ws) == "kept 2 messages typed during the sync; committed"
+    assert sync.put_back(ws) == ""
+    assert _texts(ws.root, LOG) == ["before", "typed meanwhile 小林"] and _texts(ws.root, NEW_DAY) == ["a new day"]
+
+
+@pytest.mark.parametrize("change", ["rewritten", "deleted", "not a log"])
+def test_a_day_log_changed_otherwise_than_appended_to_while_a_sync_is_stopped_stops_it(example_ws, tmp_path, change):
+    """A log is append-only: one rewritten, deleted or given a line that is
+    no entry while the sync was stopped is the user's change, and stops
+    --abort as any hand edit does; nothing is cut from the other logs."""
+    ws = example_ws
+    _stopped(ws, tmp_path)
+    dailylog.append(ws.root / NEW_DAY, dailylog.Entry("09:00:00", "me", "a new day"), dt.date(2024, 1, 2))
+    log = ws.root / LOG
+    if change == "rewritten":
+        log.write_text(_day("2024-01-01", "10:00:00 · me · before, said otherwise"), encoding="utf-8")
+    elif change == "deleted":
+        log.unlink()
+    else:
+        _append(log, "just a line\n")
+    with pytest.raises(HeartCompassError) as refused:
+        sync.sync(ws, "abort")
+    assert refused.value.message.startswith(f"{LOG} was changed while the sync was stopped; --abort would throw "
+                                            "that change away. Nothing was done")
+    copies = list((ws.state_dir / "rejected").glob("alice-people-alice-logs-2024-01-01.md.*"))
+    if change == "deleted":
+        assert refused.value.message.endswith("Nothing was done.") and copies == []
+    else:
+        assert [c.read_text(encoding="utf-8") for c in copies] == [log.read_text(encoding="utf-8")]
+    assert ws.git.rebase_in_progress() and _texts(ws.root, NEW_DAY) == ["a new day"]
+    assert not (ws.state_dir / sync.KEPT).exists()
