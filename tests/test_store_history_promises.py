@@ -135,3 +135,58 @@ def test_earlier_edits_wait_for_the_lock_as_long_as_the_command_says(example_ws,
     assert tries == [lock_mod.POLL] * 2 and ws.git.head() == head
     monkeypatch.undo()
     assert len(audit.commit_earlier(ws, None, "chat", wait=3)) == 1  # free again: committed
+
+
+def test_a_day_log_deleted_by_hand_or_made_a_link_is_the_users_edit_not_a_chats(example_ws):
+    """A day's log the user staged and then deleted, or replaced by a link
+    to nowhere: a hand edit, never committed as a chat's log; a new day's
+    log staged as it is stays a chat's."""
+    from heartcompass.store import audit
+
+    ws = example_ws
+    logs = ws.people_dir / "alice/logs"
+    logs.mkdir()
+    for day in ("2024-01-01", "2024-01-02", "2024-01-03"):
+        (logs / f"{day}.md").write_text(_log_text(day), encoding="utf-8")
+    ws.git.commit([logs / "2024-01-01.md"], "log(alice): chat log 2024-01-01")
+    user_git(ws.root, "add", "people/alice/logs/2024-01-02.md", "people/alice/logs/2024-01-03.md")
+    (logs / "2024-01-02.md").unlink()
+    (logs / "2024-01-01.md").unlink()
+    (logs / "2024-01-01.md").symlink_to(ws.root / "nowhere.md")
+    found = sorted((p.path, p.code, p.kind) for p in audit.pending(ws))
+    assert found == [("people/alice/logs/2024-01-01.md", "T", "hand edit"),
+                     ("people/alice/logs/2024-01-02.md", "AD", "hand edit"),
+                     ("people/alice/logs/2024-01-03.md", "A", "chat log")]
+
+
+def _log_text(day: str) -> str:
+    return f"---\ndate: {day}\n---\n\n- 10:00:00 · me · hi\n"
+
+
+def test_a_persons_history_is_as_long_as_asked(example_ws):
+    from heartcompass.store import audit
+    from heartcompass.store.people import Person
+
+    ws = example_ws
+    for n in range(3):
+        _append(ws.people_dir / "alice/MEMORY.md", f"- {n}\n")
+        audit.commit_pending(ws)
+    alice = Person("alice", ws.people_dir / "alice")
+    assert [c.subject for c in audit.history(ws, alice, limit=2)] == ["edit(alice): by hand"] * 2
+    assert len(audit.history(ws, alice)) == 4  # the three edits and the workspace's first commit
+
+
+def test_undoing_a_commit_of_the_users_own_files_commits_no_persons_edit_first(example_ws):
+    """notes/alice/todo.md is the user's own file, beside people/: undoing
+    its commit leaves alice's pending hand edit the user's, uncommitted."""
+    from heartcompass.store import audit
+
+    ws = example_ws
+    todo = ws.root / "notes/alice/todo.md"
+    todo.parent.mkdir(parents=True)
+    todo.write_text("- call\n", encoding="utf-8")
+    ws.git.commit([todo], "my notes")
+    _append(ws.people_dir / "alice/MEMORY.md", "- mine\n")
+    target, _ = audit.undo(ws)
+    assert target.subject == "my notes" and not todo.exists()
+    assert [(p.slug, p.kind) for p in audit.pending(ws)] == [("alice", "hand edit")]

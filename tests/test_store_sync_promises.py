@@ -17,7 +17,7 @@ import pytest
 from conftest import git
 from git_helpers import bare_remote, commit_files, new_repo, user_git
 
-from heartcompass.errors import HeartCompassError
+from heartcompass.errors import FormatError, HeartCompassError
 from heartcompass.formats import dailylog
 from heartcompass.store import sync
 from heartcompass.store.workspace import Workspace
@@ -297,3 +297,69 @@ def test_a_day_log_changed_otherwise_than_appended_to_while_a_sync_is_stopped_st
         assert [c.read_text(encoding="utf-8") for c in copies] == [log.read_text(encoding="utf-8")]
     assert ws.git.rebase_in_progress() and _texts(ws.root, NEW_DAY) == ["a new day"]
     assert not (ws.state_dir / sync.KEPT).exists()
+
+
+# -- putting kept messages back ---------------------------------------------------------------------------------------
+
+def _keep(ws, *items: tuple[str, int, str]) -> None:
+    kept = [{"log": log, "base": base, "text": text} for log, base, text in items]
+    (ws.state_dir / sync.KEPT).write_text(json.dumps(kept, ensure_ascii=False), encoding="utf-8")
+
+
+def test_what_is_said_put_back_counts_the_users_messages_of_every_log_else_every_entry(example_ws):
+    """The count is of what the user typed ("me", notes), over all logs;
+    when only the persona's lines were kept, every entry counts."""
+    ws = example_ws
+    _keep(ws, (LOG, 0, "- 10:00:00 · me · one\n- 10:00:05 · persona · two\n- 10:00:09 · persona · three\n"),
+          (NEW_DAY, 0, "- 10:00:00 · persona · four\n"))
+    assert sync.put_back(ws) == "kept 1 message typed during the sync; committed"
+    _keep(ws, ("people/alice/logs/2024-01-03.md", 0, "- 10:00:00 · persona · five\n- 10:00:05 · persona · six\n"),
+          ("people/alice/logs/2024-01-04.md", 0, "- 10:00:00 · persona · seven\n"))
+    assert sync.put_back(ws) == "kept 3 messages typed during the sync; committed"
+    assert _texts(ws.root, "people/alice/logs/2024-01-04.md") == ["seven"] and _texts(ws.root, NEW_DAY) == ["four"]
+
+
+def test_a_correction_kept_aside_still_takes_back_its_own_message_once_others_came_before_it(example_ws):
+    """The sync stopped when the log had one entry; the user typed a line and
+    took it back (a marker naming entry 2); meanwhile the log got another
+    entry. Put back after it, the marker names the line it took back (3),
+    not the other device's line."""
+    ws = example_ws
+    log = ws.root / LOG
+    log.parent.mkdir()
+    log.write_text(_day("2024-01-01", "10:00:00 · me · before", "10:01:00 · me · from the other device"),
+                   encoding="utf-8")
+    taken_back = dailylog.marker("10:06:00", "discards", [1], "taken back")
+    _keep(ws, (LOG, 1, "- 10:05:00 · me · a typo\n" + taken_back.render()))
+    assert sync.put_back(ws) == "kept 1 message typed during the sync; committed"
+    entries = dailylog.load(log)
+    assert [e.text for e in entries] == ["before", "from the other device", "a typo", "taken back"]
+    assert entries[3].tags == ["discards 3"]
+    assert [e.text for e in dailylog.effective_entries(entries)] == ["before", "from the other device"]
+
+
+def test_kept_messages_waiting_for_their_log_stay_readable_in_their_file(example_ws, monkeypatch):
+    """.heartcompass/typed-during-sync.json is repaired by hand when it must
+    be: what waits is written as the user typed it (小林, not \\u escapes), a
+    key a line."""
+    ws = example_ws
+    in_conflict = "people/alice/logs/2024-01-05.md"
+    waiting = {"log": in_conflict, "base": 1, "text": "- 09:55:06 · me · 小林 typed while stopped\n"}
+    _keep(ws, (in_conflict, 1, waiting["text"]), (NEW_DAY, 0, "- 10:00:00 · me · back now\n"))
+    monkeypatch.setattr(type(ws.git), "rebase_in_progress", lambda self: True)
+    monkeypatch.setattr(type(ws.git), "conflicted", lambda self: [in_conflict])
+    assert sync.put_back(ws) == ("kept 1 message typed during the sync; back in the logs, committed once the "
+                                 "sync is done")
+    assert (ws.state_dir / sync.KEPT).read_text(encoding="utf-8") == (
+        '[\n {\n  "log": "people/alice/logs/2024-01-05.md",\n  "base": 1,\n'
+        '  "text": "- 09:55:06 · me · 小林 typed while stopped\\n"\n }\n]')
+    assert _texts(ws.root, NEW_DAY) == ["back now"]
+
+
+def test_kept_text_that_is_no_log_entry_is_named_in_the_kept_file(example_ws):
+    ws = example_ws
+    _keep(ws, (LOG, 0, "not an entry\n"))
+    with pytest.raises(FormatError) as bad:
+        sync.put_back(ws)
+    assert bad.value.path == ws.state_dir / sync.KEPT and "not a log entry" in bad.value.message
+    assert (ws.state_dir / sync.KEPT).exists() and not (ws.root / LOG).exists()
