@@ -190,3 +190,32 @@ def test_undoing_a_commit_of_the_users_own_files_commits_no_persons_edit_first(e
     target, _ = audit.undo(ws)
     assert target.subject == "my notes" and not todo.exists()
     assert [(p.slug, p.kind) for p in audit.pending(ws)] == [("alice", "hand edit")]
+
+
+def test_a_persons_history_across_a_rename_is_theirs_only_and_as_long_as_asked(example_ws):
+    """alice renamed Alicia: her history is her commits under both names
+    (newest first), never bob's; a limit past 50 is honoured across names."""
+    from heartcompass.store import audit
+    from heartcompass.store.lifecycle import add_person, rename_person
+    from heartcompass.store.people import Person
+
+    ws = example_ws
+    add_person(ws, "Bob", "friend")
+    _append(ws.people_dir / "alice/MEMORY.md", "- as alice\n")
+    audit.commit_pending(ws)
+    rename_person(ws, "alice", "Alicia")
+    renamed = ws.git.head()
+    for slug in ("bob", "alicia"):
+        _append(ws.people_dir / slug / "MEMORY.md", "- later\n")
+        audit.commit_pending(ws)
+    alicia, bob = Person("alicia", ws.people_dir / "alicia"), Person("bob", ws.people_dir / "bob")
+    mine = audit.history(ws, alicia)
+    assert [c.subject for c in mine[:1] + mine[2:3]] == ["edit(alicia): by hand", "edit(alice): by hand"]
+    assert mine[1].sha == renamed and len(mine) == 4  # and the workspace's first commit, alice's start
+    assert all("bob" not in c.subject for c in mine)
+    assert [c.subject for c in audit.history(ws, bob)][:1] == ["edit(bob): by hand"]
+    assert all("alic" not in c.subject for c in audit.history(ws, bob))
+    for n in range(55):
+        (ws.people_dir / "alicia/MEMORY.md").write_text(f"- {n}\n", encoding="utf-8")
+        user_git(ws.root, "commit", "-q", "-am", f"edit {n}")
+    assert len(audit.history(ws, alicia, limit=70)) == 59 and len(audit.history(ws, alicia, limit=57)) == 57
