@@ -219,3 +219,44 @@ def test_a_persons_history_across_a_rename_is_theirs_only_and_as_long_as_asked(e
         (ws.people_dir / "alicia/MEMORY.md").write_text(f"- {n}\n", encoding="utf-8")
         user_git(ws.root, "commit", "-q", "-am", f"edit {n}")
     assert len(audit.history(ws, alicia, limit=70)) == 59 and len(audit.history(ws, alicia, limit=57)) == 57
+
+
+def test_an_edit_staged_then_changed_again_is_listed_with_gits_own_code(example_ws):
+    """The commit of a hand edit lists each file and what happened to it; a
+    state with no word of ours (staged, then changed again: MM) keeps git's code."""
+    from heartcompass.store import audit
+
+    ws = example_ws
+    memory = ws.people_dir / "alice/MEMORY.md"
+    _append(memory, "- staged\n")
+    user_git(ws.root, "add", "people/alice/MEMORY.md")
+    _append(memory, "- and more\n")
+    _append(ws.people_dir / "alice/PROFILE.md", "\nLikes rain.\n")
+    assert len(audit.commit_pending(ws)) == 1
+    assert user_git(ws.root, "log", "-1", "--format=%b").strip() == (
+        "- people/alice/MEMORY.md (MM)\n- people/alice/PROFILE.md (changed)")
+
+
+@pytest.mark.parametrize("message", ["rename(bob): tidy up", "garden(bob): tidy\n\nMoved by hand from people/zed/"])
+def test_a_commit_that_only_looks_like_a_move_moves_no_one(example_ws, message):
+    """A `rename(...)` subject that names no old name, a gardener's commit
+    whose message has a line the move search looks for: bob keeps one name."""
+    from heartcompass.store import lineage
+    from heartcompass.store.lifecycle import add_person
+    from heartcompass.store.people import Person
+
+    ws = example_ws
+    add_person(ws, "Bob", "friend")
+    user_git(ws.root, "commit", "-q", "--allow-empty", "-m", message)
+    assert [(e.slug, e.since) for e in lineage.eras(ws, Person("bob", ws.people_dir / "bob"))] == [("bob", None)]
+
+
+def test_a_folder_moved_by_hand_is_followed_to_its_old_name_whole(example_ws):
+    from heartcompass.store import lineage
+    from heartcompass.store.people import Person
+
+    ws = example_ws
+    user_git(ws.root, "commit", "-q", "--allow-empty", "-m", "edit(alice): by hand\n\nMoved by hand from people/maX/")
+    moved = ws.git.head()
+    eras = lineage.eras(ws, Person("alice", ws.people_dir / "alice"))
+    assert [(e.slug, e.since) for e in eras] == [("alice", moved), ("maX", None)]

@@ -363,3 +363,22 @@ def test_kept_text_that_is_no_log_entry_is_named_in_the_kept_file(example_ws):
         sync.put_back(ws)
     assert bad.value.path == ws.state_dir / sync.KEPT and "not a log entry" in bad.value.message
     assert (ws.state_dir / sync.KEPT).exists() and not (ws.root / LOG).exists()
+
+
+def test_a_days_log_whose_common_line_one_device_rewrote_is_left_to_the_user(tmp_path):
+    """Two devices appended to a day's log, and one also changed a line they
+    shared: not a union of appends, so not merged; the user decides."""
+    bare = bare_remote(tmp_path)
+    start = _day("2024-01-01", "10:00:00 · me · hello")
+    one = new_repo(tmp_path / "one")
+    commit_files(one, {LOG: start}, "one")
+    user_git(one.root, "remote", "add", "origin", str(bare))
+    one.push("origin", "main")
+    two = new_repo(tmp_path / "two")
+    two.adopt("origin", str(bare))
+    commit_files(two, {LOG: _day("2024-01-01", "10:00:00 · me · hello, said otherwise", "11:00:00 · me · two")},
+                 "two's chat")
+    two.push("origin", "main")
+    commit_files(one, {LOG: start + "- 12:00:00 · me · from one\n"}, "one's chat")
+    assert one.pull_rebase("origin", "main") == [LOG]
+    assert one.rebase_in_progress() and "<<<<<<<" in (one.root / LOG).read_text(encoding="utf-8")
