@@ -260,3 +260,69 @@ def test_a_folder_moved_by_hand_is_followed_to_its_old_name_whole(example_ws):
     moved = ws.git.head()
     eras = lineage.eras(ws, Person("alice", ws.people_dir / "alice"))
     assert [(e.slug, e.since) for e in eras] == [("alice", moved), ("maX", None)]
+
+
+# -- a commit of ours, or its roll back (audit.py) -------------------------------------------------------------------
+
+def test_a_commit_of_ours_has_the_body_given_and_none_else(example_ws):
+    from heartcompass.store import audit
+
+    ws = example_ws
+    memory = ws.people_dir / "alice/MEMORY.md"
+    _append(memory, "- one\n")
+    assert audit.commit_or_roll_back(ws, [memory], "garden(alice): 1 fact")
+    assert user_git(ws.root, "log", "-1", "--format=%s|%b").strip() == "garden(alice): 1 fact|"
+    _append(memory, "- two\n")
+    assert audit.commit_or_roll_back(ws, [memory], "garden(alice): 1 fact", "from the log of 2024-01-01")
+    assert user_git(ws.root, "log", "-1", "--format=%b").strip() == "from the log of 2024-01-01"
+
+
+def test_a_refused_commit_names_each_log_kept_and_keeps_gits_hint(example_ws, monkeypatch):
+    """git refused (here: a full disk, with its hint): the change is rolled
+    back, each log kept is named, and git's hint is still the fix shown."""
+    from heartcompass.errors import GitError
+    from heartcompass.store import audit
+
+    ws = example_ws
+    memory = ws.people_dir / "alice/MEMORY.md"
+    before = memory.read_text(encoding="utf-8")
+    logs = [ws.people_dir / f"alice/logs/2024-01-0{n}.md" for n in (1, 2)]
+    logs[0].parent.mkdir()
+    for n, log in enumerate(logs, 1):
+        log.write_text(_log_text(f"2024-01-0{n}"), encoding="utf-8")
+    _append(memory, "- ours\n")
+    tried = []
+
+    def refusing(paths, subject, body=""):
+        tried.append(subject)
+        raise GitError("git commit failed: No space left on device", "Free some disk space, then run it again.")
+
+    monkeypatch.setattr(ws.git, "commit", refusing)
+    with pytest.raises(GitError) as refused:
+        audit.commit_or_roll_back(ws, [memory], "garden(alice): 1 fact", keep=logs)
+    assert refused.value.message == (
+        "git commit failed: No space left on device (Not committed: the change was rolled back; "
+        "people/alice/logs/2024-01-01.md, people/alice/logs/2024-01-02.md stays as it is, to be committed by the "
+        "next command.)")
+    assert refused.value.hint == "Free some disk space, then run it again." and tried == ["garden(alice): 1 fact"]
+    assert all(log.exists() for log in logs) and memory.read_text(encoding="utf-8") == before
+
+
+def test_a_refused_move_takes_what_was_not_committed_yet_back_to_the_old_folder(example_ws):
+    """A chat's log not yet committed moved with the folder: a refused
+    rename puts it back where it was, with the folder."""
+    from heartcompass.errors import GitError
+    from heartcompass.store import audit
+
+    ws = example_ws
+    hook = ws.root / ".git/hooks/pre-commit"
+    hook.write_text("#!/bin/sh\nexit 1\n")
+    hook.chmod(0o755)
+    old, new = ws.people_dir / "alice", ws.people_dir / "alicia"
+    (old / "logs").mkdir()
+    (old / "logs/2024-01-01.md").write_text(_log_text("2024-01-01"), encoding="utf-8")
+    old.rename(new)
+    with pytest.raises(GitError):
+        audit.commit_or_roll_back(ws, [old, new], "rename(alicia): from alice", moved=(old, new), what="the rename")
+    assert (old / "logs/2024-01-01.md").read_text(encoding="utf-8") == _log_text("2024-01-01")
+    assert (old / "PROFILE.md").exists() and not new.exists()
