@@ -382,3 +382,57 @@ def test_a_days_log_whose_common_line_one_device_rewrote_is_left_to_the_user(tmp
     commit_files(one, {LOG: start + "- 12:00:00 · me · from one\n"}, "one's chat")
     assert one.pull_rebase("origin", "main") == [LOG]
     assert one.rebase_in_progress() and "<<<<<<<" in (one.root / LOG).read_text(encoding="utf-8")
+
+
+def _two_devices(tmp_path):
+    bare = bare_remote(tmp_path)
+    one = new_repo(tmp_path / "one")
+    commit_files(one, {"a.md": "1\n"}, "one")
+    user_git(one.root, "remote", "add", "origin", str(bare))
+    return bare, one
+
+
+def test_a_remote_without_our_branch_has_nothing_to_pull_even_with_a_tag_of_that_name(tmp_path):
+    bare, one = _two_devices(tmp_path)
+    stranger = new_repo(tmp_path / "stranger")
+    commit_files(stranger, {"b.md": "not ours\n"}, "someone else's")
+    user_git(stranger.root, "tag", "main")
+    user_git(stranger.root, "push", "-q", str(bare), "refs/heads/main:refs/heads/other", "refs/tags/main:refs/tags/main")
+    head = one.head()
+    assert one.pull_rebase("origin", "main") == []
+    assert one.head() == head and not (one.root / "b.md").exists()
+
+
+def test_a_pull_takes_our_branch_of_the_remote_not_another(tmp_path):
+    """The remote has "a-side" (listed first) and main: this device's main
+    is rebased onto the remote's main only."""
+    bare, one = _two_devices(tmp_path)
+    user_git(one.root, "push", "-q", "origin", "main")  # by hand: our main tracks nothing yet
+    two = new_repo(tmp_path / "two")
+    two.adopt("origin", str(bare))
+    commit_files(two, {"b.md": "on main\n"}, "two's main")
+    two.push("origin", "main")
+    user_git(two.root, "checkout", "-q", "-b", "a-side")
+    commit_files(two, {"c.md": "a side\n"}, "two's side")
+    user_git(two.root, "push", "-q", "origin", "a-side")
+    commit_files(one, {"d.md": "mine\n"}, "mine")
+    assert one.pull_rebase("origin", "main") == []
+    assert [c.subject for c in one.log()] == ["mine", "two's main", "one"] and not (one.root / "c.md").exists()
+
+
+def test_a_days_log_rewritten_by_hand_into_no_log_is_left_to_the_user(tmp_path):
+    """One device's copy of a shared day log holds a line that is no entry:
+    not merged, not a crash; the user decides."""
+    bare = bare_remote(tmp_path)
+    start = _day("2024-01-01", "10:00:00 · me · hello")
+    one = new_repo(tmp_path / "one")
+    commit_files(one, {LOG: start}, "one")
+    user_git(one.root, "remote", "add", "origin", str(bare))
+    one.push("origin", "main")
+    two = new_repo(tmp_path / "two")
+    two.adopt("origin", str(bare))
+    commit_files(two, {LOG: start + "just a line by hand\n"}, "two's edit")
+    two.push("origin", "main")
+    commit_files(one, {LOG: start + "- 12:00:00 · me · from one\n"}, "one's chat")
+    assert one.pull_rebase("origin", "main") == [LOG]
+    assert one.rebase_in_progress()
