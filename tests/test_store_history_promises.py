@@ -326,3 +326,16 @@ def test_a_refused_move_takes_what_was_not_committed_yet_back_to_the_old_folder(
         audit.commit_or_roll_back(ws, [old, new], "rename(alicia): from alice", moved=(old, new), what="the rename")
     assert (old / "logs/2024-01-01.md").read_text(encoding="utf-8") == _log_text("2024-01-01")
     assert (old / "PROFILE.md").exists() and not new.exists()
+
+
+def test_a_folder_the_user_moved_with_git_mv_is_one_hand_edit_of_the_new_name(example_ws):
+    """`git mv people/alice people/alicia`: every file, and the old
+    folder's deletions, are alicia's hand edits, committed together."""
+    from heartcompass.store import audit
+
+    ws = example_ws
+    user_git(ws.root, "mv", "people/alice", "people/alicia")
+    found = sorted((p.slug, p.path, p.code, p.kind) for p in audit.pending(ws))
+    assert {(slug, kind) for slug, _, _, kind in found} == {("alicia", "hand edit")}
+    assert ("alicia", "people/alice/PROFILE.md", "D", "hand edit") in found
+    assert ("alicia", "people/alicia/PROFILE.md", "R", "hand edit") in found
