@@ -741,8 +741,9 @@ def _latin1_locale(monkeypatch) -> None:
 
 
 def test_a_branch_with_a_chinese_name_is_a_branch_whatever_the_locale(tmp_path, monkeypatch):
-    """HEAD and packed-refs are UTF-8 whatever the locale says: a branch
-    named 小明 is at rest for a chat's quick look and a branch for the state."""
+    """HEAD, packed-refs and a rebase's head-name are UTF-8 whatever the
+    locale says: a branch named 小明 is at rest for a chat's quick look, a
+    branch for the state, and named as itself while a sync rebases it."""
     wg = committed_repo(tmp_path)
     user_git(wg.root, "branch", "-m", "小明")
     user_git(wg.root, "pack-refs", "--all")
@@ -750,6 +751,9 @@ def test_a_branch_with_a_chinese_name_is_a_branch_whatever_the_locale(tmp_path, 
     _latin1_locale(monkeypatch)
     assert PlainGit(wg.root).at_rest()
     assert wg._packed_refs() == ["refs/heads/小明"] and wg.state_problem() is None
+    (wg.git_dir / "rebase-merge").mkdir()
+    (wg.git_dir / "rebase-merge/head-name").write_text("refs/heads/小明\n", encoding="utf-8")
+    assert wg.rebased_branch() == "小明"
 
 
 def test_a_comment_in_packed_refs_that_names_a_branch_is_no_branch(tmp_path):
