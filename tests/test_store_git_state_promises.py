@@ -853,3 +853,18 @@ def test_a_refused_undo_puts_the_files_back_even_when_git_forgot_the_revert(tmp_
     assert refused.value.message.startswith("git commit failed")
     assert wg.head() == target and (wg.root / "a.md").read_text() == "2\n"
     assert user_git(wg.root, "status", "--porcelain") == "" and not (wg.git_dir / UNDO_MARK).exists()
+
+
+def test_a_link_replaced_by_a_text_is_written_with_a_plain_files_mode(wg):
+    """commit_contents without an index writes the tree itself: a link that
+    becomes a text gets mode 100644 in the tree's own bytes,
+    as git writes it (git reads an odd mode as 100644, fsck calls it bad)."""
+    commit_files(wg, {"target.md": "t\n"}, "one")
+    (wg.root / "link.md").symlink_to("target.md")
+    user_git(wg.root, "add", "link.md")
+    user_git(wg.root, "commit", "-q", "-m", "a link by hand")
+    assert wg.commit_contents({"link.md": "now a text\n"}, "two")
+    raw = subprocess.run(["git", "cat-file", "tree", "HEAD^{tree}"], cwd=wg.root, capture_output=True,
+                         check=True).stdout
+    assert b"100644 link.md\0" in raw and b"100644 target.md\0" in raw
+    assert user_git(wg.root, "show", "HEAD:link.md") == "now a text\n"
