@@ -868,3 +868,20 @@ def test_a_link_replaced_by_a_text_is_written_with_a_plain_files_mode(wg):
                          check=True).stdout
     assert b"100644 link.md\0" in raw and b"100644 target.md\0" in raw
     assert user_git(wg.root, "show", "HEAD:link.md") == "now a text\n"
+
+
+def test_an_interrupted_undo_is_taken_back_even_when_git_cannot_abort_it_itself(tmp_path):
+    """The undo was killed and git's own `revert --abort` refuses (REVERT_HEAD
+    unreadable): the next writer still puts the files and the index back as
+    they were."""
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = committed_repo(tmp_path)
+    head = commit_files(wg, {"a.md": "2\n"}, "two")
+    user_git(wg.root, "revert", "--no-commit", "HEAD")
+    assert (wg.root / "a.md").read_text() == "1\n"
+    (wg.git_dir / "REVERT_HEAD").write_text("not a commit\n")
+    (wg.git_dir / UNDO_MARK).write_text(head + "\n")
+    wg._take_back_interrupted_undo()  # what check_writable does first
+    assert (wg.root / "a.md").read_text() == "2\n" and wg.head() == head
+    assert user_git(wg.root, "status", "--porcelain") == "" and not (wg.git_dir / UNDO_MARK).exists()
