@@ -885,3 +885,28 @@ def test_an_interrupted_undo_is_taken_back_even_when_git_cannot_abort_it_itself(
     wg._take_back_interrupted_undo()  # what check_writable does first
     assert (wg.root / "a.md").read_text() == "2\n" and wg.head() == head
     assert user_git(wg.root, "status", "--porcelain") == "" and not (wg.git_dir / UNDO_MARK).exists()
+
+
+def test_without_proc_a_ps_that_never_answers_is_given_up_on_not_waited_for(tmp_path, monkeypatch):
+    """Elsewhere than Linux, a ps that hangs: the lock's problem is still
+    named (as stale: no git found), after seconds, never a wait forever."""
+    from heartcompass.store import gitstate
+
+    class NoProc(type(Path())):
+        def is_dir(self):
+            return False if str(self) == "/proc" else super().is_dir()
+
+    asked = []
+
+    def hung_ps(command, **kwargs):
+        asked.append(command)
+        if kwargs.get("timeout") is None:
+            raise AssertionError("ps never answers: without a timeout this waits forever")
+        raise subprocess.TimeoutExpired(command, kwargs["timeout"])
+
+    wg = committed_repo(tmp_path)
+    (wg.git_dir / "index.lock").write_text("")
+    monkeypatch.setattr(gitstate, "Path", NoProc)
+    monkeypatch.setattr(gitstate.subprocess, "run", hung_ps)
+    assert wg.index_lock_problem(settle=0).startswith("A stale ")
+    assert asked and asked[0][0] == "ps"
