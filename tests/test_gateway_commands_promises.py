@@ -138,6 +138,15 @@ def test_a_stranger_is_refused_once_and_nothing_of_theirs_is_kept(chat):
     assert chat.state.chats == {} and "7" not in chat.state.owner_chats
 
 
+def test_each_stranger_is_refused_once_whoever_was_refused_before(chat):
+    chat.say("hello?", sender="7")
+    chat.say("hello?", sender="8")
+    chat.say("again", sender="8")
+    assert chat.channel.said == [("7", replies.REFUSED), ("8", replies.REFUSED)]
+    assert chat.reports == ["telegram: refused sender 7 (not in telegram.allowed_users)",
+                            "telegram: refused sender 8 (not in telegram.allowed_users)"]
+
+
 def test_a_group_gets_one_note_even_when_the_owner_writes_there(chat):
     chat.say("/list", chat="-100", private=False)
     chat.say("/list", sender="7", chat="-100", private=False)
@@ -201,7 +210,8 @@ def test_the_model_down_is_said_in_one_line_and_the_messages_stay(example_ws):
     served.say("/switch alice")
     served.say("hello?")
     served.finish()
-    assert served.channel.sent[1].startswith("(No reply: the model cannot be reached: ")
+    where, text = served.channel.said[1]
+    assert where == "42" and text.startswith("(No reply: the model cannot be reached: ")
     assert "hello?" in [e.text for e in log_entries(example_ws, "alice")]
 
 

@@ -100,7 +100,7 @@ def test_a_reply_that_raises_a_refusal_is_said_in_the_chat(example_ws):
         raise HeartCompassError("PROFILE.md does not read.", "Fix it.")
 
     served.gw.reply(conv, events())
-    assert served.channel.sent[1:] == ["one", "PROFILE.md does not read. Fix it."]
+    assert served.channel.said[1:] == [("42", "one"), ("42", "PROFILE.md does not read. Fix it.")]
     served.gw.reply(conv, None)  # no session to answer: nothing said
     assert len(served.channel.sent) == 3
 
@@ -169,7 +169,8 @@ def _digest_at(example_ws, monkeypatch, at: str, hour: int):
     from heartcompass.store.config_edit import set_config
 
     set_config(example_ws, "serve.digest_at", at)
-    monkeypatch.setattr(clock, "now", lambda ws: dt.datetime(2026, 12, 7, hour, 30))
+    moment = {example_ws.root: dt.datetime(2026, 12, 7, hour, 30)}  # the workspace's clock (its user.timezone)
+    monkeypatch.setattr(clock, "now", lambda ws: moment[ws.root])
 
 
 def test_the_digest_goes_to_each_owners_chat_once_a_day_after_its_time(example_ws, monkeypatch):

@@ -162,6 +162,25 @@ def test_a_held_record_naming_anything_but_that_persons_own_day_log_is_let_go_un
     assert not served.state.is_seen("42:7") and served.state.interrupted() is None and served.reports == []
 
 
+def test_a_serve_killed_while_logging_the_days_first_message_leaves_the_next_one_all_it_needs(example_ws):
+    """The held record names the message, its chat, the person, the day log and its size before the line (none
+    yet: 0) and the line's fingerprint: the next serve marks it handled and answers that chat, not logging it twice."""
+    from heartcompass.gateway.state import Held, fingerprint
+
+    served = Served(example_ws)
+    served.say("/switch alice")
+    session = served.gw.session(served.gw.conversation("telegram", "42"))
+    log = example_ws.people_dir / "alice" / "logs" / f"{session.now().date()}.md"
+    log.unlink(missing_ok=True)
+    recovery.hold(served.gw, served.state, "42:9", "42", session, "到家了")
+    assert served.state.interrupted() == Held("42:9", "42", "alice", example_ws.rel(log), 0,
+                                             fingerprint(dailylog.as_logged("到家了")))
+    served.state.save()
+    after = Served(example_ws)                              # killed here: the next serve settles at its start
+    assert after.state.is_seen("42:9") and after.state.unanswered_chats() == [("42", "alice")]
+    assert [e.text for e in dailylog.load(log)].count("到家了") == 1
+
+
 def test_a_message_held_at_midnight_goes_into_the_day_log_its_record_names(example_ws):
     """The time is read once: a message logged as the day turns is in the log the held record names, so a kill
     right after is settled from the right file."""
