@@ -274,8 +274,8 @@ def test_a_pressed_telegram_button_becomes_the_buttons_data():
     query = SimpleNamespace(id="99", data="t1:yes", from_user=SimpleNamespace(id=42),
                             message=SimpleNamespace(chat=SimpleNamespace(id=42, type="private")))
     incoming = asyncio.run(channel._incoming(SimpleNamespace(callback_query=query, message=None)))
-    assert (incoming.id, incoming.button, incoming.chat, incoming.sender, incoming.private, incoming.text) == (
-        "cb:99", "t1:yes", "42", "42", True, "")
+    assert (incoming.channel, incoming.id, incoming.button, incoming.chat, incoming.sender, incoming.private,
+            incoming.text) == ("telegram", "cb:99", "t1:yes", "42", "42", True, "")
     query.data, query.message.chat.type = None, "supergroup"
     incoming = asyncio.run(channel._incoming(SimpleNamespace(callback_query=query, message=None)))
     assert incoming.button == "" and not incoming.private
@@ -411,6 +411,8 @@ def test_the_feishu_client_is_the_apps_own_at_the_domain_without_a_trailing_slas
     config = make_client("cli_1", "secret-1", "https://open.feishu.example/")._config
     assert (config.app_id, config.app_secret, config.domain, config.log_level) == (
         "cli_1", "secret-1", "https://open.feishu.example", LogLevel.ERROR)
+    config = _lark().client._config                    # the channel's own client: its app's credentials
+    assert (config.app_id, config.app_secret, config.domain) == ("cli_test", "secret-test", "https://open.feishu.example")
 
 
 def test_the_telegram_bot_talks_to_the_api_base_and_keeps_the_librarys_tracebacks_off_the_terminal():
@@ -426,6 +428,8 @@ def test_the_telegram_bot_talks_to_the_api_base_and_keeps_the_librarys_traceback
         assert (bot.token, bot.base_url, bot.base_file_url) == (
             "123:abc", "https://api.telegram.example/bot123:abc", "https://api.telegram.example/file/bot123:abc")
         assert [type(h) for h in quiet.handlers] == [logging.NullHandler]
+        proxied = make_bot("123:abc", "https://proxy.example/TX//")  # only the trailing slashes go
+        assert proxied.base_url == "https://proxy.example/TX/bot123:abc"
     finally:
         quiet.handlers = before
 
