@@ -498,6 +498,37 @@ def test_stopping_serve_commits_what_was_logged_at_once_while_the_app_is_still_s
     assert served and channel.events[-1] == "close"
 
 
+def test_a_commit_at_stop_stuck_on_an_app_that_never_answers_does_not_keep_serve_running(example_ws, monkeypatch):
+    """The commit at SIGTERM tells the chat when git refuses it: an app that never takes that message holds
+    serve's end only AT_STOP_WAIT, then serve commits what is left itself and ends."""
+    import threading
+
+    from heartcompass.gateway import runner
+    from heartcompass.gateway.core import Gateway
+
+    monkeypatch.setattr(runner, "AT_STOP_WAIT", 0.05)
+    real_commit_all, stuck, release, ends, let_go = Gateway.commit_all, threading.Event(), threading.Event(), [], []
+
+    def commit_all(gw):
+        if threading.current_thread().name == "commit-at-stop":
+            stuck.set()
+            release.wait(DEADLINE)
+            let_go.append(1)
+        else:
+            ends.append(stuck.is_set())
+            real_commit_all(gw)
+
+    monkeypatch.setattr(Gateway, "commit_all", commit_all)
+    stop, channel = threading.Event(), Started()
+    try:
+        runner.serve(example_ws, ["telegram"], stop, make_model=FakeChat, channels={"telegram": channel},
+                     on_ready=lambda gw: stop.set())
+        assert stuck.is_set() and let_go == []            # ended while the commit at stop was still stuck
+    finally:
+        release.set()
+    assert ends[-1] is True and channel.events == ["start", "close"]
+
+
 def test_a_commit_or_a_state_that_fails_at_stop_is_said_in_one_line_and_serve_still_ends(example_ws, monkeypatch):
     import threading
 

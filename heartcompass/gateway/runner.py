@@ -17,6 +17,7 @@ from heartcompass.store.workspace import Workspace
 
 CHANNELS = ("telegram", "lark")
 CREDENTIALS = {"telegram": ("TELEGRAM_BOT_TOKEN",), "lark": ("LARK_APP_ID", "LARK_APP_SECRET")}
+AT_STOP_WAIT = 120.0  # seconds serve waits for the commit at stop: an app that never answers never keeps it running
 
 
 def credential(ws: Workspace, var: str) -> str | None:
@@ -114,7 +115,7 @@ def serve(ws: Workspace, names: list[str], stop: threading.Event, *, make_model:
             stop.set()
             for channel in started:
                 channel.close()
-            at_stop.join(timeout=120)
+            at_stop.join(timeout=AT_STOP_WAIT)
             _commit_at_stop(gw, stop, report)  # a message a channel handed over while the worker finished
             for state in states.values():
                 try:
