@@ -117,7 +117,8 @@ def test_a_common_term_does_not_hide_a_rare_one():
     ("hiking", "hik"), ("walking", "walk"), ("using", "using"), ("parties", "party"), ("pies", "pie"), ("flies", "fly"), ("hiked", "hik"),
     ("hikes", "hik"), ("used", "used"), ("cats", "cat"), ("gas", "gas"), ("boss", "boss"), ("virus", "virus"),
     ("crisis", "crisis"), ("hike", "hik"), ("eye", "eye"), ("tree", "tre"), ("party", "party"), ("swing", "swing"),
-    ("boxes", "box"), ("agrees", "agr"), ("agreed", "agr"), ("toes", "toe"),
+    ("boxes", "box"), ("agrees", "agr"), ("agreed", "agr"), ("agree", "agr"), ("toes", "toe"), ("employee", "employ"),
+    ("employees", "employ"), ("freed", "fre"), ("free", "fre"), ("see", "see"),
 ])
 def test_forms_of_a_word_are_one_term_and_short_words_are_left_whole(word, stem):
     assert relevance.terms(word) == [stem]

@@ -33,7 +33,7 @@ class Cached(NamedTuple):
 FOLDER = "prompt"
 SMALLEST = 256 * 1024  # bytes of EVENTS.md (about 2,500 events)
 MAGIC = b"heartcompass events cache\n"
-FORMAT = 3  # of what is kept: another is rebuilt, as a file changed since is (3: groups, shortest texts, runs' bitmaps)
+FORMAT = 4  # of what is kept: another is rebuilt, as a file changed since is (3: groups, shortest texts, runs' bitmaps; 4: 'agree' stemmed as 'agreed')
 ALIGN = 8  # each column starts at a multiple of it, read in place as its numbers
 
 

@@ -60,7 +60,8 @@ CJK_STOP = frozenset("的了是我你他她它们在有和就不也都还吗呢�
 
 
 def _stem(word: str) -> str:
-    """A light English stemmer: 'hiked', 'hiking', 'hikes' and 'hike' are one word."""
+    """A light English stemmer: 'hiked', 'hiking', 'hikes' and 'hike' are one word; so are 'agree' and
+    'agreed' (every final e goes, as 'agreed' loses its ed and then its e)."""
     if len(word) > 5 and word.endswith("ing"):
         word = word[:-3]
     elif len(word) > 4 and word.endswith("ies"):
@@ -69,7 +70,7 @@ def _stem(word: str) -> str:
         word = word[:-2]
     elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-1]
-    if len(word) > 3 and word.endswith("e"):
+    while len(word) > 3 and word.endswith("e"):
         word = word[:-1]
     return word
 
