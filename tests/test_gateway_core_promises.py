@@ -434,14 +434,16 @@ def test_while_serve_runs_its_lock_names_serve_and_this_process_and_a_second_ser
                          channels={"telegram": Started()})
         except LockBusy as exc:
             refused.append(exc.message)
+            refused.append(exc.hint)
         stop.set()
 
     runner.serve(example_ws, ["telegram"], stop, make_model=FakeChat, channels={"telegram": Started()},
                  on_ready=ready)
     (owner,) = held
     assert (owner["purpose"], owner["pid"]) == ("serve", os.getpid())
-    assert refused == [f"Another HeartCompass serve is running (pid {os.getpid()} on {owner['host']}, "
-                       f"since {owner['since']})."] and waits == []
+    assert refused[0] == (f"Another HeartCompass serve is running (pid {os.getpid()} on {owner['host']}, "
+                          f"since {owner['since']}).") and waits == []
+    assert f"there is no lock file ({example_ws.state_dir / 'serve.lock'}) to delete" in refused[1]
     assert holder(example_ws.state_dir / "serve.lock") is None
 
 
@@ -483,7 +485,7 @@ def test_stopping_serve_commits_what_was_logged_at_once_while_the_app_is_still_s
         served.append(runner.serve(example_ws, ["telegram"], stop, make_model=lambda: FakeChat().enqueue("hi back"),
                                    quiet=0.01, delays=(0.0, 0.0), channels={"telegram": channel}, on_ready=ready))
 
-    thread = threading.Thread(target=run, daemon=True)
+    thread = threading.Thread(target=run)  # as the CLI's main thread: its own threads are not daemons
     thread.start()
     try:
         assert channel.sending.wait(DEADLINE), "the reply never reached the app"
