@@ -411,7 +411,11 @@ def test_the_feishu_client_is_the_apps_own_at_the_domain_without_a_trailing_slas
     config = make_client("cli_1", "secret-1", "https://open.feishu.example/")._config
     assert (config.app_id, config.app_secret, config.domain, config.log_level) == (
         "cli_1", "secret-1", "https://open.feishu.example", LogLevel.ERROR)
-    config = _lark().client._config                    # the channel's own client: its app's credentials
+
+
+
+def test_a_feishu_channel_sends_through_a_client_of_its_own_app():
+    config = _lark().client._config
     assert (config.app_id, config.app_secret, config.domain) == ("cli_test", "secret-test", "https://open.feishu.example")
 
 
