@@ -86,8 +86,8 @@ def test_a_tell_with_nothing_to_change_says_so_and_keeps_the_note(example_ws):
 
     served = _told(example_ws, {"summary": "nothing new", "rewritten_facts": []}, {"people": []})
     assert served.channel.asked == []
-    assert served.channel.sent[-1] == ("Nothing to change in the files; what you told stays in the log as a note "
-                                       "for the next garden.")
+    assert served.channel.said[-1] == ("42", "Nothing to change in the files; what you told stays in the log as a "
+                                             "note for the next garden.")
     assert subjects(example_ws)[0] == "tell(alice): noted, nothing to change"
 
 
@@ -304,6 +304,18 @@ def test_a_photo_told_is_kept_only_for_the_check_in_the_local_state_folder(examp
     served.finish()
     assert seen == [(example_ws.state_dir / "serve" / "photo", PNG)]
     assert not (example_ws.state_dir / "serve" / "photo").exists()
+
+
+def test_a_photo_told_from_the_phone_reaches_the_model_with_the_words(example_ws):
+    from fake_lark import PNG
+
+    model = FakeChat().enqueue({"summary": "promoted", "rewritten_facts": []}, {"people": []})
+    served = Served(example_ws, model)
+    served.say("/switch alice")
+    served.say("/tell 她升职了", image=PNG)
+    served.finish()
+    sent = str(model.request("tell").messages[-1].content)  # text and image parts
+    assert "data:image/png;base64," in sent and "她升职了" in sent
 
 
 def test_a_kept_person_offer_without_a_name_adds_nobody(chat):
