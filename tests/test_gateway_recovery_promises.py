@@ -83,6 +83,33 @@ def test_the_left_bursts_of_a_channel_not_served_now_wait_for_it(example_ws):
     assert json.loads(lark.read_text(encoding="utf-8"))["unanswered"] == {"oc_1": "alice"}
 
 
+def test_a_channel_not_served_now_does_not_keep_the_next_ones_left_bursts_unanswered(example_ws):
+    """Whatever order the states come in: lark's (not served) is skipped, telegram's still answered."""
+    from heartcompass.gateway.state import ChannelState
+
+    _left_unanswered(example_ws, "alice", ["hi"])
+    lark = example_ws.state_dir / "serve" / "lark.json"
+    lark.write_text(json.dumps({"chats": {"oc_1": "alice"}, "unanswered": {"oc_1": "alice"}}), encoding="utf-8")
+    served = Served(example_ws, FakeChat().enqueue("telegram's answer"))
+    served.gw.states = {"lark": ChannelState(lark), "telegram": served.state}
+    served.finish()
+    assert served.channel.said == [("42", "telegram's answer")]
+    assert json.loads(lark.read_text(encoding="utf-8"))["unanswered"] == {"oc_1": "alice"}
+
+
+def test_a_chat_written_to_before_the_worker_started_does_not_keep_another_chats_left_burst_unanswered(example_ws):
+    _left_unanswered(example_ws, "alice", ["before the kill"])
+    path = example_ws.state_dir / "serve" / "telegram.json"
+    path.write_text(json.dumps({"chats": {"42": "alice", "43": "alice"}, "unanswered": {"42": "alice", "43": "alice"}}),
+                    encoding="utf-8")
+    served = Served(example_ws, FakeChat().enqueue("an answer", "another answer"), owners="42,43")
+    served.say("after the restart")                     # 42's new burst answers its old messages with it
+    served.finish()
+    assert sorted(chat for chat, _ in served.channel.said) == ["42", "43"]
+    assert {text for _, text in served.channel.said} == {"an answer", "another answer"}
+    assert _state_on_disk(example_ws)["unanswered"] == {}
+
+
 def test_an_answer_clears_the_chat_only_when_nothing_more_came_meanwhile(example_ws):
     served = Served(example_ws)
     served.say("/switch alice")
