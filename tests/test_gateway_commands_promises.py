@@ -44,6 +44,15 @@ def test_a_switch_needs_a_name_and_an_unknown_one_switches_nothing(chat):
     assert chat.state.chats == {}
 
 
+def test_the_list_shows_the_users_own_person_by_user_name(chat):
+    """`config set user.name 王磊` is enough: the self person still named Me in its profile is listed as 王磊."""
+    from heartcompass.store.config_edit import set_config
+
+    set_config(chat.ws, "user.name", "王磊")
+    chat.say("/list")
+    assert chat.channel.said == [("42", "Alice Chen (alice, friend)\n王磊 (me, self)")]
+
+
 def test_the_list_marks_the_person_the_chat_talks_to(chat):
     chat.say("/list")
     chat.say("/switch alice")
