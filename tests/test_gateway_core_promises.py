@@ -47,6 +47,20 @@ def test_an_app_that_cannot_send_is_reported_and_the_message_still_logged(exampl
     assert served.state.is_seen("42:2") and served.state.unanswered_chats() == []
 
 
+def test_opening_a_persons_chat_on_the_phone_commits_their_hand_edits_first_in_a_commit_of_their_own(example_ws):
+    """As a terminal chat's start: what the user edited by hand is never mixed into the phone chat's commit."""
+    from conftest import git, subjects
+
+    profile = example_ws.people_dir / "alice" / "PROFILE.md"
+    profile.write_text(profile.read_text(encoding="utf-8") + "\nLoves 抹茶.\n", encoding="utf-8")
+    served = Served(example_ws)
+    before = len(subjects(example_ws))
+    served.say("/switch alice")
+    assert served.channel.said == [("42", "You are talking to Alice Chen (alice).")]
+    assert len(subjects(example_ws)) == before + 1 and git(example_ws, "status", "--porcelain") == ""
+    assert git(example_ws, "show", "--name-only", "--format=", "HEAD").split() == ["people/alice/PROFILE.md"]
+
+
 def test_a_bug_while_handling_a_message_says_so_in_the_chat_and_the_message_counts_as_handled(chat, monkeypatch):
     def broken(*args):
         raise ValueError("a bug")
