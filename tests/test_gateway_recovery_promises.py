@@ -110,6 +110,27 @@ def test_a_chat_written_to_before_the_worker_started_does_not_keep_another_chats
     assert _state_on_disk(example_ws)["unanswered"] == {}
 
 
+def test_a_left_burst_that_cannot_be_answered_or_breaks_does_not_keep_the_next_chats_unanswered(example_ws):
+    """Someone gone since is said unanswerable, a bug is said to the operator (the logs stay for the next
+    command), and the next chat's left burst is answered all the same."""
+    _left_unanswered(example_ws, "alice", ["hi"])
+    path = example_ws.state_dir / "serve" / "telegram.json"
+    path.write_text(json.dumps({"chats": {}, "unanswered": {"41": "ghost", "42": "alice", "43": "alice"}}),
+                    encoding="utf-8")
+    served = Served(example_ws, FakeChat().enqueue("answered"), owners="41,42,43")
+    real_open = served.gw.open
+
+    def open_(conv, person):
+        if conv.chat == "42":
+            raise ValueError("a bug")
+        real_open(conv, person)
+
+    served.gw.open = open_
+    served.finish()
+    assert [chat for chat, _ in served.channel.said] == ["41", "43"] and served.channel.said[1] == ("43", "answered")
+    assert "telegram: the last serve's unanswered messages to alice: ValueError: a bug" in served.reports
+
+
 def test_an_answer_clears_the_chat_only_when_nothing_more_came_meanwhile(example_ws):
     served = Served(example_ws)
     served.say("/switch alice")
