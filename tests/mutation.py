@@ -39,6 +39,10 @@ except ModuleNotFoundError:  # Python 3.10
 ROOT = Path(__file__).resolve().parents[1]
 EQUIVALENTS = ROOT / "tests" / "mutation_equivalent.toml"
 TARGET = 90.0
+# pytest-timeout's limit for a test run against a mutant: a listed test takes seconds, so a mutant that makes one
+# wait forever (a stop never set, a lock never released) is caught in this long, not in the suite's 300 s. mutmut's
+# own limit is of CPU time, which a wait does not spend.
+MUTANT_TEST_TIMEOUT = 30
 # What mutmut's staging copy needs beside the package (the shipped folders, found by resources.py).
 LINKED = ("heartcompass", "tests", "workspace_template", "prompts", "benchmarks")
 KILLED = {1, 3, 36, 37, 24, -24, 152, 255}  # mutmut's exit codes for killed, timeout, caught by type check
@@ -109,6 +113,8 @@ def stage(module: str, spec: dict, fresh: bool) -> Path:
     config = tomlkit.parse((ROOT / "pyproject.toml").read_text("utf-8"))
     config["tool"]["mutmut"]["only_mutate"] = spec["mutate"]
     config["tool"]["mutmut"]["pytest_add_cli_args_test_selection"] = test_files(spec)
+    # here, not in mutmut's pytest_add_cli_args: a change there makes mutmut forget every result
+    config["tool"]["pytest"]["ini_options"]["timeout"] = MUTANT_TEST_TIMEOUT
     text = tomlkit.dumps(config)
     target = where / "pyproject.toml"
     if not target.exists() or target.read_text("utf-8") != text:  # an unchanged file keeps mutmut's cache

@@ -82,3 +82,23 @@ def test_every_file_of_a_module_is_mutated_by_exactly_one_of_its_parts(module, p
     for name in files:
         owners = [part for part in parts if any(fnmatch.fnmatch(name, g) for g in modules[part]["mutate"])]
         assert len(owners) == 1, f"{name} is mutated by {owners or 'no part'} of {module}"
+
+
+def test_a_mutant_that_makes_a_test_wait_forever_is_stopped_in_half_a_minute(tmp_path, monkeypatch):
+    """A staged part keeps the suite's settings but pytest-timeout's limit: a
+    hanging mutant costs 30 s, not the suite's 300, and mutmut's own settings
+    (whose change would make it forget its results) are the repository's."""
+    import shutil
+
+    shutil.copy(mutation.ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_relevance_promises.py").write_text("", "utf-8")
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    where = mutation.stage("memory/relevance", SPEC, fresh=False)
+    staged = mutation.tomllib.loads((where / "pyproject.toml").read_text("utf-8"))
+    ours = mutation.tomllib.loads((tmp_path / "pyproject.toml").read_text("utf-8"))
+    assert staged["tool"]["pytest"]["ini_options"]["timeout"] == 30 != ours["tool"]["pytest"]["ini_options"]["timeout"]
+    assert staged["tool"]["mutmut"]["pytest_add_cli_args_test_selection"] == ["tests/test_relevance_promises.py"]
+    assert staged["tool"]["mutmut"]["only_mutate"] == SPEC["mutate"]
+    assert staged["tool"]["mutmut"].get("pytest_add_cli_args") == ours["tool"]["mutmut"].get("pytest_add_cli_args")
+    assert (where / "tests").resolve() == tmp_path / "tests"

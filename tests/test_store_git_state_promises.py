@@ -728,3 +728,185 @@ def test_a_plain_git_command_that_fails_is_one_line_naming_it(tmp_path):
     with pytest.raises(GitError) as failed:
         PlainGit(wg.root).status([wg.root])
     assert failed.value.message.startswith("git status failed: ") and "index" in failed.value.message
+
+
+# -- what only the CLI tests said before (issue 29): plain git, a roll back, an undo, on the core API ----------------
+
+def _latin1_locale(monkeypatch) -> None:
+    """A locale whose encoding is Latin-1: a file opened without naming its encoding is read as Latin-1."""
+    import io
+
+    real = io.text_encoding
+    monkeypatch.setattr(io, "text_encoding", lambda encoding, stacklevel=2: real(encoding) if encoding else "latin-1")
+
+
+def test_a_branch_with_a_chinese_name_is_a_branch_whatever_the_locale(tmp_path, monkeypatch):
+    """HEAD, packed-refs and a rebase's head-name are UTF-8 whatever the
+    locale says: a branch named 小明 is at rest for a chat's quick look, a
+    branch for the state, and named as itself while a sync rebases it."""
+    wg = committed_repo(tmp_path)
+    user_git(wg.root, "branch", "-m", "小明")
+    user_git(wg.root, "pack-refs", "--all")
+    assert not (wg.git_dir / "refs/heads/小明").exists()
+    _latin1_locale(monkeypatch)
+    assert PlainGit(wg.root).at_rest()
+    assert wg._packed_refs() == ["refs/heads/小明"] and wg.state_problem() is None
+    (wg.git_dir / "rebase-merge").mkdir()
+    (wg.git_dir / "rebase-merge/head-name").write_text("refs/heads/小明\n", encoding="utf-8")
+    assert wg.rebased_branch() == "小明"
+
+
+def test_a_comment_in_packed_refs_that_names_a_branch_is_no_branch(tmp_path):
+    """Only a ref line of packed-refs makes a branch: HEAD on a branch its
+    comment names (and git does not know) is not at rest."""
+    wg = committed_repo(tmp_path)
+    user_git(wg.root, "pack-refs", "--all")
+    packed = wg.git_dir / "packed-refs"
+    packed.write_text("# pack-refs with: peeled refs/heads/orphan\n" + packed.read_text(encoding="utf-8"),
+                      encoding="utf-8")
+    assert PlainGit(wg.root).at_rest()  # on main, packed
+    (wg.git_dir / "HEAD").write_text("ref: refs/heads/orphan\n", encoding="utf-8")
+    assert not PlainGit(wg.root).at_rest()
+
+
+def test_plain_status_of_a_folder_named_like_an_option_lists_that_folder(tmp_path):
+    """A person's folder named "-uno" is a path to git, not an option that
+    would hide its new files (and show the whole workspace's)."""
+    wg = committed_repo(tmp_path)
+    write_file(wg, "-uno/new.md", "n\n")
+    write_file(wg, "other.md", "o\n")
+    assert PlainGit(wg.root).status([wg.root / "-uno"]) == [("??", "-uno/new.md")]
+    assert ("??", "other.md") in PlainGit(wg.root).status([wg.root])
+
+
+def test_plain_git_never_reads_what_the_user_types(tmp_path):
+    """A chat's quick look runs git with no input: what waits at the
+    terminal is left for the chat (and a git asking for input would get none, never hang)."""
+    import os
+
+    wg = committed_repo(tmp_path)
+    typed, writer = os.pipe()
+    os.write(writer, b"typed at the terminal\n")
+    os.close(writer)
+    saved = os.dup(0)
+    os.dup2(typed, 0)
+    try:
+        out = PlainGit(wg.root).run("hash-object", "--stdin")
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+    try:
+        assert out.strip() == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"  # the empty blob: it read nothing
+        assert os.read(typed, 100) == b"typed at the terminal\n"
+    finally:
+        os.close(typed)
+
+
+def test_a_roll_back_rewrites_only_the_files_that_changed_whatever_comes_first_or_the_locale(tmp_path, monkeypatch):
+    """A dot file first in git's order is skipped, not the end: the changed
+    file after it is put back; a file as it is at HEAD (a Chinese text read
+    as UTF-8 whatever the locale) is left untouched, the same inode."""
+    wg = committed_repo(tmp_path)
+    commit_files(wg, {".notes.md": "mine\n", "b.md": "b\n", "people/a/小明.md": "同\n"}, "two")
+    write_file(wg, ".notes.md", "edited\n")
+    write_file(wg, "b.md", "changed\n")
+    same = wg.root / "people/a/小明.md"
+    inode = same.stat().st_ino
+    _latin1_locale(monkeypatch)
+    wg.roll_back([".notes.md", "b.md", "people/a/小明.md"])
+    assert (wg.root / "b.md").read_text(encoding="utf-8") == "b\n"
+    assert (wg.root / ".notes.md").read_text(encoding="utf-8") == "edited\n"
+    assert same.stat().st_ino == inode and same.read_text(encoding="utf-8") == "同\n"
+
+
+def test_an_undo_is_refused_while_files_are_staged_by_hand_and_they_stay_staged(tmp_path):
+    """Else the undo's commit would take them in, and a refused undo (git's
+    abort) would delete a new one. Once unstaged, the undo is made."""
+    wg = committed_repo(tmp_path)
+    target = commit_files(wg, {"a.md": "2\n"}, "two")
+    write_file(wg, "mine.md", "the user's own\n")
+    user_git(wg.root, "add", "mine.md")
+    with pytest.raises(GitError) as refused:
+        wg.revert(target, "undo: two", "")
+    assert refused.value.message == ("That change cannot be undone while files are staged by hand: mine.md; "
+                                     "nothing was changed.")
+    assert "git restore --staged" in refused.value.hint
+    assert wg.head() == target and (wg.root / "a.md").read_text() == "2\n"
+    assert user_git(wg.root, "diff", "--cached", "--name-only") == "mine.md\n"
+    user_git(wg.root, "restore", "--staged", "mine.md")
+    sha = wg.revert(target, "undo: two", "")
+    assert user_git(wg.root, "show", "--name-only", "--format=", sha) == "a.md\n"
+    assert (wg.root / "a.md").read_text() == "1\n" and (wg.root / "mine.md").read_text() == "the user's own\n"
+
+
+def test_a_refused_undo_puts_the_files_back_even_when_git_forgot_the_revert(tmp_path):
+    """A hook that refuses the undo's commit after removing git's REVERT_HEAD
+    (so `git revert --abort` has nothing to abort): the files are still as
+    they were, nothing half-done."""
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = committed_repo(tmp_path)
+    target = commit_files(wg, {"a.md": "2\n"}, "two")
+    add_hook(wg, "pre-commit", 'rm -f "$(git rev-parse --git-dir)/REVERT_HEAD"\nexit 1\n')
+    with pytest.raises(GitError) as refused:
+        wg.revert(target, "undo: two", "")
+    assert refused.value.message.startswith("git commit failed")
+    assert wg.head() == target and (wg.root / "a.md").read_text() == "2\n"
+    assert user_git(wg.root, "status", "--porcelain") == "" and not (wg.git_dir / UNDO_MARK).exists()
+
+
+def test_a_link_replaced_by_a_text_is_written_with_a_plain_files_mode(wg):
+    """commit_contents without an index writes the tree itself: a link that
+    becomes a text gets mode 100644 in the tree's own bytes,
+    as git writes it (git reads an odd mode as 100644, fsck calls it bad)."""
+    commit_files(wg, {"target.md": "t\n"}, "one")
+    (wg.root / "link.md").symlink_to("target.md")
+    user_git(wg.root, "add", "link.md")
+    user_git(wg.root, "commit", "-q", "-m", "a link by hand")
+    assert wg.commit_contents({"link.md": "now a text\n"}, "two")
+    raw = subprocess.run(["git", "cat-file", "tree", "HEAD^{tree}"], cwd=wg.root, capture_output=True,
+                         check=True).stdout
+    assert b"100644 link.md\0" in raw and b"100644 target.md\0" in raw
+    assert user_git(wg.root, "show", "HEAD:link.md") == "now a text\n"
+
+
+def test_an_interrupted_undo_is_taken_back_even_when_git_cannot_abort_it_itself(tmp_path):
+    """The undo was killed and git's own `revert --abort` refuses (REVERT_HEAD
+    unreadable): the next writer still puts the files and the index back as
+    they were."""
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = committed_repo(tmp_path)
+    head = commit_files(wg, {"a.md": "2\n"}, "two")
+    user_git(wg.root, "revert", "--no-commit", "HEAD")
+    assert (wg.root / "a.md").read_text() == "1\n"
+    (wg.git_dir / "REVERT_HEAD").write_text("not a commit\n")
+    (wg.git_dir / UNDO_MARK).write_text(head + "\n")
+    wg._take_back_interrupted_undo()  # what check_writable does first
+    assert (wg.root / "a.md").read_text() == "2\n" and wg.head() == head
+    assert user_git(wg.root, "status", "--porcelain") == "" and not (wg.git_dir / UNDO_MARK).exists()
+
+
+def test_without_proc_a_ps_that_never_answers_is_given_up_on_not_waited_for(tmp_path, monkeypatch):
+    """Elsewhere than Linux, a ps that hangs: the lock's problem is still
+    named (as stale: no git found), after seconds, never a wait forever."""
+    from heartcompass.store import gitstate
+
+    class NoProc(type(Path())):
+        def is_dir(self):
+            return False if str(self) == "/proc" else super().is_dir()
+
+    asked = []
+
+    def hung_ps(command, **kwargs):
+        asked.append(command)
+        if kwargs.get("timeout") is None:
+            raise AssertionError("ps never answers: without a timeout this waits forever")
+        raise subprocess.TimeoutExpired(command, kwargs["timeout"])
+
+    wg = committed_repo(tmp_path)
+    (wg.git_dir / "index.lock").write_text("")
+    monkeypatch.setattr(gitstate, "Path", NoProc)
+    monkeypatch.setattr(gitstate.subprocess, "run", hung_ps)
+    assert wg.index_lock_problem(settle=0).startswith("A stale ")
+    assert asked and asked[0][0] == "ps"

@@ -79,7 +79,15 @@ class RollBack(GitBase):
 
     def revert(self, sha: str, subject: str, body: str) -> str:
         """A new commit taking sha back. Later changes to the same lines:
-        RevertConflict, with the working tree and index as they were."""
+        RevertConflict, with the working tree and index as they were. Refused
+        while the user has files staged by hand: the commit would take them
+        in, and git's abort would delete a new one."""
+        staged = [f for f in self._git("diff", "--cached", "--name-only", "-z",
+                                       strip_newline_in_stdout=False).split("\0") if f]
+        if staged:
+            raise GitError(f"That change cannot be undone while files are staged by hand: {', '.join(staged)}; "
+                           "nothing was changed.", "Commit them, or unstage them with 'git restore --staged "
+                           "-- <file>', then undo again.")
         (self.git_dir / UNDO_MARK).write_text(sha + "\n", encoding="utf-8")  # a kill from here on is ours to clear
         try:
             self._git("revert", "--no-commit", sha)
