@@ -14,6 +14,13 @@ from heartcompass.gateway.state import state_for
 from heartcompass.store.config_edit import set_config
 
 
+def _app_chat(chat) -> str:
+    """An app sends only to a chat it knows (Telegram's int(chat), Feishu's receive_id): no chat is refused."""
+    if not isinstance(chat, str) or not chat:
+        raise TypeError(f"no chat to send to: {chat!r}")
+    return chat
+
+
 class Channel:
     """What the bot sent, to which chat, and the buttons it offered."""
 
@@ -30,15 +37,15 @@ class Channel:
         return [text for _, text in self.said]
 
     def send(self, chat, text):
-        self.said.append((chat, text))
+        self.said.append((_app_chat(chat), text))
 
     def ask(self, chat, text, choices):
         if self.refuse_asking:
             raise RuntimeError("no buttons here")
-        self.asked.append((chat, text, choices))
+        self.asked.append((_app_chat(chat), text, choices))
 
     def typing(self, chat):
-        self.typed.append(chat)
+        self.typed.append(_app_chat(chat))
 
 
 class Served:

@@ -95,10 +95,12 @@ class Recording:
         self.sent: list[str] = []
 
     def send(self, chat, text):
+        if not isinstance(chat, str) or not chat:  # as the apps: Telegram's int(chat), Feishu's receive_id
+            raise TypeError(f"no chat to send to: {chat!r}")
         self.sent.append(text)
 
     def ask(self, chat, text, choices):
-        self.sent.append(text)
+        self.send(chat, text)
 
     def typing(self, chat):
         pass

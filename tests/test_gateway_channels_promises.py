@@ -101,8 +101,8 @@ def test_queued_feishu_events_reach_the_core_in_order_and_the_last_message_is_re
     first, button, group = core.received
     assert (first.channel, first.chat, first.sender, first.id, first.text, first.image, first.private) == (
         "lark", "oc_1", "ou_owner", "om_1", "/tell 她升职了", b"png:img_1", True)
-    assert (button.id, button.button, button.chat, button.sender, button.private) == (
-        "ev:ev_7", "t1:yes", "oc_1", "ou_owner", True)
+    assert (button.channel, button.id, button.button, button.chat, button.sender, button.private) == (
+        "lark", "ev:ev_7", "t1:yes", "oc_1", "ou_owner", True)
     assert (group.id, group.image, group.private, group.text) == ("om_2", None, False, "hi")
     assert channel.last_message == {"oc_1": "om_1", "oc_g": "om_2"}
 
@@ -274,8 +274,8 @@ def test_a_pressed_telegram_button_becomes_the_buttons_data():
     query = SimpleNamespace(id="99", data="t1:yes", from_user=SimpleNamespace(id=42),
                             message=SimpleNamespace(chat=SimpleNamespace(id=42, type="private")))
     incoming = asyncio.run(channel._incoming(SimpleNamespace(callback_query=query, message=None)))
-    assert (incoming.id, incoming.button, incoming.chat, incoming.sender, incoming.private, incoming.text) == (
-        "cb:99", "t1:yes", "42", "42", True, "")
+    assert (incoming.channel, incoming.id, incoming.button, incoming.chat, incoming.sender, incoming.private,
+            incoming.text) == ("telegram", "cb:99", "t1:yes", "42", "42", True, "")
     query.data, query.message.chat.type = None, "supergroup"
     incoming = asyncio.run(channel._incoming(SimpleNamespace(callback_query=query, message=None)))
     assert incoming.button == "" and not incoming.private
@@ -413,6 +413,12 @@ def test_the_feishu_client_is_the_apps_own_at_the_domain_without_a_trailing_slas
         "cli_1", "secret-1", "https://open.feishu.example", LogLevel.ERROR)
 
 
+
+def test_a_feishu_channel_sends_through_a_client_of_its_own_app():
+    config = _lark().client._config
+    assert (config.app_id, config.app_secret, config.domain) == ("cli_test", "secret-test", "https://open.feishu.example")
+
+
 def test_the_telegram_bot_talks_to_the_api_base_and_keeps_the_librarys_tracebacks_off_the_terminal():
     import logging
 
@@ -426,6 +432,8 @@ def test_the_telegram_bot_talks_to_the_api_base_and_keeps_the_librarys_traceback
         assert (bot.token, bot.base_url, bot.base_file_url) == (
             "123:abc", "https://api.telegram.example/bot123:abc", "https://api.telegram.example/file/bot123:abc")
         assert [type(h) for h in quiet.handlers] == [logging.NullHandler]
+        proxied = make_bot("123:abc", "https://proxy.example/TX//")  # only the trailing slashes go
+        assert proxied.base_url == "https://proxy.example/TX/bot123:abc"
     finally:
         quiet.handlers = before
 
@@ -693,6 +701,36 @@ def test_telegrams_loop_runs_in_a_thread_named_for_it_that_never_keeps_serve_run
     channel.close()
     assert not channel._thread.is_alive()
 
+
+
+class ServingBot(StartingBot):
+    """A started bot with one message waiting, and the messages sent through it."""
+
+    def __init__(self):
+        super().__init__()
+        self.waiting, self.sent = [[_update(700, text="在吗")]], []
+
+    async def get_updates(self, **asked):
+        if self.waiting:
+            return self.waiting.pop(0)
+        await asyncio.Event().wait()
+
+    async def send_message(self, chat, text, **more):
+        self.sent.append((chat, text))
+
+
+def test_a_started_telegram_channel_hands_updates_to_its_gateway_and_sends_through_its_own_loop():
+    import threading
+
+    channel, _ = _starting(ServingBot())
+    stop, core = threading.Event(), Core()
+    channel.start(core, stop)
+    wait_until(lambda: core.received, what="the update handed to the gateway")
+    channel.send("42", "在")
+    assert [i.text for i in core.received] == ["在吗"] and channel.bot.sent == [(42, "在")]
+    stop.set()
+    channel.close()
+    assert not channel._thread.is_alive()
 
 def test_a_telegram_message_with_neither_text_nor_caption_has_no_text():
     channel, _ = _telegram()

@@ -44,6 +44,15 @@ def test_a_switch_needs_a_name_and_an_unknown_one_switches_nothing(chat):
     assert chat.state.chats == {}
 
 
+def test_the_list_shows_the_users_own_person_by_user_name(chat):
+    """`config set user.name 王磊` is enough: the self person still named Me in its profile is listed as 王磊."""
+    from heartcompass.store.config_edit import set_config
+
+    set_config(chat.ws, "user.name", "王磊")
+    chat.say("/list")
+    assert chat.channel.said == [("42", "Alice Chen (alice, friend)\n王磊 (me, self)")]
+
+
 def test_the_list_marks_the_person_the_chat_talks_to(chat):
     chat.say("/list")
     chat.say("/switch alice")
@@ -138,6 +147,15 @@ def test_a_stranger_is_refused_once_and_nothing_of_theirs_is_kept(chat):
     assert chat.state.chats == {} and "7" not in chat.state.owner_chats
 
 
+def test_each_stranger_is_refused_once_whoever_was_refused_before(chat):
+    chat.say("hello?", sender="7")
+    chat.say("hello?", sender="8")
+    chat.say("again", sender="8")
+    assert chat.channel.said == [("7", replies.REFUSED), ("8", replies.REFUSED)]
+    assert chat.reports == ["telegram: refused sender 7 (not in telegram.allowed_users)",
+                            "telegram: refused sender 8 (not in telegram.allowed_users)"]
+
+
 def test_a_group_gets_one_note_even_when_the_owner_writes_there(chat):
     chat.say("/list", chat="-100", private=False)
     chat.say("/list", sender="7", chat="-100", private=False)
@@ -201,7 +219,8 @@ def test_the_model_down_is_said_in_one_line_and_the_messages_stay(example_ws):
     served.say("/switch alice")
     served.say("hello?")
     served.finish()
-    assert served.channel.sent[1].startswith("(No reply: the model cannot be reached: ")
+    where, text = served.channel.said[1]
+    assert where == "42" and text.startswith("(No reply: the model cannot be reached: ")
     assert "hello?" in [e.text for e in log_entries(example_ws, "alice")]
 
 

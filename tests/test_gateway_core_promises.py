@@ -11,6 +11,7 @@ import datetime as dt
 import pytest
 from fakes import FakeChat
 from serve_helpers import wait_until
+from waits import DEADLINE
 from gateway_core_helpers import Served, Worker
 
 from heartcompass.errors import GitError, HeartCompassError
@@ -44,6 +45,20 @@ def test_an_app_that_cannot_send_is_reported_and_the_message_still_logged(exampl
     served.finish()
     assert served.reports[0] == "telegram: could not send a message: ConnectionError: the app is down"
     assert served.state.is_seen("42:2") and served.state.unanswered_chats() == []
+
+
+def test_opening_a_persons_chat_on_the_phone_commits_their_hand_edits_first_in_a_commit_of_their_own(example_ws):
+    """As a terminal chat's start: what the user edited by hand is never mixed into the phone chat's commit."""
+    from conftest import git, subjects
+
+    profile = example_ws.people_dir / "alice" / "PROFILE.md"
+    profile.write_text(profile.read_text(encoding="utf-8") + "\nLoves 抹茶.\n", encoding="utf-8")
+    served = Served(example_ws)
+    before = len(subjects(example_ws))
+    served.say("/switch alice")
+    assert served.channel.said == [("42", "You are talking to Alice Chen (alice).")]
+    assert len(subjects(example_ws)) == before + 1 and git(example_ws, "status", "--porcelain") == ""
+    assert git(example_ws, "show", "--name-only", "--format=", "HEAD").split() == ["people/alice/PROFILE.md"]
 
 
 def test_a_bug_while_handling_a_message_says_so_in_the_chat_and_the_message_counts_as_handled(chat, monkeypatch):
@@ -99,7 +114,7 @@ def test_a_reply_that_raises_a_refusal_is_said_in_the_chat(example_ws):
         raise HeartCompassError("PROFILE.md does not read.", "Fix it.")
 
     served.gw.reply(conv, events())
-    assert served.channel.sent[1:] == ["one", "PROFILE.md does not read. Fix it."]
+    assert served.channel.said[1:] == [("42", "one"), ("42", "PROFILE.md does not read. Fix it.")]
     served.gw.reply(conv, None)  # no session to answer: nothing said
     assert len(served.channel.sent) == 3
 
@@ -168,7 +183,8 @@ def _digest_at(example_ws, monkeypatch, at: str, hour: int):
     from heartcompass.store.config_edit import set_config
 
     set_config(example_ws, "serve.digest_at", at)
-    monkeypatch.setattr(clock, "now", lambda ws: dt.datetime(2026, 12, 7, hour, 30))
+    moment = {example_ws.root: dt.datetime(2026, 12, 7, hour, 30)}  # the workspace's clock (its user.timezone)
+    monkeypatch.setattr(clock, "now", lambda ws: moment[ws.root])
 
 
 def test_the_digest_goes_to_each_owners_chat_once_a_day_after_its_time(example_ws, monkeypatch):
@@ -326,6 +342,238 @@ def test_a_channel_that_cannot_start_stops_serve_with_its_error_and_frees_the_lo
     runner.serve(example_ws, ["telegram"], again, make_model=FakeChat, channels={"telegram": Started()},
                  on_ready=lambda gw: again.set())  # the lock was let go: a new serve starts
 
+
+
+class MadeApp(Started):
+    """An app's channel as serve makes it: what TelegramChannel or LarkChannel was made with, and how it was started."""
+
+    made: dict[str, "MadeApp"] = {}
+
+    def __init__(self, *args, **options):
+        super().__init__()
+        self.args, self.options, self.started_with = args, options, None
+        MadeApp.made[self.name] = self
+
+    def start(self, gw, stop):
+        super().start(gw, stop)
+        self.started_with = (gw, stop)
+
+
+def _apps(monkeypatch) -> dict[str, MadeApp]:
+    pytest.importorskip("lark_oapi")
+    pytest.importorskip("telegram")
+    from heartcompass.gateway import lark, telegram
+
+    MadeApp.made = {}
+    monkeypatch.setattr(telegram, "TelegramChannel", type("Telegram", (MadeApp,), {"name": "telegram"}))
+    monkeypatch.setattr(lark, "LarkChannel", type("Lark", (MadeApp,), {"name": "lark"}))
+    return MadeApp.made
+
+
+def test_serve_makes_each_app_from_the_workspaces_credentials_polls_25_seconds_and_starts_it_with_its_gateway(
+        example_ws, monkeypatch):
+    """Each named app gets its credentials (.env), its settings, its own state and serve's report; Telegram
+    long-polls 25 s unless told; each is started with the gateway and the stop, said listening, closed at the end."""
+    import threading
+
+    from heartcompass.gateway import runner
+    from heartcompass.store.config_edit import set_config
+
+    made = _apps(monkeypatch)
+    for var in ("TELEGRAM_BOT_TOKEN", "LARK_APP_ID", "LARK_APP_SECRET"):
+        monkeypatch.delenv(var, raising=False)
+    (example_ws.root / ".env").write_text("TELEGRAM_BOT_TOKEN=123:abc\nLARK_APP_ID=cli_1\nLARK_APP_SECRET=secret-1\n",
+                                          encoding="utf-8")
+    set_config(example_ws, "telegram.api_base", "https://api.telegram.example")
+    set_config(example_ws, "lark.domain", "https://open.feishu.example")
+    stop, reports = threading.Event(), []
+    gw = runner.serve(example_ws, ["telegram", "lark"], stop, make_model=FakeChat, report=reports.append,
+                      on_ready=lambda gw: stop.set())
+    telegram, lark = made["telegram"], made["lark"]
+    assert gw.channels == {"telegram": telegram, "lark": lark}
+    assert telegram.args == ("123:abc", "https://api.telegram.example", gw.states["telegram"])
+    assert telegram.options == {"poll_timeout": 25.0, "report": reports.append}
+    assert (lark.args, lark.options) == (("cli_1", "secret-1", "https://open.feishu.example"),
+                                         {"report": reports.append})
+    assert telegram.started_with == (gw, stop) and lark.started_with == (gw, stop)
+    assert telegram.events == lark.events == ["start", "close"]
+    assert reports == ["telegram: listening", "lark: listening"]
+    runner.serve(example_ws, ["telegram"], stop, make_model=FakeChat, poll_timeout=0.5)
+    assert made["telegram"].options["poll_timeout"] == 0.5
+
+
+def test_serve_runs_the_gateway_with_the_model_settings_pace_report_pairing_code_and_digest_it_was_given(example_ws):
+    import threading
+
+    from heartcompass.gateway import runner
+    from heartcompass.gateway.core import Incoming
+    from heartcompass.store.config_edit import set_config
+
+    set_config(example_ws, "telegram.allowed_users", "")
+    stop, reports, channel, model, settings = threading.Event(), [], Started(), FakeChat(), object()
+
+    def digest():
+        return "Open threads: none"
+
+    def ready(gw):
+        gw.receive(Incoming("telegram", "7", "7", "7:1", text="pair-abc123"))
+        stop.set()
+
+    gw = runner.serve(example_ws, ["telegram"], stop, make_model=lambda: model, settings=settings,
+                      report=reports.append, pair="pair-abc123", quiet=4.5, delays=(0.1, 0.2), digest=digest,
+                      channels={"telegram": channel}, on_ready=ready)
+    assert channel.events == ["start", f"send 7: {replies.PAIRED}", "close"]
+    assert (gw.model(), gw.settings, gw.quiet, gw.delays, gw.digest, gw.report) == (
+        model, settings, 4.5, (0.1, 0.2), digest, reports.append)
+
+
+def test_while_serve_runs_its_lock_names_serve_and_this_process_and_a_second_serve_is_refused_at_once(
+        example_ws, monkeypatch):
+    """One poller per bot: the lock in the workspace's state folder says who holds it (doctor, a second serve);
+    a second serve is refused at once, not after a commit's wait, and the lock is free once serve ends."""
+    import os
+    import threading
+
+    from heartcompass.gateway import runner
+    from heartcompass.store import lock
+    from heartcompass.store.lock import LockBusy, holder
+
+    stop, held, refused, waits = threading.Event(), [], [], []
+    monkeypatch.setattr(lock.time, "sleep", waits.append)
+
+    def ready(gw):
+        held.append(holder(example_ws.state_dir / "serve.lock"))
+        try:
+            runner.serve(example_ws, ["telegram"], threading.Event(), make_model=FakeChat,
+                         channels={"telegram": Started()})
+        except LockBusy as exc:
+            refused.append(exc.message)
+            refused.append(exc.hint)
+        stop.set()
+
+    runner.serve(example_ws, ["telegram"], stop, make_model=FakeChat, channels={"telegram": Started()},
+                 on_ready=ready)
+    (owner,) = held
+    assert (owner["purpose"], owner["pid"]) == ("serve", os.getpid())
+    assert refused[0] == (f"Another HeartCompass serve is running (pid {os.getpid()} on {owner['host']}, "
+                          f"since {owner['since']}).") and waits == []
+    assert f"there is no lock file ({example_ws.state_dir / 'serve.lock'}) to delete" in refused[1]
+    assert holder(example_ws.state_dir / "serve.lock") is None
+
+
+class SlowApp(Started):
+    """An app whose API takes the persona's reply only when the test lets it."""
+
+    def __init__(self):
+        import threading
+
+        super().__init__()
+        self.sending, self.release = threading.Event(), threading.Event()
+
+    def send(self, chat, text):
+        super().send(chat, text)
+        if text == "hi back":
+            self.sending.set()
+            assert self.release.wait(DEADLINE)
+
+
+def test_stopping_serve_commits_what_was_logged_at_once_while_the_app_is_still_slow_to_take_a_reply(example_ws):
+    """SIGTERM while the worker waits on the app: the owner's messages are committed then (a kill that follows
+    loses nothing), by a daemon thread named for it (a stack dump says what it is; it never keeps the process up)."""
+    import threading
+
+    from conftest import git
+
+    from heartcompass.gateway import runner
+    from heartcompass.gateway.core import Incoming
+    from heartcompass.store.config_edit import set_config
+
+    set_config(example_ws, "telegram.allowed_users", "42")
+    channel, stop, served = SlowApp(), threading.Event(), []
+
+    def ready(gw):
+        gw.receive(Incoming("telegram", "42", "42", "42:1", text="/switch alice"))
+        gw.receive(Incoming("telegram", "42", "42", "42:2", text="hi from my phone"))
+
+    def run():
+        served.append(runner.serve(example_ws, ["telegram"], stop, make_model=lambda: FakeChat().enqueue("hi back"),
+                                   quiet=0.01, delays=(0.0, 0.0), channels={"telegram": channel}, on_ready=ready))
+
+    thread = threading.Thread(target=run)  # as the CLI's main thread: its own threads are not daemons
+    thread.start()
+    try:
+        assert channel.sending.wait(DEADLINE), "the reply never reached the app"
+        committing = [t for t in threading.enumerate() if t.name == "commit-at-stop"]
+        assert "hi from my phone" not in git(example_ws, "log", "-p")
+        stop.set()
+        wait_until(lambda: "hi from my phone" in git(example_ws, "log", "-p"))
+        assert not channel.release.is_set() and [t.daemon for t in committing] == [True]
+    finally:
+        channel.release.set()
+        thread.join(DEADLINE)
+    assert served and channel.events[-1] == "close"
+
+
+def test_a_commit_at_stop_stuck_on_an_app_that_never_answers_does_not_keep_serve_running(example_ws, monkeypatch):
+    """The commit at SIGTERM tells the chat when git refuses it: an app that never takes that message holds
+    serve's end only AT_STOP_WAIT, then serve commits what is left itself and ends."""
+    import threading
+
+    from heartcompass.gateway import runner
+    from heartcompass.gateway.core import Gateway
+
+    monkeypatch.setattr(runner, "AT_STOP_WAIT", 0.05)
+    real_commit_all, stuck, release, ends, let_go = Gateway.commit_all, threading.Event(), threading.Event(), [], []
+
+    def commit_all(gw):
+        if threading.current_thread().name == "commit-at-stop":
+            stuck.set()
+            release.wait(DEADLINE)
+            let_go.append(1)
+        else:
+            ends.append(stuck.is_set())
+            real_commit_all(gw)
+
+    monkeypatch.setattr(Gateway, "commit_all", commit_all)
+    stop, channel = threading.Event(), Started()
+    try:
+        runner.serve(example_ws, ["telegram"], stop, make_model=FakeChat, channels={"telegram": channel},
+                     on_ready=lambda gw: stop.set())
+        assert stuck.is_set() and let_go == []            # ended while the commit at stop was still stuck
+    finally:
+        release.set()
+    assert ends[-1] is True and channel.events == ["start", "close"]
+
+
+def test_a_commit_or_a_state_that_fails_at_stop_is_said_in_one_line_and_serve_still_ends(example_ws, monkeypatch):
+    import threading
+
+    from heartcompass.gateway import runner
+    from heartcompass.gateway.core import Gateway
+    from heartcompass.gateway.state import ChannelState
+
+    real_run, ran = Gateway.run, []
+
+    def run(gw, stop):
+        real_run(gw, stop)
+        ran.append(gw)
+
+    def commit_all(gw):
+        if ran:  # the worker is done: what is left is serve's own commit at stop
+            raise OSError(28, "No space left on device")
+
+    def make_durable(state):
+        raise HeartCompassError("disk full")
+
+    monkeypatch.setattr(Gateway, "run", run)
+    monkeypatch.setattr(Gateway, "commit_all", commit_all)
+    monkeypatch.setattr(ChannelState, "make_durable", make_durable)
+    stop, reports = threading.Event(), []
+    gw = runner.serve(example_ws, ["telegram"], stop, make_model=FakeChat, report=reports.append,
+                      channels={"telegram": Started()}, on_ready=lambda gw: stop.set())
+    assert ran == [gw]
+    assert "not committed at stop: OSError: [Errno 28] No space left on device" in reports
+    assert reports[-1] == "state not saved: disk full"
 
 def test_no_digest_when_its_time_is_not_set(example_ws, monkeypatch):
     """serve.digest_at empty (the default) turns the digest off, whatever the hour."""

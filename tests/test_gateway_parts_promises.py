@@ -384,13 +384,20 @@ def test_serve_makes_each_apps_channel_from_its_credentials_and_settings(bare, m
         "cli_1", "secret-1", "https://open.feishu.example", said.append, True)
 
 
-def test_a_channel_made_without_its_credentials_gets_none_made_up(bare):
+def test_a_channel_made_without_its_credentials_gets_none_made_up(bare, monkeypatch):
     """(serve checks them first, `chosen`): an app refuses the empty id rather than meet an invented one."""
     pytest.importorskip("lark_oapi")
     from heartcompass.gateway import runner
 
     lark = runner.make_channel(_configured(bare), "lark", None, print, 1.0)
     assert (lark.app_id, lark.app_secret, lark.domain) == ("", "", "https://open.feishu.example")
+    pytest.importorskip("telegram")
+    from heartcompass.gateway import telegram
+
+    made = []
+    monkeypatch.setattr(telegram, "TelegramChannel", lambda token, *rest, **options: made.append(token))
+    runner.make_channel(_configured(bare), "telegram", None, print, 1.0)
+    assert made == [""]
 
 
 def test_doctor_ping_asks_each_app_with_its_own_credentials(bare, monkeypatch):

@@ -83,6 +83,54 @@ def test_the_left_bursts_of_a_channel_not_served_now_wait_for_it(example_ws):
     assert json.loads(lark.read_text(encoding="utf-8"))["unanswered"] == {"oc_1": "alice"}
 
 
+def test_a_channel_not_served_now_does_not_keep_the_next_ones_left_bursts_unanswered(example_ws):
+    """Whatever order the states come in: lark's (not served) is skipped, telegram's still answered."""
+    from heartcompass.gateway.state import ChannelState
+
+    _left_unanswered(example_ws, "alice", ["hi"])
+    lark = example_ws.state_dir / "serve" / "lark.json"
+    lark.write_text(json.dumps({"chats": {"oc_1": "alice"}, "unanswered": {"oc_1": "alice"}}), encoding="utf-8")
+    served = Served(example_ws, FakeChat().enqueue("telegram's answer"))
+    served.gw.states = {"lark": ChannelState(lark), "telegram": served.state}
+    served.finish()
+    assert served.channel.said == [("42", "telegram's answer")]
+    assert json.loads(lark.read_text(encoding="utf-8"))["unanswered"] == {"oc_1": "alice"}
+
+
+def test_a_chat_written_to_before_the_worker_started_does_not_keep_another_chats_left_burst_unanswered(example_ws):
+    _left_unanswered(example_ws, "alice", ["before the kill"])
+    path = example_ws.state_dir / "serve" / "telegram.json"
+    path.write_text(json.dumps({"chats": {"42": "alice", "43": "alice"}, "unanswered": {"42": "alice", "43": "alice"}}),
+                    encoding="utf-8")
+    served = Served(example_ws, FakeChat().enqueue("an answer", "another answer"), owners="42,43")
+    served.say("after the restart")                     # 42's new burst answers its old messages with it
+    served.finish()
+    assert sorted(chat for chat, _ in served.channel.said) == ["42", "43"]
+    assert {text for _, text in served.channel.said} == {"an answer", "another answer"}
+    assert _state_on_disk(example_ws)["unanswered"] == {}
+
+
+def test_a_left_burst_that_cannot_be_answered_or_breaks_does_not_keep_the_next_chats_unanswered(example_ws):
+    """Someone gone since is said unanswerable, a bug is said to the operator (the logs stay for the next
+    command), and the next chat's left burst is answered all the same."""
+    _left_unanswered(example_ws, "alice", ["hi"])
+    path = example_ws.state_dir / "serve" / "telegram.json"
+    path.write_text(json.dumps({"chats": {}, "unanswered": {"41": "ghost", "42": "alice", "43": "alice"}}),
+                    encoding="utf-8")
+    served = Served(example_ws, FakeChat().enqueue("answered"), owners="41,42,43")
+    real_open = served.gw.open
+
+    def open_(conv, person):
+        if conv.chat == "42":
+            raise ValueError("a bug")
+        real_open(conv, person)
+
+    served.gw.open = open_
+    served.finish()
+    assert [chat for chat, _ in served.channel.said] == ["41", "43"] and served.channel.said[1] == ("43", "answered")
+    assert "telegram: the last serve's unanswered messages to alice: ValueError: a bug" in served.reports
+
+
 def test_an_answer_clears_the_chat_only_when_nothing_more_came_meanwhile(example_ws):
     served = Served(example_ws)
     served.say("/switch alice")
@@ -160,6 +208,25 @@ def test_a_held_record_naming_anything_but_that_persons_own_day_log_is_let_go_un
     assert served.state.interrupted() is not None and (example_ws.root / log).is_file()
     recovery.settle(served.gw)
     assert not served.state.is_seen("42:7") and served.state.interrupted() is None and served.reports == []
+
+
+def test_a_serve_killed_while_logging_the_days_first_message_leaves_the_next_one_all_it_needs(example_ws):
+    """The held record names the message, its chat, the person, the day log and its size before the line (none
+    yet: 0) and the line's fingerprint: the next serve marks it handled and answers that chat, not logging it twice."""
+    from heartcompass.gateway.state import Held, fingerprint
+
+    served = Served(example_ws)
+    served.say("/switch alice")
+    session = served.gw.session(served.gw.conversation("telegram", "42"))
+    log = example_ws.people_dir / "alice" / "logs" / f"{session.now().date()}.md"
+    log.unlink(missing_ok=True)
+    recovery.hold(served.gw, served.state, "42:9", "42", session, "到家了")
+    assert served.state.interrupted() == Held("42:9", "42", "alice", example_ws.rel(log), 0,
+                                             fingerprint(dailylog.as_logged("到家了")))
+    served.state.save()
+    after = Served(example_ws)                              # killed here: the next serve settles at its start
+    assert after.state.is_seen("42:9") and after.state.unanswered_chats() == [("42", "alice")]
+    assert [e.text for e in dailylog.load(log)].count("到家了") == 1
 
 
 def test_a_message_held_at_midnight_goes_into_the_day_log_its_record_names(example_ws):

@@ -86,8 +86,8 @@ def test_a_tell_with_nothing_to_change_says_so_and_keeps_the_note(example_ws):
 
     served = _told(example_ws, {"summary": "nothing new", "rewritten_facts": []}, {"people": []})
     assert served.channel.asked == []
-    assert served.channel.sent[-1] == ("Nothing to change in the files; what you told stays in the log as a note "
-                                       "for the next garden.")
+    assert served.channel.said[-1] == ("42", "Nothing to change in the files; what you told stays in the log as a "
+                                             "note for the next garden.")
     assert subjects(example_ws)[0] == "tell(alice): noted, nothing to change"
 
 
@@ -135,7 +135,7 @@ def test_a_person_offer_keeps_a_known_relation(example_ws):
 def test_review_with_nothing_waiting_says_so(chat):
     chat.say("/review")
     chat.finish()
-    assert chat.channel.sent == ["No questions wait for your answer."] and chat.channel.asked == []
+    assert chat.channel.said == [("42", "No questions wait for your answer.")] and chat.channel.asked == []
 
 
 def test_review_asks_each_question_with_yes_and_no_and_a_no_is_remembered(example_ws):
@@ -149,12 +149,37 @@ def test_review_asks_each_question_with_yes_and_no_and_a_no_is_remembered(exampl
     assert choices == [("Yes", "q1:yes"), ("No", "q1:no")] and text.startswith("alice: relation: friend → dating")
     served.say(button="q1:no")
     served.finish()
-    assert served.channel.sent[-1] == ("Not applied: alice: relation: friend → dating. Not asked again on this "
-                                       "evidence.")
+    assert served.channel.said[-1] == ("42", "Not applied: alice: relation: friend → dating. Not asked again on "
+                                              "this evidence.")
     served.say(button="q1:yes")
     served.finish()
-    assert served.channel.sent[-1].endswith(" /review lists the questions that wait.")
+    where, text = served.channel.said[-1]
+    assert where == "42" and text.endswith(" /review lists the questions that wait.")
     assert "relation: friend" in (example_ws.people_dir / "alice" / "PROFILE.md").read_text(encoding="utf-8")
+
+
+def test_review_says_once_which_questions_expired_unanswered_and_after_how_many_days(example_ws):
+    """review.expire_days from the settings; the expired are said in the chat that asked, then never again."""
+    import datetime as dt
+
+    from test_review import asked, relation
+
+    from heartcompass.store import clock
+    from heartcompass.store.config_edit import set_config
+
+    set_config(example_ws, "review.expire_days", "7")
+    old = relation(example_ws, on=clock.today(example_ws) - dt.timedelta(days=8))
+    fresh = asked(example_ws, "field", {"field": "mbti", "value": "INTJ", "old": ""}, "mbti: INTJ")
+    served = Served(example_ws)
+    served.say("/review")
+    served.finish()
+    assert served.channel.said == [("42", replies.expired([old], 7))]
+    assert replies.expired([old], 7) == "Expired unanswered after 7 days: alice: relation: friend → dating"
+    assert [(where, q.split("\n")[0]) for where, q, _ in served.channel.asked] == [("42", "alice: mbti: INTJ")]
+    assert fresh.id in served.channel.asked[0][1]
+    served.say("/review")
+    served.finish()
+    assert served.channel.said == [("42", replies.expired([old], 7))] and len(served.channel.asked) == 2
 
 
 def test_review_sends_five_questions_at_once_and_says_how_many_more_wait(example_ws):
@@ -188,8 +213,8 @@ def test_a_yes_to_a_proposal_whose_file_changed_meanwhile_writes_nothing_and_kee
     memory.write_text(_memory(example_ws) + "\n- Plays the cello (hand)\n", encoding="utf-8")
     served.say("/yes t1")
     served.finish()
-    said = served.channel.sent[-1]
-    assert said.startswith("Not written: ") and "MEMORY.md changed since the proposal was made" in said
+    where, said = served.channel.said[-1]
+    assert where == "42" and said.startswith("Not written: ") and "MEMORY.md changed since the proposal was made" in said
     assert said.endswith(" What you told is kept in the log as a note.")
     assert "Berlin" not in _memory(example_ws) and "Plays the cello" in _memory(example_ws)
     assert subjects(example_ws)[0] == "tell(alice): noted, not applied"
@@ -279,6 +304,18 @@ def test_a_photo_told_is_kept_only_for_the_check_in_the_local_state_folder(examp
     served.finish()
     assert seen == [(example_ws.state_dir / "serve" / "photo", PNG)]
     assert not (example_ws.state_dir / "serve" / "photo").exists()
+
+
+def test_a_photo_told_from_the_phone_reaches_the_model_with_the_words(example_ws):
+    from fake_lark import PNG
+
+    model = FakeChat().enqueue({"summary": "promoted", "rewritten_facts": []}, {"people": []})
+    served = Served(example_ws, model)
+    served.say("/switch alice")
+    served.say("/tell 她升职了", image=PNG)
+    served.finish()
+    sent = str(model.request("tell").messages[-1].content)  # text and image parts
+    assert "data:image/png;base64," in sent and "她升职了" in sent
 
 
 def test_a_kept_person_offer_without_a_name_adds_nobody(chat):

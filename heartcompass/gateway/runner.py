@@ -17,6 +17,7 @@ from heartcompass.store.workspace import Workspace
 
 CHANNELS = ("telegram", "lark")
 CREDENTIALS = {"telegram": ("TELEGRAM_BOT_TOKEN",), "lark": ("LARK_APP_ID", "LARK_APP_SECRET")}
+AT_STOP_WAIT = 120.0  # seconds serve waits for the commit at stop: an app that never answers never keeps it running
 
 
 def credential(ws: Workspace, var: str) -> str | None:
@@ -85,9 +86,13 @@ def serve(ws: Workspace, names: list[str], stop: threading.Event, *, make_model:
           channels: dict[str, Any] | None = None) -> Gateway:
     """Run until `stop` is set (SIGTERM, Ctrl-C). `channels` replaces the
     real ones (benchmarks). Returns the gateway, for its numbers."""
-    from heartcompass.store.lock import FileLock
+    from heartcompass.store.lock import FileLock, busy_error, holder
 
-    with FileLock(ws.state_dir / "serve.lock", "serve", wait=0):  # one poller per bot
+    lock = ws.state_dir / "serve.lock"
+    owner = holder(lock)
+    if owner is not None:  # another serve, for its whole run: refused at once (FileLock waits for a "short" holder)
+        raise busy_error(lock, owner)
+    with FileLock(lock, "serve", wait=0):  # one poller per bot
         states = {n: state_for(ws.state_dir, n) for n in names}
         made = channels or {n: make_channel(ws, n, states[n], report, poll_timeout) for n in names}
         gw = Gateway(ws, made, states, make_model=make_model, settings=settings, quiet=quiet, delays=delays,
@@ -110,7 +115,7 @@ def serve(ws: Workspace, names: list[str], stop: threading.Event, *, make_model:
             stop.set()
             for channel in started:
                 channel.close()
-            at_stop.join(timeout=120)
+            at_stop.join(timeout=AT_STOP_WAIT)
             _commit_at_stop(gw, stop, report)  # a message a channel handed over while the worker finished
             for state in states.values():
                 try:
