@@ -3,6 +3,7 @@ own, commits made through WorkspaceGit, git run by hand as the user would."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from pathlib import Path
@@ -81,3 +82,17 @@ def users_git(cwd: Path, command: str = "git hash-object --stdin") -> subprocess
     """A git the user started in another terminal: not a child of this process."""
     return subprocess.Popen(["sh", "-c", f"{command}; true"], cwd=cwd, stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL)
+
+
+@contextlib.contextmanager
+def held_by_a_gardener(ws, monkeypatch):
+    """The workspace's lock held by a gardener, with a clock that moves one
+    second per look: yields the list of the waits asked for meanwhile."""
+    from heartcompass.store import lock as lock_mod
+
+    tries: list[float] = []
+    with lock_mod.FileLock(ws.state_dir / "lock", "gardener"):
+        clock = iter(range(0, 10_000))
+        monkeypatch.setattr(lock_mod.time, "monotonic", lambda: float(next(clock)))
+        monkeypatch.setattr(lock_mod.time, "sleep", tries.append)
+        yield tries

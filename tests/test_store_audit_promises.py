@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 from conftest import git, subjects
-from git_helpers import commit_files, new_repo, user_git, write_file
+from git_helpers import commit_files, held_by_a_gardener, new_repo, user_git, write_file
 
 from heartcompass.errors import FormatError, GitError, HeartCompassError
 from heartcompass.store import audit, lineage
@@ -1209,11 +1209,7 @@ def test_earlier_edits_wait_for_the_lock_as_long_as_the_command_says(example_ws,
     ws = example_ws
     _append(ws.people_dir / "alice/MEMORY.md", "- mine\n")
     head = ws.git.head()
-    tries: list[float] = []
-    with lock_mod.FileLock(ws.state_dir / "lock", "gardener"):
-        clock = iter(range(0, 10_000))
-        monkeypatch.setattr(lock_mod.time, "monotonic", lambda: float(next(clock)))
-        monkeypatch.setattr(lock_mod.time, "sleep", tries.append)
+    with held_by_a_gardener(ws, monkeypatch) as tries:
         with pytest.raises(lock_mod.LockBusy) as busy:
             audit.commit_earlier(ws, None, "chat", wait=3)
     assert busy.value.message.startswith("Another HeartCompass gardener is running")

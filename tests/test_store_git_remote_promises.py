@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 from conftest import git
-from git_helpers import (bare_remote, commit_files, day_log, new_repo, user_git,
-                         write_file)
+from git_helpers import (bare_remote, commit_files, day_log, held_by_a_gardener, new_repo,
+                         user_git, write_file)
 
 from heartcompass.errors import FormatError, GitError, HeartCompassError
 from heartcompass.formats import dailylog
@@ -102,18 +102,26 @@ def test_the_same_days_log_from_two_devices_is_merged_and_a_real_conflict_is_lef
     assert (one.root / "people/a/MEMORY.md").read_text() == "both\n" and not one.rebase_in_progress()
 
 
-def test_a_stopped_rebase_can_be_abandoned_and_the_mark_goes_with_it(tmp_path):
-    from heartcompass.store.gitstate import SYNC_MARK
-
+def _behind_the_other_device(tmp_path, base: dict[str, str], theirs: dict[str, str], subject: str = "two"
+                             ) -> WorkspaceGit:
+    """Device one committed `base` and pushed it; device two, its clone,
+    committed `theirs` over it and pushed: device one, not pulled yet."""
     bare = bare_remote(tmp_path)
     one = new_repo(tmp_path / "one")
-    commit_files(one, {"a.md": "1\n"}, "one")
+    commit_files(one, base, "one")
     user_git(one.root, "remote", "add", "origin", str(bare))
     one.push("origin", "main")
     two = new_repo(tmp_path / "two")
     two.adopt("origin", str(bare))
-    commit_files(two, {"a.md": "two\n"}, "two")
+    commit_files(two, theirs, subject)
     two.push("origin", "main")
+    return one
+
+
+def test_a_stopped_rebase_can_be_abandoned_and_the_mark_goes_with_it(tmp_path):
+    from heartcompass.store.gitstate import SYNC_MARK
+
+    one = _behind_the_other_device(tmp_path, {"a.md": "1\n"}, {"a.md": "two\n"})
     mine = commit_files(one, {"a.md": "one\n"}, "mine")
     assert one.pull_rebase("origin", "main") == ["a.md"]
     assert one.rebase_continue() == ["a.md"]  # not fixed yet: still in conflict
@@ -285,15 +293,7 @@ def test_a_days_log_deleted_here_and_appended_there_is_left_to_the_user(tmp_path
 def test_going_on_with_a_sync_whose_next_commit_conflicts_too_names_that_commits_files(tmp_path):
     """The user fixed the first stop; the next replayed commit stops on
     another file: that file is named, not an error."""
-    bare = bare_remote(tmp_path)
-    one = new_repo(tmp_path / "one")
-    commit_files(one, {"a.md": "1\n", "b.md": "1\n"}, "one")
-    user_git(one.root, "remote", "add", "origin", str(bare))
-    one.push("origin", "main")
-    two = new_repo(tmp_path / "two")
-    two.adopt("origin", str(bare))
-    commit_files(two, {"a.md": "two\n", "b.md": "two\n"}, "two")
-    two.push("origin", "main")
+    one = _behind_the_other_device(tmp_path, {"a.md": "1\n", "b.md": "1\n"}, {"a.md": "two\n", "b.md": "two\n"})
     commit_files(one, {"a.md": "one\n"}, "one's a")
     commit_files(one, {"b.md": "one\n"}, "one's b")
     assert one.pull_rebase("origin", "main") == ["a.md"]
@@ -532,11 +532,7 @@ def test_a_sync_never_runs_while_the_gardener_holds_the_workspace(example_ws, tm
     git(ws, "remote", "add", "origin", str(bare))
     _append(ws.people_dir / "alice/MEMORY.md", "- mine\n")
     head = ws.git.head()
-    tries: list[float] = []
-    with lock_mod.FileLock(ws.state_dir / "lock", "gardener"):
-        clock = iter(range(0, 10_000))
-        monkeypatch.setattr(lock_mod.time, "monotonic", lambda: float(next(clock)))
-        monkeypatch.setattr(lock_mod.time, "sleep", tries.append)
+    with held_by_a_gardener(ws, monkeypatch) as tries:
         with pytest.raises(lock_mod.LockBusy) as busy:
             sync.sync(ws)
     assert busy.value.message.startswith("Another HeartCompass gardener is running")
@@ -571,15 +567,7 @@ def test_the_users_own_files_beside_people_are_not_checked_against_a_persons_for
 def test_a_conflicted_files_three_versions_are_read_byte_for_byte(tmp_path):
     """The common version and each side's, as git holds them (a day's log
     is merged from these: a lost final newline would change the file)."""
-    bare = bare_remote(tmp_path)
-    one = new_repo(tmp_path / "one")
-    commit_files(one, {"a.md": "base\n"}, "one")
-    user_git(one.root, "remote", "add", "origin", str(bare))
-    one.push("origin", "main")
-    two = new_repo(tmp_path / "two")
-    two.adopt("origin", str(bare))
-    commit_files(two, {"a.md": "theirs\n\n"}, "two")
-    two.push("origin", "main")
+    one = _behind_the_other_device(tmp_path, {"a.md": "base\n"}, {"a.md": "theirs\n\n"})
     commit_files(one, {"a.md": "mine\n"}, "mine")
     assert one.pull_rebase("origin", "main") == ["a.md"]
     assert [one._stage(n, "a.md") for n in (1, 2, 3)] == ["base\n", "theirs\n\n", "mine\n"]
@@ -707,17 +695,8 @@ def test_kept_text_that_is_no_log_entry_is_named_in_the_kept_file(example_ws):
 def test_a_days_log_whose_common_line_one_device_rewrote_is_left_to_the_user(tmp_path):
     """Two devices appended to a day's log, and one also changed a line they
     shared: not a union of appends, so not merged; the user decides."""
-    bare = bare_remote(tmp_path)
     start = _day("2024-01-01", "10:00:00 · me · hello")
-    one = new_repo(tmp_path / "one")
-    commit_files(one, {LOG: start}, "one")
-    user_git(one.root, "remote", "add", "origin", str(bare))
-    one.push("origin", "main")
-    two = new_repo(tmp_path / "two")
-    two.adopt("origin", str(bare))
-    commit_files(two, {LOG: _day("2024-01-01", "10:00:00 · me · hello, said otherwise", "11:00:00 · me · two")},
-                 "two's chat")
-    two.push("origin", "main")
+    one = _behind_the_other_device(tmp_path, {LOG: start}, {LOG: _day("2024-01-01", "10:00:00 · me · hello, said otherwise", "11:00:00 · me · two")}, "two's chat")
     commit_files(one, {LOG: start + "- 12:00:00 · me · from one\n"}, "one's chat")
     assert one.pull_rebase("origin", "main") == [LOG]
     assert one.rebase_in_progress() and "<<<<<<<" in (one.root / LOG).read_text(encoding="utf-8")
@@ -762,16 +741,8 @@ def test_a_pull_takes_our_branch_of_the_remote_not_another(tmp_path):
 def test_a_days_log_rewritten_by_hand_into_no_log_is_left_to_the_user(tmp_path):
     """One device's copy of a shared day log holds a line that is no entry:
     not merged, not a crash; the user decides."""
-    bare = bare_remote(tmp_path)
     start = _day("2024-01-01", "10:00:00 · me · hello")
-    one = new_repo(tmp_path / "one")
-    commit_files(one, {LOG: start}, "one")
-    user_git(one.root, "remote", "add", "origin", str(bare))
-    one.push("origin", "main")
-    two = new_repo(tmp_path / "two")
-    two.adopt("origin", str(bare))
-    commit_files(two, {LOG: start + "just a line by hand\n"}, "two's edit")
-    two.push("origin", "main")
+    one = _behind_the_other_device(tmp_path, {LOG: start}, {LOG: start + "just a line by hand\n"}, "two's edit")
     commit_files(one, {LOG: start + "- 12:00:00 · me · from one\n"}, "one's chat")
     assert one.pull_rebase("origin", "main") == [LOG]
     assert one.rebase_in_progress()
