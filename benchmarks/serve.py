@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import gc
 import os
 import statistics
 import sys
@@ -239,6 +240,10 @@ def main() -> None:
 
         def sample(n: int) -> None:
             if n % 1_000 == 0:
+                # What is kept, not what waits for the cycle collector: a reference cycle of the last replies (a
+                # chain of LangChain objects, an exception's frames) is freed by the next full collection, which
+                # Python runs when it chooses, so without this a sample could land on +2 MB that is gone later.
+                gc.collect()
                 heap[n] = tracemalloc.get_traced_memory()[0]
                 resident[n] = rss()
                 if args.where is not None and n in marks:
