@@ -108,14 +108,22 @@ def test_a_file_whose_name_starts_with_a_newline_is_logged_with_it():
     out = f"\0{sha}\0d\0u\0s\0b\0\0\n\nodd\0two\0\0{sha}\0d\0u\0\0\0\0"
     first, second = _log_records(out)
     assert first.files == ["\nodd", "two"] and (first.subject, first.body) == ("s", "b")
+    assert (first.sha, first.date, first.author) == (sha, "d", "u")
     assert second.files == [] and second.subject == "" and _log_records("") == []
+    # a listing that ends right after a record's fields, or in a file's name, is read whole too
+    assert [(c.sha, c.files) for c in _log_records(f"\0{sha}\0d\0u\0s\0b\0")] == [(sha, [])]
+    assert [(c.sha, c.files) for c in _log_records(f"\0{sha}\0d\0u\0s\0b\0\0\nlast.md")] == [(sha, ["last.md"])]
 
 
 @pytest.mark.parametrize("out", ["x\0" + "a" * 40 + "\0d\0u\0s\0b\0\0", "\0not-a-sha\0d\0u\0s\0b\0\0",
-                                 "\0" + "a" * 40 + "\0d\0u\0s\0b\0x\0", "\0" + "a" * 40 + "\0d\0u"])
+                                 "\0" + "a" * 40 + "\0d\0u\0s\0b\0x\0", "\0" + "a" * 40 + "\0d\0u",
+                                 "\0" + "a" * 40])
 def test_a_log_record_not_in_its_shape_is_an_error(out):
-    with pytest.raises(GitError, match="git log could not be read"):
+    """Never a commit made up from a part of one: said, with what to do."""
+    with pytest.raises(GitError) as said:
         _log_records(out)
+    assert said.value.message == "git log could not be read."
+    assert said.value.hint == "Run 'git log' in the workspace to see what it says."
 
 
 def test_a_message_holding_the_listings_separators_is_an_error_not_a_wrong_history(wg):

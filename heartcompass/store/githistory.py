@@ -70,7 +70,7 @@ class History(GitBase):
         args = ["log", f"-n{limit}", "-z", "--name-only", _LOG_FORMAT, rev]
         if paths:
             args += ["--", *[self._rel(p) for p in paths]]
-        return _log_records(self._git(*args, strip_newline_in_stdout=False))
+        return _log_records(self._git(*args))  # it ends in a NUL: no newline of git's to keep
 
     def messages(self, grep: str, rev: str = "HEAD") -> list[tuple[str, str, str]]:
         """(sha, subject, body) of the commits whose message matches the
