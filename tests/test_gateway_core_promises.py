@@ -202,13 +202,19 @@ def test_the_digest_goes_to_each_owners_chat_once_a_day_after_its_time(example_w
     assert made == [1] and not served.state.not_durable()  # said to disk at once: never twice after a power cut
 
 
-def test_no_digest_before_its_time_or_to_no_owner(example_ws, monkeypatch):
-    _digest_at(example_ws, monkeypatch, "09:00", 8)
-    made = []
-    served = Served(example_ws)
+def _digest_asked_after_help(ws):
+    """A gateway whose digest counts when it is made, asked for it once the owner said /help: (served, made)."""
+    made: list[int] = []
+    served = Served(ws)
     served.gw.digest = lambda: made.append(1) or "Open threads: none"
     served.say("/help")
     served.gw._digest()
+    return served, made
+
+
+def test_no_digest_before_its_time_or_to_no_owner(example_ws, monkeypatch):
+    _digest_at(example_ws, monkeypatch, "09:00", 8)
+    served, made = _digest_asked_after_help(example_ws)
     assert made == [] and served.state.digest_day == ""
     _digest_at(example_ws, monkeypatch, "08:00", 8)
     served.state.owner_chats.clear()
@@ -575,14 +581,11 @@ def test_a_commit_or_a_state_that_fails_at_stop_is_said_in_one_line_and_serve_st
     assert "not committed at stop: OSError: [Errno 28] No space left on device" in reports
     assert reports[-1] == "state not saved: disk full"
 
+
 def test_no_digest_when_its_time_is_not_set(example_ws, monkeypatch):
     """serve.digest_at empty (the default) turns the digest off, whatever the hour."""
     _digest_at(example_ws, monkeypatch, "", 23)
-    made = []
-    served = Served(example_ws)
-    served.gw.digest = lambda: made.append(1) or "Open threads: none"
-    served.say("/help")
-    served.gw._digest()
+    served, made = _digest_asked_after_help(example_ws)
     assert made == [] and served.state.digest_day == "" and served.channel.sent == [replies.HELP]
 
 
