@@ -165,3 +165,15 @@ def test_a_date_correction_of_an_event_the_user_wrote_waits_for_the_users_yes(al
     assert [(q.kind, q.change["old"], q.change["new"]) for q in asked] == [
         ("rewrite", "- 2023-05-01 · Her pottery class starts", "- 2023-05-08 · Her pottery class starts (log 2023-04-20)")]
 
+
+
+def test_a_count_said_in_words_and_written_in_digits_is_kept(alice: Runner, fake_llm):
+    ws = alice.ws
+    say(ws, "alice", "me", "我们第一次见面是在九寨沟", day=FRIDAY)
+    say(ws, "alice", "note", "She has been to Lisbon twice", day=FRIDAY, time="20:01:00")
+    fake_llm.enqueue(proposal(
+        new_facts=[{"text": "Has been to Lisbon 2 times", "evidence": ["L2"]}],
+        new_about_user=[{"text": "和陆琳第1次见面是在九寨沟", "evidence": ["L1"]}]))
+    alice("garden")
+    assert "- Has been to Lisbon 2 times (log 2023-04-07)" in memory(ws).items(memory_fmt.FACTS)
+    assert "- 和陆琳第1次见面是在九寨沟 (log 2023-04-07)" in memory(ws).items(memory_fmt.ABOUT_ME)

@@ -140,6 +140,21 @@ def test_amounts_are_compared_by_value_and_foreign_words_refused():
     assert unsupported_numbers("借了505块", Cited([item("借了五百五块")])) == ["505"]
 
 
+def test_a_count_of_one_or_an_ordinal_in_words_supports_the_same_count_in_digits():
+    # the promise: a correct line that writes in digits what its entry said in words is kept
+    for statement, said in (("第1次见面", "第一次见面"), ("去过1次", "去过一次"), ("Met for the 1st time", "First time we met"),
+                            ("第2次去", "the second time I went"), ("Went 2 times", "we went twice"),
+                            ("Has 1 sister", "I have one sister"), ("第1名", "拿了第一")):
+        assert unsupported_numbers(statement, Cited([item(said)])) == [], (statement, said)
+    # and a wrong count stays refused: these words mean one value each, and 一 in a word or a larger numeral none
+    assert unsupported_numbers("Went 3 times", Cited([item("we went twice")])) == ["3"]
+    assert unsupported_numbers("第2次见面", Cited([item("第一次见面")])) == ["2"]
+    for said in ("我们一起吃饭", "一家人", "十一个人", "the firstborn"):
+        assert unsupported_numbers("第1次", Cited([item(said)])) == ["1"], said
+    # a statement's own words of one claim nothing: it is read as before
+    assert values("第一次见面") == values("at first she went once") == set()
+
+
 def test_an_event_date_stands_on_its_entries():
     november = Cited([item("see you on November 1", "2023-10-30")])
     assert "1950-11-01 is not a date its entries say" in (event_date_problem(events_fmt.parse_when("1950-11-01"),

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from heartcompass.formats import events as events_fmt
 from heartcompass.memory.proposal import spans
-from heartcompass.memory.proposal.numbers import read_numbers, unread_numbers
+from heartcompass.memory.proposal.numbers import evidence_numbers, read_numbers, unread_numbers
 from heartcompass.memory.proposal.said_dates import said_dates
 from heartcompass.memory.proposal.spans import Span
 from heartcompass.memory.proposal.written_dates import Written, written_dates
@@ -42,7 +42,7 @@ class Cited:
         for line in lines:
             self.spans += [w.span for w in written_dates(line)[1] if w.span]
             texts.append(line)
-        self.numbers = read_numbers(" ".join(texts))[1] | _numbers_of(self.spans)
+        self.numbers = evidence_numbers(" ".join(texts)) | _numbers_of(self.spans)
 
     def holds(self, date: Written) -> bool:
         if date.span is not None and spans.meets_any(date.span, self.spans):

@@ -7,7 +7,9 @@ only where the text uses it as one (a measure word after it, 第 before it,
 or an amount with a unit of its own): 陆琳, 九寨沟, 一家 and 万达 are names.
 Number words of another language (cinq mille, fünfhundert, 오천) are found,
 from the words num2words writes in each language, and reported as unread:
-refused, never ignored. No model here."""
+refused, never ignored. Where a text supports a statement, its words of one
+(一次, 第一, "once") and ordinals ("the second time") count as well
+(evidence_numbers). No model here."""
 
 from __future__ import annotations
 
@@ -186,6 +188,29 @@ def read_numbers(text: str) -> tuple[str, set[str]]:
 
     text = _SPELLED.sub(english, text)
     return _read_chinese(text, found), found
+
+
+# What evidence may mean without writing an amount: a count of one (一次, 第一, "one", "once") and the
+# English ordinals and multiplicatives. Read only where a text supports a statement, never where a statement
+# claims: "第1次" stands on "第一次" and "2 times" on "twice", while a statement's own "at first" or "一起"
+# claims no amount.
+_ORDINALS = {w: n for n, w in enumerate("first second third fourth fifth sixth seventh eighth ninth tenth "
+                                        "eleventh twelfth".split(), 1)}
+_TIMES = {"once": 1, "twice": 2, "thrice": 3, "one": 1}
+_MEANT = re.compile(r"\b(?:" + "|".join([*_ORDINALS, *_TIMES]) + r")\b", re.I)
+
+
+def evidence_numbers(text: str) -> set[str]:
+    """The values a supporting text says: its amounts (read_numbers), and
+    what its words of one, its ordinals and its "once" or "twice" mean."""
+    rest, found = read_numbers(text)
+    for m in _MEANT.finditer(rest):
+        word = m.group(0).casefold()
+        found.add(str(_ORDINALS.get(word) or _TIMES[word]))
+    for m in _ZH_RUN.finditer(rest):  # a lone 一 that counts: 第一, 一次, 一个
+        if m.group(0) == "一" and (_MEASURES.match(rest, m.end()) or rest[max(m.start() - 1, 0):m.start()] == "第"):
+            found.add("1")
+    return found
 
 
 def _read_chinese(text: str, found: set[str]) -> str:
