@@ -204,6 +204,8 @@ def main() -> None:
     ap.add_argument("--where", nargs="?", const="", default=None, metavar="N,M,...",
                     help="print what the heap grew by, and where (after the dedup memory fills, or between N, M...)")
     ap.add_argument("--keep", type=int, default=state_mod.SEEN_KEEP, help="message ids the dedup memory keeps")
+    ap.add_argument("--depth", type=int, default=12, help="frames --where keeps of each allocation (1: the line "
+                    "alone, much faster on a busy machine)")
     args = ap.parse_args()
     state_mod.SEEN_KEEP = SEEN_KEEP = args.keep
     FULL = SEEN_KEEP + 1_000
@@ -255,7 +257,7 @@ def main() -> None:
         # A thousand messages a day, over the days up to today: a day's log stays the size of a busy day's.
         clock.now = lambda ws: real_now(ws) - dt.timedelta(days=days - 1)
 
-        tracemalloc.start(12 if args.where is not None else 1)
+        tracemalloc.start(args.depth if args.where is not None else 1)
         started = time.perf_counter()
         served = Served(Path(tmp) / "m")
         times = [served.burst(min(args.burst, args.messages - served.n), sample)

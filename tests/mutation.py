@@ -14,6 +14,9 @@ A run stopped before every mutant was tried is not a pass.
 Each module runs in mutants/<module>/ (ignored by git), so its results are
 kept between runs: the next run tests only what changed, then tries the
 previous survivors again against the current tests. --fresh starts over.
+Each run also writes its verdicts and function hashes to
+tests/mutation_results/ (kept in git): on a new machine a module starts
+from them, and mutmut tests afresh only the functions that changed since.
 Not named test_*: pytest does not collect it.
 """
 
@@ -38,6 +41,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 ROOT = Path(__file__).resolve().parents[1]
 EQUIVALENTS = ROOT / "tests" / "mutation_equivalent.toml"
+SAVED = ROOT / "tests" / "mutation_results"
 TARGET = 90.0
 # pytest-timeout's limit for a test run against a mutant: a listed test takes seconds, so a mutant that makes one
 # wait forever (a stop never set, a lock never released) is caught in this long, not in the suite's 300 s. mutmut's
@@ -122,6 +126,50 @@ def stage(module: str, spec: dict, fresh: bool) -> Path:
     return where
 
 
+def saved_file(module: str) -> Path:
+    return SAVED / (module.replace("/", "_") + ".json")
+
+
+def save(module: str, where: Path, spec: dict) -> None:
+    """This module's verdicts and its functions' hashes, for the next machine
+    (mutmut's own results stay in mutants/, which a new machine has not)."""
+    kept: dict[str, dict] = {}
+    for source, meta in _meta_files(where, spec):
+        data = json.loads(meta.read_text("utf-8"))
+        codes: dict[str, dict[str, int]] = {}
+        for name, code in data["exit_code_by_key"].items():
+            if code is not None:  # untried: nothing to keep
+                function, _, number = name.partition("__mutmut_")
+                codes.setdefault(function, {})[number] = code
+        kept[source] = {"hashes": data.get("hash_by_function_name", {}), "codes": codes}
+    if not kept:
+        return
+    target = saved_file(module)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_suffix(".tmp")
+    temporary.write_text(json.dumps(kept, indent=1, sort_keys=True, ensure_ascii=False) + "\n", "utf-8")
+    temporary.replace(target)
+
+
+def seed(module: str, where: Path) -> None:
+    """A machine without this module's results starts from the saved ones:
+    mutmut keeps a verdict where the function's hash is unchanged and tests
+    the rest afresh."""
+    target = saved_file(module)
+    if not target.exists():
+        return
+    for source, kept in json.loads(target.read_text("utf-8")).items():
+        meta = where / "mutants" / (source + ".meta")
+        if meta.exists():  # this machine's own results are newer
+            continue
+        codes = {f"{function}__mutmut_{number}": code
+                 for function, numbers in kept["codes"].items() for number, code in numbers.items()}
+        meta.parent.mkdir(parents=True, exist_ok=True)
+        meta.write_text(json.dumps({"exit_code_by_key": codes, "hash_by_function_name": kept["hashes"],
+                                    "type_check_error_by_key": {}, "durations_by_key": {},
+                                    "estimated_durations_by_key": {}}), "utf-8")
+
+
 def results(where: Path, spec: dict, only: list[str]) -> dict[str, int | None]:
     """Each mutant's exit code, from mutmut's .meta files, for this module's
     files only (and only the mutants `only` names, when it names some)."""
@@ -137,14 +185,22 @@ def function_hashes(where: Path, spec: dict) -> dict[str, str | None]:
 
 def _metas(where: Path, spec: dict) -> dict[str, tuple[int | None, str | None]]:
     found: dict[str, tuple[int | None, str | None]] = {}
+    for _, meta in _meta_files(where, spec):
+        data = json.loads(meta.read_text("utf-8"))
+        digests = data.get("hash_by_function_name", {})
+        for name, code in data["exit_code_by_key"].items():
+            function = name.partition("__mutmut_")[0].rsplit(".", 1)[-1]
+            found[name] = (code, digests.get(function))
+    return found
+
+
+def _meta_files(where: Path, spec: dict) -> list[tuple[str, Path]]:
+    """(source file, mutmut's .meta of it) for this module's files."""
+    found = []
     for meta in sorted((where / "mutants").glob("heartcompass/**/*.py.meta")):
         source = meta.relative_to(where / "mutants").as_posix().removesuffix(".meta")
         if any(fnmatch.fnmatch(source, pattern) for pattern in spec["mutate"]):
-            data = json.loads(meta.read_text("utf-8"))
-            digests = data.get("hash_by_function_name", {})
-            for name, code in data["exit_code_by_key"].items():
-                function = name.partition("__mutmut_")[0].rsplit(".", 1)[-1]
-                found[name] = (code, digests.get(function))
+            found.append((source, meta))
     return found
 
 
@@ -244,6 +300,8 @@ def main() -> int:
     parser.add_argument("--fresh", action="store_true", help="forget this module's earlier results")
     parser.add_argument("--report", action="store_true", help="print the last results without running mutmut")
     parser.add_argument("--diffs", action="store_true", help="show each survivor's change")
+    parser.add_argument("--save", action="store_true",
+                        help="with --report: write the results to tests/mutation_results/ (a run always does)")
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
                         help="only these files' mutants (a module's last name, e.g. numbers; or a glob of "
                              "mutant names): tested again each time; repeatable")
@@ -260,8 +318,12 @@ def main() -> int:
         for part in parts:
             spec = known_modules[part]
             where = stage(part, spec, args.fresh)
+            if not args.fresh:
+                seed(part, where)
             if not args.report:
                 run(where, spec, args.jobs, only, known)
+            if not args.report or args.save:
+                save(part, where, spec)
             whole.add(report(part, tally(results(where, spec, only), known), where, args.diffs))
         if len(parts) > 1:
             print(f"{module} (its {len(parts)} parts): {whole.rate:.1f}% killed ({whole.killed} / {whole.counted})")

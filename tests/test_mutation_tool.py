@@ -102,3 +102,30 @@ def test_a_mutant_that_makes_a_test_wait_forever_is_stopped_in_half_a_minute(tmp
     assert staged["tool"]["mutmut"]["only_mutate"] == SPEC["mutate"]
     assert staged["tool"]["mutmut"].get("pytest_add_cli_args") == ours["tool"]["mutmut"].get("pytest_add_cli_args")
     assert (where / "tests").resolve() == tmp_path / "tests"
+
+
+def test_a_new_machine_starts_from_the_saved_verdicts_not_from_nothing(tmp_path, monkeypatch):
+    """The promise: results survive the machine (mutants/ is not in git), and a
+    verdict is kept only with the hash of the function it was found on."""
+    monkeypatch.setattr(mutation, "SAVED", tmp_path / "saved")
+    old = tmp_path / "old"
+    _meta(old, {"heartcompass.memory.relevance.x_scores__mutmut_1": 0,
+                "heartcompass.memory.relevance.x_scores__mutmut_2": 1,
+                "heartcompass.memory.relevance.xǁIndexǁrun__mutmut_1": None},
+          {"x_scores": "aa", "xǁIndexǁrun": "bb"})
+    mutation.save("memory/relevance", old, SPEC)
+    saved = json.loads((tmp_path / "saved" / "memory_relevance.json").read_text("utf-8"))
+    assert list(saved) == ["heartcompass/memory/relevance.py"]  # the other module's file is not this one's
+    new = tmp_path / "new"
+    mutation.seed("memory/relevance", new)
+    assert mutation.results(new, SPEC, []) == {"heartcompass.memory.relevance.x_scores__mutmut_1": 0,
+                                               "heartcompass.memory.relevance.x_scores__mutmut_2": 1}  # untried: not kept
+    assert mutation.function_hashes(new, SPEC)["heartcompass.memory.relevance.x_scores__mutmut_1"] == "aa"
+    meta = json.loads((new / "mutants" / "heartcompass" / "memory" / "relevance.py.meta").read_text("utf-8"))
+    assert {"durations_by_key", "estimated_durations_by_key", "type_check_error_by_key"} <= set(meta)  # mutmut's keys
+    # a machine's own results are newer than the saved ones: never overwritten
+    _meta(new, {"heartcompass.memory.relevance.x_scores__mutmut_1": 1}, {"x_scores": "cc"})
+    mutation.seed("memory/relevance", new)
+    assert mutation.results(new, SPEC, []) == {"heartcompass.memory.relevance.x_scores__mutmut_1": 1}
+    mutation.seed("memory/other", tmp_path / "none")  # nothing saved: nothing written
+    assert not (tmp_path / "none").exists()
