@@ -80,6 +80,24 @@ def test_an_undo_killed_mid_revert_is_ours_and_taken_back_by_the_next_writer(tmp
     assert (wg.root / "mine.md").read_text() == "the user's own file\n"
 
 
+def test_an_undo_killed_mid_revert_with_an_unreadable_revert_head_is_taken_back_all_the_same(tmp_path):
+    """git cannot abort a revert whose REVERT_HEAD it cannot read: the files go back all the same, and no revert
+    stays "in progress" for the next command to refuse on (nor for a `git revert --abort` that fails)."""
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = committed_repo(tmp_path)
+    head = commit_files(wg, {"a.md": "2\n", "b.md": "b\n"}, "two")
+    write_file(wg, "mine.md", "the user's own file\n")
+    user_git(wg.root, "revert", "--no-commit", "HEAD")
+    (wg.git_dir / "REVERT_HEAD").write_text("not an object id\n")
+    (wg.git_dir / UNDO_MARK).write_text("x\n")
+    wg.check_writable()
+    assert not (wg.git_dir / "REVERT_HEAD").exists() and not (wg.git_dir / UNDO_MARK).exists()
+    assert wg.state_problem() is None and wg.head() == head
+    assert (wg.root / "a.md").read_text() == "2\n" and (wg.root / "b.md").exists()
+    assert (wg.root / "mine.md").read_text() == "the user's own file\n"
+
+
 def test_a_revert_the_user_started_is_theirs_and_a_stray_undo_mark_is_cleared(tmp_path):
     from heartcompass.store.gitstate import UNDO_MARK
 

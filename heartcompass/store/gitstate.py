@@ -118,8 +118,9 @@ class RepoState(GitBase):
             return
         try:
             self._git("revert", "--abort")
-        except GitError:
+        except GitError:  # REVERT_HEAD unreadable: git has no revert to abort, and would leave that file behind
             self._git("reset", "-q", "--merge")
+            (self.git_dir / "REVERT_HEAD").unlink(missing_ok=True)
         (self.git_dir / UNDO_MARK).unlink(missing_ok=True)
 
     def rebase_in_progress(self) -> bool:
