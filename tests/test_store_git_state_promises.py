@@ -5,6 +5,7 @@ as git holds it while HEAD moves; what a refused commit wrote is put back."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -644,10 +645,36 @@ from heartcompass.store.gitplain import PlainGit, parse_status, program_options 
 
 def test_program_options_set_each_named_program_to_nothing_and_a_filter_to_not_required():
     listed = "filter.crypt.clean\0diff.pdf.textconv\0filter.crypt.smudge\0diff.pdf.textconv\0not=a key\0\0"
-    assert program_options(listed) == ("-c", "diff.pdf.textconv=", "-c", "filter.crypt.clean=",
+    no_hooks = ("-c", f"core.hooksPath={os.devnull}")
+    assert program_options(listed) == (*no_hooks, "-c", "diff.pdf.textconv=", "-c", "filter.crypt.clean=",
                                        "-c", "filter.crypt.required=false", "-c", "filter.crypt.smudge=",
                                        "-c", "filter.crypt.required=false")
-    assert program_options("") == ()
+    assert program_options("") == no_hooks
+
+
+def test_a_diff_of_a_copied_workspace_runs_no_hook_though_git_rewrites_its_stale_index(tmp_path):
+    """A workspace copied or restored from a backup has an index whose file times are all stale: `git diff`
+    refreshes and writes it, and git then runs a post-index-change hook (GIT_OPTIONAL_LOCKS does not stop it).
+    Reading never runs a program of the user's."""
+    import shutil
+
+    wg = committed_repo(tmp_path / "first")
+    commit_files(wg, {"alice/a.md": "1\n", "alice/b.md": "b\n"}, "two")
+    hooks, mark = tmp_path / "hooks", tmp_path / "ran"
+    hooks.mkdir()
+    (hooks / "post-index-change").write_text(f'#!/bin/sh\ntouch "{mark}"\n')
+    (hooks / "post-index-change").chmod(0o755)
+
+    def copied(name: str) -> WorkspaceGit:
+        copy = WorkspaceGit(shutil.copytree(wg.root, tmp_path / name, symlinks=True))
+        user_git(copy.root, "config", "core.hooksPath", str(hooks))
+        write_file(copy, "alice/a.md", "2\n")  # alice/b.md unchanged: its stale index entry is what git refreshes
+        return copy
+
+    assert "+2" in copied("ours").diff(None, ["alice"])
+    assert not mark.exists()
+    user_git(copied("theirs").root, "diff", "HEAD", "--", "alice")  # the user's own git runs it: planted right
+    assert mark.exists()
 
 
 @pytest.mark.parametrize("out, items", [

@@ -39,8 +39,11 @@ IN_PROGRESS = ("rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD",
 
 def program_options(configured: str) -> tuple[str, ...]:
     """git's options setting each program `git config -z --name-only --get-regexp PROGRAM_KEYS`
-    named to nothing (a required filter set to nothing would fail the read, so it is not required)."""
-    options: list[str] = []
+    named to nothing (a required filter set to nothing would fail the read, so it is not required),
+    and hooks looked for where there are none: `git diff` refreshes the index it finds stale (a
+    workspace copied or restored, a file touched) and writes it, whatever GIT_OPTIONAL_LOCKS says,
+    which runs a post-index-change hook."""
+    options: list[str] = ["-c", f"core.hooksPath={os.devnull}"]
     for key in sorted({k for k in configured.split("\0") if k and "=" not in k}):
         options += ["-c", f"{key}="]
         if key.startswith("filter."):
