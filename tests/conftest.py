@@ -3,6 +3,7 @@ identity leaks in), a temporary workspace, and a CLI runner."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 from pathlib import Path
 
@@ -14,9 +15,7 @@ from heartcompass.store.workspace import Workspace
 from heartcompass.store.creation import create_workspace
 
 
-@pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory, monkeypatch):
-    home = tmp_path_factory.mktemp("home")
+def _isolate(home: Path, monkeypatch) -> None:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
@@ -25,6 +24,21 @@ def isolated_home(tmp_path_factory, monkeypatch):
                 "OPENAI_API_KEY", "ARK_API_KEY", "HEARTCOMPASS_LLM_API_KEY", "HEARTCOMPASS_LLM_PROVIDER",
                 "HEARTCOMPASS_LLM_MODEL", "HEARTCOMPASS_LLM_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
+
+
+def pytest_configure(config):
+    """A suite started in the background (`nohup ... &` from a script, some CI
+    runners) inherits SIGINT ignored, and so would every command it starts:
+    each Ctrl-C test would send a Ctrl-C nobody hears. Handled here, it is the
+    default again in every child."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("home")
+    _isolate(home, monkeypatch)
     return home
 
 
@@ -58,16 +72,46 @@ def stdout_not_discarded(monkeypatch):
     monkeypatch.setattr(common, "_discarded", False)
 
 
-@pytest.fixture
-def ws(tmp_path) -> Workspace:
-    workspace, _ = create_workspace(tmp_path / "brain")
-    return workspace
+class _Made:
+    """A new workspace and one with the example person, each made once, when
+    first asked for: each test gets a copy (git init and the first commits
+    cost a test more than its own work)."""
+
+    def __init__(self, factory):
+        self.factory = factory
+        self.roots: dict[bool, Path] = {}
+
+    def __getitem__(self, example: bool) -> Path:
+        if example not in self.roots:
+            with pytest.MonkeyPatch.context() as monkeypatch:  # made as a test makes it: no identity of this machine
+                _isolate(self.factory.mktemp("home"), monkeypatch)
+                made, _ = create_workspace(self.factory.mktemp("made") / "brain", example=example)
+                if made.git._repo is not None:
+                    made.git._repo.close()  # its `git cat-file` helpers: the session's closing fixture is not on yet
+            self.roots[example] = made.root
+        return self.roots[example]
+
+
+@pytest.fixture(scope="session")
+def _made_workspaces(tmp_path_factory) -> _Made:
+    return _Made(tmp_path_factory)
+
+
+def _copy_of(made: Path, where: Path) -> Workspace:
+    import shutil
+
+    shutil.copytree(made, where, symlinks=True)
+    return Workspace(where)
 
 
 @pytest.fixture
-def example_ws(tmp_path) -> Workspace:
-    workspace, _ = create_workspace(tmp_path / "brain", example=True)
-    return workspace
+def ws(tmp_path, _made_workspaces) -> Workspace:
+    return _copy_of(_made_workspaces[False], tmp_path / "brain")
+
+
+@pytest.fixture
+def example_ws(tmp_path, _made_workspaces) -> Workspace:
+    return _copy_of(_made_workspaces[True], tmp_path / "brain")
 
 
 class Runner:

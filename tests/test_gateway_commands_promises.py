@@ -359,15 +359,14 @@ def test_a_person_who_cannot_be_added_is_said_in_the_chat_that_answered(chat):
 
 
 def test_exactly_five_questions_come_at_once_with_no_more_said_and_a_sixth_is_counted_in_the_chat(example_ws):
-    from test_review import asked
+    from test_review import mbti_changes
 
-    for n in range(5):
-        asked(example_ws, "field", {"field": "mbti", "value": f"v{n}", "old": ""}, f"change {n}")
+    mbti_changes(example_ws, 0, 5)
     served = Served(example_ws)
     served.say("/review")
     served.finish()
     assert len(served.channel.asked) == 5 and served.channel.sent == []
-    asked(example_ws, "field", {"field": "mbti", "value": "v5", "old": ""}, "change 5")
+    mbti_changes(example_ws, 5, 1)
     served.say("/review")
     served.finish()
     assert len(served.channel.asked) == 10

@@ -183,10 +183,9 @@ def test_review_says_once_which_questions_expired_unanswered_and_after_how_many_
 
 
 def test_review_sends_five_questions_at_once_and_says_how_many_more_wait(example_ws):
-    from test_review import asked
+    from test_review import mbti_changes
 
-    for n in range(7):
-        asked(example_ws, "field", {"field": "mbti", "value": f"v{n}", "old": ""}, f"change {n}")
+    mbti_changes(example_ws, 0, 7)
     served = Served(example_ws)
     served.say("/review")
     served.finish()

@@ -26,6 +26,12 @@ def asked(ws, kind: str, change: dict, what: str = "a change", evidence=SAID, on
     return q
 
 
+def mbti_changes(ws, first: int, count: int) -> None:
+    """`count` questions waiting, each a change of Alice's mbti (v<first>, v<first+1>...)."""
+    for n in range(first, first + count):
+        asked(ws, "field", {"field": "mbti", "value": f"v{n}", "old": ""}, f"change {n}")
+
+
 def relation(ws, on: dt.date | None = None):
     return asked(ws, "field", {"field": "relation", "value": "dating", "old": "friend"},
                  "relation: friend → dating", on=on)

@@ -6,6 +6,7 @@ lose a commit or a file, and a commit holds exactly the files named."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -810,12 +811,13 @@ def test_reading_commands_run_none_of_the_users_programs(wg):
     user_git(wg.root, "config", "diff.pdf.textconv", "touch TEXTCONV-RAN")
     user_git(wg.root, "config", "user.name", "not a program")
     options = wg.reading_options()
-    assert options == ("-c", "diff.pdf.textconv=", "-c", "filter.crypt.clean=", "-c", "filter.crypt.required=false")
+    assert options == ("-c", f"core.hooksPath={os.devnull}", "-c", "diff.pdf.textconv=", "-c", "filter.crypt.clean=",
+                       "-c", "filter.crypt.required=false")
     user_git(wg.root, "config", "diff.other.command", "x")
     assert wg.reading_options() == options  # read once per process
-    assert WorkspaceGit(wg.root).reading_options()[:2] == ("-c", "diff.other.command=")
+    assert WorkspaceGit(wg.root).reading_options()[2:4] == ("-c", "diff.other.command=")
     other = wg.root.parent / "other"
-    assert new_repo(other).reading_options() == ()
+    assert new_repo(other).reading_options() == ("-c", f"core.hooksPath={os.devnull}")  # hooks, with no program
 
 
 def test_blob_ids_are_heads_blobs_of_the_files_asked_and_none_for_folders_or_absent_files(wg):
