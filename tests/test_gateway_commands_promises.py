@@ -27,6 +27,15 @@ def test_help_and_start_show_the_help_also_with_the_bots_name_in_a_group_style_c
     assert chat.channel.sent == [replies.HELP] * 3
 
 
+def test_everything_after_a_commands_first_at_sign_is_the_bots_name(chat):
+    """/who@my_bot asks who, and so does a bot name that itself holds an @ (pasted twice): never "Unknown command
+    /who@my_bot"."""
+    chat.say("/switch alice")
+    chat.say("/who@my_bot")
+    chat.say("/who@my_bot@my_bot")
+    assert chat.channel.sent == ["You are talking to Alice Chen (alice)."] * 3
+
+
 def test_who_says_nobody_until_a_switch_and_then_the_persons_name(chat):
     chat.say("/who")
     chat.say("/switch Alice")
@@ -251,6 +260,56 @@ def test_a_switch_mid_burst_answers_the_burst_from_the_person_it_was_sent_to(exa
     assert "Alice" in prompt and "Bob Stone" not in prompt   # alice's persona answered what was sent to her
     assert "are you there?" in [e.text for e in log_entries(example_ws, "alice")]
     assert served.state.chats == {"42": "bob-stone"}
+
+
+def test_what_was_logged_for_a_person_before_a_switch_is_committed_even_with_no_answer_pending(example_ws):
+    """A /note to Alice, then /switch to Bob: Alice's log goes into the history (a commit of her own) when serve
+    stops, not left uncommitted because the chat now talks to Bob."""
+    from conftest import git, subjects
+
+    from heartcompass.store import lifecycle
+
+    lifecycle.add_person(example_ws, "Bob Stone", "friend")
+    served = Served(example_ws)
+    served.say("/switch alice")
+    served.say("/note She moved to Berlin.")
+    served.say("/switch bob-stone")
+    served.finish()
+    assert served.channel.sent[-1] == "You are talking to Bob Stone (bob-stone)."
+    assert git(example_ws, "status", "--porcelain") == ""
+    assert subjects(example_ws)[0].startswith("chat(alice): 1 message on ")
+
+
+def test_each_answer_is_committed_with_the_messages_it_answers_even_after_a_switch(example_ws, monkeypatch):
+    """The history reads one commit per exchange: a burst to Alice answered after a /switch to Bob is committed
+    with Alice's answer, and what was already said to Bob waits for Bob's answer, in Bob's own commit (never a
+    commit of Bob's message alone, made by Alice's answer)."""
+    from conftest import subjects
+
+    from heartcompass.gateway import core
+    from heartcompass.store import lifecycle
+
+    lifecycle.add_person(example_ws, "Bob Stone", "friend")
+    committed = []
+    real = core.commit_session
+
+    def commit(ws, session, purpose):
+        sha = real(ws, session, purpose)
+        committed.append((session.person.slug, sha))
+        return sha
+
+    monkeypatch.setattr(core, "commit_session", commit)
+    served = Served(example_ws, FakeChat().enqueue("alice answers", "bob answers"))
+    served.say("/switch alice")
+    served.say("are you there?")
+    served.say("/switch bob-stone")
+    served.say("hi bob")                                  # gathered for Bob: his burst waits for quiet
+    with Worker(served, monkeypatch):
+        wait_until(lambda: any(slug == "alice" and sha for slug, sha in committed))
+        served.gw.flush_burst(served.gw.conversation("telegram", "42"))
+        wait_until(lambda: "bob answers" in served.channel.sent and served.gw.idle())
+    assert [s.split(" on ")[0] for s in subjects(example_ws)[:2]] == ["chat(bob-stone): 2 messages",
+                                                                      "chat(alice): 2 messages"]
 
 
 # -- an ambiguous /switch -----------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from fakes import FakeChat
+from fakes import FakeChat, FakeStatusError
 from serve_helpers import wait_until
 from waits import DEADLINE
 from gateway_core_helpers import Served, Worker
@@ -59,6 +59,69 @@ def test_opening_a_persons_chat_on_the_phone_commits_their_hand_edits_first_in_a
     assert served.channel.said == [("42", "You are talking to Alice Chen (alice).")]
     assert len(subjects(example_ws)) == before + 1 and git(example_ws, "status", "--porcelain") == ""
     assert git(example_ws, "show", "--name-only", "--format=", "HEAD").split() == ["people/alice/PROFILE.md"]
+
+
+def test_hand_edits_git_cannot_commit_when_a_chat_opens_are_reported_and_the_chat_opens_all_the_same(example_ws):
+    """When git cannot take a person's hand edits as their chat opens on the phone (a rebase in progress), the
+    operator reads why in serve's output, and the owner talks to the person all the same."""
+    from conftest import git
+
+    profile = example_ws.people_dir / "alice" / "PROFILE.md"
+    profile.write_text(profile.read_text(encoding="utf-8") + "\nLoves 抹茶.\n", encoding="utf-8")
+    served = Served(example_ws)
+    (example_ws.root / ".git" / "rebase-merge").mkdir()
+    served.say("/switch alice")
+    assert served.channel.sent == ["You are talking to Alice Chen (alice)."]
+    assert served.reports == ["telegram: git is in the middle of a rebase: finish it with 'git rebase --continue' "
+                              "or go back with 'git rebase --abort'."]
+    assert git(example_ws, "status", "--porcelain") == " M people/alice/PROFILE.md\n"  # kept for the next commit
+
+
+def test_the_phones_chat_holds_the_workspace_lock_as_serve(example_ws, monkeypatch):
+    """A terminal command that finds the workspace busy names who holds it: "Another HeartCompass serve is
+    running", never a chat or a nameless command, while the phone's chat commits the person's hand edits as it
+    opens and its messages once answered."""
+    from conftest import git
+
+    from heartcompass.store import lock
+
+    holders = []
+    real = lock.FileLock.acquire
+
+    def acquire(self):
+        real(self)
+        holders.append((self.path.name, (lock.holder(self.path) or {}).get("purpose")))
+
+    profile = example_ws.people_dir / "alice" / "PROFILE.md"
+    profile.write_text(profile.read_text(encoding="utf-8") + "\nLoves 抹茶.\n", encoding="utf-8")
+    served = Served(example_ws, FakeChat().enqueue("hello"))
+    monkeypatch.setattr(lock.FileLock, "acquire", acquire)
+    served.say("/switch alice")
+    assert holders == [("lock", "serve")]                  # the hand edits' commit
+    served.say("hi")
+    served.finish()
+    assert served.channel.sent[-1] == "hello" and git(example_ws, "status", "--porcelain") == ""
+    assert set(holders) == {("lock", "serve")} and len(holders) >= 2
+
+
+def test_a_model_that_cannot_be_reached_is_asked_again_as_the_settings_say_after_serves_pauses(example_ws):
+    """serve's model settings rule the phone's chat as they do the terminal's: llm.max_retries more tries, each
+    after a pause on serve's own clock (the one tests and benchmarks replace), and the line in the chat names the
+    endpoint that failed."""
+    from heartcompass.llm.settings import LLMSettings
+
+    model = FakeChat().enqueue(FakeStatusError(503), FakeStatusError(503))
+    served = Served(example_ws, model)
+    slept: list[float] = []
+    served.gw.settings = LLMSettings("openai-compatible", "qwen-local", "http://127.0.0.1:9/v1", 0.2, 30.0, 1, False)
+    served.gw.sleep = slept.append
+    served.say("/switch alice")
+    served.say("hi")
+    served.finish()
+    assert model.purposes == ["chat", "chat"] and slept == [0.5]
+    assert served.channel.sent[-1].startswith("(No reply: the model cannot be reached: The model endpoint had a "
+                                              "server error (503) (openai-compatible · qwen-local · "
+                                              "http://127.0.0.1:9/v1); try again later.")
 
 
 def test_a_bug_while_handling_a_message_says_so_in_the_chat_and_the_message_counts_as_handled(chat, monkeypatch):
@@ -174,6 +237,45 @@ def test_a_refused_commit_is_said_once_retried_and_said_done(example_ws, monkeyp
     from conftest import git
 
     assert git(example_ws, "status", "--porcelain") == ""
+
+
+def test_a_refused_commit_waits_its_pause_before_the_next_try_and_a_new_refusal_after_it_worked_is_said_again(
+        example_ws, monkeypatch):
+    """git is not hammered while a sync is stopped: nothing is tried again before commit_retry seconds, however busy
+    the chat; and once the kept messages are committed, git refusing again later is said in the chat again."""
+    real = core.commit_session
+    refusing, tries = [True], []
+
+    def commit(ws, session, purpose):
+        tries.append(refusing[0])
+        if refusing[0]:
+            raise GitError("A sync is stopped midway.", "Run heartcompass sync.")
+        return real(ws, session, purpose)
+
+    monkeypatch.setattr(core, "commit_session", commit)
+    served = Served(example_ws, FakeChat().enqueue("one", "two", "three"))
+    served.gw.commit_retry = 5.0
+    conv = served.gw.conversation("telegram", "42")
+    with Worker(served, monkeypatch):
+        served.say("/switch alice")
+        served.say("hi")
+        served.gw.flush_burst(conv)
+        wait_until(lambda: "telegram: not committed: A sync is stopped midway." in served.reports)
+        served.say("again")
+        served.gw.flush_burst(conv)
+        wait_until(lambda: "two" in served.channel.sent and served.gw.idle())
+        assert tries == [True, True]                        # each answer's own commit, no retry in between
+        refusing[0] = False
+        served.now += 5.0
+        served.gw.wake()
+        wait_until(lambda: "telegram: the kept messages are committed now" in served.reports)
+        refusing[0] = True
+        served.say("later")
+        served.gw.flush_burst(conv)
+        wait_until(lambda: "three" in served.channel.sent and served.gw.idle())
+    said = [t for t in served.channel.sent if t.startswith("(Not committed")]
+    assert said == [replies.not_committed(GitError("A sync is stopped midway."))] * 2
+    assert served.reports.count("telegram: not committed: A sync is stopped midway.") == 2
 
 
 # -- the morning digest ---------------------------------------------------------------------------------------------
