@@ -503,6 +503,23 @@ def test_a_commit_hook_of_the_users_runs_on_commit_contents_and_what_it_refuses_
     assert wg.head() == head and not list((wg.root / ".git").glob("heartcompass-index*"))
 
 
+def test_a_users_hook_that_fails_on_the_held_index_is_named_in_its_own_words_never_as_a_stale_lock(wg):
+    """A hook of the user's that touches the real index (its index.lock is
+    ours while the commit runs) and fails: the error is git commit's, with
+    the hook's own output, not "a stale index.lock: remove it with rm" (the
+    lock is gone once the commit is refused: nothing to remove). Nothing
+    committed, no lock left."""
+    commit_files(wg, {"a.md": "one\n"}, "one")
+    add_hook(wg, "pre-commit", "unset GIT_INDEX_FILE\ngit add -A || exit 1\n")
+    head = wg.head()
+    with pytest.raises(GitError) as refused:
+        wg.commit_contents({"a.md": "two\n"}, "two")
+    assert refused.value.message.startswith("git commit failed: ") and "index.lock" in refused.value.message
+    assert "stale" not in refused.value.message and "rm " not in refused.value.message
+    assert wg.head() == head and not (wg.git_dir / "index.lock").exists()
+    assert user_git(wg.root, "show", "HEAD:a.md") == "one\n"
+
+
 def test_a_commit_a_users_hook_runs_on_holds_each_text_given_and_the_index_follows_it(wg, tmp_path, monkeypatch):
     """With a hook of the user's to run, commit_contents commits through a
     temporary index in .git (the system's temp folder may be unusable, the

@@ -866,22 +866,46 @@ def test_a_roll_back_rewrites_only_the_files_that_changed_whatever_comes_first_o
 
 def test_an_undo_is_refused_while_files_are_staged_by_hand_and_they_stay_staged(tmp_path):
     """Else the undo's commit would take them in, and a refused undo (git's
-    abort) would delete a new one. Once unstaged, the undo is made."""
+    abort) would delete a new one. The refusal names every staged file, and
+    its hint is the command that unstages one, word for word: following it,
+    the undo is made."""
     wg = committed_repo(tmp_path)
     target = commit_files(wg, {"a.md": "2\n"}, "two")
     write_file(wg, "mine.md", "the user's own\n")
-    user_git(wg.root, "add", "mine.md")
+    write_file(wg, "people/小明/-notes.md", "also mine\n")
+    user_git(wg.root, "add", "mine.md", "people/小明/-notes.md")
     with pytest.raises(GitError) as refused:
         wg.revert(target, "undo: two", "")
-    assert refused.value.message == ("That change cannot be undone while files are staged by hand: mine.md; "
-                                     "nothing was changed.")
-    assert "git restore --staged" in refused.value.hint
+    assert refused.value.message == ("That change cannot be undone while files are staged by hand: mine.md, "
+                                     "people/小明/-notes.md; nothing was changed.")
+    assert refused.value.hint == ("Commit them, or unstage them with 'git restore --staged -- <file>', "
+                                  "then undo again.")
     assert wg.head() == target and (wg.root / "a.md").read_text() == "2\n"
-    assert user_git(wg.root, "diff", "--cached", "--name-only") == "mine.md\n"
-    user_git(wg.root, "restore", "--staged", "mine.md")
+    assert user_git(wg.root, "diff", "--cached", "--name-only", "-z").split("\0") == [
+        "mine.md", "people/小明/-notes.md", ""]
+    for staged in ("mine.md", "people/小明/-notes.md"):  # the hint's command, as the user types it
+        user_git(wg.root, *refused.value.hint.split("'")[1].replace("<file>", staged).split()[1:])
     sha = wg.revert(target, "undo: two", "")
     assert user_git(wg.root, "show", "--name-only", "--format=", sha) == "a.md\n"
     assert (wg.root / "a.md").read_text() == "1\n" and (wg.root / "mine.md").read_text() == "the user's own\n"
+    assert (wg.root / "people/小明/-notes.md").read_text() == "also mine\n"
+
+
+def test_an_undo_whose_commit_is_made_says_so_even_when_its_mark_was_cleared_meanwhile(tmp_path):
+    """The mark of an undo at work can be cleared by someone else once git's
+    REVERT_HEAD is gone (another command's check_writable, which `tell` runs
+    before it takes the lock; a post-commit hook of the user's): the undo
+    was committed all the same, and says so with its sha, never an error
+    that would have the user undo again."""
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = committed_repo(tmp_path)
+    target = commit_files(wg, {"a.md": "2\n"}, "two")
+    add_hook(wg, "post-commit", f'rm "$(git rev-parse --git-dir)/{UNDO_MARK}" && echo cleared > cleared.txt\n')
+    sha = wg.revert(target, "undo: two", "This reverts commit x.")
+    assert (wg.root / "cleared.txt").read_text() == "cleared\n"  # the mark was there, and gone before we looked
+    assert sha == wg.head() and [c.subject for c in wg.log()] == ["undo: two", "two", "one"]
+    assert (wg.root / "a.md").read_text() == "1\n" and not (wg.git_dir / UNDO_MARK).exists()
 
 
 def test_a_refused_undo_puts_the_files_back_even_when_git_forgot_the_revert(tmp_path):
@@ -955,3 +979,35 @@ def test_without_proc_a_ps_that_never_answers_is_given_up_on_not_waited_for(tmp_
     monkeypatch.setattr(gitstate.subprocess, "run", hung_ps)
     assert wg.index_lock_problem(settle=0).startswith("A stale ")
     assert asked and asked[0][0] == "ps"
+
+
+def test_without_proc_a_git_whose_path_holds_spaces_is_found_busy(tmp_path, monkeypatch):
+    """Elsewhere than Linux, ps names a command by its whole path (macOS), and
+    an app's own git may live under a folder with spaces (GitHub Desktop's):
+    that git is found, so its index.lock is named as busy, never as stale to
+    remove by hand while it works. A program that only has "git" in its path,
+    and a git of our own, are not."""
+    from heartcompass.store import gitstate
+
+    class NoProc(type(Path())):
+        def is_dir(self):
+            return False if str(self) == "/proc" else super().is_dir()
+
+    me = os.getpid()
+    table = (f"  4242     1 /Applications/GitHub Desktop.app/Contents/Resources/app/git/bin/git\n"
+             f"  4343     1 /Applications/My git tools/gitk\n"
+             f"  4444 {me:5d} /usr/bin/git\n"
+             f"   517     1 /usr/bin/git\n")
+
+    def ps(command, **kwargs):
+        assert command[0] == "ps"
+        return subprocess.CompletedProcess(command, 0, stdout=table, stderr="")
+
+    wg = committed_repo(tmp_path)
+    monkeypatch.setattr(gitstate, "Path", NoProc)
+    monkeypatch.setattr(gitstate.subprocess, "run", ps)
+    assert gitstate.git_processes(wg.root) == [4242, 517]
+    lock = wg.git_dir / "index.lock"
+    lock.write_text("")
+    assert wg.index_lock_problem(settle=0) == (
+        f"git is busy in this workspace (git process 4242 holds {lock}): wait for it to finish and try again.")

@@ -209,9 +209,9 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
             done = subprocess.run(["git", *BASE_OPTIONS, *args], cwd=self.root, env=run_env, input=stdin,
                                   capture_output=True, text=True, encoding="utf-8")
             if done.returncode:
+                # git's own words (a hook's among them), never "a stale index.lock": these gits use indexes
+                # of their own, and the real index's lock is ours (_held_index) while a hook runs.
                 detail = (done.stderr or done.stdout).strip()
-                if "index.lock" in detail:
-                    raise self.index_lock_error()
                 raise GitError(f"git {args[0]} failed: {detail}")
             return done.stdout
 
