@@ -99,6 +99,31 @@ def test_an_undo_killed_mid_revert_with_an_unreadable_revert_head_is_taken_back_
     assert (wg.root / "mine.md").read_text() == "the user's own file\n"
 
 
+def test_the_early_check_leaves_an_undo_at_work_and_an_index_lock_to_the_check_under_the_lock(tmp_path):
+    """`tell` checks before the user types, without the workspace lock: an
+    undo another command is making right now (its revert and mark in .git/)
+    is not taken back under it, nor is a commit's index.lock refused; what
+    no command is making (a rebase, a revert of the user's) is refused."""
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = committed_repo(tmp_path)
+    commit_files(wg, {"a.md": "2\n"}, "two")
+    user_git(wg.root, "revert", "--no-commit", "HEAD")
+    (wg.git_dir / UNDO_MARK).write_text("x\n")
+    wg.check_writable_ahead()
+    assert (wg.git_dir / "REVERT_HEAD").exists() and (wg.git_dir / UNDO_MARK).exists()
+    assert (wg.root / "a.md").read_text() == "1\n"  # the undo's work, untouched
+    (wg.git_dir / UNDO_MARK).unlink()  # the same revert, the user's own
+    with pytest.raises(GitError) as refused:
+        wg.check_writable_ahead()
+    assert "git is in the middle of a revert" in refused.value.message
+    user_git(wg.root, "revert", "--abort")
+    (wg.git_dir / "index.lock").write_text("")
+    wg.check_writable_ahead()  # a commit at work, or a stale lock: said under the lock, with the wait
+    with pytest.raises(GitError):
+        wg.check_writable()
+
+
 def test_a_revert_the_user_started_is_theirs_and_a_stray_undo_mark_is_cleared(tmp_path):
     from heartcompass.store.gitstate import UNDO_MARK
 

@@ -44,7 +44,7 @@ def tell(
     ws = workspace(ctx)
     person = lookup.person(ws, name)
     if not dry_run:
-        ws.git.check_writable()  # mid-rebase...: say so before you type and pay for a proposal
+        ws.git.check_writable_ahead()  # mid-rebase...: say so before you type and pay for a proposal
     images = [tell_mod.image_url(p) for p in image or []]  # unreadable or unsupported: stop before any call
     narrative = (text if text is not None else
                  sys.stdin.read() if not sys.stdin.isatty() else _from_editor(ws, person)).strip()

@@ -102,6 +102,18 @@ class RepoState(GitBase):
     def index_lock_error(self) -> GitError:
         return GitError(self.index_lock_problem(settle=0.5) or "git found an index.lock; try again.")
 
+    def check_writable_ahead(self) -> None:
+        """Refuse (GitError, one line) what check_writable would, said early,
+        before the workspace lock is taken (`tell`, before the user types):
+        reads only. An undo under way and an index.lock may be another
+        command's work at this very moment (it holds the lock): left to the
+        check under the lock."""
+        if (self.git_dir / "REVERT_HEAD").exists() and (self.git_dir / UNDO_MARK).exists():
+            return
+        problem = self.state_problem()
+        if problem:
+            raise GitError(problem)
+
     def check_writable(self) -> None:
         """Refuse (GitError, one line) when a commit now would be wrong or fail."""
         self._take_back_interrupted_undo()
