@@ -312,6 +312,30 @@ def test_each_answer_is_committed_with_the_messages_it_answers_even_after_a_swit
                                                                       "chat(alice): 2 messages"]
 
 
+def test_a_tell_worked_out_after_a_switch_leaves_the_next_persons_exchange_in_one_commit(example_ws, monkeypatch):
+    """A /tell about Alice, then /switch to Bob and a message to him while the tell waits for the worker: the
+    tell ends with Alice's commit, and Bob's message waits for Bob's answer, in Bob's own commit (never a commit of
+    Bob's message alone, made by Alice's tell)."""
+    from conftest import git, subjects
+
+    from heartcompass.store import lifecycle
+
+    lifecycle.add_person(example_ws, "Bob Stone", "friend")
+    served = Served(example_ws, FakeChat().enqueue({"summary": "nothing new", "rewritten_facts": []},
+                                                   {"people": []}, "bob answers"))
+    served.say("/switch alice")
+    served.say("/tell She moved to Berlin.")
+    served.say("/switch bob-stone")
+    served.say("hi bob")                                  # gathered for Bob: his burst waits for quiet
+    with Worker(served, monkeypatch):
+        wait_until(lambda: any(text.startswith("Nothing to change in the files") for text in served.channel.sent))
+        served.gw.flush_burst(served.gw.conversation("telegram", "42"))  # Bob's answer, queued after the tell
+        wait_until(lambda: "bob answers" in served.channel.sent and served.gw.idle())
+    assert [s.split(" on ")[0] for s in subjects(example_ws)[:2]] == ["chat(bob-stone): 2 messages",
+                                                                      "tell(alice): noted, nothing to change"]
+    assert git(example_ws, "status", "--porcelain") == ""
+
+
 # -- an ambiguous /switch -----------------------------------------------------------------------------------------
 
 @pytest.fixture

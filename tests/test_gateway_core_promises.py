@@ -12,7 +12,7 @@ import pytest
 from fakes import FakeChat, FakeStatusError
 from serve_helpers import wait_until
 from waits import DEADLINE
-from gateway_core_helpers import Served, Worker
+from gateway_core_helpers import Channel, Served, Worker
 
 from heartcompass.errors import GitError, HeartCompassError
 from heartcompass.gateway import core, replies
@@ -371,6 +371,96 @@ def test_the_gateway_is_idle_only_with_nothing_gathered_or_queued(chat):
     assert chat.gw.idle()
 
 
+class SlowToTake(Channel):
+    """An app whose API takes one reply of the persona's only when the test lets it."""
+
+    def __init__(self, slow: str):
+        import threading
+
+        super().__init__()
+        self.slow, self.sending, self.release = slow, threading.Event(), threading.Event()
+
+    def send(self, chat, text):
+        super().send(chat, text)
+        if text == self.slow:
+            self.sending.set()
+            assert self.release.wait(DEADLINE)
+
+
+def _slow_app(served: Served, slow: str) -> SlowToTake:
+    app = SlowToTake(slow)
+    served.channel = served.gw.channels["telegram"] = app
+    return app
+
+
+def test_the_gateway_is_not_idle_while_its_worker_is_still_answering(example_ws, monkeypatch):
+    """Whoever waits for serve to be quiet (a benchmark, a test) never finds it idle while a reply is still on its
+    way to the app, neither sent in full nor committed; once it is, the gateway is idle again."""
+    from conftest import subjects
+
+    served = Served(example_ws, FakeChat().enqueue("one"))
+    app = _slow_app(served, "one")
+    with Worker(served, monkeypatch):
+        try:
+            served.say("/switch alice")
+            served.say("hi")
+            served.gw.flush_burst(served.gw.conversation("telegram", "42"))
+            assert app.sending.wait(DEADLINE), "the reply never reached the app"
+            assert not served.gw.idle()
+        finally:
+            app.release.set()
+        wait_until(lambda: served.gw.idle() and subjects(example_ws)[0].startswith("chat(alice): 2 messages"))
+
+
+def test_a_stopped_worker_commits_every_chats_messages_before_the_answers_it_still_owes_and_only_then(
+        example_ws, monkeypatch):
+    """SIGTERM with answers still owed: what every chat logged is committed before the first of them (an answer
+    may be slow; a kill that follows loses nothing), once: a message that comes while an answer is slow to go out
+    is committed with its own answer, one commit for the exchange, not a commit of the message alone."""
+    from conftest import git, subjects
+
+    from heartcompass.store import lifecycle
+
+    lifecycle.add_person(example_ws, "Bob Stone", "friend")
+    served = Served(example_ws, FakeChat().enqueue("alice answers", "bob answers"), owners="42,43")
+    app = _slow_app(served, "alice answers")
+    served.say("/switch alice")
+    served.say("hi alice")                                # gathered: answered only once the worker is told to stop
+    served.say("/switch bob-stone", sender="43")
+    served.say("/note He is back from Lisbon.", sender="43")   # logged, no answer owed
+    with Worker(served, monkeypatch) as worker:
+        try:
+            worker.stop.set()
+            served.gw.wake()
+            assert app.sending.wait(DEADLINE), "the reply never reached the app"
+            committed = git(example_ws, "log", "-p")
+            assert "hi alice" in committed and "He is back from Lisbon." in committed, "not committed at the stop"
+            served.say("hello bob", sender="43")          # while Alice's answer is slow to go out
+        finally:
+            app.release.set()
+    assert app.said[-1] == ("43", "bob answers")
+    assert [s.split(" on ")[0] for s in subjects(example_ws)[:4]] == ["chat(bob-stone): 2 messages",
+                                                                      "chat(alice): 1 message",
+                                                                      "chat(bob-stone): 1 message",
+                                                                      "chat(alice): 1 message"]
+    assert git(example_ws, "status", "--porcelain") == ""
+
+
+def test_a_worker_stopped_with_no_answer_owed_still_commits_what_was_logged_and_makes_the_state_durable(example_ws):
+    """A /note waits for no answer: when serve stops it goes into the history all the same, and the serve state
+    (the messages handled) is on disk for good, so a power cut after the stop handles none of them twice."""
+    from conftest import git, subjects
+
+    served = Served(example_ws)
+    served.say("/switch alice")
+    served.say("/note She moved to Berlin.")
+    assert served.state.not_durable()
+    served.finish()
+    assert served.channel.sent[-1] == "Noted: it goes into memory at the next garden."
+    assert subjects(example_ws)[0].startswith("chat(alice): 1 message on ")
+    assert git(example_ws, "status", "--porcelain") == "" and not served.state.not_durable()
+
+
 @pytest.mark.parametrize("problem", [OSError(28, "No space left on device"), HeartCompassError("The disk is full.")])
 def test_a_state_that_cannot_be_made_durable_is_reported_and_serve_goes_on(chat, monkeypatch, problem):
     def full():
@@ -701,8 +791,6 @@ def test_the_digest_goes_out_in_the_minute_it_is_set_for(example_ws, monkeypatch
 
 
 def test_a_channel_that_had_its_digest_today_does_not_keep_another_from_its_own(example_ws, monkeypatch):
-    from gateway_core_helpers import Channel
-
     from heartcompass.gateway.state import state_for
 
     _digest_at(example_ws, monkeypatch, "08:00", 8)
