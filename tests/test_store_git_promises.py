@@ -833,6 +833,20 @@ def test_a_link_whose_target_is_gone_is_a_link_all_the_same_never_committed_neve
     assert wg.head() == head and os.readlink(link) == str(nowhere) and os.readlink(new) == "nowhere.md"
 
 
+def test_a_file_whose_folder_became_a_link_loop_is_committed_as_gone_and_the_loop_left_alone(wg):
+    """A person's folder replaced by a link that points at itself (nothing
+    can be read through it): its files are committed as gone, as for a
+    folder deleted, never a git error; the link is the user's, left as is."""
+    import shutil
+
+    commit_files(wg, {"people/bob/PROFILE.md": "b\n", "a.md": "a\n"}, "one")
+    shutil.rmtree(wg.root / "people/bob")
+    (wg.root / "people/bob").symlink_to("bob")
+    assert wg.commit(["people/bob/PROFILE.md"], "two") == wg.head()
+    assert user_git(wg.root, "show", "--name-status", "--format=", "HEAD").splitlines() == ["D\tpeople/bob/PROFILE.md"]
+    assert os.readlink(wg.root / "people/bob") == "bob"
+
+
 def test_a_symbolic_link_is_never_committed_and_the_error_says_where_it_points(wg, tmp_path):
     from heartcompass.errors import UnsafePathError
 
