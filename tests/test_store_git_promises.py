@@ -763,6 +763,90 @@ def test_a_global_ignore_rule_never_leaves_our_file_uncommitted(wg):
     assert user_git(wg.root, "ls-tree", "--name-only", "HEAD").split() == ["a.md", "b.txt"]
 
 
+def test_a_commit_message_is_kept_as_written_whatever_the_locale(wg, monkeypatch):
+    """Names in a subject and a body (小明, José) are stored as UTF-8, as git
+    reads a message, even where the locale's encoding is another (Latin-1):
+    never a commit that fails on a Chinese name, nor one whose message
+    reads back garbled."""
+    import io
+
+    real = io.text_encoding
+    monkeypatch.setattr(io, "text_encoding", lambda encoding, stacklevel=2: real(encoding) if encoding else "latin-1")
+    write_file(wg, "people/小明/PROFILE.md", "p\n")
+    sha = wg.commit(["people/小明/PROFILE.md"], "add(小明): new person", "- José said 你好")
+    monkeypatch.undo()
+    assert sha == wg.head()
+    assert user_git(wg.root, "log", "-1", "--format=%B") == "add(小明): new person\n\n- José said 你好\n\n"
+
+
+def test_a_commit_starts_no_external_diff_tool_of_the_users_and_is_made_whatever_it_prints(wg, tmp_path):
+    """A diff tool the user set for viewing (diff.external: difftastic, a
+    window that prints nothing) is never started by a commit, and what it
+    would print never decides whether there is anything to commit."""
+    ran = tmp_path / "DIFF-TOOL-RAN"
+    tool = tmp_path / "difftool"
+    tool.write_text(f"#!/bin/sh\ntouch {ran}\n", encoding="utf-8")
+    tool.chmod(0o755)
+    commit_files(wg, {"a.md": "1\n"}, "one")
+    user_git(wg.root, "config", "diff.external", str(tool))
+    write_file(wg, "a.md", "2\n")
+    write_file(wg, "b.md", "b\n")
+    sha = wg.commit(["a.md", "b.md"], "two")
+    assert sha is not None and sha == wg.head()
+    assert sorted(user_git(wg.root, "show", "--name-status", "--format=", "HEAD").splitlines()) == ["A\tb.md",
+                                                                                                   "M\ta.md"]
+    assert not ran.exists()
+
+
+def test_a_link_whose_target_is_gone_is_a_link_all_the_same_never_committed_never_removed(wg, tmp_path):
+    """A link pointing nowhere (its target moved away, a disk not mounted,
+    or pointed by hand at a path that is not there) is refused like any
+    link: never committed (sync would spread it), nothing committed, the
+    error saying where it points. Unchanged since the user committed it,
+    it is nothing to commit; and it stays on disk, the user's to mend."""
+    from heartcompass.errors import UnsafePathError
+
+    target = tmp_path / "photo.md"
+    target.write_text("p\n", encoding="utf-8")
+    write_file(wg, "a.md", "1\n")
+    link = wg.root / "people/photo.md"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    user_git(wg.root, "add", "a.md", "people/photo.md")
+    user_git(wg.root, "commit", "-q", "-m", "by hand, with a link")
+    head = wg.head()
+    target.unlink()
+    assert wg.commit(["people/photo.md"], "two") is None and wg.head() == head
+    nowhere = tmp_path / "gone/secret.md"
+    link.unlink()
+    link.symlink_to(nowhere)
+    write_file(wg, "a.md", "2\n")
+    with pytest.raises(UnsafePathError) as refused:
+        wg.commit(["a.md", "people/photo.md"], "three")
+    assert refused.value.path == link and f"is a symbolic link to {nowhere} (outside the workspace)" in str(refused.value)
+    assert wg.head() == head and user_git(wg.root, "diff", "--cached", "--name-only").split() == ["a.md"]
+    new = wg.root / "people/new.md"
+    new.symlink_to("nowhere.md")
+    with pytest.raises(UnsafePathError) as inside:
+        wg.commit(["people/new.md"], "four")
+    assert inside.value.path == new and "is a symbolic link to nowhere.md (inside the workspace)" in str(inside.value)
+    assert wg.head() == head and os.readlink(link) == str(nowhere) and os.readlink(new) == "nowhere.md"
+
+
+def test_a_file_whose_folder_became_a_link_loop_is_committed_as_gone_and_the_loop_left_alone(wg):
+    """A person's folder replaced by a link that points at itself (nothing
+    can be read through it): its files are committed as gone, as for a
+    folder deleted, never a git error; the link is the user's, left as is."""
+    import shutil
+
+    commit_files(wg, {"people/bob/PROFILE.md": "b\n", "a.md": "a\n"}, "one")
+    shutil.rmtree(wg.root / "people/bob")
+    (wg.root / "people/bob").symlink_to("bob")
+    assert wg.commit(["people/bob/PROFILE.md"], "two") == wg.head()
+    assert user_git(wg.root, "show", "--name-status", "--format=", "HEAD").splitlines() == ["D\tpeople/bob/PROFILE.md"]
+    assert os.readlink(wg.root / "people/bob") == "bob"
+
+
 def test_a_symbolic_link_is_never_committed_and_the_error_says_where_it_points(wg, tmp_path):
     from heartcompass.errors import UnsafePathError
 

@@ -194,6 +194,25 @@ def test_a_detached_head_in_a_repository_without_a_branch_folder_names_main(tmp_
     assert wg.state_problem().endswith("go back with: git checkout main")
 
 
+def test_a_head_git_cannot_read_is_named_as_such_never_as_a_detached_head_or_a_nameless_branch(tmp_path):
+    """.git/HEAD damaged while a serve or a watch runs (here a folder in its
+    place): the problem says HEAD cannot be read and what it should hold,
+    not a detached HEAD nor an orphan branch named '' to check out of; and
+    no commit is tried."""
+    import errno
+
+    wg = committed_repo(tmp_path)
+    head = wg.git_dir / "HEAD"
+    head.unlink()
+    head.mkdir()
+    said = (f"git cannot read {head} ({os.strerror(errno.EISDIR)}), which names the branch: it should hold one "
+            "line, such as: ref: refs/heads/main")
+    assert wg.state_problem() == said
+    with pytest.raises(GitError) as refused:
+        wg.check_writable()
+    assert refused.value.message == said
+
+
 def test_a_stale_index_lock_is_named_with_the_command_that_removes_it(tmp_path):
     wg = committed_repo(tmp_path)
     assert wg.index_lock_problem(settle=0) is None
@@ -979,6 +998,28 @@ def test_an_interrupted_undo_is_taken_back_even_when_git_cannot_abort_it_itself(
     wg._take_back_interrupted_undo()  # what check_writable does first
     assert (wg.root / "a.md").read_text() == "2\n" and wg.head() == head
     assert user_git(wg.root, "status", "--porcelain") == "" and not (wg.git_dir / UNDO_MARK).exists()
+
+
+def test_an_interrupted_undo_is_taken_back_when_git_refuses_to_abort_for_a_reason_of_its_own(tmp_path):
+    """git's `revert --abort` can refuse with REVERT_HEAD sound (here over
+    the state of a `git cherry-pick A B` of the user's, killed while git
+    wrote it): the reset that takes the undo back then removes REVERT_HEAD
+    itself, and the next writer goes on, the files as they were and the
+    user's own file kept, never failing on a REVERT_HEAD already gone."""
+    from heartcompass.store.gitstate import UNDO_MARK
+
+    wg = committed_repo(tmp_path)
+    head = commit_files(wg, {"a.md": "2\n"}, "two")
+    write_file(wg, "mine.md", "the user's own\n")
+    user_git(wg.root, "revert", "--no-commit", "HEAD")
+    (wg.git_dir / "sequencer").mkdir()
+    (wg.git_dir / "sequencer/head").write_text("")
+    (wg.git_dir / UNDO_MARK).write_text(head + "\n")
+    wg.check_writable()
+    assert not (wg.git_dir / "REVERT_HEAD").exists() and not (wg.git_dir / UNDO_MARK).exists()
+    assert wg.head() == head and wg.state_problem() is None
+    assert (wg.root / "a.md").read_text() == "2\n" and (wg.root / "mine.md").read_text() == "the user's own\n"
+    assert user_git(wg.root, "status", "--porcelain") == "?? mine.md\n"
 
 
 def test_without_proc_a_ps_that_never_answers_is_given_up_on_not_waited_for(tmp_path, monkeypatch):

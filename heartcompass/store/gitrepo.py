@@ -160,7 +160,7 @@ class WorkspaceGit(RepoState, Remote, History, RollBack):
         rels = sorted({self._rel(p) for p in paths})
         if not rels:
             return None
-        present = [r for r in rels if (self.root / r).exists()]
+        present = [r for r in rels if os.path.lexists(self.root / r)]  # a link to nothing is a link all the same
         gone = [r for r in rels if r not in present]
         if present:  # the workspace's own .gitignore decides, not a global rule such as "*.md"
             self._git("add", "-A", "--", *present, options=OWN_IGNORES)

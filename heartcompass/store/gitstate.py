@@ -48,8 +48,9 @@ class RepoState(GitBase):
                     "or go back with 'git revert --abort'.")
         try:
             head = (gd / "HEAD").read_text(encoding="utf-8").strip()
-        except OSError:
-            head = "ref:"
+        except OSError as exc:  # git finds no repository here either: no branch to name, no commit to make
+            return (f"git cannot read {gd / 'HEAD'} ({exc.strerror or exc}), which names the branch: it should hold "
+                    f"one line, such as: ref: refs/heads/{self._home_branch()}")
         if not head.startswith("ref:"):
             return (f"git is on a detached HEAD (commit {head[:8]}), not a branch: "
                     f"go back with: git checkout {shlex.quote(self._home_branch())}")
