@@ -982,3 +982,16 @@ def test_a_retried_commit_that_breaks_is_reported_as_the_commit_that_failed(exam
         served.now += 5.0
         served.gw.wake()
         wait_until(lambda: "telegram: commit failed: OSError: disk gone" in served.reports)
+
+
+def test_a_message_to_a_person_is_held_under_its_own_id_and_chat_before_it_is_logged(chat):
+    """The held record a killed serve leaves names the delivery and its chat: the next serve marks that very
+    message handled (its redelivery is not logged twice) and answers that chat."""
+    import json
+
+    from heartcompass.gateway.state import Held
+
+    chat.say("/switch alice")
+    chat.gw.receive(core.Incoming("telegram", "42", "42", "m9", text="到家了"))
+    held = Held.from_dict(json.loads(chat.state.held_path.read_bytes().decode("utf-8")))
+    assert (held.id, held.chat, held.slug) == ("m9", "42", "alice")
