@@ -995,3 +995,51 @@ def test_a_message_to_a_person_is_held_under_its_own_id_and_chat_before_it_is_lo
     chat.gw.receive(core.Incoming("telegram", "42", "42", "m9", text="到家了"))
     held = Held.from_dict(json.loads(chat.state.held_path.read_bytes().decode("utf-8")))
     assert (held.id, held.chat, held.slug) == ("m9", "42", "alice")
+
+
+def test_the_gateway_is_not_idle_while_a_second_delivery_is_still_being_handled(chat):
+    """Two deliveries at once (two apps): when the first is done, the one still waiting its turn keeps the gateway
+    from being idle until it is handled too."""
+    import threading
+
+    turn, taken = threading.Semaphore(0), []
+    waiting = threading.Event()
+    send = chat.channel.send
+
+    def slow_send(to, text):
+        send(to, text)
+        taken.append(text)
+        assert turn.acquire(timeout=DEADLINE)
+
+    chat.channel.send = slow_send  # type: ignore[method-assign]
+    lock = chat.gw._receiving
+
+    class Turns:
+        def __enter__(self):
+            if threading.current_thread().name == "second":
+                waiting.set()
+            return lock.__enter__()
+
+        def __exit__(self, *exc):
+            return lock.__exit__(*exc)
+
+    chat.gw._receiving = Turns()  # type: ignore[assignment]
+    first = threading.Thread(target=chat.gw.receive, args=(core.Incoming("telegram", "42", "42", "a", text="/help"),))
+    second = threading.Thread(target=chat.gw.receive, args=(core.Incoming("telegram", "42", "42", "b", text="/help"),),
+                              name="second")
+    first.start()
+    try:
+        wait_until(lambda: len(taken) == 1)
+        second.start()
+        assert waiting.wait(DEADLINE)
+        turn.release()                                   # the first is done; the second is handled now
+        first.join(DEADLINE)
+        wait_until(lambda: len(taken) == 2)
+        assert not chat.gw.idle()
+    finally:
+        turn.release()
+        turn.release()
+        first.join(DEADLINE)
+        if second.ident is not None:               # started
+            second.join(DEADLINE)
+    assert chat.gw.idle() and chat.channel.sent == [replies.HELP, replies.HELP]
