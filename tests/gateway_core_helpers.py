@@ -49,7 +49,7 @@ class Channel:
 
 
 class Served:
-    def __init__(self, ws, model=None, owners="42", pair=None):
+    def __init__(self, ws, model=None, owners="42", pair=None, commit_retry=None):
         set_config(ws, "telegram.allowed_users", owners)
         self.ws, self.now, self.reports = ws, 1000.0, []
         self.state = state_for(ws.state_dir, "telegram")
@@ -57,7 +57,7 @@ class Served:
         self.gw = Gateway(ws, {"telegram": self.channel}, {"telegram": self.state},
                           make_model=lambda: model or FakeChat(), quiet=60.0, delays=(0.0, 0.0),
                           sleep=lambda s: None, monotonic=lambda: self.now, report=self.reports.append,
-                          pair_code=pair)
+                          pair_code=pair, commit_retry=commit_retry)
         self.count = 0
 
     def say(self, text="", sender="42", chat=None, **more) -> None:

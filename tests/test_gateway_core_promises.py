@@ -815,3 +815,231 @@ def test_a_newly_paired_owners_button_in_their_own_chat_is_answered_at_once(exam
     served.say(sender="7", button="t9:yes")
     served.finish()
     assert served.channel.said == [("7", replies.PAIRED), ("7", replies.NO_OFFER)]
+
+
+# -- the worker's wait: git not hammered, no fsync before its time, nothing answered late ---------------------------
+
+def test_a_commit_still_refused_at_its_retry_waits_the_pause_given_to_serve_again_and_the_chat_is_still_answered(
+        example_ws, monkeypatch):
+    """serve's commit_retry is the pause between tries (not the default), after a retry that failed too; a failed
+    retry is not said in the chat again, and the worker goes on answering while the logs wait."""
+    real = core.commit_session
+    refusing, tries = [True], []
+
+    def commit(ws, session, purpose):
+        tries.append(refusing[0])
+        if refusing[0]:
+            raise GitError("A sync is stopped midway.", "Run heartcompass sync.")
+        return real(ws, session, purpose)
+
+    monkeypatch.setattr(core, "commit_session", commit)
+    served = Served(example_ws, FakeChat().enqueue("one", "two"), commit_retry=5.0)
+    assert core.COMMIT_RETRY != 5.0
+    conv = served.gw.conversation("telegram", "42")
+    with Worker(served, monkeypatch):
+        served.say("/switch alice")
+        served.say("hi")
+        served.gw.flush_burst(conv)
+        wait_until(lambda: "one" in served.channel.sent and served.gw.idle() and len(tries) == 1)
+        served.now += 5.0
+        served.gw.wake()
+        wait_until(lambda: len(tries) == 2)                 # the retry, refused again
+        served.say("again")
+        served.gw.flush_burst(conv)
+        wait_until(lambda: "two" in served.channel.sent and served.gw.idle() and len(tries) == 3)
+        assert tries == [True, True, True]                  # no retry before another 5 s
+        refusing[0] = False
+        served.now += 5.0
+        served.gw.wake()
+        wait_until(lambda: "telegram: the kept messages are committed now" in served.reports)
+    assert [t for t in served.channel.sent if t.startswith("(Not committed")] == [
+        replies.not_committed(GitError("A sync is stopped midway."))]
+
+
+class _Waits:
+    """The worker's condition, recording how long (in seconds) each of its waits may last."""
+
+    def __init__(self, served: Served):
+        import threading
+
+        self.timeouts: list[float | None] = []
+        self._cv = cv = served.gw._cv
+        waits = self.timeouts
+
+        class Recording(type(cv)):  # type: ignore[misc]
+            def wait(self, timeout=None):
+                waits.append(timeout)
+                return super().wait(timeout)
+
+        assert isinstance(cv, threading.Condition)
+        served.gw._cv = Recording()
+
+    def after(self, n: int, count: int = 1) -> list[float | None]:
+        """The timeouts of the waits begun after the first n, once there are count of them."""
+        wait_until(lambda: len(self.timeouts) >= n + count)
+        return self.timeouts[n:]
+
+    def one_of(self, timeout: float, n: int) -> bool:
+        """A wait begun after the first n lasts timeout (the worker waits again each second or sooner)."""
+        wait_until(lambda: timeout in self.timeouts[n:])
+        return True
+
+
+def test_a_gathered_burst_is_answered_when_its_quiet_time_ends_not_up_to_a_second_late(example_ws, monkeypatch):
+    """The worker sleeps only until the burst's quiet time is over (0.25 s here), not a whole idle second."""
+    served = Served(example_ws)
+    served.gw.quiet = 0.25
+    waits = _Waits(served)
+    with Worker(served, monkeypatch):
+        served.say("/switch alice")
+        n = len(waits.timeouts)
+        served.say("hi")
+        assert waits.one_of(0.25, n)
+
+
+def test_a_refused_commit_is_retried_when_its_pause_ends_not_up_to_a_second_late(example_ws, monkeypatch):
+    """With a retry pause under a second (0.25 s here) the worker sleeps only until the retry is due."""
+    def commit(ws, session, purpose):
+        raise GitError("A sync is stopped midway.", "Run heartcompass sync.")
+
+    monkeypatch.setattr(core, "commit_session", commit)
+    served = Served(example_ws, FakeChat().enqueue("one"), commit_retry=0.25)
+    waits = _Waits(served)
+    with Worker(served, monkeypatch):
+        served.say("/switch alice")
+        served.say("hi")
+        served.gw.flush_burst(served.gw.conversation("telegram", "42"))
+        wait_until(lambda: "telegram: not committed: A sync is stopped midway." in served.reports)
+        n = len(waits.timeouts)
+        served.gw.wake()
+        assert waits.one_of(0.25, n)
+
+
+def test_a_state_to_fsync_is_made_durable_when_its_two_seconds_end_not_up_to_a_second_late(example_ws, monkeypatch):
+    """Half a second before DURABLE_EVERY is over, the worker sleeps that half second, then fsyncs."""
+    served = Served(example_ws)
+    waits = _Waits(served)
+    with Worker(served, monkeypatch):
+        served.say("/help")
+        assert served.state.not_durable()
+        served.now += core.DURABLE_EVERY - 0.5
+        n = len(waits.timeouts)
+        served.gw.wake()
+        assert waits.one_of(0.5, n)
+
+
+def test_an_idle_worker_with_nothing_to_save_looks_again_every_second_and_does_not_spin(example_ws, monkeypatch):
+    """Nothing gathered, queued, refused or unsaved, long after the last fsync: the worker sleeps one second at a
+    time (it still looks for the digest's time), never zero (a busy loop) nor longer."""
+    served = Served(example_ws)
+    waits = _Waits(served)
+    with Worker(served, monkeypatch):
+        assert not served.state.not_durable()
+        served.now += 10 * core.DURABLE_EVERY
+        n = len(waits.timeouts)
+        served.gw.wake()
+        assert set(waits.after(n, 2)) == {1.0}
+
+
+def test_a_busy_worker_answers_without_fsyncing_the_state_before_two_seconds_have_passed(example_ws, monkeypatch):
+    """The fsync waits for DURABLE_EVERY seconds since the last, even with a reply to make: none at once."""
+    made = []
+    served = Served(example_ws, FakeChat().enqueue("one"))
+    monkeypatch.setattr(served.state, "make_durable", lambda: made.append(1))
+    with Worker(served, monkeypatch):
+        served.say("/switch alice")
+        served.say("hi")
+        assert served.state.not_durable()
+        served.gw.flush_burst(served.gw.conversation("telegram", "42"))
+        wait_until(lambda: "one" in served.channel.sent and served.gw.idle())
+        assert made == []
+
+
+def test_a_message_delivered_twice_is_handled_once(chat):
+    """An app that delivers the same message again (a retry after a timeout) gets one answer."""
+    chat.gw.receive(core.Incoming("telegram", "42", "42", "m1", text="/help"))
+    chat.gw.receive(core.Incoming("telegram", "42", "42", "m1", text="/help"))
+    assert chat.channel.sent == [replies.HELP]
+
+
+def test_a_retried_commit_that_breaks_is_reported_as_the_commit_that_failed(example_ws, monkeypatch):
+    """A retry of refused logs that meets a bug (not git refusing) tells the operator it was the commit that failed."""
+    real = core.commit_session
+    errors = [GitError("A sync is stopped midway.", "Run heartcompass sync."), OSError("disk gone")]
+
+    def commit(ws, session, purpose):
+        if errors:
+            raise errors.pop(0)
+        return real(ws, session, purpose)
+
+    monkeypatch.setattr(core, "commit_session", commit)
+    served = Served(example_ws, FakeChat().enqueue("one"), commit_retry=5.0)
+    with Worker(served, monkeypatch):
+        served.say("/switch alice")
+        served.say("hi")
+        served.gw.flush_burst(served.gw.conversation("telegram", "42"))
+        wait_until(lambda: "one" in served.channel.sent and served.gw.idle())
+        served.now += 5.0
+        served.gw.wake()
+        wait_until(lambda: "telegram: commit failed: OSError: disk gone" in served.reports)
+
+
+def test_a_message_to_a_person_is_held_under_its_own_id_and_chat_before_it_is_logged(chat):
+    """The held record a killed serve leaves names the delivery and its chat: the next serve marks that very
+    message handled (its redelivery is not logged twice) and answers that chat."""
+    import json
+
+    from heartcompass.gateway.state import Held
+
+    chat.say("/switch alice")
+    chat.gw.receive(core.Incoming("telegram", "42", "42", "m9", text="到家了"))
+    held = Held.from_dict(json.loads(chat.state.held_path.read_bytes().decode("utf-8")))
+    assert (held.id, held.chat, held.slug) == ("m9", "42", "alice")
+
+
+def test_the_gateway_is_not_idle_while_a_second_delivery_is_still_being_handled(chat):
+    """Two deliveries at once (two apps): when the first is done, the one still waiting its turn keeps the gateway
+    from being idle until it is handled too."""
+    import threading
+
+    turn, taken = threading.Semaphore(0), []
+    waiting = threading.Event()
+    send = chat.channel.send
+
+    def slow_send(to, text):
+        send(to, text)
+        taken.append(text)
+        assert turn.acquire(timeout=DEADLINE)
+
+    chat.channel.send = slow_send  # type: ignore[method-assign]
+    lock = chat.gw._receiving
+
+    class Turns:
+        def __enter__(self):
+            if threading.current_thread().name == "second":
+                waiting.set()
+            return lock.__enter__()
+
+        def __exit__(self, *exc):
+            return lock.__exit__(*exc)
+
+    chat.gw._receiving = Turns()  # type: ignore[assignment]
+    first = threading.Thread(target=chat.gw.receive, args=(core.Incoming("telegram", "42", "42", "a", text="/help"),))
+    second = threading.Thread(target=chat.gw.receive, args=(core.Incoming("telegram", "42", "42", "b", text="/help"),),
+                              name="second")
+    first.start()
+    try:
+        wait_until(lambda: len(taken) == 1)
+        second.start()
+        assert waiting.wait(DEADLINE)
+        turn.release()                                   # the first is done; the second is handled now
+        first.join(DEADLINE)
+        wait_until(lambda: len(taken) == 2)
+        assert not chat.gw.idle()
+    finally:
+        turn.release()
+        turn.release()
+        first.join(DEADLINE)
+        if second.ident is not None:               # started
+            second.join(DEADLINE)
+    assert chat.gw.idle() and chat.channel.sent == [replies.HELP, replies.HELP]
