@@ -239,12 +239,11 @@ def test_a_refused_commit_is_said_once_retried_and_said_done(example_ws, monkeyp
     assert git(example_ws, "status", "--porcelain") == ""
 
 
-def test_a_refused_commit_waits_its_pause_before_the_next_try_and_a_new_refusal_after_it_worked_is_said_again(
-        example_ws, monkeypatch):
-    """git is not hammered while a sync is stopped: nothing is tried again before commit_retry seconds, however busy
-    the chat; and once the kept messages are committed, git refusing again later is said in the chat again."""
+def _refused_commits(monkeypatch) -> tuple[list[bool], list[bool]]:
+    """git refuses the chat's commits while refusing[0] is true (a stopped sync); tries records each try."""
     real = core.commit_session
-    refusing, tries = [True], []
+    refusing: list[bool] = [True]
+    tries: list[bool] = []
 
     def commit(ws, session, purpose):
         tries.append(refusing[0])
@@ -253,6 +252,14 @@ def test_a_refused_commit_waits_its_pause_before_the_next_try_and_a_new_refusal_
         return real(ws, session, purpose)
 
     monkeypatch.setattr(core, "commit_session", commit)
+    return refusing, tries
+
+
+def test_a_refused_commit_waits_its_pause_before_the_next_try_and_a_new_refusal_after_it_worked_is_said_again(
+        example_ws, monkeypatch):
+    """git is not hammered while a sync is stopped: nothing is tried again before commit_retry seconds, however busy
+    the chat; and once the kept messages are committed, git refusing again later is said in the chat again."""
+    refusing, tries = _refused_commits(monkeypatch)
     served = Served(example_ws, FakeChat().enqueue("one", "two", "three"))
     served.gw.commit_retry = 5.0
     conv = served.gw.conversation("telegram", "42")
@@ -823,16 +830,7 @@ def test_a_commit_still_refused_at_its_retry_waits_the_pause_given_to_serve_agai
         example_ws, monkeypatch):
     """serve's commit_retry is the pause between tries (not the default), after a retry that failed too; a failed
     retry is not said in the chat again, and the worker goes on answering while the logs wait."""
-    real = core.commit_session
-    refusing, tries = [True], []
-
-    def commit(ws, session, purpose):
-        tries.append(refusing[0])
-        if refusing[0]:
-            raise GitError("A sync is stopped midway.", "Run heartcompass sync.")
-        return real(ws, session, purpose)
-
-    monkeypatch.setattr(core, "commit_session", commit)
+    refusing, tries = _refused_commits(monkeypatch)
     served = Served(example_ws, FakeChat().enqueue("one", "two"), commit_retry=5.0)
     assert core.COMMIT_RETRY != 5.0
     conv = served.gw.conversation("telegram", "42")
