@@ -144,7 +144,7 @@ def test_a_count_of_one_or_an_ordinal_in_words_supports_the_same_count_in_digits
     # the promise: a correct line that writes in digits what its entry said in words is kept
     for statement, said in (("第1次见面", "第一次见面"), ("去过1次", "去过一次"), ("Met for the 1st time", "First time we met"),
                             ("第2次去", "the second time I went"), ("Went 2 times", "we went twice"),
-                            ("Has 1 sister", "I have one sister"), ("第1名", "拿了第一")):
+                            ("Has 1 sister", "I have one sister"), ("第1名", "拿了第一"), ("第1名", "第一")):
         assert unsupported_numbers(statement, Cited([item(said)])) == [], (statement, said)
     # and a wrong count stays refused: these words mean one value each, and 一 in a word or a larger numeral none
     assert unsupported_numbers("Went 3 times", Cited([item("we went twice")])) == ["3"]
@@ -153,6 +153,16 @@ def test_a_count_of_one_or_an_ordinal_in_words_supports_the_same_count_in_digits
         assert unsupported_numbers("第1次", Cited([item(said)])) == ["1"], said
     # a statement's own words of one claim nothing: it is read as before
     assert values("第一次见面") == values("at first she went once") == set()
+
+
+def test_every_cited_entry_and_carried_line_supports_a_statement_not_only_the_last():
+    """A statement citing two entries stands on what either says (its amount in the first, its date a relative
+    phrase of the first), and a line it carries forward adds to them, never replaces them."""
+    first = item("she lent me 500 dollars last weekend")
+    second = item("ok", "2023-04-09", "L2")
+    for cited in (Cited([first, second]), Cited([first], ["- Lent money (log 2023-04-07)"])):
+        assert unsupported_numbers("Lent 500 dollars on 2023-04-01", cited) == []
+        assert unsupported_numbers("Lent 600 dollars on 2023-03-25", cited) == ["600", "2023-03-25"]
 
 
 def test_an_event_date_stands_on_its_entries():
