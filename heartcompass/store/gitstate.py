@@ -40,7 +40,7 @@ class RepoState(GitBase):
         if (gd / "CHERRY_PICK_HEAD").exists():
             return ("git is in the middle of a cherry-pick: finish it with 'git cherry-pick --continue' "
                     "or go back with 'git cherry-pick --abort'.")
-        if (gd / "REVERT_HEAD").exists() and (gd / UNDO_MARK).exists():
+        if self._undo_under_way():
             return ("A 'heartcompass undo' was interrupted; the next command that writes takes it back "
                     "(nothing was committed), or run: heartcompass undo again.")
         if (gd / "REVERT_HEAD").exists():
@@ -103,13 +103,17 @@ class RepoState(GitBase):
     def index_lock_error(self) -> GitError:
         return GitError(self.index_lock_problem(settle=0.5) or "git found an index.lock; try again.")
 
+    def _undo_under_way(self) -> bool:
+        """git's revert in progress is a `heartcompass undo`'s (killed, or at work right now)."""
+        return (self.git_dir / "REVERT_HEAD").exists() and (self.git_dir / UNDO_MARK).exists()
+
     def check_writable_ahead(self) -> None:
         """Refuse (GitError, one line) what check_writable would, said early,
         before the workspace lock is taken (`tell`, before the user types):
         reads only. An undo under way and an index.lock may be another
         command's work at this very moment (it holds the lock): left to the
         check under the lock."""
-        if (self.git_dir / "REVERT_HEAD").exists() and (self.git_dir / UNDO_MARK).exists():
+        if self._undo_under_way():
             return
         problem = self.state_problem()
         if problem:
@@ -126,7 +130,7 @@ class RepoState(GitBase):
         """A `heartcompass undo` killed between git's revert and its commit
         leaves a revert in progress: ours, so taken back (the user's own
         edits since stay: reset --merge keeps changes git did not make)."""
-        if not ((self.git_dir / "REVERT_HEAD").exists() and (self.git_dir / UNDO_MARK).exists()):
+        if not self._undo_under_way():
             (self.git_dir / UNDO_MARK).unlink(missing_ok=True)
             return
         try:

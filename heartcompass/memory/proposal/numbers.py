@@ -98,11 +98,16 @@ _MEASURES = re.compile(r"[多余来几]?(?:个|位|名|年|月|日|号|岁|周|�
 _ZH_WORDS = {"千万", "万一", "一一", "万万", "千千万万"}
 
 
+def _counts(text: str, m: re.Match) -> bool:
+    """A numeral used as a number: a measure word after it, or 第 before it."""
+    return bool(_MEASURES.match(text, m.end())) or text[max(m.start() - 1, 0):m.start()] == "第"
+
+
 def _chinese_amount(text: str, m: re.Match) -> bool:
     run = m.group(0)
     if run == "一" or run in _ZH_WORDS:  # a lone 一 is "a", as "one" is (一起, 一家, 一直)
         return False
-    if _MEASURES.match(text, m.end()) or text[max(m.start() - 1, 0):m.start()] == "第":
+    if _counts(text, m):
         return True
     has_unit = any(c in _ZH_UNITS for c in run)
     return (has_unit and len(run) >= 2) or (not has_unit and len(run) >= 4)  # 五百五, 二〇二三
@@ -208,7 +213,7 @@ def evidence_numbers(text: str) -> set[str]:
         word = m.group(0).casefold()
         found.add(str(_ORDINALS.get(word) or _TIMES[word]))
     for m in _ZH_RUN.finditer(rest):  # a lone 一 that counts: 第一, 一次, 一个
-        if m.group(0) == "一" and (_MEASURES.match(rest, m.end()) or rest[max(m.start() - 1, 0):m.start()] == "第"):
+        if m.group(0) == "一" and _counts(rest, m):
             found.add("1")
     return found
 
